@@ -1,0 +1,8 @@
+/* dpmon — the appliance. All logic lives in lib/ (run.c). */
+#include "run.h"
+
+int
+main(int argc, char **argv)
+{
+	return dpmon_main(argc, argv);
+}

@@ -1,0 +1,75 @@
+/*
+ * api.h — the HTTP API's semantics: (snapshot, method, path, query) →
+ * (status, JSON body). No sockets here (http.c does transport), so every
+ * endpoint is unit-testable on a hand-built snapshot.
+ *
+ * Endpoints (docs/api.md): GET /health, /api/v1/summary, /api/v1/subnets,
+ * /api/v1/subnets/{prefix}/{len}, /api/v1/hosts, /api/v1/hosts/{address}.
+ * Errors: 404 unknown path, 400 bad parameter, 405 wrong method (with the
+ * Allow header value), 503 before the first snapshot; every error body is
+ * {"error": "..."}.
+ *
+ * Query parameters reach the API through a lookup callback (so the API
+ * does not depend on the transport's representation) plus, optionally, the
+ * list of every key present in the request: a lookup alone cannot tell the
+ * API about keys it does not ask for, and an unknown or repeated parameter
+ * must be a 400, not silently ignored. http.c always passes the list.
+ */
+#ifndef DPMON_API_H
+#define DPMON_API_H
+
+#include <jansson.h>
+
+#include "snapshot.h"
+
+/**
+ * Query-string lookup supplied by the transport.
+ * @return the decoded value of @p key, or NULL when absent. The string must
+ *         stay valid for the duration of dpmon_api_handle.
+ */
+typedef const char *(*dpmon_api_arg_fn)(void *ctx, const char *key);
+
+struct dpmon_api_response {
+	unsigned status;   /**< HTTP status code */
+	json_t *body;      /**< owned by the caller after return; never NULL */
+	const char *allow; /**< value of the Allow header for 405, else NULL */
+};
+
+/**
+ * Answer one request; same as dpmon_api_handle_keys with @p arg_keys NULL,
+ * i.e. without the unknown/duplicate-parameter checks. Prefer the former in
+ * a transport that can list the query keys.
+ * @param snap    current snapshot, or NULL before the first merge (503 for
+ *                data endpoints; /health still answers).
+ * @param method  HTTP method ("GET", "HEAD", ...); HEAD is answered like GET.
+ * @param path    decoded path without the query string ("/api/v1/summary").
+ * @param arg     query lookup; @param arg_ctx its context.
+ * @param out     filled in; the caller json_decref()s out->body.
+ * @return 0, or -ENOMEM when the body could not be built (out is then a 500;
+ *         out->body is NULL only if even the error body could not be
+ *         allocated).
+ * Thread-safety: any thread; reads only @p snap.
+ */
+int dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method,
+		     const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
+		     struct dpmon_api_response *out);
+
+/**
+ * Answer one request, knowing every query key present.
+ * @param arg_keys  NULL-terminated list of the keys in the query string, in
+ *                  request order, repeats included (NULL = unknown: checks
+ *                  skipped). A listed key whose lookup returns NULL (as in
+ *                  "?limit") counts as present with the empty value.
+ *                  A key not accepted by the endpoint answers 400
+ *                  {"error":"unknown parameter 'foo'"}; a repeated key 400
+ *                  {"error":"duplicate parameter 'limit'"}.
+ * Other parameters and the return value as dpmon_api_handle.
+ */
+int dpmon_api_handle_keys(const struct dpmon_snapshot *snap, const char *method,
+			  const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
+			  const char *const *arg_keys, struct dpmon_api_response *out);
+
+/** JSON of one direction: {"packets","bytes","pps","bps","tcp":{...},...}. */
+json_t *dpmon_api_dir_json(const struct dpmon_dir_stats *d);
+
+#endif /* DPMON_API_H */

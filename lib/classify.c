@@ -1,0 +1,138 @@
+/*
+ * classify.c — builds and queries the LPM tables (see classify.h).
+ *
+ * IPv4 lookups go four at a time through rte_lpm_lookupx4 (SIMD on x86),
+ * IPv6 through rte_lpm6_lookup_bulk_func: the library's bulk paths, so the
+ * per-packet cost is the table walk alone.
+ */
+#include "classify.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+/* tbl8 groups: each prefix longer than /24 (/24 for IPv6 too) may need one. */
+static uint32_t
+tbl8_count(uint32_t n)
+{
+	uint32_t t = n * 2 + 256;
+	return t > (1u << 24) ? (1u << 24) : t;
+}
+
+static int
+add_v4(struct rte_lpm *lpm, const struct dpmon_prefix *p, uint32_t idx)
+{
+	uint32_t ip = dpmon_addr_v4(&p->addr);
+
+	if (p->depth == 0) {
+		int rc = rte_lpm_add(lpm, 0, 1, idx);
+		return rc != 0 ? rc : rte_lpm_add(lpm, 0x80000000u, 1, idx);
+	}
+	return rte_lpm_add(lpm, ip, p->depth, idx);
+}
+
+static int
+add_v6(struct rte_lpm6 *lpm, const struct dpmon_prefix *p, uint32_t idx)
+{
+	uint8_t ip[16];
+
+	memcpy(ip, p->addr.b, 16);
+	if (p->depth == 0) {
+		int rc = rte_lpm6_add(lpm, ip, 1, idx);
+		ip[0] = 0x80;
+		return rc != 0 ? rc : rte_lpm6_add(lpm, ip, 1, idx);
+	}
+	return rte_lpm6_add(lpm, ip, p->depth, idx);
+}
+
+int
+dpmon_classifier_create(struct dpmon_classifier *c, const char *tag,
+			const struct dpmon_subnet_conf *subnets, uint32_t n, int socket_id)
+{
+	uint32_t n4 = 0, n6 = 0;
+	char name[RTE_LPM6_NAMESIZE];
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->n_subnets = n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (subnets[i].prefix.family == 4)
+			n4++;
+		else
+			n6++;
+	}
+	if (n4 > 0) {
+		struct rte_lpm_config cfg = {.max_rules = n4 + 1, .number_tbl8s = tbl8_count(n4)};
+		snprintf(name, sizeof(name), "dpmon4_%s", tag);
+		c->lpm4 = rte_lpm_create(name, socket_id, &cfg);
+		if (c->lpm4 == NULL)
+			return -rte_errno;
+	}
+	if (n6 > 0) {
+		struct rte_lpm6_config cfg = {.max_rules = n6 + 1, .number_tbl8s = tbl8_count(n6) * 8};
+		snprintf(name, sizeof(name), "dpmon6_%s", tag);
+		c->lpm6 = rte_lpm6_create(name, socket_id, &cfg);
+		if (c->lpm6 == NULL) {
+			rc = -rte_errno;
+			dpmon_classifier_free(c);
+			return rc;
+		}
+	}
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		const struct dpmon_prefix *p = &subnets[i].prefix;
+		rc = p->family == 4 ? add_v4(c->lpm4, p, i) : add_v6(c->lpm6, p, i);
+	}
+	if (rc != 0)
+		dpmon_classifier_free(c);
+	return rc;
+}
+
+void
+dpmon_classifier_free(struct dpmon_classifier *c)
+{
+	rte_lpm_free(c->lpm4);
+	rte_lpm6_free(c->lpm6);
+	c->lpm4 = NULL;
+	c->lpm6 = NULL;
+}
+
+void
+dpmon_classify_v4(const struct dpmon_classifier *c, const uint32_t *addrs,
+		  uint32_t *subnet, unsigned n)
+{
+	unsigned i = 0;
+
+	if (c->lpm4 == NULL) {
+		for (; i < n; i++)
+			subnet[i] = DPMON_NO_SUBNET;
+		return;
+	}
+	for (; i + 4 <= n; i += 4) {
+		xmm_t ip;
+
+		memcpy(&ip, addrs + i, sizeof(ip)); /* unaligned-safe on every ISA */
+		rte_lpm_lookupx4(c->lpm4, ip, subnet + i, DPMON_NO_SUBNET);
+	}
+	for (; i < n; i++) {
+		if (rte_lpm_lookup(c->lpm4, addrs[i], &subnet[i]) != 0)
+			subnet[i] = DPMON_NO_SUBNET;
+	}
+}
+
+void
+dpmon_classify_v6(const struct dpmon_classifier *c, uint8_t (*addrs)[16],
+		  uint32_t *subnet, unsigned n)
+{
+	int32_t hop[n > 0 ? n : 1];
+
+	if (c->lpm6 == NULL || n == 0) {
+		for (unsigned i = 0; i < n; i++)
+			subnet[i] = DPMON_NO_SUBNET;
+		return;
+	}
+	rte_lpm6_lookup_bulk_func(c->lpm6, addrs, hop, n);
+	for (unsigned i = 0; i < n; i++)
+		subnet[i] = hop[i] < 0 ? DPMON_NO_SUBNET : (uint32_t)hop[i];
+}

@@ -1,0 +1,55 @@
+/*
+ * merge.h — main lcore: every interval, fold the worker lcores' tables into
+ * one immutable snapshot (see counters.h for why no count is lost).
+ *
+ * The merger keeps, for each worker table, a map from the worker's dense
+ * host index to a global host index, so a host seen by several workers
+ * (RSS spreads a host's flows over queues) is one entry, and each merge is
+ * a linear pass over the worker tables: no hash lookup for known hosts.
+ * Rates are (cumulative now − cumulative at the previous merge) divided by
+ * the interval measured with the TSC.
+ */
+#ifndef DPMON_MERGE_H
+#define DPMON_MERGE_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "counters.h"
+#include "snapshot.h"
+
+struct dpmon_merge;
+
+/**
+ * Create a merger for @p n_cores worker tables.
+ * @param cfg      configuration (subnets, interval); must outlive the merger.
+ * @param cores    worker tables; the array is copied, the tables must
+ *                 outlive the merger.
+ * @param lcores   lcore id of each worker (reported per worker).
+ * @param start_tsc TSC at start (uptime zero), @param tsc_hz its frequency.
+ * @return the merger, or NULL on allocation failure.
+ * Thread-safety: main lcore.
+ */
+struct dpmon_merge *dpmon_merge_create(const struct dpmon_config *cfg,
+				       struct dpmon_core *const *cores,
+				       const unsigned *lcores, unsigned n_cores,
+				       uint64_t start_tsc, uint64_t tsc_hz);
+
+/**
+ * Merge now. @p now_tsc is the TSC at which the tables are read; the
+ * interval is now_tsc minus the previous merge's (or start's).
+ * @param ports    NIC counters read by the caller just before (copied).
+ * @return a new snapshot to publish, or NULL on allocation failure (the
+ *         next merge then covers both intervals; nothing is lost).
+ * Thread-safety: main lcore only, concurrent with the workers.
+ */
+struct dpmon_snapshot *dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc,
+				       const struct dpmon_snap_port *ports, uint32_t n_ports);
+
+/** Global hosts known to the merger. */
+uint32_t dpmon_merge_hosts(const struct dpmon_merge *m);
+
+/** Free the merger. NULL ignored. */
+void dpmon_merge_free(struct dpmon_merge *m);
+
+#endif /* DPMON_MERGE_H */

@@ -1,0 +1,428 @@
+/*
+ * run.c — dpmon's life cycle (see run.h).
+ *
+ *   main lcore:  EAL init → config → classifier → ports → per-core tables →
+ *                launch workers → HTTP → every interval: read NIC counters,
+ *                merge, publish → on stop: workers, HTTP, ports, EAL.
+ *   worker lcores: dpmon_worker_loop on their share of the RX queues.
+ *
+ * RX queues are dealt round-robin over the worker lcores in port order, so
+ * every queue has exactly one poller and a worker may poll several queues.
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_malloc.h>
+#include <rte_version.h>
+#include <rte_lcore.h>
+
+#include "classify.h"
+#include "config.h"
+#include "counters.h"
+#include "http.h"
+#include "merge.h"
+#include "port.h"
+#include "snapshot.h"
+#include "worker.h"
+
+#define EXIT_CONFIG 1
+#define EXIT_USAGE 2
+#define EXIT_START 3
+
+struct app_opts {
+	const char *config;
+	const char *port_file;
+	long http_port; /* -1 = from the configuration */
+	double duration_s; /* 0 = until a signal */
+};
+
+struct app {
+	struct dpmon_config cfg;
+	struct dpmon_classifier cls;
+	uint16_t port_ids[DPMON_MAX_PORTS];
+	unsigned n_ports_started;
+	unsigned n_workers;
+	struct dpmon_worker *workers; /* n_workers */
+	struct dpmon_core **cores;
+	unsigned *lcores;
+	struct dpmon_merge *merge;
+	struct dpmon_snap_store store;
+	struct dpmon_http *http;
+	volatile bool stop_workers;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dpmon [EAL options] -- --config FILE [--http-port N]\n"
+		"             [--http-port-file FILE] [--duration SECONDS]\n"
+		"       dpmon --check-config FILE\n"
+		"       dpmon --version | --help\n"
+		"Counts packets and bytes per monitored subnet and host on DPDK ports\n"
+		"and serves them as JSON over HTTP. See docs/configuration.md.\n");
+}
+
+/* Options that run without EAL. @return exit status, or -1 to go on. */
+static int
+early_options(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--check-config") == 0) {
+			struct dpmon_config cfg;
+			int rc;
+
+			if (i + 1 >= argc) {
+				fprintf(stderr, "dpmon: --check-config needs a FILE\n");
+				return EXIT_USAGE;
+			}
+			rc = dpmon_config_load(argv[i + 1], &cfg, stderr);
+			if (rc != 0)
+				return EXIT_CONFIG;
+			printf("%s: valid (%u ports, %u subnets)\n", argv[i + 1], cfg.n_ports,
+			       cfg.n_subnets);
+			dpmon_config_free(&cfg);
+			return 0;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("dpmon %s (DPDK %s)\n", DPMON_VERSION, rte_version());
+			return 0;
+		}
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int
+parse_app_args(int argc, char **argv, struct app_opts *o)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"http-port", required_argument, NULL, 'p'},
+		{"http-port-file", required_argument, NULL, 'f'},
+		{"duration", required_argument, NULL, 'd'},
+		{NULL, 0, NULL, 0},
+	};
+	int opt;
+	char *end;
+
+	memset(o, 0, sizeof(*o));
+	o->http_port = -1;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'p':
+			o->http_port = strtol(optarg, &end, 10);
+			if (*end != '\0' || o->http_port < 0 || o->http_port > 65535) {
+				fprintf(stderr, "dpmon: --http-port: '%s' is not 0..65535\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			o->port_file = optarg;
+			break;
+		case 'd':
+			o->duration_s = strtod(optarg, &end);
+			if (*end != '\0' || !(o->duration_s > 0)) {
+				fprintf(stderr, "dpmon: --duration: '%s' is not a positive number "
+						"of seconds\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "dpmon: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->config == NULL) {
+		fprintf(stderr, "dpmon: --config FILE is required (after the EAL options "
+				"and '--')\n");
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+start_ports(struct app *a)
+{
+	for (unsigned p = 0; p < a->cfg.n_ports; p++) {
+		const struct dpmon_port_conf *pc = &a->cfg.ports[p];
+		int rc = dpmon_port_resolve(pc->device, &a->port_ids[p], stderr);
+
+		if (rc == 0)
+			rc = dpmon_port_start(a->port_ids[p], pc, a->cfg.mbufs_per_queue,
+					      (uint16_t)a->cfg.burst_size, stderr);
+		if (rc != 0)
+			return rc;
+		a->n_ports_started = p + 1;
+	}
+	return 0;
+}
+
+/* Create every worker's tables and deal the RX queues out round-robin. */
+static int
+setup_workers(struct app *a)
+{
+	unsigned lcore, w = 0, next = 0;
+
+	a->n_workers = rte_lcore_count() - 1;
+	if (a->n_workers == 0) {
+		fprintf(stderr, "dpmon: no worker lcore: give EAL at least two lcores "
+				"(e.g. -l 0-1); the main lcore only merges\n");
+		return -EINVAL;
+	}
+	a->workers = rte_zmalloc("dpmon_workers", sizeof(*a->workers) * a->n_workers,
+				 RTE_CACHE_LINE_SIZE);
+	a->cores = calloc(a->n_workers, sizeof(*a->cores));
+	a->lcores = calloc(a->n_workers, sizeof(*a->lcores));
+	if (a->workers == NULL || a->cores == NULL || a->lcores == NULL)
+		return -ENOMEM;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		char tag[32];
+		struct dpmon_worker *wk = &a->workers[w];
+
+		snprintf(tag, sizeof(tag), "lcore%u", lcore);
+		a->cores[w] = dpmon_core_create(tag, a->cfg.n_subnets, a->cfg.host_table_capacity,
+						(int)rte_lcore_to_socket_id(lcore));
+		if (a->cores[w] == NULL) {
+			fprintf(stderr, "dpmon: lcore %u: cannot allocate a host table of %u "
+					"entries: %s\n", lcore, a->cfg.host_table_capacity,
+				rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		a->cores[w]->lcore_id = lcore;
+		a->lcores[w] = lcore;
+		wk->core = a->cores[w];
+		wk->cls = &a->cls;
+		wk->stop = &a->stop_workers;
+		wk->burst_size = (uint16_t)a->cfg.burst_size;
+		wk->lcore_id = lcore;
+		w++;
+	}
+	for (unsigned p = 0; p < a->cfg.n_ports; p++) {
+		for (uint16_t q = 0; q < a->cfg.ports[p].rx_queues; q++) {
+			struct dpmon_worker *wk = &a->workers[next++ % a->n_workers];
+
+			if (wk->n_rxq == DPMON_MAX_WORKER_QUEUES) {
+				fprintf(stderr, "dpmon: more than %d RX queues per worker lcore\n",
+					DPMON_MAX_WORKER_QUEUES);
+				return -EINVAL;
+			}
+			wk->rxq[wk->n_rxq].port_id = a->port_ids[p];
+			wk->rxq[wk->n_rxq].queue_id = q;
+			wk->n_rxq++;
+		}
+	}
+	return 0;
+}
+
+static void
+read_ports(struct app *a, struct dpmon_snap_port *ports)
+{
+	for (unsigned p = 0; p < a->n_ports_started; p++) {
+		memset(&ports[p], 0, sizeof(ports[p]));
+		snprintf(ports[p].device, sizeof(ports[p].device), "%s", a->cfg.ports[p].device);
+		ports[p].port_id = a->port_ids[p];
+		ports[p].rx_queues = a->cfg.ports[p].rx_queues;
+		dpmon_port_read_stats(a->port_ids[p], &ports[p]);
+	}
+}
+
+static void
+merge_once(struct app *a)
+{
+	struct dpmon_snap_port ports[DPMON_MAX_PORTS];
+	struct dpmon_snapshot *s;
+
+	read_ports(a, ports);
+	s = dpmon_merge_run(a->merge, rte_rdtsc(), ports, a->n_ports_started);
+	if (s == NULL) {
+		fprintf(stderr, "dpmon: merge: out of memory; retrying next interval\n");
+		return;
+	}
+	dpmon_snap_publish(&a->store, s);
+}
+
+static void
+timespec_add_ms(struct timespec *t, uint32_t ms)
+{
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* The main lcore's loop: merge on a fixed schedule until told to stop. */
+static void
+merge_loop(struct app *a, double duration_s)
+{
+	struct timespec next, start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	next = start;
+	while (!stop_signal) {
+		timespec_add_ms(&next, a->cfg.merge_interval_ms);
+		while (!stop_signal &&
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+		if (stop_signal)
+			break;
+		merge_once(a);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (duration_s > 0 && (double)(now.tv_sec - start.tv_sec) +
+		    (double)(now.tv_nsec - start.tv_nsec) / 1e9 >= duration_s)
+			break;
+		/* After a stall, skip missed ticks instead of merging back to back. */
+		if (now.tv_sec > next.tv_sec + 1)
+			next = now;
+	}
+}
+
+static int
+write_port_file(const char *path, uint16_t port)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "%u\n", port);
+	if (fclose(f) != 0 || rename(tmp, path) != 0)
+		return -errno;
+	return 0;
+}
+
+static void
+shutdown_app(struct app *a)
+{
+	a->stop_workers = true;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	rte_eal_mp_wait_lcore();
+	dpmon_http_stop(a->http);
+	dpmon_snap_store_destroy(&a->store);
+	dpmon_merge_free(a->merge);
+	for (unsigned p = 0; p < a->n_ports_started; p++)
+		dpmon_port_stop(a->port_ids[p]);
+	for (unsigned w = 0; a->cores && w < a->n_workers; w++)
+		dpmon_core_free(a->cores[w]);
+	free(a->cores);
+	free(a->lcores);
+	rte_free(a->workers);
+	dpmon_classifier_free(&a->cls);
+	dpmon_config_free(&a->cfg);
+}
+
+static int
+run(struct app *a, const struct app_opts *o)
+{
+	char url_host[DPMON_ADDR_STRLEN + 2];
+	uint16_t port;
+	int rc;
+
+	rc = dpmon_classifier_create(&a->cls, "main", a->cfg.subnets, a->cfg.n_subnets,
+				     (int)rte_socket_id());
+	if (rc != 0) {
+		fprintf(stderr, "dpmon: cannot build the LPM tables: %s\n", rte_strerror(-rc));
+		return EXIT_START;
+	}
+	if (start_ports(a) != 0 || setup_workers(a) != 0)
+		return EXIT_START;
+	a->merge = dpmon_merge_create(&a->cfg, a->cores, a->lcores, a->n_workers, rte_rdtsc(),
+				      rte_get_tsc_hz());
+	if (a->merge == NULL) {
+		fprintf(stderr, "dpmon: cannot allocate the merge tables\n");
+		return EXIT_START;
+	}
+	dpmon_snap_store_init(&a->store);
+	a->http = dpmon_http_start(a->cfg.http_listen,
+				   o->http_port >= 0 ? (uint16_t)o->http_port : a->cfg.http_port,
+				   &a->store);
+	if (a->http == NULL) {
+		fprintf(stderr, "dpmon: HTTP server on %s port %ld: %s\n", a->cfg.http_listen,
+			o->http_port >= 0 ? o->http_port : (long)a->cfg.http_port,
+			strerror(errno));
+		return EXIT_START;
+	}
+	port = dpmon_http_port(a->http);
+	for (unsigned w = 0; w < a->n_workers; w++)
+		rte_eal_remote_launch(dpmon_worker_loop, &a->workers[w], a->lcores[w]);
+	snprintf(url_host, sizeof(url_host), strchr(a->cfg.http_listen, ':') ? "[%s]" : "%s",
+		 a->cfg.http_listen);
+	printf("dpmon: %u worker lcore(s), %u port(s), %u subnet(s); API at "
+	       "http://%s:%u/api/v1/summary\n",
+	       a->n_workers, a->n_ports_started, a->cfg.n_subnets, url_host, port);
+	fflush(stdout);
+	if (o->port_file && write_port_file(o->port_file, port) != 0)
+		fprintf(stderr, "dpmon: cannot write %s: %s\n", o->port_file, strerror(errno));
+	merge_loop(a, o->duration_s);
+	return 0;
+}
+
+int
+dpmon_main(int argc, char **argv)
+{
+	static struct app a; /* large; zero-initialised */
+	struct app_opts o;
+	int rc, n;
+
+	rc = early_options(argc, argv);
+	if (rc >= 0)
+		return rc;
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "dpmon: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		return EXIT_START;
+	}
+	argv[n] = argv[0];
+	if (parse_app_args(argc - n, argv + n, &o) != 0) {
+		rte_eal_cleanup();
+		return EXIT_USAGE;
+	}
+	if (dpmon_config_load(o.config, &a.cfg, stderr) != 0) {
+		rte_eal_cleanup();
+		return EXIT_CONFIG;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rc = run(&a, &o);
+	shutdown_app(&a);
+	rte_eal_cleanup();
+	return rc;
+}

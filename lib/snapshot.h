@@ -1,0 +1,139 @@
+/*
+ * snapshot.h — the immutable result of one merge, and its publication.
+ *
+ * The main lcore builds a struct dpmon_snapshot every interval from the
+ * worker lcores' tables (merge.c) and publishes it here. Readers (the HTTP
+ * server's thread, telemetry) take a reference, render from it at leisure
+ * and drop the reference; the last reference frees it. A snapshot is never
+ * written after publication, so readers need no lock and never touch
+ * worker memory; a slow reader only delays the freeing of its own snapshot.
+ *
+ * Units: packets and bytes are cumulative since start (bytes = frame length
+ * as received, L2 header included, FCS excluded); pps and bps are the last
+ * interval's rates, divided by the measured interval (bps in bits/s).
+ */
+#ifndef DPMON_SNAPSHOT_H
+#define DPMON_SNAPSHOT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "prefix.h"
+#include "stats.h"
+
+/** Counters and rates of one protocol class (or of the total). */
+struct dpmon_rate {
+	uint64_t packets; /**< cumulative since start */
+	uint64_t bytes;   /**< cumulative since start, frame bytes */
+	double pps;       /**< packets per second over the last interval */
+	double bps;       /**< bits per second over the last interval */
+};
+
+/** One direction: the total and each protocol class. */
+struct dpmon_dir_stats {
+	struct dpmon_rate total;
+	struct dpmon_rate proto[DPMON_PROTO_MAX];
+};
+
+struct dpmon_snap_subnet {
+	struct dpmon_prefix prefix;
+	char name[DPMON_NAME_LEN];
+	struct dpmon_dir_stats dir[DPMON_DIR_MAX];
+};
+
+struct dpmon_snap_host {
+	struct dpmon_addr addr;
+	uint32_t subnet; /**< index into dpmon_snapshot.subnets */
+	struct dpmon_dir_stats dir[DPMON_DIR_MAX];
+};
+
+/** NIC counters of one port, from rte_eth_stats_get at merge time. */
+struct dpmon_snap_port {
+	char device[DPMON_DEVICE_LEN];
+	uint16_t port_id;
+	uint16_t rx_queues;
+	uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
+};
+
+/** Counters of one worker lcore (cumulative). */
+struct dpmon_snap_worker {
+	unsigned lcore;
+	uint64_t packets;         /**< mbufs received */
+	uint64_t bursts;          /**< rx bursts that returned at least one mbuf */
+	uint64_t host_table_full; /**< packets whose host did not fit the table */
+	uint64_t hosts;           /**< entries in its host table */
+};
+
+struct dpmon_snapshot {
+	uint64_t seq;         /**< 1 for the first merge, +1 each merge */
+	double uptime_s;      /**< seconds since start */
+	double interval_s;    /**< measured length of the last interval, seconds */
+	double merge_s;       /**< time the merge took, seconds */
+	uint32_t interval_ms; /**< configured merge interval */
+
+	struct dpmon_dir_stats totals[DPMON_TOTAL_MAX];
+	uint64_t parse_errors[DPMON_REASON_MAX]; /**< [DPMON_REASON_OK] unused */
+
+	uint32_t n_ports;
+	struct dpmon_snap_port *ports;
+	uint32_t n_workers;
+	struct dpmon_snap_worker *workers;
+	uint32_t n_subnets;
+	struct dpmon_snap_subnet *subnets; /**< in configuration order */
+	uint32_t n_hosts;
+	struct dpmon_snap_host *hosts;     /**< sorted by address (dpmon_addr_cmp) */
+
+	int refs; /**< managed by the store; do not touch */
+};
+
+/**
+ * Allocate a zeroed snapshot with room for the given counts (all arrays
+ * allocated, counts set). @return NULL on allocation failure.
+ * Thread-safety: any thread.
+ */
+struct dpmon_snapshot *dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers,
+					    uint32_t n_subnets, uint32_t n_hosts);
+
+/** Free a snapshot that was never published. */
+void dpmon_snapshot_free(struct dpmon_snapshot *s);
+
+/**
+ * Find a host by address with binary search. @return the host or NULL.
+ */
+const struct dpmon_snap_host *dpmon_snapshot_find_host(const struct dpmon_snapshot *s,
+						       const struct dpmon_addr *a);
+
+/**
+ * Find a subnet by exact prefix. @return its index or -1.
+ */
+int dpmon_snapshot_find_subnet(const struct dpmon_snapshot *s, const struct dpmon_prefix *p);
+
+/** Where the current snapshot lives. Initialise with dpmon_snap_store_init. */
+struct dpmon_snap_store {
+	pthread_mutex_t lock; /**< guards @c current and refcounts, held for a few ns */
+	struct dpmon_snapshot *current;
+};
+
+void dpmon_snap_store_init(struct dpmon_snap_store *st);
+
+/**
+ * Publish @p s (ownership passes to the store) and drop the store's
+ * reference to the previous one. Thread-safety: one publisher (main lcore);
+ * concurrent with any number of dpmon_snap_acquire callers.
+ */
+void dpmon_snap_publish(struct dpmon_snap_store *st, struct dpmon_snapshot *s);
+
+/**
+ * Take a reference to the current snapshot. @return NULL before the first
+ * publication. Pair with dpmon_snap_release. Thread-safety: any thread.
+ */
+struct dpmon_snapshot *dpmon_snap_acquire(struct dpmon_snap_store *st);
+
+/** Drop a reference taken by dpmon_snap_acquire. Thread-safety: any thread. */
+void dpmon_snap_release(struct dpmon_snap_store *st, struct dpmon_snapshot *s);
+
+/** Drop the current snapshot (shutdown). */
+void dpmon_snap_store_destroy(struct dpmon_snap_store *st);
+
+#endif /* DPMON_SNAPSHOT_H */

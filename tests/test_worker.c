@@ -1,0 +1,280 @@
+/*
+ * test_worker.c — the hot path and the merge on hand-built bursts:
+ * longest-prefix classification, ingress/egress/internal/external, per
+ * protocol, hosts, a full host table, two worker tables merged, rates over
+ * the measured interval, and no loss across merges.
+ */
+#include <math.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+
+#include "classify.h"
+#include "counters.h"
+#include "frames.h"
+#include "merge.h"
+#include "test_eal.h"
+#include "worker.h"
+
+static struct rte_mempool *mp;
+
+#define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+static const uint8_t EXT6[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+static const uint8_t IN6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+
+static struct rte_mbuf *
+mbuf_of(const struct fb *f)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)f->n), f->b, f->n);
+	return m;
+}
+
+static struct rte_mbuf *
+v4(uint8_t proto, uint32_t src, uint32_t dst, uint32_t payload)
+{
+	struct fb f;
+	fb_eth(&f, NULL, 0, 0x0800);
+	fb_ipv4(&f, 5, proto, src, dst, 0, (uint16_t)(20 + payload));
+	fb_zero(&f, payload);
+	return mbuf_of(&f);
+}
+
+/* The reference burst. Frame lengths: 14 + 20 + payload. */
+static unsigned
+burst(struct rte_mbuf **p)
+{
+	unsigned n = 0;
+	struct fb f;
+
+	p[n++] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 66);  /* 100 B ingress s0 udp */
+	p[n++] = v4(6, IP4(10, 1, 2, 5), IP4(198, 51, 100, 1), 166);  /* 200 B egress s1 tcp */
+	p[n++] = v4(1, IP4(10, 1, 0, 17), IP4(10, 1, 0, 18), 266);    /* 300 B internal s0 icmp */
+	p[n++] = v4(47, IP4(198, 51, 100, 1), IP4(203, 0, 113, 1), 366); /* 400 B external other */
+	fb_eth(&f, NULL, 0, 0x86dd);
+	fb_ipv6(&f, 17, EXT6, IN6, 446);
+	fb_udp(&f, 1, 2, 438);                                        /* 500 B ingress s2 udp */
+	p[n++] = mbuf_of(&f);
+	fb_eth(&f, NULL, 0, 0x0806);
+	fb_zero(&f, 28);
+	p[n++] = mbuf_of(&f);                                         /* ARP: non_ip */
+	fb_eth(&f, NULL, 0, 0x0800);
+	fb_ipv4(&f, 5, 17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 0, 48);
+	f.b[14] = 0x42;
+	p[n++] = mbuf_of(&f);                                         /* IHL 2 */
+	return n;
+}
+
+static const struct dpmon_subnet_conf *
+subnets(uint32_t *n)
+{
+	static struct dpmon_subnet_conf s[3];
+	dpmon_prefix_parse("10.1.0.0/16", &s[0].prefix, NULL);
+	dpmon_prefix_parse("10.1.2.0/24", &s[1].prefix, NULL);
+	dpmon_prefix_parse("2001:db8:1::/48", &s[2].prefix, NULL);
+	*n = 3;
+	return s;
+}
+
+#define PK(d, P) ((d).proto[DPMON_PROTO_##P].packets)
+#define BY(d, P) ((d).proto[DPMON_PROTO_##P].bytes)
+
+static void
+check_core(const struct dpmon_core *c, uint64_t k)
+{
+	CHECK_EQ_U64(c->stats.packets, 7 * k);
+	CHECK_EQ_U64(c->stats.reasons[DPMON_REASON_OK], 5 * k);
+	CHECK_EQ_U64(c->stats.reasons[DPMON_REASON_NON_IP], 1 * k);
+	CHECK_EQ_U64(c->stats.reasons[DPMON_REASON_IPV4_BAD_HEADER], 1 * k);
+	CHECK_EQ_U64(BY(c->subnets[0].dir[DPMON_DIR_INGRESS], UDP), 100 * k);
+	CHECK_EQ_U64(BY(c->subnets[0].dir[DPMON_DIR_INGRESS], ICMP), 300 * k);
+	CHECK_EQ_U64(BY(c->subnets[0].dir[DPMON_DIR_EGRESS], ICMP), 300 * k);
+	CHECK_EQ_U64(PK(c->subnets[0].dir[DPMON_DIR_EGRESS], TCP), 0);
+	CHECK_EQ_U64(BY(c->subnets[1].dir[DPMON_DIR_EGRESS], TCP), 200 * k);
+	CHECK_EQ_U64(BY(c->subnets[2].dir[DPMON_DIR_INGRESS], UDP), 500 * k);
+	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_INGRESS], UDP), 600 * k);
+	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_INGRESS], ICMP), 300 * k);
+	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_EGRESS], TCP), 200 * k);
+	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_EGRESS], ICMP), 300 * k);
+	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_INTERNAL], ICMP), 300 * k);
+	CHECK_EQ_U64(PK(c->totals[DPMON_TOTAL_INTERNAL], UDP), 0);
+	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_EXTERNAL], OTHER), 400 * k);
+	CHECK_EQ_U64(c->n_hosts, 5); /* 10.1.0.1, 10.1.2.5, .17, .18, 2001:db8:1::7 */
+}
+
+static const struct dpmon_snap_host *
+host(const struct dpmon_snapshot *s, const char *text)
+{
+	struct dpmon_addr a;
+	dpmon_addr_parse(text, &a);
+	return dpmon_snapshot_find_host(s, &a);
+}
+
+static void
+test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *core[2];
+	unsigned lcores[2] = {1, 2};
+	struct rte_mbuf *p[16];
+	uint64_t hz = 1000000000ull;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	unsigned n;
+
+	core[0] = dpmon_core_create("t0", 3, 1024, SOCKET_ID_ANY);
+	core[1] = dpmon_core_create("t1", 3, 1024, SOCKET_ID_ANY);
+	CHECK(core[0] && core[1]);
+	n = burst(p);
+	dpmon_worker_burst(core[0], cls, p, (uint16_t)n);
+	check_core(core[0], 1);
+	n = burst(p);
+	dpmon_worker_burst(core[0], cls, p, (uint16_t)n);
+	check_core(core[0], 2);
+	n = burst(p);
+	dpmon_worker_burst(core[1], cls, p, (uint16_t)n);
+	check_core(core[1], 1);
+	CHECK_EQ_U64(rte_mempool_in_use_count(mp), 0); /* every mbuf freed */
+
+	m = dpmon_merge_create(cfg, core, lcores, 2, 0, hz);
+	CHECK(m != NULL);
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0); /* a 2-second interval */
+	CHECK(s != NULL);
+	CHECK_EQ_U64(s->seq, 1);
+	CHECK(fabs(s->interval_s - 2.0) < 1e-9);
+	CHECK_EQ_U64(s->n_hosts, 5); /* same hosts on both cores: merged */
+	CHECK_EQ_U64(s->n_workers, 2);
+	CHECK_EQ_U64(s->workers[0].packets, 14);
+	CHECK_EQ_U64(s->workers[1].packets, 7);
+	CHECK_EQ_U64(s->workers[1].lcore, 2);
+	CHECK_EQ_U64(s->parse_errors[DPMON_REASON_NON_IP], 3);
+	CHECK_EQ_U64(s->parse_errors[DPMON_REASON_IPV4_BAD_HEADER], 3);
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 6);
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.bytes, 1200);
+	CHECK(fabs(s->subnets[0].dir[DPMON_DIR_INGRESS].total.pps - 3.0) < 1e-9);
+	CHECK(fabs(s->subnets[0].dir[DPMON_DIR_INGRESS].total.bps - 4800.0) < 1e-9);
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_ICMP].bytes, 900);
+	CHECK_EQ_U64(s->subnets[1].dir[DPMON_DIR_EGRESS].total.bytes, 600);
+	CHECK_EQ_U64(s->subnets[2].dir[DPMON_DIR_INGRESS].total.bytes, 1500);
+	CHECK_EQ_U64(s->totals[DPMON_TOTAL_INGRESS].total.packets, 9);
+	CHECK_EQ_U64(s->totals[DPMON_TOTAL_EGRESS].total.packets, 6);
+	CHECK_EQ_U64(s->totals[DPMON_TOTAL_INTERNAL].total.packets, 3);
+	CHECK_EQ_U64(s->totals[DPMON_TOTAL_EXTERNAL].total.bytes, 1200);
+	/* Hosts: sorted by address, IPv4 (mapped) before IPv6. */
+	for (uint32_t i = 1; i < s->n_hosts; i++)
+		CHECK(dpmon_addr_cmp(&s->hosts[i - 1].addr, &s->hosts[i].addr) < 0);
+	CHECK(host(s, "10.1.0.1") && host(s, "10.1.0.1")->dir[DPMON_DIR_INGRESS].total.bytes == 300);
+	CHECK(host(s, "10.1.0.1")->subnet == 0);
+	CHECK(host(s, "10.1.2.5") && host(s, "10.1.2.5")->subnet == 1);
+	CHECK(host(s, "10.1.2.5")->dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_TCP].packets == 3);
+	CHECK(host(s, "10.1.0.17")->dir[DPMON_DIR_EGRESS].total.packets == 3);
+	CHECK(host(s, "10.1.0.17")->dir[DPMON_DIR_INGRESS].total.packets == 0);
+	CHECK(host(s, "10.1.0.18")->dir[DPMON_DIR_INGRESS].total.packets == 3);
+	CHECK(host(s, "2001:db8:1::7") && host(s, "2001:db8:1::7")->subnet == 2);
+	CHECK(host(s, "198.51.100.1") == NULL); /* not monitored */
+	dpmon_snapshot_free(s);
+
+	/* More traffic on core 1 only; the next merge shows the delta as rate
+	 * over the new interval (0.5 s) and the cumulative count. */
+	n = burst(p);
+	dpmon_worker_burst(core[1], cls, p, (uint16_t)n);
+	s = dpmon_merge_run(m, 2 * hz + hz / 2, NULL, 0);
+	CHECK(s != NULL);
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 8);
+	CHECK(fabs(s->subnets[0].dir[DPMON_DIR_INGRESS].total.pps - 4.0) < 1e-9);
+	CHECK(fabs(s->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER].bps - 6400.0) < 1e-9);
+	CHECK(fabs(host(s, "10.1.0.1")->dir[DPMON_DIR_INGRESS].total.pps - 2.0) < 1e-9);
+	dpmon_snapshot_free(s);
+	/* Nothing new: rates zero, totals kept. */
+	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 8);
+	CHECK(s->subnets[0].dir[DPMON_DIR_INGRESS].total.pps == 0.0);
+	CHECK_EQ_U64(s->seq, 3);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(core[0]);
+	dpmon_core_free(core[1]);
+}
+
+/* A full host table: the packet still counts for subnet and totals. */
+static void
+test_table_full(const struct dpmon_classifier *cls)
+{
+	struct dpmon_core *c = dpmon_core_create("full", 3, 16, SOCKET_ID_ANY);
+	struct rte_mbuf *p[32];
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < 32; i++)
+		p[i] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 100 + i), 26);
+	dpmon_worker_burst(c, cls, p, 32);
+	CHECK_EQ_U64(c->n_hosts, 16);
+	CHECK_EQ_U64(c->stats.host_table_full, 16);
+	CHECK_EQ_U64(c->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets, 32);
+	CHECK_EQ_U64(c->totals[DPMON_TOTAL_INGRESS].proto[DPMON_PROTO_UDP].packets, 32);
+	for (uint32_t i = 0; i < c->n_hosts; i++)
+		sum += c->hosts[i].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets;
+	CHECK_EQ_U64(sum, 16);
+	/* Known hosts keep counting when the table is full. */
+	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 100), 26);
+	dpmon_worker_burst(c, cls, p, 1);
+	CHECK_EQ_U64(c->hosts[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets, 2);
+	CHECK_EQ_U64(c->stats.host_table_full, 16);
+	dpmon_core_free(c);
+}
+
+/* The same host repeated inside one burst is inserted once. */
+static void
+test_repeat_in_burst(const struct dpmon_classifier *cls)
+{
+	struct dpmon_core *c = dpmon_core_create("rep", 3, 64, SOCKET_ID_ANY);
+	struct rte_mbuf *p[64];
+
+	for (unsigned i = 0; i < 64; i++)
+		p[i] = v4(6, IP4(10, 1, 0, 1 + i % 3), IP4(10, 1, 9, 9), 26);
+	dpmon_worker_burst(c, cls, p, 64);
+	CHECK_EQ_U64(c->n_hosts, 4);
+	/* Keys are taken ingress first: entry 0 is 10.1.9.9, entry 1 is 10.1.0.1. */
+	CHECK_EQ_U64(c->hosts[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].packets, 64);
+	CHECK_EQ_U64(c->hosts[1].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_TCP].packets, 22);
+	CHECK_EQ_U64(c->totals[DPMON_TOTAL_INTERNAL].proto[DPMON_PROTO_TCP].packets, 64);
+	dpmon_core_free(c);
+}
+
+static void
+test_classify_edges(void)
+{
+	struct dpmon_subnet_conf s[2];
+	struct dpmon_classifier c;
+	uint32_t a[5] = {0, IP4(10, 0, 0, 1), IP4(255, 255, 255, 255), IP4(192, 0, 2, 1),
+			 IP4(192, 0, 2, 128)};
+	uint32_t r[8] __rte_aligned(16);
+
+	dpmon_prefix_parse("0.0.0.0/0", &s[0].prefix, NULL);
+	dpmon_prefix_parse("192.0.2.128/25", &s[1].prefix, NULL);
+	CHECK(dpmon_classifier_create(&c, "edges", s, 2, SOCKET_ID_ANY) == 0);
+	dpmon_classify_v4(&c, a, r, 5);
+	CHECK(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0 && r[4] == 1);
+	dpmon_classifier_free(&c);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dpmon_classifier cls;
+	struct dpmon_config cfg;
+	uint32_t n;
+
+	(void)argc;
+	test_eal_init(argv[0]);
+	mp = rte_pktmbuf_pool_create("test_worker", 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     SOCKET_ID_ANY);
+	dpmon_config_defaults(&cfg);
+	cfg.subnets = (struct dpmon_subnet_conf *)subnets(&n);
+	cfg.n_subnets = n;
+	CHECK(dpmon_classifier_create(&cls, "test", cfg.subnets, n, SOCKET_ID_ANY) == 0);
+	test_count_and_merge(&cls, &cfg);
+	test_table_full(&cls);
+	test_repeat_in_burst(&cls);
+	test_classify_edges();
+	dpmon_classifier_free(&cls);
+	return test_finish("test_worker");
+}
