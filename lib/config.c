@@ -1,0 +1,734 @@
+/*
+ * config.c — read and validate dpmon's JSON configuration.
+ *
+ * Design
+ * ------
+ *
+ * Parsing is jansson's job (JSON_REJECT_DUPLICATES, so a key given twice is
+ * a syntax error with a line and column). Validation is ours and walks the
+ * document once, top-down, in file order:
+ *
+ *   root  -> ports[]  -> device, rx_queues, rx_descriptors
+ *         -> subnets[] -> prefix, name
+ *         -> http      -> listen, port
+ *         -> host_table_capacity, merge_interval_ms, burst_size,
+ *            mbufs_per_queue (all plain bounded integers, table-driven)
+ *
+ * Every object is checked by iterating over *its* keys (so unknown keys and
+ * misspellings are found) and dispatching on the name; required keys are
+ * checked for afterwards. A bad value never stops the walk: each check
+ * reports and returns, the caller carries on with the next key, and the
+ * result is the number of errors. That lets an operator fix a whole file in
+ * one pass. Once the per-key checks are done, two cross-entry checks run:
+ * duplicate port devices (at most 32 ports, pairwise) and duplicate subnets
+ * (up to 65536 of them: a copy of the valid prefixes tagged with their
+ * index is sorted, so equal prefixes are adjacent, O(n log n)).
+ *
+ * Messages are "ORIGIN: PATH: why", one line each, PATH being a JSONPath
+ * ("$.subnets[2].prefix"). Anything taken from the file (key names, strings)
+ * is printed JSON-escaped, so a hostile or broken file cannot split a line.
+ *
+ * Reading a file is done here, not by json_load_file, so that an unreadable
+ * file (missing, permission, a directory, an I/O error) yields its exact
+ * errno rather than a parse error.
+ *
+ * No global state: the error sink travels in a struct check_ctx.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* the GNU strerror_r */
+#endif
+
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* Files larger than this are refused (65536 subnets take about 5 MiB). */
+#define CONFIG_MAX_FILE_BYTES (64u << 20)
+/* Longest JSONPath printed; longer key names are truncated with "...". */
+#define PATH_LEN 256
+
+#define PORT_RXQ_MIN 1
+#define PORT_RXQ_MAX 1024
+#define PORT_RXD_MIN 64
+#define PORT_RXD_MAX 16384
+
+/* Where errors go, and how many there were. */
+struct check_ctx {
+	const char *origin; /* file name (or caller's label) for messages */
+	FILE *err;          /* NULL: count silently */
+	int errors;
+};
+
+/* A bounded integer member of struct dpmon_config. */
+struct int_key {
+	const char *name;
+	json_int_t min, max;
+	size_t offset; /* of a uint32_t in struct dpmon_config */
+};
+
+static const struct int_key top_int_keys[] = {
+	{"host_table_capacity", 1024, 16777216, offsetof(struct dpmon_config, host_table_capacity)},
+	{"merge_interval_ms", 100, 60000, offsetof(struct dpmon_config, merge_interval_ms)},
+	{"burst_size", 1, 512, offsetof(struct dpmon_config, burst_size)},
+	{"mbufs_per_queue", 512, 1048576, offsetof(struct dpmon_config, mbufs_per_queue)},
+};
+
+/* A subnet prefix tagged with its position, for the duplicate check. */
+struct indexed_prefix {
+	struct dpmon_prefix prefix;
+	uint32_t index;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Reporting                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Print "ORIGIN: PATH: why" and count it. */
+static void __attribute__((format(printf, 3, 4)))
+report(struct check_ctx *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->errors++;
+	if (c->err == NULL)
+		return;
+	fprintf(c->err, "%s: %s: ", c->origin, path);
+	va_start(ap, fmt);
+	vfprintf(c->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->err);
+}
+
+/* The JSON type of @p v as a word: "object", "integer", "boolean", ... */
+static const char *
+type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "object";
+	case JSON_ARRAY: return "array";
+	case JSON_STRING: return "string";
+	case JSON_INTEGER: return "integer";
+	case JSON_REAL: return "real";
+	case JSON_TRUE:
+	case JSON_FALSE: return "boolean";
+	case JSON_NULL: return "null";
+	}
+	return "unknown";
+}
+
+static void
+report_type(struct check_ctx *c, const char *path, const char *expected, const json_t *v)
+{
+	report(c, path, "wrong type: expected %s, got %s", expected, type_name(v));
+}
+
+/*
+ * @p s as a JSON string literal (quoted, escaped) into @p buf, truncated
+ * with "..." if it does not fit. Keeps untrusted text on one line.
+ */
+static const char *
+quote(const char *s, char *buf, size_t len)
+{
+	json_t *str = json_string(s);
+	char *dump = str ? json_dumps(str, JSON_ENCODE_ANY) : NULL;
+
+	if (dump == NULL) {
+		snprintf(buf, len, "\"?\"");
+	} else if (strlen(dump) < len) {
+		memcpy(buf, dump, strlen(dump) + 1);
+	} else {
+		snprintf(buf, len, "%.*s...", (int)(len > 4 ? len - 4 : 0), dump);
+	}
+	free(dump);
+	json_decref(str);
+	return buf;
+}
+
+/* Write jansson's message to @p f with control bytes shown as \xNN. */
+static void
+put_sanitized(FILE *f, const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static void
+report_syntax(struct check_ctx *c, const json_error_t *je)
+{
+	c->errors++;
+	if (c->err == NULL)
+		return;
+	fprintf(c->err, "%s:%d:%d: invalid JSON: ", c->origin, je->line, je->column);
+	put_sanitized(c->err, je->text);
+	fputc('\n', c->err);
+}
+
+static const char *
+errno_text(int e, char *buf, size_t len)
+{
+#if defined(__GLIBC__)
+	return strerror_r(e, buf, len); /* GNU variant: may not use buf */
+#else
+	if (strerror_r(e, buf, len) != 0)
+		snprintf(buf, len, "error %d", e);
+	return buf;
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSONPath building                                                        */
+/* ------------------------------------------------------------------------ */
+
+static bool
+is_identifier(const char *key)
+{
+	if (!isalpha((unsigned char)key[0]) && key[0] != '_')
+		return false;
+	for (const char *p = key + 1; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* End a path that snprintf cut short (@p n: its return) with "...". */
+static void
+path_mark_truncated(char *buf, size_t len, int n)
+{
+	if (n >= 0 && (size_t)n >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+/* @p parent + ".key", or + "[\"odd key\"]" when the key is not an identifier. */
+static void
+path_key(char *buf, size_t len, const char *parent, const char *key)
+{
+	char q[PATH_LEN];
+
+	int n;
+
+	if (is_identifier(key))
+		n = snprintf(buf, len, "%s.%s", parent, key);
+	else
+		n = snprintf(buf, len, "%s[%s]", parent, quote(key, q, sizeof(q)));
+	path_mark_truncated(buf, len, n);
+}
+
+static void
+path_index(char *buf, size_t len, const char *parent, size_t i)
+{
+	path_mark_truncated(buf, len, snprintf(buf, len, "%s[%zu]", parent, i));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scalar checks                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* An integer in min..max into @p out; false (reported) otherwise. */
+static bool
+check_int(struct check_ctx *c, const char *path, const json_t *v,
+	  json_int_t min, json_int_t max, json_int_t *out)
+{
+	json_int_t n;
+
+	if (!json_is_integer(v)) {
+		report_type(c, path, "integer", v);
+		return false;
+	}
+	n = json_integer_value(v);
+	if (n < min || n > max) {
+		report(c, path, "must be an integer %" JSON_INTEGER_FORMAT "..%" JSON_INTEGER_FORMAT
+		       ", got %" JSON_INTEGER_FORMAT, min, max, n);
+		return false;
+	}
+	*out = n;
+	return true;
+}
+
+/* A string of min_len..max_len bytes copied into @p out (max_len + 1 bytes). */
+static bool
+check_string(struct check_ctx *c, const char *path, const json_t *v,
+	     size_t min_len, size_t max_len, char *out)
+{
+	size_t n;
+
+	if (!json_is_string(v)) {
+		report_type(c, path, "string", v);
+		return false;
+	}
+	n = json_string_length(v);
+	if (n < min_len || n > max_len) {
+		if (min_len == 0)
+			report(c, path, "must be at most %zu bytes, got %zu", max_len, n);
+		else
+			report(c, path, "must be %zu..%zu bytes, got %zu", min_len, max_len, n);
+		return false;
+	}
+	memcpy(out, json_string_value(v), n + 1);
+	return true;
+}
+
+/* An object, or report it and return false. */
+static bool
+check_object(struct check_ctx *c, const char *path, const json_t *v)
+{
+	if (json_is_object(v))
+		return true;
+	report_type(c, path, "object", v);
+	return false;
+}
+
+/* An array of min..max entries, or report it and return false. */
+static bool
+check_array(struct check_ctx *c, const char *path, const json_t *v, size_t min, size_t max)
+{
+	size_t n;
+
+	if (!json_is_array(v)) {
+		report_type(c, path, "array", v);
+		return false;
+	}
+	n = json_array_size(v);
+	if (n < min || n > max) {
+		/* Still walked by the caller: every entry's errors are useful. */
+		report(c, path, "must have %zu..%zu entries, got %zu", min, max, n);
+	}
+	return true;
+}
+
+static void
+report_unknown(struct check_ctx *c, const char *path)
+{
+	report(c, path, "unknown key");
+}
+
+static void
+require_key(struct check_ctx *c, const char *parent, json_t *obj, const char *key)
+{
+	char path[PATH_LEN];
+
+	if (json_object_get(obj, key) != NULL)
+		return;
+	path_key(path, sizeof(path), parent, key);
+	report(c, path, "missing required key");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sections                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void
+parse_port(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_port_conf *out)
+{
+	char kpath[PATH_LEN];
+	const char *key;
+	json_t *v;
+	json_int_t n;
+
+	if (!check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "device") == 0) {
+			check_string(c, kpath, v, 1, DPMON_DEVICE_LEN - 1, out->device);
+		} else if (strcmp(key, "rx_queues") == 0) {
+			if (check_int(c, kpath, v, PORT_RXQ_MIN, PORT_RXQ_MAX, &n))
+				out->rx_queues = (uint16_t)n;
+		} else if (strcmp(key, "rx_descriptors") == 0) {
+			if (json_is_integer(v) && json_integer_value(v) == 0)
+				out->rx_descriptors = 0;
+			else if (!json_is_integer(v))
+				report_type(c, kpath, "integer", v);
+			else if (json_integer_value(v) < PORT_RXD_MIN || json_integer_value(v) > PORT_RXD_MAX)
+				report(c, kpath, "must be 0 or an integer %d..%d, got %" JSON_INTEGER_FORMAT,
+				       PORT_RXD_MIN, PORT_RXD_MAX, json_integer_value(v));
+			else
+				out->rx_descriptors = (uint16_t)json_integer_value(v);
+		} else {
+			report_unknown(c, kpath);
+		}
+	}
+	require_key(c, path, obj, "device");
+}
+
+/* Each port after the first that names an earlier port's device. */
+static void
+check_duplicate_devices(struct check_ctx *c, const struct dpmon_config *cfg)
+{
+	char path[PATH_LEN], q[PATH_LEN];
+
+	for (uint32_t i = 1; i < cfg->n_ports; i++) {
+		if (cfg->ports[i].device[0] == '\0')
+			continue; /* invalid; already reported */
+		for (uint32_t j = 0; j < i; j++) {
+			if (strcmp(cfg->ports[i].device, cfg->ports[j].device) != 0)
+				continue;
+			snprintf(path, sizeof(path), "$.ports[%u].device", i);
+			report(c, path, "duplicate device %s (also $.ports[%u])",
+			       quote(cfg->ports[i].device, q, sizeof(q)), j);
+			break;
+		}
+	}
+}
+
+static void
+parse_ports(struct check_ctx *c, const char *path, const json_t *arr, struct dpmon_config *cfg)
+{
+	char ipath[PATH_LEN];
+	size_t i;
+	json_t *v;
+
+	if (!check_array(c, path, arr, 1, DPMON_MAX_PORTS))
+		return;
+	json_array_foreach(arr, i, v) {
+		/* Entries past the limit are checked but not kept. */
+		struct dpmon_port_conf port = {.rx_queues = 1, .rx_descriptors = 0};
+
+		path_index(ipath, sizeof(ipath), path, i);
+		parse_port(c, ipath, v, &port);
+		if (i < DPMON_MAX_PORTS)
+			cfg->ports[cfg->n_ports++] = port;
+	}
+	check_duplicate_devices(c, cfg);
+}
+
+/* One subnet into @p out; false when its prefix is unusable. */
+static bool
+parse_subnet(struct check_ctx *c, const char *path, json_t *obj,
+	     struct dpmon_subnet_conf *out)
+{
+	char kpath[PATH_LEN], q[PATH_LEN];
+	const char *key, *why;
+	json_t *v;
+	bool prefix_ok = false;
+
+	if (!check_object(c, path, obj))
+		return false;
+	json_object_foreach(obj, key, v) {
+		path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "prefix") == 0) {
+			if (!json_is_string(v))
+				report_type(c, kpath, "string", v);
+			else if (dpmon_prefix_parse(json_string_value(v), &out->prefix, &why) != 0)
+				report(c, kpath, "%s, got %s", why,
+				       quote(json_string_value(v), q, sizeof(q)));
+			else
+				prefix_ok = true;
+		} else if (strcmp(key, "name") == 0) {
+			check_string(c, kpath, v, 0, DPMON_NAME_LEN - 1, out->name);
+		} else {
+			report_unknown(c, kpath);
+		}
+	}
+	require_key(c, path, obj, "prefix");
+	return prefix_ok;
+}
+
+static int
+indexed_prefix_cmp(const void *a, const void *b)
+{
+	const struct indexed_prefix *x = a, *y = b;
+	int r;
+
+	if (x->prefix.family != y->prefix.family)
+		return x->prefix.family < y->prefix.family ? -1 : 1;
+	if (x->prefix.depth != y->prefix.depth)
+		return x->prefix.depth < y->prefix.depth ? -1 : 1;
+	r = dpmon_addr_cmp(&x->prefix.addr, &y->prefix.addr);
+	if (r != 0)
+		return r;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * Report each subnet whose prefix equals an earlier one's, in file order.
+ * @p valid[i] says whether subnet i parsed. Sorting a copy puts equal
+ * prefixes side by side, the lowest index first.
+ */
+static void
+check_duplicate_subnets(struct check_ctx *c, const struct dpmon_subnet_conf *subnets,
+			const bool *valid, uint32_t n)
+{
+	struct indexed_prefix *sorted;
+	uint32_t *first, m = 0;
+	char path[PATH_LEN], text[DPMON_PREFIX_STRLEN];
+
+	sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	first = malloc((n ? n : 1) * sizeof(*first));
+	if (sorted == NULL || first == NULL) {
+		report(c, "$.subnets", "out of memory checking for duplicates");
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		first[i] = i;
+		if (valid[i])
+			sorted[m++] = (struct indexed_prefix){subnets[i].prefix, i};
+	}
+	qsort(sorted, m, sizeof(*sorted), indexed_prefix_cmp);
+	for (uint32_t k = 1, run = 0; k < m; k++) {
+		if (dpmon_prefix_equal(&sorted[k].prefix, &sorted[run].prefix))
+			first[sorted[k].index] = sorted[run].index;
+		else
+			run = k;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (first[i] == i)
+			continue;
+		snprintf(path, sizeof(path), "$.subnets[%u].prefix", i);
+		report(c, path, "duplicate subnet %s (also $.subnets[%u])",
+		       dpmon_prefix_format(&subnets[i].prefix, text, sizeof(text)), first[i]);
+	}
+out:
+	free(sorted);
+	free(first);
+}
+
+static void
+parse_subnets(struct check_ctx *c, const char *path, const json_t *arr, struct dpmon_config *cfg)
+{
+	char ipath[PATH_LEN];
+	size_t i, n;
+	json_t *v;
+	bool *valid;
+
+	if (!check_array(c, path, arr, 1, DPMON_MAX_SUBNETS))
+		return;
+	n = json_array_size(arr);
+	if (n == 0)
+		return;
+	free(cfg->subnets); /* unreachable twice (no duplicate keys), but cheap */
+	cfg->subnets = calloc(n, sizeof(*cfg->subnets));
+	valid = calloc(n, sizeof(*valid));
+	if (cfg->subnets == NULL || valid == NULL) {
+		report(c, path, "out of memory for %zu subnets", n);
+		free(valid);
+		return;
+	}
+	cfg->n_subnets = (uint32_t)n;
+	json_array_foreach(arr, i, v) {
+		path_index(ipath, sizeof(ipath), path, i);
+		valid[i] = parse_subnet(c, ipath, v, &cfg->subnets[i]);
+	}
+	check_duplicate_subnets(c, cfg->subnets, valid, cfg->n_subnets);
+	free(valid);
+}
+
+static void
+parse_http(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_config *cfg)
+{
+	char kpath[PATH_LEN], q[PATH_LEN];
+	const char *key;
+	json_t *v;
+	json_int_t n;
+	struct dpmon_addr addr;
+
+	if (!check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "listen") == 0) {
+			if (!json_is_string(v))
+				report_type(c, kpath, "string", v);
+			else if (json_string_length(v) >= sizeof(cfg->http_listen) ||
+				 dpmon_addr_parse(json_string_value(v), &addr) != 0)
+				report(c, kpath, "not an IPv4 or IPv6 address, got %s",
+				       quote(json_string_value(v), q, sizeof(q)));
+			else
+				memcpy(cfg->http_listen, json_string_value(v), json_string_length(v) + 1);
+		} else if (strcmp(key, "port") == 0) {
+			if (check_int(c, kpath, v, 0, 65535, &n))
+				cfg->http_port = (uint16_t)n;
+		} else {
+			report_unknown(c, kpath);
+		}
+	}
+}
+
+/* A top-level bounded integer; false when @p key is not one of them. */
+static bool
+parse_top_int(struct check_ctx *c, const char *path, const char *key, const json_t *v,
+	      struct dpmon_config *cfg)
+{
+	json_int_t n;
+
+	for (size_t i = 0; i < sizeof(top_int_keys) / sizeof(top_int_keys[0]); i++) {
+		const struct int_key *k = &top_int_keys[i];
+
+		if (strcmp(key, k->name) != 0)
+			continue;
+		if (check_int(c, path, v, k->min, k->max, &n))
+			*(uint32_t *)((char *)cfg + k->offset) = (uint32_t)n;
+		return true;
+	}
+	return false;
+}
+
+static bool
+is_comment_key(const char *key)
+{
+	return strcmp(key, "comment") == 0 || strcmp(key, "_comment") == 0;
+}
+
+static void
+parse_root(struct check_ctx *c, json_t *root, struct dpmon_config *cfg)
+{
+	char path[PATH_LEN];
+	const char *key;
+	json_t *v;
+
+	if (!check_object(c, "$", root))
+		return;
+	json_object_foreach(root, key, v) {
+		path_key(path, sizeof(path), "$", key);
+		if (strcmp(key, "ports") == 0)
+			parse_ports(c, path, v, cfg);
+		else if (strcmp(key, "subnets") == 0)
+			parse_subnets(c, path, v, cfg);
+		else if (strcmp(key, "http") == 0)
+			parse_http(c, path, v, cfg);
+		else if (!is_comment_key(key) && !parse_top_int(c, path, key, v, cfg))
+			report_unknown(c, path);
+	}
+	require_key(c, "$", root, "ports");
+	require_key(c, "$", root, "subnets");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Validate the parsed document (or report @p je when it is NULL). */
+static int
+config_from_json(json_t *root, const json_error_t *je, struct check_ctx *c,
+		 struct dpmon_config *cfg)
+{
+	if (root == NULL)
+		report_syntax(c, je);
+	else
+		parse_root(c, root, cfg);
+	json_decref(root);
+	if (c->errors != 0) {
+		dpmon_config_free(cfg);
+		dpmon_config_defaults(cfg);
+	}
+	return c->errors;
+}
+
+/*
+ * Read all of @p path into a malloc'd buffer. @return 0, or -errno
+ * (-EFBIG beyond CONFIG_MAX_FILE_BYTES).
+ */
+static int
+read_file(const char *path, char **out, size_t *out_len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t len = 0, cap = 64 * 1024;
+	char *buf = NULL, *bigger;
+	int rc = 0;
+
+	if (f == NULL)
+		return -errno;
+	for (;;) {
+		if (len == cap || buf == NULL) {
+			cap = buf == NULL ? cap : cap * 2;
+			if (cap > CONFIG_MAX_FILE_BYTES + 1u)
+				cap = CONFIG_MAX_FILE_BYTES + 1u;
+			bigger = realloc(buf, cap);
+			if (bigger == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = bigger;
+		}
+		errno = 0;
+		len += fread(buf + len, 1, cap - len, f);
+		if (len > CONFIG_MAX_FILE_BYTES) {
+			rc = -EFBIG;
+			break;
+		}
+		if (ferror(f)) {
+			rc = errno ? -errno : -EIO;
+			break;
+		}
+		if (feof(f))
+			break;
+	}
+	fclose(f);
+	if (rc != 0) {
+		free(buf);
+		return rc;
+	}
+	*out = buf;
+	*out_len = len;
+	return 0;
+}
+
+void
+dpmon_config_defaults(struct dpmon_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->http_listen, sizeof(cfg->http_listen), "127.0.0.1");
+	cfg->http_port = 8080;
+	cfg->host_table_capacity = 65536;
+	cfg->merge_interval_ms = 1000;
+	cfg->burst_size = 32;
+	cfg->mbufs_per_queue = 4096;
+}
+
+int
+dpmon_config_load(const char *path, struct dpmon_config *cfg, FILE *err)
+{
+	struct check_ctx c = {.origin = path, .err = err, .errors = 0};
+	json_error_t je;
+	char *text = NULL, msg[128];
+	size_t len = 0;
+	json_t *root;
+	int rc;
+
+	dpmon_config_defaults(cfg);
+	if (path == NULL)
+		return -EINVAL;
+	rc = read_file(path, &text, &len);
+	if (rc != 0) {
+		if (err != NULL)
+			fprintf(err, "%s: cannot read: %s\n", path, errno_text(-rc, msg, sizeof(msg)));
+		return rc;
+	}
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	free(text);
+	return config_from_json(root, &je, &c, cfg);
+}
+
+int
+dpmon_config_parse(const char *json_text, const char *origin, struct dpmon_config *cfg,
+		   FILE *err)
+{
+	struct check_ctx c = {.origin = origin ? origin : "(config)", .err = err, .errors = 0};
+	json_error_t je;
+	json_t *root;
+
+	dpmon_config_defaults(cfg);
+	if (json_text == NULL)
+		return -EINVAL;
+	root = json_loads(json_text, JSON_REJECT_DUPLICATES, &je);
+	return config_from_json(root, &je, &c, cfg);
+}
+
+void
+dpmon_config_free(struct dpmon_config *cfg)
+{
+	free(cfg->subnets);
+	cfg->subnets = NULL;
+	cfg->n_subnets = 0;
+}

@@ -1,0 +1,582 @@
+/*
+ * test_config.c — unit tests of lib/config.c (no DPDK, no framework).
+ *
+ * Each case feeds a JSON text (or a file) to the parser with an
+ * open_memstream error sink, then checks the return value, the parsed
+ * values and the exact error lines. A failed CHECK prints file:line and
+ * the test exits 1 at the end.
+ *
+ * Usage: test_config [EXAMPLE.json]  — with an argument, the file (the
+ * shipped config/dpmon.json) must also load without errors.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static int failures;
+static int checks;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		checks++;                                                      \
+		if (!(cond)) {                                                 \
+			failures++;                                            \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+				__LINE__, #cond);                              \
+		}                                                              \
+	} while (0)
+
+/* @p out contains @p line as a whole line. */
+#define CHECK_LINE(out, line)                                                    \
+	do {                                                                     \
+		checks++;                                                        \
+		if (!has_line((out), (line))) {                                  \
+			failures++;                                              \
+			fprintf(stderr, "%s:%d: missing line \"%s\" in:\n%s\n", \
+				__FILE__, __LINE__, (line), (out));              \
+		}                                                                \
+	} while (0)
+
+/* @p out contains @p text anywhere. */
+#define CHECK_HAS(out, text)                                                     \
+	do {                                                                     \
+		checks++;                                                        \
+		if (strstr((out), (text)) == NULL) {                             \
+			failures++;                                              \
+			fprintf(stderr, "%s:%d: missing \"%s\" in:\n%s\n",       \
+				__FILE__, __LINE__, (text), (out));              \
+		}                                                                \
+	} while (0)
+
+static int
+has_line(const char *out, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = out; (p = strstr(p, line)) != NULL; p++)
+		if ((p == out || p[-1] == '\n') && p[n] == '\n')
+			return 1;
+	return 0;
+}
+
+static int
+count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Parse @p json as "cfg.json"; the error output is returned in *out (free it). */
+static int
+parse(const char *json, struct dpmon_config *cfg, char **out)
+{
+	size_t len;
+	FILE *f = open_memstream(out, &len);
+	int rc;
+
+	if (f == NULL) {
+		perror("open_memstream");
+		exit(2);
+	}
+	rc = dpmon_config_parse(json, "cfg.json", cfg, f);
+	fclose(f);
+	return rc;
+}
+
+/* Parse a text that must fail: check rc, the line count and the empty cfg. */
+static char *
+parse_bad(const char *json, int expected_errors)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+	int rc = parse(json, &cfg, &out);
+
+	CHECK(rc == expected_errors);
+	CHECK(count_lines(out) == expected_errors);
+	CHECK(cfg.subnets == NULL && cfg.n_subnets == 0);
+	if (rc != expected_errors)
+		fprintf(stderr, "  rc=%d for %s\n  output:\n%s", rc, json, out);
+	return out;
+}
+
+static const char *
+prefix_text(const struct dpmon_prefix *p, char *buf)
+{
+	return dpmon_prefix_format(p, buf, DPMON_PREFIX_STRLEN);
+}
+
+/* Write @p text to a fresh temporary file; its name goes to @p path. */
+static void
+write_temp(char *path, const char *text)
+{
+	int fd;
+	FILE *f;
+
+	strcpy(path, "/tmp/test_config_XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+		perror("mkstemp");
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+test_full(void)
+{
+	const char *json =
+		"{\"comment\": \"example\", \"_comment\": [1, 2],\n"
+		" \"ports\": [{\"device\": \"net_pcap0\", \"rx_queues\": 4, \"rx_descriptors\": 1024},\n"
+		"           {\"device\": \"0000:01:00.0\", \"rx_queues\": 1024, \"rx_descriptors\": 0}],\n"
+		" \"subnets\": [{\"prefix\": \"10.0.0.0/24\", \"name\": \"office\"},\n"
+		"             {\"prefix\": \"2001:DB8::/48\"},\n"
+		"             {\"prefix\": \"0.0.0.0/0\", \"name\": \"all-v4\"},\n"
+		"             {\"prefix\": \"::/0\", \"name\": \"\"}],\n"
+		" \"http\": {\"listen\": \"::1\", \"port\": 0},\n"
+		" \"host_table_capacity\": 1024, \"merge_interval_ms\": 60000, \"burst_size\": 512,\n"
+		" \"mbufs_per_queue\": 1048576}\n";
+	struct dpmon_config cfg;
+	char *out = NULL, p[DPMON_PREFIX_STRLEN];
+
+	CHECK(parse(json, &cfg, &out) == 0);
+	CHECK(strcmp(out, "") == 0);
+	CHECK(cfg.n_ports == 2);
+	CHECK(strcmp(cfg.ports[0].device, "net_pcap0") == 0);
+	CHECK(cfg.ports[0].rx_queues == 4);
+	CHECK(cfg.ports[0].rx_descriptors == 1024);
+	CHECK(strcmp(cfg.ports[1].device, "0000:01:00.0") == 0);
+	CHECK(cfg.ports[1].rx_queues == 1024);
+	CHECK(cfg.ports[1].rx_descriptors == 0);
+	CHECK(cfg.n_subnets == 4);
+	CHECK(cfg.subnets != NULL);
+	if (cfg.subnets != NULL && cfg.n_subnets == 4) {
+		CHECK(strcmp(prefix_text(&cfg.subnets[0].prefix, p), "10.0.0.0/24") == 0);
+		CHECK(cfg.subnets[0].prefix.family == 4 && cfg.subnets[0].prefix.depth == 24);
+		CHECK(strcmp(cfg.subnets[0].name, "office") == 0);
+		/* IPv6, normalised to RFC 5952 lower case */
+		CHECK(strcmp(prefix_text(&cfg.subnets[1].prefix, p), "2001:db8::/48") == 0);
+		CHECK(cfg.subnets[1].prefix.family == 6 && cfg.subnets[1].prefix.depth == 48);
+		CHECK(strcmp(cfg.subnets[1].name, "") == 0);
+		CHECK(strcmp(prefix_text(&cfg.subnets[2].prefix, p), "0.0.0.0/0") == 0);
+		CHECK(strcmp(cfg.subnets[2].name, "all-v4") == 0);
+		CHECK(strcmp(prefix_text(&cfg.subnets[3].prefix, p), "::/0") == 0);
+	}
+	CHECK(strcmp(cfg.http_listen, "::1") == 0);
+	CHECK(cfg.http_port == 0);
+	CHECK(cfg.host_table_capacity == 1024);
+	CHECK(cfg.merge_interval_ms == 60000);
+	CHECK(cfg.burst_size == 512);
+	CHECK(cfg.mbufs_per_queue == 1048576);
+	dpmon_config_free(&cfg);
+	CHECK(cfg.subnets == NULL && cfg.n_subnets == 0);
+	dpmon_config_free(&cfg); /* twice is harmless */
+	free(out);
+}
+
+static void
+test_defaults(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	dpmon_config_defaults(&cfg);
+	CHECK(cfg.n_ports == 0 && cfg.n_subnets == 0 && cfg.subnets == NULL);
+	CHECK(strcmp(cfg.http_listen, "127.0.0.1") == 0);
+	CHECK(cfg.http_port == 8080);
+	CHECK(cfg.host_table_capacity == 65536);
+	CHECK(cfg.merge_interval_ms == 1000);
+	CHECK(cfg.burst_size == 32);
+	CHECK(cfg.mbufs_per_queue == 4096);
+	dpmon_config_free(&cfg); /* safe on a defaulted config */
+
+	CHECK(parse("{\"ports\": [{\"device\": \"net_pcap0\"}],"
+		    " \"subnets\": [{\"prefix\": \"192.0.2.0/24\"}], \"http\": {}}",
+		    &cfg, &out) == 0);
+	CHECK(strcmp(out, "") == 0);
+	CHECK(cfg.n_ports == 1);
+	CHECK(cfg.ports[0].rx_queues == 1);
+	CHECK(cfg.ports[0].rx_descriptors == 0);
+	CHECK(cfg.n_subnets == 1 && strcmp(cfg.subnets[0].name, "") == 0);
+	CHECK(strcmp(cfg.http_listen, "127.0.0.1") == 0);
+	CHECK(cfg.http_port == 8080);
+	CHECK(cfg.host_table_capacity == 65536);
+	CHECK(cfg.merge_interval_ms == 1000);
+	CHECK(cfg.burst_size == 32);
+	CHECK(cfg.mbufs_per_queue == 4096);
+	dpmon_config_free(&cfg);
+	free(out);
+}
+
+static void
+test_prefix_errors(void)
+{
+	char *out;
+
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": ["
+			"{\"prefix\": \"10.0.0.0/24\"}, {\"prefix\": \"10.0.1.0/24\"},"
+			"{\"prefix\": \"10.0.2.1/24\"}, {\"prefix\": \"10.0.0.0/24\"},"
+			"{\"prefix\": \"10.0.0.0\"}, {\"prefix\": \"10.0.0.0/33\"},"
+			"{\"prefix\": \"banana/8\"}, {\"prefix\": 10}, {\"name\": \"x\"},"
+			"{\"prefix\": \"2001:db8::1/64\"}, \"10.0.0.0/8\"]}",
+			9);
+	CHECK_LINE(out, "cfg.json: $.subnets[2].prefix: host bits set (address is not the network "
+			"address of the prefix), got \"10.0.2.1/24\"");
+	CHECK_LINE(out, "cfg.json: $.subnets[3].prefix: duplicate subnet 10.0.0.0/24 (also $.subnets[0])");
+	CHECK_HAS(out, "cfg.json: $.subnets[4].prefix: bad CIDR");
+	CHECK_HAS(out, "cfg.json: $.subnets[5].prefix: bad CIDR (IPv4 prefix length must be 0..32)");
+	CHECK_HAS(out, "cfg.json: $.subnets[6].prefix: bad CIDR");
+	CHECK_LINE(out, "cfg.json: $.subnets[7].prefix: wrong type: expected string, got integer");
+	CHECK_LINE(out, "cfg.json: $.subnets[8].prefix: missing required key");
+	CHECK_HAS(out, "cfg.json: $.subnets[9].prefix: host bits set");
+	CHECK_LINE(out, "cfg.json: $.subnets[10]: wrong type: expected object, got string");
+	free(out);
+
+	/* Equal IPv6 prefixes spelled differently; every later copy points at the first. */
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": ["
+			"{\"prefix\": \"2001:db8::/48\"}, {\"prefix\": \"10.0.0.0/8\"},"
+			"{\"prefix\": \"2001:DB8:0::/48\"}, {\"prefix\": \"2001:db8::/47\"},"
+			"{\"prefix\": \"2001:0db8::/48\"}]}",
+			2);
+	CHECK_LINE(out, "cfg.json: $.subnets[2].prefix: duplicate subnet 2001:db8::/48 (also $.subnets[0])");
+	CHECK_LINE(out, "cfg.json: $.subnets[4].prefix: duplicate subnet 2001:db8::/48 (also $.subnets[0])");
+	free(out);
+
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\","
+			" \"name\": \"0123456789012345678901234567890123456789012345678901234567890123\"}]}",
+			1);
+	CHECK_LINE(out, "cfg.json: $.subnets[0].name: must be at most 63 bytes, got 64");
+	free(out);
+
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": []}", 1);
+	CHECK_LINE(out, "cfg.json: $.subnets: must have 1..65536 entries, got 0");
+	free(out);
+}
+
+static void
+test_range_and_type_errors(void)
+{
+	char *out;
+
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"http\": {\"port\": 70000}}",
+			1);
+	CHECK_LINE(out, "cfg.json: $.http.port: must be an integer 0..65535, got 70000");
+	free(out);
+
+	out = parse_bad("{\"ports\": [{\"device\": \"d\", \"rx_queues\": \"4\"}],"
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+			1);
+	CHECK_LINE(out, "cfg.json: $.ports[0].rx_queues: wrong type: expected integer, got string");
+	free(out);
+
+	/* A real is not an integer, even 32.0; booleans and null neither. */
+	out = parse_bad("{\"ports\": [{\"device\": \"d\", \"rx_queues\": 0, \"rx_descriptors\": 32}],"
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], \"burst_size\": 32.0,"
+			" \"merge_interval_ms\": true, \"mbufs_per_queue\": null,"
+			" \"host_table_capacity\": 1023, \"http\": {\"listen\": \"localhost\"}}",
+			7);
+	CHECK_LINE(out, "cfg.json: $.ports[0].rx_queues: must be an integer 1..1024, got 0");
+	CHECK_LINE(out, "cfg.json: $.ports[0].rx_descriptors: must be 0 or an integer 64..16384, got 32");
+	CHECK_LINE(out, "cfg.json: $.burst_size: wrong type: expected integer, got real");
+	CHECK_LINE(out, "cfg.json: $.merge_interval_ms: wrong type: expected integer, got boolean");
+	CHECK_LINE(out, "cfg.json: $.mbufs_per_queue: wrong type: expected integer, got null");
+	CHECK_LINE(out, "cfg.json: $.host_table_capacity: must be an integer 1024..16777216, got 1023");
+	CHECK_LINE(out, "cfg.json: $.http.listen: not an IPv4 or IPv6 address, got \"localhost\"");
+	free(out);
+
+	out = parse_bad("{\"ports\": {\"device\": \"d\"}, \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"http\": [], \"burst_size\": 513, \"merge_interval_ms\": 99,"
+			" \"mbufs_per_queue\": 511}",
+			5);
+	CHECK_LINE(out, "cfg.json: $.ports: wrong type: expected array, got object");
+	CHECK_LINE(out, "cfg.json: $.http: wrong type: expected object, got array");
+	CHECK_LINE(out, "cfg.json: $.burst_size: must be an integer 1..512, got 513");
+	CHECK_LINE(out, "cfg.json: $.merge_interval_ms: must be an integer 100..60000, got 99");
+	CHECK_LINE(out, "cfg.json: $.mbufs_per_queue: must be an integer 512..1048576, got 511");
+	free(out);
+
+	out = parse_bad("[1, 2]", 1);
+	CHECK_LINE(out, "cfg.json: $: wrong type: expected object, got array");
+	free(out);
+}
+
+static void
+test_key_errors(void)
+{
+	char *out;
+
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"bogus\": 1}",
+			1);
+	CHECK_LINE(out, "cfg.json: $.bogus: unknown key");
+	free(out);
+
+	out = parse_bad("{\"ports\": [{\"device\": \"d\", \"speed\": 10}],"
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\", \"vlan\": 3}],"
+			" \"http\": {\"foo\": true, \"port\": 80}, \"a b\\n\": 0}",
+			4);
+	CHECK_LINE(out, "cfg.json: $.http.foo: unknown key");
+	CHECK_LINE(out, "cfg.json: $.ports[0].speed: unknown key");
+	CHECK_LINE(out, "cfg.json: $.subnets[0].vlan: unknown key");
+	/* a key that is not an identifier is quoted; its newline stays escaped */
+	CHECK_LINE(out, "cfg.json: $[\"a b\\n\"]: unknown key");
+	free(out);
+
+	/* "comment" is accepted only at the top level */
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"http\": {\"comment\": \"x\"}}",
+			1);
+	CHECK_LINE(out, "cfg.json: $.http.comment: unknown key");
+	free(out);
+
+	out = parse_bad("{\"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", 1);
+	CHECK_LINE(out, "cfg.json: $.ports: missing required key");
+	free(out);
+
+	out = parse_bad("{}", 2);
+	CHECK_LINE(out, "cfg.json: $.ports: missing required key");
+	CHECK_LINE(out, "cfg.json: $.subnets: missing required key");
+	free(out);
+
+	out = parse_bad("{\"ports\": [], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", 1);
+	CHECK_LINE(out, "cfg.json: $.ports: must have 1..32 entries, got 0");
+	free(out);
+}
+
+static void
+test_port_errors(void)
+{
+	char json[8192], *out;
+	size_t off;
+
+	out = parse_bad("{\"ports\": [{\"device\": \"net_pcap0\"}, {\"device\": \"net_pcap1\"},"
+			" {\"device\": \"net_pcap0\"}, {\"rx_queues\": 2}, {\"device\": \"\"},"
+			" {\"device\": 7}],"
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+			4);
+	CHECK_LINE(out, "cfg.json: $.ports[2].device: duplicate device \"net_pcap0\" (also $.ports[0])");
+	CHECK_LINE(out, "cfg.json: $.ports[3].device: missing required key");
+	CHECK_LINE(out, "cfg.json: $.ports[4].device: must be 1..127 bytes, got 0");
+	CHECK_LINE(out, "cfg.json: $.ports[5].device: wrong type: expected string, got integer");
+	free(out);
+
+	/* 33 ports: one count error; entries past 32 are still checked */
+	off = (size_t)snprintf(json, sizeof(json), "{\"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], \"ports\": [");
+	for (int i = 0; i < 33; i++)
+		off += (size_t)snprintf(json + off, sizeof(json) - off, "%s{\"device\": \"p%d\"%s}",
+					i ? ", " : "", i, i == 32 ? ", \"x\": 1" : "");
+	snprintf(json + off, sizeof(json) - off, "]}");
+	out = parse_bad(json, 2);
+	CHECK_LINE(out, "cfg.json: $.ports: must have 1..32 entries, got 33");
+	CHECK_LINE(out, "cfg.json: $.ports[32].x: unknown key");
+	free(out);
+
+	/* device of 127 bytes is fine, 128 is not */
+	memset(json, 0, sizeof(json));
+	off = (size_t)snprintf(json, sizeof(json), "{\"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], "
+				"\"ports\": [{\"device\": \"");
+	memset(json + off, 'a', 127);
+	off += 127;
+	off += (size_t)snprintf(json + off, sizeof(json) - off, "\"}, {\"device\": \"");
+	memset(json + off, 'b', 128);
+	off += 128;
+	snprintf(json + off, sizeof(json) - off, "\"}]}");
+	out = parse_bad(json, 1);
+	CHECK_LINE(out, "cfg.json: $.ports[1].device: must be 1..127 bytes, got 128");
+	free(out);
+}
+
+static void
+test_syntax_errors(void)
+{
+	char *out;
+
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}],\n"
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],\n"
+			" \"burst_size\": 32,,\n"
+			"}",
+			1);
+	CHECK_HAS(out, "cfg.json:3:");
+	CHECK_HAS(out, ": invalid JSON: ");
+	CHECK(strncmp(out, "cfg.json:3:", 11) == 0);
+	free(out);
+
+	/* duplicate keys are rejected by jansson (JSON_REJECT_DUPLICATES) */
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}],\n"
+			"\"ports\": [{\"device\": \"e\"}],\n"
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+			1);
+	CHECK(strncmp(out, "cfg.json:2:", 11) == 0);
+	CHECK_HAS(out, "invalid JSON: duplicate object key");
+	free(out);
+
+	out = parse_bad("", 1);
+	CHECK_HAS(out, "cfg.json:");
+	CHECK_HAS(out, ": invalid JSON: ");
+	free(out);
+}
+
+static void
+test_multiple_errors(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+	int rc;
+
+	rc = parse("{\"ports\": [{\"device\": \"d\", \"rx_queues\": 0}],"
+		   " \"subnets\": [{\"prefix\": \"10.0.0.1/8\"}, {\"prefix\": \"10.0.0.0/8\"},"
+		   " {\"prefix\": \"10.0.0.0/8\"}],"
+		   " \"http\": {\"port\": -1, \"listen\": 1}, \"bogus\": 0, \"burst_size\": 0}",
+		   &cfg, &out);
+	CHECK(rc == 7);
+	CHECK(count_lines(out) == 7);
+	CHECK(cfg.subnets == NULL && cfg.n_subnets == 0 && cfg.n_ports == 0);
+	CHECK_LINE(out, "cfg.json: $.subnets[2].prefix: duplicate subnet 10.0.0.0/8 (also $.subnets[1])");
+	CHECK_LINE(out, "cfg.json: $.http.port: must be an integer 0..65535, got -1");
+	CHECK_LINE(out, "cfg.json: $.http.listen: wrong type: expected string, got integer");
+	free(out);
+
+	/* a NULL error sink still counts */
+	CHECK(dpmon_config_parse("{\"bogus\": 1}", NULL, &cfg, NULL) == 3);
+	CHECK(dpmon_config_parse(NULL, "x", &cfg, NULL) == -EINVAL);
+}
+
+/* 65536 subnets parse quickly; the one duplicate (the last) is found. */
+static void
+test_many_subnets(void)
+{
+	size_t cap = 65537 * 40 + 256, off;
+	char *json = malloc(cap), *out = NULL;
+	struct dpmon_config cfg;
+	struct timespec t0, t1;
+	double secs;
+	int rc;
+
+	if (json == NULL)
+		exit(2);
+	off = (size_t)snprintf(json, cap, "{\"ports\": [{\"device\": \"d\"}], \"subnets\": [");
+	for (unsigned i = 0; i < 65536; i++)
+		off += (size_t)snprintf(json + off, cap - off, "%s{\"prefix\": \"10.%u.%u.0/24\"}",
+					i ? "," : "", i >> 8, i & 255);
+	snprintf(json + off, cap - off, "]}");
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = parse(json, &cfg, &out);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	CHECK(rc == 0);
+	CHECK(cfg.n_subnets == 65536);
+	CHECK(secs < 5.0);
+	dpmon_config_free(&cfg);
+	free(out);
+
+	/* the last entry repeats the first: exactly one duplicate reported */
+	off = strlen(json) - 2;
+	off -= strlen("{\"prefix\": \"10.255.255.0/24\"}");
+	snprintf(json + off, cap - off, "{\"prefix\": \"10.0.0.0/24\"}]}");
+	out = parse_bad(json, 1);
+	CHECK_LINE(out, "cfg.json: $.subnets[65535].prefix: duplicate subnet 10.0.0.0/24 (also $.subnets[0])");
+	free(out);
+
+	/* 65537 entries: too many */
+	off = strlen(json) - 2;
+	snprintf(json + off, cap - off, ",{\"prefix\": \"11.0.0.0/24\"}]}");
+	out = parse_bad(json, 2);
+	CHECK_LINE(out, "cfg.json: $.subnets: must have 1..65536 entries, got 65537");
+	free(out);
+	free(json);
+}
+
+static void
+test_files(const char *example)
+{
+	struct dpmon_config cfg;
+	char path[64], path2[64], *out = NULL, line[128];
+	size_t len;
+	FILE *f;
+	int rc;
+
+	write_temp(path, "{\"ports\": [{\"device\": \"net_pcap0\"}],\n"
+			 " \"subnets\": [{\"prefix\": \"2001:db8:10::/64\", \"name\": \"v6\"}]}\n");
+	CHECK(dpmon_config_load(path, &cfg, stderr) == 0);
+	CHECK(cfg.n_subnets == 1 && strcmp(cfg.subnets[0].name, "v6") == 0);
+	CHECK(cfg.subnets[0].prefix.family == 6 && cfg.subnets[0].prefix.depth == 64);
+	dpmon_config_free(&cfg);
+	unlink(path);
+
+	/* errors from a file are prefixed with its path */
+	write_temp(path, "{\"ports\": [{\"device\": \"net_pcap0\"}],\n"
+			 " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],\n \"x\": 1}\n");
+	f = open_memstream(&out, &len);
+	CHECK(dpmon_config_load(path, &cfg, f) == 1);
+	fclose(f);
+	snprintf(line, sizeof(line), "%s: $.x: unknown key", path);
+	CHECK_LINE(out, line);
+	CHECK(cfg.subnets == NULL);
+	free(out);
+
+	/* a syntax error in a file: PATH:LINE:COL */
+	write_temp(path2, "{\"ports\": [{\"device\": \"net_pcap0\"}],\n  bad\n}\n");
+	f = open_memstream(&out, &len);
+	CHECK(dpmon_config_load(path2, &cfg, f) == 1);
+	fclose(f);
+	snprintf(line, sizeof(line), "%s:2:", path2);
+	CHECK(strncmp(out, line, strlen(line)) == 0);
+	CHECK_HAS(out, ": invalid JSON: ");
+	free(out);
+	unlink(path2);
+	unlink(path);
+
+	f = open_memstream(&out, &len);
+	rc = dpmon_config_load("/nonexistent/dpmon.json", &cfg, f);
+	fclose(f);
+	CHECK(rc == -ENOENT);
+	CHECK_LINE(out, "/nonexistent/dpmon.json: cannot read: No such file or directory");
+	CHECK(cfg.subnets == NULL);
+	free(out);
+
+	f = open_memstream(&out, &len);
+	rc = dpmon_config_load("/tmp", &cfg, f);
+	fclose(f);
+	CHECK(rc == -EISDIR);
+	CHECK_LINE(out, "/tmp: cannot read: Is a directory");
+	free(out);
+
+	if (example != NULL) {
+		rc = dpmon_config_load(example, &cfg, stderr);
+		CHECK(rc == 0);
+		CHECK(cfg.n_ports == 1 && cfg.n_subnets == 4);
+		dpmon_config_free(&cfg);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	test_full();
+	test_defaults();
+	test_prefix_errors();
+	test_range_and_type_errors();
+	test_key_errors();
+	test_port_errors();
+	test_syntax_errors();
+	test_multiple_errors();
+	test_many_subnets();
+	test_files(argc > 1 ? argv[1] : NULL);
+
+	printf("test_config: %d checks, %d failed\n", checks, failures);
+	return failures ? 1 : 0;
+}
