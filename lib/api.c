@@ -1,0 +1,751 @@
+/*
+ * api.c — the HTTP API's semantics, independent of the transport.
+ *
+ * A request goes through a fixed sequence of steps; any step may answer:
+ *
+ *   1. route       the path (trailing slashes ignored) selects an endpoint,
+ *                  else 404 {"error":"no such endpoint: /path"};
+ *   2. method      GET and HEAD only, else 405 with Allow: GET, HEAD;
+ *   3. parameters  every query key must be one the endpoint accepts, and
+ *                  appear once (400) — when the transport lists the keys;
+ *   4. snapshot    data endpoints need one: 503 before the first merge;
+ *   5. endpoint    validates its own arguments (400, 404) and renders.
+ *
+ * Every function that may answer returns ANSWERED once it has filled the
+ * response, 0 to let the sequence continue, or -ENOMEM; the top level turns
+ * -ENOMEM into a 500.
+ *
+ * Rendering only reads the immutable snapshot, so no lock is needed. The
+ * one endpoint whose cost grows with traffic is /api/v1/hosts: it scans the
+ * host array once and keeps the best `limit` hosts in a bounded heap, which
+ * is O(n log k) time and O(k) memory — a million hosts cost one linear
+ * pass, never a sort of everything per request. Ties are broken by address,
+ * so equal hosts always come out in the same order.
+ *
+ * Client text echoed in error messages is cut to ECHO_MAX bytes and limited
+ * to printable ASCII, so any byte sequence in a URL still yields a valid
+ * (UTF-8) JSON string and a bounded body.
+ */
+#include "api.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef DPMON_VERSION
+#define DPMON_VERSION "0.0.0"
+#endif
+
+#define ANSWERED 1
+#define API_ALLOW "GET, HEAD"
+#define HOSTS_LIMIT_DEFAULT 100
+#define HOSTS_LIMIT_MAX 10000
+#define ECHO_MAX 64                /* client bytes quoted in an error */
+#define ECHO_BUF (ECHO_MAX + 4)    /* ... plus "..." and the NUL */
+#define MSG_MAX 256                /* longest error message */
+#define ARG_TEXT_MAX 128           /* longer address/prefix text is invalid */
+
+/* One request being answered. */
+struct request {
+	const struct dpmon_snapshot *snap;
+	dpmon_api_arg_fn arg;
+	void *arg_ctx;
+	const char *const *keys; /* every query key present, or NULL */
+	struct dpmon_api_response *out;
+};
+
+/* @p rest is the text after "path/" for item endpoints, else "". */
+typedef int (*endpoint_fn)(struct request *r, const char *rest, size_t rest_len);
+
+struct endpoint {
+	const char *path;          /* the exact path, or the collection's */
+	bool item;                 /* matches path + "/" + anything non-empty */
+	bool needs_snapshot;       /* 503 while there is none */
+	const char *const *params; /* accepted query keys, NULL-terminated */
+	endpoint_fn fn;
+};
+
+/* ------------------------------------------------------------------------
+ * Small helpers: text, replies.
+ * --------------------------------------------------------------------- */
+
+/* Quote at most ECHO_MAX bytes of @p s (@p n bytes) as printable ASCII. */
+static const char *
+echo(const char *s, size_t n, char buf[ECHO_BUF])
+{
+	size_t i, shown = n < ECHO_MAX ? n : ECHO_MAX;
+
+	for (i = 0; i < shown; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	if (shown < n) {
+		memcpy(buf + i, "...", 3);
+		i += 3;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+/* A JSON string of the (at most @p max bytes) text @p s, sanitised to
+ * ASCII when it is not valid UTF-8. */
+static json_t *
+text_json(const char *s, size_t max)
+{
+	char buf[ARG_TEXT_MAX + 1];
+	size_t n = strnlen(s, max);
+	json_t *j = json_stringn(s, n);
+
+	if (j != NULL)
+		return j;
+	if (n > ARG_TEXT_MAX)
+		n = ARG_TEXT_MAX;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	return json_stringn(buf, n);
+}
+
+/* Rates go out as JSON reals, which cannot be NaN or infinite. */
+static double
+finite_or_zero(double x)
+{
+	return isfinite(x) ? x : 0.0;
+}
+
+static int
+reply(struct request *r, unsigned status, json_t *body)
+{
+	r->out->status = status;
+	r->out->body = body;
+	return body != NULL ? ANSWERED : -ENOMEM;
+}
+
+__attribute__((format(printf, 3, 4))) static int
+reply_error(struct request *r, unsigned status, const char *fmt, ...)
+{
+	char msg[MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return reply(r, status, json_pack("{s:s}", "error", msg));
+}
+
+/* ------------------------------------------------------------------------
+ * Query parameters.
+ * --------------------------------------------------------------------- */
+
+static bool
+listed(const char *const *list, const char *key)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(*list, key) == 0)
+			return true;
+	return false;
+}
+
+/* The value of @p key; "" when present without a value; NULL if absent. */
+static const char *
+arg_value(const struct request *r, const char *key)
+{
+	const char *v = r->arg != NULL ? r->arg(r->arg_ctx, key) : NULL;
+
+	if (v == NULL && r->keys != NULL && listed(r->keys, key))
+		v = "";
+	return v;
+}
+
+/* 400 for a key the endpoint does not accept, or one given twice. */
+static int
+check_params(struct request *r, const char *const *accepted)
+{
+	char e[ECHO_BUF];
+
+	if (r->keys == NULL)
+		return 0;
+	for (size_t i = 0; r->keys[i] != NULL; i++) {
+		const char *k = r->keys[i];
+
+		if (!listed(accepted, k))
+			return reply_error(r, 400, "unknown parameter '%s'",
+					   echo(k, strlen(k), e));
+		/* Only accepted keys precede i, so this loop is short. */
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(r->keys[j], k) == 0)
+				return reply_error(r, 400, "duplicate parameter '%s'",
+						   echo(k, strlen(k), e));
+	}
+	return 0;
+}
+
+/* Copy @p n bytes of @p s into @p buf (ARG_TEXT_MAX); false if too long. */
+static bool
+copy_arg(const char *s, size_t n, char buf[ARG_TEXT_MAX])
+{
+	if (n >= ARG_TEXT_MAX)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return true;
+}
+
+/* Resolve CIDR text to a configured subnet's index; answers 400 or 404. */
+static int
+subnet_arg(struct request *r, const char *text, size_t n, int *idx)
+{
+	char buf[ARG_TEXT_MAX], e[ECHO_BUF], canon[DPMON_PREFIX_STRLEN];
+	const char *why = "too long";
+	struct dpmon_prefix p;
+
+	if (!copy_arg(text, n, buf) || dpmon_prefix_parse(buf, &p, &why) != 0)
+		return reply_error(r, 400, "invalid subnet '%s': %s", echo(text, n, e), why);
+	*idx = dpmon_snapshot_find_subnet(r->snap, &p);
+	if (*idx < 0)
+		return reply_error(r, 404, "subnet %s is not monitored",
+				   dpmon_prefix_format(&p, canon, sizeof(canon)));
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * JSON of the snapshot's parts.
+ * --------------------------------------------------------------------- */
+
+static json_t *
+rate_json(const struct dpmon_rate *x)
+{
+	return json_pack("{s:I,s:I,s:f,s:f}", "packets", (json_int_t)x->packets,
+			 "bytes", (json_int_t)x->bytes, "pps", finite_or_zero(x->pps),
+			 "bps", finite_or_zero(x->bps));
+}
+
+json_t *
+dpmon_api_dir_json(const struct dpmon_dir_stats *d)
+{
+	json_t *o = rate_json(&d->total);
+
+	for (int p = 0; o != NULL && p < DPMON_PROTO_MAX; p++) {
+		if (json_object_set_new(o, dpmon_proto_name((enum dpmon_proto)p),
+					rate_json(&d->proto[p])) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	return o;
+}
+
+typedef json_t *(*item_json_fn)(const struct dpmon_snapshot *s, uint32_t i);
+
+/* A JSON array of fn(s, 0) .. fn(s, n - 1); NULL on allocation failure. */
+static json_t *
+array_json(const struct dpmon_snapshot *s, uint32_t n, item_json_fn fn)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a != NULL && i < n; i++) {
+		if (json_array_append_new(a, fn(s, i)) != 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *
+totals_json(const struct dpmon_snapshot *s)
+{
+	json_t *o = json_object();
+
+	for (int t = 0; o != NULL && t < DPMON_TOTAL_MAX; t++) {
+		if (json_object_set_new(o, dpmon_total_name((enum dpmon_total)t),
+					dpmon_api_dir_json(&s->totals[t])) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	return o;
+}
+
+static json_t *
+parse_errors_json(const struct dpmon_snapshot *s)
+{
+	json_t *o = json_object();
+
+	for (int i = DPMON_REASON_OK + 1; o != NULL && i < DPMON_REASON_MAX; i++) {
+		if (json_object_set_new(o, dpmon_reason_name((enum dpmon_reason)i),
+					json_integer((json_int_t)s->parse_errors[i])) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	return o;
+}
+
+static json_t *
+port_json(const struct dpmon_snapshot *s, uint32_t i)
+{
+	const struct dpmon_snap_port *p = &s->ports[i];
+
+	return json_pack("{s:o,s:i,s:i,s:I,s:I,s:I,s:I,s:I}",
+			 "device", text_json(p->device, sizeof(p->device)),
+			 "port_id", (int)p->port_id, "rx_queues", (int)p->rx_queues,
+			 "ipackets", (json_int_t)p->ipackets, "ibytes", (json_int_t)p->ibytes,
+			 "imissed", (json_int_t)p->imissed, "ierrors", (json_int_t)p->ierrors,
+			 "rx_nombuf", (json_int_t)p->rx_nombuf);
+}
+
+static json_t *
+worker_json(const struct dpmon_snapshot *s, uint32_t i)
+{
+	const struct dpmon_snap_worker *w = &s->workers[i];
+
+	return json_pack("{s:I,s:I,s:I,s:I,s:I}", "lcore", (json_int_t)w->lcore,
+			 "packets", (json_int_t)w->packets, "bursts", (json_int_t)w->bursts,
+			 "host_table_full", (json_int_t)w->host_table_full,
+			 "hosts", (json_int_t)w->hosts);
+}
+
+static json_t *
+subnet_json(const struct dpmon_snapshot *s, uint32_t i)
+{
+	const struct dpmon_snap_subnet *sn = &s->subnets[i];
+	char p[DPMON_PREFIX_STRLEN];
+
+	return json_pack("{s:s,s:o,s:i,s:o,s:o}",
+			 "prefix", dpmon_prefix_format(&sn->prefix, p, sizeof(p)),
+			 "name", text_json(sn->name, sizeof(sn->name)),
+			 "family", (int)sn->prefix.family,
+			 "ingress", dpmon_api_dir_json(&sn->dir[DPMON_DIR_INGRESS]),
+			 "egress", dpmon_api_dir_json(&sn->dir[DPMON_DIR_EGRESS]));
+}
+
+static json_t *
+host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
+{
+	char a[DPMON_ADDR_STRLEN], p[DPMON_PREFIX_STRLEN] = "";
+
+	if (h->subnet < s->n_subnets)
+		dpmon_prefix_format(&s->subnets[h->subnet].prefix, p, sizeof(p));
+	return json_pack("{s:s,s:s,s:o,s:o}",
+			 "address", dpmon_addr_format(&h->addr, a, sizeof(a)),
+			 "subnet", p,
+			 "ingress", dpmon_api_dir_json(&h->dir[DPMON_DIR_INGRESS]),
+			 "egress", dpmon_api_dir_json(&h->dir[DPMON_DIR_EGRESS]));
+}
+
+/* ------------------------------------------------------------------------
+ * Top-N hosts: a bounded min-heap whose root is the worst host kept.
+ * --------------------------------------------------------------------- */
+
+enum sort_key { SORT_PPS, SORT_BPS, SORT_PACKETS, SORT_BYTES, SORT_MAX };
+
+static const char *const sort_names[SORT_MAX + 1] = {
+	[SORT_PPS] = "pps", [SORT_BPS] = "bps",
+	[SORT_PACKETS] = "packets", [SORT_BYTES] = "bytes",
+};
+
+static const char *const dir_names[DPMON_DIR_MAX + 1] = {
+	[DPMON_DIR_INGRESS] = "ingress", [DPMON_DIR_EGRESS] = "egress",
+};
+
+struct host_query {
+	int subnet; /* configured subnet index; -1 = every host */
+	enum sort_key key;
+	enum dpmon_dir dir;
+	uint32_t limit;
+};
+
+struct top {
+	const struct dpmon_snap_host *hosts;
+	const struct host_query *q;
+	uint32_t *idx; /* host indices, heap-ordered */
+	uint32_t n, cap;
+};
+
+/* NaN compares as 0, consistently with how it is printed. */
+static int
+real_cmp(double x, double y)
+{
+	x = isnan(x) ? 0.0 : x;
+	y = isnan(y) ? 0.0 : y;
+	return (x > y) - (x < y);
+}
+
+static int
+count_cmp(uint64_t x, uint64_t y)
+{
+	return (x > y) - (x < y);
+}
+
+static int
+rate_cmp(const struct dpmon_rate *x, const struct dpmon_rate *y, enum sort_key k)
+{
+	switch (k) {
+	case SORT_PPS:
+		return real_cmp(x->pps, y->pps);
+	case SORT_BPS:
+		return real_cmp(x->bps, y->bps);
+	case SORT_PACKETS:
+		return count_cmp(x->packets, y->packets);
+	case SORT_BYTES:
+	default:
+		return count_cmp(x->bytes, y->bytes);
+	}
+}
+
+/* True when @p a is listed before @p b: larger metric, then lower address. */
+static bool
+ranks_before(const struct dpmon_snap_host *a, const struct dpmon_snap_host *b,
+	     const struct host_query *q)
+{
+	int c = rate_cmp(&a->dir[q->dir].total, &b->dir[q->dir].total, q->key);
+
+	return c != 0 ? c > 0 : dpmon_addr_cmp(&a->addr, &b->addr) < 0;
+}
+
+/* True when the host at heap slot @p i ranks after the one at slot @p j. */
+static bool
+worse(const struct top *t, uint32_t i, uint32_t j)
+{
+	return ranks_before(&t->hosts[t->idx[j]], &t->hosts[t->idx[i]], t->q);
+}
+
+static void
+swap_slots(struct top *t, uint32_t i, uint32_t j)
+{
+	uint32_t x = t->idx[i];
+
+	t->idx[i] = t->idx[j];
+	t->idx[j] = x;
+}
+
+static void
+sift_down(struct top *t, uint32_t pos, uint32_t n)
+{
+	for (;;) {
+		uint32_t l = 2 * pos + 1, r = l + 1, m = pos;
+
+		if (l < n && worse(t, l, m))
+			m = l;
+		if (r < n && worse(t, r, m))
+			m = r;
+		if (m == pos)
+			return;
+		swap_slots(t, pos, m);
+		pos = m;
+	}
+}
+
+static void
+sift_up(struct top *t, uint32_t pos)
+{
+	while (pos > 0) {
+		uint32_t parent = (pos - 1) / 2;
+
+		if (!worse(t, pos, parent))
+			return;
+		swap_slots(t, pos, parent);
+		pos = parent;
+	}
+}
+
+/* Keep host @p h if it is among the best t->cap seen so far. */
+static void
+top_offer(struct top *t, uint32_t h)
+{
+	if (t->n < t->cap) {
+		t->idx[t->n] = h;
+		sift_up(t, t->n++);
+	} else if (t->cap > 0 && ranks_before(&t->hosts[h], &t->hosts[t->idx[0]], t->q)) {
+		t->idx[0] = h;
+		sift_down(t, 0, t->n);
+	}
+}
+
+/* Heap sort in place: afterwards idx[0] is the best host. */
+static void
+top_sort(struct top *t)
+{
+	for (uint32_t n = t->n; n > 1; n--) {
+		swap_slots(t, 0, n - 1);
+		sift_down(t, 0, n - 1);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Endpoints.
+ * --------------------------------------------------------------------- */
+
+static int
+ep_health(struct request *r, const char *rest, size_t n)
+{
+	(void)rest;
+	(void)n;
+	return reply(r, 200, json_pack("{s:s,s:I}",
+				       "status", r->snap != NULL ? "ok" : "starting",
+				       "snapshot_seq",
+				       (json_int_t)(r->snap != NULL ? r->snap->seq : 0)));
+}
+
+static int
+ep_summary(struct request *r, const char *rest, size_t n)
+{
+	const struct dpmon_snapshot *s = r->snap;
+
+	(void)rest;
+	(void)n;
+	return reply(r, 200, json_pack(
+		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:I,s:I}",
+		"version", DPMON_VERSION,
+		"uptime_s", finite_or_zero(s->uptime_s),
+		"interval_s", finite_or_zero(s->interval_s),
+		"interval_ms", (json_int_t)s->interval_ms,
+		"snapshot_seq", (json_int_t)s->seq,
+		"merge_s", finite_or_zero(s->merge_s),
+		"totals", totals_json(s),
+		"parse_errors", parse_errors_json(s),
+		"ports", array_json(s, s->n_ports, port_json),
+		"workers", array_json(s, s->n_workers, worker_json),
+		"subnets", (json_int_t)s->n_subnets,
+		"hosts", (json_int_t)s->n_hosts));
+}
+
+static int
+ep_subnets(struct request *r, const char *rest, size_t n)
+{
+	(void)rest;
+	(void)n;
+	return reply(r, 200, json_pack("{s:o}", "subnets",
+				       array_json(r->snap, r->snap->n_subnets, subnet_json)));
+}
+
+static int
+ep_subnet(struct request *r, const char *rest, size_t n)
+{
+	int idx, rc = subnet_arg(r, rest, n, &idx);
+
+	if (rc != 0)
+		return rc;
+	return reply(r, 200, subnet_json(r->snap, (uint32_t)idx));
+}
+
+static int
+ep_host(struct request *r, const char *rest, size_t n)
+{
+	char buf[ARG_TEXT_MAX], e[ECHO_BUF], canon[DPMON_ADDR_STRLEN];
+	struct dpmon_addr a;
+	const struct dpmon_snap_host *h;
+
+	if (!copy_arg(rest, n, buf) || dpmon_addr_parse(buf, &a) != 0)
+		return reply_error(r, 400, "invalid address '%s': not an IPv4 or IPv6 address",
+				   echo(rest, n, e));
+	h = dpmon_snapshot_find_host(r->snap, &a);
+	if (h == NULL)
+		return reply_error(r, 404, "host %s has not been seen",
+				   dpmon_addr_format(&a, canon, sizeof(canon)));
+	return reply(r, 200, host_json(r->snap, h));
+}
+
+/* Index of @p v in the NULL-terminated @p names, or -1. */
+static int
+name_index(const char *const *names, const char *v)
+{
+	for (int i = 0; names[i] != NULL; i++)
+		if (strcmp(names[i], v) == 0)
+			return i;
+	return -1;
+}
+
+/* A decimal integer 1..HOSTS_LIMIT_MAX, digits only. */
+static bool
+parse_limit(const char *v, uint32_t *out)
+{
+	uint32_t n = 0;
+
+	if (*v == '\0')
+		return false;
+	for (; *v != '\0'; v++) {
+		if (*v < '0' || *v > '9')
+			return false;
+		n = n * 10 + (uint32_t)(*v - '0');
+		if (n > HOSTS_LIMIT_MAX)
+			return false;
+	}
+	*out = n;
+	return n >= 1;
+}
+
+static int
+parse_host_query(struct request *r, struct host_query *q)
+{
+	char e[ECHO_BUF];
+	const char *v;
+	int i;
+
+	*q = (struct host_query){.subnet = -1, .key = SORT_BPS,
+				 .dir = DPMON_DIR_INGRESS, .limit = HOSTS_LIMIT_DEFAULT};
+	if ((v = arg_value(r, "sort")) != NULL) {
+		if ((i = name_index(sort_names, v)) < 0)
+			return reply_error(r, 400, "invalid sort '%s': expected pps, bps, packets or bytes",
+					   echo(v, strlen(v), e));
+		q->key = (enum sort_key)i;
+	}
+	if ((v = arg_value(r, "direction")) != NULL) {
+		if ((i = name_index(dir_names, v)) < 0)
+			return reply_error(r, 400, "invalid direction '%s': expected ingress or egress",
+					   echo(v, strlen(v), e));
+		q->dir = (enum dpmon_dir)i;
+	}
+	if ((v = arg_value(r, "limit")) != NULL && !parse_limit(v, &q->limit))
+		return reply_error(r, 400, "invalid limit '%s': expected an integer 1..%d",
+				   echo(v, strlen(v), e), HOSTS_LIMIT_MAX);
+	if ((v = arg_value(r, "subnet")) != NULL)
+		return subnet_arg(r, v, strlen(v), &q->subnet);
+	return 0;
+}
+
+/* JSON array of the hosts at @p idx[0 .. n-1]. */
+static json_t *
+host_list_json(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a != NULL && i < n; i++) {
+		if (json_array_append_new(a, host_json(s, &s->hosts[idx[i]])) != 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
+}
+
+static int
+ep_hosts(struct request *r, const char *rest, size_t n)
+{
+	const struct dpmon_snapshot *s = r->snap;
+	struct host_query q;
+	struct top t;
+	uint32_t total = 0;
+	json_t *list;
+	int rc;
+
+	(void)rest;
+	(void)n;
+	if ((rc = parse_host_query(r, &q)) != 0)
+		return rc;
+	t = (struct top){.hosts = s->hosts, .q = &q,
+			 .cap = q.limit < s->n_hosts ? q.limit : s->n_hosts};
+	t.idx = malloc((t.cap ? t.cap : 1) * sizeof(*t.idx));
+	if (t.idx == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->n_hosts; i++) {
+		if (q.subnet >= 0 && s->hosts[i].subnet != (uint32_t)q.subnet)
+			continue;
+		total++;
+		top_offer(&t, i);
+	}
+	top_sort(&t);
+	list = host_list_json(s, t.idx, t.n);
+	free(t.idx);
+	return reply(r, 200, json_pack("{s:o,s:I}", "hosts", list, "total", (json_int_t)total));
+}
+
+/* ------------------------------------------------------------------------
+ * Routing.
+ * --------------------------------------------------------------------- */
+
+static const char *const no_params[] = {NULL};
+static const char *const hosts_params[] = {"subnet", "sort", "direction", "limit", NULL};
+
+static const struct endpoint endpoints[] = {
+	{"/health", false, false, no_params, ep_health},
+	{"/api/v1/summary", false, true, no_params, ep_summary},
+	{"/api/v1/subnets", false, true, no_params, ep_subnets},
+	{"/api/v1/subnets", true, true, no_params, ep_subnet},
+	{"/api/v1/hosts", false, true, hosts_params, ep_hosts},
+	{"/api/v1/hosts", true, true, no_params, ep_host},
+};
+
+/* The endpoint for the first @p len bytes of @p path, or NULL. */
+static const struct endpoint *
+route(const char *path, size_t len, const char **rest, size_t *rest_len)
+{
+	for (size_t i = 0; i < sizeof(endpoints) / sizeof(endpoints[0]); i++) {
+		const struct endpoint *ep = &endpoints[i];
+		size_t n = strlen(ep->path);
+
+		if (len < n || memcmp(path, ep->path, n) != 0)
+			continue;
+		if (!ep->item && len == n) {
+			*rest = "";
+			*rest_len = 0;
+			return ep;
+		}
+		if (ep->item && len > n + 1 && path[n] == '/') {
+			*rest = path + n + 1;
+			*rest_len = len - n - 1;
+			return ep;
+		}
+	}
+	return NULL;
+}
+
+static bool
+method_allowed(const char *method)
+{
+	return method != NULL && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0);
+}
+
+static int
+dispatch(struct request *r, const char *method, const char *path)
+{
+	const struct endpoint *ep;
+	const char *rest;
+	size_t len = strlen(path), rest_len;
+	char e[ECHO_BUF];
+	int rc;
+
+	while (len > 0 && path[len - 1] == '/')
+		len--;
+	ep = route(path, len, &rest, &rest_len);
+	if (ep == NULL)
+		return reply_error(r, 404, "no such endpoint: %s", echo(path, strlen(path), e));
+	if (!method_allowed(method)) {
+		r->out->allow = API_ALLOW;
+		return reply_error(r, 405, "method '%s' not allowed (allowed: " API_ALLOW ")",
+				   method != NULL ? echo(method, strlen(method), e) : "");
+	}
+	if ((rc = check_params(r, ep->params)) != 0)
+		return rc;
+	if (ep->needs_snapshot && r->snap == NULL)
+		return reply_error(r, 503, "no snapshot yet");
+	return ep->fn(r, rest, rest_len);
+}
+
+int
+dpmon_api_handle_keys(const struct dpmon_snapshot *snap, const char *method,
+		      const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
+		      const char *const *arg_keys, struct dpmon_api_response *out)
+{
+	struct request r = {.snap = snap, .arg = arg, .arg_ctx = arg_ctx,
+			    .keys = arg_keys, .out = out};
+
+	*out = (struct dpmon_api_response){0};
+	if (dispatch(&r, method, path != NULL ? path : "") >= 0)
+		return 0;
+	json_decref(out->body);
+	out->status = 500;
+	out->allow = NULL;
+	out->body = json_pack("{s:s}", "error", "out of memory");
+	return -ENOMEM;
+}
+
+int
+dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method,
+		 const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
+		 struct dpmon_api_response *out)
+{
+	return dpmon_api_handle_keys(snap, method, path, arg, arg_ctx, NULL, out);
+}

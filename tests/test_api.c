@@ -1,0 +1,948 @@
+/*
+ * test_api.c — the API's answers on a hand-built snapshot.
+ *
+ * Builds a snapshot with two subnets (10.0.0.0/24 "office", 2001:db8::/48)
+ * and five hosts with known counters, then checks the exact JSON of every
+ * endpoint, the error codes (400, 404, 405, 503) with their bodies, sort
+ * orders and tie-breaking, limit, the subnet filter and RFC 5952 output.
+ * A million-host snapshot checks that the top-N selection agrees with a
+ * full sort. Also covers snapshot.c (lookups, reference counting) and the
+ * names of stats.c. No DPDK, no sockets.
+ *
+ * Each CHECK prints file:line and what differed, then exits 1.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "api.h"
+#include "snapshot.h"
+#include "stats.h"
+
+#ifndef DPMON_VERSION
+#define DPMON_VERSION "0.0.0"
+#endif
+
+#define FAIL(...)                                                      \
+	do {                                                           \
+		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);        \
+		fprintf(stderr, __VA_ARGS__);                          \
+		fputc('\n', stderr);                                   \
+		exit(1);                                               \
+	} while (0)
+
+#define CHECK(c)                                                       \
+	do {                                                           \
+		if (!(c))                                              \
+			FAIL("CHECK failed: %s", #c);                  \
+	} while (0)
+
+/* ------------------------------------------------------------------------
+ * Calling the API with a query string.
+ * --------------------------------------------------------------------- */
+
+#define MAX_ARGS 16
+
+struct query {
+	char buf[1024];
+	const char *keys[MAX_ARGS + 1];
+	const char *values[MAX_ARGS];
+	int n;
+};
+
+static const char *
+lookup(void *ctx, const char *key)
+{
+	const struct query *q = ctx;
+
+	for (int i = 0; i < q->n; i++)
+		if (strcmp(q->keys[i], key) == 0)
+			return q->values[i];
+	return NULL;
+}
+
+/* Split "a=1&b&c=" (no percent-decoding: tests use plain text). */
+static void
+parse_query(const char *text, struct query *q)
+{
+	char *save = NULL, *tok;
+
+	memset(q, 0, sizeof(*q));
+	if (text == NULL)
+		return;
+	snprintf(q->buf, sizeof(q->buf), "%s", text);
+	for (tok = strtok_r(q->buf, "&", &save); tok && q->n < MAX_ARGS;
+	     tok = strtok_r(NULL, "&", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq != NULL)
+			*eq = '\0';
+		q->keys[q->n] = tok;
+		q->values[q->n] = eq != NULL ? eq + 1 : NULL;
+		q->n++;
+	}
+}
+
+/* METHOD on "PATH?QUERY", with the key list as http.c passes it. */
+static struct dpmon_api_response
+call(const struct dpmon_snapshot *s, const char *method, const char *target)
+{
+	struct dpmon_api_response r;
+	struct query q;
+	char path[2048];
+	char *qm;
+
+	snprintf(path, sizeof(path), "%s", target);
+	qm = strchr(path, '?');
+	if (qm != NULL)
+		*qm++ = '\0';
+	parse_query(qm, &q);
+	if (dpmon_api_handle_keys(s, method, path, lookup, &q, q.keys, &r) != 0)
+		FAIL("dpmon_api_handle_keys failed for %s %s", method, target);
+	if (r.body == NULL)
+		FAIL("NULL body for %s %s", method, target);
+	if (r.status != 405 && r.allow != NULL)
+		FAIL("Allow header on a %u", r.status);
+	return r;
+}
+
+static struct dpmon_api_response
+get(const struct dpmon_snapshot *s, const char *target)
+{
+	return call(s, "GET", target);
+}
+
+/* ------------------------------------------------------------------------
+ * Looking into the JSON: "hosts.0.ingress.tcp.bps".
+ * --------------------------------------------------------------------- */
+
+static json_t *
+jat(json_t *j, const char *path)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && j; tok = strtok_r(NULL, ".", &save)) {
+		if (json_is_array(j))
+			j = json_array_get(j, strtoul(tok, NULL, 10));
+		else
+			j = json_object_get(j, tok);
+	}
+	return j;
+}
+
+static void
+check_str(const char *file, int line, json_t *j, const char *path, const char *want)
+{
+	json_t *v = jat(j, path);
+
+	if (!json_is_string(v) || strcmp(json_string_value(v), want) != 0) {
+		char *text = json_dumps(j, JSON_COMPACT);
+		fprintf(stderr, "%s:%d: %s: want \"%s\", got %s\n  in %s\n", file, line,
+			path, want, v ? (json_is_string(v) ? json_string_value(v) : "(not a string)") : "(missing)",
+			text ? text : "?");
+		exit(1);
+	}
+}
+
+static void
+check_int(const char *file, int line, json_t *j, const char *path, long long want)
+{
+	json_t *v = jat(j, path);
+
+	if (!json_is_integer(v) || json_integer_value(v) != want) {
+		fprintf(stderr, "%s:%d: %s: want %lld, got %s%lld\n", file, line, path, want,
+			json_is_integer(v) ? "" : "(not an integer) ",
+			json_is_integer(v) ? (long long)json_integer_value(v) : 0LL);
+		exit(1);
+	}
+}
+
+static void
+check_real(const char *file, int line, json_t *j, const char *path, double want)
+{
+	json_t *v = jat(j, path);
+
+	if (!json_is_real(v) || json_real_value(v) != want) {
+		fprintf(stderr, "%s:%d: %s: want %g, got %s%g\n", file, line, path, want,
+			json_is_real(v) ? "" : "(not a real) ", json_is_real(v) ? json_real_value(v) : 0.0);
+		exit(1);
+	}
+}
+
+static void
+check_size(const char *file, int line, json_t *j, const char *path, size_t want)
+{
+	json_t *v = jat(j, path);
+	size_t got = json_is_array(v) ? json_array_size(v) : json_is_object(v) ? json_object_size(v) : (size_t)-1;
+
+	if (got != want) {
+		fprintf(stderr, "%s:%d: %s: want size %zu, got %zd\n", file, line, path, want, (ssize_t)got);
+		exit(1);
+	}
+}
+
+/* The response is @p status with exactly {"error": @p msg}. */
+static void
+check_error(const char *file, int line, struct dpmon_api_response r, unsigned status, const char *msg)
+{
+	if (r.status != status) {
+		char *text = json_dumps(r.body, JSON_COMPACT);
+		fprintf(stderr, "%s:%d: want status %u, got %u: %s\n", file, line, status, r.status,
+			text ? text : "?");
+		exit(1);
+	}
+	check_size(file, line, r.body, "", 1);
+	if (msg != NULL)
+		check_str(file, line, r.body, "error", msg);
+	else if (!json_is_string(json_object_get(r.body, "error")))
+		FAIL("no error string");
+	json_decref(r.body);
+}
+
+#define CHECK_STR(j, p, w) check_str(__FILE__, __LINE__, (j), (p), (w))
+#define CHECK_INT(j, p, w) check_int(__FILE__, __LINE__, (j), (p), (w))
+#define CHECK_REAL(j, p, w) check_real(__FILE__, __LINE__, (j), (p), (w))
+#define CHECK_SIZE(j, p, w) check_size(__FILE__, __LINE__, (j), (p), (w))
+#define CHECK_ERROR(r, s, m) check_error(__FILE__, __LINE__, (r), (s), (m))
+
+/* Check "hosts.N.address" for N = 0.. against the NULL-terminated @p want. */
+static void
+check_order(const char *file, int line, const struct dpmon_snapshot *s, const char *target,
+	    long long total, const char *const *want)
+{
+	struct dpmon_api_response r = get(s, target);
+	char path[64];
+	size_t n = 0;
+
+	if (r.status != 200)
+		FAIL("%s: status %u", target, r.status);
+	for (; want[n] != NULL; n++) {
+		snprintf(path, sizeof(path), "hosts.%zu.address", n);
+		check_str(file, line, r.body, path, want[n]);
+	}
+	check_size(file, line, r.body, "hosts", n);
+	check_int(file, line, r.body, "total", total);
+	json_decref(r.body);
+}
+
+#define CHECK_ORDER(s, t, total, ...)                                                  \
+	check_order(__FILE__, __LINE__, (s), (t), (total), (const char *const[]){__VA_ARGS__, NULL})
+
+/* ------------------------------------------------------------------------
+ * The hand-built snapshot.
+ * --------------------------------------------------------------------- */
+
+static struct dpmon_rate
+rate(uint64_t packets, uint64_t bytes, double pps, double bps)
+{
+	return (struct dpmon_rate){.packets = packets, .bytes = bytes, .pps = pps, .bps = bps};
+}
+
+/* A direction whose traffic is all TCP. */
+static struct dpmon_dir_stats
+tcp_dir(struct dpmon_rate total)
+{
+	struct dpmon_dir_stats d = {.total = total};
+
+	d.proto[DPMON_PROTO_TCP] = total;
+	return d;
+}
+
+static struct dpmon_addr
+addr(const char *text)
+{
+	struct dpmon_addr a;
+
+	if (dpmon_addr_parse(text, &a) != 0)
+		FAIL("bad test address %s", text);
+	return a;
+}
+
+static struct dpmon_prefix
+prefix(const char *text)
+{
+	struct dpmon_prefix p;
+
+	if (dpmon_prefix_parse(text, &p, NULL) != 0)
+		FAIL("bad test prefix %s", text);
+	return p;
+}
+
+static int
+host_addr_cmp(const void *x, const void *y)
+{
+	return dpmon_addr_cmp(&((const struct dpmon_snap_host *)x)->addr,
+			      &((const struct dpmon_snap_host *)y)->addr);
+}
+
+static void
+add_host(struct dpmon_snapshot *s, uint32_t i, const char *a, uint32_t subnet,
+	 struct dpmon_rate in, struct dpmon_rate out)
+{
+	s->hosts[i].addr = addr(a);
+	s->hosts[i].subnet = subnet;
+	s->hosts[i].dir[DPMON_DIR_INGRESS] = tcp_dir(in);
+	s->hosts[i].dir[DPMON_DIR_EGRESS] = tcp_dir(out);
+}
+
+static struct dpmon_snapshot *
+build_snapshot(void)
+{
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(1, 2, 2, 5);
+	struct dpmon_dir_stats *d;
+
+	CHECK(s != NULL);
+	s->seq = 7;
+	s->uptime_s = 12.5;
+	s->interval_s = 1.0078125;
+	s->merge_s = 0.125;
+	s->interval_ms = 1000;
+	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
+		s->totals[t] = tcp_dir(rate(1000u * (t + 1), 64000u * (t + 1), 10.0 * (t + 1), 5120.0 * (t + 1)));
+	s->parse_errors[DPMON_REASON_NON_IP] = 3;
+	s->parse_errors[DPMON_REASON_RUNT] = 1;
+	s->parse_errors[DPMON_REASON_IPV6_EXT_LIMIT] = 9;
+
+	s->ports[0] = (struct dpmon_snap_port){.device = "net_pcap0", .port_id = 0, .rx_queues = 2,
+					       .ipackets = 5000, .ibytes = 320000, .imissed = 4,
+					       .ierrors = 1, .rx_nombuf = 2};
+	s->workers[0] = (struct dpmon_snap_worker){.lcore = 1, .packets = 2600, .bursts = 100,
+						   .host_table_full = 0, .hosts = 3};
+	s->workers[1] = (struct dpmon_snap_worker){.lcore = 2, .packets = 2400, .bursts = 90,
+						   .host_table_full = 5, .hosts = 2};
+
+	s->subnets[0].prefix = prefix("10.0.0.0/24");
+	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "office");
+	d = &s->subnets[0].dir[DPMON_DIR_INGRESS];
+	d->total = rate(350, 65000, 35.5, 104000.25);
+	d->proto[DPMON_PROTO_TCP] = rate(300, 60000, 30, 96000);
+	d->proto[DPMON_PROTO_UDP] = rate(40, 4000, 4.5, 6400.25);
+	d->proto[DPMON_PROTO_ICMP] = rate(10, 1000, 1, 1600);
+	s->subnets[0].dir[DPMON_DIR_EGRESS] = tcp_dir(rate(6, 360, 2.25, 1640));
+	s->subnets[1].prefix = prefix("2001:db8::/48");
+	s->subnets[1].dir[DPMON_DIR_INGRESS] = tcp_dir(rate(300, 1000, 30, 800));
+	s->subnets[1].dir[DPMON_DIR_EGRESS] = tcp_dir(rate(9, 540, 2.5, 2000));
+
+	/* Given out of order on purpose, sorted below like merge.c does. */
+	add_host(s, 0, "2001:db8::2", 1, rate(0, 0, 0, 0), rate(5, 300, 0, 0));
+	add_host(s, 1, "10.0.0.6", 0, rate(200, 5000, 20, 4000), rate(2, 120, 1.5, 960));
+	add_host(s, 2, "10.0.0.5", 0, rate(100, 10000, 10, 8000), rate(1, 60, 0.5, 480));
+	add_host(s, 3, "2001:0db8:0:0::1", 1, rate(300, 1000, 30, 800), rate(4, 240, 2.5, 2000));
+	add_host(s, 4, "10.0.0.7", 0, rate(50, 50000, 5, 8000), rate(3, 180, 0.25, 200));
+	qsort(s->hosts, s->n_hosts, sizeof(s->hosts[0]), host_addr_cmp);
+	return s;
+}
+
+/* ------------------------------------------------------------------------
+ * The tests.
+ * --------------------------------------------------------------------- */
+
+static void
+test_names(void)
+{
+	CHECK(strcmp(dpmon_reason_name(DPMON_REASON_OK), "ok") == 0);
+	CHECK(strcmp(dpmon_reason_name(DPMON_REASON_IPV4_TRUNCATED), "ipv4_truncated") == 0);
+	CHECK(strcmp(dpmon_reason_name(DPMON_REASON_IPV6_EXT_LIMIT), "ipv6_ext_limit") == 0);
+	CHECK(strcmp(dpmon_reason_name(DPMON_REASON_MAX), "unknown") == 0);
+	CHECK(strcmp(dpmon_proto_name(DPMON_PROTO_ICMP), "icmp") == 0);
+	CHECK(strcmp(dpmon_proto_name((enum dpmon_proto)-1), "unknown") == 0);
+	CHECK(strcmp(dpmon_dir_name(DPMON_DIR_EGRESS), "egress") == 0);
+	CHECK(strcmp(dpmon_total_name(DPMON_TOTAL_EXTERNAL), "external") == 0);
+}
+
+static void
+test_snapshot_lookups(const struct dpmon_snapshot *s)
+{
+	struct dpmon_prefix p;
+
+	for (uint32_t i = 0; i < s->n_hosts; i++)
+		CHECK(dpmon_snapshot_find_host(s, &s->hosts[i].addr) == &s->hosts[i]);
+	{
+		struct dpmon_addr a = addr("10.0.0.99"), b = addr("::"), c = addr("ffff::1");
+		CHECK(dpmon_snapshot_find_host(s, &a) == NULL);
+		CHECK(dpmon_snapshot_find_host(s, &b) == NULL);
+		CHECK(dpmon_snapshot_find_host(s, &c) == NULL);
+	}
+	p = prefix("2001:db8::/48");
+	CHECK(dpmon_snapshot_find_subnet(s, &p) == 1);
+	p = prefix("10.0.0.0/24");
+	CHECK(dpmon_snapshot_find_subnet(s, &p) == 0);
+	p = prefix("10.0.0.0/25");
+	CHECK(dpmon_snapshot_find_subnet(s, &p) == -1);
+	{
+		struct dpmon_snapshot *empty = dpmon_snapshot_alloc(0, 0, 0, 0);
+		struct dpmon_addr a = addr("10.0.0.1");
+		CHECK(empty != NULL && empty->hosts != NULL && empty->n_hosts == 0);
+		CHECK(dpmon_snapshot_find_host(empty, &a) == NULL);
+		CHECK(dpmon_snapshot_find_subnet(empty, &p) == -1);
+		dpmon_snapshot_free(empty);
+	}
+}
+
+/* ASan catches a premature free or a leak if the refcount is wrong. */
+static void
+test_store(void)
+{
+	struct dpmon_snap_store st;
+	struct dpmon_snapshot *a = dpmon_snapshot_alloc(0, 0, 0, 1), *b, *held;
+
+	CHECK(a != NULL);
+	dpmon_snap_store_init(&st);
+	CHECK(dpmon_snap_acquire(&st) == NULL);
+	dpmon_snap_release(&st, NULL);
+	a->seq = 1;
+	dpmon_snap_publish(&st, a);
+	held = dpmon_snap_acquire(&st);
+	CHECK(held == a && a->refs == 2);
+	b = dpmon_snapshot_alloc(0, 0, 0, 1);
+	CHECK(b != NULL);
+	b->seq = 2;
+	dpmon_snap_publish(&st, b); /* a lives on: the reader holds it */
+	CHECK(held->seq == 1 && held->refs == 1);
+	held->hosts[0].subnet = 3; /* still writable memory under ASan */
+	dpmon_snap_release(&st, held); /* frees a */
+	held = dpmon_snap_acquire(&st);
+	CHECK(held == b && b->refs == 2);
+	dpmon_snap_release(&st, held);
+	dpmon_snap_store_destroy(&st); /* frees b */
+	CHECK(dpmon_snap_acquire(&st) == NULL);
+}
+
+static void
+test_no_snapshot(void)
+{
+	struct dpmon_api_response r = get(NULL, "/health");
+
+	CHECK(r.status == 200);
+	CHECK_STR(r.body, "status", "starting");
+	CHECK_INT(r.body, "snapshot_seq", 0);
+	json_decref(r.body);
+	CHECK_ERROR(get(NULL, "/api/v1/summary"), 503, "no snapshot yet");
+	CHECK_ERROR(get(NULL, "/api/v1/subnets"), 503, "no snapshot yet");
+	CHECK_ERROR(get(NULL, "/api/v1/subnets/10.0.0.0/24"), 503, "no snapshot yet");
+	CHECK_ERROR(get(NULL, "/api/v1/hosts?limit=5"), 503, "no snapshot yet");
+	CHECK_ERROR(get(NULL, "/api/v1/hosts/10.0.0.5"), 503, "no snapshot yet");
+	CHECK_ERROR(get(NULL, "/nope"), 404, "no such endpoint: /nope");
+	CHECK_ERROR(call(NULL, "POST", "/api/v1/summary"), 405, NULL);
+}
+
+static void
+test_health(const struct dpmon_snapshot *s)
+{
+	struct dpmon_api_response r = get(s, "/health");
+
+	CHECK(r.status == 200);
+	CHECK_STR(r.body, "status", "ok");
+	CHECK_INT(r.body, "snapshot_seq", 7);
+	CHECK_SIZE(r.body, "", 2);
+	json_decref(r.body);
+	r = get(s, "/health/");
+	CHECK(r.status == 200);
+	json_decref(r.body);
+}
+
+static void
+test_summary(const struct dpmon_snapshot *s)
+{
+	struct dpmon_api_response r = get(s, "/api/v1/summary");
+	static const char *const reasons[] = {"non_ip", "runt", "vlan_too_deep", "ipv4_bad_header",
+					      "ipv4_truncated", "ipv6_bad_header", "ipv6_truncated",
+					      "ipv6_ext_limit"};
+	char path[64];
+	json_t *b = r.body;
+
+	CHECK(r.status == 200);
+	CHECK_STR(b, "version", DPMON_VERSION);
+	CHECK_REAL(b, "uptime_s", 12.5);
+	CHECK_REAL(b, "interval_s", 1.0078125);
+	CHECK_INT(b, "interval_ms", 1000);
+	CHECK_INT(b, "snapshot_seq", 7);
+	CHECK_REAL(b, "merge_s", 0.125);
+	CHECK_INT(b, "subnets", 2);
+	CHECK_INT(b, "hosts", 5);
+	CHECK_SIZE(b, "", 12);
+
+	CHECK_SIZE(b, "totals", 4);
+	CHECK_INT(b, "totals.ingress.packets", 1000);
+	CHECK_INT(b, "totals.egress.bytes", 128000);
+	CHECK_REAL(b, "totals.internal.pps", 30.0);
+	CHECK_REAL(b, "totals.external.bps", 20480.0);
+	CHECK_INT(b, "totals.external.tcp.packets", 4000);
+	CHECK_INT(b, "totals.external.udp.packets", 0);
+
+	CHECK_SIZE(b, "parse_errors", DPMON_REASON_MAX - 1);
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		snprintf(path, sizeof(path), "parse_errors.%s", reasons[i]);
+		CHECK_INT(b, path, (long long)s->parse_errors[i + 1]);
+	}
+	CHECK_INT(b, "parse_errors.non_ip", 3);
+	CHECK_INT(b, "parse_errors.ipv6_ext_limit", 9);
+	CHECK(jat(b, "parse_errors.ok") == NULL);
+
+	CHECK_SIZE(b, "ports", 1);
+	CHECK_SIZE(b, "ports.0", 8);
+	CHECK_STR(b, "ports.0.device", "net_pcap0");
+	CHECK_INT(b, "ports.0.port_id", 0);
+	CHECK_INT(b, "ports.0.rx_queues", 2);
+	CHECK_INT(b, "ports.0.ipackets", 5000);
+	CHECK_INT(b, "ports.0.ibytes", 320000);
+	CHECK_INT(b, "ports.0.imissed", 4);
+	CHECK_INT(b, "ports.0.ierrors", 1);
+	CHECK_INT(b, "ports.0.rx_nombuf", 2);
+
+	CHECK_SIZE(b, "workers", 2);
+	CHECK_SIZE(b, "workers.1", 5);
+	CHECK_INT(b, "workers.0.lcore", 1);
+	CHECK_INT(b, "workers.0.packets", 2600);
+	CHECK_INT(b, "workers.1.lcore", 2);
+	CHECK_INT(b, "workers.1.bursts", 90);
+	CHECK_INT(b, "workers.1.host_table_full", 5);
+	CHECK_INT(b, "workers.1.hosts", 2);
+	json_decref(b);
+
+	r = call(s, "HEAD", "/api/v1/summary");
+	CHECK(r.status == 200);
+	CHECK_INT(r.body, "snapshot_seq", 7);
+	json_decref(r.body);
+}
+
+static void
+check_subnet0(json_t *j)
+{
+	CHECK_SIZE(j, "", 5);
+	CHECK_STR(j, "prefix", "10.0.0.0/24");
+	CHECK_STR(j, "name", "office");
+	CHECK_INT(j, "family", 4);
+	CHECK_SIZE(j, "ingress", 8);
+	CHECK_INT(j, "ingress.packets", 350);
+	CHECK_INT(j, "ingress.bytes", 65000);
+	CHECK_REAL(j, "ingress.pps", 35.5);
+	CHECK_REAL(j, "ingress.bps", 104000.25);
+	CHECK_SIZE(j, "ingress.tcp", 4);
+	CHECK_INT(j, "ingress.tcp.packets", 300);
+	CHECK_INT(j, "ingress.tcp.bytes", 60000);
+	CHECK_REAL(j, "ingress.tcp.pps", 30.0);
+	CHECK_REAL(j, "ingress.tcp.bps", 96000.0);
+	CHECK_INT(j, "ingress.udp.packets", 40);
+	CHECK_REAL(j, "ingress.udp.pps", 4.5);
+	CHECK_REAL(j, "ingress.udp.bps", 6400.25);
+	CHECK_INT(j, "ingress.icmp.bytes", 1000);
+	CHECK_INT(j, "ingress.other.packets", 0);
+	CHECK_REAL(j, "ingress.other.bps", 0.0);
+	CHECK_INT(j, "egress.packets", 6);
+	CHECK_REAL(j, "egress.pps", 2.25);
+	CHECK_INT(j, "egress.tcp.bytes", 360);
+}
+
+static void
+test_subnets(const struct dpmon_snapshot *s)
+{
+	struct dpmon_api_response r = get(s, "/api/v1/subnets");
+
+	CHECK(r.status == 200);
+	CHECK_SIZE(r.body, "", 1);
+	CHECK_SIZE(r.body, "subnets", 2);
+	check_subnet0(jat(r.body, "subnets.0"));
+	CHECK_STR(r.body, "subnets.1.prefix", "2001:db8::/48");
+	CHECK_STR(r.body, "subnets.1.name", "");
+	CHECK_INT(r.body, "subnets.1.family", 6);
+	CHECK_INT(r.body, "subnets.1.egress.packets", 9);
+	json_decref(r.body);
+
+	r = get(s, "/api/v1/subnets/");
+	CHECK(r.status == 200);
+	CHECK_SIZE(r.body, "subnets", 2);
+	json_decref(r.body);
+
+	r = get(s, "/api/v1/subnets/10.0.0.0/24");
+	CHECK(r.status == 200);
+	check_subnet0(r.body);
+	json_decref(r.body);
+
+	r = get(s, "/api/v1/subnets/10.0.0.0/24/");
+	CHECK(r.status == 200);
+	CHECK_STR(r.body, "prefix", "10.0.0.0/24");
+	json_decref(r.body);
+
+	r = get(s, "/api/v1/subnets/2001:0db8:0000::/48");
+	CHECK(r.status == 200);
+	CHECK_STR(r.body, "prefix", "2001:db8::/48");
+	CHECK_INT(r.body, "family", 6);
+	CHECK_INT(r.body, "ingress.packets", 300);
+	json_decref(r.body);
+
+	CHECK_ERROR(get(s, "/api/v1/subnets/10.9.0.0/24"), 404, "subnet 10.9.0.0/24 is not monitored");
+	CHECK_ERROR(get(s, "/api/v1/subnets/10.0.0.0/25"), 404, "subnet 10.0.0.0/25 is not monitored");
+	CHECK_ERROR(get(s, "/api/v1/subnets/2001:DB8:1::/48"), 404,
+		    "subnet 2001:db8:1::/48 is not monitored");
+	CHECK_ERROR(get(s, "/api/v1/subnets/10.0.0.1/24"), 400,
+		    "invalid subnet '10.0.0.1/24': host bits set (address is not the network "
+		    "address of the prefix)");
+	CHECK_ERROR(get(s, "/api/v1/subnets/banana/24"), 400,
+		    "invalid subnet 'banana/24': bad CIDR (not an IPv4 or IPv6 address)");
+	CHECK_ERROR(get(s, "/api/v1/subnets/10.0.0.0"), 400,
+		    "invalid subnet '10.0.0.0': bad CIDR (expected ADDRESS/LENGTH)");
+	CHECK_ERROR(get(s, "/api/v1/subnets/10.0.0.0/33"), 400,
+		    "invalid subnet '10.0.0.0/33': bad CIDR (IPv4 prefix length must be 0..32)");
+	CHECK_ERROR(get(s, "/api/v1/subnets/10.0.0.0/x"), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/subnets/10.0.0.0/24/extra"), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/subnets?sort=bps"), 400, "unknown parameter 'sort'");
+}
+
+static void
+test_host(const struct dpmon_snapshot *s)
+{
+	struct dpmon_api_response r = get(s, "/api/v1/hosts/2001:0db8:0:0::1");
+	char longpath[400];
+
+	CHECK(r.status == 200);
+	CHECK_SIZE(r.body, "", 4);
+	CHECK_STR(r.body, "address", "2001:db8::1");
+	CHECK_STR(r.body, "subnet", "2001:db8::/48");
+	CHECK_INT(r.body, "ingress.packets", 300);
+	CHECK_INT(r.body, "ingress.bytes", 1000);
+	CHECK_REAL(r.body, "ingress.pps", 30.0);
+	CHECK_REAL(r.body, "ingress.bps", 800.0);
+	CHECK_INT(r.body, "ingress.tcp.packets", 300);
+	CHECK_INT(r.body, "ingress.udp.packets", 0);
+	CHECK_INT(r.body, "egress.packets", 4);
+	CHECK_REAL(r.body, "egress.pps", 2.5);
+	json_decref(r.body);
+
+	r = get(s, "/api/v1/hosts/10.0.0.7/");
+	CHECK(r.status == 200);
+	CHECK_STR(r.body, "address", "10.0.0.7");
+	CHECK_STR(r.body, "subnet", "10.0.0.0/24");
+	CHECK_INT(r.body, "ingress.bytes", 50000);
+	CHECK_REAL(r.body, "egress.pps", 0.25);
+	json_decref(r.body);
+
+	r = get(s, "/api/v1/hosts/::ffff:10.0.0.6"); /* mapped form: same host */
+	CHECK(r.status == 200);
+	CHECK_STR(r.body, "address", "10.0.0.6");
+	json_decref(r.body);
+
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.0.0.99"), 404, "host 10.0.0.99 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/2001:DB8:0::0099"), 404, "host 2001:db8::99 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/zzz"), 400,
+		    "invalid address 'zzz': not an IPv4 or IPv6 address");
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.0.0.5/32"), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.0.0.256"), 400, NULL);
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[sizeof(longpath) - 1] = '\0';
+	memcpy(longpath, "/api/v1/hosts/", 14);
+	r = get(s, longpath);
+	CHECK(r.status == 400);
+	CHECK(strlen(json_string_value(json_object_get(r.body, "error"))) < 128);
+	CHECK(strstr(json_string_value(json_object_get(r.body, "error")), "aaa...'") != NULL);
+	json_decref(r.body);
+}
+
+static void
+test_hosts(const struct dpmon_snapshot *s)
+{
+	struct dpmon_api_response r = get(s, "/api/v1/hosts");
+
+	/* The full shape once. */
+	CHECK(r.status == 200);
+	CHECK_SIZE(r.body, "", 2);
+	CHECK_INT(r.body, "total", 5);
+	CHECK_SIZE(r.body, "hosts", 5);
+	CHECK_SIZE(r.body, "hosts.0", 4);
+	CHECK_STR(r.body, "hosts.0.address", "10.0.0.5");
+	CHECK_STR(r.body, "hosts.0.subnet", "10.0.0.0/24");
+	CHECK_INT(r.body, "hosts.0.ingress.packets", 100);
+	CHECK_REAL(r.body, "hosts.0.ingress.bps", 8000.0);
+	CHECK_REAL(r.body, "hosts.0.egress.bps", 480.0);
+	CHECK_STR(r.body, "hosts.3.subnet", "2001:db8::/48");
+	json_decref(r.body);
+
+	/* Default: bps of ingress, 10.0.0.5 and .7 tie at 8000 → by address. */
+	CHECK_ORDER(s, "/api/v1/hosts", 5, "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts/", 5, "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=bps&direction=ingress", 5,
+		    "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=pps", 5,
+		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=packets", 5,
+		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=bytes", 5,
+		    "10.0.0.7", "10.0.0.5", "10.0.0.6", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?direction=egress", 5,
+		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?direction=egress&sort=packets", 5,
+		    "2001:db8::2", "2001:db8::1", "10.0.0.7", "10.0.0.6", "10.0.0.5");
+	/* egress pps: ::2 has 0, .7 has 0.25 */
+	CHECK_ORDER(s, "/api/v1/hosts?sort=pps&direction=egress", 5,
+		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
+
+	/* limit */
+	CHECK_ORDER(s, "/api/v1/hosts?limit=2", 5, "10.0.0.5", "10.0.0.7");
+	CHECK_ORDER(s, "/api/v1/hosts?limit=1&sort=bytes", 5, "10.0.0.7");
+	CHECK_ORDER(s, "/api/v1/hosts?limit=10000", 5,
+		    "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?limit=0005", 5,
+		    "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
+
+	/* subnet filter: total counts the filter's matches, not the page */
+	CHECK_ORDER(s, "/api/v1/hosts?subnet=2001:db8::/48", 2, "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?subnet=2001:0DB8:0::/48&direction=egress&sort=packets", 2,
+		    "2001:db8::2", "2001:db8::1");
+	CHECK_ORDER(s, "/api/v1/hosts?subnet=10.0.0.0/24&sort=pps&limit=2", 3, "10.0.0.6", "10.0.0.5");
+
+	/* errors */
+	CHECK_ERROR(get(s, "/api/v1/hosts?foo=1"), 400, "unknown parameter 'foo'");
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit=5&foo"), 400, "unknown parameter 'foo'");
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit=5&limit=6"), 400, "duplicate parameter 'limit'");
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit=0"), 400,
+		    "invalid limit '0': expected an integer 1..10000");
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit=10001"), 400,
+		    "invalid limit '10001': expected an integer 1..10000");
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit=99999999999999999999999"), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit=abc"), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit=-1"), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit=+5"), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit=5x"), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit="), 400, "invalid limit '': expected an integer 1..10000");
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit"), 400, "invalid limit '': expected an integer 1..10000");
+	CHECK_ERROR(get(s, "/api/v1/hosts?sort=speed"), 400,
+		    "invalid sort 'speed': expected pps, bps, packets or bytes");
+	CHECK_ERROR(get(s, "/api/v1/hosts?sort=BPS"), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/hosts?direction=up"), 400,
+		    "invalid direction 'up': expected ingress or egress");
+	CHECK_ERROR(get(s, "/api/v1/hosts?subnet=10.9.0.0/24"), 404, "subnet 10.9.0.0/24 is not monitored");
+	CHECK_ERROR(get(s, "/api/v1/hosts?subnet=10.0.0.0"), 400,
+		    "invalid subnet '10.0.0.0': bad CIDR (expected ADDRESS/LENGTH)");
+	CHECK_ERROR(get(s, "/api/v1/hosts?subnet="), 400, NULL);
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.0.0.5?limit=1"), 400, "unknown parameter 'limit'");
+}
+
+static void
+test_routing(const struct dpmon_snapshot *s)
+{
+	static const char *const unknown[] = {"/", "", "/api", "/api/v1", "/api/v1/", "/api/v2/summary",
+					      "/api/v1/summaryx", "/api/v1/summary/x", "/healthz",
+					      "/api/v1/subnetsx", "/api/v1/hostsx/1", "api/v1/summary",
+					      "/api/v1/../health", "//health"};
+	struct dpmon_api_response r;
+	char msg[128];
+
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		snprintf(msg, sizeof(msg), "no such endpoint: %s", unknown[i]);
+		CHECK_ERROR(get(s, unknown[i]), 404, msg);
+	}
+	/* Bytes that are not printable ASCII come back as '?', valid JSON. */
+	CHECK_ERROR(get(s, "/\xff\x01\xc3\xa9x"), 404, "no such endpoint: /????x");
+
+	r = get(s, "/api/v1/summary/");
+	CHECK(r.status == 200);
+	json_decref(r.body);
+	r = get(s, "/api/v1/summary///");
+	CHECK(r.status == 200);
+	json_decref(r.body);
+	CHECK_ERROR(get(s, "/api/v1/summary?x=1"), 400, "unknown parameter 'x'");
+	CHECK_ERROR(get(s, "/health?verbose"), 400, "unknown parameter 'verbose'");
+
+	static const char *const methods[] = {"POST", "PUT", "DELETE", "PATCH", "OPTIONS", "get", ""};
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+		r = call(s, methods[i], "/api/v1/hosts");
+		CHECK(r.status == 405);
+		CHECK(r.allow != NULL && strcmp(r.allow, "GET, HEAD") == 0);
+		CHECK_ERROR(r, 405, NULL);
+	}
+	r = call(s, "POST", "/health");
+	CHECK(r.status == 405 && strcmp(r.allow, "GET, HEAD") == 0);
+	CHECK_ERROR(r, 405, "method 'POST' not allowed (allowed: GET, HEAD)");
+	CHECK_ERROR(call(s, "POST", "/nope"), 404, "no such endpoint: /nope");
+
+	/* The plain entry point: a lookup only, no unknown-key check. */
+	{
+		struct query q;
+		parse_query("limit=1&foo=2", &q);
+		CHECK(dpmon_api_handle(s, "GET", "/api/v1/hosts", lookup, &q, &r) == 0);
+		CHECK(r.status == 200);
+		CHECK_SIZE(r.body, "hosts", 1);
+		json_decref(r.body);
+		CHECK(dpmon_api_handle(s, "GET", "/api/v1/hosts", NULL, NULL, &r) == 0);
+		CHECK_SIZE(r.body, "hosts", 5);
+		json_decref(r.body);
+		CHECK(dpmon_api_handle(s, NULL, NULL, NULL, NULL, &r) == 0);
+		CHECK(r.status == 404);
+		json_decref(r.body);
+	}
+}
+
+static void
+test_dir_json_nonfinite(void)
+{
+	struct dpmon_dir_stats d = tcp_dir(rate(UINT64_C(1) << 40, 1, 0.0 / 0.0, 1.0 / 0.0));
+	json_t *j = dpmon_api_dir_json(&d);
+
+	CHECK(j != NULL);
+	CHECK_INT(j, "packets", 1LL << 40);
+	CHECK_REAL(j, "pps", 0.0);
+	CHECK_REAL(j, "bps", 0.0);
+	CHECK_REAL(j, "tcp.bps", 0.0);
+	CHECK_SIZE(j, "", 8);
+	json_decref(j);
+}
+
+/* ------------------------------------------------------------------------
+ * A million hosts: top-N against a full sort.
+ * --------------------------------------------------------------------- */
+
+#define BIG_HOSTS 1000000u
+
+struct rank_ctx {
+	const struct dpmon_snap_host *hosts;
+	enum dpmon_dir dir;
+	int key; /* 0 pps, 1 bps, 2 packets, 3 bytes */
+};
+
+static int
+cmp3(double x, double y)
+{
+	return (x > y) - (x < y);
+}
+
+/* Best first: metric descending, then address ascending. */
+static int
+brute_cmp(const void *x, const void *y, void *arg)
+{
+	const struct rank_ctx *c = arg;
+	const struct dpmon_snap_host *a = &c->hosts[*(const uint32_t *)x];
+	const struct dpmon_snap_host *b = &c->hosts[*(const uint32_t *)y];
+	const struct dpmon_rate *ra = &a->dir[c->dir].total, *rb = &b->dir[c->dir].total;
+	int k;
+
+	switch (c->key) {
+	case 0: k = cmp3(ra->pps, rb->pps); break;
+	case 1: k = cmp3(ra->bps, rb->bps); break;
+	case 2: k = (ra->packets > rb->packets) - (ra->packets < rb->packets); break;
+	default: k = (ra->bytes > rb->bytes) - (ra->bytes < rb->bytes); break;
+	}
+	return k != 0 ? -k : dpmon_addr_cmp(&a->addr, &b->addr);
+}
+
+static uint64_t
+next_rand(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *state >> 33;
+}
+
+static struct dpmon_snapshot *
+build_big(void)
+{
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 2, BIG_HOSTS);
+	uint64_t rnd = 42;
+
+	CHECK(s != NULL);
+	s->seq = 1;
+	s->subnets[0].prefix = prefix("10.0.0.0/13");
+	s->subnets[1].prefix = prefix("10.8.0.0/13");
+	for (uint32_t i = 0; i < BIG_HOSTS; i++) {
+		struct dpmon_snap_host *h = &s->hosts[i];
+		uint64_t p = next_rand(&rnd) % 5000; /* many ties */
+
+		dpmon_addr_from_v4(&h->addr, (10u << 24) + i);
+		h->subnet = i < (1u << 19) ? 0 : 1;
+		h->dir[DPMON_DIR_INGRESS].total = rate(p, p * 100, (double)(p % 97), (double)(p * 800));
+		p = next_rand(&rnd) % 1000;
+		h->dir[DPMON_DIR_EGRESS].total = rate(p, next_rand(&rnd), (double)p / 4, (double)(p % 13));
+	}
+	return s;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Compare GET @p target with a full sort of @p pool (indices of the
+ * filtered hosts). */
+static void
+check_big(const struct dpmon_snapshot *s, const char *target, struct rank_ctx ctx,
+	  uint32_t *pool, size_t n, size_t limit)
+{
+	char want[DPMON_ADDR_STRLEN], path[64];
+	double t0 = now_s(), t1;
+	struct dpmon_api_response r = get(s, target);
+	size_t expect = n < limit ? n : limit;
+
+	t1 = now_s();
+	CHECK(r.status == 200);
+	CHECK_INT(r.body, "total", (long long)n);
+	CHECK_SIZE(r.body, "hosts", expect);
+	ctx.hosts = s->hosts;
+	qsort_r(pool, n, sizeof(*pool), brute_cmp, &ctx);
+	for (size_t i = 0; i < expect; i++) {
+		snprintf(path, sizeof(path), "hosts.%zu.address", i);
+		CHECK_STR(r.body, path, dpmon_addr_format(&s->hosts[pool[i]].addr, want, sizeof(want)));
+	}
+	printf("  %s: %zu of %zu hosts in %.1f ms\n", target, expect, n, (t1 - t0) * 1e3);
+	json_decref(r.body);
+}
+
+static void
+test_million(void)
+{
+	struct dpmon_snapshot *s = build_big();
+	uint32_t *pool = malloc(sizeof(*pool) * BIG_HOSTS);
+	size_t n = 0;
+
+	CHECK(pool != NULL);
+	for (uint32_t i = 0; i < BIG_HOSTS; i++)
+		pool[i] = i;
+	check_big(s, "/api/v1/hosts?limit=10", (struct rank_ctx){NULL, DPMON_DIR_INGRESS, 1}, pool,
+		  BIG_HOSTS, 10);
+	check_big(s, "/api/v1/hosts?limit=10&sort=pps", (struct rank_ctx){NULL, DPMON_DIR_INGRESS, 0},
+		  pool, BIG_HOSTS, 10);
+	check_big(s, "/api/v1/hosts?limit=1000&sort=bps&direction=egress",
+		  (struct rank_ctx){NULL, DPMON_DIR_EGRESS, 1}, pool, BIG_HOSTS, 1000);
+	for (uint32_t i = 0; i < BIG_HOSTS; i++)
+		if (s->hosts[i].subnet == 1)
+			pool[n++] = i;
+	check_big(s, "/api/v1/hosts?subnet=10.8.0.0/13&sort=bytes&direction=egress&limit=10",
+		  (struct rank_ctx){NULL, DPMON_DIR_EGRESS, 3}, pool, n, 10);
+	check_big(s, "/api/v1/hosts?subnet=10.8.0.0/13&sort=packets&limit=10000",
+		  (struct rank_ctx){NULL, DPMON_DIR_INGRESS, 2}, pool, n, 10000);
+	{
+		struct dpmon_addr a = addr("10.15.66.63"), b = addr("10.15.66.64");
+		CHECK(dpmon_snapshot_find_host(s, &a) == &s->hosts[BIG_HOSTS - 1]);
+		CHECK(dpmon_snapshot_find_host(s, &b) == NULL);
+	}
+	free(pool);
+	dpmon_snapshot_free(s);
+}
+
+int
+main(void)
+{
+	struct dpmon_snapshot *s;
+
+	test_names();
+	test_store();
+	test_no_snapshot();
+	test_dir_json_nonfinite();
+	s = build_snapshot();
+	test_snapshot_lookups(s);
+	test_health(s);
+	test_summary(s);
+	test_subnets(s);
+	test_host(s);
+	test_hosts(s);
+	test_routing(s);
+	dpmon_snapshot_free(s);
+	test_million();
+	printf("test_api: all checks passed\n");
+	return 0;
+}

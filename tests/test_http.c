@@ -1,0 +1,598 @@
+/*
+ * test_http.c — the HTTP server over real sockets.
+ *
+ * Starts dpmon_http_start on 127.0.0.1, port 0, in front of a store that
+ * holds a hand-built snapshot, and talks to it with plain POSIX sockets
+ * (HTTP/1.1 with "Connection: close", read until EOF, 5 s receive timeout
+ * so a hang fails instead of blocking the suite). Checks status lines,
+ * headers (Content-Type, Cache-Control, Allow), JSON bodies, percent-decoding
+ * of path and query, 404/405/400/503, that a POST with a body — even one
+ * never sent — is refused at once, that odd requests (NUL, "..", a huge
+ * URL, garbage) do not hurt the server, and that snapshots published while
+ * requests are served are picked up (ASan checks the reference counting).
+ *
+ * Each CHECK prints file:line and exits 1.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "http.h"
+#include "snapshot.h"
+
+#define FAIL(...)                                                      \
+	do {                                                           \
+		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);        \
+		fprintf(stderr, __VA_ARGS__);                          \
+		fputc('\n', stderr);                                   \
+		exit(1);                                               \
+	} while (0)
+
+#define CHECK(c)                                                       \
+	do {                                                           \
+		if (!(c))                                              \
+			FAIL("CHECK failed: %s", #c);                  \
+	} while (0)
+
+/* ------------------------------------------------------------------------
+ * A tiny HTTP client.
+ * --------------------------------------------------------------------- */
+
+struct reply {
+	int status;      /* 0 when the server closed without a status line */
+	char *raw;       /* everything received, NUL-terminated */
+	const char *body;
+	size_t body_len;
+};
+
+static int
+connect_to(int family, uint16_t port)
+{
+	struct sockaddr_storage ss = {0};
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+	struct timeval tv = {.tv_sec = 5};
+	socklen_t len;
+	int fd = socket(family, SOCK_STREAM, 0);
+
+	CHECK(fd >= 0);
+	if (family == AF_INET) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons(port);
+		v4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(*v4);
+	} else {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons(port);
+		v6->sin6_addr = in6addr_loopback;
+		len = sizeof(*v6);
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&ss, len) != 0)
+		FAIL("connect to port %u: %s", port, strerror(errno));
+	return fd;
+}
+
+static void
+send_all(int fd, const char *data, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = send(fd, data, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return; /* the server may close early: that is fine */
+		data += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Read until EOF; a timeout means the server hung. */
+static char *
+recv_all(int fd, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+
+	CHECK(buf != NULL);
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			CHECK(buf != NULL);
+		}
+		r = recv(fd, buf + n, cap - n - 1, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			FAIL("no answer within 5 s (server hung)");
+		if (r <= 0) /* EOF, or ECONNRESET after an early close */
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static struct reply
+exchange(int family, uint16_t port, const char *req, size_t req_len)
+{
+	struct reply r = {0};
+	size_t n;
+	int fd = connect_to(family, port);
+	char *end;
+
+	send_all(fd, req, req_len);
+	r.raw = recv_all(fd, &n);
+	close(fd);
+	if (sscanf(r.raw, "HTTP/1.%*d %d", &r.status) != 1)
+		r.status = 0;
+	end = strstr(r.raw, "\r\n\r\n");
+	r.body = end != NULL ? end + 4 : r.raw + n;
+	r.body_len = (size_t)(r.raw + n - r.body);
+	return r;
+}
+
+/* METHOD TARGET with Connection: close and no body. */
+static struct reply
+request(uint16_t port, const char *method, const char *target)
+{
+	char req[4096];
+	int n = snprintf(req, sizeof(req),
+			 "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+			 method, target);
+
+	CHECK(n > 0 && (size_t)n < sizeof(req));
+	return exchange(AF_INET, port, req, (size_t)n);
+}
+
+/* The value of response header @p name (case-insensitive), in @p out. */
+static const char *
+header(const struct reply *r, const char *name, char *out, size_t cap)
+{
+	size_t nl = strlen(name);
+	const char *p = strstr(r->raw, "\r\n");
+
+	while (p != NULL && p + 2 < r->body) {
+		p += 2;
+		if (strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
+			const char *v = p + nl + 1, *e = strstr(v, "\r\n");
+			size_t len;
+
+			while (*v == ' ')
+				v++;
+			len = e != NULL ? (size_t)(e - v) : strlen(v);
+			if (len >= cap)
+				len = cap - 1;
+			memcpy(out, v, len);
+			out[len] = '\0';
+			return out;
+		}
+		p = strstr(p, "\r\n");
+	}
+	return NULL;
+}
+
+static json_t *
+body_json(const struct reply *r)
+{
+	json_error_t err;
+	json_t *j = json_loadb(r->body, r->body_len, 0, &err);
+
+	if (j == NULL)
+		FAIL("body is not JSON (%s): %s", err.text, r->raw);
+	return j;
+}
+
+/* Status @p status, JSON content type, no-store; returns the parsed body. */
+static json_t *
+expect_json(const char *file, int line, struct reply r, int status)
+{
+	char v[128];
+	json_t *j;
+
+	if (r.status != status) {
+		fprintf(stderr, "%s:%d: want status %d, got %d:\n%s\n", file, line, status, r.status, r.raw);
+		exit(1);
+	}
+	if (header(&r, "Content-Type", v, sizeof(v)) == NULL || strcmp(v, "application/json") != 0) {
+		fprintf(stderr, "%s:%d: bad Content-Type:\n%s\n", file, line, r.raw);
+		exit(1);
+	}
+	if (header(&r, "Cache-Control", v, sizeof(v)) == NULL || strcmp(v, "no-store") != 0) {
+		fprintf(stderr, "%s:%d: bad Cache-Control:\n%s\n", file, line, r.raw);
+		exit(1);
+	}
+	j = body_json(&r);
+	free(r.raw);
+	return j;
+}
+
+#define EXPECT_JSON(r, s) expect_json(__FILE__, __LINE__, (r), (s))
+
+static void
+expect_error(const char *file, int line, struct reply r, int status, const char *msg)
+{
+	json_t *j = expect_json(file, line, r, status);
+	const char *got = json_string_value(json_object_get(j, "error"));
+
+	if (got == NULL || (msg != NULL && strcmp(got, msg) != 0)) {
+		fprintf(stderr, "%s:%d: want error \"%s\", got \"%s\"\n", file, line,
+			msg ? msg : "(any)", got ? got : "(none)");
+		exit(1);
+	}
+	json_decref(j);
+}
+
+#define EXPECT_ERROR(r, s, m) expect_error(__FILE__, __LINE__, (r), (s), (m))
+
+static const char *
+jstr(json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+
+	return s != NULL ? s : "(missing)";
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------------------
+ * Snapshots.
+ * --------------------------------------------------------------------- */
+
+static void
+set_host(struct dpmon_snap_host *h, const char *addr, uint32_t subnet, uint64_t packets, double bps)
+{
+	CHECK(dpmon_addr_parse(addr, &h->addr) == 0);
+	h->subnet = subnet;
+	h->dir[DPMON_DIR_INGRESS].total =
+		(struct dpmon_rate){.packets = packets, .bytes = packets * 100, .pps = 1, .bps = bps};
+}
+
+/* Two subnets, three hosts (sorted by address). */
+static struct dpmon_snapshot *
+build_snapshot(uint64_t seq)
+{
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(1, 1, 2, 3);
+
+	CHECK(s != NULL);
+	s->seq = seq;
+	s->interval_ms = 1000;
+	s->interval_s = 1.0;
+	snprintf(s->ports[0].device, sizeof(s->ports[0].device), "net_pcap0");
+	s->workers[0].lcore = 1;
+	CHECK(dpmon_prefix_parse("10.0.0.0/24", &s->subnets[0].prefix, NULL) == 0);
+	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "office");
+	CHECK(dpmon_prefix_parse("2001:db8::/48", &s->subnets[1].prefix, NULL) == 0);
+	set_host(&s->hosts[0], "10.0.0.5", 0, 10, 9000);
+	set_host(&s->hosts[1], "10.0.0.6", 0, 30, 100);
+	set_host(&s->hosts[2], "2001:db8::1", 1, 20, 5000);
+	return s;
+}
+
+/* ------------------------------------------------------------------------
+ * The tests.
+ * --------------------------------------------------------------------- */
+
+static void
+test_endpoints(uint16_t port)
+{
+	json_t *j;
+	char v[64];
+
+	j = EXPECT_JSON(request(port, "GET", "/health"), 200);
+	CHECK(strcmp(jstr(j, "status"), "ok") == 0);
+	CHECK(json_integer_value(json_object_get(j, "snapshot_seq")) == 7);
+	json_decref(j);
+
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200);
+	CHECK(json_integer_value(json_object_get(j, "hosts")) == 3);
+	CHECK(json_integer_value(json_object_get(j, "subnets")) == 2);
+	CHECK(strcmp(jstr(json_array_get(json_object_get(j, "ports"), 0), "device"), "net_pcap0") == 0);
+	json_decref(j);
+
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?limit=2&sort=packets"), 200);
+	CHECK(json_integer_value(json_object_get(j, "total")) == 3);
+	CHECK(json_array_size(json_object_get(j, "hosts")) == 2);
+	CHECK(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 0), "address"), "10.0.0.6") == 0);
+	CHECK(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 1), "address"), "2001:db8::1") == 0);
+	json_decref(j);
+
+	/* Percent-encoded query value. */
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?subnet=2001%3Adb8%3A%3A%2F48"), 200);
+	CHECK(json_integer_value(json_object_get(j, "total")) == 1);
+	json_decref(j);
+
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts/2001:0db8:0:0::1"), 200);
+	CHECK(strcmp(jstr(j, "address"), "2001:db8::1") == 0);
+	CHECK(strcmp(jstr(j, "subnet"), "2001:db8::/48") == 0);
+	json_decref(j);
+
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/subnets/"), 200);
+	CHECK(json_array_size(json_object_get(j, "subnets")) == 2);
+	json_decref(j);
+
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/subnets/2001:db8::%2F48"), 200);
+	CHECK(strcmp(jstr(j, "prefix"), "2001:db8::/48") == 0);
+	json_decref(j);
+
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/subnets/10.0.0.0/24"), 200);
+	CHECK(strcmp(jstr(j, "name"), "office") == 0);
+	json_decref(j);
+
+	EXPECT_ERROR(request(port, "GET", "/nope"), 404, "no such endpoint: /nope");
+	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts/10.0.0.99"), 404,
+		     "host 10.0.0.99 has not been seen");
+	EXPECT_ERROR(request(port, "GET", "/api/v1/subnets/10.9.0.0/24"), 404,
+		     "subnet 10.9.0.0/24 is not monitored");
+	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?foo=1"), 400, "unknown parameter 'foo'");
+	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?limit"), 400,
+		     "invalid limit '': expected an integer 1..10000");
+	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?limit=0"), 400, NULL);
+	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?a&b&c&d&e&f&g&h&i&j&k&l&m&n&o&p&q&r"), 400,
+		     "too many query parameters");
+
+	/* Allow on 405, even without a body. */
+	{
+		struct reply r = request(port, "DELETE", "/api/v1/hosts");
+		CHECK(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
+		EXPECT_ERROR(r, 405, "method 'DELETE' not allowed (allowed: GET, HEAD)");
+	}
+}
+
+static void
+test_head(uint16_t port)
+{
+	struct reply r = request(port, "HEAD", "/health");
+	char v[64];
+
+	CHECK(r.status == 200);
+	CHECK(header(&r, "Content-Type", v, sizeof(v)) != NULL && strcmp(v, "application/json") == 0);
+	CHECK(r.body_len == 0);
+	free(r.raw);
+}
+
+static void
+test_post(uint16_t port)
+{
+	static const char with_body[] =
+		"POST /api/v1/summary HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+		"Content-Type: application/json\r\nContent-Length: 11\r\n\r\nhello world";
+	/* Announces a megabyte that never comes: must be refused, not awaited. */
+	static const char never_sent[] =
+		"POST /api/v1/hosts HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+		"Content-Length: 1000000\r\n\r\n{\"a\":";
+	static const char chunked[] =
+		"PUT /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n";
+	struct reply r;
+	char v[64];
+	double t0;
+
+	r = exchange(AF_INET, port, with_body, sizeof(with_body) - 1);
+	CHECK(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
+	EXPECT_ERROR(r, 405, "method 'POST' not allowed (allowed: GET, HEAD)");
+
+	t0 = now_s();
+	r = exchange(AF_INET, port, never_sent, sizeof(never_sent) - 1);
+	CHECK(now_s() - t0 < 3.0);
+	EXPECT_ERROR(r, 405, NULL);
+
+	t0 = now_s();
+	r = exchange(AF_INET, port, chunked, sizeof(chunked) - 1);
+	CHECK(now_s() - t0 < 3.0);
+	EXPECT_ERROR(r, 405, NULL);
+
+	EXPECT_ERROR(request(port, "POST", "/nope"), 404, "no such endpoint: /nope");
+}
+
+/* Odd requests get some answer (or a close) and the server lives on. */
+static void
+test_weird(uint16_t port)
+{
+	static const char garbage[] = "\x01\x02garbage\r\n\r\n";
+	static const char nul_in_line[] = "GET /he\0alth HTTP/1.1\r\nConnection: close\r\n\r\n";
+	static const char http10[] = "GET /health HTTP/1.0\r\n\r\n";
+	size_t big = 100000;
+	char *huge = malloc(big + 64);
+	struct reply r;
+	json_t *j;
+
+	EXPECT_ERROR(request(port, "GET", "/%00"), 404, NULL);
+	/* "/api/v1/hosts/" + NUL is the host list. */
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts/%00"), 200);
+	CHECK(json_integer_value(json_object_get(j, "total")) == 3);
+	json_decref(j);
+	/* The decoded path ends at the NUL. */
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts/10.0.0.5%00junk"), 200);
+	CHECK(strcmp(jstr(j, "address"), "10.0.0.5") == 0);
+	json_decref(j);
+	EXPECT_ERROR(request(port, "GET", "/../../etc/passwd"), 404, NULL);
+	EXPECT_ERROR(request(port, "GET", "/api/v1/%ff%fe"), 404, "no such endpoint: /api/v1/??");
+	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?sort=%ff"), 400,
+		     "invalid sort '?': expected pps, bps, packets or bytes");
+	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?%ff=1"), 400, "unknown parameter '?'");
+
+	CHECK(huge != NULL);
+	strcpy(huge, "GET /");
+	memset(huge + 5, 'a', big);
+	strcpy(huge + 5 + big, " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+	r = exchange(AF_INET, port, huge, strlen(huge));
+	CHECK(r.status == 0 || (r.status >= 400 && r.status < 500));
+	free(r.raw);
+	free(huge);
+
+	r = exchange(AF_INET, port, garbage, sizeof(garbage) - 1);
+	CHECK(r.status == 0 || (r.status >= 400 && r.status < 500));
+	free(r.raw);
+	r = exchange(AF_INET, port, nul_in_line, sizeof(nul_in_line) - 1);
+	CHECK(r.status == 0 || (r.status >= 400 && r.status < 500));
+	free(r.raw);
+
+	j = EXPECT_JSON(exchange(AF_INET, port, http10, sizeof(http10) - 1), 200);
+	CHECK(strcmp(jstr(j, "status"), "ok") == 0);
+	json_decref(j);
+}
+
+struct publisher {
+	struct dpmon_snap_store *store;
+	int rounds;
+};
+
+static void *
+publish_loop(void *arg)
+{
+	struct publisher *p = arg;
+
+	for (int i = 0; i < p->rounds; i++) {
+		dpmon_snap_publish(p->store, build_snapshot(100 + (uint64_t)i));
+		usleep(200);
+	}
+	return NULL;
+}
+
+/* Requests racing a publisher: each answer comes from one whole snapshot. */
+static void
+test_concurrent_publish(uint16_t port, struct dpmon_snap_store *store)
+{
+	struct publisher p = {.store = store, .rounds = 400};
+	pthread_t t;
+	long long last = 0;
+
+	CHECK(pthread_create(&t, NULL, publish_loop, &p) == 0);
+	for (int i = 0; i < 150; i++) {
+		json_t *j = EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200);
+		long long seq = json_integer_value(json_object_get(j, "snapshot_seq"));
+
+		CHECK(seq >= last);
+		CHECK(json_integer_value(json_object_get(j, "hosts")) == 3);
+		last = seq;
+		json_decref(j);
+	}
+	pthread_join(t, NULL);
+	{
+		json_t *j = EXPECT_JSON(request(port, "GET", "/health"), 200);
+		CHECK(json_integer_value(json_object_get(j, "snapshot_seq")) == 100 + p.rounds - 1);
+		json_decref(j);
+	}
+}
+
+static void
+test_start_errors(uint16_t busy_port, struct dpmon_snap_store *store)
+{
+	struct dpmon_http *h;
+
+	errno = 0;
+	CHECK(dpmon_http_start("not-an-address", 0, store) == NULL && errno == EINVAL);
+	errno = 0;
+	CHECK(dpmon_http_start("10.0.0.0/8", 0, store) == NULL && errno == EINVAL);
+	errno = 0;
+	CHECK(dpmon_http_start(NULL, 0, store) == NULL && errno == EINVAL);
+	errno = 0;
+	h = dpmon_http_start("127.0.0.1", busy_port, store);
+	if (h != NULL)
+		FAIL("second server on busy port %u started", busy_port);
+	if (errno != EADDRINUSE)
+		FAIL("busy port: errno %d (%s), want EADDRINUSE", errno, strerror(errno));
+	dpmon_http_stop(NULL);
+}
+
+/* Before the first snapshot: /health says "starting", data endpoints 503. */
+static void
+test_starting(void)
+{
+	struct dpmon_snap_store st;
+	struct dpmon_http *h;
+	json_t *j;
+	uint16_t port;
+
+	dpmon_snap_store_init(&st);
+	h = dpmon_http_start("127.0.0.1", 0, &st);
+	CHECK(h != NULL);
+	port = dpmon_http_port(h);
+	j = EXPECT_JSON(request(port, "GET", "/health"), 200);
+	CHECK(strcmp(jstr(j, "status"), "starting") == 0);
+	CHECK(json_integer_value(json_object_get(j, "snapshot_seq")) == 0);
+	json_decref(j);
+	EXPECT_ERROR(request(port, "GET", "/api/v1/summary"), 503, "no snapshot yet");
+	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts"), 503, "no snapshot yet");
+	dpmon_snap_publish(&st, build_snapshot(1));
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200);
+	CHECK(json_integer_value(json_object_get(j, "snapshot_seq")) == 1);
+	json_decref(j);
+	dpmon_http_stop(h);
+	dpmon_snap_store_destroy(&st);
+}
+
+/* An IPv6 listener, when the host has ::1. */
+static void
+test_ipv6(struct dpmon_snap_store *store)
+{
+	static const char req[] = "GET /health HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n";
+	struct dpmon_http *h = dpmon_http_start("::1", 0, store);
+	json_t *j;
+
+	if (h == NULL) {
+		printf("  IPv6 skipped: %s\n", strerror(errno));
+		return;
+	}
+	CHECK(dpmon_http_port(h) != 0);
+	j = EXPECT_JSON(exchange(AF_INET6, dpmon_http_port(h), req, sizeof(req) - 1), 200);
+	CHECK(strcmp(jstr(j, "status"), "ok") == 0);
+	json_decref(j);
+	dpmon_http_stop(h);
+}
+
+int
+main(void)
+{
+	struct dpmon_snap_store st;
+	struct dpmon_http *h;
+	uint16_t port;
+
+	dpmon_snap_store_init(&st);
+	dpmon_snap_publish(&st, build_snapshot(7));
+	h = dpmon_http_start("127.0.0.1", 0, &st);
+	if (h == NULL)
+		FAIL("dpmon_http_start: %s", strerror(errno));
+	port = dpmon_http_port(h);
+	CHECK(port != 0);
+
+	test_endpoints(port);
+	test_head(port);
+	test_post(port);
+	test_weird(port);
+	test_start_errors(port, &st);
+	test_ipv6(&st);
+	test_concurrent_publish(port, &st);
+	/* Still serving after all of the above. */
+	json_decref(EXPECT_JSON(request(port, "GET", "/health"), 200));
+	dpmon_http_stop(h);
+	dpmon_snap_store_destroy(&st);
+	test_starting();
+	printf("test_http: all checks passed\n");
+	return 0;
+}
