@@ -1,0 +1,222 @@
+/*
+ * dpmon-gen.c — command line front end of the synthetic traffic writer.
+ *
+ * Design: parse the options with getopt_long into a struct dpmon_gen_opts
+ * (lib/gen.h does the parsing of subnets, mixes and sizes, and all the
+ * validation), call dpmon_gen_write(), print the summary on stdout.
+ * Exit status: 0 written, 1 write failed, 2 usage error.
+ *
+ * Reference: docs/dpmon-gen.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+#ifndef DPMON_VERSION
+#define DPMON_VERSION "dev"
+#endif
+
+#define EXIT_USAGE 2
+
+enum {
+	OPT_HOSTS = 256,
+	OPT_MIX,
+	OPT_SIZE,
+	OPT_EGRESS,
+	OPT_INTERNAL,
+	OPT_PEERS,
+	OPT_VLAN,
+	OPT_SEED,
+	OPT_SUMMARY,
+};
+
+static const struct option long_opts[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"subnet", required_argument, NULL, 's'},
+	{"packets", required_argument, NULL, 'n'},
+	{"hosts", required_argument, NULL, OPT_HOSTS},
+	{"mix", required_argument, NULL, OPT_MIX},
+	{"size", required_argument, NULL, OPT_SIZE},
+	{"egress-percent", required_argument, NULL, OPT_EGRESS},
+	{"internal-percent", required_argument, NULL, OPT_INTERNAL},
+	{"peers", required_argument, NULL, OPT_PEERS},
+	{"vlan", required_argument, NULL, OPT_VLAN},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"summary", required_argument, NULL, OPT_SUMMARY},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static void
+usage(FILE *out)
+{
+	fputs("usage: dpmon-gen --output FILE.pcap [options]\n"
+	      "\n"
+	      "Write deterministic synthetic IPv4/IPv6 traffic to a pcap file (Ethernet)\n"
+	      "and print exact per-subnet totals of what was written.\n"
+	      "\n"
+	      "  -o, --output FILE        pcap file to create (required)\n"
+	      "  -s, --subnet CIDR[=NAME] monitored subnet, IPv4 or IPv6; repeatable.\n"
+	      "                           default: 10.0.0.0/24=office 10.0.1.0/24=servers\n"
+	      "                           192.0.2.0/24=dmz 2001:db8:10::/64=office-v6\n"
+	      "      --hosts N            hosts per subnet: the first N addresses after the\n"
+	      "                           network address (default 64; must fit)\n"
+	      "  -n, --packets N          packets to write (default 100000)\n"
+	      "      --mix tcp=W,udp=W,icmp=W,other=W\n"
+	      "                           protocol weights (default tcp=40,udp=50,icmp=10,other=0)\n"
+	      "      --size N|imix|N,N,.. frame bytes incl. Ethernet header, excl. FCS and VLAN\n"
+	      "                           tag (default 64); imix = 64,594,1518 as 7:4:1; a list\n"
+	      "                           is a uniform choice. A size below a packet's minimum\n"
+	      "                           grows to it: IPv4 TCP 54, UDP 42, ICMP 42, other 38;\n"
+	      "                           IPv6 TCP 74, UDP 62, ICMPv6 62, other 54\n"
+	      "      --egress-percent P   external packets sent by the monitored host (default 30)\n"
+	      "      --internal-percent P packets between two monitored hosts (default 0)\n"
+	      "      --peers N            external peers per family (default 256; IPv4 max 508)\n"
+	      "      --vlan VID           add one 802.1Q tag (0..4094): 4 bytes on top of --size\n"
+	      "      --seed S             PRNG seed (default 1); same options + seed = same file\n"
+	      "      --summary text|json  summary format on stdout (default text)\n"
+	      "  -h, --help               this help\n"
+	      "  -V, --version            print the version\n"
+	      "\n"
+	      "See docs/dpmon-gen.md.\n",
+	      out);
+}
+
+/* Parse a decimal unsigned integer in [0, max]; false on junk or overflow. */
+static bool
+parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool
+parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+
+	if (!parse_u64(s, max, &v))
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static int
+bad_value(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "dpmon-gen: --%s %s: %s\n", opt, arg, why);
+	return -EINVAL;
+}
+
+/* Apply one option to @p o; returns 0 or -EINVAL (message printed). */
+static int
+apply_option(int c, const char *arg, struct dpmon_gen_opts *o, bool *json)
+{
+	const char *why = NULL;
+	uint32_t v32;
+
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 's':
+		return dpmon_gen_add_subnet(o, arg, &why) ? bad_value("subnet", arg, why) : 0;
+	case 'n':
+		return parse_u64(arg, UINT64_MAX, &o->packets)
+			       ? 0 : bad_value("packets", arg, "expected a number of packets");
+	case OPT_HOSTS:
+		return parse_u32(arg, DPMON_GEN_MAX_HOSTS, &o->hosts) && o->hosts > 0
+			       ? 0 : bad_value("hosts", arg, "expected 1..16777216");
+	case OPT_MIX:
+		return dpmon_gen_parse_mix(o, arg, &why) ? bad_value("mix", arg, why) : 0;
+	case OPT_SIZE:
+		return dpmon_gen_parse_sizes(o, arg, &why) ? bad_value("size", arg, why) : 0;
+	case OPT_EGRESS:
+		return parse_u32(arg, 100, &o->egress_percent)
+			       ? 0 : bad_value("egress-percent", arg, "expected 0..100");
+	case OPT_INTERNAL:
+		return parse_u32(arg, 100, &o->internal_percent)
+			       ? 0 : bad_value("internal-percent", arg, "expected 0..100");
+	case OPT_PEERS:
+		return parse_u32(arg, DPMON_GEN_MAX_PEERS, &o->peers) && o->peers > 0
+			       ? 0 : bad_value("peers", arg, "expected 1..16777216");
+	case OPT_VLAN:
+		if (!parse_u32(arg, 4094, &v32))
+			return bad_value("vlan", arg, "expected a VLAN id 0..4094");
+		o->vlan = (int32_t)v32;
+		return 0;
+	case OPT_SEED:
+		return parse_u64(arg, UINT64_MAX, &o->seed)
+			       ? 0 : bad_value("seed", arg, "expected an unsigned 64-bit number");
+	case OPT_SUMMARY:
+		if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
+			return bad_value("summary", arg, "expected text or json");
+		*json = strcmp(arg, "json") == 0;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dpmon_gen_opts o;
+	struct dpmon_gen_summary s;
+	bool json = false;
+	int c, rc = 0;
+
+	dpmon_gen_defaults(&o);
+	while (rc == 0 && (c = getopt_long(argc, argv, "o:s:n:hV", long_opts, NULL)) != -1) {
+		if (c == 'h' || c == 'V') {
+			if (c == 'h')
+				usage(stdout);
+			else
+				printf("dpmon-gen %s\n", DPMON_VERSION);
+			dpmon_gen_opts_free(&o);
+			return 0;
+		}
+		if (c == '?')
+			rc = -EINVAL;
+		else
+			rc = apply_option(c, optarg, &o, &json);
+	}
+	if (rc == 0 && optind < argc) {
+		fprintf(stderr, "dpmon-gen: unexpected argument '%s'\n", argv[optind]);
+		rc = -EINVAL;
+	}
+	if (rc == 0 && o.output == NULL) {
+		fprintf(stderr, "dpmon-gen: --output FILE.pcap is required\n");
+		rc = -EINVAL;
+	}
+	if (rc == 0)
+		rc = dpmon_gen_check(&o, stderr);
+	if (rc != 0) {
+		fprintf(stderr, "usage: dpmon-gen --output FILE.pcap [options]; see --help\n");
+		dpmon_gen_opts_free(&o);
+		return EXIT_USAGE;
+	}
+	rc = dpmon_gen_write(&o, &s, stderr);
+	dpmon_gen_opts_free(&o);
+	if (rc != 0)
+		return EXIT_FAILURE;
+	rc = json ? dpmon_gen_summary_print_json(&s, stdout)
+		  : dpmon_gen_summary_print_text(&s, stdout);
+	dpmon_gen_summary_free(&s);
+	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
