@@ -313,6 +313,20 @@ merge_loop(struct app *a, double duration_s)
 	}
 }
 
+static void
+print_assignment(const struct app *a)
+{
+	for (unsigned w = 0; w < a->n_workers; w++) {
+		const struct dpmon_worker *wk = &a->workers[w];
+
+		printf("dpmon: worker lcore %u polls", wk->lcore_id);
+		for (uint16_t q = 0; q < wk->n_rxq; q++)
+			printf(" port %u queue %u%s", wk->rxq[q].port_id, wk->rxq[q].queue_id,
+			       q + 1 < wk->n_rxq ? "," : "");
+		printf("%s\n", wk->n_rxq == 0 ? " nothing (more workers than RX queues)" : "");
+	}
+}
+
 static int
 write_port_file(const char *path, uint16_t port)
 {
@@ -381,6 +395,7 @@ run(struct app *a, const struct app_opts *o)
 		return EXIT_START;
 	}
 	port = dpmon_http_port(a->http);
+	print_assignment(a);
 	for (unsigned w = 0; w < a->n_workers; w++)
 		rte_eal_remote_launch(dpmon_worker_loop, &a->workers[w], a->lcores[w]);
 	snprintf(url_host, sizeof(url_host), strchr(a->cfg.http_listen, ':') ? "[%s]" : "%s",

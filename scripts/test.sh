@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Build dpmon twice and run the whole test suite:
+#   build-test: -Werror, every test (unit + integration on real captures);
+#   build-asan: -Werror with AddressSanitizer + UndefinedBehaviorSanitizer,
+#               the unit tests.
+# Prints meson's counts of both runs as one line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/deps.sh || exit 1
+
+configure() { # dir, extra meson args...
+	local dir=$1; shift
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" -Dwerror=true "$@" >"$dir.setup.log" 2>&1 ||
+			{ cat "$dir.setup.log"; exit 1; }
+	fi
+	ninja -C "$dir" || exit 1
+}
+
+configure build-test
+configure build-asan -Db_sanitize=address,undefined -Db_lundef=false
+
+count() { # testlog.json → "passed failed"
+	python3 - "$1" <<'PY'
+import json, sys
+ok = bad = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["result"] in ("OK", "EXPECTEDFAIL"): ok += 1
+    elif r["result"] != "SKIP": bad += 1
+print(ok, bad)
+PY
+}
+
+meson test -C build-test --print-errorlogs --num-processes 2
+read -r p1 f1 < <(count build-test/meson-logs/testlog.json)
+ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	meson test -C build-asan --suite unit --print-errorlogs --num-processes 2
+read -r p2 f2 < <(count build-asan/meson-logs/testlog.json)
+
+echo "release build: $p1 passed, $f1 failed; sanitizer build: $p2 passed, $f2 failed"
+echo "$((p1 + p2)) passed, $((f1 + f2)) failed"
+[ $((f1 + f2)) -eq 0 ]
