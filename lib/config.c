@@ -393,7 +393,7 @@ parse_ports(struct check_ctx *c, const char *path, const json_t *arr, struct dpm
 		return;
 	json_array_foreach(arr, i, v) {
 		/* Entries past the limit are checked but not kept. */
-		struct dpmon_port_conf port = {.rx_queues = 1, .rx_descriptors = 0};
+		struct dpmon_port_conf port = {.rx_queues = DPMON_RXQ_AUTO, .rx_descriptors = 0};
 
 		path_index(ipath, sizeof(ipath), path, i);
 		parse_port(c, ipath, v, &port);

@@ -22,12 +22,18 @@
 #define DPMON_MAX_SUBNETS 65536
 #define DPMON_DEVICE_LEN 128
 #define DPMON_NAME_LEN 64
+/** ports[].rx_queues absent: one RX queue per worker lcore (capped by the device). */
+#define DPMON_RXQ_AUTO 0
 
 /** One port to poll. */
 struct dpmon_port_conf {
 	/** DPDK device name ("net_pcap0", "0000:01:00.0") or a port id ("0"). */
 	char device[DPMON_DEVICE_LEN];
-	/** RX queues to configure; each is polled by one worker lcore. 1..1024. */
+	/**
+	 * RX queues to configure, 1..1024; each is polled by one worker lcore.
+	 * DPMON_RXQ_AUTO (key absent): one per worker lcore, at most what the
+	 * device supports (resolved at start-up).
+	 */
 	uint16_t rx_queues;
 	/** RX descriptors per queue; 0 = the PMD's preferred size. */
 	uint16_t rx_descriptors;

@@ -175,16 +175,32 @@ parse_app_args(int argc, char **argv, struct app_opts *o)
 	return 0;
 }
 
+/* rx_queues absent: one per worker lcore, capped by the device. */
+static void
+resolve_auto_queues(struct dpmon_port_conf *pc, uint16_t port_id, unsigned n_workers)
+{
+	struct rte_eth_dev_info info;
+	unsigned n = n_workers;
+
+	if (pc->rx_queues != DPMON_RXQ_AUTO)
+		return;
+	if (rte_eth_dev_info_get(port_id, &info) == 0 && info.max_rx_queues < n)
+		n = info.max_rx_queues;
+	pc->rx_queues = (uint16_t)(n > 0 ? n : 1);
+}
+
 static int
 start_ports(struct app *a)
 {
 	for (unsigned p = 0; p < a->cfg.n_ports; p++) {
-		const struct dpmon_port_conf *pc = &a->cfg.ports[p];
+		struct dpmon_port_conf *pc = &a->cfg.ports[p];
 		int rc = dpmon_port_resolve(pc->device, &a->port_ids[p], stderr);
 
-		if (rc == 0)
+		if (rc == 0) {
+			resolve_auto_queues(pc, a->port_ids[p], rte_lcore_count() - 1);
 			rc = dpmon_port_start(a->port_ids[p], pc, a->cfg.mbufs_per_queue,
 					      (uint16_t)a->cfg.burst_size, stderr);
+		}
 		if (rc != 0)
 			return rc;
 		a->n_ports_started = p + 1;
@@ -199,11 +215,6 @@ setup_workers(struct app *a)
 	unsigned lcore, w = 0, next = 0;
 
 	a->n_workers = rte_lcore_count() - 1;
-	if (a->n_workers == 0) {
-		fprintf(stderr, "dpmon: no worker lcore: give EAL at least two lcores "
-				"(e.g. -l 0-1); the main lcore only merges\n");
-		return -EINVAL;
-	}
 	a->workers = rte_zmalloc("dpmon_workers", sizeof(*a->workers) * a->n_workers,
 				 RTE_CACHE_LINE_SIZE);
 	a->cores = calloc(a->n_workers, sizeof(*a->cores));
@@ -370,6 +381,11 @@ run(struct app *a, const struct app_opts *o)
 	uint16_t port;
 	int rc;
 
+	if (rte_lcore_count() < 2) {
+		fprintf(stderr, "dpmon: no worker lcore: give EAL at least two lcores "
+				"(e.g. -l 0-1); the main lcore only merges\n");
+		return EXIT_START;
+	}
 	rc = dpmon_classifier_create(&a->cls, "main", a->cfg.subnets, a->cfg.n_subnets,
 				     (int)rte_socket_id());
 	if (rc != 0) {

@@ -207,7 +207,7 @@ test_defaults(void)
 		    &cfg, &out) == 0);
 	CHECK(strcmp(out, "") == 0);
 	CHECK(cfg.n_ports == 1);
-	CHECK(cfg.ports[0].rx_queues == 1);
+	CHECK(cfg.ports[0].rx_queues == DPMON_RXQ_AUTO); /* absent: one per worker */
 	CHECK(cfg.ports[0].rx_descriptors == 0);
 	CHECK(cfg.n_subnets == 1 && strcmp(cfg.subnets[0].name, "") == 0);
 	CHECK(strcmp(cfg.http_listen, "127.0.0.1") == 0);
