@@ -16,6 +16,8 @@
  * in the first merge that reads the counter after the worker stored it.
  * New host entries are published by a release store of n_hosts after the
  * entry's address is written; the main lcore reads n_hosts with acquire.
+ * A burst ends with a release store of stats.packets, which the merge reads
+ * first (acquire), so a snapshot holds every packet its worker counts claim.
  */
 #ifndef DPMON_COUNTERS_H
 #define DPMON_COUNTERS_H

@@ -263,20 +263,26 @@ sort_new_hosts(struct dpmon_merge *m)
 	return 0;
 }
 
+/*
+ * Read the workers' packet counts first (acquire: they are stored last in a
+ * burst, with release), so every packet they include is also in the host,
+ * subnet and total counters read after them.
+ */
 static void
-fill_workers(struct dpmon_merge *m, struct dpmon_snapshot *s)
+read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
+	     uint64_t reasons[DPMON_REASON_MAX])
 {
+	memset(reasons, 0, sizeof(uint64_t) * DPMON_REASON_MAX);
 	for (unsigned c = 0; c < m->n_cores; c++) {
 		const struct dpmon_core *core = m->cores[c];
-		struct dpmon_snap_worker *w = &s->workers[c];
 
-		w->lcore = m->lcores[c];
-		w->packets = dpmon_count_read(&core->stats.packets);
-		w->bursts = dpmon_count_read(&core->stats.bursts);
-		w->host_table_full = dpmon_count_read(&core->stats.host_table_full);
-		w->hosts = dpmon_core_hosts_published(core);
+		w[c].lcore = m->lcores[c];
+		w[c].packets = __atomic_load_n(&core->stats.packets, __ATOMIC_ACQUIRE);
+		w[c].bursts = dpmon_count_read(&core->stats.bursts);
+		w[c].host_table_full = dpmon_count_read(&core->stats.host_table_full);
+		w[c].hosts = dpmon_core_hosts_published(core);
 		for (int r = 1; r < DPMON_REASON_MAX; r++)
-			s->parse_errors[r] += dpmon_count_read(&core->stats.reasons[r]);
+			reasons[r] += dpmon_count_read(&core->stats.reasons[r]);
 	}
 }
 
@@ -349,25 +355,31 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 		uint32_t n_ports)
 {
 	double dt = (double)(now_tsc - m->prev_tsc) / (double)m->tsc_hz;
+	struct dpmon_snap_worker workers[m->n_cores];
+	uint64_t reasons[DPMON_REASON_MAX];
 	struct dpmon_snapshot *s;
 
+	/* Order matters (counters.h): worker packet counts, then the hosts
+	 * published by then, then host, subnet and total counters, which the
+	 * workers write in the opposite order. So the snapshot holds every
+	 * packet its worker counts claim, and sum(hosts) <= subnet <= totals. */
+	read_workers(m, workers, reasons);
 	if (map_new_hosts(m) != 0 || sort_new_hosts(m) != 0)
 		return NULL;
 	s = dpmon_snapshot_alloc(n_ports, m->n_cores, m->cfg->n_subnets, m->n_hosts);
 	if (s == NULL)
 		return NULL;
+	memcpy(s->workers, workers, sizeof(workers));
+	memcpy(s->parse_errors, reasons, sizeof(reasons));
 	s->seq = ++m->seq;
 	s->uptime_s = (double)(now_tsc - m->start_tsc) / (double)m->tsc_hz;
 	s->interval_s = dt;
 	s->interval_ms = m->cfg->merge_interval_ms;
 	if (n_ports > 0)
 		memcpy(s->ports, ports, sizeof(*ports) * n_ports);
-	/* Order matters for consistency: hosts first, then subnets, then the
-	 * totals, so a packet counted in a host is also in its subnet/total. */
 	fill_hosts(m, s, dt);
 	fill_subnets(m, s, dt);
 	fill_totals(m, s, dt);
-	fill_workers(m, s);
 	m->prev_tsc = now_tsc;
 	s->merge_s = (double)(rte_rdtsc() - now_tsc) / (double)m->tsc_hz;
 	return s;

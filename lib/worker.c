@@ -178,12 +178,14 @@ dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
 	RTE_ASSERT(n <= DPMON_MAX_BURST);
 	if (n == 0)
 		return;
-	dpmon_count_inc(&core->stats.packets, n);
-	dpmon_count_inc(&core->stats.bursts, 1);
 	parse_pass(core, &b, pkts, n);
 	classify_pass(cls, &b);
 	count_pass(core, &b, n);
 	host_pass(core, &b);
+	/* Last, with release: a merge that sees these packets counted here
+	 * (acquire) sees every counter this burst touched (counters.h). */
+	dpmon_count_inc(&core->stats.bursts, 1);
+	__atomic_store_n(&core->stats.packets, core->stats.packets + n, __ATOMIC_RELEASE);
 }
 
 void
