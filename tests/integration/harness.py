@@ -1,0 +1,580 @@
+"""Integration-test harness: runs the real dpmon on pcap files through DPDK's
+pcap PMD and reads its HTTP API.
+
+Python 3 standard library only. Each test file does
+
+    import harness
+    def test_something(h):       # h: harness.Harness
+        c = h.checker('label')
+        with h.dpmon([pcap], subnets) as d:
+            s = d.wait_counts(pkts)
+            c.eq('subnet 10.0.0.0/24 ingress packets', 12, got)
+            c.eq('exit status', 0, d.stop())
+        c.done()
+    if __name__ == '__main__':
+        harness.main(globals())
+
+and is run as `python3 tests/integration/test_x.py --build-dir B --source-dir S`.
+
+Expected values come only from the third-party test data in
+<source-dir>/../shared/testdata (or from dpmon-gen's summary), never from
+dpmon's own output. A missing test data directory is a failure, not a skip.
+"""
+
+import argparse
+import atexit
+import ipaddress
+import itertools
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+# ---------------------------------------------------------------------------
+# Failures and checks
+# ---------------------------------------------------------------------------
+
+
+class TestFailure(AssertionError):
+    """A failed comparison or an unusable environment."""
+
+
+class Checker:
+    """Collects comparisons so that one run reports every mismatch.
+
+    Every comparison prints one line: 'ok   ...' or 'FAIL ...' with the
+    expected and the actual value. done() raises if any failed.
+    """
+
+    def __init__(self, label='', out=None):
+        self.label = label
+        self.failures = []
+        self.n = 0
+        self._out = out  # list to buffer lines (parallel jobs), or None
+
+    def _print(self, line):
+        if self._out is not None:
+            self._out.append(line)
+        else:
+            print(line, flush=True)
+
+    def _name(self, what):
+        return '%s: %s' % (self.label, what) if self.label else what
+
+    def note(self, text):
+        self._print('     %s' % self._name(text))
+
+    def eq(self, what, expected, got):
+        self.n += 1
+        if expected == got:
+            self._print('ok   %s == %r' % (self._name(what), expected))
+            return True
+        msg = '%s: expected %r, got %r' % (self._name(what), expected, got)
+        self._print('FAIL ' + msg)
+        self.failures.append(msg)
+        return False
+
+    def true(self, what, cond, detail=''):
+        self.n += 1
+        if cond:
+            self._print('ok   %s' % self._name(what))
+            return True
+        msg = '%s%s' % (self._name(what), (': ' + detail) if detail else '')
+        self._print('FAIL ' + msg)
+        self.failures.append(msg)
+        return False
+
+    def fail(self, msg):
+        self.n += 1
+        self._print('FAIL %s' % self._name(msg))
+        self.failures.append(self._name(msg))
+
+    def merge(self, other):
+        self.n += other.n
+        self.failures.extend(other.failures)
+
+    def done(self):
+        if self.failures:
+            raise TestFailure('%d of %d comparisons failed:\n  %s' % (
+                len(self.failures), self.n, '\n  '.join(self.failures)))
+
+
+# ---------------------------------------------------------------------------
+# Test data
+# ---------------------------------------------------------------------------
+
+
+def read_tsv(path):
+    """Rows of a tab-separated file with a header line, as dicts."""
+    with open(path, encoding='utf-8') as f:
+        lines = [l.rstrip('\n') for l in f if l.strip()]
+    head = lines[0].split('\t')
+    rows = []
+    for l in lines[1:]:
+        cells = l.split('\t')
+        if len(cells) != len(head):
+            raise TestFailure('%s: row has %d cells, header %d: %r' % (
+                path, len(cells), len(head), l[:80]))
+        rows.append(dict(zip(head, cells)))
+    return rows
+
+
+def load_json(path):
+    with open(path, encoding='utf-8') as f:
+        return json.load(f)
+
+
+def pcap_records(path):
+    """(caplen, origlen) of every record of a classic pcap file.
+
+    Independent of dpmon and of DPDK: reads the record headers only.
+    """
+    with open(path, 'rb') as f:
+        data = f.read()
+    magic = data[:4]
+    if magic in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1'):
+        endian = '<'
+    elif magic in (b'\xa1\xb2\xc3\xd4', b'\xa1\xb2\x3c\x4d'):
+        endian = '>'
+    else:
+        raise TestFailure('%s: not a classic pcap file (magic %s)' % (path, magic.hex()))
+    off, recs = 24, []
+    while off + 16 <= len(data):
+        _, _, caplen, origlen = struct.unpack(endian + 'IIII', data[off:off + 16])
+        recs.append((caplen, origlen))
+        off += 16 + caplen
+    if off != len(data):
+        raise TestFailure('%s: trailing %d bytes after the last record' % (path, len(data) - off))
+    return recs
+
+
+def in_any(addr, nets):
+    a = ipaddress.ip_address(addr)
+    return any(a.version == n.version and a in n for n in nets)
+
+
+def canon_addr(text):
+    return str(ipaddress.ip_address(text))
+
+
+# ---------------------------------------------------------------------------
+# API helpers
+# ---------------------------------------------------------------------------
+
+PROTOS = ('tcp', 'udp', 'icmp', 'other')
+DIRS = ('ingress', 'egress')
+TOTALS = ('ingress', 'egress', 'internal', 'external')
+
+
+def counts_of(direction):
+    """The packet/byte counters of a direction object (rates dropped)."""
+    out = {'packets': direction['packets'], 'bytes': direction['bytes']}
+    for p in PROTOS:
+        out[p] = {'packets': direction[p]['packets'], 'bytes': direction[p]['bytes']}
+    return out
+
+
+def by_prefix(subnets_doc):
+    return {s['prefix']: s for s in subnets_doc['subnets']}
+
+
+def by_address(hosts_doc):
+    return {h['address']: h for h in hosts_doc['hosts']}
+
+
+# ---------------------------------------------------------------------------
+# dpmon processes
+# ---------------------------------------------------------------------------
+
+_prefix_seq = itertools.count()
+_live = set()
+_live_lock = threading.Lock()
+_stopping = False
+
+
+def _kill_all_live():
+    global _stopping
+    with _live_lock:
+        _stopping = True
+        procs = list(_live)
+    for p in procs:
+        try:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)
+        except Exception:
+            pass
+
+
+atexit.register(_kill_all_live)
+
+
+def _runtime_dir(prefix):
+    """DPDK 22.11's runtime directory for a --file-prefix (eal_common_filesystem)."""
+    if os.geteuid() == 0:
+        base = '/var/run'
+    else:
+        base = os.environ.get('XDG_RUNTIME_DIR') or '/tmp'
+    return os.path.join(base, 'dpdk', prefix)
+
+
+LCORES_ONE_WORKER = ['-l', '0-1']
+# Same shape with the roles on the other CPU: for a second run in parallel.
+LCORES_ONE_WORKER_ALT = ['--lcores', '0@1,1@0']
+# Two workers on a two-CPU machine: lcore 2 shares CPU 1 with lcore 1.
+LCORES_TWO_WORKERS = ['--lcores', '0@0,1@1,2@1']
+
+
+class Dpmon:
+    """One dpmon process on a net_pcap0 port with one RX queue per pcap."""
+
+    def __init__(self, h, pcaps, subnets, label, lcores=None, merge_interval_ms=200,
+                 extra_config=None, rx_queues=None):
+        self.h = h
+        self.pcaps = list(pcaps)
+        self.subnets = subnets
+        self.label = label
+        self.lcores = lcores or LCORES_ONE_WORKER
+        self.prefix = 'dpmon-it-%d-%d' % (os.getpid(), next(_prefix_seq))
+        self.dir = tempfile.mkdtemp(prefix=self.prefix + '-')
+        self.config = {
+            'ports': [{'device': 'net_pcap0',
+                       'rx_queues': rx_queues or max(1, len(self.pcaps))}],
+            'subnets': [{'prefix': p, 'name': n} for p, n in subnets],
+            'http': {'listen': '127.0.0.1', 'port': 0},
+            'merge_interval_ms': merge_interval_ms,
+        }
+        if extra_config:
+            self.config.update(extra_config)
+        self.proc = None
+        self.port = None
+        self.rc = None
+
+    # -- life cycle -------------------------------------------------------
+
+    def __enter__(self):
+        try:
+            self.start()
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            if self.proc is not None and self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            if exc_type is not None:
+                self.h.log('--- %s: dpmon log tail (%s) ---\n%s' % (
+                    self.label, self.dir, self.log_tail()))
+        finally:
+            with _live_lock:
+                _live.discard(self.proc)
+            for f in (getattr(self, 'stdout', None), getattr(self, 'stderr', None)):
+                if f is not None:
+                    f.close()
+            shutil.rmtree(_runtime_dir(self.prefix), ignore_errors=True)
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+    def start(self, timeout=20.0):
+        for p in self.pcaps:
+            if ',' in p:
+                raise TestFailure('pcap path with a comma cannot be a devarg: %s' % p)
+            if not os.path.isfile(p):
+                raise TestFailure('missing pcap file %s' % p)
+        cfg = os.path.join(self.dir, 'dpmon.json')
+        with open(cfg, 'w') as f:
+            json.dump(self.config, f)
+        self.port_file = os.path.join(self.dir, 'port')
+        vdev = 'net_pcap0' + ''.join(',rx_pcap=' + p for p in self.pcaps)
+        self.argv = [self.h.dpmon, '--no-huge', '-m', '512', '--no-pci',
+                     '--file-prefix', self.prefix] + list(self.lcores) + [
+            '--vdev', vdev, '--', '--config', cfg, '--http-port-file', self.port_file]
+        self.stdout = open(os.path.join(self.dir, 'stdout'), 'wb')
+        self.stderr = open(os.path.join(self.dir, 'stderr'), 'wb')
+        with _live_lock:
+            if _stopping:
+                raise TestFailure('%s: not started: the test run is stopping' % self.label)
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
+                                         stdout=self.stdout, stderr=self.stderr)
+            _live.add(self.proc)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise TestFailure('%s: dpmon exited with %s before listening\n%s\n%s' % (
+                    self.label, self.proc.returncode, ' '.join(self.argv), self.log_tail()))
+            try:
+                with open(self.port_file) as f:
+                    text = f.read().strip()
+                if text:
+                    self.port = int(text)
+                    return
+            except FileNotFoundError:
+                pass
+            time.sleep(0.02)
+        raise TestFailure('%s: dpmon did not write %s within %.0f s\n%s' % (
+            self.label, self.port_file, timeout, self.log_tail()))
+
+    def stop(self, timeout=20.0):
+        """SIGTERM, wait; return the exit status (killed and raised on a hang)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+                raise TestFailure('%s: dpmon did not exit within %.0f s of SIGTERM' % (
+                    self.label, timeout))
+        self.rc = self.proc.returncode
+        self.stdout.close()
+        self.stderr.close()
+        return self.rc
+
+    def log_tail(self, n=4000):
+        out = []
+        for name in ('stdout', 'stderr'):
+            try:
+                with open(os.path.join(self.dir, name), 'rb') as f:
+                    data = f.read()
+                out.append('[%s]\n%s' % (name, data[-n:].decode('utf-8', 'replace')))
+            except OSError:
+                pass
+        return '\n'.join(out)
+
+    # -- HTTP ---------------------------------------------------------------
+
+    def request(self, path, method='GET', data=None):
+        """(status, headers, parsed JSON body or raw text) of one request."""
+        url = 'http://127.0.0.1:%d%s' % (self.port, path)
+        req = urllib.request.Request(url, method=method, data=data)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                status, headers, body = r.status, r.headers, r.read()
+        except urllib.error.HTTPError as e:
+            status, headers, body = e.code, e.headers, e.read()
+        try:
+            doc = json.loads(body.decode('utf-8')) if body else None
+        except ValueError:
+            doc = body.decode('utf-8', 'replace')
+        return status, headers, doc
+
+    def get(self, path):
+        status, _, doc = self.request(path)
+        if status != 200:
+            raise TestFailure('%s: GET %s answered %d: %r' % (self.label, path, status, doc))
+        return doc
+
+    def summary(self):
+        return self.get('/api/v1/summary')
+
+    def wait_counts(self, pkts, ibytes=None, ierrors=None, timeout=30.0, stall=3.0):
+        """Wait until the snapshot has counted every packet, then return the
+        summary of the snapshot after that (a counter of the last burst may
+        land after the worker's packet counter was read by a merge).
+
+        Done when ports[0].ipackets == pkts and sum(workers[].packets) == pkts
+        (and ibytes / ierrors when given). If the values stop changing for
+        `stall` seconds without matching (8 s at least while nothing at all
+        has arrived), the summary of the next snapshot is returned and the
+        caller's comparisons report the mismatch; after `timeout` it raises.
+        """
+        deadline = time.monotonic() + timeout
+        last_key, last_change, s = None, time.monotonic(), None
+        zero = (0, 0, 0, 0)
+        while True:
+            if self.proc.poll() is not None:
+                raise TestFailure('%s: dpmon died (exit %s) while counting\n%s' % (
+                    self.label, self.proc.returncode, self.log_tail()))
+            status, _, doc = self.request('/api/v1/summary')
+            now = time.monotonic()
+            if status == 200:
+                s = doc
+                port = s['ports'][0]
+                wsum = sum(w['packets'] for w in s['workers'])
+                key = (port['ipackets'], port['ibytes'], port['ierrors'], wsum)
+                if (port['ipackets'] == pkts and wsum == pkts and
+                        (ibytes is None or port['ibytes'] == ibytes) and
+                        (ierrors is None or port['ierrors'] == ierrors)):
+                    return self._next_snapshot(s['snapshot_seq'], deadline)
+                if key != last_key:
+                    last_key, last_change = key, now
+                elif now - last_change >= (max(stall, 8.0) if key == zero and pkts else stall):
+                    self.h.log('%s: counts stalled at ipackets=%d ibytes=%d ierrors=%d '
+                               'workers=%d (waiting for %d packets)'
+                               % ((self.label,) + key + (pkts,)))
+                    return self._next_snapshot(s['snapshot_seq'], deadline + 5)
+            elif status != 503:
+                raise TestFailure('%s: GET /api/v1/summary answered %d: %r' % (
+                    self.label, status, doc))
+            if now >= deadline:
+                raise TestFailure('%s: timed out after %.0f s waiting for %d packets; '
+                                  'last summary ports=%r workers=%r' % (
+                                      self.label, timeout, pkts,
+                                      s and s['ports'], s and s['workers']))
+            time.sleep(0.05)
+
+    def _next_snapshot(self, seq, deadline):
+        while True:
+            s = self.summary()
+            if s['snapshot_seq'] > seq:
+                return s
+            if time.monotonic() >= deadline:
+                raise TestFailure('%s: no snapshot after #%d' % (self.label, seq))
+            time.sleep(0.05)
+
+
+# ---------------------------------------------------------------------------
+# The harness object and the runner
+# ---------------------------------------------------------------------------
+
+
+class Harness:
+    def __init__(self, source_dir, build_dir, testdata=None):
+        self.source = os.path.abspath(source_dir)
+        self.build = os.path.abspath(build_dir)
+        self.testdata = os.path.abspath(testdata or os.path.join(
+            self.source, '..', 'shared', 'testdata'))
+        self.dpmon = os.path.join(self.build, 'app', 'dpmon')
+        self.dpmon_gen = os.path.join(self.build, 'app', 'dpmon-gen')
+        self._log_lock = threading.Lock()
+
+    def check_environment(self):
+        problems = []
+        if not os.path.isdir(self.testdata):
+            problems.append('shared test data not found at %s (expected <repo>/../shared/'
+                            'testdata; the integration tests need it and do not skip)'
+                            % self.testdata)
+        else:
+            for rel in ('README.md', 'MANIFEST.tsv', 'expected', 'pcaps'):
+                if not os.path.exists(os.path.join(self.testdata, rel)):
+                    problems.append('test data incomplete: %s missing'
+                                    % os.path.join(self.testdata, rel))
+        if not os.access(self.dpmon, os.X_OK):
+            problems.append('dpmon binary not found at %s (build first)' % self.dpmon)
+        if problems:
+            raise TestFailure('\n'.join(problems))
+
+    def td(self, *parts):
+        return os.path.join(self.testdata, *parts)
+
+    def log(self, text):
+        with self._log_lock:
+            print(text, flush=True)
+
+    def checker(self, label='', out=None):
+        return Checker(label, out)
+
+    def dpmon_run(self, pcaps, subnets, label, **kw):
+        return Dpmon(self, pcaps, subnets, label, **kw)
+
+    def manifest(self):
+        rows = read_tsv(self.td('MANIFEST.tsv'))
+        if not rows:
+            raise TestFailure('MANIFEST.tsv has no rows')
+        return rows
+
+
+def run_parallel(jobs, workers=2):
+    """Run callables jobs[i]() -> (lines, checker) on `workers` threads; print
+    each job's lines as it finishes; return the list of checkers."""
+    results = [None] * len(jobs)
+    lock = threading.Lock()
+    it = iter(enumerate(jobs))
+    errors = []
+
+    def worker():
+        while not _stopping:
+            with lock:
+                try:
+                    i, job = next(it)
+                except StopIteration:
+                    return
+            try:
+                lines, chk = job()
+            except BaseException as e:  # noqa: B902 - reported, not swallowed
+                chk = Checker('job %d' % i)
+                lines = [traceback.format_exc()]
+                chk.failures.append('job %d raised %s: %s' % (i, type(e).__name__, e))
+                if not isinstance(e, Exception):
+                    errors.append(e)
+            results[i] = chk
+            with lock:
+                print('\n'.join(lines), flush=True)
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def _on_sigterm(signum, frame):
+    raise KeyboardInterrupt('signal %d' % signum)
+
+
+def main(namespace):
+    """Parse --build-dir/--source-dir, run every test_* function of the
+    calling module, print a summary line and exit 1 if any failed."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--source-dir', default=os.path.dirname(os.path.dirname(here)))
+    ap.add_argument('--build-dir', default=None)
+    ap.add_argument('--testdata', default=None,
+                    help='default: <source-dir>/../shared/testdata')
+    ap.add_argument('-k', dest='only', default=None, help='run tests whose name contains this')
+    args = ap.parse_args()
+    build = args.build_dir or os.path.join(args.source_dir, 'build')
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    h = Harness(args.source_dir, build, args.testdata)
+    tests = [(n, f) for n, f in sorted(namespace.items())
+             if n.startswith('test_') and callable(f)]
+    tests.sort(key=lambda nf: nf[1].__code__.co_firstlineno)
+    if args.only:
+        tests = [(n, f) for n, f in tests if args.only in n]
+    passed, failed = 0, 0
+    t_all = time.monotonic()
+    try:
+        h.check_environment()
+    except TestFailure as e:
+        print('FAIL environment: %s' % e, flush=True)
+        print('0 passed, %d failed' % max(1, len(tests)), flush=True)
+        sys.exit(1)
+    for name, fn in tests:
+        print('=== %s' % name, flush=True)
+        t0 = time.monotonic()
+        try:
+            fn(h)
+        except TestFailure as e:
+            failed += 1
+            print('--- FAIL %s (%.1f s)\n%s' % (name, time.monotonic() - t0, e), flush=True)
+            continue
+        except KeyboardInterrupt:
+            _kill_all_live()
+            print('--- INTERRUPTED %s' % name, flush=True)
+            raise
+        except Exception:
+            failed += 1
+            print('--- ERROR %s (%.1f s)\n%s' % (name, time.monotonic() - t0,
+                                             traceback.format_exc()), flush=True)
+            continue
+        passed += 1
+        print('--- PASS %s (%.1f s)' % (name, time.monotonic() - t0), flush=True)
+    _kill_all_live()
+    print('(%.1f s)' % (time.monotonic() - t_all))
+    print('%d passed, %d failed' % (passed, failed), flush=True)
+    sys.exit(1 if failed else 0)
