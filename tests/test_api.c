@@ -20,25 +20,13 @@
 
 #include "api.h"
 #include "snapshot.h"
+#include "check.h"
 #include "stats.h"
 
 #ifndef DPMON_VERSION
 #define DPMON_VERSION "0.0.0"
 #endif
 
-#define FAIL(...)                                                      \
-	do {                                                           \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);        \
-		fprintf(stderr, __VA_ARGS__);                          \
-		fputc('\n', stderr);                                   \
-		exit(1);                                               \
-	} while (0)
-
-#define CHECK(c)                                                       \
-	do {                                                           \
-		if (!(c))                                              \
-			FAIL("CHECK failed: %s", #c);                  \
-	} while (0)
 
 /* ------------------------------------------------------------------------
  * Calling the API with a query string.
@@ -295,7 +283,7 @@ build_snapshot(void)
 	struct dpmon_snapshot *s = dpmon_snapshot_alloc(1, 2, 2, 5);
 	struct dpmon_dir_stats *d;
 
-	CHECK(s != NULL);
+	REQUIRE(s != NULL);
 	s->seq = 7;
 	s->uptime_s = 12.5;
 	s->interval_s = 1.0078125;
@@ -344,14 +332,14 @@ build_snapshot(void)
 static void
 test_names(void)
 {
-	CHECK(strcmp(dpmon_reason_name(DPMON_REASON_OK), "ok") == 0);
-	CHECK(strcmp(dpmon_reason_name(DPMON_REASON_IPV4_TRUNCATED), "ipv4_truncated") == 0);
-	CHECK(strcmp(dpmon_reason_name(DPMON_REASON_IPV6_EXT_LIMIT), "ipv6_ext_limit") == 0);
-	CHECK(strcmp(dpmon_reason_name(DPMON_REASON_MAX), "unknown") == 0);
-	CHECK(strcmp(dpmon_proto_name(DPMON_PROTO_ICMP), "icmp") == 0);
-	CHECK(strcmp(dpmon_proto_name((enum dpmon_proto)-1), "unknown") == 0);
-	CHECK(strcmp(dpmon_dir_name(DPMON_DIR_EGRESS), "egress") == 0);
-	CHECK(strcmp(dpmon_total_name(DPMON_TOTAL_EXTERNAL), "external") == 0);
+	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_OK), "ok") == 0);
+	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_IPV4_TRUNCATED), "ipv4_truncated") == 0);
+	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_IPV6_EXT_LIMIT), "ipv6_ext_limit") == 0);
+	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_MAX), "unknown") == 0);
+	REQUIRE(strcmp(dpmon_proto_name(DPMON_PROTO_ICMP), "icmp") == 0);
+	REQUIRE(strcmp(dpmon_proto_name((enum dpmon_proto)-1), "unknown") == 0);
+	REQUIRE(strcmp(dpmon_dir_name(DPMON_DIR_EGRESS), "egress") == 0);
+	REQUIRE(strcmp(dpmon_total_name(DPMON_TOTAL_EXTERNAL), "external") == 0);
 }
 
 static void
@@ -360,25 +348,25 @@ test_snapshot_lookups(const struct dpmon_snapshot *s)
 	struct dpmon_prefix p;
 
 	for (uint32_t i = 0; i < s->n_hosts; i++)
-		CHECK(dpmon_snapshot_find_host(s, &s->hosts[i].addr) == &s->hosts[i]);
+		REQUIRE(dpmon_snapshot_find_host(s, &s->hosts[i].addr) == &s->hosts[i]);
 	{
 		struct dpmon_addr a = addr("10.0.0.99"), b = addr("::"), c = addr("ffff::1");
-		CHECK(dpmon_snapshot_find_host(s, &a) == NULL);
-		CHECK(dpmon_snapshot_find_host(s, &b) == NULL);
-		CHECK(dpmon_snapshot_find_host(s, &c) == NULL);
+		REQUIRE(dpmon_snapshot_find_host(s, &a) == NULL);
+		REQUIRE(dpmon_snapshot_find_host(s, &b) == NULL);
+		REQUIRE(dpmon_snapshot_find_host(s, &c) == NULL);
 	}
 	p = prefix("2001:db8::/48");
-	CHECK(dpmon_snapshot_find_subnet(s, &p) == 1);
+	REQUIRE(dpmon_snapshot_find_subnet(s, &p) == 1);
 	p = prefix("10.0.0.0/24");
-	CHECK(dpmon_snapshot_find_subnet(s, &p) == 0);
+	REQUIRE(dpmon_snapshot_find_subnet(s, &p) == 0);
 	p = prefix("10.0.0.0/25");
-	CHECK(dpmon_snapshot_find_subnet(s, &p) == -1);
+	REQUIRE(dpmon_snapshot_find_subnet(s, &p) == -1);
 	{
 		struct dpmon_snapshot *empty = dpmon_snapshot_alloc(0, 0, 0, 0);
 		struct dpmon_addr a = addr("10.0.0.1");
-		CHECK(empty != NULL && empty->hosts != NULL && empty->n_hosts == 0);
-		CHECK(dpmon_snapshot_find_host(empty, &a) == NULL);
-		CHECK(dpmon_snapshot_find_subnet(empty, &p) == -1);
+		REQUIRE(empty != NULL && empty->hosts != NULL && empty->n_hosts == 0);
+		REQUIRE(dpmon_snapshot_find_host(empty, &a) == NULL);
+		REQUIRE(dpmon_snapshot_find_subnet(empty, &p) == -1);
 		dpmon_snapshot_free(empty);
 	}
 }
@@ -390,26 +378,26 @@ test_store(void)
 	struct dpmon_snap_store st;
 	struct dpmon_snapshot *a = dpmon_snapshot_alloc(0, 0, 0, 1), *b, *held;
 
-	CHECK(a != NULL);
+	REQUIRE(a != NULL);
 	dpmon_snap_store_init(&st);
-	CHECK(dpmon_snap_acquire(&st) == NULL);
+	REQUIRE(dpmon_snap_acquire(&st) == NULL);
 	dpmon_snap_release(&st, NULL);
 	a->seq = 1;
 	dpmon_snap_publish(&st, a);
 	held = dpmon_snap_acquire(&st);
-	CHECK(held == a && a->refs == 2);
+	REQUIRE(held == a && a->refs == 2);
 	b = dpmon_snapshot_alloc(0, 0, 0, 1);
-	CHECK(b != NULL);
+	REQUIRE(b != NULL);
 	b->seq = 2;
 	dpmon_snap_publish(&st, b); /* a lives on: the reader holds it */
-	CHECK(held->seq == 1 && held->refs == 1);
+	REQUIRE(held->seq == 1 && held->refs == 1);
 	held->hosts[0].subnet = 3; /* still writable memory under ASan */
 	dpmon_snap_release(&st, held); /* frees a */
 	held = dpmon_snap_acquire(&st);
-	CHECK(held == b && b->refs == 2);
+	REQUIRE(held == b && b->refs == 2);
 	dpmon_snap_release(&st, held);
 	dpmon_snap_store_destroy(&st); /* frees b */
-	CHECK(dpmon_snap_acquire(&st) == NULL);
+	REQUIRE(dpmon_snap_acquire(&st) == NULL);
 }
 
 static void
@@ -417,7 +405,7 @@ test_no_snapshot(void)
 {
 	struct dpmon_api_response r = get(NULL, "/health");
 
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_STR(r.body, "status", "starting");
 	CHECK_INT(r.body, "snapshot_seq", 0);
 	json_decref(r.body);
@@ -435,13 +423,13 @@ test_health(const struct dpmon_snapshot *s)
 {
 	struct dpmon_api_response r = get(s, "/health");
 
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_STR(r.body, "status", "ok");
 	CHECK_INT(r.body, "snapshot_seq", 7);
 	CHECK_SIZE(r.body, "", 2);
 	json_decref(r.body);
 	r = get(s, "/health/");
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	json_decref(r.body);
 }
 
@@ -455,7 +443,7 @@ test_summary(const struct dpmon_snapshot *s)
 	char path[64];
 	json_t *b = r.body;
 
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_STR(b, "version", DPMON_VERSION);
 	CHECK_REAL(b, "uptime_s", 12.5);
 	CHECK_REAL(b, "interval_s", 1.0078125);
@@ -481,7 +469,7 @@ test_summary(const struct dpmon_snapshot *s)
 	}
 	CHECK_INT(b, "parse_errors.non_ip", 3);
 	CHECK_INT(b, "parse_errors.ipv6_ext_limit", 9);
-	CHECK(jat(b, "parse_errors.ok") == NULL);
+	REQUIRE(jat(b, "parse_errors.ok") == NULL);
 
 	CHECK_SIZE(b, "ports", 1);
 	CHECK_SIZE(b, "ports.0", 8);
@@ -505,7 +493,7 @@ test_summary(const struct dpmon_snapshot *s)
 	json_decref(b);
 
 	r = call(s, "HEAD", "/api/v1/summary");
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_INT(r.body, "snapshot_seq", 7);
 	json_decref(r.body);
 }
@@ -543,7 +531,7 @@ test_subnets(const struct dpmon_snapshot *s)
 {
 	struct dpmon_api_response r = get(s, "/api/v1/subnets");
 
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_SIZE(r.body, "", 1);
 	CHECK_SIZE(r.body, "subnets", 2);
 	check_subnet0(jat(r.body, "subnets.0"));
@@ -554,22 +542,22 @@ test_subnets(const struct dpmon_snapshot *s)
 	json_decref(r.body);
 
 	r = get(s, "/api/v1/subnets/");
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_SIZE(r.body, "subnets", 2);
 	json_decref(r.body);
 
 	r = get(s, "/api/v1/subnets/10.0.0.0/24");
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	check_subnet0(r.body);
 	json_decref(r.body);
 
 	r = get(s, "/api/v1/subnets/10.0.0.0/24/");
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_STR(r.body, "prefix", "10.0.0.0/24");
 	json_decref(r.body);
 
 	r = get(s, "/api/v1/subnets/2001:0db8:0000::/48");
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_STR(r.body, "prefix", "2001:db8::/48");
 	CHECK_INT(r.body, "family", 6);
 	CHECK_INT(r.body, "ingress.packets", 300);
@@ -599,7 +587,7 @@ test_host(const struct dpmon_snapshot *s)
 	struct dpmon_api_response r = get(s, "/api/v1/hosts/2001:0db8:0:0::1");
 	char longpath[400];
 
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_SIZE(r.body, "", 4);
 	CHECK_STR(r.body, "address", "2001:db8::1");
 	CHECK_STR(r.body, "subnet", "2001:db8::/48");
@@ -614,7 +602,7 @@ test_host(const struct dpmon_snapshot *s)
 	json_decref(r.body);
 
 	r = get(s, "/api/v1/hosts/10.0.0.7/");
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_STR(r.body, "address", "10.0.0.7");
 	CHECK_STR(r.body, "subnet", "10.0.0.0/24");
 	CHECK_INT(r.body, "ingress.bytes", 50000);
@@ -622,7 +610,7 @@ test_host(const struct dpmon_snapshot *s)
 	json_decref(r.body);
 
 	r = get(s, "/api/v1/hosts/::ffff:10.0.0.6"); /* mapped form: same host */
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_STR(r.body, "address", "10.0.0.6");
 	json_decref(r.body);
 
@@ -636,9 +624,9 @@ test_host(const struct dpmon_snapshot *s)
 	longpath[sizeof(longpath) - 1] = '\0';
 	memcpy(longpath, "/api/v1/hosts/", 14);
 	r = get(s, longpath);
-	CHECK(r.status == 400);
-	CHECK(strlen(json_string_value(json_object_get(r.body, "error"))) < 128);
-	CHECK(strstr(json_string_value(json_object_get(r.body, "error")), "aaa...'") != NULL);
+	REQUIRE(r.status == 400);
+	REQUIRE(strlen(json_string_value(json_object_get(r.body, "error"))) < 128);
+	REQUIRE(strstr(json_string_value(json_object_get(r.body, "error")), "aaa...'") != NULL);
 	json_decref(r.body);
 }
 
@@ -648,7 +636,7 @@ test_hosts(const struct dpmon_snapshot *s)
 	struct dpmon_api_response r = get(s, "/api/v1/hosts");
 
 	/* The full shape once. */
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_SIZE(r.body, "", 2);
 	CHECK_INT(r.body, "total", 5);
 	CHECK_SIZE(r.body, "hosts", 5);
@@ -739,10 +727,10 @@ test_routing(const struct dpmon_snapshot *s)
 	CHECK_ERROR(get(s, "/\xff\x01\xc3\xa9x"), 404, "no such endpoint: /????x");
 
 	r = get(s, "/api/v1/summary/");
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	json_decref(r.body);
 	r = get(s, "/api/v1/summary///");
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	json_decref(r.body);
 	CHECK_ERROR(get(s, "/api/v1/summary?x=1"), 400, "unknown parameter 'x'");
 	CHECK_ERROR(get(s, "/health?verbose"), 400, "unknown parameter 'verbose'");
@@ -750,12 +738,12 @@ test_routing(const struct dpmon_snapshot *s)
 	static const char *const methods[] = {"POST", "PUT", "DELETE", "PATCH", "OPTIONS", "get", ""};
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
 		r = call(s, methods[i], "/api/v1/hosts");
-		CHECK(r.status == 405);
-		CHECK(r.allow != NULL && strcmp(r.allow, "GET, HEAD") == 0);
+		REQUIRE(r.status == 405);
+		REQUIRE(r.allow != NULL && strcmp(r.allow, "GET, HEAD") == 0);
 		CHECK_ERROR(r, 405, NULL);
 	}
 	r = call(s, "POST", "/health");
-	CHECK(r.status == 405 && strcmp(r.allow, "GET, HEAD") == 0);
+	REQUIRE(r.status == 405 && strcmp(r.allow, "GET, HEAD") == 0);
 	CHECK_ERROR(r, 405, "method 'POST' not allowed (allowed: GET, HEAD)");
 	CHECK_ERROR(call(s, "POST", "/nope"), 404, "no such endpoint: /nope");
 
@@ -763,15 +751,15 @@ test_routing(const struct dpmon_snapshot *s)
 	{
 		struct query q;
 		parse_query("limit=1&foo=2", &q);
-		CHECK(dpmon_api_handle(s, "GET", "/api/v1/hosts", lookup, &q, &r) == 0);
-		CHECK(r.status == 200);
+		REQUIRE(dpmon_api_handle(s, "GET", "/api/v1/hosts", lookup, &q, &r) == 0);
+		REQUIRE(r.status == 200);
 		CHECK_SIZE(r.body, "hosts", 1);
 		json_decref(r.body);
-		CHECK(dpmon_api_handle(s, "GET", "/api/v1/hosts", NULL, NULL, &r) == 0);
+		REQUIRE(dpmon_api_handle(s, "GET", "/api/v1/hosts", NULL, NULL, &r) == 0);
 		CHECK_SIZE(r.body, "hosts", 5);
 		json_decref(r.body);
-		CHECK(dpmon_api_handle(s, NULL, NULL, NULL, NULL, &r) == 0);
-		CHECK(r.status == 404);
+		REQUIRE(dpmon_api_handle(s, NULL, NULL, NULL, NULL, &r) == 0);
+		REQUIRE(r.status == 404);
 		json_decref(r.body);
 	}
 }
@@ -782,7 +770,7 @@ test_dir_json_nonfinite(void)
 	struct dpmon_dir_stats d = tcp_dir(rate(UINT64_C(1) << 40, 1, 0.0 / 0.0, 1.0 / 0.0));
 	json_t *j = dpmon_api_dir_json(&d);
 
-	CHECK(j != NULL);
+	REQUIRE(j != NULL);
 	CHECK_INT(j, "packets", 1LL << 40);
 	CHECK_REAL(j, "pps", 0.0);
 	CHECK_REAL(j, "bps", 0.0);
@@ -841,7 +829,7 @@ build_big(void)
 	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 2, BIG_HOSTS);
 	uint64_t rnd = 42;
 
-	CHECK(s != NULL);
+	REQUIRE(s != NULL);
 	s->seq = 1;
 	s->subnets[0].prefix = prefix("10.0.0.0/13");
 	s->subnets[1].prefix = prefix("10.8.0.0/13");
@@ -879,7 +867,7 @@ check_big(const struct dpmon_snapshot *s, const char *target, struct rank_ctx ct
 	size_t expect = n < limit ? n : limit;
 
 	t1 = now_s();
-	CHECK(r.status == 200);
+	REQUIRE(r.status == 200);
 	CHECK_INT(r.body, "total", (long long)n);
 	CHECK_SIZE(r.body, "hosts", expect);
 	ctx.hosts = s->hosts;
@@ -899,7 +887,7 @@ test_million(void)
 	uint32_t *pool = malloc(sizeof(*pool) * BIG_HOSTS);
 	size_t n = 0;
 
-	CHECK(pool != NULL);
+	REQUIRE(pool != NULL);
 	for (uint32_t i = 0; i < BIG_HOSTS; i++)
 		pool[i] = i;
 	check_big(s, "/api/v1/hosts?limit=10", (struct rank_ctx){NULL, DPMON_DIR_INGRESS, 1}, pool,
@@ -917,8 +905,8 @@ test_million(void)
 		  (struct rank_ctx){NULL, DPMON_DIR_INGRESS, 2}, pool, n, 10000);
 	{
 		struct dpmon_addr a = addr("10.15.66.63"), b = addr("10.15.66.64");
-		CHECK(dpmon_snapshot_find_host(s, &a) == &s->hosts[BIG_HOSTS - 1]);
-		CHECK(dpmon_snapshot_find_host(s, &b) == NULL);
+		REQUIRE(dpmon_snapshot_find_host(s, &a) == &s->hosts[BIG_HOSTS - 1]);
+		REQUIRE(dpmon_snapshot_find_host(s, &b) == NULL);
 	}
 	free(pool);
 	dpmon_snapshot_free(s);

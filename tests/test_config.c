@@ -20,27 +20,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "config.h"
-
-static int failures;
-static int checks;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		checks++;                                                      \
-		if (!(cond)) {                                                 \
-			failures++;                                            \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-		}                                                              \
-	} while (0)
 
 /* @p out contains @p line as a whole line. */
 #define CHECK_LINE(out, line)                                                    \
 	do {                                                                     \
-		checks++;                                                        \
+		test_checks++;                                                        \
 		if (!has_line((out), (line))) {                                  \
-			failures++;                                              \
+			test_failures++;                                              \
 			fprintf(stderr, "%s:%d: missing line \"%s\" in:\n%s\n", \
 				__FILE__, __LINE__, (line), (out));              \
 		}                                                                \
@@ -49,9 +37,9 @@ static int checks;
 /* @p out contains @p text anywhere. */
 #define CHECK_HAS(out, text)                                                     \
 	do {                                                                     \
-		checks++;                                                        \
+		test_checks++;                                                        \
 		if (strstr((out), (text)) == NULL) {                             \
-			failures++;                                              \
+			test_failures++;                                              \
 			fprintf(stderr, "%s:%d: missing \"%s\" in:\n%s\n",       \
 				__FILE__, __LINE__, (text), (out));              \
 		}                                                                \
@@ -577,6 +565,5 @@ main(int argc, char **argv)
 	test_many_subnets();
 	test_files(argc > 1 ? argv[1] : NULL);
 
-	printf("test_config: %d checks, %d failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_finish("test_config");
 }

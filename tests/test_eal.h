@@ -14,30 +14,7 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 
-static int test_failures;
-static int test_checks;
-
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		test_checks++;                                                   \
-		if (!(cond)) {                                                   \
-			test_failures++;                                         \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,   \
-				__LINE__, #cond);                                \
-		}                                                                \
-	} while (0)
-
-#define CHECK_EQ_U64(a, b)                                                       \
-	do {                                                                     \
-		unsigned long long va_ = (unsigned long long)(a);                \
-		unsigned long long vb_ = (unsigned long long)(b);                \
-		test_checks++;                                                   \
-		if (va_ != vb_) {                                                \
-			test_failures++;                                         \
-			fprintf(stderr, "%s:%d: %s == %llu, expected %s == %llu\n", \
-				__FILE__, __LINE__, #a, va_, #b, vb_);           \
-		}                                                                \
-	} while (0)
+#include "check.h"
 
 static inline void
 test_eal_init(const char *prog)
@@ -53,9 +30,10 @@ test_eal_init(const char *prog)
 static inline int
 test_finish(const char *prog)
 {
-	printf("%s: %d checks, %d failed\n", prog, test_checks, test_failures);
+	int rc = check_finish(prog);
+
 	rte_eal_cleanup();
-	return test_failures ? 1 : 0;
+	return rc;
 }
 
 #endif

@@ -24,25 +24,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "gen.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
-				__LINE__, #cond);                                    \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
 
 /* CHECK inside a per-packet loop: report the first failure only, then stop the loop. */
 #define CHECK_LOOP(cond)                                                             \
 	if (!(cond)) {                                                               \
 		fprintf(stderr, "%s:%d: CHECK failed (frame %" PRIu64 "): %s\n",     \
 			__FILE__, __LINE__, idx, #cond);                             \
-		failures++;                                                          \
+		test_failures++;                                                     \
 		break;                                                               \
 	}
 
@@ -878,10 +868,5 @@ main(void)
 	test_printers();
 	test_empty_and_io_error();
 	rmdir(tmpdir);
-	if (failures) {
-		fprintf(stderr, "test_gen: %d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("test_gen: all checks passed\n");
-	return 0;
+	return check_finish("test_gen");
 }

@@ -30,20 +30,8 @@
 
 #include "http.h"
 #include "snapshot.h"
+#include "check.h"
 
-#define FAIL(...)                                                      \
-	do {                                                           \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);        \
-		fprintf(stderr, __VA_ARGS__);                          \
-		fputc('\n', stderr);                                   \
-		exit(1);                                               \
-	} while (0)
-
-#define CHECK(c)                                                       \
-	do {                                                           \
-		if (!(c))                                              \
-			FAIL("CHECK failed: %s", #c);                  \
-	} while (0)
 
 /* ------------------------------------------------------------------------
  * A tiny HTTP client.
@@ -66,7 +54,7 @@ connect_to(int family, uint16_t port)
 	socklen_t len;
 	int fd = socket(family, SOCK_STREAM, 0);
 
-	CHECK(fd >= 0);
+	REQUIRE(fd >= 0);
 	if (family == AF_INET) {
 		v4->sin_family = AF_INET;
 		v4->sin_port = htons(port);
@@ -107,14 +95,14 @@ recv_all(int fd, size_t *len)
 	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap);
 
-	CHECK(buf != NULL);
+	REQUIRE(buf != NULL);
 	for (;;) {
 		ssize_t r;
 
 		if (n + 1 >= cap) {
 			cap *= 2;
 			buf = realloc(buf, cap);
-			CHECK(buf != NULL);
+			REQUIRE(buf != NULL);
 		}
 		r = recv(fd, buf + n, cap - n - 1, 0);
 		if (r < 0 && errno == EINTR)
@@ -158,7 +146,7 @@ request(uint16_t port, const char *method, const char *target)
 			 "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
 			 method, target);
 
-	CHECK(n > 0 && (size_t)n < sizeof(req));
+	REQUIRE(n > 0 && (size_t)n < sizeof(req));
 	return exchange(AF_INET, port, req, (size_t)n);
 }
 
@@ -266,7 +254,7 @@ now_s(void)
 static void
 set_host(struct dpmon_snap_host *h, const char *addr, uint32_t subnet, uint64_t packets, double bps)
 {
-	CHECK(dpmon_addr_parse(addr, &h->addr) == 0);
+	REQUIRE(dpmon_addr_parse(addr, &h->addr) == 0);
 	h->subnet = subnet;
 	h->dir[DPMON_DIR_INGRESS].total =
 		(struct dpmon_rate){.packets = packets, .bytes = packets * 100, .pps = 1, .bps = bps};
@@ -278,15 +266,15 @@ build_snapshot(uint64_t seq)
 {
 	struct dpmon_snapshot *s = dpmon_snapshot_alloc(1, 1, 2, 3);
 
-	CHECK(s != NULL);
+	REQUIRE(s != NULL);
 	s->seq = seq;
 	s->interval_ms = 1000;
 	s->interval_s = 1.0;
 	snprintf(s->ports[0].device, sizeof(s->ports[0].device), "net_pcap0");
 	s->workers[0].lcore = 1;
-	CHECK(dpmon_prefix_parse("10.0.0.0/24", &s->subnets[0].prefix, NULL) == 0);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &s->subnets[0].prefix, NULL) == 0);
 	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "office");
-	CHECK(dpmon_prefix_parse("2001:db8::/48", &s->subnets[1].prefix, NULL) == 0);
+	REQUIRE(dpmon_prefix_parse("2001:db8::/48", &s->subnets[1].prefix, NULL) == 0);
 	set_host(&s->hosts[0], "10.0.0.5", 0, 10, 9000);
 	set_host(&s->hosts[1], "10.0.0.6", 0, 30, 100);
 	set_host(&s->hosts[2], "2001:db8::1", 1, 20, 5000);
@@ -304,43 +292,43 @@ test_endpoints(uint16_t port)
 	char v[64];
 
 	j = EXPECT_JSON(request(port, "GET", "/health"), 200);
-	CHECK(strcmp(jstr(j, "status"), "ok") == 0);
-	CHECK(json_integer_value(json_object_get(j, "snapshot_seq")) == 7);
+	REQUIRE(strcmp(jstr(j, "status"), "ok") == 0);
+	REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 7);
 	json_decref(j);
 
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200);
-	CHECK(json_integer_value(json_object_get(j, "hosts")) == 3);
-	CHECK(json_integer_value(json_object_get(j, "subnets")) == 2);
-	CHECK(strcmp(jstr(json_array_get(json_object_get(j, "ports"), 0), "device"), "net_pcap0") == 0);
+	REQUIRE(json_integer_value(json_object_get(j, "hosts")) == 3);
+	REQUIRE(json_integer_value(json_object_get(j, "subnets")) == 2);
+	REQUIRE(strcmp(jstr(json_array_get(json_object_get(j, "ports"), 0), "device"), "net_pcap0") == 0);
 	json_decref(j);
 
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?limit=2&sort=packets"), 200);
-	CHECK(json_integer_value(json_object_get(j, "total")) == 3);
-	CHECK(json_array_size(json_object_get(j, "hosts")) == 2);
-	CHECK(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 0), "address"), "10.0.0.6") == 0);
-	CHECK(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 1), "address"), "2001:db8::1") == 0);
+	REQUIRE(json_integer_value(json_object_get(j, "total")) == 3);
+	REQUIRE(json_array_size(json_object_get(j, "hosts")) == 2);
+	REQUIRE(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 0), "address"), "10.0.0.6") == 0);
+	REQUIRE(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 1), "address"), "2001:db8::1") == 0);
 	json_decref(j);
 
 	/* Percent-encoded query value. */
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?subnet=2001%3Adb8%3A%3A%2F48"), 200);
-	CHECK(json_integer_value(json_object_get(j, "total")) == 1);
+	REQUIRE(json_integer_value(json_object_get(j, "total")) == 1);
 	json_decref(j);
 
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts/2001:0db8:0:0::1"), 200);
-	CHECK(strcmp(jstr(j, "address"), "2001:db8::1") == 0);
-	CHECK(strcmp(jstr(j, "subnet"), "2001:db8::/48") == 0);
+	REQUIRE(strcmp(jstr(j, "address"), "2001:db8::1") == 0);
+	REQUIRE(strcmp(jstr(j, "subnet"), "2001:db8::/48") == 0);
 	json_decref(j);
 
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/subnets/"), 200);
-	CHECK(json_array_size(json_object_get(j, "subnets")) == 2);
+	REQUIRE(json_array_size(json_object_get(j, "subnets")) == 2);
 	json_decref(j);
 
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/subnets/2001:db8::%2F48"), 200);
-	CHECK(strcmp(jstr(j, "prefix"), "2001:db8::/48") == 0);
+	REQUIRE(strcmp(jstr(j, "prefix"), "2001:db8::/48") == 0);
 	json_decref(j);
 
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/subnets/10.0.0.0/24"), 200);
-	CHECK(strcmp(jstr(j, "name"), "office") == 0);
+	REQUIRE(strcmp(jstr(j, "name"), "office") == 0);
 	json_decref(j);
 
 	EXPECT_ERROR(request(port, "GET", "/nope"), 404, "no such endpoint: /nope");
@@ -358,7 +346,7 @@ test_endpoints(uint16_t port)
 	/* Allow on 405, even without a body. */
 	{
 		struct reply r = request(port, "DELETE", "/api/v1/hosts");
-		CHECK(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
+		REQUIRE(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
 		EXPECT_ERROR(r, 405, "method 'DELETE' not allowed (allowed: GET, HEAD)");
 	}
 }
@@ -369,9 +357,9 @@ test_head(uint16_t port)
 	struct reply r = request(port, "HEAD", "/health");
 	char v[64];
 
-	CHECK(r.status == 200);
-	CHECK(header(&r, "Content-Type", v, sizeof(v)) != NULL && strcmp(v, "application/json") == 0);
-	CHECK(r.body_len == 0);
+	REQUIRE(r.status == 200);
+	REQUIRE(header(&r, "Content-Type", v, sizeof(v)) != NULL && strcmp(v, "application/json") == 0);
+	REQUIRE(r.body_len == 0);
 	free(r.raw);
 }
 
@@ -393,17 +381,17 @@ test_post(uint16_t port)
 	double t0;
 
 	r = exchange(AF_INET, port, with_body, sizeof(with_body) - 1);
-	CHECK(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
+	REQUIRE(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
 	EXPECT_ERROR(r, 405, "method 'POST' not allowed (allowed: GET, HEAD)");
 
 	t0 = now_s();
 	r = exchange(AF_INET, port, never_sent, sizeof(never_sent) - 1);
-	CHECK(now_s() - t0 < 3.0);
+	REQUIRE(now_s() - t0 < 3.0);
 	EXPECT_ERROR(r, 405, NULL);
 
 	t0 = now_s();
 	r = exchange(AF_INET, port, chunked, sizeof(chunked) - 1);
-	CHECK(now_s() - t0 < 3.0);
+	REQUIRE(now_s() - t0 < 3.0);
 	EXPECT_ERROR(r, 405, NULL);
 
 	EXPECT_ERROR(request(port, "POST", "/nope"), 404, "no such endpoint: /nope");
@@ -424,11 +412,11 @@ test_weird(uint16_t port)
 	EXPECT_ERROR(request(port, "GET", "/%00"), 404, NULL);
 	/* "/api/v1/hosts/" + NUL is the host list. */
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts/%00"), 200);
-	CHECK(json_integer_value(json_object_get(j, "total")) == 3);
+	REQUIRE(json_integer_value(json_object_get(j, "total")) == 3);
 	json_decref(j);
 	/* The decoded path ends at the NUL. */
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts/10.0.0.5%00junk"), 200);
-	CHECK(strcmp(jstr(j, "address"), "10.0.0.5") == 0);
+	REQUIRE(strcmp(jstr(j, "address"), "10.0.0.5") == 0);
 	json_decref(j);
 	EXPECT_ERROR(request(port, "GET", "/../../etc/passwd"), 404, NULL);
 	EXPECT_ERROR(request(port, "GET", "/api/v1/%ff%fe"), 404, "no such endpoint: /api/v1/??");
@@ -436,24 +424,24 @@ test_weird(uint16_t port)
 		     "invalid sort '?': expected pps, bps, packets or bytes");
 	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?%ff=1"), 400, "unknown parameter '?'");
 
-	CHECK(huge != NULL);
+	REQUIRE(huge != NULL);
 	strcpy(huge, "GET /");
 	memset(huge + 5, 'a', big);
 	strcpy(huge + 5 + big, " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
 	r = exchange(AF_INET, port, huge, strlen(huge));
-	CHECK(r.status == 0 || (r.status >= 400 && r.status < 500));
+	REQUIRE(r.status == 0 || (r.status >= 400 && r.status < 500));
 	free(r.raw);
 	free(huge);
 
 	r = exchange(AF_INET, port, garbage, sizeof(garbage) - 1);
-	CHECK(r.status == 0 || (r.status >= 400 && r.status < 500));
+	REQUIRE(r.status == 0 || (r.status >= 400 && r.status < 500));
 	free(r.raw);
 	r = exchange(AF_INET, port, nul_in_line, sizeof(nul_in_line) - 1);
-	CHECK(r.status == 0 || (r.status >= 400 && r.status < 500));
+	REQUIRE(r.status == 0 || (r.status >= 400 && r.status < 500));
 	free(r.raw);
 
 	j = EXPECT_JSON(exchange(AF_INET, port, http10, sizeof(http10) - 1), 200);
-	CHECK(strcmp(jstr(j, "status"), "ok") == 0);
+	REQUIRE(strcmp(jstr(j, "status"), "ok") == 0);
 	json_decref(j);
 }
 
@@ -482,20 +470,20 @@ test_concurrent_publish(uint16_t port, struct dpmon_snap_store *store)
 	pthread_t t;
 	long long last = 0;
 
-	CHECK(pthread_create(&t, NULL, publish_loop, &p) == 0);
+	REQUIRE(pthread_create(&t, NULL, publish_loop, &p) == 0);
 	for (int i = 0; i < 150; i++) {
 		json_t *j = EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200);
 		long long seq = json_integer_value(json_object_get(j, "snapshot_seq"));
 
-		CHECK(seq >= last);
-		CHECK(json_integer_value(json_object_get(j, "hosts")) == 3);
+		REQUIRE(seq >= last);
+		REQUIRE(json_integer_value(json_object_get(j, "hosts")) == 3);
 		last = seq;
 		json_decref(j);
 	}
 	pthread_join(t, NULL);
 	{
 		json_t *j = EXPECT_JSON(request(port, "GET", "/health"), 200);
-		CHECK(json_integer_value(json_object_get(j, "snapshot_seq")) == 100 + p.rounds - 1);
+		REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 100 + p.rounds - 1);
 		json_decref(j);
 	}
 }
@@ -506,11 +494,11 @@ test_start_errors(uint16_t busy_port, struct dpmon_snap_store *store)
 	struct dpmon_http *h;
 
 	errno = 0;
-	CHECK(dpmon_http_start("not-an-address", 0, store) == NULL && errno == EINVAL);
+	REQUIRE(dpmon_http_start("not-an-address", 0, store) == NULL && errno == EINVAL);
 	errno = 0;
-	CHECK(dpmon_http_start("10.0.0.0/8", 0, store) == NULL && errno == EINVAL);
+	REQUIRE(dpmon_http_start("10.0.0.0/8", 0, store) == NULL && errno == EINVAL);
 	errno = 0;
-	CHECK(dpmon_http_start(NULL, 0, store) == NULL && errno == EINVAL);
+	REQUIRE(dpmon_http_start(NULL, 0, store) == NULL && errno == EINVAL);
 	errno = 0;
 	h = dpmon_http_start("127.0.0.1", busy_port, store);
 	if (h != NULL)
@@ -531,17 +519,17 @@ test_starting(void)
 
 	dpmon_snap_store_init(&st);
 	h = dpmon_http_start("127.0.0.1", 0, &st);
-	CHECK(h != NULL);
+	REQUIRE(h != NULL);
 	port = dpmon_http_port(h);
 	j = EXPECT_JSON(request(port, "GET", "/health"), 200);
-	CHECK(strcmp(jstr(j, "status"), "starting") == 0);
-	CHECK(json_integer_value(json_object_get(j, "snapshot_seq")) == 0);
+	REQUIRE(strcmp(jstr(j, "status"), "starting") == 0);
+	REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 0);
 	json_decref(j);
 	EXPECT_ERROR(request(port, "GET", "/api/v1/summary"), 503, "no snapshot yet");
 	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts"), 503, "no snapshot yet");
 	dpmon_snap_publish(&st, build_snapshot(1));
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200);
-	CHECK(json_integer_value(json_object_get(j, "snapshot_seq")) == 1);
+	REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 1);
 	json_decref(j);
 	dpmon_http_stop(h);
 	dpmon_snap_store_destroy(&st);
@@ -559,9 +547,9 @@ test_ipv6(struct dpmon_snap_store *store)
 		printf("  IPv6 skipped: %s\n", strerror(errno));
 		return;
 	}
-	CHECK(dpmon_http_port(h) != 0);
+	REQUIRE(dpmon_http_port(h) != 0);
 	j = EXPECT_JSON(exchange(AF_INET6, dpmon_http_port(h), req, sizeof(req) - 1), 200);
-	CHECK(strcmp(jstr(j, "status"), "ok") == 0);
+	REQUIRE(strcmp(jstr(j, "status"), "ok") == 0);
 	json_decref(j);
 	dpmon_http_stop(h);
 }
@@ -579,7 +567,7 @@ main(void)
 	if (h == NULL)
 		FAIL("dpmon_http_start: %s", strerror(errno));
 	port = dpmon_http_port(h);
-	CHECK(port != 0);
+	REQUIRE(port != 0);
 
 	test_endpoints(port);
 	test_head(port);
