@@ -69,7 +69,10 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 	GROW(g_prev);
 	GROW(sorted);
 #undef GROW
+	/* Both halves of the double buffer: they swap every merge, and a new
+	 * host's previous cumulative value must read as zero. */
 	memset(m->g_prev + m->cap_hosts, 0, sizeof(*m->g_prev) * (cap - m->cap_hosts));
+	memset(m->g_cur + m->cap_hosts, 0, sizeof(*m->g_cur) * (cap - m->cap_hosts));
 	m->cap_hosts = cap;
 	return 0;
 }
@@ -280,6 +283,7 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
 		w[c].packets = __atomic_load_n(&core->stats.packets, __ATOMIC_ACQUIRE);
 		w[c].bursts = dpmon_count_read(&core->stats.bursts);
 		w[c].host_table_full = dpmon_count_read(&core->stats.host_table_full);
+		w[c].host_v4mapped = dpmon_count_read(&core->stats.host_v4mapped);
 		w[c].hosts = dpmon_core_hosts_published(core);
 		for (int r = 1; r < DPMON_REASON_MAX; r++)
 			reasons[r] += dpmon_count_read(&core->stats.reasons[r]);

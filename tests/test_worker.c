@@ -239,6 +239,83 @@ test_repeat_in_burst(const struct dpmon_classifier *cls)
 	dpmon_core_free(c);
 }
 
+/*
+ * Hosts first seen after the merger's arrays grew: their rates must come
+ * from a zero previous value (the arrays are double-buffered and swap every
+ * merge; meson runs this test with MALLOC_PERTURB_ so stale memory shows).
+ */
+static void
+test_new_hosts_after_growth(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c = dpmon_core_create("grow", 3, 8192, SOCKET_ID_ANY);
+	unsigned lcore = 1;
+	uint64_t hz = 1000000000ull, now = 0;
+	struct dpmon_merge *m = dpmon_merge_create(cfg, &c, &lcore, 1, 0, hz);
+	struct rte_mbuf *p[32];
+	uint32_t next = 0;
+
+	REQUIRE(c != NULL && m != NULL);
+	/* Merge k adds 700 new hosts, one packet each: 700, 1400, ... 4200. */
+	for (int k = 1; k <= 6; k++) {
+		struct dpmon_snapshot *s;
+		unsigned bad = 0;
+
+		for (uint32_t done = 0; done < 700; done += 28) {
+			for (unsigned i = 0; i < 28; i++, next++)
+				p[i] = v4(17, IP4(198, 51, 100, 1),
+					  IP4(10, 1, 100 + next / 250, 1 + next % 250), 26);
+			dpmon_worker_burst(c, cls, p, 28);
+		}
+		now += hz;
+		s = dpmon_merge_run(m, now, NULL, 0);
+		REQUIRE(s != NULL);
+		CHECK_EQ_U64(s->n_hosts, 700u * k);
+		for (uint32_t h = 0; h < s->n_hosts; h++) {
+			const struct dpmon_dir_stats *in = &s->hosts[h].dir[DPMON_DIR_INGRESS];
+			uint32_t id = (dpmon_addr_v4(&s->hosts[h].addr) >> 8 & 0xff) - 100;
+			uint32_t seq = id * 250 + (dpmon_addr_v4(&s->hosts[h].addr) & 0xff) - 1;
+			double want = seq >= 700u * (k - 1) ? 1.0 : 0.0; /* new this interval */
+
+			if (in->total.packets != 1 || in->total.pps != want ||
+			    s->hosts[h].dir[DPMON_DIR_EGRESS].total.pps != 0.0)
+				bad++;
+		}
+		CHECK_EQ_U64(bad, 0);
+		dpmon_snapshot_free(s);
+	}
+	dpmon_merge_free(m);
+	dpmon_core_free(c);
+}
+
+/* An IPv6 packet with an IPv4-mapped address never counts for the IPv4 host. */
+static void
+test_v4mapped_not_aliased(void)
+{
+	static const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 1, 0, 1};
+	struct dpmon_subnet_conf all[2];
+	struct dpmon_classifier cls;
+	struct dpmon_core *c = dpmon_core_create("mapped", 2, 64, SOCKET_ID_ANY);
+	struct rte_mbuf *p[2];
+	struct fb f;
+
+	dpmon_prefix_parse("0.0.0.0/0", &all[0].prefix, NULL);
+	dpmon_prefix_parse("::/0", &all[1].prefix, NULL);
+	REQUIRE(c != NULL && dpmon_classifier_create(&cls, "all", all, 2, SOCKET_ID_ANY) == 0);
+	p[0] = v4(17, IP4(10, 1, 0, 1), IP4(198, 51, 100, 1), 26);
+	fb_eth(&f, NULL, 0, 0x86dd);
+	fb_ipv6(&f, 17, mapped, IN6, 8);
+	fb_udp(&f, 1, 2, 0);
+	p[1] = mbuf_of(&f); /* ::ffff:10.1.0.1 -> 2001:db8:1::7 */
+	dpmon_worker_burst(c, &cls, p, 2);
+	CHECK_EQ_U64(c->n_hosts, 3); /* 10.1.0.1, 198.51.100.1, 2001:db8:1::7 */
+	CHECK_EQ_U64(c->hosts[1].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
+	CHECK_EQ_U64(c->stats.host_v4mapped, 1);
+	CHECK_EQ_U64(c->subnets[1].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
+	CHECK_EQ_U64(c->subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
+	dpmon_classifier_free(&cls);
+	dpmon_core_free(c);
+}
+
 static void
 test_classify_edges(void)
 {
@@ -275,6 +352,8 @@ main(int argc, char **argv)
 	test_table_full(&cls);
 	test_repeat_in_burst(&cls);
 	test_classify_edges();
+	test_new_hosts_after_growth(&cls, &cfg);
+	test_v4mapped_not_aliased();
 	dpmon_classifier_free(&cls);
 	return test_finish("test_worker");
 }
