@@ -301,9 +301,10 @@ worker_json(const struct dpmon_snapshot *s, uint32_t i)
 {
 	const struct dpmon_snap_worker *w = &s->workers[i];
 
-	return json_pack("{s:I,s:I,s:I,s:I,s:I}", "lcore", (json_int_t)w->lcore,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "lcore", (json_int_t)w->lcore,
 			 "packets", (json_int_t)w->packets, "bursts", (json_int_t)w->bursts,
 			 "host_table_full", (json_int_t)w->host_table_full,
+			 "host_v4mapped", (json_int_t)w->host_v4mapped,
 			 "hosts", (json_int_t)w->hosts);
 }
 

@@ -51,6 +51,12 @@ struct dpmon_core_stats {
 	uint64_t packets;         /**< mbufs received */
 	uint64_t bursts;          /**< non-empty rx bursts */
 	uint64_t host_table_full; /**< host updates lost because the table was full */
+	/**
+	 * IPv6 host updates not made because the address is IPv4-mapped
+	 * (::ffff:0:0/96, RFC 4291 section 2.5.5.2): it would alias the IPv4
+	 * host of the same number. Such packets still count for their subnet.
+	 */
+	uint64_t host_v4mapped;
 	uint64_t reasons[DPMON_REASON_MAX]; /**< frames by parse reason ([OK] = IP packets) */
 };
 

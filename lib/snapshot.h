@@ -62,6 +62,7 @@ struct dpmon_snap_worker {
 	uint64_t packets;         /**< mbufs received */
 	uint64_t bursts;          /**< rx bursts that returned at least one mbuf */
 	uint64_t host_table_full; /**< host updates lost to a full table (a packet between two monitored hosts is two updates) */
+	uint64_t host_v4mapped;   /**< IPv6 host updates skipped: IPv4-mapped address */
 	uint64_t hosts;           /**< entries in its host table */
 };
 

@@ -91,19 +91,27 @@ classify_pass(const struct dpmon_classifier *cls, struct burst_ctx *b)
 	}
 }
 
-static void
+/* Queue the host key of packet @p i in @p dir. @return false when skipped. */
+static bool
 host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 {
 	const struct dpmon_pkt *p = &b->pkt[i];
 	struct dpmon_addr *k = &b->hkey[b->n_hkey];
 
-	if (p->family == 4)
+	if (p->family == 4) {
 		dpmon_addr_from_v4(k, dir == DPMON_DIR_INGRESS ? p->dst4 : p->src4);
-	else
+	} else {
 		memcpy(k->b, b->a6[2 * b->slot[i] + (dir == DPMON_DIR_INGRESS ? 0 : 1)], 16);
+		/* Host keys are 16-byte addresses with IPv4 mapped into
+		 * ::ffff:0:0/96 (prefix.h); an IPv6 packet carrying such an
+		 * address must not count for the IPv4 host. */
+		if (unlikely(dpmon_addr_is_v4(k)))
+			return false;
+	}
 	b->hpkt[b->n_hkey] = i;
 	b->hdir[b->n_hkey] = dir;
 	b->n_hkey++;
+	return true;
 }
 
 static void
@@ -122,12 +130,14 @@ count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 		if (in != DPMON_NO_SUBNET) {
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_INGRESS].proto[p->proto], len);
 			dpmon_ctr_add(&core->subnets[in].dir[DPMON_DIR_INGRESS].proto[p->proto], len);
-			host_key(b, i, DPMON_DIR_INGRESS);
+			if (!host_key(b, i, DPMON_DIR_INGRESS))
+				dpmon_count_inc(&core->stats.host_v4mapped, 1);
 		}
 		if (out != DPMON_NO_SUBNET) {
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EGRESS].proto[p->proto], len);
 			dpmon_ctr_add(&core->subnets[out].dir[DPMON_DIR_EGRESS].proto[p->proto], len);
-			host_key(b, i, DPMON_DIR_EGRESS);
+			if (!host_key(b, i, DPMON_DIR_EGRESS))
+				dpmon_count_inc(&core->stats.host_v4mapped, 1);
 		}
 		if (in != DPMON_NO_SUBNET && out != DPMON_NO_SUBNET)
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_INTERNAL].proto[p->proto], len);

@@ -301,7 +301,8 @@ build_snapshot(void)
 	s->workers[0] = (struct dpmon_snap_worker){.lcore = 1, .packets = 2600, .bursts = 100,
 						   .host_table_full = 0, .hosts = 3};
 	s->workers[1] = (struct dpmon_snap_worker){.lcore = 2, .packets = 2400, .bursts = 90,
-						   .host_table_full = 5, .hosts = 2};
+						   .host_table_full = 5, .host_v4mapped = 7,
+						   .hosts = 2};
 
 	s->subnets[0].prefix = prefix("10.0.0.0/24");
 	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "office");
@@ -483,12 +484,13 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1", 5);
+	CHECK_SIZE(b, "workers.1", 6);
 	CHECK_INT(b, "workers.0.lcore", 1);
 	CHECK_INT(b, "workers.0.packets", 2600);
 	CHECK_INT(b, "workers.1.lcore", 2);
 	CHECK_INT(b, "workers.1.bursts", 90);
 	CHECK_INT(b, "workers.1.host_table_full", 5);
+	CHECK_INT(b, "workers.1.host_v4mapped", 7);
 	CHECK_INT(b, "workers.1.hosts", 2);
 	json_decref(b);
 
