@@ -2,20 +2,22 @@
  * http.c — the HTTP transport: libmicrohttpd in front of api.c.
  *
  * libmicrohttpd runs its own polling thread (MHD_USE_AUTO picks epoll or
- * poll); every request is answered from that thread, completely, on the
- * first call of the access handler:
+ * poll); every request is answered from that thread:
  *
  *   collect the query keys → acquire the snapshot → dpmon_api_handle_keys
  *   → release the snapshot → json_dumps → queue the response.
  *
- * Answering on the first call is what keeps request bodies harmless: no
- * endpoint takes one, so a POST is refused with 405 before its body is
- * read, and libmicrohttpd closes the connection instead of waiting for the
- * upload. A snapshot reference is held only while the JSON is built, never
+ * GET and HEAD are answered on the access handler's second call, once
+ * libmicrohttpd knows the whole request was read, so the connection stays
+ * open for the next request (HTTP/1.1 keep-alive, which pollers and load
+ * generators rely on); a body sent with them is discarded. Any other method
+ * is refused with 405 on the first call, before its body is read, and
+ * libmicrohttpd closes the connection instead of waiting for the upload. A snapshot reference is held only while the JSON is built, never
  * while the client reads the response (the rendered text is owned by the
  * response), so a slow client cannot pin an old snapshot.
  *
  * Robustness limits: at most HTTP_MAX_CONNECTIONS concurrent connections,
+ * HTTP_MAX_PER_IP of them from one client address,
  * HTTP_TIMEOUT_S of idleness per connection, libmicrohttpd's default
  * 32 KiB of memory per connection (longer request lines get its own 414),
  * and at most HTTP_MAX_ARGS query parameters (400 beyond). The path is
@@ -30,6 +32,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +42,9 @@
 
 #include "api.h"
 
-#define HTTP_MAX_CONNECTIONS 256
+#define HTTP_MAX_CONNECTIONS 1024
+/* One address cannot hold every connection (slow clients, slowloris). */
+#define HTTP_MAX_PER_IP 64
 #define HTTP_TIMEOUT_S 10
 #define HTTP_MAX_ARGS 16
 
@@ -130,6 +135,13 @@ transport_error(struct dpmon_api_response *res, const char *msg)
 	};
 }
 
+static bool
+is_read_method(const char *method)
+{
+	return strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+	       strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+}
+
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	   const char *version, const char *upload_data, size_t *upload_data_size,
@@ -143,8 +155,16 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
-	(void)con_cls;
+	if (is_read_method(method)) {
+		if (*con_cls == NULL) { /* first call: headers only */
+			*con_cls = h;
+			return MHD_YES;
+		}
+		if (*upload_data_size != 0) { /* a body on GET: discard it */
+			*upload_data_size = 0;
+			return MHD_YES;
+		}
+	}
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
 	if (q.overflow) {
 		transport_error(&res, "too many query parameters");
@@ -217,6 +237,7 @@ dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store
 				     MHD_OPTION_EXTERNAL_LOGGER, log_to_stderr, NULL,
 				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
 				     MHD_OPTION_END);
 	if (h->daemon == NULL) {

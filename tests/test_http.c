@@ -261,6 +261,26 @@ set_host(struct dpmon_snap_host *h, const char *addr, uint32_t subnet, uint64_t 
 }
 
 /* Two subnets, three hosts (sorted by address). */
+/*
+ * Two requests on one HTTP/1.1 connection, sent back to back (pipelined):
+ * both are answered and the connection is not closed after the first
+ * (pollers and load generators reuse connections).
+ */
+static void
+test_keepalive(uint16_t port)
+{
+	static const char req[] =
+		"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+		"GET /api/v1/summary HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+	struct reply r = exchange(AF_INET, port, req, sizeof(req) - 1);
+	const char *second = strstr(r.raw + 1, "HTTP/1.1 200");
+
+	REQUIRE(r.status == 200);
+	REQUIRE(second != NULL);
+	REQUIRE(strstr(second, "\"totals\"") != NULL);
+	free(r.raw);
+}
+
 static struct dpmon_snapshot *
 build_snapshot(uint64_t seq)
 {
@@ -570,6 +590,7 @@ main(void)
 	REQUIRE(port != 0);
 
 	test_endpoints(port);
+	test_keepalive(port);
 	test_head(port);
 	test_post(port);
 	test_weird(port);
