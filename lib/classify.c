@@ -13,12 +13,23 @@
 
 #include <rte_errno.h>
 
-/* tbl8 groups: each prefix longer than /24 (/24 for IPv6 too) may need one. */
+/*
+ * tbl8 groups the tables need at most: rte_lpm resolves the first 24 bits
+ * in tbl24 and each further 8 bits in one tbl8 group, so a prefix longer
+ * than /24 needs ceil((depth - 24) / 8) groups (IPv4: at most 1, IPv6: up
+ * to 13), plus slack for groups shared by nothing.
+ */
 static uint32_t
-tbl8_count(uint32_t n)
+tbl8_count(const struct dpmon_subnet_conf *subnets, uint32_t n, uint8_t family)
 {
-	uint32_t t = n * 2 + 256;
-	return t > (1u << 24) ? (1u << 24) : t;
+	uint64_t t = 64;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dpmon_prefix *p = &subnets[i].prefix;
+		if (p->family == family && p->depth > 24)
+			t += (p->depth - 24 + 7) / 8u;
+	}
+	return t > (1u << 24) ? (1u << 24) : (uint32_t)t;
 }
 
 static int
@@ -64,14 +75,16 @@ dpmon_classifier_create(struct dpmon_classifier *c, const char *tag,
 			n6++;
 	}
 	if (n4 > 0) {
-		struct rte_lpm_config cfg = {.max_rules = n4 + 1, .number_tbl8s = tbl8_count(n4)};
+		struct rte_lpm_config cfg = {.max_rules = n4 + 1,
+					      .number_tbl8s = tbl8_count(subnets, n, 4)};
 		snprintf(name, sizeof(name), "dpmon4_%s", tag);
 		c->lpm4 = rte_lpm_create(name, socket_id, &cfg);
 		if (c->lpm4 == NULL)
 			return -rte_errno;
 	}
 	if (n6 > 0) {
-		struct rte_lpm6_config cfg = {.max_rules = n6 + 1, .number_tbl8s = tbl8_count(n6) * 8};
+		struct rte_lpm6_config cfg = {.max_rules = n6 + 1,
+					       .number_tbl8s = tbl8_count(subnets, n, 6)};
 		snprintf(name, sizeof(name), "dpmon6_%s", tag);
 		c->lpm6 = rte_lpm6_create(name, socket_id, &cfg);
 		if (c->lpm6 == NULL) {

@@ -544,6 +544,10 @@ parse_http(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_conf
 				 dpmon_addr_parse(json_string_value(v), &addr) != 0)
 				report(c, kpath, "not an IPv4 or IPv6 address, got %s",
 				       quote(json_string_value(v), q, sizeof(q)));
+			else if (strchr(json_string_value(v), ':') && dpmon_addr_is_v4(&addr))
+				report(c, kpath, "an IPv4-mapped IPv6 address cannot be bound; "
+				       "write the IPv4 form, got %s",
+				       quote(json_string_value(v), q, sizeof(q)));
 			else
 				memcpy(cfg->http_listen, json_string_value(v), json_string_length(v) + 1);
 		} else if (strcmp(key, "port") == 0) {

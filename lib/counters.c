@@ -47,10 +47,11 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 		.socket_id = socket_id,
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 	};
+	rte_errno = ENOMEM; /* rte_zmalloc does not set it */
 	if (c->subnets && c->hosts && c->host_addr && c->host_subnet)
 		c->host_hash = rte_hash_create(&hp);
 	if (c->host_hash == NULL) {
-		int err = rte_errno ? rte_errno : ENOMEM;
+		int err = rte_errno;
 		dpmon_core_free(c);
 		rte_errno = err;
 		return NULL;

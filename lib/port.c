@@ -22,7 +22,7 @@ dpmon_port_resolve(const char *device, uint16_t *port_id, FILE *err)
 	if (rte_eth_dev_get_port_by_name(device, port_id) == 0)
 		return 0;
 	id = strtoul(device, &end, 10);
-	if (*device != '\0' && *end == '\0' && id < RTE_MAX_ETHPORTS &&
+	if (*device >= '0' && *device <= '9' && *end == '\0' && id < RTE_MAX_ETHPORTS &&
 	    rte_eth_dev_is_valid_port((uint16_t)id)) {
 		*port_id = (uint16_t)id;
 		return 0;

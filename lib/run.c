@@ -118,6 +118,18 @@ early_options(int argc, char **argv)
 	return -1;
 }
 
+/* A non-empty string of decimal digits (no sign, no spaces). */
+static bool
+all_digits(const char *s)
+{
+	if (*s == '\0')
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
 static int
 parse_app_args(int argc, char **argv, struct app_opts *o)
 {
@@ -141,7 +153,7 @@ parse_app_args(int argc, char **argv, struct app_opts *o)
 			break;
 		case 'p':
 			o->http_port = strtol(optarg, &end, 10);
-			if (*end != '\0' || o->http_port < 0 || o->http_port > 65535) {
+			if (!all_digits(optarg) || *end != '\0' || o->http_port > 65535) {
 				fprintf(stderr, "dpmon: --http-port: '%s' is not 0..65535\n", optarg);
 				return -EINVAL;
 			}
@@ -196,6 +208,14 @@ start_ports(struct app *a)
 		struct dpmon_port_conf *pc = &a->cfg.ports[p];
 		int rc = dpmon_port_resolve(pc->device, &a->port_ids[p], stderr);
 
+		for (unsigned q = 0; rc == 0 && q < p; q++) {
+			if (a->port_ids[q] == a->port_ids[p]) {
+				fprintf(stderr, "dpmon: ports[%u] '%s' is the same device as "
+						"ports[%u] '%s'\n", p, pc->device, q,
+					a->cfg.ports[q].device);
+				rc = -EEXIST;
+			}
+		}
 		if (rc == 0) {
 			resolve_auto_queues(pc, a->port_ids[p], rte_lcore_count() - 1);
 			rc = dpmon_port_start(a->port_ids[p], pc, a->cfg.mbufs_per_queue,
@@ -298,27 +318,43 @@ timespec_add_ms(struct timespec *t, uint32_t ms)
 	}
 }
 
-/* The main lcore's loop: merge on a fixed schedule until told to stop. */
+static bool
+timespec_before(const struct timespec *x, const struct timespec *y)
+{
+	return x->tv_sec < y->tv_sec || (x->tv_sec == y->tv_sec && x->tv_nsec < y->tv_nsec);
+}
+
+/*
+ * The main lcore's loop: merge on a fixed schedule until a signal or the
+ * --duration deadline (which ends the loop with one last merge, even
+ * between two ticks).
+ */
 static void
 merge_loop(struct app *a, double duration_s)
 {
-	struct timespec next, start, now;
+	struct timespec next, now, end;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	next = start;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	end = next;
+	end.tv_sec += (time_t)duration_s;
+	timespec_add_ms(&end, (uint32_t)((duration_s - (double)(time_t)duration_s) * 1000));
 	while (!stop_signal) {
+		struct timespec wake;
+		bool last;
+
 		timespec_add_ms(&next, a->cfg.merge_interval_ms);
+		last = duration_s > 0 && !timespec_before(&next, &end);
+		wake = last ? end : next;
 		while (!stop_signal &&
-		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL) == EINTR)
 			;
 		if (stop_signal)
 			break;
 		merge_once(a);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (duration_s > 0 && (double)(now.tv_sec - start.tv_sec) +
-		    (double)(now.tv_nsec - start.tv_nsec) / 1e9 >= duration_s)
+		if (last)
 			break;
 		/* After a stall, skip missed ticks instead of merging back to back. */
+		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > next.tv_sec + 1)
 			next = now;
 	}
@@ -436,9 +472,13 @@ dpmon_main(int argc, char **argv)
 	rc = early_options(argc, argv);
 	if (rc >= 0)
 		return rc;
+	/* Before EAL: a stop request during start-up ends in a clean exit. */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
-		fprintf(stderr, "dpmon: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "dpmon: EAL initialisation failed: %s\n",
+			rte_errno ? rte_strerror(rte_errno) : "see the EAL messages above");
 		return EXIT_START;
 	}
 	argv[n] = argv[0];
@@ -450,9 +490,7 @@ dpmon_main(int argc, char **argv)
 		rte_eal_cleanup();
 		return EXIT_CONFIG;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	rc = run(&a, &o);
+	rc = stop_signal ? 0 : run(&a, &o);
 	shutdown_app(&a);
 	rte_eal_cleanup();
 	return rc;

@@ -284,6 +284,11 @@ test_range_and_type_errors(void)
 	CHECK_LINE(out, "cfg.json: $.host_table_capacity: must be an integer 1024..16777216, got 1023");
 	CHECK_LINE(out, "cfg.json: $.http.listen: not an IPv4 or IPv6 address, got \"localhost\"");
 	free(out);
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"http\": {\"listen\": \"::ffff:127.0.0.1\"}}", 1);
+	CHECK_LINE(out, "cfg.json: $.http.listen: an IPv4-mapped IPv6 address cannot be bound; "
+			"write the IPv4 form, got \"::ffff:127.0.0.1\"");
+	free(out);
 
 	out = parse_bad("{\"ports\": {\"device\": \"d\"}, \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
 			" \"http\": [], \"burst_size\": 513, \"merge_interval_ms\": 99,"
