@@ -518,8 +518,9 @@ ep_subnets(struct request *r, const char *rest, size_t n)
 {
 	(void)rest;
 	(void)n;
-	return reply(r, 200, json_pack("{s:o}", "subnets",
-				       array_json(r->snap, r->snap->n_subnets, subnet_json)));
+	return reply(r, 200, json_pack("{s:o,s:I}", "subnets",
+				       array_json(r->snap, r->snap->n_subnets, subnet_json),
+				       "snapshot_seq", (json_int_t)r->snap->seq));
 }
 
 static int
@@ -650,7 +651,8 @@ ep_hosts(struct request *r, const char *rest, size_t n)
 	top_sort(&t);
 	list = host_list_json(s, t.idx, t.n);
 	free(t.idx);
-	return reply(r, 200, json_pack("{s:o,s:I}", "hosts", list, "total", (json_int_t)total));
+	return reply(r, 200, json_pack("{s:o,s:I,s:I}", "hosts", list, "total", (json_int_t)total,
+				       "snapshot_seq", (json_int_t)r->snap->seq));
 }
 
 /* ------------------------------------------------------------------------

@@ -135,6 +135,26 @@ transport_error(struct dpmon_api_response *res, const char *msg)
 	};
 }
 
+/*
+ * Per-request state, kept in libmicrohttpd's con_cls: set from the raw
+ * request target before it is percent-decoded (uri_seen), then marked
+ * once the headers were handled. The decoded target is a C string, so a
+ * "%00" would silently cut the path or a parameter short: such requests are
+ * refused with 400 instead.
+ */
+enum req_state { REQ_NEW = 1, REQ_NEW_NUL, REQ_HEADERS_DONE };
+static const char req_marks[4];
+#define REQ_MARK(st) ((void *)&req_marks[st])
+#define REQ_IS(p, st) ((p) == REQ_MARK(st))
+
+static void *
+uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	(void)cls;
+	(void)c;
+	return REQ_MARK(strcasestr(uri, "%00") != NULL ? REQ_NEW_NUL : REQ_NEW);
+}
+
 static bool
 is_read_method(const char *method)
 {
@@ -155,9 +175,9 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 
 	(void)version;
 	(void)upload_data;
-	if (is_read_method(method)) {
-		if (*con_cls == NULL) { /* first call: headers only */
-			*con_cls = h;
+	if (is_read_method(method) && !REQ_IS(*con_cls, REQ_NEW_NUL)) {
+		if (!REQ_IS(*con_cls, REQ_HEADERS_DONE)) { /* first call: headers only */
+			*con_cls = REQ_MARK(REQ_HEADERS_DONE);
 			return MHD_YES;
 		}
 		if (*upload_data_size != 0) { /* a body on GET: discard it */
@@ -166,7 +186,9 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 		}
 	}
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
-	if (q.overflow) {
+	if (REQ_IS(*con_cls, REQ_NEW_NUL)) {
+		transport_error(&res, "a NUL byte (%00) in the request target");
+	} else if (q.overflow) {
 		transport_error(&res, "too many query parameters");
 	} else {
 		snap = dpmon_snap_acquire(h->store);
@@ -235,6 +257,7 @@ dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store
 	h->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, h,
 				     /* first, so that every message goes through it */
 				     MHD_OPTION_EXTERNAL_LOGGER, log_to_stderr, NULL,
+				     MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
 				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
 				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP,

@@ -29,7 +29,8 @@ dpmon_port_resolve(const char *device, uint16_t *port_id, FILE *err)
 	}
 	if (err)
 		fprintf(err, "dpmon: port '%s': no such DPDK device (attach it with EAL "
-			     "options, e.g. --vdev or -a PCI_ADDRESS)\n", device);
+			     "options, e.g. --vdev or -a PCI_ADDRESS; if you did, its driver "
+			     "refused it: see the messages above)\n", device);
 	return -ENODEV;
 }
 

@@ -94,8 +94,9 @@ early_options(int argc, char **argv)
 			struct dpmon_config cfg;
 			int rc;
 
-			if (i + 1 >= argc) {
-				fprintf(stderr, "dpmon: --check-config needs a FILE\n");
+			if (i != 1 || argc != 3) {
+				fprintf(stderr, "dpmon: usage: dpmon --check-config FILE "
+						"(one file, no other argument)\n");
 				return EXIT_USAGE;
 			}
 			rc = dpmon_config_load(argv[i + 1], &cfg, stderr);
@@ -107,7 +108,7 @@ early_options(int argc, char **argv)
 			return 0;
 		}
 		if (strcmp(argv[i], "--version") == 0) {
-			printf("dpmon %s (DPDK %s)\n", DPMON_VERSION, rte_version());
+			printf("dpmon %s (%s)\n", DPMON_VERSION, rte_version());
 			return 0;
 		}
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -420,7 +421,7 @@ run(struct app *a, const struct app_opts *o)
 	if (rte_lcore_count() < 2) {
 		fprintf(stderr, "dpmon: no worker lcore: give EAL at least two lcores "
 				"(e.g. -l 0-1); the main lcore only merges\n");
-		return EXIT_START;
+		return EXIT_USAGE;
 	}
 	rc = dpmon_classifier_create(&a->cls, "main", a->cfg.subnets, a->cfg.n_subnets,
 				     (int)rte_socket_id());
@@ -469,29 +470,43 @@ dpmon_main(int argc, char **argv)
 	struct app_opts o;
 	int rc, n;
 
+	int sep = 1;
+	char *saved;
+
 	rc = early_options(argc, argv);
 	if (rc >= 0)
 		return rc;
+	/* dpmon's own options follow "--"; check them and the configuration
+	 * before DPDK starts, so a typo costs no EAL start-up. */
+	while (sep < argc && strcmp(argv[sep], "--") != 0)
+		sep++;
+	if (sep == argc) {
+		fprintf(stderr, "dpmon: missing '-- --config FILE' after the EAL options\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	saved = argv[sep];
+	argv[sep] = argv[0]; /* program name for getopt's messages */
+	rc = parse_app_args(argc - sep, argv + sep, &o);
+	argv[sep] = saved;
+	if (rc != 0)
+		return EXIT_USAGE;
+	if (dpmon_config_load(o.config, &a.cfg, stderr) != 0)
+		return EXIT_CONFIG;
 	/* Before EAL: a stop request during start-up ends in a clean exit. */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	n = rte_eal_init(argc, argv);
+	n = rte_eal_init(sep, argv);
 	if (n < 0) {
 		fprintf(stderr, "dpmon: EAL initialisation failed: %s\n",
 			rte_errno ? rte_strerror(rte_errno) : "see the EAL messages above");
+		dpmon_config_free(&a.cfg);
 		return EXIT_START;
-	}
-	argv[n] = argv[0];
-	if (parse_app_args(argc - n, argv + n, &o) != 0) {
-		rte_eal_cleanup();
-		return EXIT_USAGE;
-	}
-	if (dpmon_config_load(o.config, &a.cfg, stderr) != 0) {
-		rte_eal_cleanup();
-		return EXIT_CONFIG;
 	}
 	rc = stop_signal ? 0 : run(&a, &o);
 	shutdown_app(&a);
 	rte_eal_cleanup();
+	if (stop_signal)
+		printf("dpmon: stopped by signal %d\n", (int)stop_signal);
 	return rc;
 }

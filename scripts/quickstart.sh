@@ -18,7 +18,8 @@ echo
 echo "Query it from another terminal, e.g.:"
 echo "  curl -s http://127.0.0.1:8080/api/v1/summary"
 echo "  curl -s http://127.0.0.1:8080/api/v1/subnets"
-echo "  curl -s 'http://127.0.0.1:8080/api/v1/hosts?sort=bps&limit=10'"
+echo "  curl -s 'http://127.0.0.1:8080/api/v1/hosts?sort=bps&direction=ingress&limit=10'"
+echo "  curl -s http://127.0.0.1:8080/api/v1/hosts/10.0.0.1"
 echo
 exec build/app/dpmon --no-huge -m 1024 --no-pci --file-prefix dpmon-quickstart -l 0-1 \
 	--vdev "net_pcap0,rx_pcap=run/default.pcap,infinite_rx=1" \

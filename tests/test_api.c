@@ -534,7 +534,8 @@ test_subnets(const struct dpmon_snapshot *s)
 	struct dpmon_api_response r = get(s, "/api/v1/subnets");
 
 	REQUIRE(r.status == 200);
-	CHECK_SIZE(r.body, "", 1);
+	CHECK_SIZE(r.body, "", 2);
+	CHECK_INT(r.body, "snapshot_seq", 7);
 	CHECK_SIZE(r.body, "subnets", 2);
 	check_subnet0(jat(r.body, "subnets.0"));
 	CHECK_STR(r.body, "subnets.1.prefix", "2001:db8::/48");
@@ -639,7 +640,8 @@ test_hosts(const struct dpmon_snapshot *s)
 
 	/* The full shape once. */
 	REQUIRE(r.status == 200);
-	CHECK_SIZE(r.body, "", 2);
+	CHECK_SIZE(r.body, "", 3);
+	CHECK_INT(r.body, "snapshot_seq", 7);
 	CHECK_INT(r.body, "total", 5);
 	CHECK_SIZE(r.body, "hosts", 5);
 	CHECK_SIZE(r.body, "hosts.0", 4);
