@@ -42,6 +42,7 @@ struct dpmon_merge {
 	struct dpmon_addr *g_addr;
 	uint32_t *g_subnet;
 	struct dpmon_pair_ctr *g_cur, *g_prev;
+	struct dpmon_merge_timing timing;
 	uint32_t *sorted;  /* global ids by address */
 	uint32_t n_sorted; /* ids [0, n_sorted) are in @c sorted */
 };
@@ -141,6 +142,12 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->g_prev);
 	free(m->sorted);
 	free(m);
+}
+
+void
+dpmon_merge_last_timing(const struct dpmon_merge *m, struct dpmon_merge_timing *t)
+{
+	*t = m->timing;
 }
 
 uint32_t
@@ -380,6 +387,8 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	fill_hosts(m, s, dt);
 	fill_subnets(m, s, dt);
 	fill_totals(m, s, dt);
+	m->timing.fold_s = 0;
+	m->timing.snapshot_s = (double)(rte_rdtsc() - now_tsc) / (double)m->tsc_hz;
 	m->prev_tsc = now_tsc;
 	s->merge_s = (double)(rte_rdtsc() - now_tsc) / (double)m->tsc_hz;
 	return s;
