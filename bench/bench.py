@@ -173,7 +173,7 @@ class Dpmon:
     """dpmon with one JSON configuration, read through its HTTP API."""
 
     def __init__(self, env, vdev, subnets, lcores, mem_mb, mbufs, capacity,
-                 extra=None, label='dpmon'):
+                 extra=None, label='dpmon', netns=None):
         self.env = env
         self.dir = tempfile.mkdtemp(prefix='dpmon-bench-')
         cfg = {'ports': [{'device': vdev.split(',')[0], 'rx_queues': 1, 'mbufs': mbufs}],
@@ -184,7 +184,9 @@ class Dpmon:
         with open(self.cfg_path, 'w') as f:
             json.dump(cfg, f)
         self.port_file = os.path.join(self.dir, 'port')
-        self.argv = [env.dpmon] + env.eal(mem_mb, lcores) + [
+        self.netns = netns
+        self.argv = ([] if netns is None else ['ip', 'netns', 'exec', netns]) + \
+            [env.dpmon] + env.eal(mem_mb, lcores) + [
             '--vdev', vdev, '--', '--config', self.cfg_path, '--http-port-file',
             self.port_file]
         self.label = label
@@ -214,8 +216,14 @@ class Dpmon:
         return self.out.read()
 
     def get(self, path):
-        with urllib.request.urlopen('http://127.0.0.1:%d%s' % (self.port, path),
-                                    timeout=10) as r:
+        url = 'http://127.0.0.1:%d%s' % (self.port, path)
+        if self.netns is not None:  # the API listens on the namespace's loopback
+            r = subprocess.run(['ip', 'netns', 'exec', self.netns, 'curl', '-sf', url],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise urllib.error.HTTPError(url, 503, 'curl failed', None, None)
+            return json.loads(r.stdout)
+        with urllib.request.urlopen(url, timeout=10) as r:
             return json.loads(r.read())
 
     def summary(self):
@@ -496,41 +504,91 @@ def fnm_counters(text):
     return tot
 
 
+def fnm_processed(text):
+    m = re.search(r'^fastnetmon_total_simple_packets_processed\s+([\d.e+]+)', text, re.M)
+    v4 = re.search(r'^fastnetmon_total_ipv4_packets\s+([\d.e+]+)', text, re.M)
+    return (int(float(m.group(1))) if m else None, int(float(v4.group(1))) if v4 else None)
+
+
+def run_fastnetmon(env, tmp, pcap, subnets, loops):
+    conf = fnm_config(tmp, subnets)
+    p = subprocess.Popen(in_ns(['taskset', '-c', str(CPU_WORKER), '/usr/sbin/fastnetmon',
+                                '--configuration_file', conf, '--log_file',
+                                os.path.join(tmp, 'fnm.log'), '--disable_pid_logic']),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(5)  # reads its configuration, opens AF_PACKET
+        c0 = cpu_seconds(p.pid)
+        t0 = time.monotonic()
+        sent = replay(pcap, loops)
+        time.sleep(3)  # let it drain its ring
+        c1 = cpu_seconds(p.pid)
+        wall = time.monotonic() - t0
+        prom = sh(*in_ns(['curl', '-s', 'http://127.0.0.1:9209/metrics']), check=False).stdout
+    finally:
+        stop_proc(p, signal.SIGTERM)
+    processed, v4 = fnm_processed(prom)
+    return {'sent': sent, 'counted': processed, 'counted_ipv4': v4, 'cpu_s': c1 - c0,
+            'wall_s': wall,
+            'packets_per_cpu_s': (v4 or 0) / (c1 - c0) if c1 > c0 else None,
+            'counted_every_packet': v4 is not None and v4 >= sent}
+
+
+def run_dpmon_afp(env, pcap, subnets, loops):
+    d = Dpmon(env, 'net_af_packet0,iface=vb1,qpairs=1,blocksz=4096,framesz=2048,framecnt=65536',
+              subnets, ['-l', '0-1'], 1024, 16384,
+              1 << 17, label='dpmon-afp', netns=NS)
+    try:
+        time.sleep(1)
+        s0 = d.summary()
+        sent = replay(pcap, loops)
+        time.sleep(2)
+        s1 = d.summary()
+        while s1['snapshot_seq'] <= s0['snapshot_seq'] + 1:
+            time.sleep(0.2)
+            s1 = d.summary()
+    finally:
+        out = d.stop()
+    counted = sum(w['packets'] for w in s1['workers']) - sum(w['packets'] for w in s0['workers'])
+    ip = s1['totals']['ingress']['packets'] + s1['totals']['egress']['packets'] - \
+        s1['totals']['internal']['packets'] + s1['totals']['external']['packets']
+    m = re.search(r'worker lcore \d+: (\d+) packets, ([\d.]+) s busy', out)
+    busy = float(m.group(2)) if m else None
+    total = int(m.group(1)) if m else None
+    return {'sent': sent, 'counted': counted, 'counted_ip': ip, 'busy_cpu_s': busy,
+            'packets_total': total,
+            'packets_per_cpu_s': total / busy if busy else None,
+            'counted_every_packet': ip >= sent}
+
+
 def section_fnm(env):
+    """FastNetMon (AF_PACKET) and dpmon (net_af_packet) on one veth end.
+
+    FastNetMon's CPU is its process's user + system time over the replay.
+    dpmon's worker polls, so its CPU is the TSC time of its non-empty bursts
+    (rx + counting + free, busy polling excluded), which dpmon prints at
+    exit; both divide the IP packets they counted by that CPU time.
+    """
     mix = env.args.fnm_mix
     pcap = env.capture(mix)
-    m = env.mixes[mix]
+    subnets = env.subnets(mix)
     loops = env.args.fnm_loops
-    res = {'mix': mix, 'loops': loops, 'capture_packets': m['packets']}
     netns_down()
     netns_up()
     tmp = tempfile.mkdtemp(prefix='dpmon-bench-fnm-')
     try:
-        # FastNetMon
-        conf = fnm_config(tmp, env.subnets(mix))
-        p = subprocess.Popen(in_ns(['taskset', '-c', str(CPU_WORKER), '/usr/sbin/fastnetmon',
-                                    '--configuration_file', conf, '--log_file',
-                                    os.path.join(tmp, 'fnm.log'), '--disable_pid_logic']),
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-        time.sleep(4)
-        fpid = int(sh('pgrep', '-P', str(p.pid)).stdout.split()[0]) if False else p.pid
-        c0 = cpu_seconds(fpid)
-        sent = replay(pcap, loops)
-        time.sleep(3)
-        c1 = cpu_seconds(fpid)
-        prom = sh(*in_ns(['curl', '-s', 'http://127.0.0.1:9209/metrics']), check=False).stdout
-        stop_proc(p, signal.SIGTERM)
-        res['fastnetmon'] = {'sent': sent, 'cpu_s': c1 - c0, 'counters': fnm_counters(prom)}
-        # dpmon on the same veth end with the af_packet PMD
-        d = Dpmon(env, 'net_af_packet0,iface=vb1,qpairs=1', env.subnets(mix), ['-l', '0-1'],
-                  1024, 16384, 1 << 17, label='dpmon-afp')
-        # (dpmon runs inside the host namespace; the veth lives in NS: see below)
-        d.stop()
+        fnm = run_fastnetmon(env, tmp, pcap, subnets, loops)
+        log('fnm: FastNetMon %s' % fnm)
+        dp = run_dpmon_afp(env, pcap, subnets, loops)
+        log('fnm: dpmon %s' % dp)
     finally:
         netns_down()
         shutil.rmtree(tmp, ignore_errors=True)
-    return res
+    ratio = None
+    if fnm['packets_per_cpu_s'] and dp['packets_per_cpu_s']:
+        ratio = dp['packets_per_cpu_s'] / fnm['packets_per_cpu_s']
+    return {'mix': mix, 'loops': loops, 'fastnetmon': fnm, 'dpmon': dp, 'ratio': ratio}
 
 
 # ---------------------------------------------------------------------------
@@ -583,7 +641,20 @@ def print_table(res):
                                     100 * r['dataplane_loss']))
         add('')
     if 'fnm' in res:
-        add('FastNetMon vs dpmon (veth, tcpreplay): ' + json.dumps(res['fnm'])[:400])
+        f, d = res['fnm']['fastnetmon'], res['fnm']['dpmon']
+        add('FastNetMon 1.2.4 (AF_PACKET) vs dpmon (net_af_packet), veth + tcpreplay, %s x %d'
+            % (res['fnm']['mix'], res['fnm']['loops']))
+        add('  %-11s %10s %10s %9s %14s  %s' % ('engine', 'sent', 'counted', 'CPU s',
+                                              'packets/CPU-s', 'every packet'))
+        add('  %-11s %10d %10s %9.3f %14s  %s' % ('FastNetMon', f['sent'], f['counted_ipv4'],
+                                               f['cpu_s'], fmt(f['packets_per_cpu_s'], '%.0f'),
+                                               f['counted_every_packet']))
+        add('  %-11s %10d %10s %9s %14s  %s' % ('dpmon', d['sent'], d['counted_ip'],
+                                             fmt(d['busy_cpu_s'], '%.3f'),
+                                             fmt(d['packets_per_cpu_s'], '%.0f'),
+                                             d['counted_every_packet']))
+        add('  ratio (dpmon / FastNetMon packets per CPU-second): %s'
+            % fmt(res['fnm']['ratio']))
     return '\n'.join(out)
 
 
@@ -592,7 +663,8 @@ def main():
     ap.add_argument('--source-dir', required=True)
     ap.add_argument('--build-dir', required=True)
     ap.add_argument('--out', default=None, help='JSON file (default BUILD/bench/results.json)')
-    ap.add_argument('--only', default='e2e,srss,hot,merge,http,fnm')
+    ap.add_argument('--only', default='e2e,hot,merge,http,fnm',
+                    help='sections; srss needs the software-RSS distributor (not built yet)')
     ap.add_argument('--mixes', default='udp64-254h,64k-hosts,1m-hosts,v4v6,imix')
     ap.add_argument('--reps', type=int, default=3)
     ap.add_argument('--secs', type=float, default=6)
