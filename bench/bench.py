@@ -39,7 +39,7 @@ import urllib.request
 
 APT_PACKAGES = {'wrk': 'wrk', 'tcpreplay': 'tcpreplay', 'fastnetmon': 'fastnetmon',
                 'dpdk-testpmd': 'dpdk'}
-MBUF_KB = 2.5  # one 2176-byte data room mbuf with its header and mempool overhead
+MBUF_KB = 3.5  # one 2176-byte data room mbuf, its header, mempool and EAL overhead
 CPU_MAIN, CPU_WORKER = 0, 1
 
 
@@ -285,6 +285,16 @@ def dpmon_for_mix(env, mix, extra=None, lcores=None, label='dpmon'):
 def section_e2e(env):
     rows = []
     for mix in env.args.mixes:
+        try:
+            rows.append(e2e_mix(env, mix))
+        except Exception as e:  # one mix failing does not hide the others
+            log('e2e %s failed: %s' % (mix, e))
+            rows.append({'mix': mix, 'error': str(e)[:300]})
+    return rows
+
+
+def e2e_mix(env, mix):
+    if True:
         pcap = env.capture(mix)
         m = env.mixes[mix]
         ref, dp = [], []
@@ -296,11 +306,10 @@ def section_e2e(env):
             finally:
                 d.stop()
             log('e2e %s rep %d: testpmd %.2f Mpps, dpmon %.2f Mpps' % (mix, r, ref[-1], dp[-1]))
-        rows.append({'mix': mix, 'title': m['title'], 'packets': m['packets'],
-                     'testpmd_mpps': statistics.median(ref), 'dpmon_mpps': statistics.median(dp),
-                     'ratio': statistics.median(dp) / statistics.median(ref),
-                     'testpmd_runs': ref, 'dpmon_runs': dp})
-    return rows
+        return {'mix': mix, 'title': m['title'], 'packets': m['packets'],
+                'testpmd_mpps': statistics.median(ref), 'dpmon_mpps': statistics.median(dp),
+                'ratio': statistics.median(dp) / statistics.median(ref),
+                'testpmd_runs': ref, 'dpmon_runs': dp}
 
 
 def section_srss(env):
@@ -336,8 +345,14 @@ def section_hot(env):
                 ['taskset', '-c', str(CPU_WORKER), env.bench] +
                 env.eal(env.mem_for(m['packets']) + 256, ['-l', '0']) +
                 ['--', 'hotpath', mix, '--dir', env.data, '--seconds', str(env.args.hot_secs)],
-                check=True, capture_output=True, text=True).stdout
-            runs.append(json.loads(out))
+                capture_output=True, text=True)
+            if out.returncode != 0:
+                break
+            runs.append(json.loads(out.stdout))
+        if not runs:
+            log('hot %s failed: %s' % (mix, out.stderr[-300:]))
+            rows.append({'mix': mix, 'error': out.stderr[-300:]})
+            continue
         best = min(runs, key=lambda x: x['ns_per_packet'])
         med = statistics.median(x['ns_per_packet'] for x in runs)
         rows.append({'mix': mix, 'ns_per_packet': med, 'ns_per_packet_best': best['ns_per_packet'],
@@ -606,6 +621,9 @@ def print_table(res):
         add('End to end, one core, net_pcap infinite_rx=1 (Mpps; ratio = dpmon / testpmd rxonly)')
         add('%-12s %-52s %9s %9s %7s' % ('mix', 'capture', 'testpmd', 'dpmon', 'ratio'))
         for r in res['e2e']:
+            if 'error' in r:
+                add('%-12s failed: %s' % (r['mix'], r['error'][:100]))
+                continue
             add('%-12s %-52s %9.2f %9.2f %7.3f' % (r['mix'], r['title'][:52], r['testpmd_mpps'],
                                                   r['dpmon_mpps'], r['ratio']))
         add('')
@@ -618,6 +636,9 @@ def print_table(res):
         add('Hot path alone (dpmon_worker_count on mbufs in memory, burst 32)')
         add('%-12s %10s %8s %8s' % ('mix', 'ns/packet', 'Mpps', 'hosts'))
         for r in res['hot']:
+            if 'error' in r:
+                add('%-12s failed' % r['mix'])
+                continue
             add('%-12s %10.1f %8.2f %8d' % (r['mix'], r['ns_per_packet'], r['mpps'], r['hosts']))
         add('')
     if 'merge' in res:
