@@ -8,7 +8,7 @@
  * a syntax error with a line and column). Validation is ours and walks the
  * document once, top-down, in file order:
  *
- *   root  -> ports[]  -> device, rx_queues, rx_descriptors
+ *   root  -> ports[]  -> device, rx_queues, rx_descriptors, mbufs
  *         -> subnets[] -> prefix, name
  *         -> http      -> listen, port
  *         -> host_table_capacity, merge_interval_ms, burst_size,
@@ -355,6 +355,9 @@ parse_port(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_port
 				       PORT_RXD_MIN, PORT_RXD_MAX, json_integer_value(v));
 			else
 				out->rx_descriptors = (uint16_t)json_integer_value(v);
+		} else if (strcmp(key, "mbufs") == 0) {
+			if (check_int(c, kpath, v, DPMON_MBUFS_MIN, DPMON_MBUFS_MAX, &n))
+				out->mbufs = (uint32_t)n;
 		} else {
 			report_unknown(c, kpath);
 		}

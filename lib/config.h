@@ -24,6 +24,11 @@
 #define DPMON_NAME_LEN 64
 /** ports[].rx_queues absent: one RX queue per worker lcore (capped by the device). */
 #define DPMON_RXQ_AUTO 0
+/** ports[].mbufs absent: sized at start-up (see dpmon_port_conf.mbufs). */
+#define DPMON_MBUFS_AUTO 0
+/** Smallest and largest explicit ports[].mbufs. */
+#define DPMON_MBUFS_MIN 1024
+#define DPMON_MBUFS_MAX 16777216
 
 /** One port to poll. */
 struct dpmon_port_conf {
@@ -37,6 +42,13 @@ struct dpmon_port_conf {
 	uint16_t rx_queues;
 	/** RX descriptors per queue; 0 = the PMD's preferred size. */
 	uint16_t rx_descriptors;
+	/**
+	 * Mbufs in the port's pool (all its queues), DPMON_MBUFS_AUTO..16777216.
+	 * DPMON_MBUFS_AUTO (key absent): rx_queues x mbufs_per_queue, and for a
+	 * net_pcap port with infinite_rx=1 at least the capture's packets plus
+	 * each queue's working set (the PMD keeps the whole file in mbufs).
+	 */
+	uint32_t mbufs;
 };
 
 /** One monitored subnet. */

@@ -1,27 +1,49 @@
 /*
- * counters.c — allocation of the per-core tables and host insertion (see
- * counters.h for the merge protocol they implement).
+ * counters.c — allocation of the per-core tables, the host index and the
+ * carry path (see counters.h for the merge protocol they implement).
  *
- * The host table is an rte_hash with the extendable bucket table, so an
- * insert fails only when the table really holds @c capacity hosts; its
- * value is the dense entry index, which lets the main lcore walk
- * [0, n_hosts) without touching the hash.
+ * The host index is hand-written rather than an rte_hash: rte_hash keeps
+ * keys in its own key store and returns a data pointer, so a lookup costs
+ * the bucket, the key-store entry and then our counters (three cache
+ * misses on a large table) and 60+ bytes of overhead per entry. Here the
+ * index bucket holds 8 × (32-bit signature, entry index) in one cache line
+ * and the key is compared in our own meta array, which the update touches
+ * anyway, so a lookup costs the bucket and the entry: two misses, 16 bytes
+ * of index per entry at full capacity (buckets sized for a load of 1/2).
+ * Entries are never deleted, so the first empty slot ends a probe; a full
+ * bucket overflows into the next one (linear probing over buckets).
  */
 #include "counters.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_errno.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
+static uint32_t
+buckets_for(uint32_t capacity)
+{
+	uint32_t n = 1;
+
+	while (n * DPMON_BUCKET_SLOTS < 2ull * capacity)
+		n <<= 1;
+	return n;
+}
+
 struct dpmon_core *
 dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int socket_id)
 {
-	char name[RTE_HASH_NAMESIZE];
 	struct dpmon_core *c;
+	uint32_t nb = buckets_for(capacity);
 
+	(void)tag;
+	if (capacity < 8 || capacity > (1u << 24)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	c = rte_zmalloc_socket("dpmon_core", sizeof(*c), RTE_CACHE_LINE_SIZE, socket_id);
 	if (c == NULL) {
 		rte_errno = ENOMEM;
@@ -29,31 +51,21 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 	}
 	c->capacity = capacity;
 	c->n_subnets = n_subnets;
+	c->bucket_mask = nb - 1;
+	c->epoch = c->worker_epoch = c->merge_epoch = 1;
 	c->subnets = rte_zmalloc_socket("dpmon_subnets", sizeof(*c->subnets) * (n_subnets + 1),
 					RTE_CACHE_LINE_SIZE, socket_id);
 	c->hosts = rte_zmalloc_socket("dpmon_hosts", sizeof(*c->hosts) * capacity,
 				      RTE_CACHE_LINE_SIZE, socket_id);
-	c->host_addr = rte_zmalloc_socket("dpmon_host_addr", sizeof(*c->host_addr) * capacity,
-					  RTE_CACHE_LINE_SIZE, socket_id);
-	c->host_subnet = rte_zmalloc_socket("dpmon_host_subnet",
-					    sizeof(*c->host_subnet) * capacity,
-					    RTE_CACHE_LINE_SIZE, socket_id);
-	snprintf(name, sizeof(name), "dpmon_h_%s", tag);
-	struct rte_hash_parameters hp = {
-		.name = name,
-		.entries = capacity,
-		.key_len = sizeof(struct dpmon_addr),
-		.hash_func = rte_hash_crc,
-		.socket_id = socket_id,
-		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
-	};
-	rte_errno = ENOMEM; /* rte_zmalloc does not set it */
-	if (c->subnets && c->hosts && c->host_addr && c->host_subnet)
-		c->host_hash = rte_hash_create(&hp);
-	if (c->host_hash == NULL) {
-		int err = rte_errno;
+	c->meta = rte_zmalloc_socket("dpmon_host_meta", sizeof(*c->meta) * capacity,
+				     RTE_CACHE_LINE_SIZE, socket_id);
+	c->buckets = rte_zmalloc_socket("dpmon_host_index", sizeof(*c->buckets) * nb,
+					RTE_CACHE_LINE_SIZE, socket_id);
+	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
+				      RTE_CACHE_LINE_SIZE, socket_id);
+	if (!c->subnets || !c->hosts || !c->meta || !c->buckets || !c->carry) {
 		dpmon_core_free(c);
-		rte_errno = err;
+		rte_errno = ENOMEM;
 		return NULL;
 	}
 	return c;
@@ -64,29 +76,111 @@ dpmon_core_free(struct dpmon_core *c)
 {
 	if (c == NULL)
 		return;
-	rte_hash_free(c->host_hash);
 	rte_free(c->subnets);
 	rte_free(c->hosts);
-	rte_free(c->host_addr);
-	rte_free(c->host_subnet);
+	rte_free(c->meta);
+	rte_free(c->buckets);
+	rte_free(c->carry);
 	rte_free(c);
 }
 
-int32_t
-dpmon_core_host_insert(struct dpmon_core *c, const struct dpmon_addr *a, uint32_t subnet)
+size_t
+dpmon_core_bytes(const struct dpmon_core *c)
 {
-	void *data;
+	return sizeof(*c) + sizeof(*c->subnets) * (c->n_subnets + 1) +
+	       (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
+	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
+	       sizeof(*c->carry) * DPMON_CARRY_RING;
+}
+
+static inline int
+addr_eq(const struct dpmon_addr *x, const struct dpmon_addr *y)
+{
+	uint64_t x0, x1, y0, y1;
+
+	memcpy(&x0, x->b, 8);
+	memcpy(&x1, x->b + 8, 8);
+	memcpy(&y0, y->b, 8);
+	memcpy(&y1, y->b + 8, 8);
+	return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+}
+
+int32_t
+dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig)
+{
+	for (uint32_t b = sig & c->bucket_mask, n = 0; n <= c->bucket_mask;
+	     b = (b + 1) & c->bucket_mask, n++) {
+		const struct dpmon_host_bucket *bk = &c->buckets[b];
+
+		for (unsigned s = 0; s < DPMON_BUCKET_SLOTS; s++) {
+			uint32_t idx = bk->idx[s];
+
+			if (idx == 0)
+				return -ENOENT;
+			if (bk->sig[s] == sig && addr_eq(&c->meta[idx - 1].addr, a))
+				return (int32_t)(idx - 1);
+		}
+	}
+	return -ENOENT;
+}
+
+int32_t
+dpmon_core_host_insert(struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig,
+		       uint32_t subnet)
+{
 	uint32_t idx = c->n_hosts;
 
-	if (rte_hash_lookup_data(c->host_hash, a, &data) >= 0)
-		return (int32_t)(uintptr_t)data;
-	if (idx >= c->capacity)
-		return -ENOSPC;
-	if (rte_hash_add_key_data(c->host_hash, a, (void *)(uintptr_t)idx) != 0)
-		return -ENOSPC;
-	c->host_addr[idx] = *a;
-	c->host_subnet[idx] = subnet;
-	/* Counters of a new entry are already zero (rte_zmalloc). */
-	__atomic_store_n(&c->n_hosts, idx + 1, __ATOMIC_RELEASE);
-	return (int32_t)idx;
+	for (uint32_t b = sig & c->bucket_mask, n = 0; n <= c->bucket_mask;
+	     b = (b + 1) & c->bucket_mask, n++) {
+		struct dpmon_host_bucket *bk = &c->buckets[b];
+
+		for (unsigned s = 0; s < DPMON_BUCKET_SLOTS; s++) {
+			uint32_t cur = bk->idx[s];
+
+			if (cur != 0) {
+				if (bk->sig[s] == sig && addr_eq(&c->meta[cur - 1].addr, a))
+					return (int32_t)(cur - 1);
+				continue;
+			}
+			if (idx >= c->capacity)
+				return -ENOSPC;
+			c->meta[idx].addr = *a;
+			c->meta[idx].subnet = subnet;
+			/* Counters of a new entry are already zero (rte_zmalloc). */
+			bk->sig[s] = sig;
+			bk->idx[s] = idx + 1;
+			__atomic_store_n(&c->n_hosts, idx + 1, __ATOMIC_RELEASE);
+			return (int32_t)idx;
+		}
+	}
+	return -ENOSPC;
+}
+
+void
+dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p,
+		     uint32_t packets, uint32_t bytes, int pk_wrapped, int by_wrapped)
+{
+	struct dpmon_host_ctr *h = &c->hosts[idx];
+	uint32_t seq = c->wrap_seq, head = c->carry_head;
+	uint32_t tail = __atomic_load_n(&c->carry_tail, __ATOMIC_ACQUIRE);
+	uint32_t need = (pk_wrapped != 0) + (by_wrapped != 0);
+	uint32_t slot = dpmon_host_slot(d, p);
+
+	if (head - tail + need > DPMON_CARRY_RING) {
+		/* The merge has not run for 4096 wraps (16 TiB): drop this
+		 * update rather than let the merged value go backwards. */
+		dpmon_count_inc(&c->stats.carry_lost, 1);
+		return;
+	}
+	__atomic_store_n(&c->wrap_seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE); /* odd before the new low words */
+	__atomic_store_n(&h->packets[d][p], packets, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->bytes[d][p], bytes, __ATOMIC_RELAXED);
+	if (pk_wrapped)
+		c->carry[head++ & (DPMON_CARRY_RING - 1)] = idx * DPMON_HOST_SLOTS + slot;
+	if (by_wrapped)
+		c->carry[head++ & (DPMON_CARRY_RING - 1)] =
+			idx * DPMON_HOST_SLOTS + DPMON_HOST_SLOTS / 2 + slot;
+	__atomic_store_n(&c->carry_head, head, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->wrap_seq, seq + 2, __ATOMIC_RELEASE);
 }

@@ -2,20 +2,36 @@
  * counters.h — the per-core tables a worker lcore updates for every packet.
  *
  * Each worker lcore owns one struct dpmon_core: totals, subnet counters
- * indexed by the LPM result, and a host table (an rte_hash private to the
- * worker mapping address → dense index into arrays of counters). Only that
- * worker writes; the main lcore reads concurrently to merge.
+ * indexed by the LPM result, and a host table private to the worker: a
+ * bucketised hash index (address → dense entry index) over three arrays,
+ *   meta[i]    address, subnet and the merge epoch of the last update (24 B),
+ *   hosts[i]   sixteen 32-bit counters, one cache line (64 B),
+ * so one host update touches the index bucket, the entry's meta (the key
+ * compare needs it anyway) and one counter line. Only that worker writes;
+ * the main lcore reads concurrently to merge.
  *
  * Merge protocol (docs/architecture.md): every counter is monotonic — never
  * reset, only incremented by its single writer with a plain load + add +
  * store (relaxed atomics: no lock prefix, no read-modify-write
  * instruction). The main lcore reads each counter with a relaxed atomic
- * load, which on every DPDK platform returns a value the counter really
- * held (aligned 64-bit accesses are single-copy atomic); rates come from
- * the difference of two reads. A packet is therefore counted exactly once:
- * in the first merge that reads the counter after the worker stored it.
- * New host entries are published by a release store of n_hosts after the
- * entry's address is written; the main lcore reads n_hosts with acquire.
+ * load, which returns a value the counter really held (aligned accesses are
+ * single-copy atomic); rates come from the difference of two reads.
+ *
+ * Host counters are the low 32 bits of 64-bit counters. When an add wraps
+ * one (2^32 packets or bytes: 4 GiB), the worker pushes a carry record
+ * (entry, counter) onto its carry ring, inside a write-side sequence count
+ * (wrap_seq odd while the low word and the ring disagree); the merge keeps
+ * the high words and reads under that sequence count, retrying when it
+ * changed. Wraps are rare (at most bytes/s / 2^32 per core: 3/s at
+ * 100 Gbit/s), so this costs the hot path one predictable branch per add.
+ *
+ * Touched entries: the merge bumps merge_epoch after each merge; the
+ * worker copies it into worker_epoch (release) at the start of a burst when
+ * it changed, and stamps every entry it updates with it. A merge reads
+ * worker_epoch (acquire) before the packet count and, next time, visits
+ * only entries whose stamp is at least that value: every entry updated by a
+ * burst the previous merge did not fully see (docs/architecture.md).
+ *
  * A burst ends with a release store of stats.packets, which the merge reads
  * first (acquire), so a snapshot holds every packet its worker counts claim.
  */
@@ -24,8 +40,9 @@
 
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
-#include <rte_hash.h>
+#include <rte_hash_crc.h>
 
 #include "prefix.h"
 #include "stats.h"
@@ -41,10 +58,45 @@ struct dpmon_dir_ctr {
 	struct dpmon_ctr proto[DPMON_PROTO_MAX];
 };
 
-/** Ingress and egress of one subnet or host: two cache lines. */
+/** Ingress and egress of one subnet: two cache lines. */
 struct dpmon_pair_ctr {
 	struct dpmon_dir_ctr dir[DPMON_DIR_MAX];
 } __rte_cache_aligned;
+
+/** Counters of one host in one worker table: low 32 bits, one cache line. */
+struct dpmon_host_ctr {
+	uint32_t packets[DPMON_DIR_MAX][DPMON_PROTO_MAX];
+	uint32_t bytes[DPMON_DIR_MAX][DPMON_PROTO_MAX];
+} __rte_cache_aligned;
+
+/** Counter slots of a host entry, as named in carry records. */
+#define DPMON_HOST_SLOTS (2 * DPMON_DIR_MAX * DPMON_PROTO_MAX)
+
+/** Slot of packets[d][p] (bytes: + DPMON_HOST_SLOTS / 2). */
+static inline uint32_t
+dpmon_host_slot(unsigned d, unsigned p)
+{
+	return d * DPMON_PROTO_MAX + p;
+}
+
+/** Identity of a host entry and the epoch of its last update. 24 bytes. */
+struct dpmon_host_meta {
+	struct dpmon_addr addr;
+	uint32_t subnet; /**< subnet index (LPM result) */
+	uint32_t epoch;  /**< merge epoch of the last update; 0 = never updated */
+};
+
+/** Entries per index bucket. */
+#define DPMON_BUCKET_SLOTS 8
+
+/** One index bucket: signatures and entry indexes + 1 (0 = empty). 64 B. */
+struct dpmon_host_bucket {
+	uint32_t sig[DPMON_BUCKET_SLOTS];
+	uint32_t idx[DPMON_BUCKET_SLOTS];
+} __rte_cache_aligned;
+
+/** Carry records per worker (a power of two); see the file comment. */
+#define DPMON_CARRY_RING 4096
 
 /** Per-worker event counters. */
 struct dpmon_core_stats {
@@ -58,30 +110,41 @@ struct dpmon_core_stats {
 	 */
 	uint64_t host_v4mapped;
 	uint64_t reasons[DPMON_REASON_MAX]; /**< frames by parse reason ([OK] = IP packets) */
+	uint64_t busy_cycles;     /**< TSC cycles in non-empty bursts (rx + count + free) */
+	uint64_t carry_lost;      /**< carries dropped on a full ring (never expected) */
 };
 
 /** A worker lcore's tables. Allocate with dpmon_core_create. */
 struct dpmon_core {
 	struct dpmon_core_stats stats __rte_cache_aligned;
 	struct dpmon_dir_ctr totals[DPMON_TOTAL_MAX] __rte_cache_aligned;
-	struct dpmon_pair_ctr *subnets; /**< n_subnets entries */
-	struct dpmon_pair_ctr *hosts;   /**< capacity entries, dense from 0 */
-	struct dpmon_addr *host_addr;   /**< address of hosts[i] */
-	uint32_t *host_subnet;          /**< subnet index of hosts[i] */
-	struct rte_hash *host_hash;     /**< address → index; worker-private */
-	uint32_t n_hosts;               /**< published entries (release/acquire) */
+	struct dpmon_pair_ctr *subnets;    /**< n_subnets entries */
+	struct dpmon_host_ctr *hosts;      /**< capacity entries, dense from 0 */
+	struct dpmon_host_meta *meta;      /**< capacity entries */
+	struct dpmon_host_bucket *buckets; /**< bucket_mask + 1 buckets */
+	uint32_t *carry;                   /**< DPMON_CARRY_RING records: entry * SLOTS + slot */
+	uint32_t bucket_mask;
+	uint32_t n_hosts;                  /**< entries in use (release/acquire) */
 	uint32_t capacity;
 	uint32_t n_subnets;
+	uint32_t epoch;                    /**< worker's copy of worker_epoch */
 	unsigned lcore_id;
+	/* Written by the worker, read by the merge. */
+	uint32_t worker_epoch __rte_cache_aligned; /**< epoch of the current burst (release) */
+	uint32_t wrap_seq;                  /**< odd while a carry is being recorded */
+	uint32_t carry_head;                /**< records pushed (release) */
+	/* Written by the merge, read by the worker. */
+	uint32_t merge_epoch __rte_cache_aligned; /**< epoch for the next bursts */
+	uint32_t carry_tail;                /**< records consumed by the merge */
 } __rte_cache_aligned;
 
 /**
  * Allocate the tables of one worker lcore.
- * @param tag       unique name part for the rte_hash ("lcore3").
+ * @param tag       unique name part (kept for diagnostics; "lcore3").
  * @param n_subnets monitored subnets.
- * @param capacity  host entries (>= 8).
+ * @param capacity  host entries (>= 8, <= 2^24).
  * @param socket_id NUMA socket of the worker lcore.
- * @return the tables, or NULL with rte_errno set (ENOMEM, EEXIST).
+ * @return the tables, or NULL with rte_errno set (ENOMEM, EINVAL).
  * Thread-safety: main lcore, before the worker starts.
  */
 struct dpmon_core *dpmon_core_create(const char *tag, uint32_t n_subnets,
@@ -89,6 +152,9 @@ struct dpmon_core *dpmon_core_create(const char *tag, uint32_t n_subnets,
 
 /** Free the tables. Main lcore, after the worker stopped. NULL ignored. */
 void dpmon_core_free(struct dpmon_core *c);
+
+/** Bytes allocated for @p c's tables (host entries, index, subnets). Any lcore. */
+size_t dpmon_core_bytes(const struct dpmon_core *c);
 
 /** Add one packet of @p bytes to @p c. Single writer only (the owning lcore). */
 static inline void
@@ -98,7 +164,7 @@ dpmon_ctr_add(struct dpmon_ctr *c, uint64_t bytes)
 	__atomic_store_n(&c->bytes, c->bytes + bytes, __ATOMIC_RELAXED);
 }
 
-/** Add one to an event counter. Single writer only. */
+/** Add @p n to an event counter. Single writer only. */
 static inline void
 dpmon_count_inc(uint64_t *v, uint64_t n)
 {
@@ -112,13 +178,87 @@ dpmon_count_read(const uint64_t *v)
 	return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
+/** Read a 32-bit host counter another lcore writes. Any lcore. */
+static inline uint32_t
+dpmon_count_read32(const uint32_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
 /**
- * Find or insert host @p a (subnet @p subnet) in the worker's table.
+ * Record the wrap of host counters (slow path of dpmon_host_add): stores
+ * the new low words and pushes one carry record per wrapped word inside
+ * wrap_seq. Owning worker lcore only.
+ */
+void dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p,
+			  uint32_t packets, uint32_t bytes, int pk_wrapped, int by_wrapped);
+
+/**
+ * Count one packet of @p len bytes for entry @p idx, direction @p d,
+ * protocol @p p: two plain stores to one cache line, or the carry path
+ * when a low word wraps. Owning worker lcore only.
+ */
+static inline void
+dpmon_host_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p, uint32_t len)
+{
+	struct dpmon_host_ctr *h = &c->hosts[idx];
+	uint32_t old = h->bytes[d][p];
+	uint32_t pk = h->packets[d][p] + 1;
+	uint32_t by = old + len;
+
+	if (unlikely(pk == 0 || by < old)) {
+		dpmon_core_host_wrap(c, idx, d, p, pk, by, pk == 0, by < old);
+		return;
+	}
+	__atomic_store_n(&h->packets[d][p], pk, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->bytes[d][p], by, __ATOMIC_RELAXED);
+}
+
+/** Stamp entry @p idx with the current epoch. Owning worker lcore only. */
+static inline void
+dpmon_host_touch(struct dpmon_core *c, uint32_t idx)
+{
+	if (c->meta[idx].epoch != c->epoch)
+		__atomic_store_n(&c->meta[idx].epoch, c->epoch, __ATOMIC_RELAXED);
+}
+
+/**
+ * Start of a burst: adopt the merge's epoch when it changed (release
+ * store of worker_epoch). Owning worker lcore only.
+ */
+static inline void
+dpmon_core_burst_begin(struct dpmon_core *c)
+{
+	uint32_t e = __atomic_load_n(&c->merge_epoch, __ATOMIC_RELAXED);
+
+	if (unlikely(e != c->epoch)) {
+		c->epoch = e;
+		__atomic_store_n(&c->worker_epoch, e, __ATOMIC_RELEASE);
+	}
+}
+
+/** Hash of a host address for the index (CRC32-C: two instructions on x86). */
+static inline uint32_t
+dpmon_host_hash(const struct dpmon_addr *a)
+{
+	return rte_hash_crc(a->b, sizeof(a->b), 0);
+}
+
+/**
+ * Find host @p a (hash @p sig, from dpmon_host_hash) in the index.
+ * @return the entry index, or -ENOENT. Owning worker lcore (or any lcore
+ *         while the worker is stopped).
+ */
+int32_t dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr *a,
+			     uint32_t sig);
+
+/**
+ * Find or insert host @p a (subnet @p subnet; @p sig from dpmon_host_hash).
  * @return the entry index, or -ENOSPC when the table is full (the caller
  *         counts host_table_full). Owning worker lcore only.
  */
 int32_t dpmon_core_host_insert(struct dpmon_core *c, const struct dpmon_addr *a,
-			       uint32_t subnet);
+			       uint32_t sig, uint32_t subnet);
 
 /** Number of published host entries, for the main lcore (acquire). */
 static inline uint32_t

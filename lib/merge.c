@@ -7,10 +7,21 @@
  * global ids sorted by address: new ids are sorted among themselves and
  * merged in (O(new log new + hosts)), so lookups by address in the snapshot
  * are a binary search and no merge re-sorts a million hosts.
+ *
+ * The fold visits only touched hosts. Every worker entry is mapped to its
+ * global id and chained to the other workers' entries of the same host
+ * (first[gid], next[core][entry]); a merge scans the entries' epoch stamps
+ * (counters.h), marks the global ids of those stamped since the worker's
+ * epoch at the previous merge, and recomputes each marked host's
+ * cumulative counters as the sum over its chain: low words read from the
+ * workers plus the high words the merger keeps from the carry records, all
+ * under each worker's wrap_seq (retried when a wrap happened meanwhile).
+ * Unmarked hosts keep their cumulative values and get zero rates.
  */
 #include "merge.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +31,25 @@
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_lcore.h>
+#include <rte_pause.h>
+
+/* Entry @p idx of worker table @p core, packed; OCC_END ends a chain. */
+#define OCC(core, idx) ((uint32_t)(core) << 24 | (idx))
+#define OCC_END UINT32_MAX
+#define MAX_CORES 255
+
+/* High words of one worker entry's counters (from carry records). */
+struct carry_hi {
+	uint32_t hi[DPMON_HOST_SLOTS];
+};
 
 struct core_map {
-	uint32_t *gid;  /* worker index → global id */
-	uint32_t mapped; /* worker entries mapped so far */
+	uint32_t *gid;    /* worker entry → global id */
+	uint32_t *next;   /* worker entry → next occurrence of the same host */
+	uint32_t *carry;  /* worker entry → index + 1 into dpmon_merge.carries, 0 = none */
+	uint32_t mapped;  /* worker entries mapped so far */
+	uint32_t w_prev;  /* worker_epoch read by the previous merge */
+	uint32_t w_now;   /* worker_epoch read by this merge */
 };
 
 struct dpmon_merge {
@@ -41,7 +67,15 @@ struct dpmon_merge {
 	uint32_t n_hosts, cap_hosts;
 	struct dpmon_addr *g_addr;
 	uint32_t *g_subnet;
-	struct dpmon_pair_ctr *g_cur, *g_prev;
+	struct dpmon_pair_ctr *g_cur, *g_prev; /* g_cur valid for marked ids only */
+	uint32_t *first;   /* global id → first worker occurrence */
+	uint32_t *mark;    /* global id → seq of the last merge that touched it */
+	uint32_t *touched; /* global ids marked by this merge */
+	uint32_t n_touched;
+	struct carry_hi *carries;
+	uint32_t n_carries, cap_carries;
+	uint32_t epoch;    /* merge epoch handed to the workers */
+	struct dpmon_merge_timing timing;
 	uint32_t *sorted;  /* global ids by address */
 	uint32_t n_sorted; /* ids [0, n_sorted) are in @c sorted */
 };
@@ -68,11 +102,15 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 	GROW(g_cur);
 	GROW(g_prev);
 	GROW(sorted);
+	GROW(first);
+	GROW(mark);
+	GROW(touched);
 #undef GROW
 	/* Both halves of the double buffer: they swap every merge, and a new
 	 * host's previous cumulative value must read as zero. */
 	memset(m->g_prev + m->cap_hosts, 0, sizeof(*m->g_prev) * (cap - m->cap_hosts));
 	memset(m->g_cur + m->cap_hosts, 0, sizeof(*m->g_cur) * (cap - m->cap_hosts));
+	memset(m->mark + m->cap_hosts, 0, sizeof(*m->mark) * (cap - m->cap_hosts));
 	m->cap_hosts = cap;
 	return 0;
 }
@@ -86,9 +124,12 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	char name[RTE_HASH_NAMESIZE];
 	uint64_t entries = 0;
 
-	if (m == NULL)
+	if (m == NULL || n_cores > MAX_CORES) {
+		free(m);
 		return NULL;
+	}
 	m->cfg = cfg;
+	m->epoch = 1;
 	m->n_cores = n_cores;
 	m->start_tsc = m->prev_tsc = start_tsc;
 	m->tsc_hz = tsc_hz;
@@ -103,7 +144,9 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 		m->cores[c] = cores[c];
 		m->lcores[c] = lcores[c];
 		m->map[c].gid = malloc(sizeof(uint32_t) * cores[c]->capacity);
-		if (m->map[c].gid == NULL)
+		m->map[c].next = malloc(sizeof(uint32_t) * cores[c]->capacity);
+		m->map[c].carry = calloc(cores[c]->capacity, sizeof(uint32_t));
+		if (!m->map[c].gid || !m->map[c].next || !m->map[c].carry)
 			goto fail;
 		entries += cores[c]->capacity;
 	}
@@ -130,8 +173,15 @@ dpmon_merge_free(struct dpmon_merge *m)
 {
 	if (m == NULL)
 		return;
-	for (unsigned c = 0; m->map && c < m->n_cores; c++)
+	for (unsigned c = 0; m->map && c < m->n_cores; c++) {
 		free(m->map[c].gid);
+		free(m->map[c].next);
+		free(m->map[c].carry);
+	}
+	free(m->carries);
+	free(m->first);
+	free(m->mark);
+	free(m->touched);
 	free(m->map);
 	free(m->cores);
 	free(m->lcores);
@@ -144,6 +194,12 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->g_prev);
 	free(m->sorted);
 	free(m);
+}
+
+void
+dpmon_merge_last_timing(const struct dpmon_merge *m, struct dpmon_merge_timing *t)
+{
+	*t = m->timing;
 }
 
 uint32_t
@@ -167,6 +223,7 @@ global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
 		return -ENOSPC;
 	m->g_addr[id] = *a;
 	m->g_subnet[id] = subnet;
+	m->first[id] = OCC_END;
 	m->n_hosts++;
 	return id;
 }
@@ -180,10 +237,12 @@ map_new_hosts(struct dpmon_merge *m)
 		uint32_t n = dpmon_core_hosts_published(core);
 
 		for (uint32_t i = m->map[c].mapped; i < n; i++) {
-			int64_t id = global_id(m, &core->host_addr[i], core->host_subnet[i]);
+			int64_t id = global_id(m, &core->meta[i].addr, core->meta[i].subnet);
 			if (id < 0)
 				return (int)id;
 			m->map[c].gid[i] = (uint32_t)id;
+			m->map[c].next[i] = m->first[id];
+			m->first[id] = OCC(c, i);
 			m->map[c].mapped = i + 1;
 		}
 	}
@@ -279,6 +338,9 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
 	for (unsigned c = 0; c < m->n_cores; c++) {
 		const struct dpmon_core *core = m->cores[c];
 
+		/* Before the packet count: every burst this merge does not fully
+		 * see runs in this epoch or a later one (counters.h). */
+		m->map[c].w_now = __atomic_load_n(&core->worker_epoch, __ATOMIC_ACQUIRE);
 		w[c].lcore = m->lcores[c];
 		w[c].packets = __atomic_load_n(&core->stats.packets, __ATOMIC_ACQUIRE);
 		w[c].bursts = dpmon_count_read(&core->stats.bursts);
@@ -327,31 +389,166 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	m->sub_cur = t;
 }
 
+/* Mark the global ids of entries stamped since each worker's previous epoch. */
+static void
+collect_touched(struct dpmon_merge *m)
+{
+	uint32_t seq = (uint32_t)m->seq;
+
+	m->n_touched = 0;
+	for (unsigned c = 0; c < m->n_cores; c++) {
+		const struct dpmon_host_meta *meta = m->cores[c]->meta;
+		const uint32_t *gid = m->map[c].gid;
+		uint32_t since = m->map[c].w_prev;
+
+		for (uint32_t i = 0; i < m->map[c].mapped; i++) {
+			uint32_t id;
+
+			if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) < since)
+				continue;
+			id = gid[i];
+			if (m->mark[id] != seq) {
+				m->mark[id] = seq;
+				m->touched[m->n_touched++] = id;
+			}
+		}
+	}
+}
+
+static struct carry_hi *
+carry_of(struct dpmon_merge *m, unsigned c, uint32_t idx)
+{
+	uint32_t *slot = &m->map[c].carry[idx];
+
+	if (*slot == 0) {
+		if (m->n_carries == m->cap_carries) {
+			uint32_t cap = m->cap_carries ? m->cap_carries * 2 : 64;
+			void *p = realloc(m->carries, sizeof(*m->carries) * cap);
+
+			if (p == NULL)
+				return NULL;
+			m->carries = p;
+			m->cap_carries = cap;
+		}
+		memset(&m->carries[m->n_carries], 0, sizeof(*m->carries));
+		*slot = ++m->n_carries;
+	}
+	return &m->carries[*slot - 1];
+}
+
+/* Apply the carry records core @p c pushed since the last call. */
+static int
+consume_carries(struct dpmon_merge *m, unsigned c)
+{
+	struct dpmon_core *core = m->cores[c];
+	uint32_t head = __atomic_load_n(&core->carry_head, __ATOMIC_ACQUIRE);
+	uint32_t tail = core->carry_tail;
+
+	for (; tail != head; tail++) {
+		uint32_t rec = core->carry[tail & (DPMON_CARRY_RING - 1)];
+		struct carry_hi *h = carry_of(m, c, rec / DPMON_HOST_SLOTS);
+
+		if (h == NULL)
+			return -ENOMEM;
+		h->hi[rec % DPMON_HOST_SLOTS]++;
+		/* Released one record at a time: on -ENOMEM the rest stays queued. */
+		__atomic_store_n(&core->carry_tail, tail + 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* Add worker entry @p idx of core @p c (low words + kept high words) to @p dst. */
+static void
+entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pair_ctr *dst)
+{
+	const struct dpmon_host_ctr *h = &m->cores[c]->hosts[idx];
+	uint32_t ci = m->map[c].carry[idx];
+	const struct carry_hi *hi = ci ? &m->carries[ci - 1] : NULL;
+
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+			uint32_t s = dpmon_host_slot((unsigned)d, (unsigned)p);
+			uint64_t pk = dpmon_count_read32(&h->packets[d][p]);
+			uint64_t by = dpmon_count_read32(&h->bytes[d][p]);
+
+			if (hi != NULL) {
+				pk += (uint64_t)hi->hi[s] << 32;
+				by += (uint64_t)hi->hi[s + DPMON_HOST_SLOTS / 2] << 32;
+			}
+			dst->dir[d].proto[p].packets += pk;
+			dst->dir[d].proto[p].bytes += by;
+		}
+	}
+}
+
+/* Cumulative counters of every touched host, consistent with the carries. */
+static int
+fold_touched(struct dpmon_merge *m)
+{
+	uint32_t seq_before[MAX_CORES];
+	bool retry;
+
+	do {
+		for (unsigned c = 0; c < m->n_cores; c++) {
+			uint32_t s;
+
+			while ((s = __atomic_load_n(&m->cores[c]->wrap_seq, __ATOMIC_ACQUIRE)) & 1)
+				rte_pause(); /* the worker is between two stores */
+			seq_before[c] = s;
+			if (consume_carries(m, c) != 0)
+				return -ENOMEM;
+		}
+		for (uint32_t t = 0; t < m->n_touched; t++) {
+			uint32_t id = m->touched[t];
+
+			memset(&m->g_cur[id], 0, sizeof(m->g_cur[id]));
+			for (uint32_t o = m->first[id]; o != OCC_END;) {
+				unsigned c = o >> 24;
+				uint32_t idx = o & 0xffffff;
+
+				entry_read_add(m, c, idx, &m->g_cur[id]);
+				o = m->map[c].next[idx];
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		retry = false;
+		for (unsigned c = 0; c < m->n_cores; c++)
+			if (__atomic_load_n(&m->cores[c]->wrap_seq, __ATOMIC_RELAXED) != seq_before[c])
+				retry = true;
+	} while (retry);
+	return 0;
+}
+
 static void
 fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
-	struct dpmon_pair_ctr *t;
+	uint32_t seq = (uint32_t)m->seq;
 
-	memset(m->g_cur, 0, sizeof(*m->g_cur) * m->n_hosts);
-	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_core *core = m->cores[c];
-		const uint32_t *gid = m->map[c].gid;
-
-		for (uint32_t i = 0; i < m->map[c].mapped; i++)
-			pair_read_add(&m->g_cur[gid[i]], &core->hosts[i]);
-	}
 	for (uint32_t k = 0; k < s->n_hosts; k++) {
 		uint32_t id = m->sorted[k];
 		struct dpmon_snap_host *h = &s->hosts[k];
+		int touched = m->mark[id] == seq;
+		const struct dpmon_pair_ctr *cur = touched ? &m->g_cur[id] : &m->g_prev[id];
 
 		h->addr = m->g_addr[id];
 		h->subnet = m->g_subnet[id];
 		for (int d = 0; d < DPMON_DIR_MAX; d++)
-			dir_stats(&h->dir[d], &m->g_cur[id].dir[d], &m->g_prev[id].dir[d], dt);
+			dir_stats(&h->dir[d], &cur->dir[d],
+				  touched ? &m->g_prev[id].dir[d] : &cur->dir[d], dt);
 	}
-	t = m->g_prev;
-	m->g_prev = m->g_cur;
-	m->g_cur = t;
+	for (uint32_t t = 0; t < m->n_touched; t++)
+		m->g_prev[m->touched[t]] = m->g_cur[m->touched[t]];
+}
+
+/* Hand the next epoch to the workers (counters.h). */
+static void
+advance_epochs(struct dpmon_merge *m)
+{
+	m->epoch++;
+	for (unsigned c = 0; c < m->n_cores; c++) {
+		m->map[c].w_prev = m->map[c].w_now;
+		__atomic_store_n(&m->cores[c]->merge_epoch, m->epoch, __ATOMIC_RELAXED);
+	}
 }
 
 struct dpmon_snapshot *
@@ -361,6 +558,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	double dt = (double)(now_tsc - m->prev_tsc) / (double)m->tsc_hz;
 	struct dpmon_snap_worker workers[m->n_cores];
 	uint64_t reasons[DPMON_REASON_MAX];
+	uint64_t t_start = rte_rdtsc(), t_fold;
 	struct dpmon_snapshot *s;
 
 	/* Order matters (counters.h): worker packet counts, then the hosts
@@ -370,12 +568,22 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	read_workers(m, workers, reasons);
 	if (map_new_hosts(m) != 0 || sort_new_hosts(m) != 0)
 		return NULL;
-	s = dpmon_snapshot_alloc(n_ports, m->n_cores, m->cfg->n_subnets, m->n_hosts);
-	if (s == NULL)
+	m->seq++;
+	collect_touched(m);
+	if (fold_touched(m) != 0) {
+		m->seq--;
 		return NULL;
+	}
+	t_fold = rte_rdtsc();
+	s = dpmon_snapshot_alloc_uninit_hosts(n_ports, m->n_cores, m->cfg->n_subnets,
+					      m->n_hosts);
+	if (s == NULL) {
+		m->seq--;
+		return NULL;
+	}
 	memcpy(s->workers, workers, sizeof(workers));
 	memcpy(s->parse_errors, reasons, sizeof(reasons));
-	s->seq = ++m->seq;
+	s->seq = m->seq;
 	s->uptime_s = (double)(now_tsc - m->start_tsc) / (double)m->tsc_hz;
 	s->interval_s = dt;
 	s->interval_ms = m->cfg->merge_interval_ms;
@@ -384,6 +592,9 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	fill_hosts(m, s, dt);
 	fill_subnets(m, s, dt);
 	fill_totals(m, s, dt);
+	advance_epochs(m);
+	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->tsc_hz;
+	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->tsc_hz;
 	m->prev_tsc = now_tsc;
 	s->merge_s = (double)(rte_rdtsc() - now_tsc) / (double)m->tsc_hz;
 	return s;

@@ -46,6 +46,15 @@ struct dpmon_merge *dpmon_merge_create(const struct dpmon_config *cfg,
 struct dpmon_snapshot *dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc,
 				       const struct dpmon_snap_port *ports, uint32_t n_ports);
 
+/** Where the last dpmon_merge_run spent its time (benchmarks). */
+struct dpmon_merge_timing {
+	double fold_s;     /**< reading the worker tables into the merger, seconds */
+	double snapshot_s; /**< building the snapshot from the merger's state, seconds */
+};
+
+/** Timing of the last dpmon_merge_run into @p t. Main lcore. */
+void dpmon_merge_last_timing(const struct dpmon_merge *m, struct dpmon_merge_timing *t);
+
 /** Global hosts known to the merger. */
 uint32_t dpmon_merge_hosts(const struct dpmon_merge *m);
 

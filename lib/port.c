@@ -1,12 +1,27 @@
 /*
  * port.c — ethdev configuration for monitoring (see port.h).
+ *
+ * Mbuf pools are sized from the configuration (ports[].mbufs). When that
+ * key is absent the size is rx_queues x mbufs_per_queue, raised for a
+ * net_pcap port with infinite_rx=1 to the number of packets in its
+ * captures plus every queue's working set: that PMD copies the whole file
+ * into mbufs at queue set-up and keeps them for the port's lifetime. A pool
+ * that is still too small makes rte_eth_rx_queue_setup fail; the message
+ * then names the option to raise and the size needed.
  */
 #include "port.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <pcap/pcap.h>
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -57,6 +72,104 @@ rss_setup(struct rte_eth_conf *conf, const struct rte_eth_dev_info *info,
 	conf->rx_adv_conf.rss_conf.rss_hf = hf;
 }
 
+/* Records in the pcap file @p path, or 0 when it cannot be read. */
+static uint64_t
+pcap_records(const char *path)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	uint64_t n = 0;
+	pcap_t *p = pcap_open_offline(path, errbuf);
+
+	if (p == NULL)
+		return 0;
+	while (pcap_next_ex(p, &h, &d) == 1)
+		n++;
+	pcap_close(p);
+	return n;
+}
+
+uint64_t
+dpmon_port_pcap_resident(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	char *args, *tok, *save = NULL;
+	uint64_t n = 0;
+	bool infinite = false;
+
+	if (rte_eth_dev_info_get(port_id, &info) != 0 || info.driver_name == NULL ||
+	    strcmp(info.driver_name, "net_pcap") != 0 || info.device == NULL)
+		return 0;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL || (args = strdup(da->args)) == NULL)
+		return 0;
+	for (tok = strtok_r(args, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (strncmp(tok, "rx_pcap=", 8) == 0)
+			n += pcap_records(tok + 8);
+		else if (strcmp(tok, "infinite_rx=1") == 0)
+			infinite = true;
+	}
+	free(args);
+	return infinite ? n : 0;
+}
+
+/* Pool size for the port: explicit, or rx_queues shares raised to fit a
+ * resident capture (see the file comment). */
+static uint32_t
+pool_size(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_t mbufs_per_queue,
+	  uint32_t per_queue_min)
+{
+	uint64_t share = mbufs_per_queue < per_queue_min ? per_queue_min : mbufs_per_queue;
+	uint64_t n = share * pc->rx_queues;
+	uint64_t resident;
+
+	if (pc->mbufs != DPMON_MBUFS_AUTO)
+		return pc->mbufs;
+	resident = dpmon_port_pcap_resident(port_id);
+	if (resident > 0 && resident + (uint64_t)per_queue_min * pc->rx_queues > n)
+		n = resident + (uint64_t)per_queue_min * pc->rx_queues;
+	return n > DPMON_MBUFS_MAX ? DPMON_MBUFS_MAX : (uint32_t)n;
+}
+
+/*
+ * Did rx queue set-up fail for want of mbufs? DPDK 22.11's pcap PMD logs
+ * "Not enough mbufs to accommodate packets in pcap file" and returns
+ * -EINVAL, other PMDs return -ENOMEM: decide from the sizes, not the code.
+ */
+static bool
+pool_short(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_t n_mbufs, int rc,
+	   uint32_t per_queue_min)
+{
+	uint64_t resident = dpmon_port_pcap_resident(port_id);
+
+	if (resident > 0)
+		return resident + (uint64_t)per_queue_min * pc->rx_queues > n_mbufs;
+	return rc == -ENOMEM;
+}
+
+/* rx queue set-up failed for want of mbufs: say which option to raise. */
+static void
+explain_short_pool(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_t n_mbufs,
+		   uint32_t per_queue_min, FILE *err)
+{
+	uint64_t resident = dpmon_port_pcap_resident(port_id);
+
+	if (err == NULL)
+		return;
+	fprintf(err, "dpmon: port '%s': the mbuf pool (%u mbufs) is too small for its RX "
+		     "queues", pc->device, n_mbufs);
+	if (resident > 0)
+		fprintf(err, ": the pcap PMD with infinite_rx=1 keeps the whole capture in "
+			     "mbufs (%" PRIu64 " packets) and each queue needs %u more; set "
+			     "ports[].mbufs to at least %" PRIu64 "\n", resident, per_queue_min,
+			resident + (uint64_t)per_queue_min * pc->rx_queues);
+	else
+		fprintf(err, "; raise ports[].mbufs (or mbufs_per_queue) to at least %" PRIu64
+			     "\n", (uint64_t)per_queue_min * pc->rx_queues);
+}
+
 int
 dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc,
 		 uint32_t mbufs_per_queue, uint16_t burst, FILE *err)
@@ -92,10 +205,7 @@ dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc,
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
 	if (rc != 0)
 		goto fail;
-	n_mbufs = mbufs_per_queue;
-	if (n_mbufs < nb_rxd + burst + POOL_CACHE * 2u)
-		n_mbufs = nb_rxd + burst + POOL_CACHE * 2u;
-	n_mbufs *= pc->rx_queues;
+	n_mbufs = pool_size(port_id, pc, mbufs_per_queue, nb_rxd + burst + POOL_CACHE * 2u);
 	snprintf(name, sizeof(name), "dpmon_pool_%u", port_id);
 	pool = rte_pktmbuf_pool_create(name, n_mbufs, POOL_CACHE, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, socket);
@@ -105,6 +215,12 @@ dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc,
 	}
 	for (uint16_t q = 0; q < pc->rx_queues; q++) {
 		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, (unsigned)socket, NULL, pool);
+		if (rc != 0 && pool_short(port_id, pc, n_mbufs, rc,
+					  nb_rxd + burst + POOL_CACHE * 2u)) {
+			explain_short_pool(port_id, pc, n_mbufs, nb_rxd + burst + POOL_CACHE * 2u,
+					   err);
+			return -ENOMEM;
+		}
 		if (rc != 0)
 			goto fail;
 	}

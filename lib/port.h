@@ -27,12 +27,22 @@ int dpmon_port_resolve(const char *device, uint16_t *port_id, FILE *err);
  * Configure and start @p port_id with @p pc->rx_queues RX queues (no TX),
  * a private mbuf pool on the port's NUMA socket, promiscuous mode when the
  * PMD supports it.
- * @param mbufs_per_queue  pool share per queue (raised to cover the ring).
- * @return 0 or a negative errno from ethdev/mempool (message on @p err).
+ * @param mbufs_per_queue  pool share per queue (raised to cover the ring)
+ *                         when @p pc->mbufs is DPMON_MBUFS_AUTO.
+ * @return 0 or a negative errno from ethdev/mempool (message on @p err);
+ *         -ENOMEM with a message naming ports[].mbufs when the pool is too
+ *         small for the RX queues.
  * Thread-safety: main lcore, before the workers start.
  */
 int dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc,
 		     uint32_t mbufs_per_queue, uint16_t burst, FILE *err);
+
+/**
+ * Packets a net_pcap port with infinite_rx=1 keeps resident in mbufs (the
+ * records of its rx_pcap files), or 0 for any other port.
+ * Thread-safety: main lcore, after EAL init (reads the capture files).
+ */
+uint64_t dpmon_port_pcap_resident(uint16_t port_id);
 
 /** Read the NIC counters (rte_eth_stats_get) into @p out. Main lcore. */
 void dpmon_port_read_stats(uint16_t port_id, struct dpmon_snap_port *out);

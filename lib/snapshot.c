@@ -10,7 +10,9 @@
  * moves on, and the old snapshot dies when its last reader lets go.
  *
  * A snapshot is immutable once published, which is why readers can use it
- * without any lock. Hosts are kept sorted by address (merge.c does that)
+ * without any lock. The host array of a freed snapshot is kept for the next
+ * merge (one array, under its own mutex): a million hosts are 340 MB, and
+ * a fresh allocation would fault in every page of it again each interval. Hosts are kept sorted by address (merge.c does that)
  * so lookups are a binary search; subnets are few and stay in
  * configuration order, so their lookup is a linear scan.
  */
@@ -25,6 +27,70 @@ array_alloc(uint32_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
+/* One recycled host array (see the file comment). */
+static struct {
+	pthread_mutex_t lock;
+	struct dpmon_snap_host *hosts;
+	uint32_t cap;
+} spare = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
+
+/* A host array of at least @p n entries, recycled when one is big enough
+ * and at most twice that (so one huge array is not kept for a small run). */
+static struct dpmon_snap_host *
+hosts_take(uint32_t n, uint32_t *cap)
+{
+	struct dpmon_snap_host *h = NULL;
+
+	pthread_mutex_lock(&spare.lock);
+	if (spare.hosts != NULL && spare.cap >= n && spare.cap / 2 <= n) {
+		h = spare.hosts;
+		*cap = spare.cap;
+		spare.hosts = NULL;
+	}
+	pthread_mutex_unlock(&spare.lock);
+	if (h == NULL) {
+		*cap = n ? n : 1;
+		h = malloc(sizeof(*h) * *cap);
+	}
+	return h;
+}
+
+static void
+hosts_give(struct dpmon_snap_host *h, uint32_t cap)
+{
+	struct dpmon_snap_host *old;
+
+	pthread_mutex_lock(&spare.lock);
+	old = spare.hosts;
+	spare.hosts = h;
+	spare.cap = cap;
+	pthread_mutex_unlock(&spare.lock);
+	free(old);
+}
+
+struct dpmon_snapshot *
+dpmon_snapshot_alloc_uninit_hosts(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
+				  uint32_t n_hosts)
+{
+	struct dpmon_snapshot *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->ports = array_alloc(n_ports, sizeof(*s->ports));
+	s->workers = array_alloc(n_workers, sizeof(*s->workers));
+	s->subnets = array_alloc(n_subnets, sizeof(*s->subnets));
+	s->hosts = hosts_take(n_hosts, &s->hosts_cap);
+	if (!s->ports || !s->workers || !s->subnets || !s->hosts) {
+		dpmon_snapshot_free(s);
+		return NULL;
+	}
+	s->n_ports = n_ports;
+	s->n_workers = n_workers;
+	s->n_subnets = n_subnets;
+	s->n_hosts = n_hosts;
+	return s;
+}
+
 struct dpmon_snapshot *
 dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
 		     uint32_t n_hosts)
@@ -37,6 +103,7 @@ dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
 	s->workers = array_alloc(n_workers, sizeof(*s->workers));
 	s->subnets = array_alloc(n_subnets, sizeof(*s->subnets));
 	s->hosts = array_alloc(n_hosts, sizeof(*s->hosts));
+	s->hosts_cap = n_hosts ? n_hosts : 1;
 	if (!s->ports || !s->workers || !s->subnets || !s->hosts) {
 		dpmon_snapshot_free(s);
 		return NULL;
@@ -56,7 +123,8 @@ dpmon_snapshot_free(struct dpmon_snapshot *s)
 	free(s->ports);
 	free(s->workers);
 	free(s->subnets);
-	free(s->hosts);
+	if (s->hosts != NULL)
+		hosts_give(s->hosts, s->hosts_cap);
 	free(s);
 }
 

@@ -86,6 +86,7 @@ struct dpmon_snapshot {
 	struct dpmon_snap_host *hosts;     /**< sorted by address (dpmon_addr_cmp) */
 
 	int refs; /**< managed by the store; do not touch */
+	uint32_t hosts_cap; /**< entries allocated at @c hosts; private to snapshot.c */
 };
 
 /**
@@ -95,6 +96,15 @@ struct dpmon_snapshot {
  */
 struct dpmon_snapshot *dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers,
 					    uint32_t n_subnets, uint32_t n_hosts);
+
+/**
+ * As dpmon_snapshot_alloc, but the host array is not zeroed: the caller
+ * writes every field of every host (the merge does). The array may be a
+ * recycled one, which spares a large snapshot its page faults.
+ * @return NULL on allocation failure. Thread-safety: any thread.
+ */
+struct dpmon_snapshot *dpmon_snapshot_alloc_uninit_hosts(uint32_t n_ports, uint32_t n_workers,
+							 uint32_t n_subnets, uint32_t n_hosts);
 
 /** Free a snapshot that was never published. */
 void dpmon_snapshot_free(struct dpmon_snapshot *s);

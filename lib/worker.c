@@ -6,19 +6,25 @@
  *      addresses into flat arrays;
  *   2. classify them with one bulk LPM lookup per family;
  *   3. count totals and subnets, and gather host keys;
- *   4. look the host keys up with rte_hash_lookup_bulk_data (64 at a time),
- *      insert the rare misses, count the hosts.
- * Counters are updated with dpmon_ctr_add (plain stores, single writer).
+ *   4. hosts, as a software pipeline over the burst's keys: hash every key
+ *      and prefetch its index bucket; find each key's candidate entry by
+ *      signature and prefetch its meta and counter lines; then compare the
+ *      keys, insert the rare misses and count (one counter line per host
+ *      update, stamped with the merge epoch: counters.h).
+ * Counters are updated with plain stores (single writer). Parse reasons are
+ * summed on the stack and stored once per burst.
  */
 #include "worker.h"
 
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_prefetch.h>
 
 #include "parse.h"
 
-#define PREFETCH_AHEAD 4
-#define HOST_BULK RTE_HASH_LOOKUP_BULK_MAX
+#define PREFETCH_AHEAD 4      /* frame data, packets ahead */
+#define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
 
 /* Per-burst working set, on the worker's stack. */
 struct burst_ctx {
@@ -35,28 +41,36 @@ struct burst_ctx {
 	uint32_t s6[2 * DPMON_MAX_BURST];
 	/* host keys: address, packet index, direction */
 	struct dpmon_addr hkey[2 * DPMON_MAX_BURST];
+	uint32_t hsig[2 * DPMON_MAX_BURST];
+	int32_t hidx[2 * DPMON_MAX_BURST]; /* candidate entry, -1 = none */
 	uint16_t hpkt[2 * DPMON_MAX_BURST];
 	uint8_t hdir[2 * DPMON_MAX_BURST];
 	uint16_t n_hkey;
+	uint32_t reasons[DPMON_REASON_MAX];
 };
 
 static void
-parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n)
+parse_pass(struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint8_t scratch[DPMON_PARSE_GATHER];
 
 	b->n_v4 = b->n_v6 = 0;
+	memset(b->reasons, 0, sizeof(b->reasons));
+	for (uint16_t i = 0; i < n && i < PREFETCH_MBUF_AHEAD; i++)
+		rte_prefetch0(pkts[i]);
 	for (uint16_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (uint16_t i = 0; i < n; i++) {
 		struct dpmon_pkt *p = &b->pkt[i];
 		enum dpmon_reason r;
 
+		if (i + PREFETCH_MBUF_AHEAD < n)
+			rte_prefetch0(pkts[i + PREFETCH_MBUF_AHEAD]);
 		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
 		b->len[i] = pkts[i]->pkt_len;
 		r = dpmon_parse_mbuf(pkts[i], p, scratch);
-		dpmon_count_inc(&core->stats.reasons[r], 1);
+		b->reasons[r]++;
 		if (r != DPMON_REASON_OK) {
 			p->family = 0;
 			continue;
@@ -76,6 +90,15 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 	}
 }
 
+/* Store the burst's parse reasons: one store per reason seen, not per packet. */
+static void
+reasons_store(struct dpmon_core *core, const struct burst_ctx *b)
+{
+	for (int r = 0; r < DPMON_REASON_MAX; r++)
+		if (b->reasons[r] != 0)
+			dpmon_count_inc(&core->stats.reasons[r], b->reasons[r]);
+}
+
 static void
 classify_pass(const struct dpmon_classifier *cls, struct burst_ctx *b)
 {
@@ -91,6 +114,17 @@ classify_pass(const struct dpmon_classifier *cls, struct burst_ctx *b)
 	}
 }
 
+/* The mapped address of an IPv4 address (host order), without memset. */
+static inline void
+key_from_v4(struct dpmon_addr *k, uint32_t v4)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	uint32_t be = rte_cpu_to_be_32(v4);
+
+	memcpy(k->b, mapped, sizeof(mapped));
+	memcpy(k->b + 12, &be, 4);
+}
+
 /* Queue the host key of packet @p i in @p dir. @return false when skipped. */
 static bool
 host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
@@ -99,7 +133,7 @@ host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 	struct dpmon_addr *k = &b->hkey[b->n_hkey];
 
 	if (p->family == 4) {
-		dpmon_addr_from_v4(k, dir == DPMON_DIR_INGRESS ? p->dst4 : p->src4);
+		key_from_v4(k, dir == DPMON_DIR_INGRESS ? p->dst4 : p->src4);
 	} else {
 		memcpy(k->b, b->a6[2 * b->slot[i] + (dir == DPMON_DIR_INGRESS ? 0 : 1)], 16);
 		/* Host keys are 16-byte addresses with IPv4 mapped into
@@ -146,37 +180,70 @@ count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 	}
 }
 
+/* Stage 1: hash every key and prefetch its index bucket. */
+static void
+host_hash_stage(const struct dpmon_core *core, struct burst_ctx *b)
+{
+	for (uint16_t k = 0; k < b->n_hkey; k++) {
+		uint32_t sig = dpmon_host_hash(&b->hkey[k]);
+
+		b->hsig[k] = sig;
+		rte_prefetch0(&core->buckets[sig & core->bucket_mask]);
+	}
+}
+
+/* Stage 2: the first entry of the home bucket whose signature matches (or
+ * -1), with its meta and counter lines prefetched for stage 3. */
+static void
+host_probe_stage(const struct dpmon_core *core, struct burst_ctx *b)
+{
+	for (uint16_t k = 0; k < b->n_hkey; k++) {
+		const struct dpmon_host_bucket *bk =
+			&core->buckets[b->hsig[k] & core->bucket_mask];
+		int32_t idx = -1;
+
+		for (unsigned s = 0; s < DPMON_BUCKET_SLOTS; s++) {
+			if (bk->sig[s] == b->hsig[k] && bk->idx[s] != 0) {
+				idx = (int32_t)bk->idx[s] - 1;
+				break;
+			}
+		}
+		b->hidx[k] = idx;
+		if (idx >= 0) {
+			rte_prefetch0(&core->meta[idx]);
+			rte_prefetch0(&core->hosts[idx]);
+		}
+	}
+}
+
+/* Stage 3: confirm the key (or take the slow path: full probe, insert),
+ * stamp the entry and count. */
+static void
+host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
+{
+	for (uint16_t k = 0; k < b->n_hkey; k++) {
+		uint16_t i = b->hpkt[k];
+		uint8_t d = b->hdir[k];
+		int32_t idx = b->hidx[k];
+
+		if (unlikely(idx < 0 || memcmp(core->meta[idx].addr.b, b->hkey[k].b, 16) != 0)) {
+			idx = dpmon_core_host_insert(core, &b->hkey[k], b->hsig[k], b->sub[i][d]);
+			if (idx < 0) {
+				dpmon_count_inc(&core->stats.host_table_full, 1);
+				continue;
+			}
+		}
+		dpmon_host_touch(core, (uint32_t)idx);
+		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->len[i]);
+	}
+}
+
 static void
 host_pass(struct dpmon_core *core, struct burst_ctx *b)
 {
-	const void *keys[HOST_BULK];
-	void *data[HOST_BULK];
-
-	for (uint16_t base = 0; base < b->n_hkey; base += HOST_BULK) {
-		uint16_t cnt = b->n_hkey - base < HOST_BULK ? b->n_hkey - base : HOST_BULK;
-		uint64_t hits = 0;
-
-		for (uint16_t j = 0; j < cnt; j++)
-			keys[j] = &b->hkey[base + j];
-		rte_hash_lookup_bulk_data(core->host_hash, keys, cnt, &hits, data);
-		for (uint16_t j = 0; j < cnt; j++) {
-			uint16_t k = base + j;
-			uint16_t i = b->hpkt[k];
-			int32_t idx;
-
-			if (hits & (1ULL << j)) {
-				idx = (int32_t)(uintptr_t)data[j];
-			} else {
-				idx = dpmon_core_host_insert(core, &b->hkey[k], b->sub[i][b->hdir[k]]);
-				if (idx < 0) {
-					dpmon_count_inc(&core->stats.host_table_full, 1);
-					continue;
-				}
-			}
-			dpmon_ctr_add(&core->hosts[idx].dir[b->hdir[k]].proto[b->pkt[i].proto],
-				      b->len[i]);
-		}
-	}
+	host_hash_stage(core, b);
+	host_probe_stage(core, b);
+	host_count_stage(core, b);
 }
 
 void
@@ -188,8 +255,10 @@ dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
 	RTE_ASSERT(n <= DPMON_MAX_BURST);
 	if (n == 0)
 		return;
-	parse_pass(core, &b, pkts, n);
+	dpmon_core_burst_begin(core);
+	parse_pass(&b, pkts, n);
 	classify_pass(cls, &b);
+	reasons_store(core, &b);
 	count_pass(core, &b, n);
 	host_pass(core, &b);
 	/* Last, with release: a merge that sees these packets counted here
@@ -214,9 +283,14 @@ dpmon_worker_loop(void *arg)
 
 	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED)) {
 		for (uint16_t q = 0; q < w->n_rxq; q++) {
+			uint64_t t0 = rte_rdtsc();
 			uint16_t n = rte_eth_rx_burst(w->rxq[q].port_id, w->rxq[q].queue_id,
 						      pkts, w->burst_size);
+
+			if (n == 0)
+				continue;
 			dpmon_worker_burst(w->core, w->cls, pkts, n);
+			dpmon_count_inc(&w->core->stats.busy_cycles, rte_rdtsc() - t0);
 		}
 	}
 	return 0;

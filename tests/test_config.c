@@ -127,8 +127,10 @@ test_full(void)
 {
 	const char *json =
 		"{\"comment\": \"example\", \"_comment\": [1, 2],\n"
-		" \"ports\": [{\"device\": \"net_pcap0\", \"rx_queues\": 4, \"rx_descriptors\": 1024},\n"
-		"           {\"device\": \"0000:01:00.0\", \"rx_queues\": 1024, \"rx_descriptors\": 0}],\n"
+		" \"ports\": [{\"device\": \"net_pcap0\", \"rx_queues\": 4, \"rx_descriptors\": 1024,\n"
+		"             \"mbufs\": 16777216},\n"
+		"           {\"device\": \"0000:01:00.0\", \"rx_queues\": 1024, \"rx_descriptors\": 0,\n"
+		"            \"mbufs\": 1024}],\n"
 		" \"subnets\": [{\"prefix\": \"10.0.0.0/24\", \"name\": \"office\"},\n"
 		"             {\"prefix\": \"2001:DB8::/48\"},\n"
 		"             {\"prefix\": \"0.0.0.0/0\", \"name\": \"all-v4\"},\n"
@@ -148,6 +150,8 @@ test_full(void)
 	CHECK(strcmp(cfg.ports[1].device, "0000:01:00.0") == 0);
 	CHECK(cfg.ports[1].rx_queues == 1024);
 	CHECK(cfg.ports[1].rx_descriptors == 0);
+	CHECK(cfg.ports[0].mbufs == 16777216);
+	CHECK(cfg.ports[1].mbufs == 1024);
 	CHECK(cfg.n_subnets == 4);
 	CHECK(cfg.subnets != NULL);
 	if (cfg.subnets != NULL && cfg.n_subnets == 4) {
@@ -197,6 +201,7 @@ test_defaults(void)
 	CHECK(cfg.n_ports == 1);
 	CHECK(cfg.ports[0].rx_queues == DPMON_RXQ_AUTO); /* absent: one per worker */
 	CHECK(cfg.ports[0].rx_descriptors == 0);
+	CHECK(cfg.ports[0].mbufs == DPMON_MBUFS_AUTO); /* absent: sized at start-up */
 	CHECK(cfg.n_subnets == 1 && strcmp(cfg.subnets[0].name, "") == 0);
 	CHECK(strcmp(cfg.http_listen, "127.0.0.1") == 0);
 	CHECK(cfg.http_port == 8080);
@@ -288,6 +293,18 @@ test_range_and_type_errors(void)
 			" \"http\": {\"listen\": \"::ffff:127.0.0.1\"}}", 1);
 	CHECK_LINE(out, "cfg.json: $.http.listen: an IPv4-mapped IPv6 address cannot be bound; "
 			"write the IPv4 form, got \"::ffff:127.0.0.1\"");
+	free(out);
+
+	/* ports[].mbufs: 1024..16777216, an integer; 0 is not "auto" (leave it out). */
+	out = parse_bad("{\"ports\": [{\"device\": \"a\", \"mbufs\": 1023},"
+			" {\"device\": \"b\", \"mbufs\": 16777217}, {\"device\": \"c\", \"mbufs\": 0},"
+			" {\"device\": \"e\", \"mbufs\": \"65536\"}],"
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+			4);
+	CHECK_LINE(out, "cfg.json: $.ports[0].mbufs: must be an integer 1024..16777216, got 1023");
+	CHECK_LINE(out, "cfg.json: $.ports[1].mbufs: must be an integer 1024..16777216, got 16777217");
+	CHECK_LINE(out, "cfg.json: $.ports[2].mbufs: must be an integer 1024..16777216, got 0");
+	CHECK_LINE(out, "cfg.json: $.ports[3].mbufs: wrong type: expected integer, got string");
 	free(out);
 
 	out = parse_bad("{\"ports\": {\"device\": \"d\"}, \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"

@@ -211,12 +211,12 @@ test_table_full(const struct dpmon_classifier *cls)
 	CHECK_EQ_U64(c->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets, 32);
 	CHECK_EQ_U64(c->totals[DPMON_TOTAL_INGRESS].proto[DPMON_PROTO_UDP].packets, 32);
 	for (uint32_t i = 0; i < c->n_hosts; i++)
-		sum += c->hosts[i].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets;
+		sum += c->hosts[i].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP];
 	CHECK_EQ_U64(sum, 16);
 	/* Known hosts keep counting when the table is full. */
 	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 100), 26);
 	dpmon_worker_burst(c, cls, p, 1);
-	CHECK_EQ_U64(c->hosts[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets, 2);
+	CHECK_EQ_U64(c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP], 2);
 	CHECK_EQ_U64(c->stats.host_table_full, 16);
 	dpmon_core_free(c);
 }
@@ -233,8 +233,8 @@ test_repeat_in_burst(const struct dpmon_classifier *cls)
 	dpmon_worker_burst(c, cls, p, 64);
 	CHECK_EQ_U64(c->n_hosts, 4);
 	/* Keys are taken ingress first: entry 0 is 10.1.9.9, entry 1 is 10.1.0.1. */
-	CHECK_EQ_U64(c->hosts[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].packets, 64);
-	CHECK_EQ_U64(c->hosts[1].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_TCP].packets, 22);
+	CHECK_EQ_U64(c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_TCP], 64);
+	CHECK_EQ_U64(c->hosts[1].packets[DPMON_DIR_EGRESS][DPMON_PROTO_TCP], 22);
 	CHECK_EQ_U64(c->totals[DPMON_TOTAL_INTERNAL].proto[DPMON_PROTO_TCP].packets, 64);
 	dpmon_core_free(c);
 }
@@ -287,6 +287,71 @@ test_new_hosts_after_growth(const struct dpmon_classifier *cls, const struct dpm
 	dpmon_core_free(c);
 }
 
+/*
+ * Host counters are 32-bit low words with carries (counters.h): a merge
+ * across a wrap reports the exact 64-bit value, and only the hosts touched
+ * since the previous merge are re-read (the others keep their values).
+ */
+static void
+test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c = dpmon_core_create("wrap", 3, 64, SOCKET_ID_ANY);
+	unsigned lcore = 1;
+	uint64_t hz = 1000000000ull;
+	struct dpmon_merge *m;
+	struct dpmon_snapshot *s;
+	struct rte_mbuf *p[4];
+	const struct dpmon_snap_host *h;
+
+	CHECK(c != NULL);
+	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 86);  /* 120 B */
+	p[1] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 2), 86);  /* 120 B */
+	dpmon_worker_burst(c, cls, p, 2);
+	m = dpmon_merge_create(cfg, &c, &lcore, 1, 0, hz);
+	CHECK(m != NULL);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	CHECK(s != NULL && s->n_hosts == 2);
+	dpmon_snapshot_free(s);
+	/* Bring host 0's low words to the edge, as 2^32 - 1 packets and
+	 * 2^32 - 50 bytes of earlier traffic would (this thread is the writer). */
+	c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP] = UINT32_MAX;
+	c->hosts[0].bytes[DPMON_DIR_INGRESS][DPMON_PROTO_UDP] = UINT32_MAX - 49;
+	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 86);
+	dpmon_worker_burst(c, cls, p, 1);
+	CHECK_EQ_U64(c->carry_head, 2); /* one carry for packets, one for bytes */
+	CHECK_EQ_U64(c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP], 0);
+	CHECK_EQ_U64(c->hosts[0].bytes[DPMON_DIR_INGRESS][DPMON_PROTO_UDP], 70);
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	CHECK(s != NULL);
+	h = host(s, "10.1.0.1");
+	CHECK(h != NULL);
+	if (h != NULL) {
+		CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets, 1ull << 32);
+		CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].bytes,
+			     (1ull << 32) + 70);
+	}
+	h = host(s, "10.1.0.2"); /* untouched: same cumulative count, zero rate */
+	CHECK(h != NULL && h->dir[DPMON_DIR_INGRESS].total.packets == 1 &&
+	      h->dir[DPMON_DIR_INGRESS].total.pps == 0.0);
+	dpmon_snapshot_free(s);
+	/* The carries stay: one more packet is still exact. */
+	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 86);
+	dpmon_worker_burst(c, cls, p, 1);
+	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	h = s ? host(s, "10.1.0.1") : NULL;
+	CHECK(h != NULL);
+	if (h != NULL) {
+		CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets,
+			     (1ull << 32) + 1);
+		CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].bytes,
+			     (1ull << 32) + 190);
+		CHECK(fabs(h->dir[DPMON_DIR_INGRESS].total.pps - 1.0) < 1e-9);
+	}
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(c);
+}
+
 /* An IPv6 packet with an IPv4-mapped address never counts for the IPv4 host. */
 static void
 test_v4mapped_not_aliased(void)
@@ -308,7 +373,7 @@ test_v4mapped_not_aliased(void)
 	p[1] = mbuf_of(&f); /* ::ffff:10.1.0.1 -> 2001:db8:1::7 */
 	dpmon_worker_burst(c, &cls, p, 2);
 	CHECK_EQ_U64(c->n_hosts, 3); /* 10.1.0.1, 198.51.100.1, 2001:db8:1::7 */
-	CHECK_EQ_U64(c->hosts[1].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
+	CHECK_EQ_U64(c->hosts[1].packets[DPMON_DIR_EGRESS][DPMON_PROTO_UDP], 1);
 	CHECK_EQ_U64(c->stats.host_v4mapped, 1);
 	CHECK_EQ_U64(c->subnets[1].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
 	CHECK_EQ_U64(c->subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
@@ -351,6 +416,7 @@ main(int argc, char **argv)
 	test_count_and_merge(&cls, &cfg);
 	test_table_full(&cls);
 	test_repeat_in_burst(&cls);
+	test_counter_wrap(&cls, &cfg);
 	test_classify_edges();
 	test_new_hosts_after_growth(&cls, &cfg);
 	test_v4mapped_not_aliased();

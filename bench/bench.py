@@ -1,0 +1,750 @@
+"""dpmon's benchmark driver (run it with `bash bench/run`; docs/performance.md).
+
+Design: every row is a ratio against a reference measured in the same run,
+because this machine is a shared 2-core VM whose absolute speed drifts.
+Sections, each a function returning plain dicts that end up in the JSON:
+
+  e2e    dpdk-testpmd --forward-mode=rxonly (the receive reference) and dpmon,
+         both one forwarding/worker lcore on net_pcap with infinite_rx=1 on
+         the same capture, alternated `--reps` times; Mpps from testpmd's
+         Rx-pps and from dpmon's own API (delta of sum(workers[].packets)
+         over delta of uptime_s between snapshots).
+  srss   dpmon with the software-RSS distributor (one distributor lcore,
+         workers behind rte_rings) on the same capture.
+  hot    dpmon-bench hotpath: dpmon_worker_count on mbufs in memory.
+  merge  dpmon-bench merge: merge time vs hosts and worker tables.
+  http   wrk on the API while the data plane runs flat out, pinned to the
+         main lcore's CPU; data-plane Mpps with and without HTTP load.
+  fnm    FastNetMon (AF_PACKET) and dpmon (net_af_packet) on one end of a
+         veth pair in a private network namespace, tcpreplay on the other;
+         packets per CPU-second and whether each engine counted every packet.
+
+Python 3 standard library only. Needs root (apt, netns). Every process it
+starts is stopped by its pid; the namespace it creates is deleted at exit.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+APT_PACKAGES = {'wrk': 'wrk', 'tcpreplay': 'tcpreplay', 'fastnetmon': 'fastnetmon',
+                'dpdk-testpmd': 'dpdk'}
+MBUF_KB = 3.5  # one 2176-byte data room mbuf, its header, mempool and EAL overhead
+CPU_MAIN, CPU_WORKER = 0, 1
+
+
+def log(msg):
+    print('bench: ' + msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Set-up: packages, build, captures
+# ---------------------------------------------------------------------------
+
+def ensure_packages(need):
+    missing = sorted({APT_PACKAGES[t] for t in need if shutil.which(t) is None and
+                      not os.path.exists('/usr/sbin/' + t)})
+    if not missing:
+        return
+    log('installing ' + ' '.join(missing))
+    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+    subprocess.run(['apt-get', 'update', '-q'], check=True, env=env,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(['apt-get', 'install', '-y', '-q', '--no-install-recommends'] + missing,
+                   check=True, env=env, stdout=subprocess.DEVNULL)
+
+
+def build(src, bld):
+    subprocess.run(['bash', os.path.join(src, 'scripts', 'deps.sh')], check=True)
+    if not os.path.exists(os.path.join(bld, 'build.ninja')):
+        subprocess.run(['meson', 'setup', bld, src], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(['ninja', '-C', bld], check=True, stdout=subprocess.DEVNULL)
+
+
+class Env:
+    def __init__(self, args):
+        self.args = args
+        self.src = args.source_dir
+        self.bld = args.build_dir
+        self.data = os.path.join(self.bld, 'bench-data')
+        self.bench = os.path.join(self.bld, 'bench', 'dpmon-bench')
+        self.dpmon = os.path.join(self.bld, 'app', 'dpmon')
+        self.mixes = {}
+        self.seq = 0
+
+    def eal(self, mem_mb, lcores):
+        self.seq += 1
+        return ['--no-huge', '-m', str(int(mem_mb)), '--no-pci', '--no-telemetry',
+                '--file-prefix', 'dpmon-bench-%d-%d' % (os.getpid(), self.seq),
+                '--log-level', 'lib.eal:error'] + lcores
+
+    def list_mixes(self):
+        out = subprocess.run([self.bench, '--list'], check=True, capture_output=True,
+                             text=True).stdout
+        for line in out.splitlines():
+            name, packets, hosts, title = line.split('\t')
+            self.mixes[name] = {'name': name, 'packets': int(packets), 'hosts': int(hosts),
+                                'title': title}
+
+    def capture(self, mix):
+        """Path of the mix's capture, generated once (dpmon-gen, seed 1)."""
+        os.makedirs(self.data, exist_ok=True)
+        pcap = os.path.join(self.data, mix + '.pcap')
+        meta = os.path.join(self.data, mix + '.gen.json')
+        if not (os.path.exists(pcap) and os.path.exists(meta)):
+            log('generating %s' % pcap)
+            out = subprocess.run([self.bench] + self.eal(512, ['-l', '0']) +
+                                 ['--', 'gen', mix, self.data], check=True,
+                                 capture_output=True, text=True).stdout
+            with open(meta, 'w') as f:
+                f.write(out)
+        with open(meta) as f:
+            self.mixes[mix]['gen'] = json.loads(f.read())
+        return pcap
+
+    def subnets(self, mix):
+        with open(os.path.join(self.data, mix + '.subnets.json')) as f:
+            return json.load(f)
+
+    def mem_for(self, packets):
+        return 768 + packets * MBUF_KB / 1024
+
+
+# ---------------------------------------------------------------------------
+# Processes
+# ---------------------------------------------------------------------------
+
+def stop_proc(p, sig=signal.SIGINT, timeout=20):
+    if p.poll() is None:
+        p.send_signal(sig)
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(timeout=10)
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of a process and its threads (/proc)."""
+    with open('/proc/%d/stat' % pid) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def testpmd_mpps(env, pcap, packets, secs):
+    """Median Rx-pps of testpmd rxonly on net_pcap infinite_rx, one core."""
+    argv = ['dpdk-testpmd'] + env.eal(env.mem_for(packets), ['-l', '0-1']) + [
+        '--vdev', 'net_pcap0,rx_pcap=%s,infinite_rx=1' % pcap, '--',
+        '--forward-mode=rxonly', '--nb-cores=1', '--rxq=1', '--txq=1', '--burst=32',
+        '--total-num-mbufs=%d' % (packets + 8192), '--stats-period', '1', '--auto-start']
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    rates, t_end = [], None
+    try:
+        for line in p.stdout:
+            m = re.search(r'Rx-pps:\s+(\d+)', line)
+            if m:
+                v = int(m.group(1))
+                if v > 0:
+                    if t_end is None:
+                        t_end = time.monotonic() + secs
+                    rates.append(v)
+                if t_end and time.monotonic() >= t_end:
+                    break
+    finally:
+        stop_proc(p)
+    rates = rates[2:]  # the first seconds include start-up
+    if not rates:
+        raise RuntimeError('testpmd printed no Rx-pps (%s)' % ' '.join(argv))
+    return statistics.median(rates) / 1e6
+
+
+class Dpmon:
+    """dpmon with one JSON configuration, read through its HTTP API."""
+
+    def __init__(self, env, vdev, subnets, lcores, mem_mb, mbufs, capacity,
+                 extra=None, label='dpmon', netns=None):
+        self.env = env
+        self.dir = tempfile.mkdtemp(prefix='dpmon-bench-')
+        cfg = {'ports': [{'device': vdev.split(',')[0], 'rx_queues': 1, 'mbufs': mbufs}],
+               'subnets': subnets, 'http': {'listen': '127.0.0.1', 'port': 0},
+               'host_table_capacity': capacity, 'merge_interval_ms': 500}
+        cfg.update(extra or {})
+        self.cfg_path = os.path.join(self.dir, 'dpmon.json')
+        with open(self.cfg_path, 'w') as f:
+            json.dump(cfg, f)
+        self.port_file = os.path.join(self.dir, 'port')
+        self.netns = netns
+        self.argv = ([] if netns is None else ['ip', 'netns', 'exec', netns]) + \
+            [env.dpmon] + env.eal(mem_mb, lcores) + [
+            '--vdev', vdev, '--', '--config', self.cfg_path, '--http-port-file',
+            self.port_file]
+        self.label = label
+        self.out = open(os.path.join(self.dir, 'log'), 'w+')
+        self.p = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=self.out,
+                                  stderr=subprocess.STDOUT)
+        self.port = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.p.poll() is not None:
+                raise RuntimeError('%s exited (%s): %s' % (label, self.p.returncode,
+                                                          self.log()[-2000:]))
+            try:
+                with open(self.port_file) as f:
+                    t = f.read().strip()
+                if t:
+                    self.port = int(t)
+                    return
+            except FileNotFoundError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError('%s did not start' % label)
+
+    def log(self):
+        self.out.flush()
+        self.out.seek(0)
+        return self.out.read()
+
+    def get(self, path):
+        url = 'http://127.0.0.1:%d%s' % (self.port, path)
+        if self.netns is not None:  # the API listens on the namespace's loopback
+            r = subprocess.run(['ip', 'netns', 'exec', self.netns, 'curl', '-sf', url],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise urllib.error.HTTPError(url, 503, 'curl failed', None, None)
+            return json.loads(r.stdout)
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return json.loads(r.read())
+
+    def summary(self):
+        while True:
+            try:
+                return self.get('/api/v1/summary')
+            except urllib.error.HTTPError as e:
+                if e.code != 503:
+                    raise
+                time.sleep(0.1)
+
+    def rates(self, secs, warmup=True):
+        """Mpps between consecutive snapshots over `secs` seconds of traffic."""
+        samples, last = [], None
+        t_end = None
+        while True:
+            s = self.summary()
+            pk = sum(w['packets'] for w in s['workers'])
+            if last is not None and s['snapshot_seq'] != last[0] and pk > 0 and last[2] > 0:
+                dt = s['uptime_s'] - last[1]
+                if dt > 0:
+                    samples.append((pk - last[2]) / dt / 1e6)
+            if pk > 0 and t_end is None:
+                t_end = time.monotonic() + secs
+            last = (s['snapshot_seq'], s['uptime_s'], pk)
+            if t_end is not None and time.monotonic() >= t_end:
+                break
+            time.sleep(0.25)
+        if warmup:
+            samples = samples[2:]
+        if not samples:
+            raise RuntimeError('%s: no rate samples' % self.label)
+        return statistics.median(samples), s
+
+    def stop(self):
+        stop_proc(self.p, signal.SIGTERM)
+        out = self.log()
+        self.out.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return out
+
+
+def dpmon_for_mix(env, mix, extra=None, lcores=None, label='dpmon'):
+    pcap = env.capture(mix)
+    m = env.mixes[mix]
+    cap = 1024
+    while cap < m['hosts'] and cap < (1 << 24):
+        cap *= 2
+    return Dpmon(env, 'net_pcap0,rx_pcap=%s,infinite_rx=1' % pcap, env.subnets(mix),
+                 lcores or ['-l', '0-1'],
+                 env.mem_for(m['packets']) + cap * 0.0003 * (len(lcores or [0]) + 1),
+                 m['packets'] + 8192, cap, extra, label)
+
+
+# ---------------------------------------------------------------------------
+# Sections
+# ---------------------------------------------------------------------------
+
+def section_e2e(env):
+    rows = []
+    for mix in env.args.mixes:
+        try:
+            rows.append(e2e_mix(env, mix))
+        except Exception as e:  # one mix failing does not hide the others
+            log('e2e %s failed: %s' % (mix, e))
+            rows.append({'mix': mix, 'error': str(e)[:300]})
+    return rows
+
+
+def e2e_mix(env, mix):
+    if True:
+        pcap = env.capture(mix)
+        m = env.mixes[mix]
+        ref, dp = [], []
+        for r in range(env.args.reps):
+            ref.append(testpmd_mpps(env, pcap, m['packets'], env.args.secs))
+            d = dpmon_for_mix(env, mix)
+            try:
+                dp.append(d.rates(env.args.secs)[0])
+            finally:
+                d.stop()
+            log('e2e %s rep %d: testpmd %.2f Mpps, dpmon %.2f Mpps' % (mix, r, ref[-1], dp[-1]))
+        return {'mix': mix, 'title': m['title'], 'packets': m['packets'],
+                'testpmd_mpps': statistics.median(ref), 'dpmon_mpps': statistics.median(dp),
+                'ratio': statistics.median(dp) / statistics.median(ref),
+                'testpmd_runs': ref, 'dpmon_runs': dp}
+
+
+def section_srss(env):
+    """Software RSS: distributor lcore + 1 worker on the 2-CPU machine."""
+    rows = []
+    mix = '64k-hosts' if '64k-hosts' in env.args.mixes else env.args.mixes[0]
+    m = env.mixes[mix]
+    env.capture(mix)
+    for workers in (1, 2):
+        lc = ['--lcores', '0@0,1@1,2@1' + (',3@1' if workers == 2 else '')]
+        dp = []
+        for r in range(env.args.reps):
+            d = dpmon_for_mix(env, mix, extra={'software_rss': True}, lcores=lc,
+                              label='dpmon-srss')
+            try:
+                dp.append(d.rates(env.args.secs)[0])
+            finally:
+                d.stop()
+        rows.append({'mix': mix, 'workers': workers, 'dpmon_mpps': statistics.median(dp),
+                     'runs': dp})
+        log('srss %s %d workers: %.2f Mpps' % (mix, workers, rows[-1]['dpmon_mpps']))
+    return rows
+
+
+def section_hot(env):
+    rows = []
+    for mix in env.args.mixes:
+        env.capture(mix)
+        m = env.mixes[mix]
+        runs = []
+        for r in range(env.args.reps + 1):
+            out = subprocess.run(
+                ['taskset', '-c', str(CPU_WORKER), env.bench] +
+                env.eal(env.mem_for(m['packets']) + 256, ['-l', '0']) +
+                ['--', 'hotpath', mix, '--dir', env.data, '--seconds', str(env.args.hot_secs)],
+                capture_output=True, text=True)
+            if out.returncode != 0:
+                break
+            runs.append(json.loads(out.stdout))
+        if not runs:
+            log('hot %s failed: %s' % (mix, out.stderr[-300:]))
+            rows.append({'mix': mix, 'error': out.stderr[-300:]})
+            continue
+        best = min(runs, key=lambda x: x['ns_per_packet'])
+        med = statistics.median(x['ns_per_packet'] for x in runs)
+        rows.append({'mix': mix, 'ns_per_packet': med, 'ns_per_packet_best': best['ns_per_packet'],
+                     'mpps': 1e3 / med, 'hosts': best['hosts'], 'runs': runs})
+        log('hot %s: %.1f ns/packet' % (mix, med))
+    return rows
+
+
+def section_merge(env):
+    rows = []
+    hosts = [1000, 10000, 100000, 1000000]
+    tables = [1, 2, 4, 8, 16]
+    if env.args.quick:
+        hosts, tables = [1000, 100000], [1, 16]
+    points = [(h, t, 100) for h in hosts for t in tables] + [(1000000, 16, 10),
+                                                             (1000000, 16, 1)]
+    for h, t, pct in points:
+        mem = 512 + h * 0.004 + t * 16
+        out = subprocess.run(['taskset', '-c', str(CPU_WORKER), env.bench] +
+                             env.eal(mem, ['-l', '0']) +
+                             ['--', 'merge', '--hosts', str(h), '--tables', str(t),
+                              '--touched', str(pct), '--repeat', '3'],
+                             check=True, capture_output=True, text=True).stdout
+        r = json.loads(out)
+        rows.append(r)
+        log('merge %d hosts x %d tables, %d%% touched: %.2f ms (fold %.2f, snapshot %.2f), '
+            '%.0f B/entry' % (h, t, pct, r['merge_ms_best'], r['fold_ms_best'],
+                              r['snapshot_ms_best'], r['bytes_per_entry']))
+    return rows
+
+
+def wrk(url, secs, conns=4):
+    out = subprocess.run(['taskset', '-c', str(CPU_MAIN), 'wrk', '-t1', '-c%d' % conns,
+                          '-d%ds' % secs, '--latency', url],
+                         capture_output=True, text=True).stdout
+
+    def lat(pct):
+        m = re.search(r'^\s+%s%%\s+([\d.]+)(us|ms|s)\s*$' % pct, out, re.M)
+        if not m:
+            return None
+        v = float(m.group(1))
+        return v / 1000 if m.group(2) == 'us' else v * 1000 if m.group(2) == 's' else v
+
+    m = re.search(r'Requests/sec:\s+([\d.]+)', out)
+    non2xx = re.search(r'Non-2xx or 3xx responses:\s+(\d+)', out)
+    return {'rps': float(m.group(1)) if m else 0.0, 'p50_ms': lat('50'), 'p99_ms': lat('99'),
+            'non_2xx': int(non2xx.group(1)) if non2xx else 0}
+
+
+def section_http(env):
+    mix = '64k-hosts'
+    env.capture(mix)
+    d = dpmon_for_mix(env, mix, label='dpmon-http')
+    rows = []
+    try:
+        base = url = None
+        secs = env.args.secs
+        base1 = d.rates(secs)[0]
+        for path in ('/api/v1/summary', '/api/v1/hosts?limit=100', '/metrics'):
+            url = 'http://127.0.0.1:%d%s' % (d.port, path)
+            try:
+                urllib.request.urlopen(url, timeout=10).read()
+            except urllib.error.HTTPError as e:
+                if e.code == 404:
+                    rows.append({'path': path, 'skipped': 'HTTP 404 (not in this build)'})
+                    continue
+                raise
+            res = {}
+            import threading
+            t = threading.Thread(target=lambda: res.update(wrk(url, secs + 3)))
+            t.start()
+            time.sleep(1.0)
+            loaded = d.rates(secs - 1, warmup=False)[0]
+            t.join()
+            base2 = d.rates(secs)[0]
+            base = (base1 + base2) / 2
+            res.update({'path': path, 'dataplane_mpps_idle': base, 'dataplane_mpps_loaded': loaded,
+                        'dataplane_loss': 1 - loaded / base})
+            rows.append(res)
+            log('http %s: %.0f req/s p50 %s ms p99 %s ms, data plane %.2f -> %.2f Mpps'
+                % (path, res['rps'], res['p50_ms'], res['p99_ms'], base, loaded))
+            base1 = base2
+    finally:
+        d.stop()
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# FastNetMon side by side
+# ---------------------------------------------------------------------------
+
+NS = 'dpmonbench%d' % os.getpid()
+
+
+def sh(*argv, check=True):
+    return subprocess.run(list(argv), check=check, capture_output=True, text=True)
+
+
+def netns_up():
+    sh('ip', 'netns', 'add', NS)
+    sh('ip', '-n', NS, 'link', 'add', 'vb0', 'type', 'veth', 'peer', 'name', 'vb1')
+    for i in ('vb0', 'vb1'):
+        sh('ip', '-n', NS, 'link', 'set', i, 'mtu', '9000')
+        sh('ip', '-n', NS, 'link', 'set', i, 'up')
+    sh('ip', '-n', NS, 'link', 'set', 'lo', 'up')
+
+
+def netns_down():
+    sh('ip', 'netns', 'del', NS, check=False)
+
+
+def in_ns(argv):
+    return ['ip', 'netns', 'exec', NS] + argv
+
+
+def replay(pcap, loops):
+    """tcpreplay the capture `loops` times as fast as possible; returns packets sent."""
+    r = sh(*in_ns(['taskset', '-c', str(CPU_MAIN), 'tcpreplay', '-i', 'vb0', '--topspeed',
+                   '--loop=%d' % loops, pcap]))
+    m = re.search(r'Actual:\s+(\d+) packets', r.stdout)
+    return int(m.group(1)) if m else 0
+
+
+def fnm_config(dirpath, subnets):
+    nets = os.path.join(dirpath, 'networks_list')
+    with open(nets, 'w') as f:
+        for s in subnets:
+            f.write(s['prefix'] + '\n')
+    white = os.path.join(dirpath, 'networks_whitelist')
+    open(white, 'w').close()
+    conf = os.path.join(dirpath, 'fastnetmon.conf')
+    opts = {
+        'logging_level': 'info', 'disable_usage_report': 'on', 'enable_ban': 'off',
+        'enable_ban_ipv6': 'off', 'process_incoming_traffic': 'on',
+        'process_outgoing_traffic': 'on', 'networks_list_path': nets,
+        'white_list_path': white, 'check_period': '1', 'enable_connection_tracking': 'off',
+        'mirror_afpacket': 'on', 'mirror_af_packet_fanout_mode': 'cpu',
+        'mirror_af_packet_custom_sampling_rate': '1', 'interfaces': 'vb1',
+        'average_calculation_time': '5', 'speed_calculation_delay': '1',
+        'pcap': 'off', 'netflow': 'off', 'sflow': 'off', 'redis_enabled': 'off',
+        'mongodb_enabled': 'off', 'exabgp': 'off', 'gobgp': 'off', 'influxdb': 'off',
+        'graphite': 'off', 'monitor_local_ip_addresses': 'off',
+        'pid_path': os.path.join(dirpath, 'fnm.pid'),
+        'cli_stats_file_path': os.path.join(dirpath, 'fnm.dat'),
+        'cli_stats_ipv6_file_path': os.path.join(dirpath, 'fnm6.dat'),
+        'enable_api': 'off', 'prometheus': 'on', 'prometheus_port': '9209',
+        'prometheus_host': '127.0.0.1', 'sort_parameter': 'packets', 'max_ips_in_list': '7',
+    }
+    with open(conf, 'w') as f:
+        for k, v in opts.items():
+            f.write('%s = %s\n' % (k, v))
+    return conf
+
+
+def fnm_counters(text):
+    """Total packets FastNetMon counted, from its Prometheus text."""
+    tot = {}
+    for line in text.splitlines():
+        if line.startswith('#'):
+            continue
+        m = re.match(r'(\w+)(\{[^}]*\})?\s+([\d.e+]+)$', line)
+        if m and 'packets' in m.group(1) and 'total' in m.group(1):
+            tot[m.group(1) + (m.group(2) or '')] = float(m.group(3))
+    return tot
+
+
+def fnm_processed(text):
+    m = re.search(r'^fastnetmon_total_simple_packets_processed\s+([\d.e+]+)', text, re.M)
+    v4 = re.search(r'^fastnetmon_total_ipv4_packets\s+([\d.e+]+)', text, re.M)
+    return (int(float(m.group(1))) if m else None, int(float(v4.group(1))) if v4 else None)
+
+
+def run_fastnetmon(env, tmp, pcap, subnets, loops):
+    conf = fnm_config(tmp, subnets)
+    p = subprocess.Popen(in_ns(['taskset', '-c', str(CPU_WORKER), '/usr/sbin/fastnetmon',
+                                '--configuration_file', conf, '--log_file',
+                                os.path.join(tmp, 'fnm.log'), '--disable_pid_logic']),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(5)  # reads its configuration, opens AF_PACKET
+        c0 = cpu_seconds(p.pid)
+        t0 = time.monotonic()
+        sent = replay(pcap, loops)
+        time.sleep(3)  # let it drain its ring
+        c1 = cpu_seconds(p.pid)
+        wall = time.monotonic() - t0
+        prom = sh(*in_ns(['curl', '-s', 'http://127.0.0.1:9209/metrics']), check=False).stdout
+    finally:
+        stop_proc(p, signal.SIGTERM)
+    processed, v4 = fnm_processed(prom)
+    return {'sent': sent, 'counted': processed, 'counted_ipv4': v4, 'cpu_s': c1 - c0,
+            'wall_s': wall,
+            'packets_per_cpu_s': (v4 or 0) / (c1 - c0) if c1 > c0 else None,
+            'counted_every_packet': v4 is not None and v4 >= sent}
+
+
+def run_dpmon_afp(env, pcap, subnets, loops):
+    d = Dpmon(env, 'net_af_packet0,iface=vb1,qpairs=1,blocksz=4096,framesz=2048,framecnt=65536',
+              subnets, ['-l', '0-1'], 1024, 16384,
+              1 << 17, label='dpmon-afp', netns=NS)
+    try:
+        time.sleep(1)
+        s0 = d.summary()
+        sent = replay(pcap, loops)
+        time.sleep(2)
+        s1 = d.summary()
+        while s1['snapshot_seq'] <= s0['snapshot_seq'] + 1:
+            time.sleep(0.2)
+            s1 = d.summary()
+    finally:
+        out = d.stop()
+    counted = sum(w['packets'] for w in s1['workers']) - sum(w['packets'] for w in s0['workers'])
+    ip = s1['totals']['ingress']['packets'] + s1['totals']['egress']['packets'] - \
+        s1['totals']['internal']['packets'] + s1['totals']['external']['packets']
+    m = re.search(r'worker lcore \d+: (\d+) packets, ([\d.]+) s busy', out)
+    busy = float(m.group(2)) if m else None
+    total = int(m.group(1)) if m else None
+    return {'sent': sent, 'counted': counted, 'counted_ip': ip, 'busy_cpu_s': busy,
+            'packets_total': total,
+            'packets_per_cpu_s': total / busy if busy else None,
+            'counted_every_packet': ip >= sent}
+
+
+def section_fnm(env):
+    """FastNetMon (AF_PACKET) and dpmon (net_af_packet) on one veth end.
+
+    FastNetMon's CPU is its process's user + system time over the replay.
+    dpmon's worker polls, so its CPU is the TSC time of its non-empty bursts
+    (rx + counting + free, busy polling excluded), which dpmon prints at
+    exit; both divide the IP packets they counted by that CPU time.
+    """
+    mix = env.args.fnm_mix
+    pcap = env.capture(mix)
+    subnets = env.subnets(mix)
+    loops = env.args.fnm_loops
+    netns_down()
+    netns_up()
+    tmp = tempfile.mkdtemp(prefix='dpmon-bench-fnm-')
+    try:
+        fnm = run_fastnetmon(env, tmp, pcap, subnets, loops)
+        log('fnm: FastNetMon %s' % fnm)
+        dp = run_dpmon_afp(env, pcap, subnets, loops)
+        log('fnm: dpmon %s' % dp)
+    finally:
+        netns_down()
+        shutil.rmtree(tmp, ignore_errors=True)
+    ratio = None
+    if fnm['packets_per_cpu_s'] and dp['packets_per_cpu_s']:
+        ratio = dp['packets_per_cpu_s'] / fnm['packets_per_cpu_s']
+    return {'mix': mix, 'loops': loops, 'fastnetmon': fnm, 'dpmon': dp, 'ratio': ratio}
+
+
+# ---------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------
+
+def fmt(v, f='%.2f'):
+    return '-' if v is None else f % v
+
+
+def print_table(res):
+    out = []
+    add = out.append
+    if 'e2e' in res:
+        add('End to end, one core, net_pcap infinite_rx=1 (Mpps; ratio = dpmon / testpmd rxonly)')
+        add('%-12s %-52s %9s %9s %7s' % ('mix', 'capture', 'testpmd', 'dpmon', 'ratio'))
+        for r in res['e2e']:
+            if 'error' in r:
+                add('%-12s failed: %s' % (r['mix'], r['error'][:100]))
+                continue
+            add('%-12s %-52s %9.2f %9.2f %7.3f' % (r['mix'], r['title'][:52], r['testpmd_mpps'],
+                                                  r['dpmon_mpps'], r['ratio']))
+        add('')
+    if 'srss' in res:
+        add('Software RSS (distributor lcore -> workers through rte_rings), 2 CPUs')
+        for r in res['srss']:
+            add('  %-12s workers=%d  %6.2f Mpps' % (r['mix'], r['workers'], r['dpmon_mpps']))
+        add('')
+    if 'hot' in res:
+        add('Hot path alone (dpmon_worker_count on mbufs in memory, burst 32)')
+        add('%-12s %10s %8s %8s' % ('mix', 'ns/packet', 'Mpps', 'hosts'))
+        for r in res['hot']:
+            if 'error' in r:
+                add('%-12s failed' % r['mix'])
+                continue
+            add('%-12s %10.1f %8.2f %8d' % (r['mix'], r['ns_per_packet'], r['mpps'], r['hosts']))
+        add('')
+    if 'merge' in res:
+        add('Merge (ms, best of 3) vs hosts and worker tables; bytes per host entry per core')
+        add('%9s %6s %8s %9s %8s %9s %8s' % ('hosts', 'tables', 'touched', 'merge', 'fold',
+                                             'snapshot', 'B/entry'))
+        for r in res['merge']:
+            add('%9d %6d %7d%% %9.2f %8.2f %9.2f %8.1f' % (
+                r['hosts'], r['tables'], r['touched_percent'], r['merge_ms_best'],
+                r['fold_ms_best'], r['snapshot_ms_best'], r['bytes_per_entry']))
+        add('')
+    if 'http' in res:
+        add('HTTP under load (wrk -t1 -c4 on the main lcore CPU; data plane on the other)')
+        for r in res['http']:
+            if 'skipped' in r:
+                add('  %-26s skipped: %s' % (r['path'], r['skipped']))
+                continue
+            add('  %-26s %8.0f req/s  p50 %s ms  p99 %s ms  data plane %.2f -> %.2f Mpps '
+                '(%.1f%% lost)' % (r['path'], r['rps'], fmt(r['p50_ms']), fmt(r['p99_ms']),
+                                    r['dataplane_mpps_idle'], r['dataplane_mpps_loaded'],
+                                    100 * r['dataplane_loss']))
+        add('')
+    if 'fnm' in res:
+        f, d = res['fnm']['fastnetmon'], res['fnm']['dpmon']
+        add('FastNetMon 1.2.4 (AF_PACKET) vs dpmon (net_af_packet), veth + tcpreplay, %s x %d'
+            % (res['fnm']['mix'], res['fnm']['loops']))
+        add('  %-11s %10s %10s %9s %14s  %s' % ('engine', 'sent', 'counted', 'CPU s',
+                                              'packets/CPU-s', 'every packet'))
+        add('  %-11s %10d %10s %9.3f %14s  %s' % ('FastNetMon', f['sent'], f['counted_ipv4'],
+                                               f['cpu_s'], fmt(f['packets_per_cpu_s'], '%.0f'),
+                                               f['counted_every_packet']))
+        add('  %-11s %10d %10s %9s %14s  %s' % ('dpmon', d['sent'], d['counted_ip'],
+                                             fmt(d['busy_cpu_s'], '%.3f'),
+                                             fmt(d['packets_per_cpu_s'], '%.0f'),
+                                             d['counted_every_packet']))
+        add('  ratio (dpmon / FastNetMon packets per CPU-second): %s'
+            % fmt(res['fnm']['ratio']))
+    return '\n'.join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--source-dir', required=True)
+    ap.add_argument('--build-dir', required=True)
+    ap.add_argument('--out', default=None, help='JSON file (default BUILD/bench/results.json)')
+    ap.add_argument('--only', default='e2e,hot,merge,http,fnm',
+                    help='sections; srss needs the software-RSS distributor (not built yet)')
+    ap.add_argument('--mixes', default='udp64-254h,64k-hosts,1m-hosts,v4v6,imix')
+    ap.add_argument('--reps', type=int, default=3)
+    ap.add_argument('--secs', type=float, default=6)
+    ap.add_argument('--hot-secs', type=float, default=2)
+    ap.add_argument('--fnm-mix', default='udp64-254h')
+    ap.add_argument('--fnm-loops', type=int, default=20)
+    ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--no-build', action='store_true')
+    args = ap.parse_args()
+    args.mixes = args.mixes.split(',')
+    sections = args.only.split(',')
+    if args.quick:
+        args.reps, args.secs, args.hot_secs = 1, 4, 1
+    if os.geteuid() != 0:
+        sys.exit('bench: run as root (apt, network namespaces)')
+    need = ['dpdk-testpmd']
+    if 'http' in sections:
+        need.append('wrk')
+    if 'fnm' in sections:
+        need += ['tcpreplay', 'fastnetmon']
+    ensure_packages(need)
+    if not args.no_build:
+        build(args.source_dir, args.build_dir)
+    env = Env(args)
+    env.list_mixes()
+    res = {'machine': {'cpus': os.cpu_count(), 'model': cpu_model(),
+                       'kernel': os.uname().release},
+           'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
+           'git': sh('git', '-C', args.source_dir, 'describe', '--always', '--dirty',
+                     check=False).stdout.strip()}
+    for name in ('e2e', 'srss', 'hot', 'merge', 'http', 'fnm'):
+        if name in sections:
+            log('section ' + name)
+            try:
+                res[name] = globals()['section_' + name](env)
+            except Exception as e:  # reported in the table and JSON, the others still run
+                log('section %s failed: %s' % (name, e))
+                res.setdefault('errors', {})[name] = str(e)
+    out = args.out or os.path.join(args.build_dir, 'bench', 'results.json')
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, 'w') as f:
+        json.dump(res, f, indent=1)
+    print(print_table(res))
+    for k, v in res.get('errors', {}).items():
+        print('section %s failed: %s' % (k, v))
+    print('JSON: %s' % out)
+    return 1 if res.get('errors') else 0
+
+
+def cpu_model():
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    return line.split(':', 1)[1].strip()
+    except OSError:
+        pass
+    return 'unknown'
+
+
+if __name__ == '__main__':
+    sys.exit(main())
