@@ -301,10 +301,14 @@ worker_json(const struct dpmon_snapshot *s, uint32_t i)
 {
 	const struct dpmon_snap_worker *w = &s->workers[i];
 
-	return json_pack("{s:I,s:I,s:I,s:I,s:I}", "lcore", (json_int_t)w->lcore,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
 			 "packets", (json_int_t)w->packets, "bursts", (json_int_t)w->bursts,
 			 "host_table_full", (json_int_t)w->host_table_full,
-			 "hosts", (json_int_t)w->hosts);
+			 "hosts", (json_int_t)w->hosts,
+			 "host_capacity", (json_int_t)w->host_capacity,
+			 "polls", (json_int_t)w->polls,
+			 "busy_s", finite_or_zero(w->busy_s),
+			 "busy_ratio", finite_or_zero(w->busy_ratio));
 }
 
 static json_t *

@@ -46,12 +46,23 @@ struct dpmon_pair_ctr {
 	struct dpmon_dir_ctr dir[DPMON_DIR_MAX];
 } __rte_cache_aligned;
 
-/** Per-worker event counters. */
+/**
+ * Per-worker event counters.
+ *
+ * Load: @c polls counts every rte_eth_rx_burst call, empty or not;
+ * @c busy_cycles adds, for each call that returned packets, the TSC cycles
+ * from just before that call to the end of the burst's processing. Empty
+ * polls are idle time; busy_cycles over elapsed TSC cycles is the share of
+ * the lcore spent on packets (the busy ratio). Cost: one rte_rdtsc per poll
+ * and one more per non-empty burst, plain stores like every other counter.
+ */
 struct dpmon_core_stats {
 	uint64_t packets;         /**< mbufs received */
 	uint64_t bursts;          /**< non-empty rx bursts */
 	uint64_t host_table_full; /**< host updates lost because the table was full */
 	uint64_t reasons[DPMON_REASON_MAX]; /**< frames by parse reason ([OK] = IP packets) */
+	uint64_t polls;           /**< rx_burst calls, empty ones included */
+	uint64_t busy_cycles;     /**< TSC cycles spent in non-empty bursts (rx + count) */
 };
 
 /** A worker lcore's tables. Allocate with dpmon_core_create. */

@@ -313,7 +313,9 @@ build_snapshot(void)
 	s->workers[0] = (struct dpmon_snap_worker){.lcore = 1, .packets = 2600, .bursts = 100,
 						   .host_table_full = 0, .hosts = 3};
 	s->workers[1] = (struct dpmon_snap_worker){.lcore = 2, .packets = 2400, .bursts = 90,
-						   .host_table_full = 5, .hosts = 2};
+						   .host_table_full = 5, .hosts = 2,
+						   .host_capacity = 1024, .polls = 5000,
+						   .busy_s = 1.5, .busy_ratio = 0.25};
 
 	s->subnets[0].prefix = prefix("10.0.0.0/24");
 	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "office");
@@ -495,7 +497,11 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1", 5);
+	CHECK_SIZE(b, "workers.1", 9);
+	CHECK_INT(b, "workers.1.host_capacity", 1024);
+	CHECK_INT(b, "workers.1.polls", 5000);
+	CHECK_REAL(b, "workers.1.busy_s", 1.5);
+	CHECK_REAL(b, "workers.1.busy_ratio", 0.25);
 	CHECK_INT(b, "workers.0.lcore", 1);
 	CHECK_INT(b, "workers.0.packets", 2600);
 	CHECK_INT(b, "workers.1.lcore", 2);
