@@ -374,6 +374,20 @@ shutdown_app(struct app *a)
 	dpmon_config_free(&a->cfg);
 }
 
+static struct dpmon_http *
+start_http(struct app *a, const struct app_opts *o)
+{
+	struct dpmon_http_opts ho = {
+		.listen_addr = a->cfg.http_listen,
+		.port = o->http_port >= 0 ? (uint16_t)o->http_port : a->cfg.http_port,
+		.metrics_top_hosts = a->cfg.metrics_top_hosts,
+		.n_cors_origins = a->cfg.n_cors_origins,
+		.cors_origins = a->cfg.http_cors_origins,
+	};
+
+	return dpmon_http_start_opts(&ho, &a->store);
+}
+
 static int
 run(struct app *a, const struct app_opts *o)
 {
@@ -401,9 +415,7 @@ run(struct app *a, const struct app_opts *o)
 		return EXIT_START;
 	}
 	dpmon_snap_store_init(&a->store);
-	a->http = dpmon_http_start(a->cfg.http_listen,
-				   o->http_port >= 0 ? (uint16_t)o->http_port : a->cfg.http_port,
-				   &a->store);
+	a->http = start_http(a, o);
 	if (a->http == NULL) {
 		fprintf(stderr, "dpmon: HTTP server on %s port %ld: %s\n", a->cfg.http_listen,
 			o->http_port >= 0 ? o->http_port : (long)a->cfg.http_port,
