@@ -656,6 +656,15 @@ ep_hosts(struct request *r, const char *rest, size_t n)
 	return reply(r, 200, json_pack("{s:o,s:I}", "hosts", list, "total", (json_int_t)total));
 }
 
+/* Active alerts: none until alert rules exist (the list keeps its shape). */
+static int
+ep_alerts(struct request *r, const char *rest, size_t n)
+{
+	(void)rest;
+	(void)n;
+	return reply(r, 200, json_pack("{s:[]}", "alerts"));
+}
+
 /* ------------------------------------------------------------------------
  * Routing.
  * --------------------------------------------------------------------- */
@@ -670,6 +679,7 @@ static const struct endpoint endpoints[] = {
 	{"/api/v1/subnets", true, true, no_params, ep_subnet},
 	{"/api/v1/hosts", false, true, hosts_params, ep_hosts},
 	{"/api/v1/hosts", true, true, no_params, ep_host},
+	{"/api/v1/alerts", false, true, no_params, ep_alerts},
 };
 
 /* The endpoint for the first @p len bytes of @p path, or NULL. */

@@ -428,6 +428,7 @@ test_no_snapshot(void)
 	CHECK_ERROR(get(NULL, "/api/v1/subnets/10.0.0.0/24"), 503, "no snapshot yet");
 	CHECK_ERROR(get(NULL, "/api/v1/hosts?limit=5"), 503, "no snapshot yet");
 	CHECK_ERROR(get(NULL, "/api/v1/hosts/10.0.0.5"), 503, "no snapshot yet");
+	CHECK_ERROR(get(NULL, "/api/v1/alerts"), 503, "no snapshot yet");
 	CHECK_ERROR(get(NULL, "/nope"), 404, "no such endpoint: /nope");
 	CHECK_ERROR(call(NULL, "POST", "/api/v1/summary"), 405, NULL);
 }
@@ -752,6 +753,13 @@ test_routing(const struct dpmon_snapshot *s)
 	json_decref(r.body);
 	CHECK_ERROR(get(s, "/api/v1/summary?x=1"), 400, "unknown parameter 'x'");
 	CHECK_ERROR(get(s, "/health?verbose"), 400, "unknown parameter 'verbose'");
+	CHECK_ERROR(get(s, "/api/v1/alerts?x"), 400, "unknown parameter 'x'");
+	CHECK_ERROR(get(s, "/api/v1/alerts/1"), 404, "no such endpoint: /api/v1/alerts/1");
+	r = get(s, "/api/v1/alerts"); /* no alert rules yet: always empty */
+	CHECK(r.status == 200);
+	CHECK_SIZE(r.body, "alerts", 0);
+	CHECK(json_object_size(r.body) == 1);
+	json_decref(r.body);
 
 	static const char *const methods[] = {"POST", "PUT", "DELETE", "PATCH", "OPTIONS", "get", ""};
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
