@@ -15,9 +15,9 @@
  *
  * Cardinality is bounded by the configuration, never by traffic: totals,
  * subnets, ports, workers and parse reasons are fixed sets; hosts are
- * limited to the top N by cumulative bytes (ingress + egress), picked with
- * a bounded min-heap in one pass (O(hosts log N)), listed best first, ties
- * by address so a scrape is deterministic.
+ * limited to the top N by cumulative bytes (ingress + egress, top.c: one
+ * pass, O(hosts log N)), listed best first, ties by address so a scrape is
+ * deterministic.
  *
  * Reals are printed with %.17g, which round-trips a double, so a value
  * here equals the JSON API's value for the same snapshot exactly; NaN and
@@ -26,6 +26,7 @@
  * remembered in the buffer and reported once at the end.
  */
 #include "prom.h"
+#include "top.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -298,99 +299,8 @@ subnets(struct buf *b, const struct dpmon_snapshot *s)
 	}
 }
 
-/* ------------------------------------------------------------------------
- * Top hosts: a bounded min-heap of host indices, the worst kept at the root.
- * --------------------------------------------------------------------- */
-
-struct top {
-	const struct dpmon_snap_host *hosts;
-	uint32_t *idx;
-	uint32_t n, cap;
-};
-
-static uint64_t
-host_bytes(const struct dpmon_snap_host *h)
-{
-	return h->dir[DPMON_DIR_INGRESS].total.bytes + h->dir[DPMON_DIR_EGRESS].total.bytes;
-}
-
-/* True when @p x ranks before @p y: more bytes, then lower address. */
-static bool
-ranks_before(const struct dpmon_snap_host *x, const struct dpmon_snap_host *y)
-{
-	uint64_t bx = host_bytes(x), by = host_bytes(y);
-
-	return bx != by ? bx > by : dpmon_addr_cmp(&x->addr, &y->addr) < 0;
-}
-
-/* True when heap slot @p i holds a worse host than slot @p j. */
-static bool
-worse(const struct top *t, uint32_t i, uint32_t j)
-{
-	return ranks_before(&t->hosts[t->idx[j]], &t->hosts[t->idx[i]]);
-}
-
 static void
-swap_slots(struct top *t, uint32_t i, uint32_t j)
-{
-	uint32_t x = t->idx[i];
-
-	t->idx[i] = t->idx[j];
-	t->idx[j] = x;
-}
-
-static void
-sift_down(struct top *t, uint32_t pos, uint32_t n)
-{
-	for (;;) {
-		uint32_t l = 2 * pos + 1, r = l + 1, m = pos;
-
-		if (l < n && worse(t, l, m))
-			m = l;
-		if (r < n && worse(t, r, m))
-			m = r;
-		if (m == pos)
-			return;
-		swap_slots(t, pos, m);
-		pos = m;
-	}
-}
-
-static void
-sift_up(struct top *t, uint32_t pos)
-{
-	while (pos > 0 && worse(t, pos, (pos - 1) / 2)) {
-		swap_slots(t, pos, (pos - 1) / 2);
-		pos = (pos - 1) / 2;
-	}
-}
-
-static void
-top_offer(struct top *t, uint32_t h)
-{
-	if (t->n < t->cap) {
-		t->idx[t->n] = h;
-		sift_up(t, t->n++);
-	} else if (t->cap > 0 && ranks_before(&t->hosts[h], &t->hosts[t->idx[0]])) {
-		t->idx[0] = h;
-		sift_down(t, 0, t->n);
-	}
-}
-
-/* Select the top t->cap hosts of @p s, then sort them best first. */
-static void
-top_select(struct top *t, const struct dpmon_snapshot *s)
-{
-	for (uint32_t i = 0; i < s->n_hosts; i++)
-		top_offer(t, i);
-	for (uint32_t n = t->n; n > 1; n--) {
-		swap_slots(t, 0, n - 1);
-		sift_down(t, 0, n - 1);
-	}
-}
-
-static void
-host_families(struct buf *b, const struct dpmon_snapshot *s, const struct top *t)
+host_families(struct buf *b, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 {
 	char name[128], base[LABELS_MAX], a[DPMON_ADDR_STRLEN], p[DPMON_PREFIX_STRLEN];
 
@@ -398,8 +308,8 @@ host_families(struct buf *b, const struct dpmon_snapshot *s, const struct top *t
 		field_family(b, "dpmon_host", (enum field)f,
 			     "to (ingress) and from (egress) one of the top hosts by bytes "
 			     "(metrics.top_hosts), by protocol", name, sizeof(name));
-		for (uint32_t k = 0; k < t->n; k++) {
-			const struct dpmon_snap_host *h = &s->hosts[t->idx[k]];
+		for (uint32_t k = 0; k < n; k++) {
+			const struct dpmon_snap_host *h = &s->hosts[idx[k]];
 
 			p[0] = '\0';
 			if (h->subnet < s->n_subnets)
@@ -418,14 +328,14 @@ host_families(struct buf *b, const struct dpmon_snapshot *s, const struct top *t
 static int
 hosts(struct buf *b, const struct dpmon_snapshot *s, uint32_t top_hosts)
 {
-	struct top t = {.hosts = s->hosts, .cap = top_hosts < s->n_hosts ? top_hosts : s->n_hosts};
+	uint32_t cap = top_hosts < s->n_hosts ? top_hosts : s->n_hosts, n;
+	uint32_t *idx = malloc((cap ? cap : 1) * sizeof(*idx));
 
-	t.idx = malloc((t.cap ? t.cap : 1) * sizeof(*t.idx));
-	if (t.idx == NULL)
+	if (idx == NULL)
 		return -ENOMEM;
-	top_select(&t, s);
-	host_families(b, s, &t);
-	free(t.idx);
+	n = dpmon_top_hosts(s, -1, cap, idx, NULL);
+	host_families(b, s, idx, n);
+	free(idx);
 	return 0;
 }
 

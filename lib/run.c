@@ -2,8 +2,9 @@
  * run.c — dpmon's life cycle (see run.h).
  *
  *   main lcore:  EAL init → config → classifier → ports → per-core tables →
- *                launch workers → HTTP → every interval: read NIC counters,
- *                merge, publish → on stop: workers, HTTP, ports, EAL.
+ *                launch workers → HTTP, telemetry commands → every interval:
+ *                read NIC counters, merge, publish → on stop: workers, HTTP,
+ *                telemetry, ports, EAL.
  *   worker lcores: dpmon_worker_loop on their share of the RX queues.
  *
  * RX queues are dealt round-robin over the worker lcores in port order, so
@@ -35,6 +36,7 @@
 #include "merge.h"
 #include "port.h"
 #include "snapshot.h"
+#include "telemetry.h"
 #include "worker.h"
 
 #define EXIT_CONFIG 1
@@ -361,6 +363,7 @@ shutdown_app(struct app *a)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	rte_eal_mp_wait_lcore();
 	dpmon_http_stop(a->http);
+	dpmon_telemetry_detach();
 	dpmon_snap_store_destroy(&a->store);
 	dpmon_merge_free(a->merge);
 	for (unsigned p = 0; p < a->n_ports_started; p++)
@@ -415,6 +418,9 @@ run(struct app *a, const struct app_opts *o)
 		return EXIT_START;
 	}
 	dpmon_snap_store_init(&a->store);
+	rc = dpmon_telemetry_attach(&a->store);
+	if (rc != 0)
+		fprintf(stderr, "dpmon: telemetry commands not registered: %s\n", strerror(-rc));
 	a->http = start_http(a, o);
 	if (a->http == NULL) {
 		fprintf(stderr, "dpmon: HTTP server on %s port %ld: %s\n", a->cfg.http_listen,
