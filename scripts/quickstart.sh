@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/deps.sh
+bash scripts/deps.sh --build
 [ -f build/build.ninja ] || meson setup build --buildtype=release >/dev/null
 ninja -C build >/dev/null
 
@@ -19,6 +19,8 @@ echo "Query it from another terminal, e.g.:"
 echo "  curl -s http://127.0.0.1:8080/api/v1/summary"
 echo "  curl -s http://127.0.0.1:8080/api/v1/subnets"
 echo "  curl -s 'http://127.0.0.1:8080/api/v1/hosts?sort=bps&limit=10'"
+echo "  curl -s http://127.0.0.1:8080/metrics"
+echo "or open the dashboard at http://127.0.0.1:8080/"
 echo
 exec build/app/dpmon --no-huge -m 1024 --no-pci --file-prefix dpmon-quickstart -l 0-1 \
 	--vdev "net_pcap0,rx_pcap=run/default.pcap,infinite_rx=1" \

@@ -58,6 +58,7 @@ def metric_names(expr):
     e = re.sub(r'\{[^}]*\}', ' ', e)                              # label matchers
     e = re.sub(r'\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)', ' ', e)
     e = re.sub(r'\[[^\]]*\]', ' ', e)                             # ranges
+    e = re.sub(r'\boffset\s+\d+(ms|[smhdwy])\b', ' ', e)           # offsets
     names = set()
     for m in IDENT.finditer(e):
         rest = e[m.end():].lstrip()
