@@ -5,8 +5,24 @@
  * poll); every request is answered from that thread, completely, on the
  * first call of the access handler:
  *
- *   collect the query keys → acquire the snapshot → dpmon_api_handle_keys
- *   → release the snapshot → json_dumps → queue the response.
+ *   CORS preflight? → collect the query keys → route: /metrics (prom.c),
+ *   / (the embedded page, page.h), else the JSON API (acquire the snapshot
+ *   → dpmon_api_handle_keys → release → json_dumps) → conditional request
+ *   → queue the response with its headers.
+ *
+ * Every 200 rendered from a snapshot carries ETag "<instance>-<seq>": a
+ * random tag of this process (so a restart never matches) and the
+ * snapshot number. If-None-Match naming it (weak comparison, lists, "*")
+ * turns the answer into a 304 without body; errors are never 304. The page
+ * has an ETag of its own (a hash of its bytes) and Cache-Control: no-cache;
+ * live data is no-store.
+ *
+ * CORS: for a request whose Origin is in the configured list (or when the
+ * list has "*") every answer, errors included, gets
+ * Access-Control-Allow-Origin and exposes ETag; a preflight (OPTIONS with
+ * Origin and Access-Control-Request-Method) from such an origin is a 204
+ * allowing GET, HEAD and the If-None-Match header. Other OPTIONS requests
+ * go to the API like any method (405).
  *
  * Answering on the first call is what keeps request bodies harmless: no
  * endpoint takes one, so a POST is refused with 405 before its body is

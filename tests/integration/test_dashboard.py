@@ -7,7 +7,9 @@ mbufs_per_queue must hold the whole capture) with the default example
 subnets, so the rates are live. The page must load without a console
 error, show for one snapshot exactly the API's numbers, and its charts
 must grow. A screenshot goes to <build>/dashboard.png, or to
-$DPMON_SCREENSHOT when set (that is how docs/dashboard.png is made).
+$DPMON_SCREENSHOT when set, taken $DPMON_SCREENSHOT_SETTLE seconds (default
+0) after the checks so the charts have more history: that is how
+docs/dashboard.png is made.
 """
 import os
 import subprocess
@@ -37,8 +39,10 @@ def test_dashboard(h):
         with h.dpmon_run([pcap], SUBNETS, 'dashboard', merge_interval_ms=1000,
                          vdev_args=',infinite_rx=1',
                          extra_config={'mbufs_per_queue': 32768}) as d:
+            settle = os.environ.get('DPMON_SCREENSHOT_SETTLE', '0')
             out = jstools.run_node(h, c, 'dashboard_check.mjs', [
-                '--base', 'http://127.0.0.1:%d' % d.port, '--screenshot', shot], timeout=240)
+                '--base', 'http://127.0.0.1:%d' % d.port, '--screenshot', shot,
+                '--settle', settle], timeout=240 + float(settle))
             c.true('dashboard_check.mjs ran its checks', ' checks, 0 failed' in out)
             c.true('screenshot written: %s' % shot, os.path.getsize(shot) > 10000)
             c.eq('dpmon exit status after SIGTERM', 0, d.stop())

@@ -1,7 +1,7 @@
 // dashboard_check.mjs — dpmon's page at GET / in a real headless Chromium.
 //
 //   node dashboard_check.mjs --base http://127.0.0.1:PORT [--screenshot FILE.png]
-//                            [--chromium /usr/bin/chromium]
+//                            [--settle SECONDS] [--chromium /usr/bin/chromium]
 //
 // Drives Debian's Chromium with playwright-core (no browser download) in a
 // fresh profile against a running dpmon whose capture replays forever, and
@@ -166,6 +166,7 @@ try {
     await compareWithApi(page);
   }
   if (args.screenshot) {
+    if (args.settle) await page.waitForTimeout(1000 * Number(args.settle));  // a longer chart
     await page.screenshot({ path: args.screenshot, fullPage: true });
     console.log("     screenshot: " + args.screenshot);
   }
