@@ -31,7 +31,7 @@
 int dpmon_telemetry_attach(struct dpmon_snap_store *store);
 
 /**
- * Stop reading @p the store given to dpmon_telemetry_attach: waits for a
+ * Stop reading the store given to dpmon_telemetry_attach: waits for a
  * command being answered, after which commands answer
  * {"error": "dpmon is not running"}. Call before destroying the store.
  * Thread-safety: main lcore.
