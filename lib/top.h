@@ -29,7 +29,7 @@
 uint32_t dpmon_top_hosts(const struct dpmon_snapshot *s, int subnet, uint32_t n, uint32_t *idx,
 			 uint32_t *matched);
 
-/** Bytes by which a host is ranked: ingress + egress, cumulative. */
+/** Bytes by which a host is ranked: ingress + egress, cumulative (bytes). Any thread. */
 uint64_t dpmon_top_host_bytes(const struct dpmon_snap_host *h);
 
 #endif /* DPMON_TOP_H */
