@@ -301,11 +301,15 @@ worker_json(const struct dpmon_snapshot *s, uint32_t i)
 {
 	const struct dpmon_snap_worker *w = &s->workers[i];
 
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "lcore", (json_int_t)w->lcore,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
 			 "packets", (json_int_t)w->packets, "bursts", (json_int_t)w->bursts,
 			 "host_table_full", (json_int_t)w->host_table_full,
 			 "host_v4mapped", (json_int_t)w->host_v4mapped,
-			 "hosts", (json_int_t)w->hosts);
+			 "hosts", (json_int_t)w->hosts,
+			 "host_capacity", (json_int_t)w->host_capacity,
+			 "polls", (json_int_t)w->polls,
+			 "busy_s", finite_or_zero(w->busy_s),
+			 "busy_ratio", finite_or_zero(w->busy_ratio));
 }
 
 static json_t *
@@ -655,6 +659,15 @@ ep_hosts(struct request *r, const char *rest, size_t n)
 				       "snapshot_seq", (json_int_t)r->snap->seq));
 }
 
+/* Active alerts: none until alert rules exist (the list keeps its shape). */
+static int
+ep_alerts(struct request *r, const char *rest, size_t n)
+{
+	(void)rest;
+	(void)n;
+	return reply(r, 200, json_pack("{s:[]}", "alerts"));
+}
+
 /* ------------------------------------------------------------------------
  * Routing.
  * --------------------------------------------------------------------- */
@@ -669,6 +682,7 @@ static const struct endpoint endpoints[] = {
 	{"/api/v1/subnets", true, true, no_params, ep_subnet},
 	{"/api/v1/hosts", false, true, hosts_params, ep_hosts},
 	{"/api/v1/hosts", true, true, no_params, ep_host},
+	{"/api/v1/alerts", false, true, no_params, ep_alerts},
 };
 
 /* The endpoint for the first @p len bytes of @p path, or NULL. */

@@ -10,7 +10,8 @@
  *
  *   root  -> ports[]  -> device, rx_queues, rx_descriptors, mbufs
  *         -> subnets[] -> prefix, name
- *         -> http      -> listen, port
+ *         -> http      -> listen, port, cors_origins[]
+ *         -> metrics   -> top_hosts
  *         -> host_table_capacity, merge_interval_ms, burst_size,
  *            mbufs_per_queue (all plain bounded integers, table-driven)
  *
@@ -527,6 +528,88 @@ parse_subnets(struct check_ctx *c, const char *path, const json_t *arr, struct d
 	free(valid);
 }
 
+/* "http" or "https", then "://", a host and an optional port: the
+ * serialisation a browser sends in Origin (RFC 6454), so the scheme and
+ * host must be lower case, and a default port would never match. */
+static const char *
+origin_problem(const char *o)
+{
+	const char *host, *p;
+	unsigned long port;
+
+	if (strcmp(o, "*") == 0)
+		return NULL;
+	if (strncmp(o, "http://", 7) == 0)
+		host = o + 7;
+	else if (strncmp(o, "https://", 8) == 0)
+		host = o + 8;
+	else
+		return "not \"*\" or an origin http://HOST[:PORT] or https://HOST[:PORT] (lower-case scheme)";
+	if (*host == '[') {
+		p = strchr(host, ']');
+		if (p == NULL || p == host + 1 || strspn(host + 1, "0123456789abcdef:.") != (size_t)(p - host - 1))
+			return "bad bracketed IPv6 host (lower-case hex digits, ':' and '.')";
+		p++;
+	} else {
+		p = host + strspn(host, "abcdefghijklmnopqrstuvwxyz0123456789.-");
+		if (p == host)
+			return "missing or bad host (lower-case letters, digits, '.', '-')";
+	}
+	if (*p == '\0')
+		return NULL;
+	if (*p != ':' || p[1] == '\0' || strspn(p + 1, "0123456789") != strlen(p + 1) || strlen(p + 1) > 5)
+		return "an origin has no path, query or trailing slash: only [:PORT] may follow the host";
+	port = strtoul(p + 1, NULL, 10);
+	if (port < 1 || port > 65535)
+		return "port must be 1..65535";
+	if ((host == o + 7 && port == 80) || (host == o + 8 && port == 443))
+		return "browsers omit the scheme's default port: leave it out";
+	return NULL;
+}
+
+static void
+parse_cors_origins(struct check_ctx *c, const char *path, const json_t *arr,
+		   struct dpmon_config *cfg)
+{
+	char ipath[PATH_LEN], q[PATH_LEN], text[DPMON_ORIGIN_LEN];
+	const char *why;
+	size_t i;
+	json_t *v;
+
+	if (!check_array(c, path, arr, 0, DPMON_MAX_CORS_ORIGINS))
+		return;
+	json_array_foreach(arr, i, v) {
+		path_index(ipath, sizeof(ipath), path, i);
+		if (!check_string(c, ipath, v, 1, DPMON_ORIGIN_LEN - 1, text))
+			continue;
+		if ((why = origin_problem(text)) != NULL)
+			report(c, ipath, "%s, got %s", why, quote(text, q, sizeof(q)));
+		else if (cfg->n_cors_origins < DPMON_MAX_CORS_ORIGINS)
+			memcpy(cfg->http_cors_origins[cfg->n_cors_origins++], text, strlen(text) + 1);
+	}
+}
+
+static void
+parse_metrics(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_config *cfg)
+{
+	char kpath[PATH_LEN];
+	const char *key;
+	json_t *v;
+	json_int_t n;
+
+	if (!check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "top_hosts") == 0) {
+			if (check_int(c, kpath, v, 0, DPMON_TOP_HOSTS_MAX, &n))
+				cfg->metrics_top_hosts = (uint32_t)n;
+		} else {
+			report_unknown(c, kpath);
+		}
+	}
+}
+
 static void
 parse_http(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
@@ -556,6 +639,8 @@ parse_http(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_conf
 		} else if (strcmp(key, "port") == 0) {
 			if (check_int(c, kpath, v, 0, 65535, &n))
 				cfg->http_port = (uint16_t)n;
+		} else if (strcmp(key, "cors_origins") == 0) {
+			parse_cors_origins(c, kpath, v, cfg);
 		} else {
 			report_unknown(c, kpath);
 		}
@@ -604,6 +689,8 @@ parse_root(struct check_ctx *c, json_t *root, struct dpmon_config *cfg)
 			parse_subnets(c, path, v, cfg);
 		else if (strcmp(key, "http") == 0)
 			parse_http(c, path, v, cfg);
+		else if (strcmp(key, "metrics") == 0)
+			parse_metrics(c, path, v, cfg);
 		else if (!is_comment_key(key) && !parse_top_int(c, path, key, v, cfg))
 			report_unknown(c, path);
 	}
@@ -691,6 +778,7 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	cfg->merge_interval_ms = 1000;
 	cfg->burst_size = 32;
 	cfg->mbufs_per_queue = 4096;
+	cfg->metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT;
 }
 
 int

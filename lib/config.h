@@ -22,6 +22,13 @@
 #define DPMON_MAX_SUBNETS 65536
 #define DPMON_DEVICE_LEN 128
 #define DPMON_NAME_LEN 64
+/** Most entries of http.cors_origins. */
+#define DPMON_MAX_CORS_ORIGINS 16
+/** Longest origin text, NUL included ("https://host:port"). */
+#define DPMON_ORIGIN_LEN 256
+/** Range and default of metrics.top_hosts. */
+#define DPMON_TOP_HOSTS_MAX 1000
+#define DPMON_TOP_HOSTS_DEFAULT 20
 /** ports[].rx_queues absent: one RX queue per worker lcore (capped by the device). */
 #define DPMON_RXQ_AUTO 0
 /** ports[].mbufs absent: sized at start-up (see dpmon_port_conf.mbufs). */
@@ -65,6 +72,14 @@ struct dpmon_config {
 	uint32_t n_subnets;
 	char http_listen[DPMON_ADDR_STRLEN]; /**< default "127.0.0.1" */
 	uint16_t http_port;                  /**< default 8080; 0 = any free port */
+	/**
+	 * Origins allowed to read the API from a browser (CORS), each "*" or
+	 * "http[s]://host[:port]" in lower case; none by default.
+	 */
+	char http_cors_origins[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN];
+	uint32_t n_cors_origins;
+	/** Hosts exported per-host on /metrics (top by bytes); default 20, 0..1000. */
+	uint32_t metrics_top_hosts;
 	uint32_t host_table_capacity;        /**< hosts per worker lcore, default 65536 */
 	uint32_t merge_interval_ms;          /**< default 1000, range 100..60000 */
 	uint32_t burst_size;                 /**< rx burst, packets; default 32, 1..512 */

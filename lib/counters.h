@@ -98,7 +98,16 @@ struct dpmon_host_bucket {
 /** Carry records per worker (a power of two); see the file comment. */
 #define DPMON_CARRY_RING 4096
 
-/** Per-worker event counters. */
+/**
+ * Per-worker event counters.
+ *
+ * Load: @c polls counts every rte_eth_rx_burst call, empty or not;
+ * @c busy_cycles adds, for each call that returned packets, the TSC cycles
+ * from just before that call to the end of the burst's processing. Empty
+ * polls are idle time; busy_cycles over elapsed TSC cycles is the share of
+ * the lcore spent on packets (the busy ratio). Cost: one rte_rdtsc per poll
+ * and one more per non-empty burst, plain stores like every other counter.
+ */
 struct dpmon_core_stats {
 	uint64_t packets;         /**< mbufs received */
 	uint64_t bursts;          /**< non-empty rx bursts */
@@ -110,6 +119,7 @@ struct dpmon_core_stats {
 	 */
 	uint64_t host_v4mapped;
 	uint64_t reasons[DPMON_REASON_MAX]; /**< frames by parse reason ([OK] = IP packets) */
+	uint64_t polls;           /**< rx_burst calls, empty ones included */
 	uint64_t busy_cycles;     /**< TSC cycles in non-empty bursts (rx + count + free) */
 	uint64_t carry_lost;      /**< carries dropped on a full ring (never expected) */
 };

@@ -4,15 +4,32 @@
  * libmicrohttpd runs its own polling thread (MHD_USE_AUTO picks epoll or
  * poll); every request is answered from that thread:
  *
- *   collect the query keys → acquire the snapshot → dpmon_api_handle_keys
- *   → release the snapshot → json_dumps → queue the response.
+ *   CORS preflight? → collect the query keys → route: /metrics (prom.c),
+ *   / (the embedded page, page.h), else the JSON API (acquire the snapshot
+ *   → dpmon_api_handle_keys → release → json_dumps) → conditional request
+ *   → queue the response with its headers.
+ *
+ * Every 200 rendered from a snapshot carries ETag "<instance>-<seq>": a
+ * random tag of this process (so a restart never matches) and the
+ * snapshot number. If-None-Match naming it (weak comparison, lists, "*")
+ * turns the answer into a 304 without body; errors are never 304. The page
+ * has an ETag of its own (a hash of its bytes) and Cache-Control: no-cache;
+ * live data is no-store.
+ *
+ * CORS: for a request whose Origin is in the configured list (or when the
+ * list has "*") every answer, errors included, gets
+ * Access-Control-Allow-Origin and exposes ETag; a preflight (OPTIONS with
+ * Origin and Access-Control-Request-Method) from such an origin is a 204
+ * allowing GET, HEAD and the If-None-Match header. Other OPTIONS requests
+ * go to the API like any method (405).
  *
  * GET and HEAD are answered on the access handler's second call, once
  * libmicrohttpd knows the whole request was read, so the connection stays
  * open for the next request (HTTP/1.1 keep-alive, which pollers and load
  * generators rely on); a body sent with them is discarded. Any other method
  * is refused with 405 on the first call, before its body is read, and
- * libmicrohttpd closes the connection instead of waiting for the upload. A snapshot reference is held only while the JSON is built, never
+ * libmicrohttpd closes the connection instead of waiting for the upload.
+ * A snapshot reference is held only while the JSON is built, never
  * while the client reads the response (the rendered text is owned by the
  * response), so a slow client cannot pin an old snapshot.
  *
@@ -21,7 +38,8 @@
  * HTTP_TIMEOUT_S of idleness per connection, libmicrohttpd's default
  * 32 KiB of memory per connection (longer request lines get its own 414),
  * and at most HTTP_MAX_ARGS query parameters (400 beyond). The path is
- * handed over percent-decoded, so "%00" merely ends it early.
+ * handed over percent-decoded; a "%00" in the raw target is refused (400),
+ * since it would end the decoded path or a parameter early.
  *
  * The only state is the struct dpmon_http the caller owns; libmicrohttpd's
  * log messages go to stderr.
@@ -30,27 +48,40 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
 #include "api.h"
+#include "page.h"
+#include "prom.h"
 
 #define HTTP_MAX_CONNECTIONS 1024
 /* One address cannot hold every connection (slow clients, slowloris). */
 #define HTTP_MAX_PER_IP 64
 #define HTTP_TIMEOUT_S 10
 #define HTTP_MAX_ARGS 16
+#define ECHO_MAX 64 /* client bytes quoted in an error, as in api.c */
 
 struct dpmon_http {
 	struct MHD_Daemon *daemon;
 	struct dpmon_snap_store *store;
+	char cors[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN]; /* allowed origins */
+	uint32_t n_cors;
+	uint32_t top_hosts;  /* metrics.top_hosts */
+	char instance[24];   /* hex; part of every snapshot ETag, new at each start */
+	char page_etag[32];
 	uint16_t port;
 };
 
@@ -60,6 +91,19 @@ struct query {
 	const char *values[HTTP_MAX_ARGS];   /* NULL for "?key" without '=' */
 	unsigned n;
 	int overflow;
+};
+
+/* Everything needed to send one response. */
+struct reply {
+	unsigned status;
+	char *body;           /* malloc'd when body_owned, else static */
+	size_t len;
+	bool body_owned;
+	const char *ctype;
+	const char *cache;    /* Cache-Control */
+	const char *allow;    /* Allow, for 405 */
+	char etag[64];        /* "" = none */
+	bool page_headers;    /* the dashboard's security headers */
 };
 
 static enum MHD_Result
@@ -89,50 +133,280 @@ lookup_arg(void *ctx, const char *key)
 	return NULL;
 }
 
-/* The body text of @p res, malloc'd; NULL only when out of memory. */
-static char *
-render_body(const struct dpmon_api_response *res)
+/* ------------------------------------------------------------------------
+ * Replies.
+ * --------------------------------------------------------------------- */
+
+/* A JSON reply from @p body (consumed); a fixed 500 text when NULL. */
+static void
+reply_json(struct reply *r, unsigned status, json_t *body)
 {
 	static const char fallback[] = "{\"error\":\"out of memory\"}";
-	char *text = res->body != NULL ? json_dumps(res->body, JSON_COMPACT) : NULL;
+	char *text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
 
-	return text != NULL ? text : strdup(fallback);
+	json_decref(body);
+	*r = (struct reply){.status = status, .body = text, .body_owned = true,
+			    .ctype = "application/json", .cache = "no-store"};
+	if (text == NULL) {
+		r->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		r->body = (char *)fallback;
+		r->body_owned = false;
+	}
+	r->len = strlen(r->body);
+}
+
+static void
+reply_error(struct reply *r, unsigned status, const char *msg)
+{
+	reply_json(r, status, json_pack("{s:s}", "error", msg));
+}
+
+/* "<instance>-<seq>", quoted: names one snapshot of this process. */
+static void
+snapshot_etag(const struct dpmon_http *h, const struct dpmon_snapshot *s, char *out, size_t n)
+{
+	snprintf(out, n, "\"%s-%" PRIu64 "\"", h->instance, s->seq);
+}
+
+/* ------------------------------------------------------------------------
+ * Endpoints served here rather than by api.c: they are not JSON.
+ * --------------------------------------------------------------------- */
+
+/* Client text for an error message, as api.c quotes it: at most ECHO_MAX
+ * bytes, then "...", every byte outside printable ASCII shown as '?'. */
+static const char *
+echo(const char *s, char buf[ECHO_MAX + 4])
+{
+	size_t i, n = strlen(s);
+
+	for (i = 0; i < n && i < ECHO_MAX; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	if (n > ECHO_MAX) {
+		memcpy(buf + i, "...", 3);
+		i += 3;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+/* Method and parameter checks shared by the text endpoints (api.c's order:
+ * method 405, parameters 400). @return true when @p r was filled. */
+static bool
+text_endpoint_refused(struct reply *r, const char *method, const struct query *q)
+{
+	char msg[160], e[ECHO_MAX + 4];
+
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+		snprintf(msg, sizeof(msg), "method '%s' not allowed (allowed: GET, HEAD)",
+			 echo(method, e));
+		reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, msg);
+		r->allow = "GET, HEAD";
+		return true;
+	}
+	if (q->n > 0) {
+		snprintf(msg, sizeof(msg), "unknown parameter '%s'", echo(q->keys[0], e));
+		reply_error(r, MHD_HTTP_BAD_REQUEST, msg);
+		return true;
+	}
+	return false;
+}
+
+static void
+serve_metrics(struct dpmon_http *h, const char *method, const struct query *q, struct reply *r)
+{
+	struct dpmon_snapshot *snap;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (text_endpoint_refused(r, method, q))
+		return;
+	snap = dpmon_snap_acquire(h->store);
+	if (snap == NULL) {
+		reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "no snapshot yet");
+		return;
+	}
+	rc = dpmon_prom_render(snap, h->top_hosts, &text, &len);
+	if (rc == 0) {
+		*r = (struct reply){.status = MHD_HTTP_OK, .body = text, .len = len,
+				    .body_owned = true, .ctype = DPMON_PROM_CONTENT_TYPE,
+				    .cache = "no-store"};
+		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
+	}
+	dpmon_snap_release(h->store, snap);
+	if (rc != 0)
+		reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+}
+
+static void
+serve_page(struct dpmon_http *h, const char *method, const struct query *q, struct reply *r)
+{
+	if (text_endpoint_refused(r, method, q))
+		return;
+	*r = (struct reply){.status = MHD_HTTP_OK, .body = (char *)dpmon_page_index_html,
+			    .len = dpmon_page_index_html_len, .ctype = "text/html; charset=utf-8",
+			    .cache = "no-cache", .page_headers = true};
+	snprintf(r->etag, sizeof(r->etag), "%s", h->page_etag);
+}
+
+/* The JSON API; 200 answers carry the snapshot's ETag. */
+static void
+serve_api(struct dpmon_http *h, const char *method, const char *url, struct query *q,
+	  struct reply *r)
+{
+	struct dpmon_api_response res;
+	struct dpmon_snapshot *snap = dpmon_snap_acquire(h->store);
+
+	dpmon_api_handle_keys(snap, method, url, lookup_arg, q, q->keys, &res);
+	if (res.status == MHD_HTTP_OK && snap != NULL) {
+		reply_json(r, res.status, res.body);
+		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
+	} else {
+		reply_json(r, res.status, res.body);
+	}
+	r->allow = res.allow;
+	dpmon_snap_release(h->store, snap);
+}
+
+/* @p url without trailing slashes equals @p path ("/" stays "/"). */
+static bool
+path_is(const char *url, const char *path)
+{
+	size_t n = strlen(url), m = strlen(path);
+
+	while (n > 1 && url[n - 1] == '/')
+		n--;
+	return n == m && memcmp(url, path, n) == 0;
+}
+
+/* ------------------------------------------------------------------------
+ * CORS and conditional requests.
+ * --------------------------------------------------------------------- */
+
+/* The Access-Control-Allow-Origin value for @p origin, or NULL. */
+static const char *
+allowed_origin(const struct dpmon_http *h, const char *origin)
+{
+	if (origin == NULL)
+		return NULL;
+	for (uint32_t i = 0; i < h->n_cors; i++) {
+		if (strcmp(h->cors[i], "*") == 0)
+			return "*";
+		if (strcasecmp(h->cors[i], origin) == 0)
+			return origin;
+	}
+	return NULL;
+}
+
+static void
+add_cors_headers(const struct dpmon_http *h, struct MHD_Connection *c, struct MHD_Response *rsp)
+{
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	const char *allow = allowed_origin(h, origin);
+
+	if (h->n_cors > 0 && (allow == NULL || strcmp(allow, "*") != 0))
+		MHD_add_response_header(rsp, "Vary", "Origin");
+	if (allow == NULL)
+		return;
+	MHD_add_response_header(rsp, "Access-Control-Allow-Origin", allow);
+	MHD_add_response_header(rsp, "Access-Control-Expose-Headers", "ETag");
+}
+
+/* A CORS preflight (OPTIONS with Origin and Access-Control-Request-Method)
+ * from an allowed origin. */
+static bool
+is_allowed_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char *method)
+{
+	return strcmp(method, "OPTIONS") == 0 &&
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					   "Access-Control-Request-Method") != NULL &&
+	       allowed_origin(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin")) != NULL;
 }
 
 static enum MHD_Result
-send_response(struct MHD_Connection *c, struct dpmon_api_response *res)
+send_preflight(const struct dpmon_http *h, struct MHD_Connection *c)
 {
-	char *text = render_body(res);
-	struct MHD_Response *r;
+	struct MHD_Response *rsp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ok;
-	unsigned status = res->status;
 
-	if (text == NULL)
-		return MHD_NO; /* closes the connection */
-	r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
-		free(text);
+	if (rsp == NULL)
 		return MHD_NO;
-	}
-	if (res->body == NULL)
-		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (res->allow != NULL)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, res->allow);
-	ok = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+	add_cors_headers(h, c, rsp);
+	MHD_add_response_header(rsp, "Access-Control-Allow-Methods", "GET, HEAD");
+	MHD_add_response_header(rsp, "Access-Control-Allow-Headers", "If-None-Match");
+	MHD_add_response_header(rsp, "Access-Control-Max-Age", "600");
+	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ok = MHD_queue_response(c, MHD_HTTP_NO_CONTENT, rsp);
+	MHD_destroy_response(rsp);
 	return ok;
 }
 
-/* A 400 built here, for what never reaches the API (too many parameters). */
-static void
-transport_error(struct dpmon_api_response *res, const char *msg)
+/* Does the If-None-Match list @p inm name @p etag? Weak comparison
+ * (RFC 9110 13.1.2): "W/" prefixes are ignored; "*" matches anything. */
+static bool
+etag_matches(const char *inm, const char *etag)
 {
-	*res = (struct dpmon_api_response){
-		.status = MHD_HTTP_BAD_REQUEST,
-		.body = json_pack("{s:s}", "error", msg),
-	};
+	size_t n = strlen(etag);
+
+	while (inm != NULL && *inm != '\0') {
+		inm += strspn(inm, " \t,");
+		if (*inm == '*')
+			return true;
+		if (strncmp(inm, "W/", 2) == 0)
+			inm += 2;
+		if (strncmp(inm, etag, n) == 0 && (inm[n] == '\0' || inm[n] == ',' ||
+						   inm[n] == ' ' || inm[n] == '\t'))
+			return true;
+		inm = strchr(inm, ',');
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Sending.
+ * --------------------------------------------------------------------- */
+
+static void
+add_page_headers(struct MHD_Response *rsp)
+{
+	MHD_add_response_header(rsp, "Content-Security-Policy",
+				"default-src 'none'; script-src 'unsafe-inline'; "
+				"style-src 'unsafe-inline'; connect-src 'self'; img-src data:; "
+				"base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+	MHD_add_response_header(rsp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(rsp, "Referrer-Policy", "no-referrer");
+}
+
+/* Queue @p r, or a 304 without body when the client already has its ETag. */
+static enum MHD_Result
+send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r)
+{
+	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
+	bool not_modified = r->status == MHD_HTTP_OK && r->etag[0] != '\0' && etag_matches(inm, r->etag);
+	struct MHD_Response *rsp;
+	enum MHD_Result ok;
+
+	rsp = MHD_create_response_from_buffer(not_modified ? 0 : r->len, r->body,
+					      r->body_owned ? MHD_RESPMEM_MUST_FREE
+							    : MHD_RESPMEM_PERSISTENT);
+	if (rsp == NULL) {
+		if (r->body_owned)
+			free(r->body);
+		return MHD_NO; /* closes the connection */
+	}
+	if (!not_modified)
+		MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONTENT_TYPE, r->ctype);
+	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CACHE_CONTROL, r->cache);
+	if (r->etag[0] != '\0' && r->status == MHD_HTTP_OK)
+		MHD_add_response_header(rsp, MHD_HTTP_HEADER_ETAG, r->etag);
+	if (r->allow != NULL)
+		MHD_add_response_header(rsp, MHD_HTTP_HEADER_ALLOW, r->allow);
+	if (r->page_headers)
+		add_page_headers(rsp);
+	add_cors_headers(h, c, rsp);
+	ok = MHD_queue_response(c, not_modified ? MHD_HTTP_NOT_MODIFIED : r->status, rsp);
+	MHD_destroy_response(rsp);
+	return ok;
 }
 
 /*
@@ -168,10 +442,8 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	   void **con_cls)
 {
 	struct dpmon_http *h = cls;
-	struct dpmon_api_response res;
-	struct dpmon_snapshot *snap;
 	struct query q = {.n = 0};
-	enum MHD_Result ok;
+	struct reply r;
 
 	(void)version;
 	(void)upload_data;
@@ -185,19 +457,20 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 			return MHD_YES;
 		}
 	}
+	if (is_allowed_preflight(h, c, method))
+		return send_preflight(h, c);
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
-	if (REQ_IS(*con_cls, REQ_NEW_NUL)) {
-		transport_error(&res, "a NUL byte (%00) in the request target");
-	} else if (q.overflow) {
-		transport_error(&res, "too many query parameters");
-	} else {
-		snap = dpmon_snap_acquire(h->store);
-		dpmon_api_handle_keys(snap, method, url, lookup_arg, &q, q.keys, &res);
-		dpmon_snap_release(h->store, snap);
-	}
-	ok = send_response(c, &res);
-	json_decref(res.body);
-	return ok;
+	if (REQ_IS(*con_cls, REQ_NEW_NUL))
+		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
+	else if (q.overflow)
+		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+	else if (path_is(url, "/metrics"))
+		serve_metrics(h, method, &q, &r);
+	else if (path_is(url, "/"))
+		serve_page(h, method, &q, &r);
+	else
+		serve_api(h, method, url, &q, &r);
+	return send_reply(h, c, &r);
 }
 
 static void
@@ -234,8 +507,43 @@ listen_sockaddr(const char *text, uint16_t port, struct sockaddr_storage *ss)
 	return 0;
 }
 
+/* A random tag for this process's ETags, so that a client never takes a
+ * snapshot of an earlier dpmon run for the current one. */
+static void
+make_instance(struct dpmon_http *h)
+{
+	uint64_t r;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid() << 32;
+	snprintf(h->instance, sizeof(h->instance), "%016" PRIx64, r);
+}
+
+/* The page's ETag: FNV-1a of its bytes, stable across restarts. */
+static void
+make_page_etag(struct dpmon_http *h)
+{
+	uint64_t x = 14695981039346656037ull;
+
+	for (size_t i = 0; i < dpmon_page_index_html_len; i++)
+		x = (x ^ dpmon_page_index_html[i]) * 1099511628211ull;
+	snprintf(h->page_etag, sizeof(h->page_etag), "\"page-%016" PRIx64 "\"", x);
+}
+
+static void
+copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
+{
+	h->top_hosts = o->metrics_top_hosts;
+	for (uint32_t i = 0; i < o->n_cors_origins && i < DPMON_MAX_CORS_ORIGINS; i++) {
+		snprintf(h->cors[i], sizeof(h->cors[i]), "%s", o->cors_origins[i]);
+		h->n_cors = i + 1;
+	}
+	make_instance(h);
+	make_page_etag(h);
+}
+
 struct dpmon_http *
-dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store *store)
+dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *store)
 {
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
@@ -243,7 +551,8 @@ dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	int err;
 
-	if (store == NULL || listen_sockaddr(listen_addr, port, &ss) == 0) {
+	if (store == NULL || o == NULL || listen_sockaddr(o->listen_addr, o->port, &ss) == 0 ||
+	    (o->n_cors_origins > 0 && o->cors_origins == NULL)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -253,8 +562,9 @@ dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store
 	if (h == NULL)
 		return NULL;
 	h->store = store;
+	copy_opts(h, o);
 	errno = 0;
-	h->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, h,
+	h->daemon = MHD_start_daemon(flags, o->port, NULL, NULL, on_request, h,
 				     /* first, so that every message goes through it */
 				     MHD_OPTION_EXTERNAL_LOGGER, log_to_stderr, NULL,
 				     MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
@@ -270,8 +580,17 @@ dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store
 		return NULL;
 	}
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	h->port = info != NULL ? info->port : port;
+	h->port = info != NULL ? info->port : o->port;
 	return h;
+}
+
+struct dpmon_http *
+dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store *store)
+{
+	struct dpmon_http_opts o = {.listen_addr = listen_addr, .port = port,
+				    .metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT};
+
+	return dpmon_http_start_opts(&o, store);
 }
 
 uint16_t

@@ -1,6 +1,7 @@
 /*
  * http.h — the embedded HTTP server (libmicrohttpd) that serves the
- * published snapshot through api.c. It runs in libmicrohttpd's own thread,
+ * published snapshot: JSON through api.c, Prometheus text through prom.c,
+ * and the embedded dashboard page. It runs in libmicrohttpd's own thread,
  * never touches worker memory, and holds a snapshot reference only while
  * rendering one response.
  */
@@ -9,13 +10,37 @@
 
 #include <stdint.h>
 
+#include "config.h"
 #include "snapshot.h"
 
 struct dpmon_http;
 
+/** What the server needs from the configuration. */
+struct dpmon_http_opts {
+	const char *listen_addr;    /**< IPv4 or IPv6 literal */
+	uint16_t port;              /**< 0 = let the kernel choose */
+	uint32_t metrics_top_hosts; /**< per-host series on /metrics (metrics.top_hosts) */
+	uint32_t n_cors_origins;    /**< entries of @c cors_origins, 0..DPMON_MAX_CORS_ORIGINS */
+	/** Allowed CORS origins ("*" or "scheme://host[:port]"); copied at start. */
+	const char (*cors_origins)[DPMON_ORIGIN_LEN];
+};
+
+/**
+ * Start listening as @p o says (see struct dpmon_http_opts); the options
+ * are copied. Serves GET / (the dashboard), /metrics (prom.c) and the JSON
+ * API (api.c), with ETag / If-None-Match (304) per snapshot and CORS for
+ * the configured origins.
+ * @return the server, or NULL with errno set (EADDRINUSE, EINVAL for a bad
+ *         address or NULL argument, ENOMEM, ...).
+ * Thread-safety: main thread, once per server.
+ */
+struct dpmon_http *dpmon_http_start_opts(const struct dpmon_http_opts *o,
+					 struct dpmon_snap_store *store);
+
 /**
  * Start listening on @p listen_addr (IPv4 or IPv6 literal) and @p port
- * (0 = let the kernel choose; see dpmon_http_port).
+ * (0 = let the kernel choose; see dpmon_http_port), with the default
+ * options: metrics.top_hosts 20, no CORS origin.
  * @return the server, or NULL with errno set (EADDRINUSE, EINVAL, ...).
  * Thread-safety: main thread, once.
  */

@@ -58,6 +58,7 @@ struct dpmon_merge {
 	struct dpmon_core **cores;
 	unsigned *lcores;
 	struct core_map *map;
+	uint64_t *prev_busy; /* each worker's busy_cycles at the previous merge */
 	uint64_t start_tsc, prev_tsc, tsc_hz, seq;
 
 	struct dpmon_dir_ctr prev_totals[DPMON_TOTAL_MAX];
@@ -136,9 +137,10 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	m->cores = calloc(n_cores, sizeof(*m->cores));
 	m->lcores = calloc(n_cores, sizeof(*m->lcores));
 	m->map = calloc(n_cores, sizeof(*m->map));
+	m->prev_busy = calloc(n_cores ? n_cores : 1, sizeof(*m->prev_busy));
 	m->sub_cur = calloc(cfg->n_subnets, sizeof(*m->sub_cur));
 	m->sub_prev = calloc(cfg->n_subnets, sizeof(*m->sub_prev));
-	if (!m->cores || !m->lcores || !m->map || !m->sub_cur || !m->sub_prev)
+	if (!m->cores || !m->lcores || !m->map || !m->prev_busy || !m->sub_cur || !m->sub_prev)
 		goto fail;
 	for (unsigned c = 0; c < n_cores; c++) {
 		m->cores[c] = cores[c];
@@ -183,6 +185,7 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->mark);
 	free(m->touched);
 	free(m->map);
+	free(m->prev_busy);
 	free(m->cores);
 	free(m->lcores);
 	free(m->sub_cur);
@@ -326,13 +329,30 @@ sort_new_hosts(struct dpmon_merge *m)
 }
 
 /*
+ * Load of worker @p c: cumulative busy seconds, and the busy share of the
+ * @p dt_cycles since the previous merge (clamped to 0..1: a burst that
+ * straddles the read is attributed to the interval in which it ends).
+ */
+static void
+read_load(struct dpmon_merge *m, unsigned c, uint64_t dt_cycles, struct dpmon_snap_worker *w)
+{
+	uint64_t busy = dpmon_count_read(&m->cores[c]->stats.busy_cycles);
+	double ratio = dt_cycles > 0 ? (double)(busy - m->prev_busy[c]) / (double)dt_cycles : 0;
+
+	w->polls = dpmon_count_read(&m->cores[c]->stats.polls);
+	w->busy_s = (double)busy / (double)m->tsc_hz;
+	w->busy_ratio = ratio > 1.0 ? 1.0 : ratio;
+	m->prev_busy[c] = busy;
+}
+
+/*
  * Read the workers' packet counts first (acquire: they are stored last in a
  * burst, with release), so every packet they include is also in the host,
  * subnet and total counters read after them.
  */
 static void
 read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
-	     uint64_t reasons[DPMON_REASON_MAX])
+	     uint64_t reasons[DPMON_REASON_MAX], uint64_t dt_cycles)
 {
 	memset(reasons, 0, sizeof(uint64_t) * DPMON_REASON_MAX);
 	for (unsigned c = 0; c < m->n_cores; c++) {
@@ -347,8 +367,10 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
 		w[c].host_table_full = dpmon_count_read(&core->stats.host_table_full);
 		w[c].host_v4mapped = dpmon_count_read(&core->stats.host_v4mapped);
 		w[c].hosts = dpmon_core_hosts_published(core);
+		w[c].host_capacity = core->capacity;
 		for (int r = 1; r < DPMON_REASON_MAX; r++)
 			reasons[r] += dpmon_count_read(&core->stats.reasons[r]);
+		read_load(m, c, dt_cycles, &w[c]);
 	}
 }
 
@@ -565,7 +587,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	 * published by then, then host, subnet and total counters, which the
 	 * workers write in the opposite order. So the snapshot holds every
 	 * packet its worker counts claim, and sum(hosts) <= subnet <= totals. */
-	read_workers(m, workers, reasons);
+	read_workers(m, workers, reasons, now_tsc - m->prev_tsc);
 	if (map_new_hosts(m) != 0 || sort_new_hosts(m) != 0)
 		return NULL;
 	m->seq++;

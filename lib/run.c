@@ -2,8 +2,9 @@
  * run.c — dpmon's life cycle (see run.h).
  *
  *   main lcore:  EAL init → config → classifier → ports → per-core tables →
- *                launch workers → HTTP → every interval: read NIC counters,
- *                merge, publish → on stop: workers, HTTP, ports, EAL.
+ *                launch workers → HTTP, telemetry commands → every interval:
+ *                read NIC counters, merge, publish → on stop: workers, HTTP,
+ *                telemetry, ports, EAL.
  *   worker lcores: dpmon_worker_loop on their share of the RX queues.
  *
  * RX queues are dealt round-robin over the worker lcores in port order, so
@@ -36,6 +37,7 @@
 #include "merge.h"
 #include "port.h"
 #include "snapshot.h"
+#include "telemetry.h"
 #include "worker.h"
 
 #define EXIT_CONFIG 1
@@ -413,6 +415,7 @@ shutdown_app(struct app *a)
 	rte_eal_mp_wait_lcore();
 	print_worker_totals(a);
 	dpmon_http_stop(a->http);
+	dpmon_telemetry_detach();
 	dpmon_snap_store_destroy(&a->store);
 	dpmon_merge_free(a->merge);
 	for (unsigned p = 0; p < a->n_ports_started; p++)
@@ -424,6 +427,20 @@ shutdown_app(struct app *a)
 	rte_free(a->workers);
 	dpmon_classifier_free(&a->cls);
 	dpmon_config_free(&a->cfg);
+}
+
+static struct dpmon_http *
+start_http(struct app *a, const struct app_opts *o)
+{
+	struct dpmon_http_opts ho = {
+		.listen_addr = a->cfg.http_listen,
+		.port = o->http_port >= 0 ? (uint16_t)o->http_port : a->cfg.http_port,
+		.metrics_top_hosts = a->cfg.metrics_top_hosts,
+		.n_cors_origins = a->cfg.n_cors_origins,
+		.cors_origins = a->cfg.http_cors_origins,
+	};
+
+	return dpmon_http_start_opts(&ho, &a->store);
 }
 
 static int
@@ -453,9 +470,10 @@ run(struct app *a, const struct app_opts *o)
 		return EXIT_START;
 	}
 	dpmon_snap_store_init(&a->store);
-	a->http = dpmon_http_start(a->cfg.http_listen,
-				   o->http_port >= 0 ? (uint16_t)o->http_port : a->cfg.http_port,
-				   &a->store);
+	rc = dpmon_telemetry_attach(&a->store);
+	if (rc != 0)
+		fprintf(stderr, "dpmon: telemetry commands not registered: %s\n", strerror(-rc));
+	a->http = start_http(a, o);
 	if (a->http == NULL) {
 		fprintf(stderr, "dpmon: HTTP server on %s port %ld: %s\n", a->cfg.http_listen,
 			o->http_port >= 0 ? o->http_port : (long)a->cfg.http_port,

@@ -64,6 +64,10 @@ struct dpmon_snap_worker {
 	uint64_t host_table_full; /**< host updates lost to a full table (a packet between two monitored hosts is two updates) */
 	uint64_t host_v4mapped;   /**< IPv6 host updates skipped: IPv4-mapped address */
 	uint64_t hosts;           /**< entries in its host table */
+	uint64_t host_capacity;   /**< size of its host table (host_table_capacity) */
+	uint64_t polls;           /**< rx_burst calls, empty ones included */
+	double busy_s;            /**< seconds spent in non-empty bursts, cumulative */
+	double busy_ratio;        /**< share of the last interval spent in non-empty bursts, 0..1 */
 };
 
 struct dpmon_snapshot {

@@ -13,6 +13,8 @@
  *      update, stamped with the merge epoch: counters.h).
  * Counters are updated with plain stores (single writer). Parse reasons are
  * summed on the stack and stored once per burst.
+ * The loop also counts polls and the TSC cycles of non-empty bursts, so
+ * the merge can report each worker's busy ratio (counters.h).
  */
 #include "worker.h"
 
@@ -275,6 +277,22 @@ dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_classifier *cls,
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 
+/* One rx_burst on @p rxq and its processing; counts the poll and, when
+ * packets came, the cycles from before the rx_burst to the end (load). */
+static inline void
+poll_queue(struct dpmon_worker *w, const struct dpmon_rxq *rxq, struct rte_mbuf **pkts)
+{
+	struct dpmon_core_stats *st = &w->core->stats;
+	uint64_t t0 = rte_rdtsc();
+	uint16_t n = rte_eth_rx_burst(rxq->port_id, rxq->queue_id, pkts, w->burst_size);
+
+	dpmon_count_inc(&st->polls, 1);
+	if (n == 0)
+		return;
+	dpmon_worker_burst(w->core, w->cls, pkts, n);
+	dpmon_count_inc(&st->busy_cycles, rte_rdtsc() - t0);
+}
+
 int
 dpmon_worker_loop(void *arg)
 {
@@ -282,16 +300,8 @@ dpmon_worker_loop(void *arg)
 	struct rte_mbuf *pkts[DPMON_MAX_BURST];
 
 	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED)) {
-		for (uint16_t q = 0; q < w->n_rxq; q++) {
-			uint64_t t0 = rte_rdtsc();
-			uint16_t n = rte_eth_rx_burst(w->rxq[q].port_id, w->rxq[q].queue_id,
-						      pkts, w->burst_size);
-
-			if (n == 0)
-				continue;
-			dpmon_worker_burst(w->core, w->cls, pkts, n);
-			dpmon_count_inc(&w->core->stats.busy_cycles, rte_rdtsc() - t0);
-		}
+		for (uint16_t q = 0; q < w->n_rxq; q++)
+			poll_queue(w, &w->rxq[q], pkts);
 	}
 	return 0;
 }

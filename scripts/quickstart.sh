@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/deps.sh
+bash scripts/deps.sh --build
 [ -f build/build.ninja ] || meson setup build --buildtype=release >/dev/null
 ninja -C build >/dev/null
 
@@ -20,6 +20,8 @@ echo "  curl -s http://127.0.0.1:8080/api/v1/summary"
 echo "  curl -s http://127.0.0.1:8080/api/v1/subnets"
 echo "  curl -s 'http://127.0.0.1:8080/api/v1/hosts?sort=bps&direction=ingress&limit=10'"
 echo "  curl -s http://127.0.0.1:8080/api/v1/hosts/10.0.0.1"
+echo "  curl -s http://127.0.0.1:8080/metrics"
+echo "or open the dashboard at http://127.0.0.1:8080/"
 echo
 exec build/app/dpmon --no-huge -m 1024 --no-pci --file-prefix dpmon-quickstart -l 0-1 \
 	--vdev "net_pcap0,rx_pcap=run/default.pcap,infinite_rx=1" \

@@ -302,7 +302,8 @@ build_snapshot(void)
 						   .host_table_full = 0, .hosts = 3};
 	s->workers[1] = (struct dpmon_snap_worker){.lcore = 2, .packets = 2400, .bursts = 90,
 						   .host_table_full = 5, .host_v4mapped = 7,
-						   .hosts = 2};
+						   .hosts = 2, .host_capacity = 1024, .polls = 5000,
+						   .busy_s = 1.5, .busy_ratio = 0.25};
 
 	s->subnets[0].prefix = prefix("10.0.0.0/24");
 	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "office");
@@ -415,6 +416,7 @@ test_no_snapshot(void)
 	CHECK_ERROR(get(NULL, "/api/v1/subnets/10.0.0.0/24"), 503, "no snapshot yet");
 	CHECK_ERROR(get(NULL, "/api/v1/hosts?limit=5"), 503, "no snapshot yet");
 	CHECK_ERROR(get(NULL, "/api/v1/hosts/10.0.0.5"), 503, "no snapshot yet");
+	CHECK_ERROR(get(NULL, "/api/v1/alerts"), 503, "no snapshot yet");
 	CHECK_ERROR(get(NULL, "/nope"), 404, "no such endpoint: /nope");
 	CHECK_ERROR(call(NULL, "POST", "/api/v1/summary"), 405, NULL);
 }
@@ -484,7 +486,12 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1", 6);
+	CHECK_SIZE(b, "workers.1", 10);
+	CHECK_INT(b, "workers.1.host_v4mapped", 7);
+	CHECK_INT(b, "workers.1.host_capacity", 1024);
+	CHECK_INT(b, "workers.1.polls", 5000);
+	CHECK_REAL(b, "workers.1.busy_s", 1.5);
+	CHECK_REAL(b, "workers.1.busy_ratio", 0.25);
 	CHECK_INT(b, "workers.0.lcore", 1);
 	CHECK_INT(b, "workers.0.packets", 2600);
 	CHECK_INT(b, "workers.1.lcore", 2);
@@ -738,6 +745,13 @@ test_routing(const struct dpmon_snapshot *s)
 	json_decref(r.body);
 	CHECK_ERROR(get(s, "/api/v1/summary?x=1"), 400, "unknown parameter 'x'");
 	CHECK_ERROR(get(s, "/health?verbose"), 400, "unknown parameter 'verbose'");
+	CHECK_ERROR(get(s, "/api/v1/alerts?x"), 400, "unknown parameter 'x'");
+	CHECK_ERROR(get(s, "/api/v1/alerts/1"), 404, "no such endpoint: /api/v1/alerts/1");
+	r = get(s, "/api/v1/alerts"); /* no alert rules yet: always empty */
+	CHECK(r.status == 200);
+	CHECK_SIZE(r.body, "alerts", 0);
+	CHECK(json_object_size(r.body) == 1);
+	json_decref(r.body);
 
 	static const char *const methods[] = {"POST", "PUT", "DELETE", "PATCH", "OPTIONS", "get", ""};
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {

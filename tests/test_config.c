@@ -573,6 +573,65 @@ test_files(const char *example)
 	}
 }
 
+/* http.cors_origins and metrics.top_hosts: values, defaults, errors. */
+#define OPS_BASE "{\"ports\": [{\"device\": \"net_pcap0\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], "
+
+static void
+test_ops_keys(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	CHECK(parse(OPS_BASE "\"http\": {\"cors_origins\": [\"*\", \"http://grafana.lan:3000\","
+		    " \"https://10.1.2.3\", \"http://[::1]:8000\"]}, \"metrics\": {\"top_hosts\": 0}}",
+		    &cfg, &out) == 0);
+	CHECK(strcmp(out, "") == 0);
+	CHECK(cfg.n_cors_origins == 4);
+	CHECK(strcmp(cfg.http_cors_origins[0], "*") == 0);
+	CHECK(strcmp(cfg.http_cors_origins[1], "http://grafana.lan:3000") == 0);
+	CHECK(strcmp(cfg.http_cors_origins[3], "http://[::1]:8000") == 0);
+	CHECK(cfg.metrics_top_hosts == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+
+	CHECK(parse(OPS_BASE "\"metrics\": {\"top_hosts\": 1000}}", &cfg, &out) == 0);
+	CHECK(cfg.metrics_top_hosts == 1000 && cfg.n_cors_origins == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+	CHECK(parse(OPS_BASE "\"http\": {}}", &cfg, &out) == 0);
+	CHECK(cfg.metrics_top_hosts == DPMON_TOP_HOSTS_DEFAULT && cfg.n_cors_origins == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+
+	out = parse_bad(OPS_BASE "\"metrics\": {\"top_hosts\": 1001, \"x\": 1}}", 2);
+	CHECK_LINE(out, "cfg.json: $.metrics.top_hosts: must be an integer 0..1000, got 1001");
+	CHECK_LINE(out, "cfg.json: $.metrics.x: unknown key");
+	free(out);
+	out = parse_bad(OPS_BASE "\"metrics\": [20]}", 1);
+	CHECK_LINE(out, "cfg.json: $.metrics: wrong type: expected object, got array");
+	free(out);
+	out = parse_bad(OPS_BASE "\"http\": {\"cors_origins\": [\"http://a.b/\", \"ftp://x\","
+			" \"http://A.b\", \"http://x:80\", \"https://x:0\", \"\", 7, \"http://[zz]\"]}}", 8);
+	CHECK_LINE(out, "cfg.json: $.http.cors_origins[0]: an origin has no path, query or trailing "
+		   "slash: only [:PORT] may follow the host, got \"http://a.b/\"");
+	CHECK_HAS(out, "cfg.json: $.http.cors_origins[1]: not \"*\" or an origin");
+	CHECK_HAS(out, "cfg.json: $.http.cors_origins[2]: missing or bad host");
+	CHECK_LINE(out, "cfg.json: $.http.cors_origins[3]: browsers omit the scheme's default port: "
+		   "leave it out, got \"http://x:80\"");
+	CHECK_LINE(out, "cfg.json: $.http.cors_origins[4]: port must be 1..65535, got \"https://x:0\"");
+	CHECK_LINE(out, "cfg.json: $.http.cors_origins[5]: must be 1..255 bytes, got 0");
+	CHECK_LINE(out, "cfg.json: $.http.cors_origins[6]: wrong type: expected string, got integer");
+	CHECK_HAS(out, "cfg.json: $.http.cors_origins[7]: bad bracketed IPv6 host");
+	free(out);
+	out = parse_bad(OPS_BASE "\"http\": {\"cors_origins\": \"*\"}}", 1);
+	CHECK_LINE(out, "cfg.json: $.http.cors_origins: wrong type: expected array, got string");
+	free(out);
+	out = parse_bad(OPS_BASE "\"http\": {\"cors_origins\": [\"*\",\"*\",\"*\",\"*\",\"*\",\"*\","
+			"\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\"]}}", 1);
+	CHECK_LINE(out, "cfg.json: $.http.cors_origins: must have 0..16 entries, got 17");
+	free(out);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -585,6 +644,7 @@ main(int argc, char **argv)
 	test_syntax_errors();
 	test_multiple_errors();
 	test_many_subnets();
+	test_ops_keys();
 	test_files(argc > 1 ? argv[1] : NULL);
 
 	return check_finish("test_config");

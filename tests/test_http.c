@@ -10,6 +10,8 @@
  * never sent — is refused at once, that odd requests (NUL, "..", a huge
  * URL, garbage) do not hurt the server, and that snapshots published while
  * requests are served are picked up (ASan checks the reference counting).
+ * Also /metrics, the page at /, ETag and If-None-Match (304) per snapshot,
+ * and CORS for configured origins (preflight included).
  *
  * Each CHECK prints file:line and exits 1.
  */
@@ -509,6 +511,173 @@ test_concurrent_publish(uint16_t port, struct dpmon_snap_store *store)
 	}
 }
 
+/* METHOD TARGET with extra header lines (each ending in \r\n). */
+static struct reply
+request_h(uint16_t port, const char *method, const char *target, const char *headers)
+{
+	char req[4096];
+	int n = snprintf(req, sizeof(req),
+			 "%s %s HTTP/1.1\r\nHost: localhost\r\n%sConnection: close\r\n\r\n",
+			 method, target, headers);
+
+	CHECK(n > 0 && (size_t)n < sizeof(req));
+	return exchange(AF_INET, port, req, (size_t)n);
+}
+
+/* /metrics: Prometheus text of the current snapshot, same checks as the API. */
+static void
+test_metrics(uint16_t port)
+{
+	struct reply r = request(port, "GET", "/metrics");
+	char v[128];
+
+	CHECK(r.status == 200);
+	CHECK(header(&r, "Content-Type", v, sizeof(v)) != NULL &&
+	      strcmp(v, "text/plain; version=0.0.4; charset=utf-8") == 0);
+	CHECK(header(&r, "Cache-Control", v, sizeof(v)) != NULL && strcmp(v, "no-store") == 0);
+	CHECK(header(&r, "ETag", v, sizeof(v)) != NULL && v[0] == '"');
+	CHECK(strstr(r.body, "\ndpmon_snapshot_seq 7\n") != NULL);
+	CHECK(strstr(r.body, "# TYPE dpmon_subnet_packets_total counter\n") != NULL);
+	CHECK(strstr(r.body, "dpmon_host_bytes_total{subnet=\"10.0.0.0/24\",host=\"10.0.0.6\","
+			     "direction=\"ingress\",protocol=\"tcp\"} 0\n") != NULL);
+	free(r.raw);
+	r = request(port, "HEAD", "/metrics");
+	CHECK(r.status == 200 && r.body_len == 0);
+	free(r.raw);
+	r = request(port, "GET", "/metrics/"); /* trailing slash ignored */
+	CHECK(r.status == 200);
+	free(r.raw);
+	EXPECT_ERROR(request(port, "GET", "/metrics?x=1"), 400, "unknown parameter 'x'");
+	EXPECT_ERROR(request(port, "GET", "/metrics?%ff=1"), 400, "unknown parameter '?'");
+	r = request(port, "POST", "/metrics");
+	CHECK(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
+	EXPECT_ERROR(r, 405, "method 'POST' not allowed (allowed: GET, HEAD)");
+	EXPECT_ERROR(request(port, "GET", "/metricsx"), 404, "no such endpoint: /metricsx");
+}
+
+/* The page at /: HTML, revalidated by ETag, with its security headers. */
+static void
+test_page(uint16_t port)
+{
+	struct reply r = request(port, "GET", "/");
+	char v[256], etag[64], hdr[128];
+
+	CHECK(r.status == 200);
+	CHECK(header(&r, "Content-Type", v, sizeof(v)) != NULL &&
+	      strcmp(v, "text/html; charset=utf-8") == 0);
+	CHECK(header(&r, "Cache-Control", v, sizeof(v)) != NULL && strcmp(v, "no-cache") == 0);
+	CHECK(header(&r, "Content-Security-Policy", v, sizeof(v)) != NULL);
+	CHECK(strstr(r.body, "<!doctype html>") == r.body || strstr(r.body, "<!DOCTYPE html>") == r.body);
+	CHECK(header(&r, "ETag", etag, sizeof(etag)) != NULL);
+	free(r.raw);
+	snprintf(hdr, sizeof(hdr), "If-None-Match: %s\r\n", etag);
+	r = request_h(port, "GET", "/", hdr);
+	CHECK(r.status == 304 && r.body_len == 0);
+	free(r.raw);
+	EXPECT_ERROR(request(port, "GET", "/?x"), 400, "unknown parameter 'x'");
+	EXPECT_ERROR(request(port, "DELETE", "/"), 405, NULL);
+}
+
+/* ETag per snapshot; If-None-Match gives 304 until the next publication. */
+static void
+test_etag(uint16_t port, struct dpmon_snap_store *st)
+{
+	char etag[64], etag2[64], hdr[256], v[64];
+	struct reply r = request(port, "GET", "/api/v1/subnets");
+
+	CHECK(r.status == 200 && header(&r, "ETag", etag, sizeof(etag)) != NULL);
+	free(r.raw);
+	r = request(port, "GET", "/api/v1/summary"); /* same snapshot: same tag */
+	CHECK(header(&r, "ETag", etag2, sizeof(etag2)) != NULL && strcmp(etag, etag2) == 0);
+	free(r.raw);
+	snprintf(hdr, sizeof(hdr), "If-None-Match: %s\r\n", etag);
+	r = request_h(port, "GET", "/api/v1/subnets", hdr);
+	CHECK(r.status == 304 && r.body_len == 0);
+	CHECK(header(&r, "ETag", v, sizeof(v)) != NULL && strcmp(v, etag) == 0);
+	CHECK(header(&r, "Cache-Control", v, sizeof(v)) != NULL && strcmp(v, "no-store") == 0);
+	free(r.raw);
+	snprintf(hdr, sizeof(hdr), "If-None-Match: \"x\", W/%s\r\n", etag); /* list, weak */
+	r = request_h(port, "GET", "/metrics", hdr);
+	CHECK(r.status == 304);
+	free(r.raw);
+	r = request_h(port, "GET", "/api/v1/hosts?limit=0", hdr); /* errors: never 304 */
+	CHECK(r.status == 400 && header(&r, "ETag", v, sizeof(v)) == NULL);
+	free(r.raw);
+	r = request_h(port, "GET", "/health", "If-None-Match: \"other\"\r\n");
+	CHECK(r.status == 200);
+	free(r.raw);
+	dpmon_snap_publish(st, build_snapshot(8));
+	snprintf(hdr, sizeof(hdr), "If-None-Match: %s\r\n", etag);
+	r = request_h(port, "GET", "/api/v1/subnets", hdr);
+	CHECK(r.status == 200 && header(&r, "ETag", etag2, sizeof(etag2)) != NULL);
+	CHECK(strcmp(etag, etag2) != 0);
+	free(r.raw);
+}
+
+/* CORS: headers only for configured origins; preflight for If-None-Match. */
+static void
+test_cors(struct dpmon_snap_store *st)
+{
+	static const char origins[2][DPMON_ORIGIN_LEN] = {"http://grafana.lan:3000", "https://x.y"};
+	static const char any[1][DPMON_ORIGIN_LEN] = {"*"};
+	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .metrics_top_hosts = 1,
+				    .n_cors_origins = 2, .cors_origins = origins};
+	struct dpmon_http *h = dpmon_http_start_opts(&o, st);
+	char v[128];
+	struct reply r;
+	uint16_t port;
+
+	CHECK(h != NULL);
+	port = dpmon_http_port(h);
+	r = request_h(port, "GET", "/api/v1/summary", "Origin: http://grafana.lan:3000\r\n");
+	CHECK(r.status == 200);
+	CHECK(header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL &&
+	      strcmp(v, "http://grafana.lan:3000") == 0);
+	CHECK(header(&r, "Access-Control-Expose-Headers", v, sizeof(v)) != NULL &&
+	      strcmp(v, "ETag") == 0);
+	CHECK(header(&r, "Vary", v, sizeof(v)) != NULL && strcmp(v, "Origin") == 0);
+	free(r.raw);
+	r = request_h(port, "GET", "/api/v1/nope", "Origin: https://x.y\r\n"); /* errors too */
+	CHECK(r.status == 404 && header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL);
+	free(r.raw);
+	r = request_h(port, "GET", "/api/v1/summary", "Origin: http://evil.example\r\n");
+	CHECK(r.status == 200 && header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) == NULL);
+	free(r.raw);
+	r = request_h(port, "OPTIONS", "/api/v1/summary",
+		      "Origin: https://x.y\r\nAccess-Control-Request-Method: GET\r\n"
+		      "Access-Control-Request-Headers: if-none-match\r\n");
+	CHECK(r.status == 204);
+	CHECK(header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL && strcmp(v, "https://x.y") == 0);
+	CHECK(header(&r, "Access-Control-Allow-Methods", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
+	CHECK(header(&r, "Access-Control-Allow-Headers", v, sizeof(v)) != NULL &&
+	      strcmp(v, "If-None-Match") == 0);
+	free(r.raw);
+	/* A preflight from elsewhere, or a plain OPTIONS, is a 405 like any method. */
+	EXPECT_ERROR(request_h(port, "OPTIONS", "/api/v1/summary",
+			       "Origin: http://evil.example\r\nAccess-Control-Request-Method: GET\r\n"),
+		     405, NULL);
+	EXPECT_ERROR(request(port, "OPTIONS", "/api/v1/summary"), 405, NULL);
+	/* metrics.top_hosts = 1: one host's series. */
+	r = request(port, "GET", "/metrics");
+	CHECK(r.status == 200 && strstr(r.body, "host=\"10.0.0.6\"") != NULL);
+	CHECK(strstr(r.body, "host=\"10.0.0.5\"") == NULL);
+	free(r.raw);
+	dpmon_http_stop(h);
+
+	o.cors_origins = any;
+	o.n_cors_origins = 1;
+	h = dpmon_http_start_opts(&o, st);
+	CHECK(h != NULL);
+	r = request_h(dpmon_http_port(h), "GET", "/health", "Origin: http://anything:1\r\n");
+	CHECK(header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL && strcmp(v, "*") == 0);
+	CHECK(header(&r, "Vary", v, sizeof(v)) == NULL);
+	free(r.raw);
+	dpmon_http_stop(h);
+	o.cors_origins = NULL;
+	errno = 0;
+	CHECK(dpmon_http_start_opts(&o, st) == NULL && errno == EINVAL);
+}
+
 static void
 test_start_errors(uint16_t busy_port, struct dpmon_snap_store *store)
 {
@@ -548,6 +717,13 @@ test_starting(void)
 	json_decref(j);
 	EXPECT_ERROR(request(port, "GET", "/api/v1/summary"), 503, "no snapshot yet");
 	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts"), 503, "no snapshot yet");
+	EXPECT_ERROR(request(port, "GET", "/metrics"), 503, "no snapshot yet");
+	{
+		struct reply r = request(port, "GET", "/"); /* the page needs no snapshot */
+
+		CHECK(r.status == 200);
+		free(r.raw);
+	}
 	dpmon_snap_publish(&st, build_snapshot(1));
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200);
 	REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 1);
@@ -597,7 +773,11 @@ main(void)
 	test_weird(port);
 	test_start_errors(port, &st);
 	test_ipv6(&st);
+	test_metrics(port);
+	test_page(port);
 	test_concurrent_publish(port, &st);
+	test_etag(port, &st);
+	test_cors(&st);
 	/* Still serving after all of the above. */
 	json_decref(EXPECT_JSON(request(port, "GET", "/health"), 200));
 	dpmon_http_stop(h);

@@ -135,10 +135,18 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	check_core(core[1], 1);
 	CHECK_EQ_U64(rte_mempool_in_use_count(mp), 0); /* every mbuf freed */
 
+	/* Load as the worker loop would count it (the burst calls above do not). */
+	core[0]->stats.polls = 10;
+	core[0]->stats.busy_cycles = hz / 2;
 	m = dpmon_merge_create(cfg, core, lcores, 2, 0, hz);
 	CHECK(m != NULL);
 	s = dpmon_merge_run(m, 2 * hz, NULL, 0); /* a 2-second interval */
 	CHECK(s != NULL);
+	CHECK_EQ_U64(s->workers[0].polls, 10);
+	CHECK(fabs(s->workers[0].busy_s - 0.5) < 1e-9);
+	CHECK(fabs(s->workers[0].busy_ratio - 0.25) < 1e-9);
+	CHECK(s->workers[1].busy_ratio == 0.0);
+	CHECK_EQ_U64(s->workers[0].host_capacity, 1024);
 	CHECK_EQ_U64(s->seq, 1);
 	CHECK(fabs(s->interval_s - 2.0) < 1e-9);
 	CHECK_EQ_U64(s->n_hosts, 5); /* same hosts on both cores: merged */
@@ -177,8 +185,11 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	 * over the new interval (0.5 s) and the cumulative count. */
 	n = burst(p);
 	dpmon_worker_burst(core[1], cls, p, (uint16_t)n);
+	core[0]->stats.busy_cycles += hz / 4;
 	s = dpmon_merge_run(m, 2 * hz + hz / 2, NULL, 0);
 	CHECK(s != NULL);
+	CHECK(fabs(s->workers[0].busy_ratio - 0.5) < 1e-9); /* 0.25 s of 0.5 s */
+	CHECK(fabs(s->workers[0].busy_s - 0.75) < 1e-9);
 	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 8);
 	CHECK(fabs(s->subnets[0].dir[DPMON_DIR_INGRESS].total.pps - 4.0) < 1e-9);
 	CHECK(fabs(s->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER].bps - 6400.0) < 1e-9);

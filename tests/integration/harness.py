@@ -238,7 +238,7 @@ class Dpmon:
     """One dpmon process on a net_pcap0 port with one RX queue per pcap."""
 
     def __init__(self, h, pcaps, subnets, label, lcores=None, merge_interval_ms=200,
-                 extra_config=None, rx_queues=None):
+                 extra_config=None, rx_queues=None, vdev_args=''):
         self.h = h
         self.pcaps = list(pcaps)
         self.subnets = subnets
@@ -255,6 +255,7 @@ class Dpmon:
         }
         if extra_config:
             self.config.update(extra_config)
+        self.vdev_args = vdev_args  # appended to the net_pcap0 devargs (',infinite_rx=1')
         self.proc = None
         self.port = None
         self.rc = None
@@ -297,7 +298,7 @@ class Dpmon:
         with open(cfg, 'w') as f:
             json.dump(self.config, f)
         self.port_file = os.path.join(self.dir, 'port')
-        vdev = 'net_pcap0' + ''.join(',rx_pcap=' + p for p in self.pcaps)
+        vdev = 'net_pcap0' + ''.join(',rx_pcap=' + p for p in self.pcaps) + self.vdev_args
         self.argv = [self.h.dpmon, '--no-huge', '-m', '512', '--no-pci',
                      '--file-prefix', self.prefix] + list(self.lcores) + [
             '--vdev', vdev, '--', '--config', cfg, '--http-port-file', self.port_file]
@@ -355,10 +356,10 @@ class Dpmon:
 
     # -- HTTP ---------------------------------------------------------------
 
-    def request(self, path, method='GET', data=None):
+    def request(self, path, method='GET', data=None, headers=None):
         """(status, headers, parsed JSON body or raw text) of one request."""
         url = 'http://127.0.0.1:%d%s' % (self.port, path)
-        req = urllib.request.Request(url, method=method, data=data)
+        req = urllib.request.Request(url, method=method, data=data, headers=headers or {})
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
                 status, headers, body = r.status, r.headers, r.read()
@@ -369,6 +370,10 @@ class Dpmon:
         except ValueError:
             doc = body.decode('utf-8', 'replace')
         return status, headers, doc
+
+    def telemetry_socket(self):
+        """Path of this process's DPDK telemetry socket (SOCK_SEQPACKET)."""
+        return os.path.join(_runtime_dir(self.prefix), 'dpdk_telemetry.v2')
 
     def get(self, path):
         status, _, doc = self.request(path)

@@ -1,0 +1,481 @@
+/*
+ * prom.c — the snapshot as Prometheus text exposition format 0.0.4.
+ *
+ * Design
+ * ------
+ *
+ * The text is built in one growable buffer, family by family: a family is
+ * one "# HELP" line, one "# TYPE" line and all of its samples, contiguous,
+ * as the format requires (a name never appears in two places). Names are
+ * in the dpmon_ namespace with base units: cumulative values are counters
+ * ending in _total (_packets_total, _bytes_total, _seconds_total), rates
+ * and levels are gauges (_per_second, _ratio, _seconds). bps in the
+ * snapshot are bits per second; here they are bytes per second (bps / 8,
+ * exact in binary floating point), the base unit.
+ *
+ * Cardinality is bounded by the configuration, never by traffic: totals,
+ * subnets, ports, workers and parse reasons are fixed sets; hosts are
+ * limited to the top N by cumulative bytes (ingress + egress, top.c: one
+ * pass, O(hosts log N)), listed best first, ties by address so a scrape is
+ * deterministic.
+ *
+ * Reals are printed with %.17g, which round-trips a double, so a value
+ * here equals the JSON API's value for the same snapshot exactly; NaN and
+ * infinities (never expected) print as 0 like in the API. Label values are
+ * escaped (backslash, double quote, newline). An allocation failure is
+ * remembered in the buffer and reported once at the end.
+ */
+#include "prom.h"
+#include "top.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef DPMON_VERSION
+#define DPMON_VERSION "0.0.0"
+#endif
+
+#define LABELS_MAX 512 /* one sample's label text (addresses, prefixes, names) */
+
+/* A growable text buffer; @c oom sticks once an allocation failed. */
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+/* The four values of a struct dpmon_rate, as metric name suffixes. */
+enum field { F_PACKETS, F_BYTES, F_PPS, F_BYTES_PER_S, F_MAX };
+
+struct field_def {
+	const char *suffix; /* appended to the family's prefix */
+	const char *type;
+	const char *help;   /* "%s" is the family's own words */
+};
+
+static const struct field_def fields[F_MAX] = {
+	[F_PACKETS] = {"packets_total", "counter", "Packets %s, cumulative since start."},
+	[F_BYTES] = {"bytes_total", "counter",
+		     "Bytes %s (frame length as received: L2 header included, FCS excluded), "
+		     "cumulative since start."},
+	[F_PPS] = {"packets_per_second", "gauge",
+		   "Packets per second %s over the last merge interval."},
+	[F_BYTES_PER_S] = {"bytes_per_second", "gauge",
+			   "Bytes per second %s over the last merge interval."},
+};
+
+/* ------------------------------------------------------------------------
+ * Buffer.
+ * --------------------------------------------------------------------- */
+
+static bool
+reserve(struct buf *b, size_t more)
+{
+	size_t cap = b->cap ? b->cap : 16384;
+	char *p;
+
+	if (b->oom)
+		return false;
+	while (cap - b->len <= more)
+		cap *= 2;
+	if (cap == b->cap)
+		return true;
+	p = realloc(b->p, cap);
+	if (p == NULL) {
+		b->oom = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+__attribute__((format(printf, 2, 3))) static void
+put(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !reserve(b, (size_t)n + 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* Append @p s (at most @p max bytes) escaped as a label value. */
+static void
+put_label_value(struct buf *b, const char *s, size_t max)
+{
+	for (size_t i = 0; i < max && s[i] != '\0'; i++) {
+		if (s[i] == '\\' || s[i] == '"')
+			put(b, "\\%c", s[i]);
+		else if (s[i] == '\n')
+			put(b, "\\n");
+		else
+			put(b, "%c", s[i]);
+	}
+}
+
+static double
+finite_or_zero(double x)
+{
+	return isfinite(x) ? x : 0.0;
+}
+
+/* ------------------------------------------------------------------------
+ * Families and samples.
+ * --------------------------------------------------------------------- */
+
+static void
+family(struct buf *b, const char *name, const char *type, const char *help)
+{
+	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void
+sample_u64(struct buf *b, const char *name, const char *labels, uint64_t v)
+{
+	put(b, "%s%s%s%s %" PRIu64 "\n", name, *labels ? "{" : "", labels, *labels ? "}" : "", v);
+}
+
+static void
+sample_real(struct buf *b, const char *name, const char *labels, double v)
+{
+	put(b, "%s%s%s%s %.17g\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
+	    finite_or_zero(v));
+}
+
+/* A one-sample family. */
+static void
+gauge_real(struct buf *b, const char *name, const char *help, double v)
+{
+	family(b, name, "gauge", help);
+	sample_real(b, name, "", v);
+}
+
+static void
+gauge_u64(struct buf *b, const char *name, const char *help, uint64_t v)
+{
+	family(b, name, "gauge", help);
+	sample_u64(b, name, "", v);
+}
+
+/* The family header "<prefix>_<suffix>" of field @p f; its name in @p name. */
+static void
+field_family(struct buf *b, const char *prefix, enum field f, const char *words,
+	     char *name, size_t name_len)
+{
+	char help[256];
+
+	snprintf(name, name_len, "%s_%s", prefix, fields[f].suffix);
+	snprintf(help, sizeof(help), fields[f].help, words);
+	family(b, name, fields[f].type, help);
+}
+
+static void
+rate_sample(struct buf *b, const char *name, const char *labels, const struct dpmon_rate *r,
+	    enum field f)
+{
+	switch (f) {
+	case F_PACKETS:
+		sample_u64(b, name, labels, r->packets);
+		break;
+	case F_BYTES:
+		sample_u64(b, name, labels, r->bytes);
+		break;
+	case F_PPS:
+		sample_real(b, name, labels, r->pps);
+		break;
+	default:
+		sample_real(b, name, labels, finite_or_zero(r->bps) / 8.0);
+		break;
+	}
+}
+
+/* One sample per protocol class of @p d, labels @p base plus protocol. */
+static void
+dir_samples(struct buf *b, const char *name, const char *base, const struct dpmon_dir_stats *d,
+	    enum field f)
+{
+	char labels[LABELS_MAX];
+
+	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+		snprintf(labels, sizeof(labels), "%s,protocol=\"%s\"", base,
+			 dpmon_proto_name((enum dpmon_proto)p));
+		rate_sample(b, name, labels, &d->proto[p], f);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Sections.
+ * --------------------------------------------------------------------- */
+
+static void
+general(struct buf *b, const struct dpmon_snapshot *s)
+{
+	family(b, "dpmon_build_info", "gauge", "dpmon's version; always 1.");
+	sample_u64(b, "dpmon_build_info", "version=\"" DPMON_VERSION "\"", 1);
+	gauge_u64(b, "dpmon_snapshot_seq",
+		  "Number of the snapshot these values come from (1 for the first merge, +1 per "
+		  "merge); the same as snapshot_seq in the JSON API.", s->seq);
+	gauge_real(b, "dpmon_uptime_seconds", "Seconds since dpmon started, at this snapshot.",
+		   s->uptime_s);
+	gauge_real(b, "dpmon_merge_interval_seconds",
+		   "Measured length of the last merge interval: the divisor of every rate.",
+		   s->interval_s);
+	gauge_real(b, "dpmon_merge_duration_seconds",
+		   "Time the merge that built this snapshot took.", s->merge_s);
+	gauge_u64(b, "dpmon_subnets", "Number of monitored subnets.", s->n_subnets);
+	gauge_u64(b, "dpmon_hosts", "Number of distinct hosts seen in monitored subnets.",
+		  s->n_hosts);
+	gauge_u64(b, "dpmon_alerts_active",
+		  "Alerts currently active. Always 0: this version has no alert rules.", 0);
+}
+
+static void
+totals(struct buf *b, const struct dpmon_snapshot *s)
+{
+	char name[128], base[LABELS_MAX];
+
+	for (int f = 0; f < F_MAX; f++) {
+		field_family(b, "dpmon_traffic", (enum field)f,
+			     "of all traffic by direction (ingress: destination monitored, egress: "
+			     "source monitored, internal: both, external: neither) and protocol",
+			     name, sizeof(name));
+		for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
+			snprintf(base, sizeof(base), "direction=\"%s\"",
+				 dpmon_total_name((enum dpmon_total)t));
+			dir_samples(b, name, base, &s->totals[t], (enum field)f);
+		}
+	}
+}
+
+static void
+subnet_info(struct buf *b, const struct dpmon_snapshot *s)
+{
+	char p[DPMON_PREFIX_STRLEN];
+
+	family(b, "dpmon_subnet_info", "gauge",
+	       "A monitored subnet with its configured name and address family; always 1.");
+	for (uint32_t i = 0; i < s->n_subnets; i++) {
+		const struct dpmon_snap_subnet *sn = &s->subnets[i];
+
+		put(b, "dpmon_subnet_info{subnet=\"%s\",name=\"",
+		    dpmon_prefix_format(&sn->prefix, p, sizeof(p)));
+		put_label_value(b, sn->name, sizeof(sn->name));
+		put(b, "\",family=\"%u\"} 1\n", (unsigned)sn->prefix.family);
+	}
+}
+
+static void
+subnets(struct buf *b, const struct dpmon_snapshot *s)
+{
+	char name[128], base[LABELS_MAX], p[DPMON_PREFIX_STRLEN];
+
+	subnet_info(b, s);
+	for (int f = 0; f < F_MAX; f++) {
+		field_family(b, "dpmon_subnet", (enum field)f,
+			     "to (ingress) and from (egress) a monitored subnet, by protocol",
+			     name, sizeof(name));
+		for (uint32_t i = 0; i < s->n_subnets; i++) {
+			dpmon_prefix_format(&s->subnets[i].prefix, p, sizeof(p));
+			for (int d = 0; d < DPMON_DIR_MAX; d++) {
+				snprintf(base, sizeof(base), "subnet=\"%s\",direction=\"%s\"", p,
+					 dpmon_dir_name((enum dpmon_dir)d));
+				dir_samples(b, name, base, &s->subnets[i].dir[d], (enum field)f);
+			}
+		}
+	}
+}
+
+static void
+host_families(struct buf *b, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
+{
+	char name[128], base[LABELS_MAX], a[DPMON_ADDR_STRLEN], p[DPMON_PREFIX_STRLEN];
+
+	for (int f = 0; f < F_MAX; f++) {
+		field_family(b, "dpmon_host", (enum field)f,
+			     "to (ingress) and from (egress) one of the top hosts by bytes "
+			     "(metrics.top_hosts), by protocol", name, sizeof(name));
+		for (uint32_t k = 0; k < n; k++) {
+			const struct dpmon_snap_host *h = &s->hosts[idx[k]];
+
+			p[0] = '\0';
+			if (h->subnet < s->n_subnets)
+				dpmon_prefix_format(&s->subnets[h->subnet].prefix, p, sizeof(p));
+			dpmon_addr_format(&h->addr, a, sizeof(a));
+			for (int d = 0; d < DPMON_DIR_MAX; d++) {
+				snprintf(base, sizeof(base),
+					 "subnet=\"%s\",host=\"%s\",direction=\"%s\"", p, a,
+					 dpmon_dir_name((enum dpmon_dir)d));
+				dir_samples(b, name, base, &h->dir[d], (enum field)f);
+			}
+		}
+	}
+}
+
+static int
+hosts(struct buf *b, const struct dpmon_snapshot *s, uint32_t top_hosts)
+{
+	uint32_t cap = top_hosts < s->n_hosts ? top_hosts : s->n_hosts, n;
+	uint32_t *idx = malloc((cap ? cap : 1) * sizeof(*idx));
+
+	if (idx == NULL)
+		return -ENOMEM;
+	n = dpmon_top_hosts(s, -1, cap, idx, NULL);
+	host_families(b, s, idx, n);
+	free(idx);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Ports, workers, parse reasons.
+ * --------------------------------------------------------------------- */
+
+struct port_field {
+	const char *name, *type, *help;
+	size_t offset; /* of a uint64_t in struct dpmon_snap_port */
+};
+
+static const struct port_field port_fields[] = {
+	{"dpmon_port_rx_packets_total", "counter", "Packets received by the NIC (ipackets).",
+	 offsetof(struct dpmon_snap_port, ipackets)},
+	{"dpmon_port_rx_bytes_total", "counter", "Bytes received by the NIC (ibytes).",
+	 offsetof(struct dpmon_snap_port, ibytes)},
+	{"dpmon_port_rx_missed_packets_total", "counter",
+	 "Packets the NIC dropped for lack of RX descriptors: dpmon too slow (imissed).",
+	 offsetof(struct dpmon_snap_port, imissed)},
+	{"dpmon_port_rx_errors_total", "counter", "Erroneous frames received (ierrors).",
+	 offsetof(struct dpmon_snap_port, ierrors)},
+	{"dpmon_port_rx_nombuf_total", "counter", "RX mbuf allocation failures (rx_nombuf).",
+	 offsetof(struct dpmon_snap_port, rx_nombuf)},
+};
+
+/* The port label: the configured device name, escaped. */
+static void
+port_sample(struct buf *b, const char *name, const struct dpmon_snap_port *p, uint64_t v)
+{
+	put(b, "%s{port=\"", name);
+	put_label_value(b, p->device, sizeof(p->device));
+	put(b, "\"} %" PRIu64 "\n", v);
+}
+
+static void
+ports(struct buf *b, const struct dpmon_snapshot *s)
+{
+	for (size_t f = 0; f < sizeof(port_fields) / sizeof(port_fields[0]); f++) {
+		family(b, port_fields[f].name, port_fields[f].type, port_fields[f].help);
+		for (uint32_t i = 0; i < s->n_ports; i++)
+			port_sample(b, port_fields[f].name, &s->ports[i],
+				    *(const uint64_t *)((const char *)&s->ports[i] +
+							port_fields[f].offset));
+	}
+	family(b, "dpmon_port_rx_queues", "gauge", "RX queues configured on the port.");
+	for (uint32_t i = 0; i < s->n_ports; i++)
+		port_sample(b, "dpmon_port_rx_queues", &s->ports[i], s->ports[i].rx_queues);
+}
+
+enum wfield {
+	W_PACKETS, W_BURSTS, W_POLLS, W_BUSY_S, W_BUSY_RATIO, W_ENTRIES, W_CAPACITY, W_FILL,
+	W_FULL, W_MAX
+};
+
+static const struct {
+	const char *name, *type, *help;
+} worker_fields[W_MAX] = {
+	[W_PACKETS] = {"dpmon_worker_packets_total", "counter", "Packets received by the worker lcore."},
+	[W_BURSTS] = {"dpmon_worker_bursts_total", "counter", "RX bursts that returned packets."},
+	[W_POLLS] = {"dpmon_worker_polls_total", "counter", "RX bursts asked for, empty ones included."},
+	[W_BUSY_S] = {"dpmon_worker_busy_seconds_total", "counter",
+		      "Seconds spent on non-empty bursts (the rx_burst call and the processing)."},
+	[W_BUSY_RATIO] = {"dpmon_worker_busy_ratio", "gauge",
+			  "Share of the last merge interval spent on non-empty bursts, 0..1."},
+	[W_ENTRIES] = {"dpmon_worker_host_table_entries", "gauge",
+		       "Hosts in the worker's host table."},
+	[W_CAPACITY] = {"dpmon_worker_host_table_capacity", "gauge",
+			"Size of the worker's host table (host_table_capacity)."},
+	[W_FILL] = {"dpmon_worker_host_table_fill_ratio", "gauge",
+		    "Host table entries divided by its capacity, 0..1."},
+	[W_FULL] = {"dpmon_worker_host_table_full_total", "counter",
+		    "Host updates lost because the host table was full."},
+};
+
+static void
+worker_sample(struct buf *b, const char *name, const struct dpmon_snap_worker *w, enum wfield f)
+{
+	char labels[32];
+
+	snprintf(labels, sizeof(labels), "lcore=\"%u\"", w->lcore);
+	switch (f) {
+	case W_PACKETS: sample_u64(b, name, labels, w->packets); break;
+	case W_BURSTS: sample_u64(b, name, labels, w->bursts); break;
+	case W_POLLS: sample_u64(b, name, labels, w->polls); break;
+	case W_BUSY_S: sample_real(b, name, labels, w->busy_s); break;
+	case W_BUSY_RATIO: sample_real(b, name, labels, w->busy_ratio); break;
+	case W_ENTRIES: sample_u64(b, name, labels, w->hosts); break;
+	case W_CAPACITY: sample_u64(b, name, labels, w->host_capacity); break;
+	case W_FILL:
+		sample_real(b, name, labels, w->host_capacity ?
+			    (double)w->hosts / (double)w->host_capacity : 0.0);
+		break;
+	default: sample_u64(b, name, labels, w->host_table_full); break;
+	}
+}
+
+static void
+workers(struct buf *b, const struct dpmon_snapshot *s)
+{
+	for (int f = 0; f < W_MAX; f++) {
+		family(b, worker_fields[f].name, worker_fields[f].type, worker_fields[f].help);
+		for (uint32_t i = 0; i < s->n_workers; i++)
+			worker_sample(b, worker_fields[f].name, &s->workers[i], (enum wfield)f);
+	}
+}
+
+static void
+parse_reasons(struct buf *b, const struct dpmon_snapshot *s)
+{
+	char labels[64];
+
+	family(b, "dpmon_parse_errors_total", "counter",
+	       "Frames not counted as IP traffic, by reason (see docs/api.md).");
+	for (int r = DPMON_REASON_OK + 1; r < DPMON_REASON_MAX; r++) {
+		snprintf(labels, sizeof(labels), "reason=\"%s\"",
+			 dpmon_reason_name((enum dpmon_reason)r));
+		sample_u64(b, "dpmon_parse_errors_total", labels, s->parse_errors[r]);
+	}
+}
+
+int
+dpmon_prom_render(const struct dpmon_snapshot *s, uint32_t top_hosts, char **out, size_t *len)
+{
+	struct buf b = {0};
+
+	general(&b, s);
+	totals(&b, s);
+	subnets(&b, s);
+	if (hosts(&b, s, top_hosts) != 0)
+		b.oom = true;
+	ports(&b, s);
+	workers(&b, s);
+	parse_reasons(&b, s);
+	if (b.oom || !reserve(&b, 1)) {
+		free(b.p);
+		return -ENOMEM;
+	}
+	b.p[b.len] = '\0';
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}

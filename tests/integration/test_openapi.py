@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""docs/openapi.yaml: a valid OpenAPI 3.1 document that describes what a
+running dpmon really answers.
+
+tests/js/openapi_check.mjs validates the document with
+@seriousme/openapi-schema-validator, then sends dpmon every kind of request
+(successes, each error, HEAD, If-None-Match, CORS preflights) and checks
+each status, Content-Type, required header and body against the document
+with ajv (JSON Schema 2020-12) — see that file. dpmon runs on
+pcapplusplus/example.pcap with a CORS origin configured.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import jstools  # noqa: E402
+
+PACKETS = 4631
+ORIGIN = 'http://dashboard.example:8000'
+
+
+def test_openapi(h):
+    rows = harness.read_tsv(h.td('expected', 'benchmark', 'example.pcap.dst_subnets.tsv'))
+    subnets = [(r['dst_prefix'], 's%d' % i) for i, r in enumerate(rows)] + [
+        ('2001:db8:1::/48', 'v6')]
+    c = h.checker('openapi')
+    with h.dpmon_run([h.td('pcaps', 'pcapplusplus', 'example.pcap')], subnets, 'openapi',
+                     extra_config={'http': {'listen': '127.0.0.1', 'port': 0,
+                                            'cors_origins': [ORIGIN]}}) as d:
+        d.wait_counts(PACKETS)
+        out = jstools.run_node(h, c, 'openapi_check.mjs', [
+            '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),
+            '--base', 'http://127.0.0.1:%d' % d.port, '--cors', ORIGIN])
+        c.true('openapi_check.mjs ran its checks', ' checks, 0 failed' in out)
+        c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+    c.done()
+
+
+if __name__ == '__main__':
+    harness.main(globals())

@@ -1,0 +1,305 @@
+/*
+ * test_prom.c — /metrics text (prom.c) on hand-built snapshots.
+ *
+ * Checks the exposition format's structure (every family exactly one HELP
+ * then one TYPE line, its samples contiguous right after, counters named
+ * *_total and nothing else), exact sample lines for totals, subnets, ports,
+ * workers and parse reasons, rates in bytes per second (bps / 8), label
+ * escaping, and the per-host top-N: which hosts, in which order, ties by
+ * address, N = 0, and against a full sort on 100 000 hosts. No DPDK.
+ *
+ * Each CHECK prints file:line and exits 1.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prom.h"
+#include "snapshot.h"
+
+#define CHECK(c)                                                               \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+				__LINE__, #c);                                 \
+			exit(1);                                               \
+		}                                                              \
+	} while (0)
+
+/* @p text contains @p line as a whole line. */
+static bool
+has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+#define CHECK_LINE(text, line)                                                         \
+	do {                                                                           \
+		if (!has_line((text), (line))) {                                       \
+			fprintf(stderr, "%s:%d: missing line: %s\n", __FILE__, __LINE__, \
+				(line));                                               \
+			exit(1);                                                       \
+		}                                                                      \
+	} while (0)
+
+static char *
+render(const struct dpmon_snapshot *s, uint32_t top)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	CHECK(dpmon_prom_render(s, top, &text, &len) == 0);
+	CHECK(text != NULL && strlen(text) == len && len > 0 && text[len - 1] == '\n');
+	return text;
+}
+
+/* The metric name of a sample line, into @p out. */
+static void
+sample_name(const char *line, char *out, size_t cap)
+{
+	size_t n = strcspn(line, "{ ");
+
+	CHECK(n < cap);
+	memcpy(out, line, n);
+	out[n] = '\0';
+}
+
+/*
+ * Walk the text line by line: "# HELP name", "# TYPE name type", then
+ * samples of exactly that name; a name seen twice is an error.
+ * @return the number of families.
+ */
+static int
+check_structure(char *text)
+{
+	char names[256][96], cur[96] = "", name[96], type[16];
+	int n = 0;
+	bool expect_type = false;
+
+	for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		if (strncmp(line, "# HELP ", 7) == 0) {
+			CHECK(!expect_type);
+			sample_name(line + 7, cur, sizeof(cur));
+			for (int i = 0; i < n; i++)
+				CHECK(strcmp(names[i], cur) != 0);
+			CHECK(n < 256);
+			snprintf(names[n++], sizeof(names[0]), "%s", cur);
+			CHECK(strncmp(cur, "dpmon_", 6) == 0);
+			expect_type = true;
+		} else if (strncmp(line, "# TYPE ", 7) == 0) {
+			CHECK(expect_type);
+			CHECK(sscanf(line + 7, "%95s %15s", name, type) == 2);
+			CHECK(strcmp(name, cur) == 0);
+			CHECK(strcmp(type, "counter") == 0 || strcmp(type, "gauge") == 0);
+			/* counters and only counters end in _total */
+			CHECK((strcmp(type, "counter") == 0) ==
+			      (strlen(name) > 6 && strcmp(name + strlen(name) - 6, "_total") == 0));
+			expect_type = false;
+		} else {
+			CHECK(!expect_type && cur[0] != '\0');
+			sample_name(line, name, sizeof(name));
+			CHECK(strcmp(name, cur) == 0);
+			CHECK(strchr(line, ' ') != NULL && strchr(line, ' ')[1] != '\0');
+		}
+	}
+	return n;
+}
+
+static struct dpmon_rate
+rate(uint64_t packets, uint64_t bytes, double pps, double bps)
+{
+	return (struct dpmon_rate){.packets = packets, .bytes = bytes, .pps = pps, .bps = bps};
+}
+
+static void
+set_host(struct dpmon_snap_host *h, const char *addr, uint32_t subnet, uint64_t in_bytes,
+	 uint64_t out_bytes)
+{
+	CHECK(dpmon_addr_parse(addr, &h->addr) == 0);
+	h->subnet = subnet;
+	h->dir[DPMON_DIR_INGRESS].total = rate(1, in_bytes, 0, 0);
+	h->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP] = rate(1, in_bytes, 0.5, 8.0 * in_bytes);
+	h->dir[DPMON_DIR_EGRESS].total = rate(1, out_bytes, 0, 0);
+	h->dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP] = rate(1, out_bytes, 0, 0);
+}
+
+static struct dpmon_snapshot *
+build(void)
+{
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(1, 2, 2, 4);
+
+	CHECK(s != NULL);
+	s->seq = 42;
+	s->uptime_s = 42.5;
+	s->interval_s = 1.0001;
+	s->merge_s = 0.25;
+	s->totals[DPMON_TOTAL_INGRESS].proto[DPMON_PROTO_TCP] = rate(10, 6400, 2.5, 1000.0);
+	s->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER] = rate(3, 300, 0.1, 0.30000000000000004);
+	s->parse_errors[DPMON_REASON_RUNT] = 5;
+	snprintf(s->ports[0].device, sizeof(s->ports[0].device), "net_pcap0");
+	s->ports[0] = (struct dpmon_snap_port){.device = "net_pcap0", .rx_queues = 2, .ipackets = 99,
+					       .ibytes = 9900, .imissed = 7, .ierrors = 1, .rx_nombuf = 2};
+	s->workers[0] = (struct dpmon_snap_worker){.lcore = 1, .packets = 60, .bursts = 6, .polls = 600,
+						   .hosts = 256, .host_capacity = 1024,
+						   .busy_s = 0.125, .busy_ratio = 0.5};
+	s->workers[1] = (struct dpmon_snap_worker){.lcore = 3, .host_table_full = 4};
+	CHECK(dpmon_prefix_parse("10.0.0.0/24", &s->subnets[0].prefix, NULL) == 0);
+	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "off\"ice\\1\n");
+	s->subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_ICMP] = rate(4, 400, 1.5, 1200.0);
+	CHECK(dpmon_prefix_parse("2001:db8::/48", &s->subnets[1].prefix, NULL) == 0);
+	set_host(&s->hosts[0], "10.0.0.5", 0, 100, 0);  /* 100 bytes */
+	set_host(&s->hosts[1], "10.0.0.6", 0, 300, 50); /* 350: first */
+	set_host(&s->hosts[2], "10.0.0.7", 0, 0, 100);  /* 100: tie with .5, after it */
+	set_host(&s->hosts[3], "2001:db8::1", 1, 200, 0);
+	return s;
+}
+
+static void
+test_lines(void)
+{
+	struct dpmon_snapshot *s = build();
+	char *t = render(s, 20);
+
+	CHECK_LINE(t, "dpmon_snapshot_seq 42");
+	CHECK_LINE(t, "dpmon_build_info{version=\"" DPMON_VERSION "\"} 1");
+	CHECK_LINE(t, "dpmon_uptime_seconds 42.5");
+	CHECK_LINE(t, "dpmon_merge_interval_seconds 1.0001");
+	CHECK_LINE(t, "dpmon_merge_duration_seconds 0.25");
+	CHECK_LINE(t, "dpmon_subnets 2");
+	CHECK_LINE(t, "dpmon_hosts 4");
+	CHECK_LINE(t, "dpmon_alerts_active 0");
+	CHECK_LINE(t, "# TYPE dpmon_traffic_packets_total counter");
+	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"ingress\",protocol=\"tcp\"} 10");
+	CHECK_LINE(t, "dpmon_traffic_bytes_total{direction=\"ingress\",protocol=\"tcp\"} 6400");
+	CHECK_LINE(t, "dpmon_traffic_packets_per_second{direction=\"ingress\",protocol=\"tcp\"} 2.5");
+	CHECK_LINE(t, "dpmon_traffic_bytes_per_second{direction=\"ingress\",protocol=\"tcp\"} 125");
+	CHECK_LINE(t, "dpmon_traffic_bytes_per_second{direction=\"external\",protocol=\"other\"} "
+		      "0.037500000000000006"); /* 0.30000000000000004 / 8, exactly */
+	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"internal\",protocol=\"udp\"} 0");
+	CHECK_LINE(t, "dpmon_subnet_info{subnet=\"10.0.0.0/24\",name=\"off\\\"ice\\\\1\\n\",family=\"4\"} 1");
+	CHECK_LINE(t, "dpmon_subnet_info{subnet=\"2001:db8::/48\",name=\"\",family=\"6\"} 1");
+	CHECK_LINE(t, "dpmon_subnet_packets_total{subnet=\"10.0.0.0/24\",direction=\"egress\","
+		      "protocol=\"icmp\"} 4");
+	CHECK_LINE(t, "dpmon_subnet_bytes_per_second{subnet=\"10.0.0.0/24\",direction=\"egress\","
+		      "protocol=\"icmp\"} 150");
+	CHECK_LINE(t, "dpmon_host_bytes_total{subnet=\"10.0.0.0/24\",host=\"10.0.0.6\","
+		      "direction=\"ingress\",protocol=\"tcp\"} 300");
+	CHECK_LINE(t, "dpmon_host_bytes_per_second{subnet=\"2001:db8::/48\",host=\"2001:db8::1\","
+		      "direction=\"ingress\",protocol=\"tcp\"} 200");
+	CHECK_LINE(t, "dpmon_port_rx_packets_total{port=\"net_pcap0\"} 99");
+	CHECK_LINE(t, "dpmon_port_rx_bytes_total{port=\"net_pcap0\"} 9900");
+	CHECK_LINE(t, "dpmon_port_rx_missed_packets_total{port=\"net_pcap0\"} 7");
+	CHECK_LINE(t, "dpmon_port_rx_errors_total{port=\"net_pcap0\"} 1");
+	CHECK_LINE(t, "dpmon_port_rx_nombuf_total{port=\"net_pcap0\"} 2");
+	CHECK_LINE(t, "dpmon_port_rx_queues{port=\"net_pcap0\"} 2");
+	CHECK_LINE(t, "dpmon_worker_packets_total{lcore=\"1\"} 60");
+	CHECK_LINE(t, "dpmon_worker_bursts_total{lcore=\"1\"} 6");
+	CHECK_LINE(t, "dpmon_worker_polls_total{lcore=\"1\"} 600");
+	CHECK_LINE(t, "dpmon_worker_busy_seconds_total{lcore=\"1\"} 0.125");
+	CHECK_LINE(t, "dpmon_worker_busy_ratio{lcore=\"1\"} 0.5");
+	CHECK_LINE(t, "dpmon_worker_host_table_entries{lcore=\"1\"} 256");
+	CHECK_LINE(t, "dpmon_worker_host_table_capacity{lcore=\"1\"} 1024");
+	CHECK_LINE(t, "dpmon_worker_host_table_fill_ratio{lcore=\"1\"} 0.25");
+	CHECK_LINE(t, "dpmon_worker_host_table_fill_ratio{lcore=\"3\"} 0");
+	CHECK_LINE(t, "dpmon_worker_host_table_full_total{lcore=\"3\"} 4");
+	CHECK_LINE(t, "dpmon_parse_errors_total{reason=\"runt\"} 5");
+	CHECK_LINE(t, "dpmon_parse_errors_total{reason=\"ipv6_ext_limit\"} 0");
+	CHECK(strstr(t, "reason=\"ok\"") == NULL);
+	CHECK(check_structure(t) == 37);
+	free(t);
+	dpmon_snapshot_free(s);
+}
+
+/* The hosts named in the text, in order of first appearance. */
+static int
+hosts_listed(const char *t, char out[][48], int max)
+{
+	int n = 0;
+
+	for (const char *p = t; (p = strstr(p, "\ndpmon_host_packets_total{")) != NULL; p++) {
+		const char *h = strstr(p, "host=\"") + 6;
+		char a[48];
+
+		snprintf(a, sizeof(a), "%.*s", (int)strcspn(h, "\""), h);
+		if (n == 0 || strcmp(out[n - 1], a) != 0) {
+			CHECK(n < max);
+			snprintf(out[n++], 48, "%s", a);
+		}
+	}
+	return n;
+}
+
+static void
+test_top_hosts(void)
+{
+	struct dpmon_snapshot *s = build();
+	char got[8][48], *t;
+
+	t = render(s, 3);
+	CHECK(hosts_listed(t, got, 8) == 3);
+	CHECK(strcmp(got[0], "10.0.0.6") == 0);    /* 350 bytes */
+	CHECK(strcmp(got[1], "2001:db8::1") == 0); /* 200 */
+	CHECK(strcmp(got[2], "10.0.0.5") == 0);    /* 100, lower address than .7 */
+	free(t);
+	t = render(s, 0);
+	CHECK(hosts_listed(t, got, 8) == 0);
+	CHECK(has_line(t, "# TYPE dpmon_host_bytes_total counter")); /* family still described */
+	free(t);
+	dpmon_snapshot_free(s);
+}
+
+static int
+cmp_bytes_desc(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a < b) - (a > b);
+}
+
+/* 100 000 hosts with pseudo-random bytes: the 20 exported are the 20 largest. */
+static void
+test_top_many(void)
+{
+	const uint32_t n = 100000;
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 1, n);
+	uint64_t *all = malloc(n * sizeof(*all)), x = 88172645463325252ull;
+	char *t, addr[32];
+
+	CHECK(s != NULL && all != NULL);
+	CHECK(dpmon_prefix_parse("10.0.0.0/8", &s->subnets[0].prefix, NULL) == 0);
+	for (uint32_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		all[i] = x % 1000000007u;
+		snprintf(addr, sizeof(addr), "10.%u.%u.%u", i >> 16, (i >> 8) & 255, i & 255);
+		set_host(&s->hosts[i], addr, 0, all[i], 0);
+	}
+	t = render(s, 20);
+	qsort(all, n, sizeof(*all), cmp_bytes_desc);
+	for (int k = 0; k < 20; k++) {
+		char line[160];
+
+		snprintf(line, sizeof(line), "direction=\"ingress\",protocol=\"tcp\"} %llu",
+			 (unsigned long long)all[k]);
+		CHECK(strstr(t, line) != NULL);
+	}
+	CHECK(strstr(t, "host=\"10.0.0.0\"") == NULL || all[19] <= s->hosts[0].dir[0].total.bytes);
+	free(t);
+	free(all);
+	dpmon_snapshot_free(s);
+}
+
+int
+main(void)
+{
+	test_lines();
+	test_top_hosts();
+	test_top_many();
+	printf("test_prom: all checks passed\n");
+	return 0;
+}
