@@ -52,6 +52,8 @@ struct dpmon_core_stats {
 	uint64_t bursts;          /**< non-empty rx bursts */
 	uint64_t host_table_full; /**< host updates lost because the table was full */
 	uint64_t reasons[DPMON_REASON_MAX]; /**< frames by parse reason ([OK] = IP packets) */
+	uint64_t anomalies[DPMON_ANOM_MAX]; /**< IP packets counted, by anomaly noted */
+	uint64_t ip_stats[DPMON_IPSTAT_MAX]; /**< IP packets counted, by kind */
 };
 
 /** A worker lcore's tables. Allocate with dpmon_core_create. */

@@ -40,8 +40,23 @@ struct burst_ctx {
 	uint16_t n_hkey;
 };
 
+/* Count what a counted packet's parse noted: anomalies, fragment, tunnel, SYN. */
+static void __rte_noinline
+count_notes(struct dpmon_core *core, const struct dpmon_pkt *p)
+{
+	for (uint32_t a = p->anomalies; a != 0; a &= a - 1)
+		dpmon_count_inc(&core->stats.anomalies[__builtin_ctz(a)], 1);
+	if (p->fragment)
+		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_FRAGMENTS], 1);
+	if (p->tunnels)
+		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_DECAPSULATED], 1);
+	if ((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)
+		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_TCP_SYN], 1);
+}
+
 static void
-parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n)
+parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n,
+	   uint32_t decap)
 {
 	uint8_t scratch[DPMON_PARSE_GATHER];
 
@@ -54,13 +69,16 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 
 		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
-		b->len[i] = pkts[i]->pkt_len;
-		r = dpmon_parse_mbuf(pkts[i], p, scratch);
+		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
+		b->len[i] = p->len;
 		dpmon_count_inc(&core->stats.reasons[r], 1);
 		if (r != DPMON_REASON_OK) {
 			p->family = 0;
 			continue;
 		}
+		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 ||
+			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN))
+			count_notes(core, p);
 		if (p->family == 4) {
 			b->a4[2 * b->n_v4] = p->dst4;
 			b->a4[2 * b->n_v4 + 1] = p->src4;
@@ -170,15 +188,15 @@ host_pass(struct dpmon_core *core, struct burst_ctx *b)
 }
 
 void
-dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
-		   struct rte_mbuf **pkts, uint16_t n)
+dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier *cls,
+			 struct rte_mbuf **pkts, uint16_t n, uint32_t decap)
 {
 	struct burst_ctx b;
 
 	RTE_ASSERT(n <= DPMON_MAX_BURST);
 	if (n == 0)
 		return;
-	parse_pass(core, &b, pkts, n);
+	parse_pass(core, &b, pkts, n, decap);
 	classify_pass(cls, &b);
 	count_pass(core, &b, n);
 	host_pass(core, &b);
@@ -186,6 +204,13 @@ dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
 	 * (acquire) sees every counter this burst touched (counters.h). */
 	dpmon_count_inc(&core->stats.bursts, 1);
 	__atomic_store_n(&core->stats.packets, core->stats.packets + n, __ATOMIC_RELEASE);
+}
+
+void
+dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
+		   struct rte_mbuf **pkts, uint16_t n)
+{
+	dpmon_worker_count_decap(core, cls, pkts, n, 0);
 }
 
 void
@@ -206,7 +231,8 @@ dpmon_worker_loop(void *arg)
 		for (uint16_t q = 0; q < w->n_rxq; q++) {
 			uint16_t n = rte_eth_rx_burst(w->rxq[q].port_id, w->rxq[q].queue_id,
 						      pkts, w->burst_size);
-			dpmon_worker_burst(w->core, w->cls, pkts, n);
+			dpmon_worker_count_decap(w->core, w->cls, pkts, n, w->rxq[q].decap);
+			rte_pktmbuf_free_bulk(pkts, n);
 		}
 	}
 	return 0;
