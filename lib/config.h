@@ -37,6 +37,11 @@ struct dpmon_port_conf {
 	uint16_t rx_queues;
 	/** RX descriptors per queue; 0 = the PMD's preferred size. */
 	uint16_t rx_descriptors;
+	/**
+	 * Tunnel kinds to decapsulate (enum dpmon_tunnel bits, stats.h): from
+	 * "decap": true (all), false (none, the default) or a list of names.
+	 */
+	uint32_t decap;
 };
 
 /** One monitored subnet. */
