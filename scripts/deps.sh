@@ -3,7 +3,7 @@
 # Idempotent: skips apt when every package is already installed.
 set -euo pipefail
 
-PKGS=(build-essential clang meson ninja-build pkg-config python3 python3-pyelftools
+PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config python3 python3-pyelftools
       dpdk dpdk-dev libdpdk-dev libnuma-dev libjansson-dev libmicrohttpd-dev libpcap-dev
       curl)
 
