@@ -69,6 +69,11 @@ EXPECT_DECAP = {
 }
 
 
+# What AddressSanitizer, LeakSanitizer and UBSan print (a sanitizer build).
+SANITIZER_MARKERS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error:',
+                     'SUMMARY: UndefinedBehaviorSanitizer')
+
+
 def readme_table(h):
     """{file stem: frame bytes} from the README's edge-case table."""
     out = {}
@@ -170,6 +175,9 @@ def run_edge(h, stem, nbytes, lcores, decap=False):
             c.eq('totals.external packets', 0, t['external']['packets'])
 
         c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+        log = d.log_tail(1 << 20)
+        c.true('no sanitizer report in dpmon\'s output',
+               not any(m in log for m in SANITIZER_MARKERS), log[-2000:])
     return lines, c
 
 

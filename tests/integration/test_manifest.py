@@ -25,6 +25,9 @@ For a capture the pcap PMD delivers only in part (README, item 3) the
 expectation is the JSON's minus the frames it does not deliver
 (UNDELIVERED, taken from tshark, checked against the manifest's counts).
 
+In a sanitizer build (scripts/test.sh, suite 'asan'), dpmon's output must
+hold no AddressSanitizer or UBSan report.
+
 Files run two at a time, each dpmon with its own --file-prefix and its
 worker lcore on a different CPU.
 """
@@ -72,6 +75,10 @@ XFAIL = {
     ('suricata-verify/bug-6875-01/fuzz.pcap', False): 'PMD framing differs from tshark\'s',
     ('suricata-verify/bug-6875-01/fuzz.pcap', True): 'PMD framing differs from tshark\'s',
 }
+
+# What AddressSanitizer, LeakSanitizer and UBSan print (a sanitizer build).
+SANITIZER_MARKERS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error:',
+                     'SUMMARY: UndefinedBehaviorSanitizer')
 
 
 def expected_rx(row):
@@ -190,6 +197,10 @@ def run_file(h, row, lcores, decap=False):
                 c.note('XFAIL (%s): %d table comparison(s) failed as expected'
                        % (xfail, len(t_c.failures)))
         c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+        log = d.log_tail(1 << 20)
+        c.true('no sanitizer report in dpmon\'s output',
+               not any(m in log for m in SANITIZER_MARKERS),
+               log[-2000:])
     return lines, c, exact
 
 
