@@ -101,6 +101,9 @@
 
 #define ANOM(a) ((uint16_t)(1u << (a)))
 
+/* The straight line (Ethernet → IP → TCP/UDP) is inlined into the entry points. */
+#define FAST static inline __attribute__((always_inline))
+
 /* Where the parser is in one frame. */
 struct cur {
 	const uint8_t *b;  /* frame start */
@@ -511,7 +514,7 @@ udp_tunnel(struct cur *c, uint32_t off, uint32_t end, uint16_t dport, struct dpm
 /* ------------------------------------------------------------------------ */
 
 /* TCP (RFC 9293 section 3.1): ports and flags from a valid fixed header. */
-static inline void
+FAST void
 l4_tcp(const struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
 {
 	const uint8_t *t = c->b + off;
@@ -533,7 +536,7 @@ l4_tcp(const struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
 }
 
 /* UDP (RFC 768): ports when the length is 8 .. the IP payload length. */
-static inline void
+FAST void
 l4_udp(struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
 {
 	const uint8_t *u = c->b + off;
@@ -591,7 +594,7 @@ l4_other(struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
 }
 
 /* The L4 header at @p off of the datagram described by c->pend/dend. */
-static inline enum dpmon_reason
+FAST enum dpmon_reason
 parse_l4(struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
 {
 	pkt->l4_offset = (uint16_t)off;
@@ -629,7 +632,7 @@ ipv4_odd_length(uint32_t ihl, uint32_t tot, uint32_t left, uint32_t avail,
 }
 
 /* IPv4 (RFC 791 section 3.1) at @p off, then its L4 header. */
-static inline enum dpmon_reason
+FAST enum dpmon_reason
 parse_ipv4(struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
 {
 	const uint8_t *ip = c->b + off;
@@ -679,7 +682,7 @@ ipv6_is_ext(uint8_t nh)
 }
 
 /* The upper layer is @p nh at @p off (0: none can be read). */
-static inline enum dpmon_reason
+FAST enum dpmon_reason
 ipv6_upper(struct cur *c, uint32_t off, uint8_t nh, struct dpmon_pkt *pkt)
 {
 	pkt->ip_proto = nh;
@@ -735,7 +738,7 @@ ipv6_ext_walk(struct cur *c, uint32_t x, uint8_t nh, struct dpmon_pkt *pkt)
 }
 
 /* IPv6 (RFC 8200 section 3) at @p off, its extension headers, its L4 header. */
-static inline enum dpmon_reason
+FAST enum dpmon_reason
 parse_ipv6(struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
 {
 	const uint8_t *ip = c->b + off;
@@ -769,7 +772,7 @@ parse_ipv6(struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
 	return ipv6_upper(c, off + IPV6_HLEN, nh, pkt);
 }
 
-static inline enum dpmon_reason
+FAST enum dpmon_reason
 parse_l3(struct cur *c, uint32_t off, uint16_t type, struct dpmon_pkt *pkt)
 {
 	if (likely(type == ET_IPV4))
@@ -825,7 +828,7 @@ follow_tunnels(struct cur *c, struct dpmon_pkt *pkt)
  * Parse @p win readable bytes at @p b of a frame of which @p present bytes
  * exist (win <= present, win <= DPMON_PARSE_GATHER).
  */
-static inline enum dpmon_reason
+FAST enum dpmon_reason
 parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
 	  struct dpmon_pkt *pkt)
 {
