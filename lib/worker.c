@@ -2,7 +2,10 @@
  * worker.c — the per-burst hot path (see worker.h).
  *
  * A burst is processed in passes so each library call sees a batch:
- *   1. parse every frame (prefetching ahead) and gather the IPv4 and IPv6
+ *   1. parse every frame (prefetching ahead; the RX queue's port decides
+ *      which tunnels are decapsulated), count its parse reason, and for a
+ *      counted packet its rare notes (anomalies, fragment, decapsulated,
+ *      TCP SYN: one predictable branch); gather the IPv4 and IPv6
  *      addresses into flat arrays;
  *   2. classify them with one bulk LPM lookup per family;
  *   3. count totals and subnets, and gather host keys;
