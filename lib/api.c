@@ -268,19 +268,56 @@ totals_json(const struct dpmon_snapshot *s)
 	return o;
 }
 
+static const char *
+reason_name(int i)
+{
+	return dpmon_reason_name((enum dpmon_reason)i);
+}
+
+static const char *
+anomaly_name(int i)
+{
+	return dpmon_anomaly_name((enum dpmon_anomaly)i);
+}
+
+static const char *
+ipstat_name(int i)
+{
+	return dpmon_ipstat_name((enum dpmon_ipstat)i);
+}
+
+/* {name(i): v[i]} for i in from..n-1: every counter present, even at 0. */
 static json_t *
-parse_errors_json(const struct dpmon_snapshot *s)
+named_counts_json(const uint64_t *v, int from, int n, const char *(*name)(int))
 {
 	json_t *o = json_object();
 
-	for (int i = DPMON_REASON_OK + 1; o != NULL && i < DPMON_REASON_MAX; i++) {
-		if (json_object_set_new(o, dpmon_reason_name((enum dpmon_reason)i),
-					json_integer((json_int_t)s->parse_errors[i])) != 0) {
+	for (int i = from; o != NULL && i < n; i++) {
+		if (json_object_set_new(o, name(i), json_integer((json_int_t)v[i])) != 0) {
 			json_decref(o);
 			o = NULL;
 		}
 	}
 	return o;
+}
+
+/* Frames not counted, by reason; anomalies and ip_stats of those counted (docs/parsing.md). */
+static json_t *
+parse_errors_json(const struct dpmon_snapshot *s)
+{
+	return named_counts_json(s->parse_errors, DPMON_REASON_OK + 1, DPMON_REASON_MAX, reason_name);
+}
+
+static json_t *
+anomalies_json(const struct dpmon_snapshot *s)
+{
+	return named_counts_json(s->anomalies, 0, DPMON_ANOM_MAX, anomaly_name);
+}
+
+static json_t *
+ip_stats_json(const struct dpmon_snapshot *s)
+{
+	return named_counts_json(s->ip_stats, 0, DPMON_IPSTAT_MAX, ipstat_name);
 }
 
 static json_t *
@@ -502,7 +539,7 @@ ep_summary(struct request *r, const char *rest, size_t n)
 	(void)rest;
 	(void)n;
 	return reply(r, 200, json_pack(
-		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:I,s:I}",
+		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I}",
 		"version", DPMON_VERSION,
 		"uptime_s", finite_or_zero(s->uptime_s),
 		"interval_s", finite_or_zero(s->interval_s),
@@ -511,6 +548,8 @@ ep_summary(struct request *r, const char *rest, size_t n)
 		"merge_s", finite_or_zero(s->merge_s),
 		"totals", totals_json(s),
 		"parse_errors", parse_errors_json(s),
+		"anomalies", anomalies_json(s),
+		"ip_stats", ip_stats_json(s),
 		"ports", array_json(s, s->n_ports, port_json),
 		"workers", array_json(s, s->n_workers, worker_json),
 		"subnets", (json_int_t)s->n_subnets,

@@ -8,7 +8,7 @@
  * a syntax error with a line and column). Validation is ours and walks the
  * document once, top-down, in file order:
  *
- *   root  -> ports[]  -> device, rx_queues, rx_descriptors, mbufs
+ *   root  -> ports[]  -> device, rx_queues, rx_descriptors, mbufs, decap
  *         -> subnets[] -> prefix, name
  *         -> http      -> listen, port, cors_origins[]
  *         -> metrics   -> top_hosts
@@ -40,6 +40,7 @@
 #endif
 
 #include "config.h"
+#include "stats.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -329,6 +330,67 @@ require_key(struct check_ctx *c, const char *parent, json_t *obj, const char *ke
 /* Sections                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* The enum dpmon_tunnel bit named @p name, or 0. */
+static uint32_t
+tunnel_bit(const char *name)
+{
+	for (unsigned i = 0; i < DPMON_TUNNEL_KINDS; i++)
+		if (strcmp(name, dpmon_tunnel_name(i)) == 0)
+			return 1u << i;
+	return 0;
+}
+
+/* "gre, erspan, ..." into @p buf: the accepted names, for messages. */
+static const char *
+tunnel_names_list(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < DPMON_TUNNEL_KINDS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", dpmon_tunnel_name(i));
+	return buf;
+}
+
+/*
+ * ports[].decap: true (every kind), false (none) or an array of distinct
+ * tunnel kind names ("gre", "erspan", "vxlan", "ipip", "mpls_udp", "gre_udp").
+ */
+static void
+parse_decap(struct check_ctx *c, const char *path, const json_t *v, uint32_t *out)
+{
+	char ipath[PATH_LEN], q[PATH_LEN], names[128];
+	uint32_t mask = 0, bit;
+	size_t i;
+	json_t *e;
+
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v) ? DPMON_TUNNEL_ALL : 0;
+		return;
+	}
+	if (!json_is_array(v)) {
+		report_type(c, path, "boolean or array of tunnel kinds", v);
+		return;
+	}
+	json_array_foreach(v, i, e) {
+		path_index(ipath, sizeof(ipath), path, i);
+		if (!json_is_string(e)) {
+			report_type(c, ipath, "string", e);
+			continue;
+		}
+		bit = tunnel_bit(json_string_value(e));
+		if (bit == 0)
+			report(c, ipath, "unknown tunnel kind %s (expected one of %s)",
+			       quote(json_string_value(e), q, sizeof(q)),
+			       tunnel_names_list(names, sizeof(names)));
+		else if (mask & bit)
+			report(c, ipath, "duplicate tunnel kind %s",
+			       quote(json_string_value(e), q, sizeof(q)));
+		mask |= bit;
+	}
+	*out = mask;
+}
+
 static void
 parse_port(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_port_conf *out)
 {
@@ -359,6 +421,8 @@ parse_port(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_port
 		} else if (strcmp(key, "mbufs") == 0) {
 			if (check_int(c, kpath, v, DPMON_MBUFS_MIN, DPMON_MBUFS_MAX, &n))
 				out->mbufs = (uint32_t)n;
+		} else if (strcmp(key, "decap") == 0) {
+			parse_decap(c, kpath, v, &out->decap);
 		} else {
 			report_unknown(c, kpath);
 		}
@@ -397,7 +461,8 @@ parse_ports(struct check_ctx *c, const char *path, const json_t *arr, struct dpm
 		return;
 	json_array_foreach(arr, i, v) {
 		/* Entries past the limit are checked but not kept. */
-		struct dpmon_port_conf port = {.rx_queues = DPMON_RXQ_AUTO, .rx_descriptors = 0};
+		struct dpmon_port_conf port = {.rx_queues = DPMON_RXQ_AUTO, .rx_descriptors = 0,
+					       .decap = 0};
 
 		path_index(ipath, sizeof(ipath), path, i);
 		parse_port(c, ipath, v, &port);

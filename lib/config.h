@@ -56,6 +56,11 @@ struct dpmon_port_conf {
 	 * each queue's working set (the PMD keeps the whole file in mbufs).
 	 */
 	uint32_t mbufs;
+	/**
+	 * Tunnel kinds to decapsulate (enum dpmon_tunnel bits, stats.h): from
+	 * "decap": true (all), false (none, the default) or a list of names.
+	 */
+	uint32_t decap;
 };
 
 /** One monitored subnet. */

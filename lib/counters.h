@@ -122,6 +122,8 @@ struct dpmon_core_stats {
 	uint64_t polls;           /**< rx_burst calls, empty ones included */
 	uint64_t busy_cycles;     /**< TSC cycles in non-empty bursts (rx + count + free) */
 	uint64_t carry_lost;      /**< carries dropped on a full ring (never expected) */
+	uint64_t anomalies[DPMON_ANOM_MAX]; /**< IP packets counted, by anomaly noted */
+	uint64_t ip_stats[DPMON_IPSTAT_MAX]; /**< IP packets counted, by kind */
 };
 
 /** A worker lcore's tables. Allocate with dpmon_core_create. */

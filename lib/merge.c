@@ -374,6 +374,20 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
 	}
 }
 
+/* Sum the workers' anomaly and ip_stats counters (read after their packet counts). */
+static void
+read_parse_notes(const struct dpmon_merge *m, struct dpmon_snapshot *s)
+{
+	for (unsigned c = 0; c < m->n_cores; c++) {
+		const struct dpmon_core_stats *st = &m->cores[c]->stats;
+
+		for (int a = 0; a < DPMON_ANOM_MAX; a++)
+			s->anomalies[a] += dpmon_count_read(&st->anomalies[a]);
+		for (int i = 0; i < DPMON_IPSTAT_MAX; i++)
+			s->ip_stats[i] += dpmon_count_read(&st->ip_stats[i]);
+	}
+}
+
 static void
 fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
@@ -605,6 +619,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	}
 	memcpy(s->workers, workers, sizeof(workers));
 	memcpy(s->parse_errors, reasons, sizeof(reasons));
+	read_parse_notes(m, s);
 	s->seq = m->seq;
 	s->uptime_s = (double)(now_tsc - m->start_tsc) / (double)m->tsc_hz;
 	s->interval_s = dt;

@@ -457,6 +457,27 @@ parse_reasons(struct buf *b, const struct dpmon_snapshot *s)
 	}
 }
 
+/* IP packets counted despite a malformed header, and counted kinds (parse.h). */
+static void
+parse_notes(struct buf *b, const struct dpmon_snapshot *s)
+{
+	char labels[64];
+
+	family(b, "dpmon_anomalies_total", "counter",
+	       "IP packets counted at L3 despite a malformed header, by anomaly (see docs/parsing.md).");
+	for (int a = 0; a < DPMON_ANOM_MAX; a++) {
+		snprintf(labels, sizeof(labels), "reason=\"%s\"",
+			 dpmon_anomaly_name((enum dpmon_anomaly)a));
+		sample_u64(b, "dpmon_anomalies_total", labels, s->anomalies[a]);
+	}
+	family(b, "dpmon_ip_kind_packets_total", "counter",
+	       "IP packets counted, by kind: fragments, decapsulated, tcp_syn (SYN without ACK).");
+	for (int i = 0; i < DPMON_IPSTAT_MAX; i++) {
+		snprintf(labels, sizeof(labels), "kind=\"%s\"", dpmon_ipstat_name((enum dpmon_ipstat)i));
+		sample_u64(b, "dpmon_ip_kind_packets_total", labels, s->ip_stats[i]);
+	}
+}
+
 int
 dpmon_prom_render(const struct dpmon_snapshot *s, uint32_t top_hosts, char **out, size_t *len)
 {
@@ -470,6 +491,7 @@ dpmon_prom_render(const struct dpmon_snapshot *s, uint32_t top_hosts, char **out
 	ports(&b, s);
 	workers(&b, s);
 	parse_reasons(&b, s);
+	parse_notes(&b, s);
 	if (b.oom || !reserve(&b, 1)) {
 		free(b.p);
 		return -ENOMEM;

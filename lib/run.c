@@ -278,6 +278,7 @@ setup_workers(struct app *a)
 			}
 			wk->rxq[wk->n_rxq].port_id = a->port_ids[p];
 			wk->rxq[wk->n_rxq].queue_id = q;
+			wk->rxq[wk->n_rxq].decap = a->cfg.ports[p].decap;
 			wk->n_rxq++;
 		}
 	}

@@ -79,6 +79,8 @@ struct dpmon_snapshot {
 
 	struct dpmon_dir_stats totals[DPMON_TOTAL_MAX];
 	uint64_t parse_errors[DPMON_REASON_MAX]; /**< [DPMON_REASON_OK] unused */
+	uint64_t anomalies[DPMON_ANOM_MAX];      /**< IP packets counted with an anomaly */
+	uint64_t ip_stats[DPMON_IPSTAT_MAX];     /**< IP packets counted, by kind */
 
 	uint32_t n_ports;
 	struct dpmon_snap_port *ports;

@@ -24,9 +24,43 @@ static const char *const reason_names[] = {
 	[DPMON_REASON_IPV4_TRUNCATED] = "ipv4_truncated",
 	[DPMON_REASON_IPV6_BAD_HEADER] = "ipv6_bad_header",
 	[DPMON_REASON_IPV6_TRUNCATED] = "ipv6_truncated",
-	[DPMON_REASON_IPV6_EXT_LIMIT] = "ipv6_ext_limit",
+	[DPMON_REASON_IPV4_BAD_LENGTH] = "ipv4_bad_length",
+	[DPMON_REASON_MPLS_NO_BOTTOM] = "mpls_no_bottom",
+	[DPMON_REASON_L2_TOO_DEEP] = "l2_too_deep",
 };
 static_assert(NAME_COUNT(reason_names) == DPMON_REASON_MAX, "a reason has no name");
+
+static const char *const anomaly_names[] = {
+	[DPMON_ANOM_PKT_LEN_MISMATCH] = "pkt_len_mismatch",
+	[DPMON_ANOM_IPV4_LEN_MISMATCH] = "ipv4_len_mismatch",
+	[DPMON_ANOM_IPV4_OPTIONS_TRUNCATED] = "ipv4_options_truncated",
+	[DPMON_ANOM_IPV6_LEN_MISMATCH] = "ipv6_len_mismatch",
+	[DPMON_ANOM_IPV6_EXT_TRUNCATED] = "ipv6_ext_truncated",
+	[DPMON_ANOM_IPV6_EXT_LIMIT] = "ipv6_ext_limit",
+	[DPMON_ANOM_L4_TRUNCATED] = "l4_truncated",
+	[DPMON_ANOM_TCP_BAD_OFFSET] = "tcp_bad_offset",
+	[DPMON_ANOM_UDP_BAD_LENGTH] = "udp_bad_length",
+	[DPMON_ANOM_GRE_TRUNCATED] = "gre_truncated",
+	[DPMON_ANOM_TUNNEL_MALFORMED] = "tunnel_malformed",
+	[DPMON_ANOM_TUNNEL_UNSUPPORTED] = "tunnel_unsupported",
+	[DPMON_ANOM_TUNNEL_LIMIT] = "tunnel_limit",
+};
+static_assert(NAME_COUNT(anomaly_names) == DPMON_ANOM_MAX, "an anomaly has no name");
+static_assert(DPMON_ANOM_MAX <= 16, "struct dpmon_pkt keeps anomalies in 16 bits");
+
+static const char *const ipstat_names[] = {
+	[DPMON_IPSTAT_FRAGMENTS] = "fragments",
+	[DPMON_IPSTAT_DECAPSULATED] = "decapsulated",
+	[DPMON_IPSTAT_TCP_SYN] = "tcp_syn",
+};
+static_assert(NAME_COUNT(ipstat_names) == DPMON_IPSTAT_MAX, "an ipstat has no name");
+
+/* Indexed by bit position in enum dpmon_tunnel; the configuration's words. */
+static const char *const tunnel_names[] = {
+	"gre", "erspan", "vxlan", "ipip", "mpls_udp", "gre_udp",
+};
+static_assert(NAME_COUNT(tunnel_names) == DPMON_TUNNEL_KINDS, "a tunnel kind has no name");
+static_assert(DPMON_TUNNEL_ALL == (1u << DPMON_TUNNEL_KINDS) - 1, "tunnel bits");
 
 static const char *const proto_names[] = {
 	[DPMON_PROTO_TCP] = "tcp",
@@ -61,6 +95,24 @@ const char *
 dpmon_reason_name(enum dpmon_reason r)
 {
 	return name_of(reason_names, DPMON_REASON_MAX, (unsigned)r);
+}
+
+const char *
+dpmon_anomaly_name(enum dpmon_anomaly a)
+{
+	return name_of(anomaly_names, DPMON_ANOM_MAX, (unsigned)a);
+}
+
+const char *
+dpmon_ipstat_name(enum dpmon_ipstat i)
+{
+	return name_of(ipstat_names, DPMON_IPSTAT_MAX, (unsigned)i);
+}
+
+const char *
+dpmon_tunnel_name(unsigned bit)
+{
+	return bit < DPMON_TUNNEL_KINDS ? tunnel_names[bit] : NULL;
 }
 
 const char *

@@ -2,7 +2,10 @@
  * worker.c — the per-burst hot path (see worker.h).
  *
  * A burst is processed in passes so each library call sees a batch:
- *   1. parse every frame (prefetching ahead) and gather the IPv4 and IPv6
+ *   1. parse every frame (prefetching ahead; the RX queue's port decides
+ *      which tunnels are decapsulated), count its parse reason, and for a
+ *      counted packet its rare notes (anomalies, fragment, decapsulated,
+ *      TCP SYN: one predictable branch); gather the IPv4 and IPv6
  *      addresses into flat arrays;
  *   2. classify them with one bulk LPM lookup per family;
  *   3. count totals and subnets, and gather host keys;
@@ -51,8 +54,23 @@ struct burst_ctx {
 	uint32_t reasons[DPMON_REASON_MAX];
 };
 
+/* Count what a counted packet's parse noted: anomalies, fragment, tunnel, SYN. */
+static void __rte_noinline
+count_notes(struct dpmon_core *core, const struct dpmon_pkt *p)
+{
+	for (uint32_t a = p->anomalies; a != 0; a &= a - 1)
+		dpmon_count_inc(&core->stats.anomalies[__builtin_ctz(a)], 1);
+	if (p->fragment)
+		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_FRAGMENTS], 1);
+	if (p->tunnels)
+		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_DECAPSULATED], 1);
+	if ((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)
+		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_TCP_SYN], 1);
+}
+
 static void
-parse_pass(struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n)
+parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n,
+	   uint32_t decap)
 {
 	uint8_t scratch[DPMON_PARSE_GATHER];
 
@@ -70,13 +88,16 @@ parse_pass(struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n)
 			rte_prefetch0(pkts[i + PREFETCH_MBUF_AHEAD]);
 		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
-		b->len[i] = pkts[i]->pkt_len;
-		r = dpmon_parse_mbuf(pkts[i], p, scratch);
+		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
+		b->len[i] = p->len;
 		b->reasons[r]++;
 		if (r != DPMON_REASON_OK) {
 			p->family = 0;
 			continue;
 		}
+		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 ||
+			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN))
+			count_notes(core, p);
 		if (p->family == 4) {
 			b->a4[2 * b->n_v4] = p->dst4;
 			b->a4[2 * b->n_v4 + 1] = p->src4;
@@ -249,8 +270,8 @@ host_pass(struct dpmon_core *core, struct burst_ctx *b)
 }
 
 void
-dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
-		   struct rte_mbuf **pkts, uint16_t n)
+dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier *cls,
+			 struct rte_mbuf **pkts, uint16_t n, uint32_t decap)
 {
 	struct burst_ctx b;
 
@@ -258,7 +279,7 @@ dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
 	if (n == 0)
 		return;
 	dpmon_core_burst_begin(core);
-	parse_pass(&b, pkts, n);
+	parse_pass(core, &b, pkts, n, decap);
 	classify_pass(cls, &b);
 	reasons_store(core, &b);
 	count_pass(core, &b, n);
@@ -267,6 +288,13 @@ dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
 	 * (acquire) sees every counter this burst touched (counters.h). */
 	dpmon_count_inc(&core->stats.bursts, 1);
 	__atomic_store_n(&core->stats.packets, core->stats.packets + n, __ATOMIC_RELEASE);
+}
+
+void
+dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
+		   struct rte_mbuf **pkts, uint16_t n)
+{
+	dpmon_worker_count_decap(core, cls, pkts, n, 0);
 }
 
 void
@@ -289,7 +317,8 @@ poll_queue(struct dpmon_worker *w, const struct dpmon_rxq *rxq, struct rte_mbuf 
 	dpmon_count_inc(&st->polls, 1);
 	if (n == 0)
 		return;
-	dpmon_worker_burst(w->core, w->cls, pkts, n);
+	dpmon_worker_count_decap(w->core, w->cls, pkts, n, rxq->decap);
+	rte_pktmbuf_free_bulk(pkts, n);
 	dpmon_count_inc(&st->busy_cycles, rte_rdtsc() - t0);
 }
 

@@ -25,6 +25,7 @@
 struct dpmon_rxq {
 	uint16_t port_id;
 	uint16_t queue_id;
+	uint32_t decap; /**< tunnel kinds its port decapsulates (enum dpmon_tunnel bits) */
 };
 
 /** Everything one worker lcore needs. Built by the main lcore. */
@@ -53,6 +54,14 @@ void dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_classifier *
  */
 void dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
 			struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * As dpmon_worker_count, decapsulating the tunnel kinds in @p decap
+ * (enum dpmon_tunnel bits, the port's `decap` configuration; 0 = none).
+ * Thread-safety: the lcore that owns @p core.
+ */
+void dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier *cls,
+			      struct rte_mbuf **pkts, uint16_t n, uint32_t decap);
 
 /**
  * The worker lcore's main loop, for rte_eal_remote_launch: polls every

@@ -2,7 +2,9 @@
 # Build dpmon twice and run the whole test suite:
 #   build-test: -Werror, every test (unit + integration on real captures);
 #   build-asan: -Werror with AddressSanitizer + UndefinedBehaviorSanitizer,
-#               the unit tests.
+#               the unit tests and suite 'asan': the parser's integration
+#               tests (every capture of MANIFEST.tsv, the edge cases) with
+#               dpmon itself built with the sanitizers.
 # Prints meson's counts of both runs as one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +38,7 @@ PY
 meson test -C build-test --print-errorlogs --num-processes 2
 read -r p1 f1 < <(count build-test/meson-logs/testlog.json)
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	meson test -C build-asan --suite unit --print-errorlogs --num-processes 2
+	meson test -C build-asan --suite unit --suite asan --print-errorlogs --num-processes 2
 read -r p2 f2 < <(count build-asan/meson-logs/testlog.json)
 
 echo "release build: $p1 passed, $f1 failed; sanitizer build: $p2 passed, $f2 failed"

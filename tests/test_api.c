@@ -293,7 +293,11 @@ build_snapshot(void)
 		s->totals[t] = tcp_dir(rate(1000u * (t + 1), 64000u * (t + 1), 10.0 * (t + 1), 5120.0 * (t + 1)));
 	s->parse_errors[DPMON_REASON_NON_IP] = 3;
 	s->parse_errors[DPMON_REASON_RUNT] = 1;
-	s->parse_errors[DPMON_REASON_IPV6_EXT_LIMIT] = 9;
+	s->parse_errors[DPMON_REASON_L2_TOO_DEEP] = 9;
+	s->anomalies[DPMON_ANOM_UDP_BAD_LENGTH] = 4;
+	s->anomalies[DPMON_ANOM_TUNNEL_LIMIT] = 2;
+	s->ip_stats[DPMON_IPSTAT_FRAGMENTS] = 6;
+	s->ip_stats[DPMON_IPSTAT_TCP_SYN] = 8;
 
 	s->ports[0] = (struct dpmon_snap_port){.device = "net_pcap0", .port_id = 0, .rx_queues = 2,
 					       .ipackets = 5000, .ibytes = 320000, .imissed = 4,
@@ -336,7 +340,12 @@ test_names(void)
 {
 	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_OK), "ok") == 0);
 	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_IPV4_TRUNCATED), "ipv4_truncated") == 0);
-	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_IPV6_EXT_LIMIT), "ipv6_ext_limit") == 0);
+	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_L2_TOO_DEEP), "l2_too_deep") == 0);
+	REQUIRE(strcmp(dpmon_anomaly_name(DPMON_ANOM_IPV6_EXT_LIMIT), "ipv6_ext_limit") == 0);
+	REQUIRE(strcmp(dpmon_anomaly_name(DPMON_ANOM_MAX), "unknown") == 0);
+	REQUIRE(strcmp(dpmon_ipstat_name(DPMON_IPSTAT_DECAPSULATED), "decapsulated") == 0);
+	REQUIRE(strcmp(dpmon_tunnel_name(0), "gre") == 0);
+	REQUIRE(dpmon_tunnel_name(DPMON_TUNNEL_KINDS) == NULL);
 	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_MAX), "unknown") == 0);
 	REQUIRE(strcmp(dpmon_proto_name(DPMON_PROTO_ICMP), "icmp") == 0);
 	REQUIRE(strcmp(dpmon_proto_name((enum dpmon_proto)-1), "unknown") == 0);
@@ -442,7 +451,12 @@ test_summary(const struct dpmon_snapshot *s)
 	struct dpmon_api_response r = get(s, "/api/v1/summary");
 	static const char *const reasons[] = {"non_ip", "runt", "vlan_too_deep", "ipv4_bad_header",
 					      "ipv4_truncated", "ipv6_bad_header", "ipv6_truncated",
-					      "ipv6_ext_limit"};
+					      "ipv4_bad_length", "mpls_no_bottom", "l2_too_deep"};
+	static const char *const anomalies[] = {
+		"pkt_len_mismatch", "ipv4_len_mismatch", "ipv4_options_truncated",
+		"ipv6_len_mismatch", "ipv6_ext_truncated", "ipv6_ext_limit", "l4_truncated",
+		"tcp_bad_offset", "udp_bad_length", "gre_truncated", "tunnel_malformed",
+		"tunnel_unsupported", "tunnel_limit"};
 	char path[64];
 	json_t *b = r.body;
 
@@ -455,7 +469,7 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_REAL(b, "merge_s", 0.125);
 	CHECK_INT(b, "subnets", 2);
 	CHECK_INT(b, "hosts", 5);
-	CHECK_SIZE(b, "", 12);
+	CHECK_SIZE(b, "", 14);
 
 	CHECK_SIZE(b, "totals", 4);
 	CHECK_INT(b, "totals.ingress.packets", 1000);
@@ -471,8 +485,21 @@ test_summary(const struct dpmon_snapshot *s)
 		CHECK_INT(b, path, (long long)s->parse_errors[i + 1]);
 	}
 	CHECK_INT(b, "parse_errors.non_ip", 3);
-	CHECK_INT(b, "parse_errors.ipv6_ext_limit", 9);
+	CHECK_INT(b, "parse_errors.l2_too_deep", 9);
 	REQUIRE(jat(b, "parse_errors.ok") == NULL);
+	REQUIRE(jat(b, "parse_errors.ipv6_ext_limit") == NULL);
+
+	CHECK_SIZE(b, "anomalies", DPMON_ANOM_MAX);
+	for (size_t i = 0; i < sizeof(anomalies) / sizeof(anomalies[0]); i++) {
+		snprintf(path, sizeof(path), "anomalies.%s", anomalies[i]);
+		CHECK_INT(b, path, (long long)s->anomalies[i]);
+	}
+	CHECK_INT(b, "anomalies.udp_bad_length", 4);
+	CHECK_INT(b, "anomalies.tunnel_limit", 2);
+	CHECK_SIZE(b, "ip_stats", DPMON_IPSTAT_MAX);
+	CHECK_INT(b, "ip_stats.fragments", 6);
+	CHECK_INT(b, "ip_stats.decapsulated", 0);
+	CHECK_INT(b, "ip_stats.tcp_syn", 8);
 
 	CHECK_SIZE(b, "ports", 1);
 	CHECK_SIZE(b, "ports.0", 8);

@@ -22,6 +22,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "stats.h"
 
 /* @p out contains @p line as a whole line. */
 #define CHECK_LINE(out, line)                                                    \
@@ -632,6 +633,52 @@ test_ops_keys(void)
 	free(out);
 }
 
+/* ports[].decap: true, false, absent, a list; every kind of mistake. */
+static void
+test_decap(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	CHECK(parse("{\"ports\": [{\"device\": \"a\", \"decap\": true},"
+		    " {\"device\": \"b\", \"decap\": false}, {\"device\": \"c\"},"
+		    " {\"device\": \"d\", \"decap\": [\"vxlan\", \"gre\"]},"
+		    " {\"device\": \"e\", \"decap\": []},"
+		    " {\"device\": \"f\", \"decap\": [\"gre\", \"erspan\", \"vxlan\", \"ipip\","
+		    " \"mpls_udp\", \"gre_udp\"]}],"
+		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", &cfg, &out) == 0);
+	CHECK(strcmp(out, "") == 0);
+	CHECK(cfg.ports[0].decap == DPMON_TUNNEL_ALL);
+	CHECK(cfg.ports[1].decap == 0);
+	CHECK(cfg.ports[2].decap == 0);
+	CHECK(cfg.ports[3].decap == (DPMON_TUNNEL_VXLAN | DPMON_TUNNEL_GRE));
+	CHECK(cfg.ports[4].decap == 0);
+	CHECK(cfg.ports[5].decap == DPMON_TUNNEL_ALL);
+	dpmon_config_free(&cfg);
+	free(out);
+
+	out = parse_bad("{\"ports\": [{\"device\": \"a\", \"decap\": 1},"
+			" {\"device\": \"b\", \"decap\": \"gre\"},"
+			" {\"device\": \"c\", \"decap\": [\"gre\", \"GRE\", 4, \"gre\", \"geneve\"]},"
+			" {\"device\": \"d\", \"decap\": null}],"
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+			7);
+	CHECK_LINE(out, "cfg.json: $.ports[0].decap: wrong type: expected boolean or array of "
+			"tunnel kinds, got integer");
+	CHECK_LINE(out, "cfg.json: $.ports[1].decap: wrong type: expected boolean or array of "
+			"tunnel kinds, got string");
+	CHECK_LINE(out, "cfg.json: $.ports[2].decap[1]: unknown tunnel kind \"GRE\" (expected one "
+			"of gre, erspan, vxlan, ipip, mpls_udp, gre_udp)");
+	CHECK_LINE(out, "cfg.json: $.ports[2].decap[2]: wrong type: expected string, got integer");
+	CHECK_LINE(out, "cfg.json: $.ports[2].decap[3]: duplicate tunnel kind \"gre\"");
+	CHECK_LINE(out, "cfg.json: $.ports[2].decap[4]: unknown tunnel kind \"geneve\" (expected "
+			"one of gre, erspan, vxlan, ipip, mpls_udp, gre_udp)");
+	CHECK_LINE(out, "cfg.json: $.ports[3].decap: wrong type: expected boolean or array of "
+			"tunnel kinds, got null");
+	free(out);
+}
+
+
 int
 main(int argc, char **argv)
 {
@@ -641,6 +688,7 @@ main(int argc, char **argv)
 	test_range_and_type_errors();
 	test_key_errors();
 	test_port_errors();
+	test_decap();
 	test_syntax_errors();
 	test_multiple_errors();
 	test_many_subnets();

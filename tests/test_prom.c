@@ -142,6 +142,8 @@ build(void)
 	s->totals[DPMON_TOTAL_INGRESS].proto[DPMON_PROTO_TCP] = rate(10, 6400, 2.5, 1000.0);
 	s->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER] = rate(3, 300, 0.1, 0.30000000000000004);
 	s->parse_errors[DPMON_REASON_RUNT] = 5;
+	s->anomalies[DPMON_ANOM_UDP_BAD_LENGTH] = 3;
+	s->ip_stats[DPMON_IPSTAT_TCP_SYN] = 11;
 	snprintf(s->ports[0].device, sizeof(s->ports[0].device), "net_pcap0");
 	s->ports[0] = (struct dpmon_snap_port){.device = "net_pcap0", .rx_queues = 2, .ipackets = 99,
 					       .ibytes = 9900, .imissed = 7, .ierrors = 1, .rx_nombuf = 2};
@@ -209,9 +211,12 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_worker_host_table_fill_ratio{lcore=\"3\"} 0");
 	CHECK_LINE(t, "dpmon_worker_host_table_full_total{lcore=\"3\"} 4");
 	CHECK_LINE(t, "dpmon_parse_errors_total{reason=\"runt\"} 5");
-	CHECK_LINE(t, "dpmon_parse_errors_total{reason=\"ipv6_ext_limit\"} 0");
+	CHECK_LINE(t, "dpmon_parse_errors_total{reason=\"l2_too_deep\"} 0");
+	CHECK_LINE(t, "dpmon_anomalies_total{reason=\"ipv6_ext_limit\"} 0");
+	CHECK_LINE(t, "dpmon_anomalies_total{reason=\"udp_bad_length\"} 3");
+	CHECK_LINE(t, "dpmon_ip_kind_packets_total{kind=\"tcp_syn\"} 11");
 	CHECK(strstr(t, "reason=\"ok\"") == NULL);
-	CHECK(check_structure(t) == 37);
+	CHECK(check_structure(t) == 39);
 	free(t);
 	dpmon_snapshot_free(s);
 }

@@ -2,7 +2,9 @@
  * test_worker.c — the hot path and the merge on hand-built bursts:
  * longest-prefix classification, ingress/egress/internal/external, per
  * protocol, hosts, a full host table, two worker tables merged, rates over
- * the measured interval, and no loss across merges.
+ * the measured interval, and no loss across merges; the parser's notes
+ * (anomalies, ip_stats) counted and merged, a port's decap mask, and the
+ * bytes of a tag the NIC stripped.
  */
 #include <math.h>
 
@@ -392,6 +394,92 @@ test_v4mapped_not_aliased(void)
 	dpmon_core_free(c);
 }
 
+/* GRE 198.51.100.1 -> 203.0.113.1 carrying UDP 192.0.2.1 -> 10.1.0.9: 66 bytes. */
+static struct rte_mbuf *
+gre_frame(void)
+{
+	struct fb f;
+	uint32_t in;
+
+	fb_eth(&f, NULL, 0, 0x0800);
+	fb_ipv4(&f, 5, 47, IP4(198, 51, 100, 1), IP4(203, 0, 113, 1), 0, 20 + 4 + 28);
+	fb_gre(&f, 0, 0x0800);
+	in = f.n;
+	fb_ipv4(&f, 5, 17, IP4(192, 0, 2, 1), IP4(10, 1, 0, 9), 0, 28);
+	fb_udp(&f, 1, 2, 0);
+	fb_fix_ipv4(&f, in);
+	return mbuf_of(&f);
+}
+
+/*
+ * The notes of counted packets (anomalies, fragments, decapsulated, SYNs)
+ * reach the core's counters and the snapshot; the port's decap mask
+ * decides which header counts; a stripped tag adds 4 bytes.
+ */
+static void
+test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c[2] = {dpmon_core_create("notes0", 3, 64, SOCKET_ID_ANY),
+				   dpmon_core_create("notes1", 3, 64, SOCKET_ID_ANY)};
+	unsigned lcores[2] = {1, 2};
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	struct rte_mbuf *p[8];
+	struct fb f;
+
+	CHECK(c[0] && c[1]);
+	for (int k = 0; k < 2; k++) {
+		unsigned n = 0;
+
+		p[n++] = gre_frame();
+		fb_eth(&f, NULL, 0, 0x0800); /* TCP SYN to 10.1.0.1 */
+		fb_ipv4(&f, 5, 6, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 0, 40);
+		fb_tcp(&f, 1000, 80, 0x02);
+		p[n++] = mbuf_of(&f);
+		fb_eth(&f, NULL, 0, 0x0800); /* non-first fragment, UDP length bogus: not read */
+		fb_ipv4(&f, 5, 17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 100, 28);
+		fb_udp(&f, 1, 2, 0);
+		p[n++] = mbuf_of(&f);
+		fb_eth(&f, NULL, 0, 0x0800); /* UDP length 5: an anomaly; stripped tag: +4 bytes */
+		fb_ipv4(&f, 5, 17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 0, 28);
+		fb_udp(&f, 1, 2, 0);
+		fb_put16(&f, 34 + 4, 5);
+		p[n] = mbuf_of(&f);
+		p[n]->ol_flags |= RTE_MBUF_F_RX_VLAN_STRIPPED;
+		p[n++]->vlan_tci = 5;
+		dpmon_worker_count_decap(c[k], cls, p, (uint16_t)n, k ? DPMON_TUNNEL_ALL : 0);
+		rte_pktmbuf_free_bulk(p, n);
+	}
+	/* Core 0 (decap off): the GRE packet is external, class other. */
+	CHECK_EQ_U64(c[0]->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER].packets, 1);
+	CHECK_EQ_U64(c[0]->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER].bytes, 66);
+	CHECK_EQ_U64(c[0]->stats.ip_stats[DPMON_IPSTAT_DECAPSULATED], 0);
+	/* Core 1 (decap on): it counts for 10.1.0.9, UDP, with the frame's 66 bytes. */
+	CHECK_EQ_U64(c[1]->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER].packets, 0);
+	CHECK_EQ_U64(c[1]->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].bytes,
+		     66 + 42 + 46); /* GRE frame, fragment, stripped-tag frame (42 + 4) */
+	CHECK_EQ_U64(c[1]->stats.ip_stats[DPMON_IPSTAT_DECAPSULATED], 1);
+	for (int k = 0; k < 2; k++) {
+		CHECK_EQ_U64(c[k]->stats.reasons[DPMON_REASON_OK], 4);
+		CHECK_EQ_U64(c[k]->stats.ip_stats[DPMON_IPSTAT_TCP_SYN], 1);
+		CHECK_EQ_U64(c[k]->stats.ip_stats[DPMON_IPSTAT_FRAGMENTS], 1);
+		CHECK_EQ_U64(c[k]->stats.anomalies[DPMON_ANOM_UDP_BAD_LENGTH], 1);
+		CHECK_EQ_U64(c[k]->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].bytes, 54);
+	}
+	m = dpmon_merge_create(cfg, c, lcores, 2, 0, 1000000000ull);
+	s = dpmon_merge_run(m, 1000000000ull, NULL, 0);
+	CHECK(s != NULL);
+	CHECK_EQ_U64(s->anomalies[DPMON_ANOM_UDP_BAD_LENGTH], 2);
+	CHECK_EQ_U64(s->anomalies[DPMON_ANOM_TCP_BAD_OFFSET], 0);
+	CHECK_EQ_U64(s->ip_stats[DPMON_IPSTAT_FRAGMENTS], 2);
+	CHECK_EQ_U64(s->ip_stats[DPMON_IPSTAT_TCP_SYN], 2);
+	CHECK_EQ_U64(s->ip_stats[DPMON_IPSTAT_DECAPSULATED], 1);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(c[0]);
+	dpmon_core_free(c[1]);
+}
+
 static void
 test_classify_edges(void)
 {
@@ -427,6 +515,7 @@ main(int argc, char **argv)
 	test_count_and_merge(&cls, &cfg);
 	test_table_full(&cls);
 	test_repeat_in_burst(&cls);
+	test_notes_and_decap(&cls, &cfg);
 	test_counter_wrap(&cls, &cfg);
 	test_classify_edges();
 	test_new_hosts_after_growth(&cls, &cfg);

@@ -3,20 +3,27 @@
 monitoring 10.1.0.0/16 and 2001:db8:1::/48 as the README prescribes.
 
 Every file: dpmon exits 0, ipackets 1, ibytes = the README's byte count,
-parse accounting complete. Then what this stage of dpmon supports:
-  d01 d02 d03 d07 d09 d11 d16  ingress 1 packet / all bytes to the README's
-                               host, protocol class as stated, nothing else;
-  d05 d06                      IPv4 fragments counted by IP protocol (UDP);
-  d10                          GRE: outer destination 10.1.0.10, class other
-                               (the inner packet is not asserted: that is
-                               decapsulation's business);
+parse accounting complete. Then the README's "what a correct analyzer
+does", in full:
+  d01 d02 d03 d04 d07 d09 d11 d16  ingress 1 packet / all bytes to the
+                               README's host, protocol class as stated,
+                               nothing else (d04: MPLS, d09: Hop-by-Hop
+                               walked);
+  d05 d06                      IPv4 fragments counted by IP protocol (UDP)
+                               and in ip_stats.fragments (d05 non-first: no
+                               ports; d06 first: ports 1111->2222 — ports
+                               are not in the API, test_parse checks them);
+  d10                          GRE, decap off: outer destination 10.1.0.10,
+                               class other (GRE is not TCP/UDP/ICMP);
+                               decap on (a second run): inner destination
+                               10.1.0.110, UDP, ip_stats.decapsulated 1;
+  d11                          the SYN in ip_stats.tcp_syn;
   d17                          10.1.0.17 -> 10.1.0.18: egress of .17,
                                ingress of .18, totals.internal 1;
   d12 d13 d14 d19              counted as the stated parse error, no subnet
-                               or host counted;
-  d04 (MPLS)                   only the generic checks (MPLS is not parsed
-                               yet).
-One dpmon per file, two at a time.
+                               or host counted.
+Counted packets carry no anomaly; ip_stats are 0 unless stated.
+One dpmon per run, two at a time.
 """
 import os
 import re
@@ -37,13 +44,16 @@ EXPECT = {
     'd01_vlan_8100_udp': {'ingress': ('10.1.0.1', V4, 'udp'), 'exact': True},
     'd02_qinq_88a8_8100_udp': {'ingress': ('10.1.0.2', V4, None), 'exact': True},
     'd03_double_8100_udp': {'ingress': ('10.1.0.3', V4, None), 'exact': True},
-    'd04_mpls_udp': {},
-    'd05_ipv4_nonfirst_frag_udp': {'ingress': ('10.1.0.5', V4, 'udp'), 'exact': True},
-    'd06_ipv4_first_frag_udp': {'ingress': ('10.1.0.6', V4, 'udp'), 'exact': True},
+    'd04_mpls_udp': {'ingress': ('10.1.0.4', V4, 'udp'), 'exact': True},
+    'd05_ipv4_nonfirst_frag_udp': {'ingress': ('10.1.0.5', V4, 'udp'), 'exact': True,
+                                   'ip_stats': {'fragments': 1}},
+    'd06_ipv4_first_frag_udp': {'ingress': ('10.1.0.6', V4, 'udp'), 'exact': True,
+                                'ip_stats': {'fragments': 1}},
     'd07_ipv6_udp': {'ingress': ('2001:db8:1::7', V6, 'udp'), 'exact': True},
     'd09_ipv6_hopbyhop_udp': {'ingress': ('2001:db8:1::9', V6, 'udp'), 'exact': True},
-    'd10_gre_ipv4_in_ipv4': {'ingress': ('10.1.0.10', V4, 'other'), 'exact': False},
-    'd11_tcp_syn': {'ingress': ('10.1.0.11', V4, 'tcp'), 'exact': True},
+    'd10_gre_ipv4_in_ipv4': {'ingress': ('10.1.0.10', V4, 'other'), 'exact': True},
+    'd11_tcp_syn': {'ingress': ('10.1.0.11', V4, 'tcp'), 'exact': True,
+                    'ip_stats': {'tcp_syn': 1}},
     'd12_ipv4_ihl2': {'errors': {'ipv4_bad_header': 1}},
     'd13_runt_eth_only': {'errors': {('runt', 'ipv4_truncated'): 1}},
     'd14_arp': {'errors': {'non_ip': 1}},
@@ -51,6 +61,17 @@ EXPECT = {
     'd17_internal_10_to_10': {'internal': ('10.1.0.17', '10.1.0.18', V4)},
     'd19_ipv4_truncated_ihl15': {'errors': {'ipv4_truncated': 1}},
 }
+
+# The same files with "decap": true, where the README says what changes.
+EXPECT_DECAP = {
+    'd10_gre_ipv4_in_ipv4': {'ingress': ('10.1.0.110', V4, 'udp'), 'exact': True,
+                             'ip_stats': {'decapsulated': 1}},
+}
+
+
+# What AddressSanitizer, LeakSanitizer and UBSan print (a sanitizer build).
+SANITIZER_MARKERS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error:',
+                     'SUMMARY: UndefinedBehaviorSanitizer')
 
 
 def readme_table(h):
@@ -71,11 +92,14 @@ def check_dir(c, what, got, pkts, nbytes, proto=None):
              (got[proto]['packets'], got[proto]['bytes']))
 
 
-def run_edge(h, stem, nbytes, lcores):
+def run_edge(h, stem, nbytes, lcores, decap=False):
     lines = []
-    c = h.checker(stem, lines)
-    e = EXPECT[stem]
-    with h.dpmon_run([h.td('pcaps', 'edge', stem + '.pcap')], SUBNETS, stem, lcores=lcores) as d:
+    label = stem + (' (decap)' if decap else '')
+    c = h.checker(label, lines)
+    e = (EXPECT_DECAP if decap else EXPECT)[stem]
+    extra = {'ports': [{'device': 'net_pcap0', 'rx_queues': 1, 'decap': True}]} if decap else None
+    with h.dpmon_run([h.td('pcaps', 'edge', stem + '.pcap')], SUBNETS, label, lcores=lcores,
+                     extra_config=extra) as d:
         s = d.wait_counts(1, nbytes, 0, stall=2.0)
         port, t, pe = s['ports'][0], s['totals'], s['parse_errors']
         c.eq('ports[0].ipackets', 1, port['ipackets'])
@@ -86,6 +110,10 @@ def run_edge(h, stem, nbytes, lcores):
         ip = (t['ingress']['packets'] + t['egress']['packets'] - t['internal']['packets']
               + t['external']['packets'])
         c.eq('sum(parse_errors) + IP packets', 1, sum(pe.values()) + ip)
+        c.eq('anomalies (all zero)', {k: 0 for k in s['anomalies']}, s['anomalies'])
+        want = {k: 0 for k in s['ip_stats']}
+        want.update(e.get('ip_stats', {}))
+        c.eq('ip_stats', want, s['ip_stats'])
         subnets = harness.by_prefix(d.get('/api/v1/subnets'))
         hosts_doc = d.get('/api/v1/hosts?limit=10000')
         hosts = harness.by_address(hosts_doc)
@@ -147,6 +175,9 @@ def run_edge(h, stem, nbytes, lcores):
             c.eq('totals.external packets', 0, t['external']['packets'])
 
         c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+        log = d.log_tail(1 << 20)
+        c.true('no sanitizer report in dpmon\'s output',
+               not any(m in log for m in SANITIZER_MARKERS), log[-2000:])
     return lines, c
 
 
@@ -163,12 +194,12 @@ def test_edge(h):
         c.eq('%s: records, captured bytes (pcap headers) == README' % stem, [(table[stem])],
              [cl for cl, _ in recs])
 
-    def job(i, stem):
+    def job(i, stem, decap):
         lcores = LCORES_ONE_WORKER if i % 2 == 0 else LCORES_ONE_WORKER_ALT
-        return lambda: run_edge(h, stem, table[stem], lcores)
+        return lambda: run_edge(h, stem, table[stem], lcores, decap)
 
-    stems = [s for s in files if s in EXPECT]
-    for x in harness.run_parallel([job(i, s) for i, s in enumerate(stems)]):
+    runs = [(s, False) for s in files if s in EXPECT] + [(s, True) for s in sorted(EXPECT_DECAP)]
+    for x in harness.run_parallel([job(i, s, dc) for i, (s, dc) in enumerate(runs)]):
         c.merge(x)
     c.done()
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Run the parser fuzzer (fuzz_parse) for a while, as a test.
+
+    run_fuzz.py --fuzzer B/tests/fuzz_parse --corpus-tool B/tests/fuzz_corpus
+                --source-dir S --work-dir B/fuzz --seconds 60
+
+1. Seeds: every capture under <source>/../shared/testdata/pcaps is turned
+   into seed inputs by fuzz_corpus (in <work>/seeds, rebuilt each run; the
+   shared data is never copied into the repository).
+2. The inputs of tests/fuzz/regressions/ (crashes found earlier) are run
+   once each: any failure there fails the test at once.
+3. libFuzzer runs for --seconds on <work>/corpus (kept between runs, so
+   coverage accumulates) plus the seeds; a crash, a leak, a sanitizer
+   report or a timeout makes it exit non-zero, and the reproducer is left
+   in <work>/artifacts/.
+
+Exit status: the fuzzer's (0 = nothing found).
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--fuzzer', required=True)
+    ap.add_argument('--corpus-tool', required=True)
+    ap.add_argument('--source-dir', required=True)
+    ap.add_argument('--work-dir', required=True)
+    ap.add_argument('--seconds', type=int, default=60)
+    a = ap.parse_args()
+
+    testdata = os.path.join(a.source_dir, '..', 'shared', 'testdata', 'pcaps')
+    if not os.path.isdir(testdata):
+        print('shared test data not found at %s' % testdata)
+        return 1
+    seeds = os.path.join(a.work_dir, 'seeds')
+    corpus = os.path.join(a.work_dir, 'corpus')
+    artifacts = os.path.join(a.work_dir, 'artifacts')
+    shutil.rmtree(seeds, ignore_errors=True)
+    for d in (seeds, corpus, artifacts):
+        os.makedirs(d, exist_ok=True)
+    pcaps = sorted(p for p in glob.glob(os.path.join(testdata, '**', '*'), recursive=True)
+                   if os.path.isfile(p))
+    rc = subprocess.call([a.corpus_tool, seeds] + pcaps)
+    if rc != 0:
+        return rc
+
+    env = dict(os.environ)
+    env.setdefault('ASAN_OPTIONS', 'detect_leaks=1:abort_on_error=1')
+    env.setdefault('UBSAN_OPTIONS', 'print_stacktrace=1:halt_on_error=1')
+    regress = sorted(glob.glob(os.path.join(a.source_dir, 'tests', 'fuzz', 'regressions', '*')))
+    if regress:
+        rc = subprocess.call([a.fuzzer] + regress, env=env)
+        print('regression inputs: %d, exit %d' % (len(regress), rc), flush=True)
+        if rc != 0:
+            return rc
+
+    cmd = [a.fuzzer, '-max_total_time=%d' % a.seconds, '-timeout=10', '-rss_limit_mb=1024',
+           '-max_len=70000', '-print_final_stats=1',
+           '-artifact_prefix=' + artifacts + os.sep, corpus, seeds]
+    print(' '.join(cmd), flush=True)
+    rc = subprocess.call(cmd, env=env)
+    print('fuzz_parse exit status %d' % rc, flush=True)
+    return rc
+
+
+if __name__ == '__main__':
+    sys.exit(main())
