@@ -113,15 +113,16 @@ enum dpmon_tunnel {
 /** Stable snake_case name of a reason, as used by the API ("ipv4_truncated"). */
 const char *dpmon_reason_name(enum dpmon_reason r);
 
-/** Stable snake_case name of an anomaly ("udp_bad_length"); "unknown" out of range. */
+/** Stable snake_case name of an anomaly ("udp_bad_length"); "unknown" out of range. Any thread. */
 const char *dpmon_anomaly_name(enum dpmon_anomaly a);
 
-/** Stable name of an ipstat ("fragments", "decapsulated", "tcp_syn"). */
+/** Stable name of an ipstat ("fragments", "decapsulated", "tcp_syn"); "unknown" out of range. Any thread. */
 const char *dpmon_ipstat_name(enum dpmon_ipstat i);
 
 /**
  * Name of tunnel kind number @p bit (0 .. DPMON_TUNNEL_KINDS - 1, i.e. the
  * bit position in enum dpmon_tunnel): "gre", "erspan", ...; NULL past the end.
+ * These are the words of the configuration's ports[].decap. Any thread.
  */
 const char *dpmon_tunnel_name(unsigned bit);
 

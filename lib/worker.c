@@ -86,8 +86,13 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 
 		if (i + PREFETCH_MBUF_AHEAD < n)
 			rte_prefetch0(pkts[i + PREFETCH_MBUF_AHEAD]);
-		if (i + PREFETCH_AHEAD < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
+		if (i + PREFETCH_AHEAD < n) {
+			const struct rte_mbuf *ah = pkts[i + PREFETCH_AHEAD];
+
+			rte_prefetch0(rte_pktmbuf_mtod(ah, void *));
+			if (ah->data_len > RTE_CACHE_LINE_SIZE)
+				rte_prefetch0(rte_pktmbuf_mtod_offset(ah, char *, RTE_CACHE_LINE_SIZE));
+		}
 		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
 		b->len[i] = p->len;
 		b->reasons[r]++;

@@ -20,6 +20,9 @@
  *   - the reason is in range; OK means family 4 or 6, offsets inside the
  *     frame, IPv6 addresses inside the frame or the scratch buffer,
  *     anomaly bits in range, tunnels <= DPMON_MAX_TUNNELS;
+ *   - with decapsulation, the result is the one without it unless a tunnel
+ *     was followed or noted (the outer header decides every reason before
+ *     any tunnel is looked at);
  *   - the segmented parse gives the same result as the contiguous one
  *     (reason, every field; pkt_len beyond the segments adds only the
  *     pkt_len_mismatch anomaly and the length; a stripped tag only the
@@ -99,6 +102,31 @@ same(const struct dpmon_pkt *a, const struct dpmon_pkt *b)
 		must(memcmp(a->src6, b->src6, 16) == 0 && memcmp(a->dst6, b->dst6, 16) == 0);
 }
 
+#define TUNNEL_ANOMALIES                                                           \
+	((1u << DPMON_ANOM_TUNNEL_MALFORMED) | (1u << DPMON_ANOM_TUNNEL_UNSUPPORTED) | \
+	 (1u << DPMON_ANOM_TUNNEL_LIMIT))
+
+/* Decapsulation (@p ra, @p a) agrees with none (@p ro, @p o) unless a tunnel was involved. */
+static void
+check_decap(enum dpmon_reason ra, const struct dpmon_pkt *a, enum dpmon_reason ro,
+	    const struct dpmon_pkt *o)
+{
+	if (ro != DPMON_REASON_OK) {
+		must(ra == ro);
+		return;
+	}
+	if (ra != DPMON_REASON_OK || a->tunnels != 0 || (a->anomalies & TUNNEL_ANOMALIES))
+		return;
+	same(a, o);
+	/* A GRE-over-UDP header is only looked at when it is to be followed. */
+	if (o->ip_proto == 17 && o->ports && o->dport == 4754)
+		must((a->anomalies & ~(1u << DPMON_ANOM_GRE_TRUNCATED)) == o->anomalies);
+	else
+		must(a->anomalies == o->anomalies);
+	must(a->vlan_depth == o->vlan_depth && a->vlan_outer == o->vlan_outer &&
+	     a->vlan_inner == o->vlan_inner);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -127,8 +155,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	must(ra < DPMON_REASON_MAX && a.len == len);
 	if (ra == DPMON_REASON_OK)
 		check_ok(&a, frame, len);
+	rb = dpmon_parse_frame(frame, len, &b);
 	if (decap == 0)
-		must(dpmon_parse_frame(frame, len, &b) == ra);
+		must(rb == ra);
+	else
+		check_decap(ra, &a, rb, &b);
 
 	/* The same bytes as a chain of segments. */
 	ncuts = len > 65535 ? 0 : cut_points(data[1], len, cuts);
