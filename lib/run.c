@@ -107,7 +107,7 @@ early_options(int argc, char **argv)
 			return 0;
 		}
 		if (strcmp(argv[i], "--version") == 0) {
-			printf("dpmon %s (DPDK %s)\n", DPMON_VERSION, rte_version());
+			printf("dpmon %s (%s)\n", DPMON_VERSION, rte_version()); /* "DPDK 22.11.x" */
 			return 0;
 		}
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
