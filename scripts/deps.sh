@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Install what dpmon needs to build and test on Debian 12 (bookworm).
 # Idempotent: skips apt when every package is already installed.
+# The last two lines are for the appliance: the Debian package (debhelper),
+# throw-away roots (debootstrap), the image (mtools, dosfstools, fdisk),
+# booting it (qemu, OVMF), and checking units and scripts (systemd's
+# systemd-analyze, shellcheck).
 set -euo pipefail
 
 PKGS=(build-essential clang meson ninja-build pkg-config python3 python3-pyelftools
       dpdk dpdk-dev libdpdk-dev libnuma-dev libjansson-dev libmicrohttpd-dev libpcap-dev
-      curl)
+      curl
+      debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
+      systemd shellcheck)
 
 missing=()
 for p in "${PKGS[@]}"; do
