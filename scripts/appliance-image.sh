@@ -8,14 +8,18 @@
 #       --variant=minbase plus PKGs) from the machine's Debian mirror. Built
 #       once and reused while the package list is the same.
 #   appliance-image.sh image --deb DEB --out DIR [--cache DIR] [--isolate CPUS]
-#       [--hugepages N] [--test-mode] [--keep-root]
+#       [--hugepages N] [--config-dir DIR] [--root-password-hash HASH]
+#       [--extra-packages P,P] [--keep-root]
 #       Build DIR/dpmon-appliance.img: a GPT disk with an EFI system
 #       partition (systemd-boot, the kernel, the initrd and one boot entry
 #       carrying the kernel command line) and an ext4 root with dpmon.deb
 #       installed, dpmon.service enabled and systemd-networkd doing DHCP on
 #       the first Ethernet port for management. Boot it with UEFI firmware
-#       (OVMF under qemu). --test-mode makes dpmon poll a net_null device
-#       and listen on 0.0.0.0:8080 so a VM without a DPDK NIC serves /health.
+#       (OVMF under qemu). --config-dir puts DIR's dpmon.json and dpmon.env in
+#       /etc/dpmon; --root-password-hash sets root's password (a crypt hash,
+#       `openssl passwd -6`; root stays locked otherwise); --extra-packages
+#       adds Debian packages.
+#       Docs: docs/appliance.md.
 #
 # Design: no loop devices and no mounts of images: the root is a directory
 # (debootstrap + apt in a chroot), the file systems are made from
@@ -112,19 +116,22 @@ rootfs_tar() {
 	echo "$cache/$name.tar"
 }
 
-# install_deb ROOT DEB: dpmon and its dependencies from the mirror.
+# install_deb ROOT DEB [PKG,PKG]: dpmon, its dependencies and extra packages from the mirror.
 install_deb() {
+	local pkgs=()
+	IFS=, read -r -a pkgs <<<"${3:-}"
 	cp "$2" "$1/tmp/dpmon.deb"
 	mount_chroot "$1"
-	in_root "$1" apt-get install -y -q --no-install-recommends /tmp/dpmon.deb
+	in_root "$1" apt-get install -y -q --no-install-recommends /tmp/dpmon.deb "${pkgs[@]}"
 	in_root "$1" apt-get clean
 	umount_all
 	rm -f "$1/tmp/dpmon.deb"
 }
 
-# configure_root ROOT TEST_MODE: host name, fstab, management network, services.
+# configure_root ROOT CONFIG_DIR PASSWORD_HASH: host name, fstab,
+# management network, services, /etc/dpmon, root's password.
 configure_root() {
-	local root=$1
+	local root=$1 f
 	echo dpmon >"$root/etc/hostname"
 	printf '127.0.0.1 localhost\n127.0.1.1 dpmon\n' >"$root/etc/hosts"
 	printf 'LABEL=dpmon-root / ext4 defaults,noatime 0 1\n' >"$root/etc/fstab"
@@ -133,23 +140,14 @@ configure_root() {
 	printf '[Match]\nName=en* eth*\n\n[Network]\nDHCP=yes\n' \
 		>"$root/etc/systemd/network/20-management.network"
 	in_root "$root" systemctl enable systemd-networkd.service dpmon.service
-	if [ "$2" = 1 ]; then
-		cat >"$root/etc/dpmon/dpmon.env" <<'EOF'
-# Test mode (appliance-image.sh --test-mode): no DPDK NIC in the VM; dpmon
-# polls a null device and uses the hugepages of the kernel command line.
-DPMON_LCORES=0-1
-DPMON_HUGEPAGES=
-DPMON_PCI=
-DPMON_VDEVS="net_null0,no-rx=1"
-EOF
-		cat >"$root/etc/dpmon/dpmon.json" <<'EOF'
-{
-  "_comment": "Test mode: a null port, the API on every interface (qemu hostfwd).",
-  "ports": [{"device": "net_null0", "rx_queues": 1}],
-  "subnets": [{"prefix": "10.0.0.0/24", "name": "office"}],
-  "http": {"listen": "0.0.0.0", "port": 8080}
-}
-EOF
+	if [ -n "$2" ]; then
+		for f in dpmon.json dpmon.env; do
+			[ -f "$2/$f" ] || die "--config-dir $2: no $f"
+			install -m 0644 "$2/$f" "$root/etc/dpmon/$f"
+		done
+	fi
+	if [ -n "$3" ]; then
+		in_root "$root" usermod -p "$3" root
 	fi
 }
 
@@ -193,7 +191,8 @@ EOF
 }
 
 cmd_image() {
-	local deb="" out="" cache="" isolate=1-3 huge=512 test_mode=0 keep=0 tar root cmdline
+	local deb="" out="" cache="" isolate=1-3 huge=512 keep=0 tar root cmdline
+	local config_dir="" password="" extra=""
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--deb) deb=$2; shift 2 ;;
@@ -201,7 +200,9 @@ cmd_image() {
 		--cache) cache=$2; shift 2 ;;
 		--isolate) isolate=$2; shift 2 ;;
 		--hugepages) huge=$2; shift 2 ;;
-		--test-mode) test_mode=1; shift ;;
+		--config-dir) config_dir=$2; shift 2 ;;
+		--root-password-hash) password=$2; shift 2 ;;
+		--extra-packages) extra=$2; shift 2 ;;
 		--keep-root) keep=1; shift ;;
 		*) die "unknown option $1" ;;
 		esac
@@ -216,8 +217,8 @@ cmd_image() {
 	rm -rf "$root"
 	mkdir -p "$root"
 	tar -C "$root" -xf "$tar"
-	install_deb "$root" "$deb"
-	configure_root "$root" "$test_mode"
+	install_deb "$root" "$deb" "$extra"
+	configure_root "$root" "$config_dir" "$password"
 	cmdline="root=LABEL=dpmon-root ro console=ttyS0,115200 default_hugepagesz=2M"
 	cmdline+=" hugepagesz=2M hugepages=$huge isolcpus=$isolate nohz_full=$isolate rcu_nocbs=$isolate"
 	make_disk "$root" "$out" "$cmdline"

@@ -1,22 +1,26 @@
 #!/usr/bin/env python3
 """The bootable appliance image: built, checked, booted under qemu.
 
- 1. scripts/appliance-image.sh image --test-mode builds
+ 1. scripts/appliance-image.sh image builds
     <build>/appliance/image/dpmon-appliance.img from the package of
     scripts/build-deb.sh (the Debian root is cached as
-    <build>/appliance/cache/image.tar after the first debootstrap).
+    <build>/appliance/cache/image.tar after the first debootstrap), with
+    --config-dir (a VM has no DPDK NIC: dpmon polls a net_null device with
+    the image's hugepages and serves on 0.0.0.0:8080), a root password
+    hash and an extra package.
  2. Reduced form (always): the root has dpmon installed, dpmon.service and
     systemd-networkd enabled, the unit passes `systemd-analyze verify` in
-    that root, and the boot entry carries the kernel command line for
-    hugepages and isolated cores; the disk has a GPT with an EFI system
-    partition and a root partition.
+    that root, /etc/dpmon holds the given files, root has the given
+    password, the extra package is there, and the boot entry carries the
+    kernel command line for hugepages and isolated cores; the disk has a
+    GPT with an EFI system partition and a root partition.
  3. Boot (unless DPMON_IMAGE_BOOT=0): qemu-system-x86_64 with OVMF, the
     image as a virtio disk, a virtio NIC on user networking with
     hostfwd=tcp:127.0.0.1:PORT-:8080, software emulation (TCG; KVM is used
     only with DPMON_IMAGE_ACCEL=kvm). From the host: /health answers "ok"
-    through the forwarded port, the summary shows the test-mode port
-    (net_null0) and a worker on lcore 1, the kernel booted with the
-    image's command line. Timings are printed.
+    through the forwarded port, the summary shows the configured port
+    (net_null0), a worker on lcore 1 and the configured subnets, the
+    kernel booted with the image's command line. Timings are printed.
 
 Needs root (debootstrap, chroot) and the Debian mirror. Slow: suite 'slow'.
 """
@@ -37,6 +41,21 @@ from harness import TestFailure  # noqa: E402
 from test_package import build_deb, sh  # noqa: E402
 
 BOOT_TIMEOUT = float(os.environ.get('DPMON_IMAGE_BOOT_TIMEOUT', '600'))
+# openssl passwd -6 -salt dpmontestsalt appliance
+ROOT_HASH = ('$6$dpmontestsalt$VvjOTel/5GYZ8krrBd1k6k8cwNeORcEdpThhq/krh5axk1pATQ3IHjX0RAtYvfLZ'
+             '2lJJDNRLzgo3qfQSW26TE1')
+VM_ENV = """# dpmon in a VM without a DPDK NIC: a null port, the kernel's hugepages.
+DPMON_LCORES=0-1
+DPMON_HUGEPAGES=
+DPMON_PCI=
+DPMON_VDEVS="net_null0,no-rx=1"
+"""
+VM_CONFIG = {
+    'ports': [{'device': 'net_null0', 'rx_queues': 1}],
+    'subnets': [{'prefix': '10.0.0.0/24', 'name': 'office'},
+                {'prefix': '10.9.0.0/24', 'name': 'from-config-dir'}],
+    'http': {'listen': '0.0.0.0', 'port': 8080},
+}
 
 
 def free_port():
@@ -55,16 +74,31 @@ def get(port, path):
 def build_image(h):
     deb = build_deb(h)
     out = os.path.join(h.build, 'appliance', 'image')
+    cfg = os.path.join(h.build, 'appliance', 'vm-etc-dpmon')
+    os.makedirs(cfg, exist_ok=True)
+    with open(os.path.join(cfg, 'dpmon.env'), 'w') as f:
+        f.write(VM_ENV)
+    with open(os.path.join(cfg, 'dpmon.json'), 'w') as f:
+        json.dump(VM_CONFIG, f)
     _, text, dt = sh([os.path.join(h.source, 'scripts', 'appliance-image.sh'), 'image',
                       '--deb', deb, '--out', out, '--cache',
                       os.path.join(h.build, 'appliance', 'cache'), '--isolate', '1',
-                      '--hugepages', '256', '--test-mode', '--keep-root'], timeout=2400)
+                      '--hugepages', '256', '--config-dir', cfg, '--root-password-hash',
+                      ROOT_HASH, '--extra-packages', 'less', '--keep-root'], timeout=2400)
     h.log('     image built in %.1f s' % dt)
     return text.strip().splitlines()[-1], os.path.join(out, 'root')
 
 
 def check_root(c, root, img):
     c.true('dpmon installed', os.access(os.path.join(root, 'usr/bin/dpmon'), os.X_OK))
+    c.true('extra package installed (less)', os.path.exists(os.path.join(root, 'usr/bin/less')))
+    with open(os.path.join(root, 'etc/dpmon/dpmon.json')) as f:
+        c.eq('/etc/dpmon/dpmon.json from --config-dir', VM_CONFIG, json.load(f))
+    with open(os.path.join(root, 'etc/dpmon/dpmon.env')) as f:
+        c.eq('/etc/dpmon/dpmon.env from --config-dir', VM_ENV, f.read())
+    with open(os.path.join(root, 'etc/shadow')) as f:
+        hashes = [line.split(':')[1] for line in f if line.startswith('root:')]
+    c.eq('root password hash', [ROOT_HASH], hashes)
     wants = os.path.join(root, 'etc/systemd/system/multi-user.target.wants')
     for unit in ('dpmon.service', 'systemd-networkd.service'):
         c.true('%s enabled' % unit, os.path.islink(os.path.join(wants, unit)))
@@ -127,6 +161,9 @@ def boot(c, h, img):
             _, s = get(port, '/api/v1/summary')
             c.eq('summary ports', ['net_null0'], [p['device'] for p in s['ports']])
             c.eq('summary worker lcores', [1], [w['lcore'] for w in s['workers']])
+            _, subs = get(port, '/api/v1/subnets')
+            c.eq('subnets from the --config-dir configuration',
+                 ['office', 'from-config-dir'], [x['name'] for x in subs['subnets']])
         with open(console, 'rb') as f:
             log = f.read().decode('utf-8', 'replace')
         c.true('kernel booted with the hugepage and isolation parameters',
