@@ -4,7 +4,11 @@
  * Design: parse the options with getopt_long into a struct dpmon_gen_opts
  * (lib/gen.h does the parsing of subnets, mixes and sizes, and all the
  * validation), call dpmon_gen_write(), print the summary on stdout.
- * Exit status: 0 written, 1 write failed, 2 usage error.
+ * With --profile FILE the packets come from a Pktgen-DPDK or kernel
+ * pktgen profile instead (lib/profile.h): only --output, --packets, --seed
+ * and --summary apply, and any synthetic-traffic option is a usage error.
+ * Exit status: 0 written, 1 write failed, 2 usage error (a profile line
+ * dpmon-gen does not understand is a usage error too).
  *
  * Reference: docs/dpmon-gen.md.
  */
@@ -16,6 +20,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "profile.h"
 
 #ifndef DPMON_VERSION
 #define DPMON_VERSION "dev"
@@ -33,6 +38,7 @@ enum {
 	OPT_VLAN,
 	OPT_SEED,
 	OPT_SUMMARY,
+	OPT_PROFILE,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +54,7 @@ static const struct option long_opts[] = {
 	{"vlan", required_argument, NULL, OPT_VLAN},
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"summary", required_argument, NULL, OPT_SUMMARY},
+	{"profile", required_argument, NULL, OPT_PROFILE},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -81,6 +88,9 @@ usage(FILE *out)
 	      "      --vlan VID           add one 802.1Q tag (0..4094): 4 bytes on top of --size\n"
 	      "      --seed S             PRNG seed (default 1); same options + seed = same file\n"
 	      "      --summary text|json  summary format on stdout (default text)\n"
+	      "      --profile FILE       render a Pktgen-DPDK (.pkt) or kernel pktgen (.sh)\n"
+	      "                           profile instead; with --output, --packets (default:\n"
+	      "                           the profile's count), --seed, --summary only\n"
 	      "  -h, --help               this help\n"
 	      "  -V, --version            print the version\n"
 	      "\n"
@@ -173,12 +183,73 @@ apply_option(int c, const char *arg, struct dpmon_gen_opts *o, bool *json)
 	}
 }
 
+/* Command-line state beyond struct dpmon_gen_opts. */
+struct cli {
+	bool json;
+	const char *profile;     /* --profile FILE, or NULL */
+	bool packets_given;      /* --packets was given */
+	const char *synthetic;   /* the first synthetic-traffic option given, or NULL */
+};
+
+/* Remember what --profile needs to know about option @p c. */
+static void
+note_option(struct cli *cli, int c)
+{
+	const struct option *lo;
+
+	if (c == 'n')
+		cli->packets_given = true;
+	if (c == 'o' || c == 'n' || c == OPT_SEED || c == OPT_SUMMARY || c == OPT_PROFILE ||
+	    cli->synthetic != NULL)
+		return;
+	for (lo = long_opts; lo->name != NULL; lo++)
+		if (lo->val == c)
+			cli->synthetic = lo->name;
+}
+
+/*
+ * Render --profile: load, pick the packet count, write, print the summary.
+ * @return the exit status.
+ */
+static int
+run_profile(const struct dpmon_gen_opts *o, const struct cli *cli)
+{
+	struct dpmon_profile *p;
+	struct dpmon_profile_summary s;
+	uint64_t packets;
+	int rc;
+
+	if (cli->synthetic != NULL) {
+		fprintf(stderr, "dpmon-gen: --%s cannot be combined with --profile (the profile "
+				"defines the traffic)\n", cli->synthetic);
+		return EXIT_USAGE;
+	}
+	rc = dpmon_profile_load(cli->profile, &p, stderr);
+	if (rc == -EINVAL)
+		return EXIT_USAGE;
+	if (rc != 0)
+		return EXIT_FAILURE;
+	packets = cli->packets_given ? o->packets : dpmon_profile_count(p);
+	if (packets == 0 && !cli->packets_given) {
+		fprintf(stderr, "dpmon-gen: %s sends until stopped (count 0): give --packets N\n",
+			cli->profile);
+		dpmon_profile_free(p);
+		return EXIT_USAGE;
+	}
+	rc = dpmon_profile_render(p, o->output, packets, o->seed, &s, stderr);
+	if (rc == 0)
+		rc = cli->json ? dpmon_profile_summary_print_json(p, o->output, o->seed, &s, stdout)
+			       : dpmon_profile_summary_print_text(p, o->output, o->seed, &s, stdout);
+	dpmon_profile_free(p);
+	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct dpmon_gen_opts o;
 	struct dpmon_gen_summary s;
-	bool json = false;
+	struct cli cli = {0};
 	int c, rc = 0;
 
 	dpmon_gen_defaults(&o);
@@ -191,10 +262,13 @@ main(int argc, char **argv)
 			dpmon_gen_opts_free(&o);
 			return 0;
 		}
+		note_option(&cli, c);
 		if (c == '?')
 			rc = -EINVAL;
+		else if (c == OPT_PROFILE)
+			cli.profile = optarg;
 		else
-			rc = apply_option(c, optarg, &o, &json);
+			rc = apply_option(c, optarg, &o, &cli.json);
 	}
 	if (rc == 0 && optind < argc) {
 		fprintf(stderr, "dpmon-gen: unexpected argument '%s'\n", argv[optind]);
@@ -203,6 +277,14 @@ main(int argc, char **argv)
 	if (rc == 0 && o.output == NULL) {
 		fprintf(stderr, "dpmon-gen: --output FILE.pcap is required\n");
 		rc = -EINVAL;
+	}
+	if (rc == 0 && cli.profile != NULL) {
+		rc = run_profile(&o, &cli);
+		dpmon_gen_opts_free(&o);
+		if (rc == EXIT_USAGE)
+			fprintf(stderr, "usage: dpmon-gen --profile FILE --output FILE.pcap "
+					"[--packets N] [--seed S] [--summary text|json]\n");
+		return rc;
 	}
 	if (rc == 0)
 		rc = dpmon_gen_check(&o, stderr);
@@ -215,8 +297,8 @@ main(int argc, char **argv)
 	dpmon_gen_opts_free(&o);
 	if (rc != 0)
 		return EXIT_FAILURE;
-	rc = json ? dpmon_gen_summary_print_json(&s, stdout)
-		  : dpmon_gen_summary_print_text(&s, stdout);
+	rc = cli.json ? dpmon_gen_summary_print_json(&s, stdout)
+		      : dpmon_gen_summary_print_text(&s, stdout);
 	dpmon_gen_summary_free(&s);
 	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

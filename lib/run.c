@@ -530,6 +530,8 @@ dpmon_main(int argc, char **argv)
 	/* Before EAL: a stop request during start-up ends in a clean exit. */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* systemd ExecReload sends SIGHUP; reload is not implemented yet: keep running. */
+	signal(SIGHUP, SIG_IGN);
 	n = rte_eal_init(sep, argv);
 	if (n < 0) {
 		fprintf(stderr, "dpmon: EAL initialisation failed: %s\n",

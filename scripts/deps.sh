@@ -11,13 +11,20 @@
 #           node + npm, and tests/js's npm packages (npm ci, pinned by
 #           tests/js/package-lock.json; playwright-core drives the Debian
 #           chromium, it never downloads a browser)
+#
+# The appliance's test packages: the Debian package (debhelper), throw-away
+# roots (debootstrap), the image (mtools, dosfstools, fdisk), booting it
+# (qemu, OVMF), and checks of the unit (systemd-analyze) and of the shell
+# scripts (with the package named shellcheck).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config python3 python3-pyelftools
       dpdk dpdk-dev libdpdk-dev libnuma-dev libjansson-dev libmicrohttpd-dev libpcap-dev
       curl)
-TEST_PKGS=(prometheus chromium)
+TEST_PKGS=(prometheus chromium
+      debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
+      systemd shellcheck)
 build_only=0
 [ "${1:-}" = "--build" ] && build_only=1
 [ "$build_only" -eq 1 ] || PKGS+=("${TEST_PKGS[@]}")

@@ -7,7 +7,7 @@
 #               dpmon itself built with the sanitizers.
 # Prints meson's counts of both runs as one line "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 bash scripts/deps.sh || exit 1
 
