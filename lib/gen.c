@@ -25,6 +25,7 @@
  * bounded draws use the high 32 bits times the bound (bias < bound/2^32,
  * irrelevant here, and deterministic).
  */
+#include "cksum.h"
 #include "gen.h"
 
 #include <errno.h>
@@ -733,27 +734,6 @@ put32(uint8_t *p, uint32_t v)
 {
 	put16(p, v >> 16);
 	put16(p + 2, v);
-}
-
-/* Ones' complement sum of big-endian 16-bit words (RFC 1071), unfolded. */
-static uint32_t
-csum_add(uint32_t sum, const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (i < n)
-		sum += (uint32_t)p[i] << 8;
-	return sum;
-}
-
-static uint16_t
-csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
 }
 
 static uint8_t

@@ -18,6 +18,7 @@
  * 128-bit integers (IPv4 in the low 32 bits) so stepping and masking are
  * plain arithmetic. Random draws use splitmix64 from the seed.
  */
+#include "cksum.h"
 #include "profile.h"
 
 #include <arpa/inet.h>
@@ -1340,26 +1341,6 @@ put_addr(uint8_t *p, u128 v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		p[n - 1 - i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t
-csum_add(uint32_t sum, const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (i < n)
-		sum += (uint32_t)p[i] << 8;
-	return sum;
-}
-
-static uint16_t
-csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
 }
 
 /* Ethernet (+ 802.1Q); returns the L2 header length. */
