@@ -36,6 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "top.h"
+
 #ifndef DPMON_VERSION
 #define DPMON_VERSION "0.0.0"
 #endif
@@ -399,13 +401,6 @@ struct host_query {
 	uint32_t limit;
 };
 
-struct top {
-	const struct dpmon_snap_host *hosts;
-	const struct host_query *q;
-	uint32_t *idx; /* host indices, heap-ordered */
-	uint32_t n, cap;
-};
-
 /* NaN compares as 0, consistently with how it is printed. */
 static int
 real_cmp(double x, double y)
@@ -437,83 +432,15 @@ rate_cmp(const struct dpmon_rate *x, const struct dpmon_rate *y, enum sort_key k
 	}
 }
 
-/* True when @p a is listed before @p b: larger metric, then lower address. */
+/* True when @p a is listed before @p b: larger metric, then lower address.
+ * @p ctx is the struct host_query (a dpmon_top_before_fn). */
 static bool
-ranks_before(const struct dpmon_snap_host *a, const struct dpmon_snap_host *b,
-	     const struct host_query *q)
+ranks_before(const struct dpmon_snap_host *a, const struct dpmon_snap_host *b, const void *ctx)
 {
+	const struct host_query *q = ctx;
 	int c = rate_cmp(&a->dir[q->dir].total, &b->dir[q->dir].total, q->key);
 
 	return c != 0 ? c > 0 : dpmon_addr_cmp(&a->addr, &b->addr) < 0;
-}
-
-/* True when the host at heap slot @p i ranks after the one at slot @p j. */
-static bool
-worse(const struct top *t, uint32_t i, uint32_t j)
-{
-	return ranks_before(&t->hosts[t->idx[j]], &t->hosts[t->idx[i]], t->q);
-}
-
-static void
-swap_slots(struct top *t, uint32_t i, uint32_t j)
-{
-	uint32_t x = t->idx[i];
-
-	t->idx[i] = t->idx[j];
-	t->idx[j] = x;
-}
-
-static void
-sift_down(struct top *t, uint32_t pos, uint32_t n)
-{
-	for (;;) {
-		uint32_t l = 2 * pos + 1, r = l + 1, m = pos;
-
-		if (l < n && worse(t, l, m))
-			m = l;
-		if (r < n && worse(t, r, m))
-			m = r;
-		if (m == pos)
-			return;
-		swap_slots(t, pos, m);
-		pos = m;
-	}
-}
-
-static void
-sift_up(struct top *t, uint32_t pos)
-{
-	while (pos > 0) {
-		uint32_t parent = (pos - 1) / 2;
-
-		if (!worse(t, pos, parent))
-			return;
-		swap_slots(t, pos, parent);
-		pos = parent;
-	}
-}
-
-/* Keep host @p h if it is among the best t->cap seen so far. */
-static void
-top_offer(struct top *t, uint32_t h)
-{
-	if (t->n < t->cap) {
-		t->idx[t->n] = h;
-		sift_up(t, t->n++);
-	} else if (t->cap > 0 && ranks_before(&t->hosts[h], &t->hosts[t->idx[0]], t->q)) {
-		t->idx[0] = h;
-		sift_down(t, 0, t->n);
-	}
-}
-
-/* Heap sort in place: afterwards idx[0] is the best host. */
-static void
-top_sort(struct top *t)
-{
-	for (uint32_t n = t->n; n > 1; n--) {
-		swap_slots(t, 0, n - 1);
-		sift_down(t, 0, n - 1);
-	}
 }
 
 /* ------------------------------------------------------------------------
@@ -671,8 +598,7 @@ ep_hosts(struct request *r, const char *rest, size_t n)
 {
 	const struct dpmon_snapshot *s = r->snap;
 	struct host_query q;
-	struct top t;
-	uint32_t total = 0;
+	uint32_t total = 0, cap, got, *idx;
 	json_t *list;
 	int rc;
 
@@ -680,20 +606,13 @@ ep_hosts(struct request *r, const char *rest, size_t n)
 	(void)n;
 	if ((rc = parse_host_query(r, &q)) != 0)
 		return rc;
-	t = (struct top){.hosts = s->hosts, .q = &q,
-			 .cap = q.limit < s->n_hosts ? q.limit : s->n_hosts};
-	t.idx = malloc((t.cap ? t.cap : 1) * sizeof(*t.idx));
-	if (t.idx == NULL)
+	cap = q.limit < s->n_hosts ? q.limit : s->n_hosts;
+	idx = malloc((cap ? cap : 1) * sizeof(*idx));
+	if (idx == NULL)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->n_hosts; i++) {
-		if (q.subnet >= 0 && s->hosts[i].subnet != (uint32_t)q.subnet)
-			continue;
-		total++;
-		top_offer(&t, i);
-	}
-	top_sort(&t);
-	list = host_list_json(s, t.idx, t.n);
-	free(t.idx);
+	got = dpmon_top_hosts_by(s, q.subnet, cap, ranks_before, &q, idx, &total);
+	list = host_list_json(s, idx, got);
+	free(idx);
 	return reply(r, 200, json_pack("{s:o,s:I,s:I}", "hosts", list, "total", (json_int_t)total,
 				       "snapshot_seq", (json_int_t)r->snap->seq));
 }

@@ -1,5 +1,5 @@
 /*
- * top.c — top hosts by cumulative bytes (see top.h).
+ * top.c — top hosts of a snapshot by a ranking (see top.h).
  *
  * A min-heap of at most n host indices keeps the worst host kept at its
  * root: a host better than the root replaces it and sinks. At the end a
@@ -11,6 +11,8 @@
 
 struct heap {
 	const struct dpmon_snap_host *hosts;
+	dpmon_top_before_fn before;
+	const void *ctx;
 	uint32_t *idx;
 	uint32_t n, cap;
 };
@@ -23,8 +25,9 @@ dpmon_top_host_bytes(const struct dpmon_snap_host *h)
 
 /* True when @p x ranks before @p y: more bytes, then lower address. */
 static bool
-ranks_before(const struct dpmon_snap_host *x, const struct dpmon_snap_host *y)
+more_bytes(const struct dpmon_snap_host *x, const struct dpmon_snap_host *y, const void *ctx)
 {
+	(void)ctx;
 	uint64_t bx = dpmon_top_host_bytes(x), by = dpmon_top_host_bytes(y);
 
 	return bx != by ? bx > by : dpmon_addr_cmp(&x->addr, &y->addr) < 0;
@@ -34,7 +37,7 @@ ranks_before(const struct dpmon_snap_host *x, const struct dpmon_snap_host *y)
 static bool
 worse(const struct heap *t, uint32_t i, uint32_t j)
 {
-	return ranks_before(&t->hosts[t->idx[j]], &t->hosts[t->idx[i]]);
+	return t->before(&t->hosts[t->idx[j]], &t->hosts[t->idx[i]], t->ctx);
 }
 
 static void
@@ -78,17 +81,17 @@ offer(struct heap *t, uint32_t h)
 	if (t->n < t->cap) {
 		t->idx[t->n] = h;
 		sift_up(t, t->n++);
-	} else if (t->cap > 0 && ranks_before(&t->hosts[h], &t->hosts[t->idx[0]])) {
+	} else if (t->cap > 0 && t->before(&t->hosts[h], &t->hosts[t->idx[0]], t->ctx)) {
 		t->idx[0] = h;
 		sift_down(t, 0, t->n);
 	}
 }
 
 uint32_t
-dpmon_top_hosts(const struct dpmon_snapshot *s, int subnet, uint32_t n, uint32_t *idx,
-		uint32_t *matched)
+dpmon_top_hosts_by(const struct dpmon_snapshot *s, int subnet, uint32_t n,
+		   dpmon_top_before_fn before, const void *ctx, uint32_t *idx, uint32_t *matched)
 {
-	struct heap t = {.hosts = s->hosts, .idx = idx, .cap = n};
+	struct heap t = {.hosts = s->hosts, .before = before, .ctx = ctx, .idx = idx, .cap = n};
 	uint32_t count = 0;
 
 	for (uint32_t i = 0; i < s->n_hosts; i++) {
@@ -104,4 +107,11 @@ dpmon_top_hosts(const struct dpmon_snapshot *s, int subnet, uint32_t n, uint32_t
 	if (matched != NULL)
 		*matched = count;
 	return t.n;
+}
+
+uint32_t
+dpmon_top_hosts(const struct dpmon_snapshot *s, int subnet, uint32_t n, uint32_t *idx,
+		uint32_t *matched)
+{
+	return dpmon_top_hosts_by(s, subnet, n, more_bytes, NULL, idx, matched);
 }

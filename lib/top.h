@@ -1,6 +1,7 @@
 /*
- * top.h — the busiest hosts of a snapshot by bytes, for the operators'
- * views that can only show a few hosts (/metrics, DPDK telemetry).
+ * top.h — the top hosts of a snapshot: by any ranking for the API's
+ * sorted host lists, and by bytes for the operators' views that can only
+ * show a few hosts (/metrics, DPDK telemetry).
  *
  * The rank is cumulative bytes, ingress + egress (a stable order: unlike a
  * rate it does not reshuffle every interval), ties broken by address so
@@ -10,9 +11,27 @@
 #ifndef DPMON_TOP_H
 #define DPMON_TOP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "snapshot.h"
+
+/**
+ * Ranking for dpmon_top_hosts_by: true when host @p x ranks before @p y.
+ * Must be a strict total order (break ties, e.g. by address) so the result
+ * is deterministic. @p ctx is the caller's.
+ */
+typedef bool (*dpmon_top_before_fn)(const struct dpmon_snap_host *x,
+				    const struct dpmon_snap_host *y, const void *ctx);
+
+/**
+ * Pick the top @p n hosts of @p s by the ranking @p before (with @p ctx);
+ * the other arguments and the return value as dpmon_top_hosts.
+ * Thread-safety: any thread; reads only @p s.
+ */
+uint32_t dpmon_top_hosts_by(const struct dpmon_snapshot *s, int subnet, uint32_t n,
+			    dpmon_top_before_fn before, const void *ctx, uint32_t *idx,
+			    uint32_t *matched);
 
 /**
  * Pick the top @p n hosts of @p s by bytes.
