@@ -401,10 +401,22 @@ def section_merge(env):
     return rows
 
 
-def wrk(url, secs, conns=4):
-    out = subprocess.run(['taskset', '-c', str(CPU_MAIN), 'wrk', '-t1', '-c%d' % conns,
-                          '-d%ds' % secs, '--latency', url],
-                         capture_output=True, text=True).stdout
+def wrk(url, secs, conns=4, pace_ms=None):
+    """wrk -t1 on CPU 0: flat out, or paced (each connection waits pace_ms
+    before each request: at most conns / pace_ms requests per ms)."""
+    script = []
+    if pace_ms:
+        fd, path = tempfile.mkstemp(suffix='.lua', prefix='dpmon-bench-')
+        with os.fdopen(fd, 'w') as f:
+            f.write('function delay()\n  return %d\nend\n' % pace_ms)
+        script = ['-s', path]
+    try:
+        out = subprocess.run(['taskset', '-c', str(CPU_MAIN), 'wrk', '-t1', '-c%d' % conns,
+                              '-d%ds' % secs, '--latency'] + script + [url],
+                             capture_output=True, text=True).stdout
+    finally:
+        if script:
+            os.unlink(script[1])
 
     def lat(pct):
         m = re.search(r'^\s+%s%%\s+([\d.]+)(us|ms|s)\s*$' % pct, out, re.M)
@@ -414,8 +426,10 @@ def wrk(url, secs, conns=4):
         return v / 1000 if m.group(2) == 'us' else v * 1000 if m.group(2) == 's' else v
 
     m = re.search(r'Requests/sec:\s+([\d.]+)', out)
+    total = re.search(r'(\d+) requests in', out)
     non2xx = re.search(r'Non-2xx or 3xx responses:\s+(\d+)', out)
     return {'rps': float(m.group(1)) if m else 0.0, 'p50_ms': lat('50'), 'p99_ms': lat('99'),
+            'requests': int(total.group(1)) if total else 0,
             'non_2xx': int(non2xx.group(1)) if non2xx else 0}
 
 
@@ -437,6 +451,22 @@ def section_http(env):
     return rows
 
 
+def thread_cpu_seconds(pid, prefix):
+    """User + system CPU seconds of the threads of `pid` whose name starts with `prefix`."""
+    tot = 0.0
+    for tid in os.listdir('/proc/%d/task' % pid):
+        try:
+            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
+                if not f.read().startswith(prefix):
+                    continue
+            with open('/proc/%d/task/%s/stat' % (pid, tid)) as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            tot += (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+        except OSError:
+            pass
+    return tot
+
+
 def http_rows(env, binary):
     mix = '64k-hosts'
     env.capture(mix)
@@ -446,7 +476,31 @@ def http_rows(env, binary):
         base = url = None
         secs = env.args.secs
         base1 = d.rates(secs)[0]
-        for path in ('/api/v1/summary', '/api/v1/hosts?limit=100', '/metrics'):
+        # Control: CPU 0 kept busy by a plain spin loop, no HTTP at all. On a
+        # VM whose vCPUs share physical cores, this alone slows CPU 1; the
+        # HTTP rows are compared with it as well as with the idle rate.
+        burn = subprocess.Popen(['taskset', '-c', str(CPU_MAIN), 'sh', '-c', 'while :; do :; done'])
+        try:
+            time.sleep(1.0)
+            burned = d.rates(secs - 1, warmup=False)[0]
+        finally:
+            burn.kill()
+            burn.wait()
+        base2 = d.rates(secs)[0]
+        rows.append({'path': 'control: CPU 0 spin loop, no HTTP', 'rps': 0.0, 'p50_ms': None,
+                     'p99_ms': None, 'dataplane_mpps_idle': (base1 + base2) / 2,
+                     'dataplane_mpps_loaded': burned,
+                     'dataplane_loss': 1 - burned / ((base1 + base2) / 2)})
+        log('http control: CPU 0 spin loop: data plane %.2f -> %.2f Mpps'
+            % ((base1 + base2) / 2, burned))
+        base1 = base2
+        # (path, connections, pace): flat out with 4 connections, and the
+        # summary paced at the target (48 connections, each waiting 4 ms
+        # before each request: about 10 k requests/s), which is the
+        # data-plane cost to quote. The HTTP thread's own CPU time per
+        # request is measured too (libmicrohttpd's thread, /proc).
+        for path, conns, pace in (('/api/v1/summary', 4, None), ('/api/v1/summary', 48, 4),
+                                  ('/api/v1/hosts?limit=100', 4, None), ('/metrics', 4, None)):
             url = 'http://127.0.0.1:%d%s' % (d.port, path)
             try:
                 urllib.request.urlopen(url, timeout=10).read()
@@ -457,19 +511,29 @@ def http_rows(env, binary):
                 raise
             res = {}
             import threading
-            t = threading.Thread(target=lambda: res.update(wrk(url, secs + 3)))
+            t = threading.Thread(target=lambda: res.update(wrk(url, secs + 3, conns, pace)))
+            h0 = thread_cpu_seconds(d.p.pid, 'MHD')
             t.start()
             time.sleep(1.0)
             loaded = d.rates(secs - 1, warmup=False)[0]
             t.join()
+            h1 = thread_cpu_seconds(d.p.pid, 'MHD')
+            res['http_thread_cpu_s'] = h1 - h0
+            res['http_thread_us_per_request'] = \
+                1e6 * (h1 - h0) / res['requests'] if res.get('requests') else None
             base2 = d.rates(secs)[0]
             base = (base1 + base2) / 2
-            res.update({'path': path, 'dataplane_mpps_idle': base, 'dataplane_mpps_loaded': loaded,
+            res.update({'path': path if pace is None else '%s (paced: %d conns, %d ms)'
+                        % (path, conns, pace),
+                        'connections': conns, 'pace_ms': pace,
+                        'dataplane_mpps_idle': base, 'dataplane_mpps_loaded': loaded,
                         'dataplane_loss': 1 - loaded / base})
             rows.append(res)
-            log('http %s %s: %.0f req/s p50 %s ms p99 %s ms, data plane %.2f -> %.2f Mpps'
-                % (os.path.basename(os.path.dirname(os.path.dirname(binary))), path, res['rps'],
-                   res['p50_ms'], res['p99_ms'], base, loaded))
+            log('http %s %s: %.0f req/s p50 %s ms p99 %s ms, data plane %.2f -> %.2f Mpps, '
+                'HTTP thread %s us/request'
+                % (os.path.basename(os.path.dirname(os.path.dirname(binary))), res['path'],
+                   res['rps'], res['p50_ms'], res['p99_ms'], base, loaded,
+                   fmt(res['http_thread_us_per_request'], '%.1f')))
             base1 = base2
     finally:
         d.stop()
@@ -716,12 +780,13 @@ def print_table(res):
         add('HTTP under load (wrk -t1 -c4 on the main lcore CPU; data plane on the other)')
         for r in res['http']:
             if 'skipped' in r:
-                add('  %-9s %-26s skipped: %s' % (r.get('binary', ''), r['path'], r['skipped']))
+                add('  %-9s %-48s skipped: %s' % (r.get('binary', ''), r['path'], r['skipped']))
                 continue
-            add('  %-9s %-26s %8.0f req/s  p50 %s ms  p99 %s ms  data plane %.2f -> %.2f Mpps '
-                '(%.1f%% lost)' % (r.get('binary', ''), r['path'], r['rps'], fmt(r['p50_ms']), fmt(r['p99_ms']),
-                                    r['dataplane_mpps_idle'], r['dataplane_mpps_loaded'],
-                                    100 * r['dataplane_loss']))
+            add('  %-9s %-48s %8.0f req/s  p50 %s ms  p99 %s ms  data plane %.2f -> %.2f Mpps '
+                '(%.1f%% lost)  HTTP thread %s us/req'
+                % (r.get('binary', ''), r['path'], r['rps'], fmt(r['p50_ms']), fmt(r['p99_ms']),
+                   r['dataplane_mpps_idle'], r['dataplane_mpps_loaded'],
+                   100 * r['dataplane_loss'], fmt(r.get('http_thread_us_per_request'), '%.1f')))
         add('')
     if 'fnm' in res:
         f, d = res['fnm']['fastnetmon'], res['fnm']['dpmon']
