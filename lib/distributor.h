@@ -45,7 +45,7 @@
 #define DPMON_DIST_MAX_WORKERS 32
 #define DPMON_DIST_MAX_QUEUES 32 /* RX queues polled by the distributor */
 #define DPMON_DIST_RING_SIZE 1024 /* per (worker, port); a power of two */
-#define DPMON_DIST_WAIT_US 20000  /* longest wait for room in a full ring */
+#define DPMON_DIST_WAIT_US 100000 /* longest wait for room in a full ring */
 
 struct rte_ring;
 
