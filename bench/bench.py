@@ -13,8 +13,12 @@ Sections, each a function returning plain dicts that end up in the JSON:
          workers behind rte_rings) on the same capture.
   hot    dpmon-bench hotpath: dpmon_worker_count on mbufs in memory.
   merge  dpmon-bench merge: merge time vs hosts and worker tables.
-  http   wrk on the API while the data plane runs flat out, pinned to the
-         main lcore's CPU; data-plane Mpps with and without HTTP load.
+  http   wrk on the API while the data plane runs flat out. Placement as an
+         appliance is deployed: the worker lcore alone on CPU 1; the main
+         lcore, the HTTP thread (it inherits the main lcore's affinity), wrk
+         and this driver on CPU 0. Data-plane Mpps with and without HTTP
+         load. With --http-ref BIN, the same rows for a reference dpmon
+         binary in the same run, alternated (before/after figures).
   fnm    FastNetMon (AF_PACKET) and dpmon (net_af_packet) on one end of a
          veth pair in a private network namespace, tcpreplay on the other;
          packets per CPU-second and whether each engine counted every packet.
@@ -173,7 +177,7 @@ class Dpmon:
     """dpmon with one JSON configuration, read through its HTTP API."""
 
     def __init__(self, env, vdev, subnets, lcores, mem_mb, mbufs, capacity,
-                 extra=None, label='dpmon', netns=None):
+                 extra=None, label='dpmon', netns=None, binary=None):
         self.env = env
         self.dir = tempfile.mkdtemp(prefix='dpmon-bench-')
         cfg = {'ports': [{'device': vdev.split(',')[0], 'rx_queues': 1, 'mbufs': mbufs}],
@@ -186,7 +190,7 @@ class Dpmon:
         self.port_file = os.path.join(self.dir, 'port')
         self.netns = netns
         self.argv = ([] if netns is None else ['ip', 'netns', 'exec', netns]) + \
-            [env.dpmon] + env.eal(mem_mb, lcores) + [
+            [binary or env.dpmon] + env.eal(mem_mb, lcores) + [
             '--vdev', vdev, '--', '--config', self.cfg_path, '--http-port-file',
             self.port_file]
         self.label = label
@@ -266,7 +270,7 @@ class Dpmon:
         return out
 
 
-def dpmon_for_mix(env, mix, extra=None, lcores=None, label='dpmon'):
+def dpmon_for_mix(env, mix, extra=None, lcores=None, label='dpmon', binary=None):
     pcap = env.capture(mix)
     m = env.mixes[mix]
     cap = 1024
@@ -275,7 +279,7 @@ def dpmon_for_mix(env, mix, extra=None, lcores=None, label='dpmon'):
     return Dpmon(env, 'net_pcap0,rx_pcap=%s,infinite_rx=1' % pcap, env.subnets(mix),
                  lcores or ['-l', '0-1'],
                  env.mem_for(m['packets']) + cap * 0.0003 * (len(lcores or [0]) + 1),
-                 m['packets'] + 8192, cap, extra, label)
+                 m['packets'] + 8192, cap, extra, label, binary=binary)
 
 
 # ---------------------------------------------------------------------------
@@ -313,25 +317,38 @@ def e2e_mix(env, mix):
 
 
 def section_srss(env):
-    """Software RSS: distributor lcore + 1 worker on the 2-CPU machine."""
-    rows = []
+    """Software RSS on the 2-CPU machine, same capture, alternated `--reps`.
+
+    reference: no distributor, one worker alone on CPU 1 ('-l 0-1').
+    1 worker:  distributor lcore on CPU 0 (with the main lcore, which sleeps
+               between merges), the worker alone on CPU 1.
+    2 workers: the same, both workers time-sharing CPU 1: this machine has
+               no third CPU, so the row shows the distributor's overhead and
+               that nothing is lost, not scaling.
+    Mpps = what the workers counted; drops = ports[0].imissed (the
+    distributor's full-ring drops are added there).
+    """
     mix = '64k-hosts' if '64k-hosts' in env.args.mixes else env.args.mixes[0]
-    m = env.mixes[mix]
     env.capture(mix)
-    for workers in (1, 2):
-        lc = ['--lcores', '0@0,1@1,2@1' + (',3@1' if workers == 2 else '')]
-        dp = []
-        for r in range(env.args.reps):
-            d = dpmon_for_mix(env, mix, extra={'software_rss': True}, lcores=lc,
-                              label='dpmon-srss')
+    cases = [('reference', None, ['-l', '0-1']),
+             ('1 worker', {'software_rss': True}, ['--lcores', '0@0,1@0,2@1']),
+             ('2 workers', {'software_rss': True}, ['--lcores', '0@0,1@0,2@1,3@1'])]
+    runs = {c[0]: [] for c in cases}
+    drops = {c[0]: 0 for c in cases}
+    for r in range(env.args.reps):
+        for name, extra, lc in cases:
+            d = dpmon_for_mix(env, mix, extra=extra, lcores=lc, label='dpmon-srss ' + name)
             try:
-                dp.append(d.rates(env.args.secs)[0])
+                mpps, s = d.rates(env.args.secs)
+                runs[name].append(mpps)
+                drops[name] = max(drops[name], s['ports'][0]['imissed'])
             finally:
                 d.stop()
-        rows.append({'mix': mix, 'workers': workers, 'dpmon_mpps': statistics.median(dp),
-                     'runs': dp})
-        log('srss %s %d workers: %.2f Mpps' % (mix, workers, rows[-1]['dpmon_mpps']))
-    return rows
+            log('srss %s %s rep %d: %.2f Mpps' % (mix, name, r, mpps))
+    ref = statistics.median(runs['reference'])
+    return [{'mix': mix, 'case': name, 'dpmon_mpps': statistics.median(runs[name]),
+             'ratio_to_reference': statistics.median(runs[name]) / ref,
+             'imissed': drops[name], 'runs': runs[name]} for name, _, _ in cases]
 
 
 def section_hot(env):
@@ -384,10 +401,22 @@ def section_merge(env):
     return rows
 
 
-def wrk(url, secs, conns=4):
-    out = subprocess.run(['taskset', '-c', str(CPU_MAIN), 'wrk', '-t1', '-c%d' % conns,
-                          '-d%ds' % secs, '--latency', url],
-                         capture_output=True, text=True).stdout
+def wrk(url, secs, conns=4, pace_ms=None):
+    """wrk -t1 on CPU 0: flat out, or paced (each connection waits pace_ms
+    before each request: at most conns / pace_ms requests per ms)."""
+    script = []
+    if pace_ms:
+        fd, path = tempfile.mkstemp(suffix='.lua', prefix='dpmon-bench-')
+        with os.fdopen(fd, 'w') as f:
+            f.write('function delay()\n  return %d\nend\n' % pace_ms)
+        script = ['-s', path]
+    try:
+        out = subprocess.run(['taskset', '-c', str(CPU_MAIN), 'wrk', '-t1', '-c%d' % conns,
+                              '-d%ds' % secs, '--latency'] + script + [url],
+                             capture_output=True, text=True).stdout
+    finally:
+        if script:
+            os.unlink(script[1])
 
     def lat(pct):
         m = re.search(r'^\s+%s%%\s+([\d.]+)(us|ms|s)\s*$' % pct, out, re.M)
@@ -397,21 +426,81 @@ def wrk(url, secs, conns=4):
         return v / 1000 if m.group(2) == 'us' else v * 1000 if m.group(2) == 's' else v
 
     m = re.search(r'Requests/sec:\s+([\d.]+)', out)
+    total = re.search(r'(\d+) requests in', out)
     non2xx = re.search(r'Non-2xx or 3xx responses:\s+(\d+)', out)
     return {'rps': float(m.group(1)) if m else 0.0, 'p50_ms': lat('50'), 'p99_ms': lat('99'),
+            'requests': int(total.group(1)) if total else 0,
             'non_2xx': int(non2xx.group(1)) if non2xx else 0}
 
 
 def section_http(env):
+    rows = []
+    bins = [('current', env.dpmon)]
+    if env.args.http_ref:
+        bins = [('reference', env.args.http_ref)] + bins
+    saved = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {CPU_MAIN})  # this driver's polling stays off the worker's CPU
+    try:
+        for rep in range(env.args.http_reps):
+            for name, binary in bins:
+                for r in http_rows(env, binary):
+                    r.update({'binary': name, 'rep': rep})
+                    rows.append(r)
+    finally:
+        os.sched_setaffinity(0, saved)
+    return rows
+
+
+def thread_cpu_seconds(pid, prefix):
+    """User + system CPU seconds of the threads of `pid` whose name starts with `prefix`."""
+    tot = 0.0
+    for tid in os.listdir('/proc/%d/task' % pid):
+        try:
+            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
+                if not f.read().startswith(prefix):
+                    continue
+            with open('/proc/%d/task/%s/stat' % (pid, tid)) as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            tot += (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+        except OSError:
+            pass
+    return tot
+
+
+def http_rows(env, binary):
     mix = '64k-hosts'
     env.capture(mix)
-    d = dpmon_for_mix(env, mix, label='dpmon-http')
+    d = dpmon_for_mix(env, mix, label='dpmon-http', binary=binary)
     rows = []
     try:
         base = url = None
         secs = env.args.secs
         base1 = d.rates(secs)[0]
-        for path in ('/api/v1/summary', '/api/v1/hosts?limit=100', '/metrics'):
+        # Control: CPU 0 kept busy by a plain spin loop, no HTTP at all. On a
+        # VM whose vCPUs share physical cores, this alone slows CPU 1; the
+        # HTTP rows are compared with it as well as with the idle rate.
+        burn = subprocess.Popen(['taskset', '-c', str(CPU_MAIN), 'sh', '-c', 'while :; do :; done'])
+        try:
+            time.sleep(1.0)
+            burned = d.rates(secs - 1, warmup=False)[0]
+        finally:
+            burn.kill()
+            burn.wait()
+        base2 = d.rates(secs)[0]
+        rows.append({'path': 'control: CPU 0 spin loop, no HTTP', 'rps': 0.0, 'p50_ms': None,
+                     'p99_ms': None, 'dataplane_mpps_idle': (base1 + base2) / 2,
+                     'dataplane_mpps_loaded': burned,
+                     'dataplane_loss': 1 - burned / ((base1 + base2) / 2)})
+        log('http control: CPU 0 spin loop: data plane %.2f -> %.2f Mpps'
+            % ((base1 + base2) / 2, burned))
+        base1 = base2
+        # (path, connections, pace): flat out with 4 connections, and the
+        # summary paced at the target (48 connections, each waiting 4 ms
+        # before each request: about 10 k requests/s), which is the
+        # data-plane cost to quote. The HTTP thread's own CPU time per
+        # request is measured too (libmicrohttpd's thread, /proc).
+        for path, conns, pace in (('/api/v1/summary', 4, None), ('/api/v1/summary', 48, 4),
+                                  ('/api/v1/hosts?limit=100', 4, None), ('/metrics', 4, None)):
             url = 'http://127.0.0.1:%d%s' % (d.port, path)
             try:
                 urllib.request.urlopen(url, timeout=10).read()
@@ -422,18 +511,29 @@ def section_http(env):
                 raise
             res = {}
             import threading
-            t = threading.Thread(target=lambda: res.update(wrk(url, secs + 3)))
+            t = threading.Thread(target=lambda: res.update(wrk(url, secs + 3, conns, pace)))
+            h0 = thread_cpu_seconds(d.p.pid, 'MHD')
             t.start()
             time.sleep(1.0)
             loaded = d.rates(secs - 1, warmup=False)[0]
             t.join()
+            h1 = thread_cpu_seconds(d.p.pid, 'MHD')
+            res['http_thread_cpu_s'] = h1 - h0
+            res['http_thread_us_per_request'] = \
+                1e6 * (h1 - h0) / res['requests'] if res.get('requests') else None
             base2 = d.rates(secs)[0]
             base = (base1 + base2) / 2
-            res.update({'path': path, 'dataplane_mpps_idle': base, 'dataplane_mpps_loaded': loaded,
+            res.update({'path': path if pace is None else '%s (paced: %d conns, %d ms)'
+                        % (path, conns, pace),
+                        'connections': conns, 'pace_ms': pace,
+                        'dataplane_mpps_idle': base, 'dataplane_mpps_loaded': loaded,
                         'dataplane_loss': 1 - loaded / base})
             rows.append(res)
-            log('http %s: %.0f req/s p50 %s ms p99 %s ms, data plane %.2f -> %.2f Mpps'
-                % (path, res['rps'], res['p50_ms'], res['p99_ms'], base, loaded))
+            log('http %s %s: %.0f req/s p50 %s ms p99 %s ms, data plane %.2f -> %.2f Mpps, '
+                'HTTP thread %s us/request'
+                % (os.path.basename(os.path.dirname(os.path.dirname(binary))), res['path'],
+                   res['rps'], res['p50_ms'], res['p99_ms'], base, loaded,
+                   fmt(res['http_thread_us_per_request'], '%.1f')))
             base1 = base2
     finally:
         d.stop()
@@ -550,6 +650,14 @@ def run_fastnetmon(env, tmp, pcap, subnets, loops):
             'counted_every_packet': v4 is not None and v4 >= sent}
 
 
+def dpmon_ip_counted(s):
+    """IP packets a summary counted: every packet is in exactly one of ingress,
+    egress, internal (counted in both ingress and egress) or external."""
+    t = s['totals']
+    return t['ingress']['packets'] + t['egress']['packets'] - t['internal']['packets'] + \
+        t['external']['packets']
+
+
 def run_dpmon_afp(env, pcap, subnets, loops):
     d = Dpmon(env, 'net_af_packet0,iface=vb1,qpairs=1,blocksz=4096,framesz=2048,framecnt=65536',
               subnets, ['-l', '0-1'], 1024, 16384,
@@ -557,33 +665,47 @@ def run_dpmon_afp(env, pcap, subnets, loops):
     try:
         time.sleep(1)
         s0 = d.summary()
+        ip0 = dpmon_ip_counted(s0)
+        c0 = cpu_seconds(d.p.pid)  # `ip netns exec` execs dpmon: same pid
+        t0 = time.monotonic()
         sent = replay(pcap, loops)
-        time.sleep(2)
-        s1 = d.summary()
-        while s1['snapshot_seq'] <= s0['snapshot_seq'] + 1:
-            time.sleep(0.2)
+        # The window ends as soon as every packet is counted (or 10 s after
+        # the replay): a busy-polling worker is charged for that wait too.
+        deadline = time.monotonic() + 10
+        while True:
             s1 = d.summary()
+            if dpmon_ip_counted(s1) - ip0 >= sent or time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        c1 = cpu_seconds(d.p.pid)
+        wall = time.monotonic() - t0
     finally:
         out = d.stop()
     counted = sum(w['packets'] for w in s1['workers']) - sum(w['packets'] for w in s0['workers'])
-    ip = s1['totals']['ingress']['packets'] + s1['totals']['egress']['packets'] - \
-        s1['totals']['internal']['packets'] + s1['totals']['external']['packets']
+    ip = dpmon_ip_counted(s1) - ip0
     m = re.search(r'worker lcore \d+: (\d+) packets, ([\d.]+) s busy', out)
     busy = float(m.group(2)) if m else None
     total = int(m.group(1)) if m else None
-    return {'sent': sent, 'counted': counted, 'counted_ip': ip, 'busy_cpu_s': busy,
-            'packets_total': total,
-            'packets_per_cpu_s': total / busy if busy else None,
+    return {'sent': sent, 'counted': counted, 'counted_ip': ip, 'cpu_s': c1 - c0,
+            'wall_s': wall, 'packets_per_cpu_s': ip / (c1 - c0) if c1 > c0 else None,
+            'busy_cpu_s': busy, 'packets_total': total,
+            'packets_per_busy_cpu_s': total / busy if busy else None,
             'counted_every_packet': ip >= sent}
 
 
 def section_fnm(env):
     """FastNetMon (AF_PACKET) and dpmon (net_af_packet) on one veth end.
 
-    FastNetMon's CPU is its process's user + system time over the replay.
-    dpmon's worker polls, so its CPU is the TSC time of its non-empty bursts
-    (rx + counting + free, busy polling excluded), which dpmon prints at
-    exit; both divide the IP packets they counted by that CPU time.
+    Both: the analyzer process's user + system time, all its threads
+    (/proc/PID/stat), from just before the replay until it has counted
+    every packet (dpmon) or 3 s after the replay (FastNetMon, which sleeps
+    when idle). tcpreplay runs on CPU 0 as another process: its CPU, and the
+    veth's softirq that it triggers (where both AF_PACKET sockets are fed),
+    is charged to neither. Headline: IP packets counted / that CPU time.
+    dpmon's busy-polling worker burns its CPU whether or not packets come,
+    so its figure is a lower bound of its efficiency unless the offered
+    rate saturates it; the worker's busy time (non-empty bursts, printed at
+    exit) gives the work-proportional figure too.
     """
     mix = env.args.fnm_mix
     pcap = env.capture(mix)
@@ -600,10 +722,13 @@ def section_fnm(env):
     finally:
         netns_down()
         shutil.rmtree(tmp, ignore_errors=True)
-    ratio = None
+    ratio = ratio_busy = None
     if fnm['packets_per_cpu_s'] and dp['packets_per_cpu_s']:
         ratio = dp['packets_per_cpu_s'] / fnm['packets_per_cpu_s']
-    return {'mix': mix, 'loops': loops, 'fastnetmon': fnm, 'dpmon': dp, 'ratio': ratio}
+    if fnm['packets_per_cpu_s'] and dp.get('packets_per_busy_cpu_s'):
+        ratio_busy = dp['packets_per_busy_cpu_s'] / fnm['packets_per_cpu_s']
+    return {'mix': mix, 'loops': loops, 'fastnetmon': fnm, 'dpmon': dp, 'ratio': ratio,
+            'ratio_busy': ratio_busy}
 
 
 # ---------------------------------------------------------------------------
@@ -630,7 +755,8 @@ def print_table(res):
     if 'srss' in res:
         add('Software RSS (distributor lcore -> workers through rte_rings), 2 CPUs')
         for r in res['srss']:
-            add('  %-12s workers=%d  %6.2f Mpps' % (r['mix'], r['workers'], r['dpmon_mpps']))
+            add('  %-12s %-10s %6.2f Mpps  %.2f x reference  imissed %d'
+                % (r['mix'], r['case'], r['dpmon_mpps'], r['ratio_to_reference'], r['imissed']))
         add('')
     if 'hot' in res:
         add('Hot path alone (dpmon_worker_count on mbufs in memory, burst 32)')
@@ -654,12 +780,13 @@ def print_table(res):
         add('HTTP under load (wrk -t1 -c4 on the main lcore CPU; data plane on the other)')
         for r in res['http']:
             if 'skipped' in r:
-                add('  %-26s skipped: %s' % (r['path'], r['skipped']))
+                add('  %-9s %-48s skipped: %s' % (r.get('binary', ''), r['path'], r['skipped']))
                 continue
-            add('  %-26s %8.0f req/s  p50 %s ms  p99 %s ms  data plane %.2f -> %.2f Mpps '
-                '(%.1f%% lost)' % (r['path'], r['rps'], fmt(r['p50_ms']), fmt(r['p99_ms']),
-                                    r['dataplane_mpps_idle'], r['dataplane_mpps_loaded'],
-                                    100 * r['dataplane_loss']))
+            add('  %-9s %-48s %8.0f req/s  p50 %s ms  p99 %s ms  data plane %.2f -> %.2f Mpps '
+                '(%.1f%% lost)  HTTP thread %s us/req'
+                % (r.get('binary', ''), r['path'], r['rps'], fmt(r['p50_ms']), fmt(r['p99_ms']),
+                   r['dataplane_mpps_idle'], r['dataplane_mpps_loaded'],
+                   100 * r['dataplane_loss'], fmt(r.get('http_thread_us_per_request'), '%.1f')))
         add('')
     if 'fnm' in res:
         f, d = res['fnm']['fastnetmon'], res['fnm']['dpmon']
@@ -671,11 +798,14 @@ def print_table(res):
                                                f['cpu_s'], fmt(f['packets_per_cpu_s'], '%.0f'),
                                                f['counted_every_packet']))
         add('  %-11s %10d %10s %9s %14s  %s' % ('dpmon', d['sent'], d['counted_ip'],
-                                             fmt(d['busy_cpu_s'], '%.3f'),
+                                             fmt(d.get('cpu_s'), '%.3f'),
                                              fmt(d['packets_per_cpu_s'], '%.0f'),
                                              d['counted_every_packet']))
-        add('  ratio (dpmon / FastNetMon packets per CPU-second): %s'
-            % fmt(res['fnm']['ratio']))
+        add('  dpmon worker busy time (non-empty bursts): %s s, %s packets per busy CPU-s'
+            % (fmt(d['busy_cpu_s'], '%.3f'), fmt(d.get('packets_per_busy_cpu_s'), '%.0f')))
+        add('  ratio (dpmon / FastNetMon packets per process CPU-second): %s; '
+            'with dpmon busy time: %s' % (fmt(res['fnm']['ratio']),
+                                          fmt(res['fnm'].get('ratio_busy'))))
     return '\n'.join(out)
 
 
@@ -684,14 +814,17 @@ def main():
     ap.add_argument('--source-dir', required=True)
     ap.add_argument('--build-dir', required=True)
     ap.add_argument('--out', default=None, help='JSON file (default BUILD/bench/results.json)')
-    ap.add_argument('--only', default='e2e,hot,merge,http,fnm',
-                    help='sections; srss needs the software-RSS distributor (not built yet)')
+    ap.add_argument('--only', default='e2e,srss,hot,merge,http,fnm',
+                    help='sections: e2e,srss,hot,merge,http,fnm')
     ap.add_argument('--mixes', default='udp64-254h,64k-hosts,1m-hosts,v4v6,imix')
     ap.add_argument('--reps', type=int, default=3)
     ap.add_argument('--secs', type=float, default=6)
     ap.add_argument('--hot-secs', type=float, default=2)
     ap.add_argument('--fnm-mix', default='udp64-254h')
     ap.add_argument('--fnm-loops', type=int, default=20)
+    ap.add_argument('--http-ref', default=None, metavar='BIN',
+                    help='http: also measure this dpmon binary (a reference build), alternated')
+    ap.add_argument('--http-reps', type=int, default=1)
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--no-build', action='store_true')
     args = ap.parse_args()

@@ -756,7 +756,12 @@ parse_root(struct check_ctx *c, json_t *root, struct dpmon_config *cfg)
 			parse_http(c, path, v, cfg);
 		else if (strcmp(key, "metrics") == 0)
 			parse_metrics(c, path, v, cfg);
-		else if (!is_comment_key(key) && !parse_top_int(c, path, key, v, cfg))
+		else if (strcmp(key, "software_rss") == 0) {
+			if (json_is_boolean(v))
+				cfg->software_rss = json_is_true(v);
+			else
+				report_type(c, path, "boolean", v);
+		} else if (!is_comment_key(key) && !parse_top_int(c, path, key, v, cfg))
 			report_unknown(c, path);
 	}
 	require_key(c, "$", root, "ports");

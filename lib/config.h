@@ -13,6 +13,7 @@
 #ifndef DPMON_CONFIG_H
 #define DPMON_CONFIG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -89,6 +90,12 @@ struct dpmon_config {
 	uint32_t merge_interval_ms;          /**< default 1000, range 100..60000 */
 	uint32_t burst_size;                 /**< rx burst, packets; default 32, 1..512 */
 	uint32_t mbufs_per_queue;            /**< mbuf pool share per RX queue; default 4096 */
+	/**
+	 * "software_rss": true: the first worker lcore distributes every RX
+	 * queue's packets to the other worker lcores by a symmetric address
+	 * hash (distributor.h); default false.
+	 */
+	bool software_rss;
 };
 
 /** Fill @p cfg with every default (no ports, no subnets). Never fails. */

@@ -33,6 +33,18 @@
  * while the client reads the response (the rendered text is owned by the
  * response), so a slow client cannot pin an old snapshot.
  *
+ * Response cache: the parameter-less endpoints (/api/v1/summary,
+ * /api/v1/subnets, /health, /metrics) are rendered once per snapshot. The
+ * first GET or HEAD after a merge renders the body into a refcounted buffer
+ * (struct body) kept in a slot keyed by the snapshot's seq; every later
+ * request for the same snapshot hands libmicrohttpd that buffer without
+ * copying it (MHD_create_response_from_buffer_with_free_callback_cls, the
+ * response holding one reference). The slot drops its reference when a
+ * newer snapshot replaces it, and the last response sent frees the buffer:
+ * the cache holds rendered text only, never a snapshot. Only 200 answers
+ * are cached (errors and 503 before the first snapshot are rendered each
+ * time); the slot lock is held for a pointer swap, never while rendering.
+ *
  * Robustness limits: at most HTTP_MAX_CONNECTIONS concurrent connections,
  * HTTP_MAX_PER_IP of them from one client address,
  * HTTP_TIMEOUT_S of idleness per connection, libmicrohttpd's default
@@ -50,6 +62,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -74,8 +88,25 @@
 #define HTTP_MAX_ARGS 16
 #define ECHO_MAX 64 /* client bytes quoted in an error, as in api.c */
 
+/* A rendered response body shared by the cache and the responses sending it. */
+struct body {
+	atomic_uint refs;
+	size_t len;
+	char text[];
+};
+
+enum cached { CACHE_SUMMARY, CACHE_SUBNETS, CACHE_HEALTH, CACHE_METRICS, CACHE_MAX };
+
+/* The body of one endpoint for the snapshot numbered @c seq (NULL = none). */
+struct cache_slot {
+	uint64_t seq;
+	struct body *body;
+};
+
 struct dpmon_http {
 	struct MHD_Daemon *daemon;
+	pthread_mutex_t cache_lock; /* guards cache[], held for a pointer swap */
+	struct cache_slot cache[CACHE_MAX];
 	struct dpmon_snap_store *store;
 	char cors[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN]; /* allowed origins */
 	uint32_t n_cors;
@@ -99,6 +130,7 @@ struct reply {
 	char *body;           /* malloc'd when body_owned, else static */
 	size_t len;
 	bool body_owned;
+	struct body *shared;  /* when set: body is shared->text, one reference held */
 	const char *ctype;
 	const char *cache;    /* Cache-Control */
 	const char *allow;    /* Allow, for 405 */
@@ -131,6 +163,13 @@ lookup_arg(void *ctx, const char *key)
 		if (strcmp(q->keys[i], key) == 0)
 			return q->values[i];
 	return NULL;
+}
+
+static bool
+is_read_method(const char *method)
+{
+	return strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+	       strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -211,13 +250,27 @@ text_endpoint_refused(struct reply *r, const char *method, const struct query *q
 	return false;
 }
 
+/* /metrics rendered from @p snap (held by the caller). */
+static void
+render_metrics(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct reply *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (dpmon_prom_render(snap, h->top_hosts, &text, &len) != 0) {
+		reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		return;
+	}
+	*r = (struct reply){.status = MHD_HTTP_OK, .body = text, .len = len,
+			    .body_owned = true, .ctype = DPMON_PROM_CONTENT_TYPE,
+			    .cache = "no-store"};
+	snapshot_etag(h, snap, r->etag, sizeof(r->etag));
+}
+
 static void
 serve_metrics(struct dpmon_http *h, const char *method, const struct query *q, struct reply *r)
 {
 	struct dpmon_snapshot *snap;
-	char *text = NULL;
-	size_t len = 0;
-	int rc;
 
 	if (text_endpoint_refused(r, method, q))
 		return;
@@ -226,16 +279,8 @@ serve_metrics(struct dpmon_http *h, const char *method, const struct query *q, s
 		reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "no snapshot yet");
 		return;
 	}
-	rc = dpmon_prom_render(snap, h->top_hosts, &text, &len);
-	if (rc == 0) {
-		*r = (struct reply){.status = MHD_HTTP_OK, .body = text, .len = len,
-				    .body_owned = true, .ctype = DPMON_PROM_CONTENT_TYPE,
-				    .cache = "no-store"};
-		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
-	}
+	render_metrics(h, snap, r);
 	dpmon_snap_release(h->store, snap);
-	if (rc != 0)
-		reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 }
 
 static void
@@ -249,23 +294,139 @@ serve_page(struct dpmon_http *h, const char *method, const struct query *q, stru
 	snprintf(r->etag, sizeof(r->etag), "%s", h->page_etag);
 }
 
-/* The JSON API; 200 answers carry the snapshot's ETag. */
+/* The JSON API from @p snap (NULL before the first merge); 200 answers
+ * carry the snapshot's ETag. */
+static void
+render_api(struct dpmon_http *h, const struct dpmon_snapshot *snap, const char *method,
+	   const char *url, struct query *q, struct reply *r)
+{
+	struct dpmon_api_response res;
+
+	dpmon_api_handle_keys(snap, method, url, lookup_arg, q, q->keys, &res);
+	reply_json(r, res.status, res.body);
+	if (res.status == MHD_HTTP_OK && snap != NULL)
+		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
+	r->allow = res.allow;
+}
+
 static void
 serve_api(struct dpmon_http *h, const char *method, const char *url, struct query *q,
 	  struct reply *r)
 {
-	struct dpmon_api_response res;
 	struct dpmon_snapshot *snap = dpmon_snap_acquire(h->store);
 
-	dpmon_api_handle_keys(snap, method, url, lookup_arg, q, q->keys, &res);
-	if (res.status == MHD_HTTP_OK && snap != NULL) {
-		reply_json(r, res.status, res.body);
-		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
-	} else {
-		reply_json(r, res.status, res.body);
-	}
-	r->allow = res.allow;
+	render_api(h, snap, method, url, q, r);
 	dpmon_snap_release(h->store, snap);
+}
+
+/* ------------------------------------------------------------------------
+ * The response cache of the parameter-less endpoints (see the top).
+ * --------------------------------------------------------------------- */
+
+static const char *const cached_paths[CACHE_MAX] = {
+	[CACHE_SUMMARY] = "/api/v1/summary",
+	[CACHE_SUBNETS] = "/api/v1/subnets",
+	[CACHE_HEALTH] = "/health",
+	[CACHE_METRICS] = "/metrics",
+};
+
+static void
+body_put(struct body *b)
+{
+	if (b != NULL && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
+		free(b);
+}
+
+/* libmicrohttpd's callback when a response holding @p cls is destroyed. */
+static void
+body_free_cb(void *cls)
+{
+	body_put(cls);
+}
+
+/* The slot for a GET or HEAD of @p url without parameters, or -1. Only the
+ * exact paths: variants (trailing slash) take the uncached path. */
+static int
+cached_slot(const char *method, const char *url, const struct query *q)
+{
+	if (q->n != 0 || q->overflow || !is_read_method(method))
+		return -1;
+	for (int i = 0; i < CACHE_MAX; i++)
+		if (strcmp(url, cached_paths[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* A reference to slot @p i's body when it was rendered from snapshot @p seq. */
+static struct body *
+cache_get(struct dpmon_http *h, int i, uint64_t seq)
+{
+	struct body *b = NULL;
+
+	pthread_mutex_lock(&h->cache_lock);
+	if (h->cache[i].body != NULL && h->cache[i].seq == seq) {
+		b = h->cache[i].body;
+		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&h->cache_lock);
+	return b;
+}
+
+/* Keep @p b (the caller keeps its own reference) as slot @p i's body for
+ * snapshot @p seq, unless the slot already holds a newer one. */
+static void
+cache_put(struct dpmon_http *h, int i, uint64_t seq, struct body *b)
+{
+	struct body *old = NULL;
+
+	pthread_mutex_lock(&h->cache_lock);
+	if (h->cache[i].body == NULL || seq > h->cache[i].seq) {
+		old = h->cache[i].body;
+		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+		h->cache[i] = (struct cache_slot){.seq = seq, .body = b};
+	}
+	pthread_mutex_unlock(&h->cache_lock);
+	body_put(old);
+}
+
+/* Fill @p r from slot @p i for the current snapshot: from the cache, or
+ * rendered and cached. @return false before the first snapshot (the caller
+ * then takes the uncached path, which answers 503 or the starting /health). */
+static bool
+serve_cached(struct dpmon_http *h, int i, const char *method, const char *url,
+	     struct query *q, struct reply *r)
+{
+	struct dpmon_snapshot *snap = dpmon_snap_acquire(h->store);
+	struct body *b;
+
+	if (snap == NULL)
+		return false;
+	b = cache_get(h, i, snap->seq);
+	if (b == NULL) {
+		if (i == CACHE_METRICS)
+			render_metrics(h, snap, r);
+		else
+			render_api(h, snap, method, url, q, r);
+		if (r->status == MHD_HTTP_OK && r->body_owned &&
+		    (b = malloc(sizeof(*b) + r->len + 1)) != NULL) {
+			atomic_init(&b->refs, 1);
+			b->len = r->len;
+			memcpy(b->text, r->body, r->len + 1);
+			cache_put(h, i, snap->seq, b);
+			free(r->body);
+			r->body = b->text;
+			r->body_owned = false;
+			r->shared = b;
+		}
+	} else {
+		*r = (struct reply){.status = MHD_HTTP_OK, .body = b->text, .len = b->len,
+				    .shared = b, .cache = "no-store",
+				    .ctype = i == CACHE_METRICS ? DPMON_PROM_CONTENT_TYPE
+								: "application/json"};
+		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
+	}
+	dpmon_snap_release(h->store, snap);
+	return true;
 }
 
 /* @p url without trailing slashes equals @p path ("/" stays "/"). */
@@ -386,12 +547,21 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 	struct MHD_Response *rsp;
 	enum MHD_Result ok;
 
-	rsp = MHD_create_response_from_buffer(not_modified ? 0 : r->len, r->body,
-					      r->body_owned ? MHD_RESPMEM_MUST_FREE
-							    : MHD_RESPMEM_PERSISTENT);
+	if (r->shared != NULL && not_modified) { /* no body: drop the reference now */
+		body_put(r->shared);
+		r->shared = NULL;
+	}
+	if (r->shared != NULL) /* the response holds the reference until it is sent */
+		rsp = MHD_create_response_from_buffer_with_free_callback_cls(
+			r->len, r->shared->text, body_free_cb, r->shared);
+	else
+		rsp = MHD_create_response_from_buffer(not_modified ? 0 : r->len, r->body,
+						      r->body_owned ? MHD_RESPMEM_MUST_FREE
+								    : MHD_RESPMEM_PERSISTENT);
 	if (rsp == NULL) {
 		if (r->body_owned)
 			free(r->body);
+		body_put(r->shared);
 		return MHD_NO; /* closes the connection */
 	}
 	if (!not_modified)
@@ -429,13 +599,6 @@ uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 	return REQ_MARK(strcasestr(uri, "%00") != NULL ? REQ_NEW_NUL : REQ_NEW);
 }
 
-static bool
-is_read_method(const char *method)
-{
-	return strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
-	       strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-}
-
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	   const char *version, const char *upload_data, size_t *upload_data_size,
@@ -444,6 +607,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	struct dpmon_http *h = cls;
 	struct query q = {.n = 0};
 	struct reply r;
+	int slot;
 
 	(void)version;
 	(void)upload_data;
@@ -464,6 +628,9 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
 	else if (q.overflow)
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+	else if ((slot = cached_slot(method, url, &q)) >= 0 &&
+		 serve_cached(h, slot, method, url, &q, &r))
+		; /* from the response cache */
 	else if (path_is(url, "/metrics"))
 		serve_metrics(h, method, &q, &r);
 	else if (path_is(url, "/"))
@@ -562,6 +729,7 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	if (h == NULL)
 		return NULL;
 	h->store = store;
+	pthread_mutex_init(&h->cache_lock, NULL);
 	copy_opts(h, o);
 	errno = 0;
 	h->daemon = MHD_start_daemon(flags, o->port, NULL, NULL, on_request, h,
@@ -575,6 +743,7 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 				     MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		err = errno != 0 ? errno : EIO;
+		pthread_mutex_destroy(&h->cache_lock);
 		free(h);
 		errno = err;
 		return NULL;
@@ -604,6 +773,9 @@ dpmon_http_stop(struct dpmon_http *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->daemon);
+	MHD_stop_daemon(h->daemon); /* every response is destroyed by now */
+	for (int i = 0; i < CACHE_MAX; i++)
+		body_put(h->cache[i].body);
+	pthread_mutex_destroy(&h->cache_lock);
 	free(h);
 }

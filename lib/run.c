@@ -9,6 +9,10 @@
  *
  * RX queues are dealt round-robin over the worker lcores in port order, so
  * every queue has exactly one poller and a worker may poll several queues.
+ * With "software_rss" the first worker lcore is a distributor instead
+ * (distributor.h): it polls every RX queue and each other worker polls its
+ * rings (one ring-PMD queue per configured port); the distributor's drops
+ * on full rings are added to each port's imissed.
  */
 #include "run.h"
 
@@ -33,6 +37,7 @@
 #include "classify.h"
 #include "config.h"
 #include "counters.h"
+#include "distributor.h"
 #include "http.h"
 #include "merge.h"
 #include "port.h"
@@ -64,6 +69,9 @@ struct app {
 	struct dpmon_snap_store store;
 	struct dpmon_http *http;
 	volatile bool stop_workers;
+	bool srss;                     /* software RSS: the distributor below runs */
+	unsigned dist_lcore;
+	struct dpmon_distributor dist;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -221,7 +229,8 @@ start_ports(struct app *a)
 			}
 		}
 		if (rc == 0) {
-			resolve_auto_queues(pc, a->port_ids[p], rte_lcore_count() - 1);
+			resolve_auto_queues(pc, a->port_ids[p],
+					    a->cfg.software_rss ? 1 : rte_lcore_count() - 1);
 			rc = dpmon_port_start(a->port_ids[p], pc, a->cfg.mbufs_per_queue,
 					      (uint16_t)a->cfg.burst_size, stderr);
 		}
@@ -232,23 +241,72 @@ start_ports(struct app *a)
 	return 0;
 }
 
+/* Software RSS: the distributor polls every RX queue; worker w polls its
+ * ring-PMD port, queue p carrying configuration port p's packets. */
+static int
+setup_distributor(struct app *a)
+{
+	struct dpmon_distributor *d = &a->dist;
+
+	d->lcore_id = a->dist_lcore;
+	d->burst_size = (uint16_t)a->cfg.burst_size;
+	d->n_workers = (uint16_t)a->n_workers;
+	d->n_ports = (uint16_t)a->n_ports_started;
+	d->stop = &a->stop_workers;
+	for (unsigned p = 0; p < a->cfg.n_ports; p++) {
+		for (uint16_t q = 0; q < a->cfg.ports[p].rx_queues; q++) {
+			if (d->n_rxq == DPMON_DIST_MAX_QUEUES) {
+				fprintf(stderr, "dpmon: software_rss: more than %d RX queues\n",
+					DPMON_DIST_MAX_QUEUES);
+				return -EINVAL;
+			}
+			d->rxq[d->n_rxq++] = (struct dpmon_dist_rxq){
+				.port_id = a->port_ids[p], .queue_id = q, .port_index = (uint16_t)p};
+		}
+	}
+	if (a->cfg.n_ports > DPMON_MAX_WORKER_QUEUES) {
+		fprintf(stderr, "dpmon: software_rss: more than %d ports\n",
+			DPMON_MAX_WORKER_QUEUES);
+		return -EINVAL;
+	}
+	if (dpmon_distributor_setup(d, (int)rte_socket_id(), stderr) != 0)
+		return -ENOMEM;
+	for (unsigned w = 0; w < a->n_workers; w++) {
+		struct dpmon_worker *wk = &a->workers[w];
+
+		for (unsigned p = 0; p < a->cfg.n_ports; p++) {
+			wk->rxq[wk->n_rxq].port_id = d->ring_port[w];
+			wk->rxq[wk->n_rxq].queue_id = (uint16_t)p;
+			wk->rxq[wk->n_rxq].decap = a->cfg.ports[p].decap;
+			wk->n_rxq++;
+		}
+	}
+	return 0;
+}
+
 /* Create every worker's tables and deal the RX queues out round-robin. */
 static int
 setup_workers(struct app *a)
 {
 	unsigned lcore, w = 0, next = 0;
 
-	a->n_workers = rte_lcore_count() - 1;
+	a->srss = a->cfg.software_rss;
+	a->n_workers = rte_lcore_count() - 1 - (a->srss ? 1 : 0);
 	a->workers = rte_zmalloc("dpmon_workers", sizeof(*a->workers) * a->n_workers,
 				 RTE_CACHE_LINE_SIZE);
 	a->cores = calloc(a->n_workers, sizeof(*a->cores));
 	a->lcores = calloc(a->n_workers, sizeof(*a->lcores));
 	if (a->workers == NULL || a->cores == NULL || a->lcores == NULL)
 		return -ENOMEM;
+	a->dist_lcore = RTE_MAX_LCORE;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		char tag[32];
 		struct dpmon_worker *wk = &a->workers[w];
 
+		if (a->srss && a->dist_lcore == RTE_MAX_LCORE) {
+			a->dist_lcore = lcore; /* the first worker lcore distributes */
+			continue;
+		}
 		snprintf(tag, sizeof(tag), "lcore%u", lcore);
 		a->cores[w] = dpmon_core_create(tag, a->cfg.n_subnets, a->cfg.host_table_capacity,
 						(int)rte_lcore_to_socket_id(lcore));
@@ -267,6 +325,8 @@ setup_workers(struct app *a)
 		wk->lcore_id = lcore;
 		w++;
 	}
+	if (a->srss)
+		return setup_distributor(a);
 	for (unsigned p = 0; p < a->cfg.n_ports; p++) {
 		for (uint16_t q = 0; q < a->cfg.ports[p].rx_queues; q++) {
 			struct dpmon_worker *wk = &a->workers[next++ % a->n_workers];
@@ -294,6 +354,9 @@ read_ports(struct app *a, struct dpmon_snap_port *ports)
 		ports[p].port_id = a->port_ids[p];
 		ports[p].rx_queues = a->cfg.ports[p].rx_queues;
 		dpmon_port_read_stats(a->port_ids[p], &ports[p]);
+		/* Received by the port, dropped on a full distributor ring. */
+		ports[p].imissed += dpmon_distributor_dropped(a->srss ? &a->dist : NULL,
+							      (uint16_t)p);
 	}
 }
 
@@ -368,6 +431,10 @@ merge_loop(struct app *a, double duration_s)
 static void
 print_assignment(const struct app *a)
 {
+	if (a->srss)
+		printf("dpmon: distributor lcore %u polls %u RX queue(s) and feeds %u worker "
+		       "lcore(s) through rings (software RSS)\n", a->dist_lcore, a->dist.n_rxq,
+		       a->n_workers);
 	for (unsigned w = 0; w < a->n_workers; w++) {
 		const struct dpmon_worker *wk = &a->workers[w];
 
@@ -405,6 +472,14 @@ print_worker_totals(const struct app *a)
 		printf("dpmon: worker lcore %u: %" PRIu64 " packets, %.6f s busy\n", a->lcores[w],
 		       a->cores[w]->stats.packets,
 		       (double)a->cores[w]->stats.busy_cycles / (double)rte_get_tsc_hz());
+	if (a->srss) {
+		uint64_t dropped = 0;
+
+		for (uint16_t p = 0; p < a->dist.n_ports; p++)
+			dropped += dpmon_distributor_dropped(&a->dist, p);
+		printf("dpmon: distributor lcore %u: %" PRIu64 " packets, %" PRIu64
+		       " dropped on full rings\n", a->dist_lcore, a->dist.packets, dropped);
+	}
 	fflush(stdout);
 }
 
@@ -419,6 +494,8 @@ shutdown_app(struct app *a)
 	dpmon_telemetry_detach();
 	dpmon_snap_store_destroy(&a->store);
 	dpmon_merge_free(a->merge);
+	if (a->srss)
+		dpmon_distributor_teardown(&a->dist);
 	for (unsigned p = 0; p < a->n_ports_started; p++)
 		dpmon_port_stop(a->port_ids[p]);
 	for (unsigned w = 0; a->cores && w < a->n_workers; w++)
@@ -456,6 +533,12 @@ run(struct app *a, const struct app_opts *o)
 				"(e.g. -l 0-1); the main lcore only merges\n");
 		return EXIT_USAGE;
 	}
+	if (a->cfg.software_rss && rte_lcore_count() < 3) {
+		fprintf(stderr, "dpmon: software_rss needs a distributor lcore and at least one "
+				"worker lcore besides the main lcore: give EAL at least three lcores "
+				"(e.g. --lcores '0@0,1@1,2@1')\n");
+		return EXIT_USAGE;
+	}
 	rc = dpmon_classifier_create(&a->cls, "main", a->cfg.subnets, a->cfg.n_subnets,
 				     (int)rte_socket_id());
 	if (rc != 0) {
@@ -485,6 +568,8 @@ run(struct app *a, const struct app_opts *o)
 	print_assignment(a);
 	for (unsigned w = 0; w < a->n_workers; w++)
 		rte_eal_remote_launch(dpmon_worker_loop, &a->workers[w], a->lcores[w]);
+	if (a->srss)
+		rte_eal_remote_launch(dpmon_distributor_loop, &a->dist, a->dist_lcore);
 	snprintf(url_host, sizeof(url_host), strchr(a->cfg.http_listen, ':') ? "[%s]" : "%s",
 		 a->cfg.http_listen);
 	printf("dpmon: %u worker lcore(s), %u port(s), %u subnet(s); API at "

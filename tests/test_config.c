@@ -678,6 +678,37 @@ test_decap(void)
 	free(out);
 }
 
+/* software_rss: a boolean, false by default. */
+static void
+test_software_rss(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	CHECK(parse("{\"ports\": [{\"device\": \"a\"}], \"software_rss\": true,"
+		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", &cfg, &out) == 0);
+	CHECK(strcmp(out, "") == 0);
+	CHECK(cfg.software_rss);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = NULL;
+	CHECK(parse("{\"ports\": [{\"device\": \"a\"}], \"software_rss\": false,"
+		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", &cfg, &out) == 0);
+	CHECK(!cfg.software_rss);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = NULL;
+	CHECK(parse("{\"ports\": [{\"device\": \"a\"}],"
+		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", &cfg, &out) == 0);
+	CHECK(!cfg.software_rss);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"software_rss\": 1,"
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", 1);
+	CHECK_LINE(out, "cfg.json: $.software_rss: wrong type: expected boolean, got integer");
+	free(out);
+}
+
 
 int
 main(int argc, char **argv)
@@ -689,6 +720,7 @@ main(int argc, char **argv)
 	test_key_errors();
 	test_port_errors();
 	test_decap();
+	test_software_rss();
 	test_syntax_errors();
 	test_multiple_errors();
 	test_many_subnets();

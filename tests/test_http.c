@@ -614,6 +614,59 @@ test_etag(uint16_t port, struct dpmon_snap_store *st)
 	free(r.raw);
 }
 
+/* The response cache: repeated requests in one snapshot get the same bytes;
+ * a new snapshot (even with the same seq's neighbours' data) is rendered
+ * anew for every cached endpoint; HEAD, 304 and parameter variants still
+ * behave; a response keeps its body alive after the cache dropped it. */
+static void
+test_cache(uint16_t port, struct dpmon_snap_store *st)
+{
+	static const char *const paths[] = {"/api/v1/summary", "/api/v1/subnets", "/health",
+					    "/metrics"};
+	char etag[64], etag2[64], hdr[128];
+	struct dpmon_snapshot *s;
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct reply a = request(port, "GET", paths[i]);
+		struct reply b = request(port, "GET", paths[i]);
+		struct reply hd = request(port, "HEAD", paths[i]);
+		struct reply c;
+
+		CHECK(a.status == 200 && b.status == 200 && hd.status == 200);
+		CHECK(a.body_len > 0 && a.body_len == b.body_len &&
+		      memcmp(a.body, b.body, a.body_len) == 0);
+		CHECK(hd.body_len == 0);
+		CHECK(header(&a, "ETag", etag, sizeof(etag)) != NULL);
+		CHECK(header(&b, "ETag", etag2, sizeof(etag2)) != NULL && strcmp(etag, etag2) == 0);
+		snprintf(hdr, sizeof(hdr), "If-None-Match: %s\r\n", etag);
+		c = request_h(port, "GET", paths[i], hdr);
+		CHECK(c.status == 304 && c.body_len == 0);
+		free(c.raw);
+		/* A new snapshot with other counters: the cached body is not reused. */
+		s = build_snapshot(1000 + i);
+		s->hosts[0].dir[DPMON_DIR_INGRESS].total.packets = 123456789;
+		s->totals[0].total.packets = 987654321;
+		dpmon_snap_publish(st, s);
+		c = request(port, "GET", paths[i]);
+		CHECK(c.status == 200 && header(&c, "ETag", etag2, sizeof(etag2)) != NULL &&
+		      strcmp(etag, etag2) != 0);
+		CHECK(c.body_len != a.body_len || memcmp(c.body, a.body, a.body_len) != 0);
+		free(c.raw);
+		c = request(port, "GET", paths[i]); /* and the new body is cached in turn */
+		CHECK(c.status == 200 && header(&c, "ETag", hdr, sizeof(hdr)) != NULL &&
+		      strcmp(hdr, etag2) == 0);
+		free(a.raw);
+		free(b.raw);
+		free(hd.raw);
+		free(c.raw);
+	}
+	/* Parameters are never served from the cache: the API still refuses them. */
+	EXPECT_ERROR(request(port, "GET", "/api/v1/summary?x=1"), 400, "unknown parameter 'x'");
+	EXPECT_ERROR(request(port, "GET", "/metrics?x=1"), 400, "unknown parameter 'x'");
+	EXPECT_ERROR(request(port, "POST", "/api/v1/summary"), 405,
+		     "method 'POST' not allowed (allowed: GET, HEAD)");
+}
+
 /* CORS: headers only for configured origins; preflight for If-None-Match. */
 static void
 test_cors(struct dpmon_snap_store *st)
@@ -777,6 +830,7 @@ main(void)
 	test_page(port);
 	test_concurrent_publish(port, &st);
 	test_etag(port, &st);
+	test_cache(port, &st);
 	test_cors(&st);
 	/* Still serving after all of the above. */
 	json_decref(EXPECT_JSON(request(port, "GET", "/health"), 200));
