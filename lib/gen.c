@@ -1059,8 +1059,8 @@ dpmon_gen_summary_free(struct dpmon_gen_summary *s)
 
 /* ------------------------------------------------------------ printing */
 
-static void
-json_string(FILE *out, const char *str)
+void
+dpmon_gen_json_string(FILE *out, const char *str)
 {
 	fputc('"', out);
 	for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
@@ -1100,7 +1100,7 @@ json_subnet(FILE *out, const struct dpmon_gen_subnet_summary *ss)
 
 	fprintf(out, "    {\"prefix\": \"%s\", \"name\": ",
 		dpmon_prefix_format(&ss->subnet.prefix, pfx, sizeof(pfx)));
-	json_string(out, ss->subnet.name);
+	dpmon_gen_json_string(out, ss->subnet.name);
 	fprintf(out, ", \"hosts_used\": %" PRIu64 ",\n     ", ss->hosts_used);
 	json_dir(out, dir_names[DPMON_DIR_INGRESS], &ss->dir[DPMON_DIR_INGRESS]);
 	fputs(",\n     ", out);
@@ -1118,7 +1118,7 @@ int
 dpmon_gen_summary_print_json(const struct dpmon_gen_summary *s, FILE *out)
 {
 	fputs("{\n  \"output\": ", out);
-	json_string(out, s->output ? s->output : "");
+	dpmon_gen_json_string(out, s->output ? s->output : "");
 	fprintf(out, ",\n  \"seed\": %" PRIu64 ",\n  \"subnets\": [", s->seed);
 	for (uint32_t i = 0; i < s->n_subnets; i++) {
 		fputs(i ? ",\n" : "\n", out);

@@ -214,4 +214,11 @@ int dpmon_gen_summary_print_text(const struct dpmon_gen_summary *s, FILE *out);
  */
 int dpmon_gen_summary_print_json(const struct dpmon_gen_summary *s, FILE *out);
 
+/**
+ * Write @p str to @p out as a JSON string literal (quotes, backslash and
+ * control characters escaped, RFC 8259 section 7). For the summaries, which
+ * are printed without jansson. Thread-safety: any thread.
+ */
+void dpmon_gen_json_string(FILE *out, const char *str);
+
 #endif /* DPMON_GEN_H */

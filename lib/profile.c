@@ -1549,29 +1549,14 @@ kind_name(const struct dpmon_profile *p)
 	return p->kind == DPMON_PROFILE_PKTGEN_DPDK ? "pktgen-dpdk" : "linux-pktgen";
 }
 
-static void
-json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20 || *c == 0x7f)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
-	}
-	fputc('"', out);
-}
-
 int
 dpmon_profile_summary_print_json(const struct dpmon_profile *p, const char *output,
 				 uint64_t seed, const struct dpmon_profile_summary *s, FILE *out)
 {
 	fputs("{\"profile\": ", out);
-	json_str(out, p->path);
+	dpmon_gen_json_string(out, p->path);
 	fprintf(out, ", \"generator\": \"%s\", \"output\": ", kind_name(p));
-	json_str(out, output);
+	dpmon_gen_json_string(out, output);
 	fprintf(out, ", \"seed\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64,
 		seed, s->total.packets, s->total.bytes);
 	for (int i = 0; i < DPMON_PROTO_MAX; i++)

@@ -18,6 +18,7 @@
  */
 #include "snapshot.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 /* calloc that never returns NULL for a zero count (arrays always exist). */
@@ -68,9 +69,10 @@ hosts_give(struct dpmon_snap_host *h, uint32_t cap)
 	free(old);
 }
 
-struct dpmon_snapshot *
-dpmon_snapshot_alloc_uninit_hosts(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
-				  uint32_t n_hosts)
+/* Both allocators: header and small arrays zeroed; hosts zeroed or recycled. */
+static struct dpmon_snapshot *
+snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets, uint32_t n_hosts,
+	       bool zero_hosts)
 {
 	struct dpmon_snapshot *s = calloc(1, sizeof(*s));
 
@@ -79,7 +81,12 @@ dpmon_snapshot_alloc_uninit_hosts(uint32_t n_ports, uint32_t n_workers, uint32_t
 	s->ports = array_alloc(n_ports, sizeof(*s->ports));
 	s->workers = array_alloc(n_workers, sizeof(*s->workers));
 	s->subnets = array_alloc(n_subnets, sizeof(*s->subnets));
-	s->hosts = hosts_take(n_hosts, &s->hosts_cap);
+	if (zero_hosts) {
+		s->hosts = array_alloc(n_hosts, sizeof(*s->hosts));
+		s->hosts_cap = n_hosts ? n_hosts : 1;
+	} else {
+		s->hosts = hosts_take(n_hosts, &s->hosts_cap);
+	}
 	if (!s->ports || !s->workers || !s->subnets || !s->hosts) {
 		dpmon_snapshot_free(s);
 		return NULL;
@@ -92,27 +99,17 @@ dpmon_snapshot_alloc_uninit_hosts(uint32_t n_ports, uint32_t n_workers, uint32_t
 }
 
 struct dpmon_snapshot *
+dpmon_snapshot_alloc_uninit_hosts(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
+				  uint32_t n_hosts)
+{
+	return snapshot_alloc(n_ports, n_workers, n_subnets, n_hosts, false);
+}
+
+struct dpmon_snapshot *
 dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
 		     uint32_t n_hosts)
 {
-	struct dpmon_snapshot *s = calloc(1, sizeof(*s));
-
-	if (s == NULL)
-		return NULL;
-	s->ports = array_alloc(n_ports, sizeof(*s->ports));
-	s->workers = array_alloc(n_workers, sizeof(*s->workers));
-	s->subnets = array_alloc(n_subnets, sizeof(*s->subnets));
-	s->hosts = array_alloc(n_hosts, sizeof(*s->hosts));
-	s->hosts_cap = n_hosts ? n_hosts : 1;
-	if (!s->ports || !s->workers || !s->subnets || !s->hosts) {
-		dpmon_snapshot_free(s);
-		return NULL;
-	}
-	s->n_ports = n_ports;
-	s->n_workers = n_workers;
-	s->n_subnets = n_subnets;
-	s->n_hosts = n_hosts;
-	return s;
+	return snapshot_alloc(n_ports, n_workers, n_subnets, n_hosts, true);
 }
 
 void
