@@ -226,9 +226,21 @@ dpmon_api_dir_json(const struct dpmon_dir_stats *d)
 {
 	json_t *o = rate_json(&d->total);
 
+	if (o != NULL && (json_object_set_new(o, "avg_pps", json_real(finite_or_zero(d->avg_pps))) != 0 ||
+			  json_object_set_new(o, "avg_bps", json_real(finite_or_zero(d->avg_bps))) != 0)) {
+		json_decref(o);
+		o = NULL;
+	}
 	for (int p = 0; o != NULL && p < DPMON_PROTO_MAX; p++) {
 		if (json_object_set_new(o, dpmon_proto_name((enum dpmon_proto)p),
 					rate_json(&d->proto[p])) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	for (int x = 0; o != NULL && x < DPMON_XCLASS_MAX; x++) {
+		if (json_object_set_new(o, dpmon_xclass_name((enum dpmon_xclass)x),
+					rate_json(&d->x[x])) != 0) {
 			json_decref(o);
 			o = NULL;
 		}
@@ -338,10 +350,11 @@ worker_json(const struct dpmon_snapshot *s, uint32_t i)
 {
 	const struct dpmon_snap_worker *w = &s->workers[i];
 
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
 			 "packets", (json_int_t)w->packets, "bursts", (json_int_t)w->bursts,
 			 "host_table_full", (json_int_t)w->host_table_full,
 			 "host_v4mapped", (json_int_t)w->host_v4mapped,
+			 "host_ext_full", (json_int_t)w->host_ext_full,
 			 "hosts", (json_int_t)w->hosts,
 			 "host_capacity", (json_int_t)w->host_capacity,
 			 "polls", (json_int_t)w->polls,

@@ -30,10 +30,19 @@ struct dpmon_rate {
 	double bps;       /**< bits per second over the last interval */
 };
 
-/** One direction: the total and each protocol class. */
+/**
+ * One direction: the total, each protocol class, and the packet kinds
+ * counted besides (fragments, tcp_syn: not part of the total's sum).
+ */
 struct dpmon_dir_stats {
 	struct dpmon_rate total;
 	struct dpmon_rate proto[DPMON_PROTO_MAX];
+	struct dpmon_rate x[DPMON_XCLASS_MAX];
+	/**
+	 * Exponentially weighted moving averages of total.pps and total.bps
+	 * (time constant average_time_constant_ms, measured intervals: rates.h).
+	 */
+	double avg_pps, avg_bps;
 };
 
 struct dpmon_snap_subnet {
@@ -63,6 +72,7 @@ struct dpmon_snap_worker {
 	uint64_t bursts;          /**< rx bursts that returned at least one mbuf */
 	uint64_t host_table_full; /**< host updates lost to a full table (a packet between two monitored hosts is two updates) */
 	uint64_t host_v4mapped;   /**< IPv6 host updates skipped: IPv4-mapped address */
+	uint64_t host_ext_full;   /**< fragment/SYN host updates lost: no extra line left */
 	uint64_t hosts;           /**< entries in its host table */
 	uint64_t host_capacity;   /**< size of its host table (host_table_capacity) */
 	uint64_t polls;           /**< rx_burst calls, empty ones included */

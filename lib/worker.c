@@ -8,7 +8,8 @@
  *      TCP SYN: one predictable branch); gather the IPv4 and IPv6
  *      addresses into flat arrays;
  *   2. classify them with one bulk LPM lookup per family;
- *   3. count totals and subnets, and gather host keys;
+ *   3. count totals and subnets, and gather host keys (fragments and SYNs,
+ *      flagged by pass 1, also count in a third, rarely touched line);
  *   4. hosts, as a software pipeline over the burst's keys: hash every key
  *      and prefetch its index bucket; find each key's candidate entry by
  *      signature and prefetch its meta and counter lines; then compare the
@@ -35,6 +36,7 @@
 struct burst_ctx {
 	struct dpmon_pkt pkt[DPMON_MAX_BURST];
 	uint32_t len[DPMON_MAX_BURST];
+	uint8_t xmask[DPMON_MAX_BURST]; /* packet kinds: bit DPMON_XCLASS_* (fragment, SYN) */
 	uint32_t sub[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet of dst (ingress) and src (egress) */
 	uint16_t v4[DPMON_MAX_BURST], v6[DPMON_MAX_BURST];
 	uint16_t slot[DPMON_MAX_BURST]; /* packet's index among its family's */
@@ -91,13 +93,18 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
 		b->len[i] = p->len;
 		b->reasons[r]++;
+		b->xmask[i] = 0;
 		if (r != DPMON_REASON_OK) {
 			p->family = 0;
 			continue;
 		}
 		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 ||
-			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN))
+			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)) {
 			count_notes(core, p);
+			b->xmask[i] = (uint8_t)((p->fragment ? 1u << DPMON_XCLASS_FRAG : 0) |
+						((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) ==
+							 DPMON_TCP_SYN ? 1u << DPMON_XCLASS_SYN : 0));
+		}
 		if (p->family == 4) {
 			b->a4[2 * b->n_v4] = p->dst4;
 			b->a4[2 * b->n_v4 + 1] = p->src4;
@@ -171,6 +178,28 @@ host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 	return true;
 }
 
+/* Fragments and SYNs of packet @p i for the totals and subnets (rare). */
+static void __rte_noinline
+count_kinds(struct dpmon_core *core, unsigned xmask, uint32_t in, uint32_t out, uint64_t len)
+{
+	for (unsigned x = 0; x < DPMON_XCLASS_MAX; x++) {
+		if (!(xmask & (1u << x)))
+			continue;
+		if (in != DPMON_NO_SUBNET) {
+			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_INGRESS].x[x], len);
+			dpmon_ctr_add(&core->subnets[in].xdir[DPMON_DIR_INGRESS].x[x], len);
+		}
+		if (out != DPMON_NO_SUBNET) {
+			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_EGRESS].x[x], len);
+			dpmon_ctr_add(&core->subnets[out].xdir[DPMON_DIR_EGRESS].x[x], len);
+		}
+		if (in != DPMON_NO_SUBNET && out != DPMON_NO_SUBNET)
+			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_INTERNAL].x[x], len);
+		else if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
+			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_EXTERNAL].x[x], len);
+	}
+}
+
 static void
 count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 {
@@ -200,6 +229,8 @@ count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_INTERNAL].proto[p->proto], len);
 		else if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EXTERNAL].proto[p->proto], len);
+		if (unlikely(b->xmask[i] != 0))
+			count_kinds(core, b->xmask[i], in, out, len);
 	}
 }
 
@@ -258,6 +289,8 @@ host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 		}
 		dpmon_host_touch(core, (uint32_t)idx);
 		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->len[i]);
+		if (unlikely(b->xmask[i] != 0))
+			dpmon_host_xadd(core, (uint32_t)idx, d, b->xmask[i], b->len[i]);
 	}
 }
 

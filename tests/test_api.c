@@ -306,7 +306,7 @@ build_snapshot(void)
 						   .host_table_full = 0, .hosts = 3};
 	s->workers[1] = (struct dpmon_snap_worker){.lcore = 2, .packets = 2400, .bursts = 90,
 						   .host_table_full = 5, .host_v4mapped = 7,
-						   .hosts = 2, .host_capacity = 1024, .polls = 5000,
+						   .host_ext_full = 3, .hosts = 2, .host_capacity = 1024, .polls = 5000,
 						   .busy_s = 1.5, .busy_ratio = 0.25};
 
 	s->subnets[0].prefix = prefix("10.0.0.0/24");
@@ -316,6 +316,10 @@ build_snapshot(void)
 	d->proto[DPMON_PROTO_TCP] = rate(300, 60000, 30, 96000);
 	d->proto[DPMON_PROTO_UDP] = rate(40, 4000, 4.5, 6400.25);
 	d->proto[DPMON_PROTO_ICMP] = rate(10, 1000, 1, 1600);
+	d->avg_pps = 33.25;
+	d->avg_bps = 99000.5;
+	d->x[DPMON_XCLASS_FRAG] = rate(12, 7000, 1.5, 2800.5);
+	d->x[DPMON_XCLASS_SYN] = rate(200, 12000, 20.25, 9600);
 	s->subnets[0].dir[DPMON_DIR_EGRESS] = tcp_dir(rate(6, 360, 2.25, 1640));
 	s->subnets[1].prefix = prefix("2001:db8::/48");
 	s->subnets[1].dir[DPMON_DIR_INGRESS] = tcp_dir(rate(300, 1000, 30, 800));
@@ -513,8 +517,9 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1", 10);
+	CHECK_SIZE(b, "workers.1", 11); /* 10 + host_ext_full (issue 4) */
 	CHECK_INT(b, "workers.1.host_v4mapped", 7);
+	CHECK_INT(b, "workers.1.host_ext_full", 3);
 	CHECK_INT(b, "workers.1.host_capacity", 1024);
 	CHECK_INT(b, "workers.1.polls", 5000);
 	CHECK_REAL(b, "workers.1.busy_s", 1.5);
@@ -541,7 +546,17 @@ check_subnet0(json_t *j)
 	CHECK_STR(j, "prefix", "10.0.0.0/24");
 	CHECK_STR(j, "name", "office");
 	CHECK_INT(j, "family", 4);
-	CHECK_SIZE(j, "ingress", 8);
+	CHECK_SIZE(j, "ingress", 12); /* 8 + fragments, tcp_syn, avg_pps, avg_bps (issue 4) */
+	CHECK_REAL(j, "ingress.avg_pps", 33.25);
+	CHECK_REAL(j, "ingress.avg_bps", 99000.5);
+	CHECK_SIZE(j, "ingress.fragments", 4);
+	CHECK_INT(j, "ingress.fragments.packets", 12);
+	CHECK_INT(j, "ingress.fragments.bytes", 7000);
+	CHECK_REAL(j, "ingress.fragments.pps", 1.5);
+	CHECK_REAL(j, "ingress.fragments.bps", 2800.5);
+	CHECK_INT(j, "ingress.tcp_syn.packets", 200);
+	CHECK_REAL(j, "ingress.tcp_syn.pps", 20.25);
+	CHECK_INT(j, "egress.tcp_syn.packets", 0);
 	CHECK_INT(j, "ingress.packets", 350);
 	CHECK_INT(j, "ingress.bytes", 65000);
 	CHECK_REAL(j, "ingress.pps", 35.5);
@@ -820,7 +835,13 @@ test_dir_json_nonfinite(void)
 	CHECK_REAL(j, "pps", 0.0);
 	CHECK_REAL(j, "bps", 0.0);
 	CHECK_REAL(j, "tcp.bps", 0.0);
-	CHECK_SIZE(j, "", 8);
+	/* total, pps, bps, packets, bytes, four protocols, plus (issue 4)
+	 * fragments and tcp_syn. */
+	CHECK_SIZE(j, "", 12); /* + avg_pps, avg_bps (issue 4) */
+	CHECK_REAL(j, "avg_pps", 0.0);
+	CHECK_INT(j, "fragments.packets", 0);
+	CHECK_INT(j, "tcp_syn.packets", 0);
+	CHECK_REAL(j, "tcp_syn.pps", 0.0);
 	json_decref(j);
 }
 
