@@ -226,7 +226,9 @@ dpmon_api_dir_json(const struct dpmon_dir_stats *d)
 {
 	json_t *o = rate_json(&d->total);
 
-	if (o != NULL && (json_object_set_new(o, "avg_pps", json_real(finite_or_zero(d->avg_pps))) != 0 ||
+	if (o != NULL && (json_object_set_new(o, "flows", d->flows < 0 ? json_null()
+					      : json_integer((json_int_t)llround(d->flows))) != 0 ||
+			  json_object_set_new(o, "avg_pps", json_real(finite_or_zero(d->avg_pps))) != 0 ||
 			  json_object_set_new(o, "avg_bps", json_real(finite_or_zero(d->avg_bps))) != 0)) {
 		json_decref(o);
 		o = NULL;

@@ -64,9 +64,15 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 					RTE_CACHE_LINE_SIZE, socket_id);
 	c->xhosts = rte_zmalloc_socket("dpmon_host_x", sizeof(*c->xhosts) * c->xcapacity,
 				       RTE_CACHE_LINE_SIZE, socket_id);
+	c->n_flow_subnets = n_subnets < DPMON_FLOW_SUBNETS_MAX ? n_subnets : DPMON_FLOW_SUBNETS_MAX;
+	c->flow_tot = rte_zmalloc_socket("dpmon_flow_tot", sizeof(*c->flow_tot) * DPMON_DIR_MAX,
+					 RTE_CACHE_LINE_SIZE, socket_id);
+	c->flow_sub = rte_zmalloc_socket("dpmon_flow_sub",
+					 sizeof(*c->flow_sub) * DPMON_DIR_MAX * (c->n_flow_subnets + 1),
+					 RTE_CACHE_LINE_SIZE, socket_id);
 	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
 				      RTE_CACHE_LINE_SIZE, socket_id);
-	if (!c->subnets || !c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->carry) {
+	if (!c->subnets || !c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->flow_sub || !c->carry) {
 		dpmon_core_free(c);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -83,6 +89,8 @@ dpmon_core_free(struct dpmon_core *c)
 	rte_free(c->hosts);
 	rte_free(c->meta);
 	rte_free(c->xhosts);
+	rte_free(c->flow_tot);
+	rte_free(c->flow_sub);
 	rte_free(c->buckets);
 	rte_free(c->carry);
 	rte_free(c);
@@ -94,6 +102,7 @@ dpmon_core_bytes(const struct dpmon_core *c)
 	return sizeof(*c) + sizeof(*c->subnets) * (c->n_subnets + 1) +
 	       (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
 	       sizeof(*c->xhosts) * c->xcapacity +
+	       sizeof(*c->flow_tot) * DPMON_DIR_MAX * (c->n_flow_subnets + 2ull) +
 	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
 	       sizeof(*c->carry) * DPMON_CARRY_RING;
 }

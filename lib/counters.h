@@ -121,6 +121,35 @@ struct dpmon_host_meta {
 	uint32_t xidx;   /**< index + 1 into xhosts; 0 = none yet (relaxed store/load) */
 };
 
+/**
+ * Distinct flows (5-tuples) per interval: a HyperLogLog sketch (hll.h) of
+ * precision DPMON_FLOW_P whose registers are tagged with the merge epoch
+ * of the burst that wrote them, (epoch << 8) | rank, so the worker never
+ * clears a sketch and the merge reads only the registers of the current
+ * epoch (the others count as zero). Single writer, relaxed stores.
+ */
+#define DPMON_FLOW_P 14
+/** Subnets (the first ones in configuration order) that get flow sketches. */
+#define DPMON_FLOW_SUBNETS_MAX 64
+
+struct dpmon_flow_sketch {
+	uint32_t reg[1u << DPMON_FLOW_P];
+};
+
+/** Add the flow of 64-bit hash @p h to @p s in epoch @p epoch. Single writer. */
+static inline void
+dpmon_flow_add(struct dpmon_flow_sketch *s, uint32_t epoch, uint64_t h)
+{
+	uint32_t i = (uint32_t)(h >> (64 - DPMON_FLOW_P));
+	uint64_t rest = h << DPMON_FLOW_P;
+	uint32_t rank = rest == 0 ? 64 - DPMON_FLOW_P + 1 : (uint32_t)__builtin_clzll(rest) + 1;
+	uint32_t tag = epoch & 0xffffff;
+	uint32_t r = s->reg[i];
+
+	if ((r >> 8) != tag || (r & 0xff) < rank)
+		__atomic_store_n(&s->reg[i], tag << 8 | rank, __ATOMIC_RELAXED);
+}
+
 /** Entries per index bucket. */
 #define DPMON_BUCKET_SLOTS 8
 
@@ -174,6 +203,11 @@ struct dpmon_core {
 	struct dpmon_host_xctr *xhosts;    /**< xcapacity extra lines, dense from 0 */
 	struct dpmon_host_bucket *buckets; /**< bucket_mask + 1 buckets */
 	uint32_t *carry;                   /**< DPMON_CARRY_RING records: entry * SLOTS + slot */
+	/** Flow sketches of the totals, [DPMON_DIR_MAX] (ingress, egress). */
+	struct dpmon_flow_sketch *flow_tot;
+	/** Flow sketches of the first n_flow_subnets subnets, [subnet][DPMON_DIR_MAX]. */
+	struct dpmon_flow_sketch *flow_sub;
+	uint32_t n_flow_subnets;           /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
 	uint32_t bucket_mask;
 	uint32_t n_hosts;                  /**< entries in use (release/acquire) */
 	uint32_t capacity;

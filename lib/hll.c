@@ -35,8 +35,13 @@ dpmon_hll_estimate(const uint8_t *reg, unsigned p)
 		alpha = 0.7213 / (1 + 1.079 / m);
 		break;
 	}
+	static double inv[66];
+
+	if (inv[0] == 0) /* 2^-k, k = 0..65; idempotent, so a race is harmless */
+		for (int k = 65; k >= 0; k--)
+			inv[k] = ldexp(1.0, -k);
 	for (uint32_t i = 0; i < DPMON_HLL_M(p); i++) {
-		sum += ldexp(1.0, -(int)reg[i]);
+		sum += inv[reg[i] < 66 ? reg[i] : 65];
 		zeros += reg[i] == 0;
 	}
 	e = alpha * m * m / sum;

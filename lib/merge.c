@@ -33,6 +33,7 @@
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
+#include "hll.h"
 #include "rates.h"
 
 /* Entry @p idx of worker table @p core, packed; OCC_END ends a chain. */
@@ -74,6 +75,7 @@ struct dpmon_merge {
 	double tot_avg_pps[DPMON_TOTAL_MAX], tot_avg_bps[DPMON_TOTAL_MAX];
 	struct avg_pair *sub_avg; /* n_subnets */
 	double alpha;             /* weight of this merge's rates in the averages */
+	uint8_t flow_tmp[1u << DPMON_FLOW_P]; /* registers of one sketch, merged over cores */
 	struct dpmon_pair_ctr *sub_cur, *sub_prev; /* n_subnets */
 
 	struct rte_hash *ghash; /* address → global id */
@@ -656,10 +658,56 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 			dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d],
 				  &prev->xdir[d], dt);
 			avg_update(m, &h->dir[d], &m->g_avg[id].pps[d], &m->g_avg[id].bps[d]);
+			h->dir[d].flows = -1; /* not measured per host (yet) */
 		}
 	}
 	for (uint32_t t = 0; t < m->n_touched; t++)
 		m->g_prev[m->touched[t]] = m->g_cur[m->touched[t]];
+}
+
+/*
+ * Distinct flows of sketch @p k (its index in each core's flow_tot when
+ * @p sub is false, else in flow_sub) in the current epoch: the registers
+ * tagged with it, maximum over the cores, estimated (hll.h).
+ */
+static double
+sketch_flows(struct dpmon_merge *m, bool sub, uint32_t k)
+{
+	const uint32_t tag = m->epoch & 0xffffff;
+	uint8_t *t = m->flow_tmp;
+
+	memset(t, 0, sizeof(m->flow_tmp));
+	for (unsigned c = 0; c < m->n_cores; c++) {
+		const struct dpmon_flow_sketch *s =
+			sub ? &m->cores[c]->flow_sub[k] : &m->cores[c]->flow_tot[k];
+
+		for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++) {
+			uint32_t r = __atomic_load_n(&s->reg[i], __ATOMIC_RELAXED);
+
+			if ((r >> 8) == tag && (uint8_t)r > t[i])
+				t[i] = (uint8_t)r;
+		}
+	}
+	return dpmon_hll_estimate(t, DPMON_FLOW_P);
+}
+
+/* Flows of the totals and subnets; -1 where none is measured. */
+static void
+fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
+{
+	uint32_t nfs = m->n_cores ? m->cores[0]->n_flow_subnets : 0;
+
+	s->totals[DPMON_TOTAL_INGRESS].flows = sketch_flows(m, false, DPMON_DIR_INGRESS);
+	s->totals[DPMON_TOTAL_EGRESS].flows = sketch_flows(m, false, DPMON_DIR_EGRESS);
+	s->totals[DPMON_TOTAL_INTERNAL].flows = -1;
+	s->totals[DPMON_TOTAL_EXTERNAL].flows = -1;
+	if (m->n_cores == 0) {
+		s->totals[DPMON_TOTAL_INGRESS].flows = s->totals[DPMON_TOTAL_EGRESS].flows = 0;
+	}
+	for (uint32_t i = 0; i < s->n_subnets; i++)
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			s->subnets[i].dir[d].flows =
+				i < nfs ? sketch_flows(m, true, i * DPMON_DIR_MAX + (uint32_t)d) : -1;
 }
 
 /* Hand the next epoch to the workers (counters.h). */
@@ -716,6 +764,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	fill_hosts(m, s, dt);
 	fill_subnets(m, s, dt);
 	fill_totals(m, s, dt);
+	fill_flows(m, s);
 	advance_epochs(m);
 	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->tsc_hz;
 	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->tsc_hz;

@@ -43,6 +43,12 @@ struct dpmon_dir_stats {
 	 * (time constant average_time_constant_ms, measured intervals: rates.h).
 	 */
 	double avg_pps, avg_bps;
+	/**
+	 * Distinct 5-tuples seen in the last interval (HyperLogLog estimate,
+	 * counters.h); -1 when not measured (hosts, internal/external totals,
+	 * subnets past DPMON_FLOW_SUBNETS_MAX).
+	 */
+	double flows;
 };
 
 struct dpmon_snap_subnet {

@@ -27,6 +27,7 @@
 #include <rte_ethdev.h>
 #include <rte_prefetch.h>
 
+#include "hll.h"
 #include "parse.h"
 
 #define PREFETCH_AHEAD 4      /* frame data, packets ahead */
@@ -234,6 +235,59 @@ count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 	}
 }
 
+/* 64-bit hash of packet @p i's 5-tuple (ports 0 when not read). */
+static inline uint64_t
+flow_hash(const struct burst_ctx *b, uint16_t i)
+{
+	const struct dpmon_pkt *p = &b->pkt[i];
+	uint64_t l4 = (uint64_t)(p->ports ? p->sport : 0) << 24 |
+		      (uint64_t)(p->ports ? p->dport : 0) << 8 | p->ip_proto;
+
+	if (p->family == 4) {
+		uint64_t k[2] = {(uint64_t)p->src4 << 32 | p->dst4, l4};
+
+		return dpmon_hash64(k, sizeof(k), 4);
+	} else {
+		uint64_t k[5];
+
+		memcpy(&k[0], b->a6[2 * b->slot[i] + 1], 16); /* source */
+		memcpy(&k[2], b->a6[2 * b->slot[i]], 16);     /* destination */
+		k[4] = l4;
+		return dpmon_hash64(k, sizeof(k), 6);
+	}
+}
+
+/* Distinct flows: each counted packet's 5-tuple into the flow sketches of
+ * the totals and subnets of its direction(s) (counters.h). */
+static void
+flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
+{
+	const uint32_t e = core->epoch, nfs = core->n_flow_subnets;
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t in, out;
+		uint64_t h;
+
+		if (b->pkt[i].family == 0)
+			continue;
+		in = b->sub[i][DPMON_DIR_INGRESS];
+		out = b->sub[i][DPMON_DIR_EGRESS];
+		if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
+			continue;
+		h = flow_hash(b, i);
+		if (in != DPMON_NO_SUBNET) {
+			dpmon_flow_add(&core->flow_tot[DPMON_DIR_INGRESS], e, h);
+			if (in < nfs)
+				dpmon_flow_add(&core->flow_sub[in * DPMON_DIR_MAX + DPMON_DIR_INGRESS], e, h);
+		}
+		if (out != DPMON_NO_SUBNET) {
+			dpmon_flow_add(&core->flow_tot[DPMON_DIR_EGRESS], e, h);
+			if (out < nfs)
+				dpmon_flow_add(&core->flow_sub[out * DPMON_DIR_MAX + DPMON_DIR_EGRESS], e, h);
+		}
+	}
+}
+
 /* Stage 1: hash every key and prefetch its index bucket. */
 static void
 host_hash_stage(const struct dpmon_core *core, struct burst_ctx *b)
@@ -317,6 +371,7 @@ dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier 
 	reasons_store(core, &b);
 	count_pass(core, &b, n);
 	host_pass(core, &b);
+	flow_pass(core, &b, n);
 	/* Last, with release: a merge that sees these packets counted here
 	 * (acquire) sees every counter this burst touched (counters.h). */
 	dpmon_count_inc(&core->stats.bursts, 1);

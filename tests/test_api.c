@@ -317,6 +317,7 @@ build_snapshot(void)
 	d->proto[DPMON_PROTO_UDP] = rate(40, 4000, 4.5, 6400.25);
 	d->proto[DPMON_PROTO_ICMP] = rate(10, 1000, 1, 1600);
 	d->avg_pps = 33.25;
+	d->flows = 1234.6; /* an estimate: printed rounded */
 	d->avg_bps = 99000.5;
 	d->x[DPMON_XCLASS_FRAG] = rate(12, 7000, 1.5, 2800.5);
 	d->x[DPMON_XCLASS_SYN] = rate(200, 12000, 20.25, 9600);
@@ -546,7 +547,8 @@ check_subnet0(json_t *j)
 	CHECK_STR(j, "prefix", "10.0.0.0/24");
 	CHECK_STR(j, "name", "office");
 	CHECK_INT(j, "family", 4);
-	CHECK_SIZE(j, "ingress", 12); /* 8 + fragments, tcp_syn, avg_pps, avg_bps (issue 4) */
+	CHECK_SIZE(j, "ingress", 13); /* 8 + fragments, tcp_syn, avg_pps, avg_bps, flows (issue 4) */
+	CHECK_INT(j, "ingress.flows", 1235);
 	CHECK_REAL(j, "ingress.avg_pps", 33.25);
 	CHECK_REAL(j, "ingress.avg_bps", 99000.5);
 	CHECK_SIZE(j, "ingress.fragments", 4);
@@ -837,11 +839,17 @@ test_dir_json_nonfinite(void)
 	CHECK_REAL(j, "tcp.bps", 0.0);
 	/* total, pps, bps, packets, bytes, four protocols, plus (issue 4)
 	 * fragments and tcp_syn. */
-	CHECK_SIZE(j, "", 12); /* + avg_pps, avg_bps (issue 4) */
+	CHECK_SIZE(j, "", 13); /* + avg_pps, avg_bps, flows (issue 4) */
+	CHECK_INT(j, "flows", 0);
 	CHECK_REAL(j, "avg_pps", 0.0);
 	CHECK_INT(j, "fragments.packets", 0);
 	CHECK_INT(j, "tcp_syn.packets", 0);
 	CHECK_REAL(j, "tcp_syn.pps", 0.0);
+	json_decref(j);
+	d.flows = -1; /* not measured: null */
+	j = dpmon_api_dir_json(&d);
+	REQUIRE(j != NULL);
+	CHECK(json_is_null(json_object_get(j, "flows")));
 	json_decref(j);
 }
 
