@@ -396,11 +396,22 @@ host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
  * Top-N hosts: a bounded min-heap whose root is the worst host kept.
  * --------------------------------------------------------------------- */
 
-enum sort_key { SORT_PPS, SORT_BPS, SORT_PACKETS, SORT_BYTES, SORT_MAX };
+enum sort_key {
+	SORT_PPS, SORT_BPS, SORT_PACKETS, SORT_BYTES,
+	/* Rates other than the total's (issue 4). */
+	SORT_AVG_PPS, SORT_AVG_BPS, SORT_SYN_PPS, SORT_FRAG_PPS,
+	SORT_TCP_PPS, SORT_TCP_BPS, SORT_UDP_PPS, SORT_UDP_BPS, SORT_ICMP_PPS, SORT_ICMP_BPS,
+	SORT_MAX
+};
 
 static const char *const sort_names[SORT_MAX + 1] = {
 	[SORT_PPS] = "pps", [SORT_BPS] = "bps",
 	[SORT_PACKETS] = "packets", [SORT_BYTES] = "bytes",
+	[SORT_AVG_PPS] = "avg_pps", [SORT_AVG_BPS] = "avg_bps",
+	[SORT_SYN_PPS] = "syn_pps", [SORT_FRAG_PPS] = "fragments_pps",
+	[SORT_TCP_PPS] = "tcp_pps", [SORT_TCP_BPS] = "tcp_bps",
+	[SORT_UDP_PPS] = "udp_pps", [SORT_UDP_BPS] = "udp_bps",
+	[SORT_ICMP_PPS] = "icmp_pps", [SORT_ICMP_BPS] = "icmp_bps",
 };
 
 static const char *const dir_names[DPMON_DIR_MAX + 1] = {
@@ -452,12 +463,45 @@ rate_cmp(const struct dpmon_rate *x, const struct dpmon_rate *y, enum sort_key k
 	}
 }
 
+/* The real-valued metric @p k (>= SORT_AVG_PPS) of direction @p d. */
+static double
+dir_metric(const struct dpmon_dir_stats *d, enum sort_key k)
+{
+	switch (k) {
+	case SORT_AVG_PPS:
+		return d->avg_pps;
+	case SORT_AVG_BPS:
+		return d->avg_bps;
+	case SORT_SYN_PPS:
+		return d->x[DPMON_XCLASS_SYN].pps;
+	case SORT_FRAG_PPS:
+		return d->x[DPMON_XCLASS_FRAG].pps;
+	case SORT_TCP_PPS:
+		return d->proto[DPMON_PROTO_TCP].pps;
+	case SORT_TCP_BPS:
+		return d->proto[DPMON_PROTO_TCP].bps;
+	case SORT_UDP_PPS:
+		return d->proto[DPMON_PROTO_UDP].pps;
+	case SORT_UDP_BPS:
+		return d->proto[DPMON_PROTO_UDP].bps;
+	case SORT_ICMP_PPS:
+		return d->proto[DPMON_PROTO_ICMP].pps;
+	case SORT_ICMP_BPS:
+		return d->proto[DPMON_PROTO_ICMP].bps;
+	default:
+		return 0;
+	}
+}
+
 /* True when @p a is listed before @p b: larger metric, then lower address. */
 static bool
 ranks_before(const struct dpmon_snap_host *a, const struct dpmon_snap_host *b,
 	     const struct host_query *q)
 {
-	int c = rate_cmp(&a->dir[q->dir].total, &b->dir[q->dir].total, q->key);
+	int c = q->key < SORT_AVG_PPS
+			? rate_cmp(&a->dir[q->dir].total, &b->dir[q->dir].total, q->key)
+			: real_cmp(dir_metric(&a->dir[q->dir], q->key),
+				   dir_metric(&b->dir[q->dir], q->key));
 
 	return c != 0 ? c > 0 : dpmon_addr_cmp(&a->addr, &b->addr) < 0;
 }
@@ -648,7 +692,7 @@ parse_host_query(struct request *r, struct host_query *q)
 				 .dir = DPMON_DIR_INGRESS, .limit = HOSTS_LIMIT_DEFAULT};
 	if ((v = arg_value(r, "sort")) != NULL) {
 		if ((i = name_index(sort_names, v)) < 0)
-			return reply_error(r, 400, "invalid sort '%s': expected pps, bps, packets or bytes",
+			return reply_error(r, 400, "invalid sort '%s': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps or icmp_bps",
 					   echo(v, strlen(v), e));
 		q->key = (enum sort_key)i;
 	}

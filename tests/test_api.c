@@ -753,7 +753,7 @@ test_hosts(const struct dpmon_snapshot *s)
 	CHECK_ERROR(get(s, "/api/v1/hosts?limit="), 400, "invalid limit '': expected an integer 1..10000");
 	CHECK_ERROR(get(s, "/api/v1/hosts?limit"), 400, "invalid limit '': expected an integer 1..10000");
 	CHECK_ERROR(get(s, "/api/v1/hosts?sort=speed"), 400,
-		    "invalid sort 'speed': expected pps, bps, packets or bytes");
+		    "invalid sort 'speed': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps or icmp_bps");
 	CHECK_ERROR(get(s, "/api/v1/hosts?sort=BPS"), 400, NULL);
 	CHECK_ERROR(get(s, "/api/v1/hosts?direction=up"), 400,
 		    "invalid direction 'up': expected ingress or egress");
@@ -986,6 +986,58 @@ test_million(void)
 	dpmon_snapshot_free(s);
 }
 
+/* A host of @p s by address, writable (the snapshot is still ours). */
+static struct dpmon_snap_host *
+host_rw(struct dpmon_snapshot *s, const char *a)
+{
+	struct dpmon_addr x = addr(a);
+
+	return (struct dpmon_snap_host *)dpmon_snapshot_find_host(s, &x);
+}
+
+/* Sorting by averages, packet kinds and protocol classes (issue 4). */
+static void
+test_hosts_sort_kinds(void)
+{
+	struct dpmon_snapshot *s = build_snapshot();
+	const char *order[5] = {"10.0.0.5", "10.0.0.6", "10.0.0.7", "2001:db8::1", "2001:db8::2"};
+
+	for (int i = 0; i < 5; i++) {
+		struct dpmon_snap_host *h = host_rw(s, order[i]);
+		struct dpmon_dir_stats *in, *out;
+
+		REQUIRE(h != NULL);
+		in = &h->dir[DPMON_DIR_INGRESS];
+		out = &h->dir[DPMON_DIR_EGRESS];
+		in->avg_pps = 10.0 * i;                               /* ::2 first */
+		in->avg_bps = 100.0 * (4 - i);                        /* .5 first */
+		in->x[DPMON_XCLASS_SYN].pps = i == 2 ? 900 : i;      /* .7, then ::2 */
+		in->x[DPMON_XCLASS_FRAG].pps = i == 3 ? 5 : 0;       /* ::1, then by address */
+		in->proto[DPMON_PROTO_UDP].pps = i == 1 ? 3 : 0;     /* .6 */
+		in->proto[DPMON_PROTO_ICMP].bps = i == 4 ? 1 : 0;    /* ::2 */
+		out->x[DPMON_XCLASS_SYN].pps = 5 - i;                /* egress: .5 first */
+	}
+	CHECK_ORDER(s, "/api/v1/hosts?sort=avg_pps", 5,
+		    "2001:db8::2", "2001:db8::1", "10.0.0.7", "10.0.0.6", "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=avg_bps&limit=2", 5, "10.0.0.5", "10.0.0.6");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=syn_pps", 5,
+		    "10.0.0.7", "2001:db8::2", "2001:db8::1", "10.0.0.6", "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=syn_pps&direction=egress&limit=3", 5,
+		    "10.0.0.5", "10.0.0.6", "10.0.0.7");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=fragments_pps&limit=3", 5,
+		    "2001:db8::1", "10.0.0.5", "10.0.0.6");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=udp_pps&limit=1", 5, "10.0.0.6");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=icmp_bps&limit=1", 5, "2001:db8::2");
+	/* tcp_bps: all traffic is TCP in this snapshot, so it orders like bps. */
+	CHECK_ORDER(s, "/api/v1/hosts?sort=tcp_bps", 5,
+		    "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=tcp_pps", 5,
+		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?subnet=2001:db8::/48&sort=syn_pps", 2,
+		    "2001:db8::2", "2001:db8::1");
+	dpmon_snapshot_free(s);
+}
+
 int
 main(void)
 {
@@ -1004,6 +1056,7 @@ main(void)
 	test_hosts(s);
 	test_routing(s);
 	dpmon_snapshot_free(s);
+	test_hosts_sort_kinds();
 	test_million();
 	printf("test_api: all checks passed\n");
 	return 0;
