@@ -918,6 +918,134 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	dpmon_core_free(c[1]);
 }
 
+/* xorshift32: reproducible pseudo-random traffic. */
+static uint32_t
+rnd(uint32_t *st)
+{
+	uint32_t x = *st;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *st = x;
+}
+
+/* A random address: inside 10.1.0.0/16 (a quarter of those in 10.1.2.0/24),
+ * inside 2001:db8:1::/48 or outside, of family @p v6. */
+static void
+rnd_addr(uint32_t *st, int v6, uint32_t *a4, uint8_t a6[16])
+{
+	uint32_t r = rnd(st);
+
+	if (!v6) {
+		*a4 = (r & 3) == 0 ? IP4(198, 51, 100, r >> 24)
+		      : (r & 3) == 1 ? IP4(10, 1, 2, r >> 24)
+				     : IP4(10, 1, (r >> 8) & 7, r >> 24);
+		return;
+	}
+	memcpy(a6, (r & 1) ? IN6 : EXT6, 16);
+	a6[15] = (uint8_t)(r >> 24);
+	a6[14] = (uint8_t)(r >> 16) & 3;
+}
+
+/* Sum over hosts of each subnet == the subnet, sum over subnets == totals,
+ * per direction, for packets and bytes of every class and kind. */
+static void
+check_invariants(const struct dpmon_snapshot *s)
+{
+	static const enum dpmon_total tot[DPMON_DIR_MAX] = {DPMON_TOTAL_INGRESS, DPMON_TOTAL_EGRESS};
+
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		for (int k = 0; k < DPMON_PROTO_MAX + DPMON_XCLASS_MAX + 1; k++) {
+			uint64_t spk = 0, sby = 0;
+#define RATE_OF(ds) (k < DPMON_PROTO_MAX ? &(ds).proto[k]                              \
+		     : k < DPMON_PROTO_MAX + DPMON_XCLASS_MAX ? &(ds).x[k - DPMON_PROTO_MAX] \
+							      : &(ds).total)
+			for (uint32_t i = 0; i < s->n_subnets; i++) {
+				uint64_t hpk = 0, hby = 0;
+
+				for (uint32_t j = 0; j < s->n_hosts; j++) {
+					if (s->hosts[j].subnet != i)
+						continue;
+					hpk += RATE_OF(s->hosts[j].dir[d])->packets;
+					hby += RATE_OF(s->hosts[j].dir[d])->bytes;
+				}
+				CHECK_EQ_U64(hpk, RATE_OF(s->subnets[i].dir[d])->packets);
+				CHECK_EQ_U64(hby, RATE_OF(s->subnets[i].dir[d])->bytes);
+				spk += RATE_OF(s->subnets[i].dir[d])->packets;
+				sby += RATE_OF(s->subnets[i].dir[d])->bytes;
+			}
+			CHECK_EQ_U64(spk, RATE_OF(s->totals[tot[d]])->packets);
+			CHECK_EQ_U64(sby, RATE_OF(s->totals[tot[d]])->bytes);
+#undef RATE_OF
+		}
+	}
+}
+
+/*
+ * Invariants (issue 4) on pseudo-random traffic over two cores and several
+ * merges: IPv4 and IPv6, nested subnets, every protocol class, fragments
+ * and SYNs; every host fits its table.
+ */
+static void
+test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c[2] = {dpmon_core_create("inv0", 3, 16384, SOCKET_ID_ANY),
+				   dpmon_core_create("inv1", 3, 16384, SOCKET_ID_ANY)};
+	static const uint8_t protos[5] = {6, 17, 1, 47, 6};
+	unsigned lcores[2] = {1, 2};
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	uint32_t st = 12345;
+
+	REQUIRE(c[0] && c[1]);
+	m = dpmon_merge_create(cfg, c, lcores, 2, 0, hz);
+	REQUIRE(m != NULL);
+	for (int round = 1; round <= 4; round++) {
+		for (int b = 0; b < 64; b++) {
+			struct rte_mbuf *p[DPMON_MAX_BURST];
+
+			for (int i = 0; i < DPMON_MAX_BURST; i++) {
+				uint32_t r = rnd(&st), s4 = 0, d4 = 0;
+				uint8_t s6[16], d6[16], proto = protos[r % 5];
+				int v6 = (r >> 3) & 1;
+				uint16_t frag = (r >> 4) % 8 == 0 ? 100 : 0;
+				struct fb f;
+
+				rnd_addr(&st, v6, &s4, s6);
+				rnd_addr(&st, v6, &d4, d6);
+				fb_eth(&f, NULL, 0, v6 ? 0x86dd : 0x0800);
+				if (v6) {
+					fb_ipv6(&f, proto == 47 ? 59 : proto == 1 ? 58 : proto, s6, d6,
+						proto == 6 ? 20 : 8);
+				} else {
+					fb_ipv4(&f, 5, proto, s4, d4, frag,
+						(uint16_t)(20 + (proto == 6 ? 20 : 8)));
+				}
+				if (proto == 6)
+					fb_tcp(&f, 1000, 80, (r >> 8) & 1 ? 0x02 : 0x12);
+				else
+					fb_zero(&f, 8);
+				fb_zero(&f, (r >> 12) & 63);
+				p[i] = mbuf_of(&f);
+			}
+			dpmon_worker_burst(c[b & 1], cls, p, DPMON_MAX_BURST);
+		}
+		s = dpmon_merge_run(m, (uint64_t)round * hz, NULL, 0);
+		REQUIRE(s != NULL);
+		CHECK(s->workers[0].host_table_full == 0 && s->workers[1].host_table_full == 0);
+		CHECK(s->workers[0].host_ext_full == 0 && s->workers[1].host_ext_full == 0);
+		CHECK(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].packets > 0);
+		CHECK(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_FRAG].packets > 0);
+		check_invariants(s);
+		dpmon_snapshot_free(s);
+	}
+	dpmon_merge_free(m);
+	dpmon_core_free(c[0]);
+	dpmon_core_free(c[1]);
+}
+
 static void
 test_classify_edges(void)
 {
@@ -963,6 +1091,7 @@ main(int argc, char **argv)
 	test_rate_arithmetic();
 	test_rates_and_averages(&cls, &cfg);
 	test_flows(&cls, &cfg);
+	test_invariants(&cls, &cfg);
 	dpmon_classifier_free(&cls);
 	return test_finish("test_worker");
 }
