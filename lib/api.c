@@ -757,6 +757,62 @@ ep_hosts(struct request *r, const char *rest, size_t n)
 				       "snapshot_seq", (json_int_t)r->snap->seq));
 }
 
+static json_t *
+hist_rate_json(const struct dpmon_hist_rate *x)
+{
+	return json_pack("{s:f,s:f}", "pps", finite_or_zero(x->pps), "bps", finite_or_zero(x->bps));
+}
+
+/* One history point: its totals and subnets' pps and bps. */
+static json_t *
+hist_point_json(const struct dpmon_hist_point *p)
+{
+	json_t *tot = json_object(), *subs = json_array();
+
+	for (int t = 0; tot != NULL && t < DPMON_TOTAL_MAX; t++)
+		if (json_object_set_new(tot, dpmon_total_name((enum dpmon_total)t),
+					hist_rate_json(&p->totals[t])) != 0) {
+			json_decref(tot);
+			tot = NULL;
+		}
+	for (uint32_t i = 0; subs != NULL && i < p->n_subnets; i++)
+		if (json_array_append_new(subs, json_pack("{s:o,s:o}", "ingress",
+				hist_rate_json(&p->sub[i * DPMON_DIR_MAX + DPMON_DIR_INGRESS]), "egress",
+				hist_rate_json(&p->sub[i * DPMON_DIR_MAX + DPMON_DIR_EGRESS]))) != 0) {
+			json_decref(subs);
+			subs = NULL;
+		}
+	return json_pack("{s:I,s:f,s:f,s:o,s:o}", "seq", (json_int_t)p->seq, "uptime_s",
+			 finite_or_zero(p->uptime_s), "interval_s", finite_or_zero(p->interval_s),
+			 "totals", tot, "subnets", subs);
+}
+
+/* The last merges' rates of the totals and subnets, oldest first. */
+static int
+ep_history(struct request *r, const char *rest, size_t n)
+{
+	const struct dpmon_snapshot *s = r->snap;
+	json_t *prefixes = json_array(), *points = json_array();
+	char p[DPMON_PREFIX_STRLEN];
+
+	(void)rest;
+	(void)n;
+	for (uint32_t i = 0; prefixes != NULL && i < s->n_subnets; i++)
+		if (json_array_append_new(prefixes, json_string(dpmon_prefix_format(
+				&s->subnets[i].prefix, p, sizeof(p)))) != 0) {
+			json_decref(prefixes);
+			prefixes = NULL;
+		}
+	for (uint32_t i = 0; points != NULL && i < s->n_history; i++)
+		if (json_array_append_new(points, hist_point_json(s->history[i])) != 0) {
+			json_decref(points);
+			points = NULL;
+		}
+	return reply(r, 200, json_pack("{s:I,s:i,s:o,s:o}", "snapshot_seq", (json_int_t)s->seq,
+				       "interval_ms", (int)s->interval_ms, "subnets", prefixes,
+				       "points", points));
+}
+
 /* Active alerts: none until alert rules exist (the list keeps its shape). */
 static int
 ep_alerts(struct request *r, const char *rest, size_t n)
@@ -781,6 +837,7 @@ static const struct endpoint endpoints[] = {
 	{"/api/v1/hosts", false, true, hosts_params, ep_hosts},
 	{"/api/v1/hosts", true, true, no_params, ep_host},
 	{"/api/v1/alerts", false, true, no_params, ep_alerts},
+	{"/api/v1/history", false, true, no_params, ep_history},
 };
 
 /* The endpoint for the first @p len bytes of @p path, or NULL. */

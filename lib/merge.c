@@ -76,6 +76,8 @@ struct dpmon_merge {
 	struct avg_pair *sub_avg; /* n_subnets */
 	double alpha;             /* weight of this merge's rates in the averages */
 	uint8_t flow_tmp[1u << DPMON_FLOW_P]; /* registers of one sketch, merged over cores */
+	struct dpmon_hist_point **hist; /* ring of the last hist_cap points, one reference each */
+	uint32_t hist_cap, hist_n, hist_head; /* head: index of the oldest */
 	struct dpmon_pair_ctr *sub_cur, *sub_prev; /* n_subnets */
 
 	struct rte_hash *ghash; /* address → global id */
@@ -158,8 +160,11 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	m->sub_cur = calloc(cfg->n_subnets, sizeof(*m->sub_cur));
 	m->sub_prev = calloc(cfg->n_subnets, sizeof(*m->sub_prev));
 	m->sub_avg = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_avg));
+	m->hist_cap = (uint32_t)((uint64_t)cfg->history_s * 1000 /
+				 (cfg->merge_interval_ms ? cfg->merge_interval_ms : 1000));
+	m->hist = calloc(m->hist_cap ? m->hist_cap : 1, sizeof(*m->hist));
 	if (!m->cores || !m->lcores || !m->map || !m->prev_busy || !m->sub_cur || !m->sub_prev ||
-	    !m->sub_avg)
+	    !m->sub_avg || !m->hist)
 		goto fail;
 	for (unsigned c = 0; c < n_cores; c++) {
 		m->cores[c] = cores[c];
@@ -210,6 +215,9 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->sub_cur);
 	free(m->sub_prev);
 	free(m->sub_avg);
+	for (uint32_t i = 0; m->hist && i < m->hist_n; i++)
+		dpmon_hist_point_unref(m->hist[(m->hist_head + i) % m->hist_cap]);
+	free(m->hist);
 	free(m->g_avg);
 	rte_hash_free(m->ghash);
 	free(m->g_addr);
@@ -710,6 +718,52 @@ fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 				i < nfs ? sketch_flows(m, true, i * DPMON_DIR_MAX + (uint32_t)d) : -1;
 }
 
+/*
+ * Append this merge's rates to the history ring and give @p s a reference
+ * to every point kept. On allocation failure the snapshot simply has no
+ * history (n_history 0); the ring is unchanged.
+ */
+static void
+fill_history(struct dpmon_merge *m, struct dpmon_snapshot *s)
+{
+	struct dpmon_hist_point *p;
+
+	if (m->hist_cap == 0)
+		return;
+	p = dpmon_hist_point_alloc(s->n_subnets);
+	s->history = malloc(sizeof(*s->history) * (m->hist_n < m->hist_cap ? m->hist_n + 1
+									  : m->hist_cap));
+	if (p == NULL || s->history == NULL) {
+		dpmon_hist_point_unref(p);
+		free(s->history);
+		s->history = NULL;
+		return;
+	}
+	p->seq = s->seq;
+	p->uptime_s = s->uptime_s;
+	p->interval_s = s->interval_s;
+	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
+		p->totals[t] = (struct dpmon_hist_rate){s->totals[t].total.pps, s->totals[t].total.bps};
+	for (uint32_t i = 0; i < s->n_subnets; i++)
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			p->sub[i * DPMON_DIR_MAX + d] = (struct dpmon_hist_rate){
+				s->subnets[i].dir[d].total.pps, s->subnets[i].dir[d].total.bps};
+	if (m->hist_n == m->hist_cap) { /* drop the oldest */
+		dpmon_hist_point_unref(m->hist[m->hist_head]);
+		m->hist[m->hist_head] = p;
+		m->hist_head = (m->hist_head + 1) % m->hist_cap;
+	} else {
+		m->hist[(m->hist_head + m->hist_n++) % m->hist_cap] = p;
+	}
+	for (uint32_t i = 0; i < m->hist_n; i++) {
+		struct dpmon_hist_point *q = m->hist[(m->hist_head + i) % m->hist_cap];
+
+		dpmon_hist_point_ref(q);
+		s->history[i] = q;
+	}
+	s->n_history = m->hist_n;
+}
+
 /* Hand the next epoch to the workers (counters.h). */
 static void
 advance_epochs(struct dpmon_merge *m)
@@ -765,6 +819,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	fill_subnets(m, s, dt);
 	fill_totals(m, s, dt);
 	fill_flows(m, s);
+	fill_history(m, s);
 	advance_epochs(m);
 	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->tsc_hz;
 	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->tsc_hz;

@@ -86,6 +86,35 @@ struct dpmon_snap_worker {
 	double busy_ratio;        /**< share of the last interval spent in non-empty bursts, 0..1 */
 };
 
+/** Rates of one direction in a history point. */
+struct dpmon_hist_rate {
+	double pps, bps;
+};
+
+/**
+ * One merge's rates of the totals and subnets, for GET /api/v1/history.
+ * Immutable once built; shared by the snapshots that list it (refcounted
+ * with atomics: dropped by whichever thread frees a snapshot).
+ */
+struct dpmon_hist_point {
+	int refs;
+	uint64_t seq;
+	double uptime_s;
+	double interval_s;
+	struct dpmon_hist_rate totals[DPMON_TOTAL_MAX];
+	uint32_t n_subnets;
+	struct dpmon_hist_rate sub[]; /**< [subnet * DPMON_DIR_MAX + dir] */
+};
+
+/** A history point with room for @p n_subnets, one reference. NULL on failure. */
+struct dpmon_hist_point *dpmon_hist_point_alloc(uint32_t n_subnets);
+
+/** Take a reference to @p p. Any thread. */
+void dpmon_hist_point_ref(struct dpmon_hist_point *p);
+
+/** Drop a reference; the last one frees. NULL ignored. Any thread. */
+void dpmon_hist_point_unref(struct dpmon_hist_point *p);
+
 struct dpmon_snapshot {
 	uint64_t seq;         /**< 1 for the first merge, +1 each merge */
 	double uptime_s;      /**< seconds since start */
@@ -106,6 +135,9 @@ struct dpmon_snapshot {
 	struct dpmon_snap_subnet *subnets; /**< in configuration order */
 	uint32_t n_hosts;
 	struct dpmon_snap_host *hosts;     /**< sorted by address (dpmon_addr_cmp) */
+	/** The last merges' rates, oldest first, this one last; one reference each. */
+	uint32_t n_history;
+	struct dpmon_hist_point **history;
 
 	int refs; /**< managed by the store; do not touch */
 	uint32_t hosts_cap; /**< entries allocated at @c hosts; private to snapshot.c */

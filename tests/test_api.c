@@ -1038,6 +1038,60 @@ test_hosts_sort_kinds(void)
 	dpmon_snapshot_free(s);
 }
 
+/* GET /api/v1/history (issue 4): the snapshot's points, oldest first. */
+static void
+test_history_endpoint(void)
+{
+	struct dpmon_snapshot *s = build_snapshot();
+	struct dpmon_api_response r;
+
+	r = get(s, "/api/v1/history");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "", 4);
+	CHECK_INT(r.body, "snapshot_seq", 7);
+	CHECK_INT(r.body, "interval_ms", 1000);
+	CHECK_SIZE(r.body, "subnets", 2);
+	CHECK_STR(r.body, "subnets.0", "10.0.0.0/24");
+	CHECK_STR(r.body, "subnets.1", "2001:db8::/48");
+	CHECK_SIZE(r.body, "points", 0);
+	json_decref(r.body);
+	s->history = calloc(2, sizeof(*s->history));
+	REQUIRE(s->history != NULL);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct dpmon_hist_point *p = dpmon_hist_point_alloc(2);
+
+		REQUIRE(p != NULL);
+		p->seq = 6 + i;
+		p->uptime_s = 11.5 + i;
+		p->interval_s = 1.0;
+		p->totals[DPMON_TOTAL_INGRESS] = (struct dpmon_hist_rate){10.0 + i, 800.5};
+		p->totals[DPMON_TOTAL_EXTERNAL] = (struct dpmon_hist_rate){1.0, 8.0};
+		p->sub[1 * DPMON_DIR_MAX + DPMON_DIR_EGRESS] = (struct dpmon_hist_rate){2.5, 20.0};
+		s->history[s->n_history++] = p;
+	}
+	r = get(s, "/api/v1/history");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "points", 2);
+	CHECK_SIZE(r.body, "points.0", 5);
+	CHECK_INT(r.body, "points.0.seq", 6);
+	CHECK_INT(r.body, "points.1.seq", 7);
+	CHECK_REAL(r.body, "points.1.uptime_s", 12.5);
+	CHECK_REAL(r.body, "points.0.interval_s", 1.0);
+	CHECK_SIZE(r.body, "points.0.totals", 4);
+	CHECK_REAL(r.body, "points.1.totals.ingress.pps", 11.0);
+	CHECK_REAL(r.body, "points.1.totals.ingress.bps", 800.5);
+	CHECK_REAL(r.body, "points.0.totals.external.bps", 8.0);
+	CHECK_REAL(r.body, "points.0.totals.egress.pps", 0.0);
+	CHECK_SIZE(r.body, "points.0.subnets", 2);
+	CHECK_SIZE(r.body, "points.0.subnets.1", 2);
+	CHECK_REAL(r.body, "points.0.subnets.1.egress.pps", 2.5);
+	CHECK_REAL(r.body, "points.0.subnets.1.egress.bps", 20.0);
+	CHECK_REAL(r.body, "points.0.subnets.0.ingress.pps", 0.0);
+	json_decref(r.body);
+	CHECK_ERROR(get(s, "/api/v1/history?n=3"), 400, "unknown parameter 'n'");
+	dpmon_snapshot_free(s); /* drops the points */
+}
+
 int
 main(void)
 {
@@ -1057,6 +1111,7 @@ main(void)
 	test_routing(s);
 	dpmon_snapshot_free(s);
 	test_hosts_sort_kinds();
+	test_history_endpoint();
 	test_million();
 	printf("test_api: all checks passed\n");
 	return 0;

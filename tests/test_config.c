@@ -192,6 +192,7 @@ test_defaults(void)
 	CHECK(cfg.host_table_capacity == 65536);
 	CHECK(cfg.merge_interval_ms == 1000);
 	CHECK(cfg.average_time_constant_ms == 5000);
+	CHECK(cfg.history_s == 300);
 	CHECK(cfg.burst_size == 32);
 	CHECK(cfg.mbufs_per_queue == 4096);
 	dpmon_config_free(&cfg); /* safe on a defaulted config */
@@ -338,6 +339,7 @@ test_average_time_constant(void)
 		    &cfg, &out) == 0);
 	CHECK(strcmp(out, "") == 0);
 	CHECK(cfg.average_time_constant_ms == 30000);
+	CHECK(cfg.history_s == 300);
 	dpmon_config_free(&cfg);
 	free(out);
 	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
@@ -349,6 +351,17 @@ test_average_time_constant(void)
 			" \"average_time_constant_ms\": 5.5}",
 			1);
 	CHECK_LINE(out, "cfg.json: $.average_time_constant_ms: wrong type: expected integer, got real");
+	free(out);
+	CHECK(parse("{\"ports\": [{\"device\": \"net_pcap0\"}],"
+		    " \"subnets\": [{\"prefix\": \"192.0.2.0/24\"}], \"history_s\": 0}",
+		    &cfg, &out) == 0);
+	CHECK(cfg.history_s == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"history_s\": 86401}",
+			1);
+	CHECK_LINE(out, "cfg.json: $.history_s: must be an integer 0..86400, got 86401");
 	free(out);
 }
 
