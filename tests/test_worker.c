@@ -980,6 +980,16 @@ check_invariants(const struct dpmon_snapshot *s)
 #undef RATE_OF
 		}
 	}
+	/* Every IP packet is in exactly one of ingress-only, egress-only,
+	 * internal (in both) and external: the kinds add up to ip_stats. */
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+		const struct dpmon_dir_stats *t = s->totals;
+		uint64_t sum = t[DPMON_TOTAL_INGRESS].x[x].packets + t[DPMON_TOTAL_EGRESS].x[x].packets -
+			       t[DPMON_TOTAL_INTERNAL].x[x].packets + t[DPMON_TOTAL_EXTERNAL].x[x].packets;
+
+		CHECK_EQ_U64(sum, s->ip_stats[x == DPMON_XCLASS_FRAG ? DPMON_IPSTAT_FRAGMENTS
+								     : DPMON_IPSTAT_TCP_SYN]);
+	}
 }
 
 /*
