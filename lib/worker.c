@@ -38,6 +38,7 @@ struct burst_ctx {
 	struct dpmon_pkt pkt[DPMON_MAX_BURST];
 	uint32_t len[DPMON_MAX_BURST];
 	uint8_t xmask[DPMON_MAX_BURST]; /* packet kinds: bit DPMON_XCLASS_* (fragment, SYN) */
+	uint64_t fhash[DPMON_MAX_BURST]; /* 5-tuple hash of counted packets with a monitored side */
 	uint32_t sub[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet of dst (ingress) and src (egress) */
 	uint16_t v4[DPMON_MAX_BURST], v6[DPMON_MAX_BURST];
 	uint16_t slot[DPMON_MAX_BURST]; /* packet's index among its family's */
@@ -257,8 +258,50 @@ flow_hash(const struct burst_ctx *b, uint16_t i)
 	}
 }
 
-/* Distinct flows: each counted packet's 5-tuple into the flow sketches of
- * the totals and subnets of its direction(s) (counters.h). */
+/* Register of flow hash @p h in a sketch (as dpmon_flow_add picks it). */
+static inline const uint32_t *
+flow_reg(const struct dpmon_flow_sketch *s, uint64_t h)
+{
+	return &s->reg[h >> (64 - DPMON_FLOW_P)];
+}
+
+/* Distinct flows, stage 1: hash each counted packet's 5-tuple and prefetch
+ * the sketch registers it will update (the subnet sketches span megabytes;
+ * the host pass runs in between and hides the misses). */
+static void
+flow_hash_stage(const struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
+{
+	const uint32_t nfs = core->n_flow_subnets;
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t in, out;
+		uint64_t h;
+
+		if (b->pkt[i].family == 0)
+			continue;
+		in = b->sub[i][DPMON_DIR_INGRESS];
+		out = b->sub[i][DPMON_DIR_EGRESS];
+		if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
+			continue;
+		h = flow_hash(b, i);
+		b->fhash[i] = h;
+		if (in != DPMON_NO_SUBNET) {
+			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_INGRESS], h));
+			if (in < nfs)
+				rte_prefetch0(flow_reg(&core->flow_sub[in * DPMON_DIR_MAX +
+								 DPMON_DIR_INGRESS], h));
+		}
+		if (out != DPMON_NO_SUBNET) {
+			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_EGRESS], h));
+			if (out < nfs)
+				rte_prefetch0(flow_reg(&core->flow_sub[out * DPMON_DIR_MAX +
+								 DPMON_DIR_EGRESS], h));
+		}
+	}
+}
+
+/* Distinct flows, stage 2: each hashed packet into the flow sketches of the
+ * totals and subnets of its direction(s) (counters.h). */
 static void
 flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
 {
@@ -274,7 +317,7 @@ flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
 		out = b->sub[i][DPMON_DIR_EGRESS];
 		if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
 			continue;
-		h = flow_hash(b, i);
+		h = b->fhash[i];
 		if (in != DPMON_NO_SUBNET) {
 			dpmon_flow_add(&core->flow_tot[DPMON_DIR_INGRESS], e, h);
 			if (in < nfs)
@@ -370,6 +413,7 @@ dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier 
 	classify_pass(cls, &b);
 	reasons_store(core, &b);
 	count_pass(core, &b, n);
+	flow_hash_stage(core, &b, n);
 	host_pass(core, &b);
 	flow_pass(core, &b, n);
 	/* Last, with release: a merge that sees these packets counted here
