@@ -228,9 +228,23 @@ dpmon_api_dir_json(const struct dpmon_dir_stats *d)
 {
 	json_t *o = rate_json(&d->total);
 
+	if (o != NULL && (json_object_set_new(o, "flows", d->flows < 0 ? json_null()
+					      : json_integer((json_int_t)llround(d->flows))) != 0 ||
+			  json_object_set_new(o, "avg_pps", json_real(finite_or_zero(d->avg_pps))) != 0 ||
+			  json_object_set_new(o, "avg_bps", json_real(finite_or_zero(d->avg_bps))) != 0)) {
+		json_decref(o);
+		o = NULL;
+	}
 	for (int p = 0; o != NULL && p < DPMON_PROTO_MAX; p++) {
 		if (json_object_set_new(o, dpmon_proto_name((enum dpmon_proto)p),
 					rate_json(&d->proto[p])) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	for (int x = 0; o != NULL && x < DPMON_XCLASS_MAX; x++) {
+		if (json_object_set_new(o, dpmon_xclass_name((enum dpmon_xclass)x),
+					rate_json(&d->x[x])) != 0) {
 			json_decref(o);
 			o = NULL;
 		}
@@ -340,10 +354,11 @@ worker_json(const struct dpmon_snapshot *s, uint32_t i)
 {
 	const struct dpmon_snap_worker *w = &s->workers[i];
 
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
 			 "packets", (json_int_t)w->packets, "bursts", (json_int_t)w->bursts,
 			 "host_table_full", (json_int_t)w->host_table_full,
 			 "host_v4mapped", (json_int_t)w->host_v4mapped,
+			 "host_ext_full", (json_int_t)w->host_ext_full,
 			 "hosts", (json_int_t)w->hosts,
 			 "host_capacity", (json_int_t)w->host_capacity,
 			 "polls", (json_int_t)w->polls,
@@ -383,11 +398,22 @@ host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
  * Top-N hosts: a bounded min-heap whose root is the worst host kept.
  * --------------------------------------------------------------------- */
 
-enum sort_key { SORT_PPS, SORT_BPS, SORT_PACKETS, SORT_BYTES, SORT_MAX };
+enum sort_key {
+	SORT_PPS, SORT_BPS, SORT_PACKETS, SORT_BYTES,
+	/* Rates other than the total's (issue 4). */
+	SORT_AVG_PPS, SORT_AVG_BPS, SORT_SYN_PPS, SORT_FRAG_PPS,
+	SORT_TCP_PPS, SORT_TCP_BPS, SORT_UDP_PPS, SORT_UDP_BPS, SORT_ICMP_PPS, SORT_ICMP_BPS,
+	SORT_MAX
+};
 
 static const char *const sort_names[SORT_MAX + 1] = {
 	[SORT_PPS] = "pps", [SORT_BPS] = "bps",
 	[SORT_PACKETS] = "packets", [SORT_BYTES] = "bytes",
+	[SORT_AVG_PPS] = "avg_pps", [SORT_AVG_BPS] = "avg_bps",
+	[SORT_SYN_PPS] = "syn_pps", [SORT_FRAG_PPS] = "fragments_pps",
+	[SORT_TCP_PPS] = "tcp_pps", [SORT_TCP_BPS] = "tcp_bps",
+	[SORT_UDP_PPS] = "udp_pps", [SORT_UDP_BPS] = "udp_bps",
+	[SORT_ICMP_PPS] = "icmp_pps", [SORT_ICMP_BPS] = "icmp_bps",
 };
 
 static const char *const dir_names[DPMON_DIR_MAX + 1] = {
@@ -432,13 +458,46 @@ rate_cmp(const struct dpmon_rate *x, const struct dpmon_rate *y, enum sort_key k
 	}
 }
 
+/* The real-valued metric @p k (>= SORT_AVG_PPS) of direction @p d. */
+static double
+dir_metric(const struct dpmon_dir_stats *d, enum sort_key k)
+{
+	switch (k) {
+	case SORT_AVG_PPS:
+		return d->avg_pps;
+	case SORT_AVG_BPS:
+		return d->avg_bps;
+	case SORT_SYN_PPS:
+		return d->x[DPMON_XCLASS_SYN].pps;
+	case SORT_FRAG_PPS:
+		return d->x[DPMON_XCLASS_FRAG].pps;
+	case SORT_TCP_PPS:
+		return d->proto[DPMON_PROTO_TCP].pps;
+	case SORT_TCP_BPS:
+		return d->proto[DPMON_PROTO_TCP].bps;
+	case SORT_UDP_PPS:
+		return d->proto[DPMON_PROTO_UDP].pps;
+	case SORT_UDP_BPS:
+		return d->proto[DPMON_PROTO_UDP].bps;
+	case SORT_ICMP_PPS:
+		return d->proto[DPMON_PROTO_ICMP].pps;
+	case SORT_ICMP_BPS:
+		return d->proto[DPMON_PROTO_ICMP].bps;
+	default:
+		return 0;
+	}
+}
+
 /* True when @p a is listed before @p b: larger metric, then lower address.
  * @p ctx is the struct host_query (a dpmon_top_before_fn). */
 static bool
 ranks_before(const struct dpmon_snap_host *a, const struct dpmon_snap_host *b, const void *ctx)
 {
 	const struct host_query *q = ctx;
-	int c = rate_cmp(&a->dir[q->dir].total, &b->dir[q->dir].total, q->key);
+	int c = q->key < SORT_AVG_PPS
+			? rate_cmp(&a->dir[q->dir].total, &b->dir[q->dir].total, q->key)
+			: real_cmp(dir_metric(&a->dir[q->dir], q->key),
+				   dir_metric(&b->dir[q->dir], q->key));
 
 	return c != 0 ? c > 0 : dpmon_addr_cmp(&a->addr, &b->addr) < 0;
 }
@@ -560,7 +619,7 @@ parse_host_query(struct request *r, struct host_query *q)
 				 .dir = DPMON_DIR_INGRESS, .limit = HOSTS_LIMIT_DEFAULT};
 	if ((v = arg_value(r, "sort")) != NULL) {
 		if ((i = name_index(sort_names, v)) < 0)
-			return reply_error(r, 400, "invalid sort '%s': expected pps, bps, packets or bytes",
+			return reply_error(r, 400, "invalid sort '%s': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps or icmp_bps",
 					   echo(v, strlen(v), e));
 		q->key = (enum sort_key)i;
 	}
@@ -617,6 +676,62 @@ ep_hosts(struct request *r, const char *rest, size_t n)
 				       "snapshot_seq", (json_int_t)r->snap->seq));
 }
 
+static json_t *
+hist_rate_json(const struct dpmon_hist_rate *x)
+{
+	return json_pack("{s:f,s:f}", "pps", finite_or_zero(x->pps), "bps", finite_or_zero(x->bps));
+}
+
+/* One history point: its totals and subnets' pps and bps. */
+static json_t *
+hist_point_json(const struct dpmon_hist_point *p)
+{
+	json_t *tot = json_object(), *subs = json_array();
+
+	for (int t = 0; tot != NULL && t < DPMON_TOTAL_MAX; t++)
+		if (json_object_set_new(tot, dpmon_total_name((enum dpmon_total)t),
+					hist_rate_json(&p->totals[t])) != 0) {
+			json_decref(tot);
+			tot = NULL;
+		}
+	for (uint32_t i = 0; subs != NULL && i < p->n_subnets; i++)
+		if (json_array_append_new(subs, json_pack("{s:o,s:o}", "ingress",
+				hist_rate_json(&p->sub[i * DPMON_DIR_MAX + DPMON_DIR_INGRESS]), "egress",
+				hist_rate_json(&p->sub[i * DPMON_DIR_MAX + DPMON_DIR_EGRESS]))) != 0) {
+			json_decref(subs);
+			subs = NULL;
+		}
+	return json_pack("{s:I,s:f,s:f,s:o,s:o}", "seq", (json_int_t)p->seq, "uptime_s",
+			 finite_or_zero(p->uptime_s), "interval_s", finite_or_zero(p->interval_s),
+			 "totals", tot, "subnets", subs);
+}
+
+/* The last merges' rates of the totals and subnets, oldest first. */
+static int
+ep_history(struct request *r, const char *rest, size_t n)
+{
+	const struct dpmon_snapshot *s = r->snap;
+	json_t *prefixes = json_array(), *points = json_array();
+	char p[DPMON_PREFIX_STRLEN];
+
+	(void)rest;
+	(void)n;
+	for (uint32_t i = 0; prefixes != NULL && i < s->n_subnets; i++)
+		if (json_array_append_new(prefixes, json_string(dpmon_prefix_format(
+				&s->subnets[i].prefix, p, sizeof(p)))) != 0) {
+			json_decref(prefixes);
+			prefixes = NULL;
+		}
+	for (uint32_t i = 0; points != NULL && i < s->n_history; i++)
+		if (json_array_append_new(points, hist_point_json(s->history[i])) != 0) {
+			json_decref(points);
+			points = NULL;
+		}
+	return reply(r, 200, json_pack("{s:I,s:i,s:o,s:o}", "snapshot_seq", (json_int_t)s->seq,
+				       "interval_ms", (int)s->interval_ms, "subnets", prefixes,
+				       "points", points));
+}
+
 /* Active alerts: none until alert rules exist (the list keeps its shape). */
 static int
 ep_alerts(struct request *r, const char *rest, size_t n)
@@ -641,6 +756,7 @@ static const struct endpoint endpoints[] = {
 	{"/api/v1/hosts", false, true, hosts_params, ep_hosts},
 	{"/api/v1/hosts", true, true, no_params, ep_host},
 	{"/api/v1/alerts", false, true, no_params, ep_alerts},
+	{"/api/v1/history", false, true, no_params, ep_history},
 };
 
 /* The endpoint for the first @p len bytes of @p path, or NULL. */

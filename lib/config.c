@@ -79,6 +79,9 @@ struct int_key {
 static const struct int_key top_int_keys[] = {
 	{"host_table_capacity", 1024, 16777216, offsetof(struct dpmon_config, host_table_capacity)},
 	{"merge_interval_ms", 100, 60000, offsetof(struct dpmon_config, merge_interval_ms)},
+	{"average_time_constant_ms", 100, 3600000,
+	 offsetof(struct dpmon_config, average_time_constant_ms)},
+	{"history_s", 0, 86400, offsetof(struct dpmon_config, history_s)},
 	{"burst_size", 1, 512, offsetof(struct dpmon_config, burst_size)},
 	{"mbufs_per_queue", 512, 1048576, offsetof(struct dpmon_config, mbufs_per_queue)},
 };
@@ -846,6 +849,8 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	cfg->http_port = 8080;
 	cfg->host_table_capacity = 65536;
 	cfg->merge_interval_ms = 1000;
+	cfg->average_time_constant_ms = 5000;
+	cfg->history_s = 300;
 	cfg->burst_size = 32;
 	cfg->mbufs_per_queue = 4096;
 	cfg->metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT;

@@ -88,6 +88,10 @@ struct dpmon_config {
 	uint32_t metrics_top_hosts;
 	uint32_t host_table_capacity;        /**< hosts per worker lcore, default 65536 */
 	uint32_t merge_interval_ms;          /**< default 1000, range 100..60000 */
+	/** Time constant of the averages avg_pps/avg_bps (rates.h); default 5000, 100..3600000. */
+	uint32_t average_time_constant_ms;
+	/** Seconds of rates kept for GET /api/v1/history; default 300, 0..86400. */
+	uint32_t history_s;
 	uint32_t burst_size;                 /**< rx burst, packets; default 32, 1..512 */
 	uint32_t mbufs_per_queue;            /**< mbuf pool share per RX queue; default 4096 */
 	/**

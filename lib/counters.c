@@ -50,6 +50,7 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 		return NULL;
 	}
 	c->capacity = capacity;
+	c->xcapacity = capacity / 4 < 8 ? 8 : capacity / 4;
 	c->n_subnets = n_subnets;
 	c->bucket_mask = nb - 1;
 	c->epoch = c->worker_epoch = c->merge_epoch = 1;
@@ -61,9 +62,17 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 				     RTE_CACHE_LINE_SIZE, socket_id);
 	c->buckets = rte_zmalloc_socket("dpmon_host_index", sizeof(*c->buckets) * nb,
 					RTE_CACHE_LINE_SIZE, socket_id);
+	c->xhosts = rte_zmalloc_socket("dpmon_host_x", sizeof(*c->xhosts) * c->xcapacity,
+				       RTE_CACHE_LINE_SIZE, socket_id);
+	c->n_flow_subnets = n_subnets < DPMON_FLOW_SUBNETS_MAX ? n_subnets : DPMON_FLOW_SUBNETS_MAX;
+	c->flow_tot = rte_zmalloc_socket("dpmon_flow_tot", sizeof(*c->flow_tot) * DPMON_DIR_MAX,
+					 RTE_CACHE_LINE_SIZE, socket_id);
+	c->flow_sub = rte_zmalloc_socket("dpmon_flow_sub",
+					 sizeof(*c->flow_sub) * DPMON_DIR_MAX * (c->n_flow_subnets + 1),
+					 RTE_CACHE_LINE_SIZE, socket_id);
 	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
 				      RTE_CACHE_LINE_SIZE, socket_id);
-	if (!c->subnets || !c->hosts || !c->meta || !c->buckets || !c->carry) {
+	if (!c->subnets || !c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->flow_sub || !c->carry) {
 		dpmon_core_free(c);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -79,6 +88,9 @@ dpmon_core_free(struct dpmon_core *c)
 	rte_free(c->subnets);
 	rte_free(c->hosts);
 	rte_free(c->meta);
+	rte_free(c->xhosts);
+	rte_free(c->flow_tot);
+	rte_free(c->flow_sub);
 	rte_free(c->buckets);
 	rte_free(c->carry);
 	rte_free(c);
@@ -89,6 +101,8 @@ dpmon_core_bytes(const struct dpmon_core *c)
 {
 	return sizeof(*c) + sizeof(*c->subnets) * (c->n_subnets + 1) +
 	       (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
+	       sizeof(*c->xhosts) * c->xcapacity +
+	       sizeof(*c->flow_tot) * DPMON_DIR_MAX * (c->n_flow_subnets + 2ull) +
 	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
 	       sizeof(*c->carry) * DPMON_CARRY_RING;
 }
@@ -157,14 +171,13 @@ dpmon_core_host_insert(struct dpmon_core *c, const struct dpmon_addr *a, uint32_
 }
 
 void
-dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p,
-		     uint32_t packets, uint32_t bytes, int pk_wrapped, int by_wrapped)
+dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, uint32_t *pk_word, uint32_t *by_word,
+		     uint32_t pk_slot, uint32_t by_slot, uint32_t packets, uint32_t bytes,
+		     int pk_wrapped, int by_wrapped)
 {
-	struct dpmon_host_ctr *h = &c->hosts[idx];
 	uint32_t seq = c->wrap_seq, head = c->carry_head;
 	uint32_t tail = __atomic_load_n(&c->carry_tail, __ATOMIC_ACQUIRE);
 	uint32_t need = (pk_wrapped != 0) + (by_wrapped != 0);
-	uint32_t slot = dpmon_host_slot(d, p);
 
 	if (head - tail + need > DPMON_CARRY_RING) {
 		/* The merge has not run for 4096 wraps (16 TiB): drop this
@@ -174,13 +187,49 @@ dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p,
 	}
 	__atomic_store_n(&c->wrap_seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE); /* odd before the new low words */
-	__atomic_store_n(&h->packets[d][p], packets, __ATOMIC_RELAXED);
-	__atomic_store_n(&h->bytes[d][p], bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(pk_word, packets, __ATOMIC_RELAXED);
+	__atomic_store_n(by_word, bytes, __ATOMIC_RELAXED);
 	if (pk_wrapped)
-		c->carry[head++ & (DPMON_CARRY_RING - 1)] = idx * DPMON_HOST_SLOTS + slot;
+		c->carry[head++ & (DPMON_CARRY_RING - 1)] = idx * DPMON_HOST_SLOTS + pk_slot;
 	if (by_wrapped)
-		c->carry[head++ & (DPMON_CARRY_RING - 1)] =
-			idx * DPMON_HOST_SLOTS + DPMON_HOST_SLOTS / 2 + slot;
+		c->carry[head++ & (DPMON_CARRY_RING - 1)] = idx * DPMON_HOST_SLOTS + by_slot;
 	__atomic_store_n(&c->carry_head, head, __ATOMIC_RELEASE);
 	__atomic_store_n(&c->wrap_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+void
+dpmon_host_xadd(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned xmask, uint32_t len)
+{
+	uint32_t xi = c->meta[idx].xidx;
+	struct dpmon_host_xctr *h;
+
+	if (xi == 0) {
+		if (c->n_xhosts >= c->xcapacity) {
+			dpmon_count_inc(&c->stats.host_ext_full, 1);
+			return;
+		}
+		xi = ++c->n_xhosts;
+		/* The line is zero (rte_zmalloc); the merge reads xidx after the
+		 * acquire of stats.packets, which this burst stores later. */
+		__atomic_store_n(&c->meta[idx].xidx, xi, __ATOMIC_RELAXED);
+	}
+	h = &c->xhosts[xi - 1];
+	for (unsigned x = 0; x < DPMON_XCLASS_MAX; x++) {
+		uint32_t old, pk, by, s;
+
+		if (!(xmask & (1u << x)))
+			continue;
+		old = h->bytes[d][x];
+		pk = h->packets[d][x] + 1;
+		by = old + len;
+		if (unlikely(pk == 0 || by < old)) {
+			s = dpmon_host_xslot(d, x);
+			dpmon_core_host_wrap(c, idx, &h->packets[d][x], &h->bytes[d][x], s,
+					     s + DPMON_DIR_MAX * DPMON_XCLASS_MAX, pk, by, pk == 0,
+					     by < old);
+			continue;
+		}
+		__atomic_store_n(&h->packets[d][x], pk, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->bytes[d][x], by, __ATOMIC_RELAXED);
+	}
 }

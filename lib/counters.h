@@ -4,10 +4,17 @@
  * Each worker lcore owns one struct dpmon_core: totals, subnet counters
  * indexed by the LPM result, and a host table private to the worker: a
  * bucketised hash index (address → dense entry index) over three arrays,
- *   meta[i]    address, subnet and the merge epoch of the last update (24 B),
+ *   meta[i]    address, subnet, the merge epoch of the last update and the
+ *              entry's extra line, if any (28 B),
  *   hosts[i]   sixteen 32-bit counters, one cache line (64 B),
  * so one host update touches the index bucket, the entry's meta (the key
- * compare needs it anyway) and one counter line. Only that worker writes;
+ * compare needs it anyway) and one counter line. Fragments and TCP SYNs
+ * (SYN set, ACK clear) are rare in normal traffic: their eight 32-bit
+ * counters per host live in a separate array of 32-byte lines (xhosts),
+ * assigned to a host at its first such packet, with room for a quarter of
+ * the entries (host_ext_full counts the updates that found it full). A
+ * normal packet never touches it; memory stays at 128 B per host entry per
+ * core (docs/performance.md). Only that worker writes;
  * the main lcore reads concurrently to merge.
  *
  * Merge protocol (docs/architecture.md): every counter is monotonic — never
@@ -58,9 +65,18 @@ struct dpmon_dir_ctr {
 	struct dpmon_ctr proto[DPMON_PROTO_MAX];
 };
 
-/** Ingress and egress of one subnet: two cache lines. */
+/** One direction, per packet kind (fragments, tcp_syn). 32 bytes. */
+struct dpmon_xdir_ctr {
+	struct dpmon_ctr x[DPMON_XCLASS_MAX];
+};
+
+/**
+ * Ingress and egress of one subnet: the protocol classes in the first two
+ * cache lines (every packet), the packet kinds in the third (rare packets).
+ */
 struct dpmon_pair_ctr {
 	struct dpmon_dir_ctr dir[DPMON_DIR_MAX];
+	struct dpmon_xdir_ctr xdir[DPMON_DIR_MAX];
 } __rte_cache_aligned;
 
 /** Counters of one host in one worker table: low 32 bits, one cache line. */
@@ -69,22 +85,70 @@ struct dpmon_host_ctr {
 	uint32_t bytes[DPMON_DIR_MAX][DPMON_PROTO_MAX];
 } __rte_cache_aligned;
 
-/** Counter slots of a host entry, as named in carry records. */
-#define DPMON_HOST_SLOTS (2 * DPMON_DIR_MAX * DPMON_PROTO_MAX)
+/**
+ * Extra counters of one host in one worker table (fragments, tcp_syn): low
+ * 32 bits, half a cache line, assigned at the host's first such packet.
+ */
+struct dpmon_host_xctr {
+	uint32_t packets[DPMON_DIR_MAX][DPMON_XCLASS_MAX];
+	uint32_t bytes[DPMON_DIR_MAX][DPMON_XCLASS_MAX];
+} __rte_aligned(32);
 
-/** Slot of packets[d][p] (bytes: + DPMON_HOST_SLOTS / 2). */
+/** Slots of the main line (packets then bytes), as named in carry records. */
+#define DPMON_HOST_BASE_SLOTS (2 * DPMON_DIR_MAX * DPMON_PROTO_MAX)
+/** All counter slots of a host entry: main line, then the extra line. */
+#define DPMON_HOST_SLOTS (DPMON_HOST_BASE_SLOTS + 2 * DPMON_DIR_MAX * DPMON_XCLASS_MAX)
+
+/** Slot of packets[d][p] (bytes: + DPMON_HOST_BASE_SLOTS / 2). */
 static inline uint32_t
 dpmon_host_slot(unsigned d, unsigned p)
 {
 	return d * DPMON_PROTO_MAX + p;
 }
 
-/** Identity of a host entry and the epoch of its last update. 24 bytes. */
+/** Slot of the extra line's packets[d][x] (bytes: + DPMON_DIR_MAX * DPMON_XCLASS_MAX). */
+static inline uint32_t
+dpmon_host_xslot(unsigned d, unsigned x)
+{
+	return DPMON_HOST_BASE_SLOTS + d * DPMON_XCLASS_MAX + x;
+}
+
+/** Identity of a host entry, the epoch of its last update, its extra line. 28 bytes. */
 struct dpmon_host_meta {
 	struct dpmon_addr addr;
 	uint32_t subnet; /**< subnet index (LPM result) */
 	uint32_t epoch;  /**< merge epoch of the last update; 0 = never updated */
+	uint32_t xidx;   /**< index + 1 into xhosts; 0 = none yet (relaxed store/load) */
 };
+
+/**
+ * Distinct flows (5-tuples) per interval: a HyperLogLog sketch (hll.h) of
+ * precision DPMON_FLOW_P whose registers are tagged with the merge epoch
+ * of the burst that wrote them, (epoch << 8) | rank, so the worker never
+ * clears a sketch and the merge reads only the registers of the current
+ * epoch (the others count as zero). Single writer, relaxed stores.
+ */
+#define DPMON_FLOW_P 14
+/** Subnets (the first ones in configuration order) that get flow sketches. */
+#define DPMON_FLOW_SUBNETS_MAX 64
+
+struct dpmon_flow_sketch {
+	uint32_t reg[1u << DPMON_FLOW_P];
+};
+
+/** Add the flow of 64-bit hash @p h to @p s in epoch @p epoch. Single writer. */
+static inline void
+dpmon_flow_add(struct dpmon_flow_sketch *s, uint32_t epoch, uint64_t h)
+{
+	uint32_t i = (uint32_t)(h >> (64 - DPMON_FLOW_P));
+	uint64_t rest = h << DPMON_FLOW_P;
+	uint32_t rank = rest == 0 ? 64 - DPMON_FLOW_P + 1 : (uint32_t)__builtin_clzll(rest) + 1;
+	uint32_t tag = epoch & 0xffffff;
+	uint32_t r = s->reg[i];
+
+	if ((r >> 8) != tag || (r & 0xff) < rank)
+		__atomic_store_n(&s->reg[i], tag << 8 | rank, __ATOMIC_RELAXED);
+}
 
 /** Entries per index bucket. */
 #define DPMON_BUCKET_SLOTS 8
@@ -124,20 +188,31 @@ struct dpmon_core_stats {
 	uint64_t carry_lost;      /**< carries dropped on a full ring (never expected) */
 	uint64_t anomalies[DPMON_ANOM_MAX]; /**< IP packets counted, by anomaly noted */
 	uint64_t ip_stats[DPMON_IPSTAT_MAX]; /**< IP packets counted, by kind */
+	/** fragment/SYN host updates lost because the extra lines were all taken */
+	uint64_t host_ext_full;
 };
 
 /** A worker lcore's tables. Allocate with dpmon_core_create. */
 struct dpmon_core {
 	struct dpmon_core_stats stats __rte_cache_aligned;
 	struct dpmon_dir_ctr totals[DPMON_TOTAL_MAX] __rte_cache_aligned;
+	struct dpmon_xdir_ctr xtotals[DPMON_TOTAL_MAX] __rte_cache_aligned;
 	struct dpmon_pair_ctr *subnets;    /**< n_subnets entries */
 	struct dpmon_host_ctr *hosts;      /**< capacity entries, dense from 0 */
 	struct dpmon_host_meta *meta;      /**< capacity entries */
+	struct dpmon_host_xctr *xhosts;    /**< xcapacity extra lines, dense from 0 */
 	struct dpmon_host_bucket *buckets; /**< bucket_mask + 1 buckets */
 	uint32_t *carry;                   /**< DPMON_CARRY_RING records: entry * SLOTS + slot */
+	/** Flow sketches of the totals, [DPMON_DIR_MAX] (ingress, egress). */
+	struct dpmon_flow_sketch *flow_tot;
+	/** Flow sketches of the first n_flow_subnets subnets, [subnet][DPMON_DIR_MAX]. */
+	struct dpmon_flow_sketch *flow_sub;
+	uint32_t n_flow_subnets;           /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
 	uint32_t bucket_mask;
 	uint32_t n_hosts;                  /**< entries in use (release/acquire) */
 	uint32_t capacity;
+	uint32_t n_xhosts;                 /**< extra lines assigned (worker only) */
+	uint32_t xcapacity;                /**< capacity / 4 (at least 8) */
 	uint32_t n_subnets;
 	uint32_t epoch;                    /**< worker's copy of worker_epoch */
 	unsigned lcore_id;
@@ -198,11 +273,14 @@ dpmon_count_read32(const uint32_t *v)
 }
 
 /**
- * Record the wrap of host counters (slow path of dpmon_host_add): stores
- * the new low words and pushes one carry record per wrapped word inside
- * wrap_seq. Owning worker lcore only.
+ * Record the wrap of host counters (slow path of dpmon_host_add and
+ * dpmon_host_xadd): stores the new low words @p packets into @p pk_word
+ * and @p bytes into @p by_word and pushes one carry record per wrapped
+ * word (entry @p idx, slot @p pk_slot or @p by_slot) inside wrap_seq.
+ * Owning worker lcore only.
  */
-void dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p,
+void dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, uint32_t *pk_word,
+			  uint32_t *by_word, uint32_t pk_slot, uint32_t by_slot,
 			  uint32_t packets, uint32_t bytes, int pk_wrapped, int by_wrapped);
 
 /**
@@ -219,12 +297,24 @@ dpmon_host_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p, uint3
 	uint32_t by = old + len;
 
 	if (unlikely(pk == 0 || by < old)) {
-		dpmon_core_host_wrap(c, idx, d, p, pk, by, pk == 0, by < old);
+		uint32_t s = dpmon_host_slot(d, p);
+
+		dpmon_core_host_wrap(c, idx, &h->packets[d][p], &h->bytes[d][p], s,
+				     s + DPMON_HOST_BASE_SLOTS / 2, pk, by, pk == 0, by < old);
 		return;
 	}
 	__atomic_store_n(&h->packets[d][p], pk, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->bytes[d][p], by, __ATOMIC_RELAXED);
 }
+
+/**
+ * Count one packet of @p len bytes of the kinds in @p xmask (bit x =
+ * enum dpmon_xclass x) for entry @p idx, direction @p d, in its extra line
+ * (assigned now if it has none; host_ext_full when none is left). Not
+ * inline: only fragments and SYNs come here. Owning worker lcore only.
+ */
+void dpmon_host_xadd(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned xmask,
+		     uint32_t len);
 
 /** Stamp entry @p idx with the current epoch. Owning worker lcore only. */
 static inline void

@@ -33,6 +33,9 @@
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
+#include "hll.h"
+#include "rates.h"
+
 /* Entry @p idx of worker table @p core, packed; OCC_END ends a chain. */
 #define OCC(core, idx) ((uint32_t)(core) << 24 | (idx))
 #define OCC_END UINT32_MAX
@@ -41,6 +44,12 @@
 /* High words of one worker entry's counters (from carry records). */
 struct carry_hi {
 	uint32_t hi[DPMON_HOST_SLOTS];
+};
+
+/* State of the averages of one direction pair (rates.h). */
+struct avg_pair {
+	double pps[DPMON_DIR_MAX];
+	double bps[DPMON_DIR_MAX];
 };
 
 struct core_map {
@@ -62,6 +71,13 @@ struct dpmon_merge {
 	uint64_t start_tsc, prev_tsc, tsc_hz, seq;
 
 	struct dpmon_dir_ctr prev_totals[DPMON_TOTAL_MAX];
+	struct dpmon_xdir_ctr prev_xtotals[DPMON_TOTAL_MAX];
+	double tot_avg_pps[DPMON_TOTAL_MAX], tot_avg_bps[DPMON_TOTAL_MAX];
+	struct avg_pair *sub_avg; /* n_subnets */
+	double alpha;             /* weight of this merge's rates in the averages */
+	uint8_t flow_tmp[1u << DPMON_FLOW_P]; /* registers of one sketch, merged over cores */
+	struct dpmon_hist_point **hist; /* ring of the last hist_cap points, one reference each */
+	uint32_t hist_cap, hist_n, hist_head; /* head: index of the oldest */
 	struct dpmon_pair_ctr *sub_cur, *sub_prev; /* n_subnets */
 
 	struct rte_hash *ghash; /* address → global id */
@@ -69,6 +85,7 @@ struct dpmon_merge {
 	struct dpmon_addr *g_addr;
 	uint32_t *g_subnet;
 	struct dpmon_pair_ctr *g_cur, *g_prev; /* g_cur valid for marked ids only */
+	struct avg_pair *g_avg;
 	uint32_t *first;   /* global id → first worker occurrence */
 	uint32_t *mark;    /* global id → seq of the last merge that touched it */
 	uint32_t *touched; /* global ids marked by this merge */
@@ -106,12 +123,14 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 	GROW(first);
 	GROW(mark);
 	GROW(touched);
+	GROW(g_avg);
 #undef GROW
 	/* Both halves of the double buffer: they swap every merge, and a new
 	 * host's previous cumulative value must read as zero. */
 	memset(m->g_prev + m->cap_hosts, 0, sizeof(*m->g_prev) * (cap - m->cap_hosts));
 	memset(m->g_cur + m->cap_hosts, 0, sizeof(*m->g_cur) * (cap - m->cap_hosts));
 	memset(m->mark + m->cap_hosts, 0, sizeof(*m->mark) * (cap - m->cap_hosts));
+	memset(m->g_avg + m->cap_hosts, 0, sizeof(*m->g_avg) * (cap - m->cap_hosts));
 	m->cap_hosts = cap;
 	return 0;
 }
@@ -140,7 +159,12 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	m->prev_busy = calloc(n_cores ? n_cores : 1, sizeof(*m->prev_busy));
 	m->sub_cur = calloc(cfg->n_subnets, sizeof(*m->sub_cur));
 	m->sub_prev = calloc(cfg->n_subnets, sizeof(*m->sub_prev));
-	if (!m->cores || !m->lcores || !m->map || !m->prev_busy || !m->sub_cur || !m->sub_prev)
+	m->sub_avg = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_avg));
+	m->hist_cap = (uint32_t)((uint64_t)cfg->history_s * 1000 /
+				 (cfg->merge_interval_ms ? cfg->merge_interval_ms : 1000));
+	m->hist = calloc(m->hist_cap ? m->hist_cap : 1, sizeof(*m->hist));
+	if (!m->cores || !m->lcores || !m->map || !m->prev_busy || !m->sub_cur || !m->sub_prev ||
+	    !m->sub_avg || !m->hist)
 		goto fail;
 	for (unsigned c = 0; c < n_cores; c++) {
 		m->cores[c] = cores[c];
@@ -190,6 +214,11 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->lcores);
 	free(m->sub_cur);
 	free(m->sub_prev);
+	free(m->sub_avg);
+	for (uint32_t i = 0; m->hist && i < m->hist_n; i++)
+		dpmon_hist_point_unref(m->hist[(m->hist_head + i) % m->hist_cap]);
+	free(m->hist);
+	free(m->g_avg);
 	rte_hash_free(m->ghash);
 	free(m->g_addr);
 	free(m->g_subnet);
@@ -262,32 +291,62 @@ dir_read_add(struct dpmon_dir_ctr *dst, const struct dpmon_dir_ctr *src)
 }
 
 static void
+xdir_read_add(struct dpmon_xdir_ctr *dst, const struct dpmon_xdir_ctr *src)
+{
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+		dst->x[x].packets += dpmon_count_read(&src->x[x].packets);
+		dst->x[x].bytes += dpmon_count_read(&src->x[x].bytes);
+	}
+}
+
+static void
 pair_read_add(struct dpmon_pair_ctr *dst, const struct dpmon_pair_ctr *src)
 {
 	dir_read_add(&dst->dir[0], &src->dir[0]);
 	dir_read_add(&dst->dir[1], &src->dir[1]);
+	xdir_read_add(&dst->xdir[0], &src->xdir[0]);
+	xdir_read_add(&dst->xdir[1], &src->xdir[1]);
 }
 
-/* Cumulative values and rates of one direction. */
+/* Cumulative value and rate of one counter pair over @p dt seconds. */
+static void
+rate_of(struct dpmon_rate *r, const struct dpmon_ctr *cur, const struct dpmon_ctr *prev,
+	double dt)
+{
+	r->packets = cur->packets;
+	r->bytes = cur->bytes;
+	r->pps = dpmon_rate_per_s(cur->packets, prev->packets, dt);
+	r->bps = 8 * dpmon_rate_per_s(cur->bytes, prev->bytes, dt);
+}
+
+/* Step the averages @p avg_pps, @p avg_bps with @p d's rates; store them in @p d. */
+static void
+avg_update(struct dpmon_merge *m, struct dpmon_dir_stats *d, double *avg_pps, double *avg_bps)
+{
+	*avg_pps = dpmon_ewma_step(*avg_pps, d->total.pps, m->alpha);
+	*avg_bps = dpmon_ewma_step(*avg_bps, d->total.bps, m->alpha);
+	d->avg_pps = *avg_pps;
+	d->avg_bps = *avg_bps;
+}
+
+/* Cumulative values and rates of one direction (protocols, then kinds). */
 static void
 dir_stats(struct dpmon_dir_stats *out, const struct dpmon_dir_ctr *cur,
-	  const struct dpmon_dir_ctr *prev, double dt)
+	  const struct dpmon_xdir_ctr *xcur, const struct dpmon_dir_ctr *prev,
+	  const struct dpmon_xdir_ctr *xprev, double dt)
 {
 	memset(&out->total, 0, sizeof(out->total));
 	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
 		struct dpmon_rate *r = &out->proto[p];
-		uint64_t dp = cur->proto[p].packets - prev->proto[p].packets;
-		uint64_t db = cur->proto[p].bytes - prev->proto[p].bytes;
 
-		r->packets = cur->proto[p].packets;
-		r->bytes = cur->proto[p].bytes;
-		r->pps = dt > 0 ? (double)dp / dt : 0;
-		r->bps = dt > 0 ? (double)db * 8 / dt : 0;
+		rate_of(r, &cur->proto[p], &prev->proto[p], dt);
 		out->total.packets += r->packets;
 		out->total.bytes += r->bytes;
 		out->total.pps += r->pps;
 		out->total.bps += r->bps;
 	}
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
+		rate_of(&out->x[x], &xcur->x[x], &xprev->x[x], dt);
 }
 
 static int
@@ -366,6 +425,7 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
 		w[c].bursts = dpmon_count_read(&core->stats.bursts);
 		w[c].host_table_full = dpmon_count_read(&core->stats.host_table_full);
 		w[c].host_v4mapped = dpmon_count_read(&core->stats.host_v4mapped);
+		w[c].host_ext_full = dpmon_count_read(&core->stats.host_ext_full);
 		w[c].hosts = dpmon_core_hosts_published(core);
 		w[c].host_capacity = core->capacity;
 		for (int r = 1; r < DPMON_REASON_MAX; r++)
@@ -392,14 +452,23 @@ static void
 fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
 	struct dpmon_dir_ctr cur[DPMON_TOTAL_MAX];
+	struct dpmon_xdir_ctr xcur[DPMON_TOTAL_MAX];
 
 	memset(cur, 0, sizeof(cur));
-	for (unsigned c = 0; c < m->n_cores; c++)
-		for (int t = 0; t < DPMON_TOTAL_MAX; t++)
+	memset(xcur, 0, sizeof(xcur));
+	for (unsigned c = 0; c < m->n_cores; c++) {
+		for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
 			dir_read_add(&cur[t], &m->cores[c]->totals[t]);
-	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
-		dir_stats(&s->totals[t], &cur[t], &m->prev_totals[t], dt);
+			xdir_read_add(&xcur[t], &m->cores[c]->xtotals[t]);
+		}
+	}
+	for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
+		dir_stats(&s->totals[t], &cur[t], &xcur[t], &m->prev_totals[t],
+			  &m->prev_xtotals[t], dt);
+		avg_update(m, &s->totals[t], &m->tot_avg_pps[t], &m->tot_avg_bps[t]);
+	}
 	memcpy(m->prev_totals, cur, sizeof(cur));
+	memcpy(m->prev_xtotals, xcur, sizeof(xcur));
 }
 
 static void
@@ -417,8 +486,11 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 
 		ss->prefix = m->cfg->subnets[i].prefix;
 		memcpy(ss->name, m->cfg->subnets[i].name, sizeof(ss->name));
-		for (int d = 0; d < DPMON_DIR_MAX; d++)
-			dir_stats(&ss->dir[d], &m->sub_cur[i].dir[d], &m->sub_prev[i].dir[d], dt);
+		for (int d = 0; d < DPMON_DIR_MAX; d++) {
+			dir_stats(&ss->dir[d], &m->sub_cur[i].dir[d], &m->sub_cur[i].xdir[d],
+				  &m->sub_prev[i].dir[d], &m->sub_prev[i].xdir[d], dt);
+			avg_update(m, &ss->dir[d], &m->sub_avg[i].pps[d], &m->sub_avg[i].bps[d]);
+		}
 	}
 	t = m->sub_prev;
 	m->sub_prev = m->sub_cur;
@@ -497,7 +569,9 @@ consume_carries(struct dpmon_merge *m, unsigned c)
 static void
 entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pair_ctr *dst)
 {
-	const struct dpmon_host_ctr *h = &m->cores[c]->hosts[idx];
+	const struct dpmon_core *core = m->cores[c];
+	const struct dpmon_host_ctr *h = &core->hosts[idx];
+	uint32_t xi = __atomic_load_n(&core->meta[idx].xidx, __ATOMIC_RELAXED);
 	uint32_t ci = m->map[c].carry[idx];
 	const struct carry_hi *hi = ci ? &m->carries[ci - 1] : NULL;
 
@@ -509,10 +583,28 @@ entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pai
 
 			if (hi != NULL) {
 				pk += (uint64_t)hi->hi[s] << 32;
-				by += (uint64_t)hi->hi[s + DPMON_HOST_SLOTS / 2] << 32;
+				by += (uint64_t)hi->hi[s + DPMON_HOST_BASE_SLOTS / 2] << 32;
 			}
 			dst->dir[d].proto[p].packets += pk;
 			dst->dir[d].proto[p].bytes += by;
+		}
+	}
+	if (xi == 0)
+		return;
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		const struct dpmon_host_xctr *x = &core->xhosts[xi - 1];
+
+		for (int k = 0; k < DPMON_XCLASS_MAX; k++) {
+			uint32_t s = dpmon_host_xslot((unsigned)d, (unsigned)k);
+			uint64_t pk = dpmon_count_read32(&x->packets[d][k]);
+			uint64_t by = dpmon_count_read32(&x->bytes[d][k]);
+
+			if (hi != NULL) {
+				pk += (uint64_t)hi->hi[s] << 32;
+				by += (uint64_t)hi->hi[s + DPMON_DIR_MAX * DPMON_XCLASS_MAX] << 32;
+			}
+			dst->xdir[d].x[k].packets += pk;
+			dst->xdir[d].x[k].bytes += by;
 		}
 	}
 }
@@ -568,12 +660,108 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 
 		h->addr = m->g_addr[id];
 		h->subnet = m->g_subnet[id];
-		for (int d = 0; d < DPMON_DIR_MAX; d++)
-			dir_stats(&h->dir[d], &cur->dir[d],
-				  touched ? &m->g_prev[id].dir[d] : &cur->dir[d], dt);
+		const struct dpmon_pair_ctr *prev = touched ? &m->g_prev[id] : cur;
+
+		for (int d = 0; d < DPMON_DIR_MAX; d++) {
+			dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d],
+				  &prev->xdir[d], dt);
+			avg_update(m, &h->dir[d], &m->g_avg[id].pps[d], &m->g_avg[id].bps[d]);
+			h->dir[d].flows = -1; /* not measured per host (yet) */
+		}
 	}
 	for (uint32_t t = 0; t < m->n_touched; t++)
 		m->g_prev[m->touched[t]] = m->g_cur[m->touched[t]];
+}
+
+/*
+ * Distinct flows of sketch @p k (its index in each core's flow_tot when
+ * @p sub is false, else in flow_sub) in the current epoch: the registers
+ * tagged with it, maximum over the cores, estimated (hll.h).
+ */
+static double
+sketch_flows(struct dpmon_merge *m, bool sub, uint32_t k)
+{
+	const uint32_t tag = m->epoch & 0xffffff;
+	uint8_t *t = m->flow_tmp;
+
+	memset(t, 0, sizeof(m->flow_tmp));
+	for (unsigned c = 0; c < m->n_cores; c++) {
+		const struct dpmon_flow_sketch *s =
+			sub ? &m->cores[c]->flow_sub[k] : &m->cores[c]->flow_tot[k];
+
+		for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++) {
+			uint32_t r = __atomic_load_n(&s->reg[i], __ATOMIC_RELAXED);
+
+			if ((r >> 8) == tag && (uint8_t)r > t[i])
+				t[i] = (uint8_t)r;
+		}
+	}
+	return dpmon_hll_estimate(t, DPMON_FLOW_P);
+}
+
+/* Flows of the totals and subnets; -1 where none is measured. */
+static void
+fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
+{
+	uint32_t nfs = m->n_cores ? m->cores[0]->n_flow_subnets : 0;
+
+	s->totals[DPMON_TOTAL_INGRESS].flows = sketch_flows(m, false, DPMON_DIR_INGRESS);
+	s->totals[DPMON_TOTAL_EGRESS].flows = sketch_flows(m, false, DPMON_DIR_EGRESS);
+	s->totals[DPMON_TOTAL_INTERNAL].flows = -1;
+	s->totals[DPMON_TOTAL_EXTERNAL].flows = -1;
+	if (m->n_cores == 0) {
+		s->totals[DPMON_TOTAL_INGRESS].flows = s->totals[DPMON_TOTAL_EGRESS].flows = 0;
+	}
+	for (uint32_t i = 0; i < s->n_subnets; i++)
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			s->subnets[i].dir[d].flows =
+				i < nfs ? sketch_flows(m, true, i * DPMON_DIR_MAX + (uint32_t)d) : -1;
+}
+
+/*
+ * Append this merge's rates to the history ring and give @p s a reference
+ * to every point kept. On allocation failure the snapshot simply has no
+ * history (n_history 0); the ring is unchanged.
+ */
+static void
+fill_history(struct dpmon_merge *m, struct dpmon_snapshot *s)
+{
+	struct dpmon_hist_point *p;
+
+	if (m->hist_cap == 0)
+		return;
+	p = dpmon_hist_point_alloc(s->n_subnets);
+	s->history = malloc(sizeof(*s->history) * (m->hist_n < m->hist_cap ? m->hist_n + 1
+									  : m->hist_cap));
+	if (p == NULL || s->history == NULL) {
+		dpmon_hist_point_unref(p);
+		free(s->history);
+		s->history = NULL;
+		return;
+	}
+	p->seq = s->seq;
+	p->uptime_s = s->uptime_s;
+	p->interval_s = s->interval_s;
+	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
+		p->totals[t] = (struct dpmon_hist_rate){s->totals[t].total.pps, s->totals[t].total.bps};
+	for (uint32_t i = 0; i < s->n_subnets; i++)
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			p->sub[i * DPMON_DIR_MAX + d] = (struct dpmon_hist_rate){
+				s->subnets[i].dir[d].total.pps, s->subnets[i].dir[d].total.bps};
+	if (m->hist_n == m->hist_cap) { /* drop the oldest */
+		dpmon_hist_point_unref(m->hist[m->hist_head]);
+		m->hist[m->hist_head] = p;
+		m->hist_head = (m->hist_head + 1) % m->hist_cap;
+	} else {
+		m->hist[(m->hist_head + m->hist_n++) % m->hist_cap] = p;
+	}
+	for (uint32_t i = 0; i < m->hist_n; i++) {
+		struct dpmon_hist_point *q = m->hist[(m->hist_head + i) % m->hist_cap];
+
+		dpmon_hist_point_ref(q);
+		s->history[i] = q;
+	}
+	s->n_history = m->hist_n;
 }
 
 /* Hand the next epoch to the workers (counters.h). */
@@ -626,9 +814,12 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	s->interval_ms = m->cfg->merge_interval_ms;
 	if (n_ports > 0)
 		memcpy(s->ports, ports, sizeof(*ports) * n_ports);
+	m->alpha = dpmon_ewma_alpha(dt, m->cfg->average_time_constant_ms / 1000.0);
 	fill_hosts(m, s, dt);
 	fill_subnets(m, s, dt);
 	fill_totals(m, s, dt);
+	fill_flows(m, s);
+	fill_history(m, s);
 	advance_epochs(m);
 	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->tsc_hz;
 	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->tsc_hz;

@@ -259,6 +259,14 @@ totals(struct buf *b, const struct dpmon_snapshot *s)
 			dir_samples(b, name, base, &s->totals[t], (enum field)f);
 		}
 	}
+	family(b, "dpmon_traffic_flows", "gauge",
+	       "Distinct 5-tuples of the last interval (HyperLogLog estimate) to (ingress) and "
+	       "from (egress) monitored addresses.");
+	for (int t = DPMON_TOTAL_INGRESS; t <= DPMON_TOTAL_EGRESS; t++) {
+		snprintf(base, sizeof(base), "direction=\"%s\"", dpmon_total_name((enum dpmon_total)t));
+		if (s->totals[t].flows >= 0)
+			sample_u64(b, "dpmon_traffic_flows", base, (uint64_t)llround(s->totals[t].flows));
+	}
 }
 
 static void
@@ -295,6 +303,20 @@ subnets(struct buf *b, const struct dpmon_snapshot *s)
 					 dpmon_dir_name((enum dpmon_dir)d));
 				dir_samples(b, name, base, &s->subnets[i].dir[d], (enum field)f);
 			}
+		}
+	}
+	family(b, "dpmon_subnet_flows", "gauge",
+	       "Distinct 5-tuples of the last interval (HyperLogLog estimate) to (ingress) and "
+	       "from (egress) a monitored subnet; only the first 64 subnets are measured.");
+	for (uint32_t i = 0; i < s->n_subnets; i++) {
+		dpmon_prefix_format(&s->subnets[i].prefix, p, sizeof(p));
+		for (int d = 0; d < DPMON_DIR_MAX; d++) {
+			if (s->subnets[i].dir[d].flows < 0)
+				continue;
+			snprintf(base, sizeof(base), "subnet=\"%s\",direction=\"%s\"", p,
+				 dpmon_dir_name((enum dpmon_dir)d));
+			sample_u64(b, "dpmon_subnet_flows", base,
+				   (uint64_t)llround(s->subnets[i].dir[d].flows));
 		}
 	}
 }

@@ -112,11 +112,40 @@ dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
 	return snapshot_alloc(n_ports, n_workers, n_subnets, n_hosts, true);
 }
 
+struct dpmon_hist_point *
+dpmon_hist_point_alloc(uint32_t n_subnets)
+{
+	struct dpmon_hist_point *p =
+		calloc(1, sizeof(*p) + sizeof(p->sub[0]) * DPMON_DIR_MAX * (size_t)n_subnets);
+
+	if (p != NULL) {
+		p->refs = 1;
+		p->n_subnets = n_subnets;
+	}
+	return p;
+}
+
+void
+dpmon_hist_point_ref(struct dpmon_hist_point *p)
+{
+	__atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
+}
+
+void
+dpmon_hist_point_unref(struct dpmon_hist_point *p)
+{
+	if (p != NULL && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(p);
+}
+
 void
 dpmon_snapshot_free(struct dpmon_snapshot *s)
 {
 	if (s == NULL)
 		return;
+	for (uint32_t i = 0; i < s->n_history; i++)
+		dpmon_hist_point_unref(s->history[i]);
+	free(s->history);
 	free(s->ports);
 	free(s->workers);
 	free(s->subnets);

@@ -30,10 +30,25 @@ struct dpmon_rate {
 	double bps;       /**< bits per second over the last interval */
 };
 
-/** One direction: the total and each protocol class. */
+/**
+ * One direction: the total, each protocol class, and the packet kinds
+ * counted besides (fragments, tcp_syn: not part of the total's sum).
+ */
 struct dpmon_dir_stats {
 	struct dpmon_rate total;
 	struct dpmon_rate proto[DPMON_PROTO_MAX];
+	struct dpmon_rate x[DPMON_XCLASS_MAX];
+	/**
+	 * Exponentially weighted moving averages of total.pps and total.bps
+	 * (time constant average_time_constant_ms, measured intervals: rates.h).
+	 */
+	double avg_pps, avg_bps;
+	/**
+	 * Distinct 5-tuples seen in the last interval (HyperLogLog estimate,
+	 * counters.h); -1 when not measured (hosts, internal/external totals,
+	 * subnets past DPMON_FLOW_SUBNETS_MAX).
+	 */
+	double flows;
 };
 
 struct dpmon_snap_subnet {
@@ -63,12 +78,42 @@ struct dpmon_snap_worker {
 	uint64_t bursts;          /**< rx bursts that returned at least one mbuf */
 	uint64_t host_table_full; /**< host updates lost to a full table (a packet between two monitored hosts is two updates) */
 	uint64_t host_v4mapped;   /**< IPv6 host updates skipped: IPv4-mapped address */
+	uint64_t host_ext_full;   /**< fragment/SYN host updates lost: no extra line left */
 	uint64_t hosts;           /**< entries in its host table */
 	uint64_t host_capacity;   /**< size of its host table (host_table_capacity) */
 	uint64_t polls;           /**< rx_burst calls, empty ones included */
 	double busy_s;            /**< seconds spent in non-empty bursts, cumulative */
 	double busy_ratio;        /**< share of the last interval spent in non-empty bursts, 0..1 */
 };
+
+/** Rates of one direction in a history point. */
+struct dpmon_hist_rate {
+	double pps, bps;
+};
+
+/**
+ * One merge's rates of the totals and subnets, for GET /api/v1/history.
+ * Immutable once built; shared by the snapshots that list it (refcounted
+ * with atomics: dropped by whichever thread frees a snapshot).
+ */
+struct dpmon_hist_point {
+	int refs;
+	uint64_t seq;
+	double uptime_s;
+	double interval_s;
+	struct dpmon_hist_rate totals[DPMON_TOTAL_MAX];
+	uint32_t n_subnets;
+	struct dpmon_hist_rate sub[]; /**< [subnet * DPMON_DIR_MAX + dir] */
+};
+
+/** A history point with room for @p n_subnets, one reference. NULL on failure. */
+struct dpmon_hist_point *dpmon_hist_point_alloc(uint32_t n_subnets);
+
+/** Take a reference to @p p. Any thread. */
+void dpmon_hist_point_ref(struct dpmon_hist_point *p);
+
+/** Drop a reference; the last one frees. NULL ignored. Any thread. */
+void dpmon_hist_point_unref(struct dpmon_hist_point *p);
 
 struct dpmon_snapshot {
 	uint64_t seq;         /**< 1 for the first merge, +1 each merge */
@@ -90,6 +135,9 @@ struct dpmon_snapshot {
 	struct dpmon_snap_subnet *subnets; /**< in configuration order */
 	uint32_t n_hosts;
 	struct dpmon_snap_host *hosts;     /**< sorted by address (dpmon_addr_cmp) */
+	/** The last merges' rates, oldest first, this one last; one reference each. */
+	uint32_t n_history;
+	struct dpmon_hist_point **history;
 
 	int refs; /**< managed by the store; do not touch */
 	uint32_t hosts_cap; /**< entries allocated at @c hosts; private to snapshot.c */

@@ -132,3 +132,13 @@ dpmon_total_name(enum dpmon_total t)
 {
 	return name_of(total_names, DPMON_TOTAL_MAX, (unsigned)t);
 }
+
+const char *
+dpmon_xclass_name(enum dpmon_xclass x)
+{
+	static const char *const names[DPMON_XCLASS_MAX] = {
+		[DPMON_XCLASS_FRAG] = "fragments",
+		[DPMON_XCLASS_SYN] = "tcp_syn",
+	};
+	return name_of(names, DPMON_XCLASS_MAX, (unsigned)x);
+}

@@ -26,6 +26,19 @@ enum dpmon_dir {
 	DPMON_DIR_MAX
 };
 
+/**
+ * Packet kinds counted besides the protocol class (a packet may be in
+ * both, or in neither): IPv4/IPv6 fragments (first or not) and TCP
+ * connection requests (SYN set, ACK clear). Rare in normal traffic, so the
+ * per-host counters of these kinds live in a separate, lazily assigned
+ * line (counters.h).
+ */
+enum dpmon_xclass {
+	DPMON_XCLASS_FRAG, /**< "fragments" */
+	DPMON_XCLASS_SYN,  /**< "tcp_syn" */
+	DPMON_XCLASS_MAX
+};
+
 /** Categories of the totals. A packet counts in every one that applies. */
 enum dpmon_total {
 	DPMON_TOTAL_INGRESS,  /**< destination monitored */
@@ -128,6 +141,9 @@ const char *dpmon_tunnel_name(unsigned bit);
 
 /** Name of a protocol class ("tcp", "udp", "icmp", "other"). */
 const char *dpmon_proto_name(enum dpmon_proto p);
+
+/** API name of a packet kind: "fragments", "tcp_syn". */
+const char *dpmon_xclass_name(enum dpmon_xclass x);
 
 /** Name of a direction ("ingress", "egress"). */
 const char *dpmon_dir_name(enum dpmon_dir d);

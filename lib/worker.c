@@ -8,7 +8,8 @@
  *      TCP SYN: one predictable branch); gather the IPv4 and IPv6
  *      addresses into flat arrays;
  *   2. classify them with one bulk LPM lookup per family;
- *   3. count totals and subnets, and gather host keys;
+ *   3. count totals and subnets, and gather host keys (fragments and SYNs,
+ *      flagged by pass 1, also count in a third, rarely touched line);
  *   4. hosts, as a software pipeline over the burst's keys: hash every key
  *      and prefetch its index bucket; find each key's candidate entry by
  *      signature and prefetch its meta and counter lines; then compare the
@@ -26,6 +27,7 @@
 #include <rte_ethdev.h>
 #include <rte_prefetch.h>
 
+#include "hll.h"
 #include "parse.h"
 
 #define PREFETCH_AHEAD 4      /* frame data, packets ahead */
@@ -35,6 +37,8 @@
 struct burst_ctx {
 	struct dpmon_pkt pkt[DPMON_MAX_BURST];
 	uint32_t len[DPMON_MAX_BURST];
+	uint8_t xmask[DPMON_MAX_BURST]; /* packet kinds: bit DPMON_XCLASS_* (fragment, SYN) */
+	uint64_t fhash[DPMON_MAX_BURST]; /* 5-tuple hash of counted packets with a monitored side */
 	uint32_t sub[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet of dst (ingress) and src (egress) */
 	uint16_t v4[DPMON_MAX_BURST], v6[DPMON_MAX_BURST];
 	uint16_t slot[DPMON_MAX_BURST]; /* packet's index among its family's */
@@ -96,13 +100,18 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
 		b->len[i] = p->len;
 		b->reasons[r]++;
+		b->xmask[i] = 0;
 		if (r != DPMON_REASON_OK) {
 			p->family = 0;
 			continue;
 		}
 		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 ||
-			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN))
+			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)) {
 			count_notes(core, p);
+			b->xmask[i] = (uint8_t)((p->fragment ? 1u << DPMON_XCLASS_FRAG : 0) |
+						((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) ==
+							 DPMON_TCP_SYN ? 1u << DPMON_XCLASS_SYN : 0));
+		}
 		if (p->family == 4) {
 			b->a4[2 * b->n_v4] = p->dst4;
 			b->a4[2 * b->n_v4 + 1] = p->src4;
@@ -176,6 +185,28 @@ host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 	return true;
 }
 
+/* Fragments and SYNs of packet @p i for the totals and subnets (rare). */
+static void __rte_noinline
+count_kinds(struct dpmon_core *core, unsigned xmask, uint32_t in, uint32_t out, uint64_t len)
+{
+	for (unsigned x = 0; x < DPMON_XCLASS_MAX; x++) {
+		if (!(xmask & (1u << x)))
+			continue;
+		if (in != DPMON_NO_SUBNET) {
+			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_INGRESS].x[x], len);
+			dpmon_ctr_add(&core->subnets[in].xdir[DPMON_DIR_INGRESS].x[x], len);
+		}
+		if (out != DPMON_NO_SUBNET) {
+			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_EGRESS].x[x], len);
+			dpmon_ctr_add(&core->subnets[out].xdir[DPMON_DIR_EGRESS].x[x], len);
+		}
+		if (in != DPMON_NO_SUBNET && out != DPMON_NO_SUBNET)
+			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_INTERNAL].x[x], len);
+		else if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
+			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_EXTERNAL].x[x], len);
+	}
+}
+
 static void
 count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 {
@@ -205,6 +236,103 @@ count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_INTERNAL].proto[p->proto], len);
 		else if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EXTERNAL].proto[p->proto], len);
+		if (unlikely(b->xmask[i] != 0))
+			count_kinds(core, b->xmask[i], in, out, len);
+	}
+}
+
+/* 64-bit hash of packet @p i's 5-tuple (ports 0 when not read). */
+static inline uint64_t
+flow_hash(const struct burst_ctx *b, uint16_t i)
+{
+	const struct dpmon_pkt *p = &b->pkt[i];
+	uint64_t l4 = (uint64_t)(p->ports ? p->sport : 0) << 24 |
+		      (uint64_t)(p->ports ? p->dport : 0) << 8 | p->ip_proto;
+
+	if (p->family == 4) {
+		uint64_t k[2] = {(uint64_t)p->src4 << 32 | p->dst4, l4};
+
+		return dpmon_hash64(k, sizeof(k), 4);
+	} else {
+		uint64_t k[5];
+
+		memcpy(&k[0], b->a6[2 * b->slot[i] + 1], 16); /* source */
+		memcpy(&k[2], b->a6[2 * b->slot[i]], 16);     /* destination */
+		k[4] = l4;
+		return dpmon_hash64(k, sizeof(k), 6);
+	}
+}
+
+/* Register of flow hash @p h in a sketch (as dpmon_flow_add picks it). */
+static inline const uint32_t *
+flow_reg(const struct dpmon_flow_sketch *s, uint64_t h)
+{
+	return &s->reg[h >> (64 - DPMON_FLOW_P)];
+}
+
+/* Distinct flows, stage 1: hash each counted packet's 5-tuple and prefetch
+ * the sketch registers it will update (the subnet sketches span megabytes;
+ * the host pass runs in between and hides the misses). */
+static void
+flow_hash_stage(const struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
+{
+	const uint32_t nfs = core->n_flow_subnets;
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t in, out;
+		uint64_t h;
+
+		if (b->pkt[i].family == 0)
+			continue;
+		in = b->sub[i][DPMON_DIR_INGRESS];
+		out = b->sub[i][DPMON_DIR_EGRESS];
+		if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
+			continue;
+		h = flow_hash(b, i);
+		b->fhash[i] = h;
+		if (in != DPMON_NO_SUBNET) {
+			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_INGRESS], h));
+			if (in < nfs)
+				rte_prefetch0(flow_reg(&core->flow_sub[in * DPMON_DIR_MAX +
+								 DPMON_DIR_INGRESS], h));
+		}
+		if (out != DPMON_NO_SUBNET) {
+			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_EGRESS], h));
+			if (out < nfs)
+				rte_prefetch0(flow_reg(&core->flow_sub[out * DPMON_DIR_MAX +
+								 DPMON_DIR_EGRESS], h));
+		}
+	}
+}
+
+/* Distinct flows, stage 2: each hashed packet into the flow sketches of the
+ * totals and subnets of its direction(s) (counters.h). */
+static void
+flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
+{
+	const uint32_t e = core->epoch, nfs = core->n_flow_subnets;
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t in, out;
+		uint64_t h;
+
+		if (b->pkt[i].family == 0)
+			continue;
+		in = b->sub[i][DPMON_DIR_INGRESS];
+		out = b->sub[i][DPMON_DIR_EGRESS];
+		if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
+			continue;
+		h = b->fhash[i];
+		if (in != DPMON_NO_SUBNET) {
+			dpmon_flow_add(&core->flow_tot[DPMON_DIR_INGRESS], e, h);
+			if (in < nfs)
+				dpmon_flow_add(&core->flow_sub[in * DPMON_DIR_MAX + DPMON_DIR_INGRESS], e, h);
+		}
+		if (out != DPMON_NO_SUBNET) {
+			dpmon_flow_add(&core->flow_tot[DPMON_DIR_EGRESS], e, h);
+			if (out < nfs)
+				dpmon_flow_add(&core->flow_sub[out * DPMON_DIR_MAX + DPMON_DIR_EGRESS], e, h);
+		}
 	}
 }
 
@@ -263,6 +391,8 @@ host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 		}
 		dpmon_host_touch(core, (uint32_t)idx);
 		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->len[i]);
+		if (unlikely(b->xmask[i] != 0))
+			dpmon_host_xadd(core, (uint32_t)idx, d, b->xmask[i], b->len[i]);
 	}
 }
 
@@ -288,7 +418,9 @@ dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier 
 	classify_pass(cls, &b);
 	reasons_store(core, &b);
 	count_pass(core, &b, n);
+	flow_hash_stage(core, &b, n);
 	host_pass(core, &b);
+	flow_pass(core, &b, n);
 	/* Last, with release: a merge that sees these packets counted here
 	 * (acquire) sees every counter this burst touched (counters.h). */
 	dpmon_count_inc(&core->stats.bursts, 1);

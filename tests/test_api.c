@@ -306,7 +306,7 @@ build_snapshot(void)
 						   .host_table_full = 0, .hosts = 3};
 	s->workers[1] = (struct dpmon_snap_worker){.lcore = 2, .packets = 2400, .bursts = 90,
 						   .host_table_full = 5, .host_v4mapped = 7,
-						   .hosts = 2, .host_capacity = 1024, .polls = 5000,
+						   .host_ext_full = 3, .hosts = 2, .host_capacity = 1024, .polls = 5000,
 						   .busy_s = 1.5, .busy_ratio = 0.25};
 
 	s->subnets[0].prefix = prefix("10.0.0.0/24");
@@ -316,6 +316,11 @@ build_snapshot(void)
 	d->proto[DPMON_PROTO_TCP] = rate(300, 60000, 30, 96000);
 	d->proto[DPMON_PROTO_UDP] = rate(40, 4000, 4.5, 6400.25);
 	d->proto[DPMON_PROTO_ICMP] = rate(10, 1000, 1, 1600);
+	d->avg_pps = 33.25;
+	d->flows = 1234.6; /* an estimate: printed rounded */
+	d->avg_bps = 99000.5;
+	d->x[DPMON_XCLASS_FRAG] = rate(12, 7000, 1.5, 2800.5);
+	d->x[DPMON_XCLASS_SYN] = rate(200, 12000, 20.25, 9600);
 	s->subnets[0].dir[DPMON_DIR_EGRESS] = tcp_dir(rate(6, 360, 2.25, 1640));
 	s->subnets[1].prefix = prefix("2001:db8::/48");
 	s->subnets[1].dir[DPMON_DIR_INGRESS] = tcp_dir(rate(300, 1000, 30, 800));
@@ -513,8 +518,9 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1", 10);
+	CHECK_SIZE(b, "workers.1", 11); /* 10 + host_ext_full (issue 4) */
 	CHECK_INT(b, "workers.1.host_v4mapped", 7);
+	CHECK_INT(b, "workers.1.host_ext_full", 3);
 	CHECK_INT(b, "workers.1.host_capacity", 1024);
 	CHECK_INT(b, "workers.1.polls", 5000);
 	CHECK_REAL(b, "workers.1.busy_s", 1.5);
@@ -541,7 +547,18 @@ check_subnet0(json_t *j)
 	CHECK_STR(j, "prefix", "10.0.0.0/24");
 	CHECK_STR(j, "name", "office");
 	CHECK_INT(j, "family", 4);
-	CHECK_SIZE(j, "ingress", 8);
+	CHECK_SIZE(j, "ingress", 13); /* 8 + fragments, tcp_syn, avg_pps, avg_bps, flows (issue 4) */
+	CHECK_INT(j, "ingress.flows", 1235);
+	CHECK_REAL(j, "ingress.avg_pps", 33.25);
+	CHECK_REAL(j, "ingress.avg_bps", 99000.5);
+	CHECK_SIZE(j, "ingress.fragments", 4);
+	CHECK_INT(j, "ingress.fragments.packets", 12);
+	CHECK_INT(j, "ingress.fragments.bytes", 7000);
+	CHECK_REAL(j, "ingress.fragments.pps", 1.5);
+	CHECK_REAL(j, "ingress.fragments.bps", 2800.5);
+	CHECK_INT(j, "ingress.tcp_syn.packets", 200);
+	CHECK_REAL(j, "ingress.tcp_syn.pps", 20.25);
+	CHECK_INT(j, "egress.tcp_syn.packets", 0);
 	CHECK_INT(j, "ingress.packets", 350);
 	CHECK_INT(j, "ingress.bytes", 65000);
 	CHECK_REAL(j, "ingress.pps", 35.5);
@@ -736,7 +753,7 @@ test_hosts(const struct dpmon_snapshot *s)
 	CHECK_ERROR(get(s, "/api/v1/hosts?limit="), 400, "invalid limit '': expected an integer 1..10000");
 	CHECK_ERROR(get(s, "/api/v1/hosts?limit"), 400, "invalid limit '': expected an integer 1..10000");
 	CHECK_ERROR(get(s, "/api/v1/hosts?sort=speed"), 400,
-		    "invalid sort 'speed': expected pps, bps, packets or bytes");
+		    "invalid sort 'speed': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps or icmp_bps");
 	CHECK_ERROR(get(s, "/api/v1/hosts?sort=BPS"), 400, NULL);
 	CHECK_ERROR(get(s, "/api/v1/hosts?direction=up"), 400,
 		    "invalid direction 'up': expected ingress or egress");
@@ -820,7 +837,19 @@ test_dir_json_nonfinite(void)
 	CHECK_REAL(j, "pps", 0.0);
 	CHECK_REAL(j, "bps", 0.0);
 	CHECK_REAL(j, "tcp.bps", 0.0);
-	CHECK_SIZE(j, "", 8);
+	/* total, pps, bps, packets, bytes, four protocols, plus (issue 4)
+	 * fragments and tcp_syn. */
+	CHECK_SIZE(j, "", 13); /* + avg_pps, avg_bps, flows (issue 4) */
+	CHECK_INT(j, "flows", 0);
+	CHECK_REAL(j, "avg_pps", 0.0);
+	CHECK_INT(j, "fragments.packets", 0);
+	CHECK_INT(j, "tcp_syn.packets", 0);
+	CHECK_REAL(j, "tcp_syn.pps", 0.0);
+	json_decref(j);
+	d.flows = -1; /* not measured: null */
+	j = dpmon_api_dir_json(&d);
+	REQUIRE(j != NULL);
+	CHECK(json_is_null(json_object_get(j, "flows")));
 	json_decref(j);
 }
 
@@ -957,6 +986,112 @@ test_million(void)
 	dpmon_snapshot_free(s);
 }
 
+/* A host of @p s by address, writable (the snapshot is still ours). */
+static struct dpmon_snap_host *
+host_rw(struct dpmon_snapshot *s, const char *a)
+{
+	struct dpmon_addr x = addr(a);
+
+	return (struct dpmon_snap_host *)dpmon_snapshot_find_host(s, &x);
+}
+
+/* Sorting by averages, packet kinds and protocol classes (issue 4). */
+static void
+test_hosts_sort_kinds(void)
+{
+	struct dpmon_snapshot *s = build_snapshot();
+	const char *order[5] = {"10.0.0.5", "10.0.0.6", "10.0.0.7", "2001:db8::1", "2001:db8::2"};
+
+	for (int i = 0; i < 5; i++) {
+		struct dpmon_snap_host *h = host_rw(s, order[i]);
+		struct dpmon_dir_stats *in, *out;
+
+		REQUIRE(h != NULL);
+		in = &h->dir[DPMON_DIR_INGRESS];
+		out = &h->dir[DPMON_DIR_EGRESS];
+		in->avg_pps = 10.0 * i;                               /* ::2 first */
+		in->avg_bps = 100.0 * (4 - i);                        /* .5 first */
+		in->x[DPMON_XCLASS_SYN].pps = i == 2 ? 900 : i;      /* .7, then ::2 */
+		in->x[DPMON_XCLASS_FRAG].pps = i == 3 ? 5 : 0;       /* ::1, then by address */
+		in->proto[DPMON_PROTO_UDP].pps = i == 1 ? 3 : 0;     /* .6 */
+		in->proto[DPMON_PROTO_ICMP].bps = i == 4 ? 1 : 0;    /* ::2 */
+		out->x[DPMON_XCLASS_SYN].pps = 5 - i;                /* egress: .5 first */
+	}
+	CHECK_ORDER(s, "/api/v1/hosts?sort=avg_pps", 5,
+		    "2001:db8::2", "2001:db8::1", "10.0.0.7", "10.0.0.6", "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=avg_bps&limit=2", 5, "10.0.0.5", "10.0.0.6");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=syn_pps", 5,
+		    "10.0.0.7", "2001:db8::2", "2001:db8::1", "10.0.0.6", "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=syn_pps&direction=egress&limit=3", 5,
+		    "10.0.0.5", "10.0.0.6", "10.0.0.7");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=fragments_pps&limit=3", 5,
+		    "2001:db8::1", "10.0.0.5", "10.0.0.6");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=udp_pps&limit=1", 5, "10.0.0.6");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=icmp_bps&limit=1", 5, "2001:db8::2");
+	/* tcp_bps: all traffic is TCP in this snapshot, so it orders like bps. */
+	CHECK_ORDER(s, "/api/v1/hosts?sort=tcp_bps", 5,
+		    "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=tcp_pps", 5,
+		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?subnet=2001:db8::/48&sort=syn_pps", 2,
+		    "2001:db8::2", "2001:db8::1");
+	dpmon_snapshot_free(s);
+}
+
+/* GET /api/v1/history (issue 4): the snapshot's points, oldest first. */
+static void
+test_history_endpoint(void)
+{
+	struct dpmon_snapshot *s = build_snapshot();
+	struct dpmon_api_response r;
+
+	r = get(s, "/api/v1/history");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "", 4);
+	CHECK_INT(r.body, "snapshot_seq", 7);
+	CHECK_INT(r.body, "interval_ms", 1000);
+	CHECK_SIZE(r.body, "subnets", 2);
+	CHECK_STR(r.body, "subnets.0", "10.0.0.0/24");
+	CHECK_STR(r.body, "subnets.1", "2001:db8::/48");
+	CHECK_SIZE(r.body, "points", 0);
+	json_decref(r.body);
+	s->history = calloc(2, sizeof(*s->history));
+	REQUIRE(s->history != NULL);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct dpmon_hist_point *p = dpmon_hist_point_alloc(2);
+
+		REQUIRE(p != NULL);
+		p->seq = 6 + i;
+		p->uptime_s = 11.5 + i;
+		p->interval_s = 1.0;
+		p->totals[DPMON_TOTAL_INGRESS] = (struct dpmon_hist_rate){10.0 + i, 800.5};
+		p->totals[DPMON_TOTAL_EXTERNAL] = (struct dpmon_hist_rate){1.0, 8.0};
+		p->sub[1 * DPMON_DIR_MAX + DPMON_DIR_EGRESS] = (struct dpmon_hist_rate){2.5, 20.0};
+		s->history[s->n_history++] = p;
+	}
+	r = get(s, "/api/v1/history");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "points", 2);
+	CHECK_SIZE(r.body, "points.0", 5);
+	CHECK_INT(r.body, "points.0.seq", 6);
+	CHECK_INT(r.body, "points.1.seq", 7);
+	CHECK_REAL(r.body, "points.1.uptime_s", 12.5);
+	CHECK_REAL(r.body, "points.0.interval_s", 1.0);
+	CHECK_SIZE(r.body, "points.0.totals", 4);
+	CHECK_REAL(r.body, "points.1.totals.ingress.pps", 11.0);
+	CHECK_REAL(r.body, "points.1.totals.ingress.bps", 800.5);
+	CHECK_REAL(r.body, "points.0.totals.external.bps", 8.0);
+	CHECK_REAL(r.body, "points.0.totals.egress.pps", 0.0);
+	CHECK_SIZE(r.body, "points.0.subnets", 2);
+	CHECK_SIZE(r.body, "points.0.subnets.1", 2);
+	CHECK_REAL(r.body, "points.0.subnets.1.egress.pps", 2.5);
+	CHECK_REAL(r.body, "points.0.subnets.1.egress.bps", 20.0);
+	CHECK_REAL(r.body, "points.0.subnets.0.ingress.pps", 0.0);
+	json_decref(r.body);
+	CHECK_ERROR(get(s, "/api/v1/history?n=3"), 400, "unknown parameter 'n'");
+	dpmon_snapshot_free(s); /* drops the points */
+}
+
 int
 main(void)
 {
@@ -975,6 +1110,8 @@ main(void)
 	test_hosts(s);
 	test_routing(s);
 	dpmon_snapshot_free(s);
+	test_hosts_sort_kinds();
+	test_history_endpoint();
 	test_million();
 	printf("test_api: all checks passed\n");
 	return 0;

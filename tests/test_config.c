@@ -191,6 +191,8 @@ test_defaults(void)
 	CHECK(cfg.http_port == 8080);
 	CHECK(cfg.host_table_capacity == 65536);
 	CHECK(cfg.merge_interval_ms == 1000);
+	CHECK(cfg.average_time_constant_ms == 5000);
+	CHECK(cfg.history_s == 300);
 	CHECK(cfg.burst_size == 32);
 	CHECK(cfg.mbufs_per_queue == 4096);
 	dpmon_config_free(&cfg); /* safe on a defaulted config */
@@ -321,6 +323,45 @@ test_range_and_type_errors(void)
 
 	out = parse_bad("[1, 2]", 1);
 	CHECK_LINE(out, "cfg.json: $: wrong type: expected object, got array");
+	free(out);
+}
+
+/* average_time_constant_ms (issue 4): set, bounds, type. */
+static void
+test_average_time_constant(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	CHECK(parse("{\"ports\": [{\"device\": \"net_pcap0\"}],"
+		    " \"subnets\": [{\"prefix\": \"192.0.2.0/24\"}],"
+		    " \"average_time_constant_ms\": 30000}",
+		    &cfg, &out) == 0);
+	CHECK(strcmp(out, "") == 0);
+	CHECK(cfg.average_time_constant_ms == 30000);
+	CHECK(cfg.history_s == 300);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"average_time_constant_ms\": 99}",
+			1);
+	CHECK_LINE(out, "cfg.json: $.average_time_constant_ms: must be an integer 100..3600000, got 99");
+	free(out);
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"average_time_constant_ms\": 5.5}",
+			1);
+	CHECK_LINE(out, "cfg.json: $.average_time_constant_ms: wrong type: expected integer, got real");
+	free(out);
+	CHECK(parse("{\"ports\": [{\"device\": \"net_pcap0\"}],"
+		    " \"subnets\": [{\"prefix\": \"192.0.2.0/24\"}], \"history_s\": 0}",
+		    &cfg, &out) == 0);
+	CHECK(cfg.history_s == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"history_s\": 86401}",
+			1);
+	CHECK_LINE(out, "cfg.json: $.history_s: must be an integer 0..86400, got 86401");
 	free(out);
 }
 
@@ -718,6 +759,7 @@ main(int argc, char **argv)
 	test_prefix_errors();
 	test_range_and_type_errors();
 	test_key_errors();
+	test_average_time_constant();
 	test_port_errors();
 	test_decap();
 	test_software_rss();

@@ -154,6 +154,14 @@ build(void)
 	CHECK(dpmon_prefix_parse("10.0.0.0/24", &s->subnets[0].prefix, NULL) == 0);
 	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "off\"ice\\1\n");
 	s->subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_ICMP] = rate(4, 400, 1.5, 1200.0);
+	s->totals[DPMON_TOTAL_INGRESS].flows = 1234.4;
+	s->totals[DPMON_TOTAL_EGRESS].flows = 0;
+	s->totals[DPMON_TOTAL_INTERNAL].flows = -1;
+	s->totals[DPMON_TOTAL_EXTERNAL].flows = -1;
+	s->subnets[0].dir[DPMON_DIR_INGRESS].flows = 7;
+	s->subnets[0].dir[DPMON_DIR_EGRESS].flows = -1;
+	s->subnets[1].dir[DPMON_DIR_INGRESS].flows = -1;
+	s->subnets[1].dir[DPMON_DIR_EGRESS].flows = -1;
 	CHECK(dpmon_prefix_parse("2001:db8::/48", &s->subnets[1].prefix, NULL) == 0);
 	set_host(&s->hosts[0], "10.0.0.5", 0, 100, 0);  /* 100 bytes */
 	set_host(&s->hosts[1], "10.0.0.6", 0, 300, 50); /* 350: first */
@@ -186,6 +194,15 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"internal\",protocol=\"udp\"} 0");
 	CHECK_LINE(t, "dpmon_subnet_info{subnet=\"10.0.0.0/24\",name=\"off\\\"ice\\\\1\\n\",family=\"4\"} 1");
 	CHECK_LINE(t, "dpmon_subnet_info{subnet=\"2001:db8::/48\",name=\"\",family=\"6\"} 1");
+	/* Flows (issue 4): measured ones only, estimates rounded. */
+	CHECK_LINE(t, "# TYPE dpmon_traffic_flows gauge");
+	CHECK_LINE(t, "dpmon_traffic_flows{direction=\"ingress\"} 1234");
+	CHECK_LINE(t, "dpmon_traffic_flows{direction=\"egress\"} 0");
+	CHECK(strstr(t, "dpmon_traffic_flows{direction=\"internal\"}") == NULL);
+	CHECK_LINE(t, "# TYPE dpmon_subnet_flows gauge");
+	CHECK_LINE(t, "dpmon_subnet_flows{subnet=\"10.0.0.0/24\",direction=\"ingress\"} 7");
+	CHECK(strstr(t, "dpmon_subnet_flows{subnet=\"10.0.0.0/24\",direction=\"egress\"}") == NULL);
+	CHECK(strstr(t, "dpmon_subnet_flows{subnet=\"2001:db8::/48\"") == NULL);
 	CHECK_LINE(t, "dpmon_subnet_packets_total{subnet=\"10.0.0.0/24\",direction=\"egress\","
 		      "protocol=\"icmp\"} 4");
 	CHECK_LINE(t, "dpmon_subnet_bytes_per_second{subnet=\"10.0.0.0/24\",direction=\"egress\","
@@ -216,7 +233,7 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_anomalies_total{reason=\"udp_bad_length\"} 3");
 	CHECK_LINE(t, "dpmon_ip_kind_packets_total{kind=\"tcp_syn\"} 11");
 	CHECK(strstr(t, "reason=\"ok\"") == NULL);
-	CHECK(check_structure(t) == 39);
+	CHECK(check_structure(t) == 41); /* 39 + dpmon_traffic_flows, dpmon_subnet_flows (issue 4) */
 	free(t);
 	dpmon_snapshot_free(s);
 }

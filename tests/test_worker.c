@@ -15,6 +15,7 @@
 #include "counters.h"
 #include "frames.h"
 #include "merge.h"
+#include "rates.h"
 #include "test_eal.h"
 #include "worker.h"
 
@@ -480,6 +481,635 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 	dpmon_core_free(c[1]);
 }
 
+/* A TCP segment 198.51.100.1 -> 10.1.0.1 (or the reverse) with @p flags: 54 bytes. */
+static struct rte_mbuf *
+tcp4(uint32_t src, uint32_t dst, uint8_t flags)
+{
+	struct fb f;
+
+	fb_eth(&f, NULL, 0, 0x0800);
+	fb_ipv4(&f, 5, 6, src, dst, 0, 40);
+	fb_tcp(&f, 1000, 80, flags);
+	return mbuf_of(&f);
+}
+
+/* A non-first UDP fragment (offset 100): 42 bytes. */
+static struct rte_mbuf *
+frag4(uint32_t src, uint32_t dst)
+{
+	struct fb f;
+
+	fb_eth(&f, NULL, 0, 0x0800);
+	fb_ipv4(&f, 5, 17, src, dst, 100, 28);
+	fb_udp(&f, 1, 2, 0);
+	return mbuf_of(&f);
+}
+
+#define XPK(d, X) ((d).x[DPMON_XCLASS_##X].packets)
+#define XBY(d, X) ((d).x[DPMON_XCLASS_##X].bytes)
+
+/*
+ * Fragments and TCP SYNs (SYN set, ACK clear) per direction for totals,
+ * subnets and hosts (issue 4): SYN+ACK and plain ACK are not SYNs; a host
+ * gets an extra counter line at its first such packet only; counts of two
+ * cores merge; the host sums equal the subnet's and the subnets' the
+ * totals'; rates use the measured interval.
+ */
+static void
+test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c[2] = {dpmon_core_create("kinds0", 3, 64, SOCKET_ID_ANY),
+				   dpmon_core_create("kinds1", 3, 64, SOCKET_ID_ANY)};
+	unsigned lcores[2] = {1, 2};
+	const uint32_t ext = IP4(198, 51, 100, 1), h1 = IP4(10, 1, 0, 1), h2 = IP4(10, 1, 2, 5);
+	const uint64_t hz = 1000000000ull;
+	const struct dpmon_snap_host *h;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	struct rte_mbuf *p[8];
+
+	REQUIRE(c[0] && c[1]);
+	for (int k = 0; k < 2; k++) {
+		unsigned n = 0;
+
+		p[n++] = tcp4(ext, h1, 0x02);        /* SYN in to 10.1.0.1 */
+		p[n++] = tcp4(ext, h1, 0x02);        /* SYN in */
+		p[n++] = tcp4(h1, ext, 0x12);        /* SYN+ACK out: not a SYN */
+		p[n++] = tcp4(ext, h1, 0x10);        /* ACK: not a SYN */
+		p[n++] = frag4(ext, h2);             /* fragment in to 10.1.2.5 */
+		p[n++] = tcp4(h2, h1, 0x02);         /* internal SYN: out of h2, into h1 */
+		p[n++] = frag4(ext, IP4(203, 0, 113, 1)); /* external fragment */
+		dpmon_worker_burst(c[k], cls, p, (uint16_t)n);
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct dpmon_core *x = c[k];
+
+		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_INGRESS], SYN), 3);
+		CHECK_EQ_U64(XBY(x->xtotals[DPMON_TOTAL_INGRESS], SYN), 3 * 54);
+		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_EGRESS], SYN), 1);
+		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_INTERNAL], SYN), 1);
+		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_EXTERNAL], SYN), 0);
+		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_INGRESS], FRAG), 1);
+		CHECK_EQ_U64(XBY(x->xtotals[DPMON_TOTAL_INGRESS], FRAG), 42);
+		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_EXTERNAL], FRAG), 1);
+		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_EGRESS], FRAG), 0);
+		/* 10.1.0.1 and 10.1.2.5 have extra lines; nothing else does. */
+		CHECK_EQ_U64(x->n_xhosts, 2);
+		CHECK_EQ_U64(x->stats.host_ext_full, 0);
+	}
+	m = dpmon_merge_create(cfg, c, lcores, 2, 0, hz);
+	REQUIRE(m != NULL);
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0); /* a 2 s interval */
+	REQUIRE(s != NULL);
+	CHECK_EQ_U64(XPK(s->totals[DPMON_TOTAL_INGRESS], SYN), 6);
+	CHECK(fabs(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].pps - 3.0) < 1e-9);
+	CHECK(fabs(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].bps - 6 * 54 * 8 / 2.0) <
+	      1e-9);
+	CHECK_EQ_U64(XPK(s->totals[DPMON_TOTAL_EXTERNAL], FRAG), 2);
+	/* Not part of the total: the total is still the sum of the protocols. */
+	CHECK_EQ_U64(s->totals[DPMON_TOTAL_INGRESS].total.packets, 2 * 5);
+	/* Subnets: 10.1.0.0/16 [0] holds 10.1.0.1; 10.1.2.0/24 [1] holds 10.1.2.5. */
+	CHECK_EQ_U64(XPK(s->subnets[0].dir[DPMON_DIR_INGRESS], SYN), 6);
+	CHECK_EQ_U64(XPK(s->subnets[0].dir[DPMON_DIR_EGRESS], SYN), 0);
+	CHECK_EQ_U64(XPK(s->subnets[1].dir[DPMON_DIR_EGRESS], SYN), 2);
+	CHECK_EQ_U64(XPK(s->subnets[1].dir[DPMON_DIR_INGRESS], FRAG), 2);
+	CHECK_EQ_U64(XBY(s->subnets[1].dir[DPMON_DIR_INGRESS], FRAG), 84);
+	h = host(s, "10.1.0.1");
+	REQUIRE(h != NULL);
+	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_INGRESS], SYN), 6);
+	CHECK_EQ_U64(XBY(h->dir[DPMON_DIR_INGRESS], SYN), 6 * 54);
+	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_EGRESS], SYN), 0); /* its SYN+ACKs */
+	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_INGRESS], FRAG), 0);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].x[DPMON_XCLASS_SYN].pps - 3.0) < 1e-9);
+	h = host(s, "10.1.2.5");
+	REQUIRE(h != NULL);
+	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_EGRESS], SYN), 2);
+	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_INGRESS], FRAG), 2);
+	CHECK_EQ_U64(XBY(h->dir[DPMON_DIR_INGRESS], FRAG), 84);
+	/* Invariants: per direction and kind, the hosts of each subnet sum to
+	 * the subnet, and the subnets to the totals (no nesting overlap here:
+	 * each host is in exactly one subnet, its longest prefix). */
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+			uint64_t sub_pk = 0, sub_by = 0;
+
+			for (uint32_t i = 0; i < s->n_subnets; i++) {
+				uint64_t hp = 0, hb = 0;
+
+				for (uint32_t j = 0; j < s->n_hosts; j++) {
+					if (s->hosts[j].subnet != i)
+						continue;
+					hp += s->hosts[j].dir[d].x[x].packets;
+					hb += s->hosts[j].dir[d].x[x].bytes;
+				}
+				CHECK_EQ_U64(hp, s->subnets[i].dir[d].x[x].packets);
+				CHECK_EQ_U64(hb, s->subnets[i].dir[d].x[x].bytes);
+				sub_pk += s->subnets[i].dir[d].x[x].packets;
+				sub_by += s->subnets[i].dir[d].x[x].bytes;
+			}
+			CHECK_EQ_U64(sub_pk, s->totals[d == DPMON_DIR_INGRESS ? DPMON_TOTAL_INGRESS
+									       : DPMON_TOTAL_EGRESS]
+						     .x[x].packets);
+			CHECK_EQ_U64(sub_by, s->totals[d == DPMON_DIR_INGRESS ? DPMON_TOTAL_INGRESS
+									       : DPMON_TOTAL_EGRESS]
+						     .x[x].bytes);
+		}
+	}
+	dpmon_snapshot_free(s);
+	/* Nothing new: the next interval has zero rates, same cumulative values. */
+	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	h = host(s, "10.1.0.1");
+	CHECK(h != NULL && XPK(h->dir[DPMON_DIR_INGRESS], SYN) == 6 &&
+	      h->dir[DPMON_DIR_INGRESS].x[DPMON_XCLASS_SYN].pps == 0.0);
+	CHECK_EQ_U64(XPK(s->totals[DPMON_TOTAL_INGRESS], SYN), 6);
+	CHECK(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].pps == 0.0);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(c[0]);
+	dpmon_core_free(c[1]);
+}
+
+/*
+ * The extra line's counters are 32-bit low words too: a wrap there is
+ * carried like the main line's; and when every extra line is taken a
+ * host's fragment/SYN update is counted in host_ext_full, nothing else.
+ */
+static void
+test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c = dpmon_core_create("kwrap", 3, 8, SOCKET_ID_ANY);
+	unsigned lcore = 1;
+	const uint64_t hz = 1000000000ull;
+	const uint32_t ext = IP4(198, 51, 100, 1);
+	const struct dpmon_snap_host *h;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	struct rte_mbuf *p[DPMON_MAX_BURST];
+	unsigned n = 0;
+	uint32_t xi;
+
+	REQUIRE(c != NULL);
+	CHECK_EQ_U64(c->xcapacity, 8); /* capacity 8: at least 8 lines */
+	p[0] = tcp4(ext, IP4(10, 1, 0, 1), 0x02);
+	dpmon_worker_burst(c, cls, p, 1);
+	m = dpmon_merge_create(cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	dpmon_snapshot_free(s);
+	xi = c->meta[0].xidx;
+	REQUIRE(xi == 1);
+	c->xhosts[xi - 1].packets[DPMON_DIR_INGRESS][DPMON_XCLASS_SYN] = UINT32_MAX;
+	c->xhosts[xi - 1].bytes[DPMON_DIR_INGRESS][DPMON_XCLASS_SYN] = UINT32_MAX - 9;
+	p[0] = tcp4(ext, IP4(10, 1, 0, 1), 0x02);
+	dpmon_worker_burst(c, cls, p, 1);
+	CHECK_EQ_U64(c->carry_head, 2);
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	h = host(s, "10.1.0.1");
+	REQUIRE(h != NULL);
+	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_INGRESS], SYN), 1ull << 32);
+	CHECK_EQ_U64(XBY(h->dir[DPMON_DIR_INGRESS], SYN), (1ull << 32) + 44);
+	/* The main line is untouched by the extra line's wrap. */
+	CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].packets, 2);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].pps - 1.0) < 1e-9);
+	dpmon_snapshot_free(s);
+	/* Fill the table: 8 hosts, 8 lines; 10.1.0.1 holds one already. */
+	for (uint32_t i = 2; i <= 9; i++)
+		p[n++] = frag4(ext, IP4(10, 1, 0, i));
+	dpmon_worker_burst(c, cls, p, (uint16_t)n);
+	CHECK_EQ_U64(c->n_hosts, 8);
+	CHECK_EQ_U64(c->stats.host_table_full, 1); /* 10.1.0.9: no entry */
+	CHECK_EQ_U64(c->n_xhosts, 8);
+	CHECK_EQ_U64(c->stats.host_ext_full, 0);
+	c->n_xhosts = 7; /* pretend one line is left short: the next host finds none */
+	c->xcapacity = 7;
+	c->meta[7].xidx = 0;
+	p[0] = frag4(ext, IP4(10, 1, 0, 8));
+	dpmon_worker_burst(c, cls, p, 1);
+	CHECK_EQ_U64(c->stats.host_ext_full, 1);
+	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK_EQ_U64(s->workers[0].host_ext_full, 1);
+	CHECK_EQ_U64(XPK(s->subnets[0].dir[DPMON_DIR_INGRESS], FRAG), 9); /* subnet still counts */
+	h = host(s, "10.1.0.8");
+	CHECK(h != NULL && h->dir[DPMON_DIR_INGRESS].total.packets == 2);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(c);
+}
+
+/* @p n UDP packets of 100 B from outside to @p dst, counted as one burst. */
+static void
+udp_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t dst, unsigned n)
+{
+	struct rte_mbuf *p[DPMON_MAX_BURST];
+
+	while (n > 0) {
+		unsigned k = n < DPMON_MAX_BURST ? n : DPMON_MAX_BURST;
+
+		for (unsigned i = 0; i < k; i++)
+			p[i] = v4(17, IP4(198, 51, 100, 1), dst, 66);
+		dpmon_worker_burst(c, cls, p, (uint16_t)k);
+		n -= k;
+	}
+}
+
+#define NEAR(x, want, tol) CHECK(fabs((x) - (want)) <= (tol))
+
+/* The arithmetic alone (rates.h): differences across 2^32 and 2^64, the
+ * measured interval, and an average that depends only on elapsed time. */
+static void
+test_rate_arithmetic(void)
+{
+	double a1 = dpmon_ewma_alpha(1.0, 5.0), a2 = dpmon_ewma_alpha(2.0, 5.0);
+	double two = 0, one = 0, avg = 0;
+
+	CHECK(dpmon_rate_per_s(4, UINT64_MAX - 5, 1.0) == 10.0);  /* across 2^64 */
+	CHECK(dpmon_rate_per_s((1ull << 32) + 3, (1ull << 32) - 7, 2.0) == 5.0); /* 2^32 */
+	NEAR(dpmon_rate_per_s(19, 0, 1.9), 10.0, 1e-12);          /* a 1.9 s merge */
+	CHECK(dpmon_rate_per_s(19, 0, 0.0) == 0.0);
+	NEAR(a1, 1 - exp(-0.2), 1e-15);
+	CHECK(dpmon_ewma_alpha(0.0, 5.0) == 0.0);
+	/* A skipped interval: one 2 s step = two 1 s steps at the same rate. */
+	two = dpmon_ewma_step(3.0, 7.0, a2);
+	one = dpmon_ewma_step(dpmon_ewma_step(3.0, 7.0, a1), 7.0, a1);
+	NEAR(two, one, 1e-12);
+	/* No truncation: 5 pps averages 0.906.. after 1 s, 5.0 in the end. */
+	avg = dpmon_ewma_step(0.0, 5.0, a1);
+	NEAR(avg, 5.0 * (1 - exp(-0.2)), 1e-12);
+	for (int i = 1; i < 300; i++)
+		avg = dpmon_ewma_step(avg, 5.0, a1);
+	NEAR(avg, 5.0, 1e-12);
+}
+
+/*
+ * Rates and averages through the merge with injected TSC values: a steady
+ * 5 pps host averages 5.0; a merge 1.9 s late gives the true rate; a
+ * skipped merge (2 s) weighs the average by elapsed time; a host counter
+ * crossing 2^32 inside a late interval gives the true rate.
+ */
+static void
+test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0)
+{
+	struct dpmon_config cfg = *cfg0;
+	struct dpmon_core *c = dpmon_core_create("avg", 3, 64, SOCKET_ID_ANY);
+	const uint64_t hz = 1000000000ull;
+	const uint32_t dst = IP4(10, 1, 0, 1), wrap = IP4(10, 1, 0, 2);
+	const struct dpmon_snap_host *h;
+	unsigned lcore = 1;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	uint64_t t = 0;
+	double alpha = 1 - exp(-0.2), want = 0;
+
+	cfg.average_time_constant_ms = 5000;
+	REQUIRE(c != NULL);
+	/* Host 10.1.0.2's low words start near 2^32 (earlier traffic). */
+	udp_burst(c, cls, wrap, 1);
+	c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP] = UINT32_MAX - 2;
+	c->hosts[0].bytes[DPMON_DIR_INGRESS][DPMON_PROTO_UDP] = UINT32_MAX - 99;
+	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	for (int i = 1; i <= 300; i++) {
+		udp_burst(c, cls, dst, 5);
+		t += hz;
+		s = dpmon_merge_run(m, t, NULL, 0);
+		REQUIRE(s != NULL);
+		h = host(s, "10.1.0.1");
+		REQUIRE(h != NULL);
+		want = want + alpha * (5.0 - want);
+		CHECK(h->dir[DPMON_DIR_INGRESS].total.pps == 5.0);
+		NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, want, 1e-9);
+		NEAR(h->dir[DPMON_DIR_INGRESS].avg_bps, want * 800, 1e-6);
+		if (i == 1) /* not truncated to an integer */
+			NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, 0.906346234, 1e-8);
+		if (i == 300) {
+			NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, 5.0, 1e-9);
+			NEAR(h->dir[DPMON_DIR_INGRESS].avg_bps, 4000.0, 1e-6);
+			CHECK(h->dir[DPMON_DIR_EGRESS].avg_pps == 0.0);
+			NEAR(s->subnets[0].dir[DPMON_DIR_INGRESS].avg_pps, 5.0, 1e-9);
+			NEAR(s->totals[DPMON_TOTAL_INGRESS].avg_pps, 5.0, 1e-9);
+			CHECK(s->totals[DPMON_TOTAL_EXTERNAL].avg_pps == 0.0);
+			/* 10.1.0.2 had its only packet before the first merge: its
+			 * average decayed to ~0 without any new traffic. */
+			h = host(s, "10.1.0.2");
+			CHECK(h != NULL && h->dir[DPMON_DIR_INGRESS].avg_pps < 1e-12);
+		}
+		dpmon_snapshot_free(s);
+	}
+	/* A merge 1.9 s late: 10 pps really, 19 packets; 10.1.0.2 wraps 2^32. */
+	udp_burst(c, cls, dst, 19);
+	udp_burst(c, cls, wrap, 19);
+	t += 1900000000ull;
+	s = dpmon_merge_run(m, t, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK(c->carry_head == 2);
+	h = host(s, "10.1.0.1");
+	REQUIRE(h != NULL);
+	NEAR(h->dir[DPMON_DIR_INGRESS].total.pps, 10.0, 1e-9);
+	NEAR(h->dir[DPMON_DIR_INGRESS].total.bps, 8000.0, 1e-6);
+	NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, 5.0 + (1 - exp(-0.38)) * 5.0, 1e-9);
+	h = host(s, "10.1.0.2");
+	REQUIRE(h != NULL);
+	CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].total.packets, (1ull << 32) + 16);
+	NEAR(h->dir[DPMON_DIR_INGRESS].total.pps, 10.0, 1e-9);
+	NEAR(h->dir[DPMON_DIR_INGRESS].total.bps, 8000.0, 1e-6);
+	want = h->dir[DPMON_DIR_INGRESS].avg_pps;
+	dpmon_snapshot_free(s);
+	/* A skipped merge: 2 s at 10 pps in one step. */
+	udp_burst(c, cls, wrap, 20);
+	t += 2 * hz;
+	s = dpmon_merge_run(m, t, NULL, 0);
+	REQUIRE(s != NULL);
+	h = host(s, "10.1.0.2");
+	REQUIRE(h != NULL);
+	NEAR(h->dir[DPMON_DIR_INGRESS].total.pps, 10.0, 1e-9);
+	want = dpmon_ewma_step(dpmon_ewma_step(want, 10.0, alpha), 10.0, alpha);
+	NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, want, 1e-9);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(c);
+}
+
+/* @p n UDP packets from 198.51.100.1 port 1000 + i to @p dst port 53. */
+static void
+flows_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t dst,
+	    uint32_t first, uint32_t n)
+{
+	struct rte_mbuf *p[DPMON_MAX_BURST];
+	unsigned k = 0;
+
+	for (uint32_t i = first; i < first + n; i++) {
+		struct fb f;
+
+		fb_eth(&f, NULL, 0, 0x0800);
+		fb_ipv4(&f, 5, 17, IP4(198, 51, (100 + (i >> 16)) & 0xff, 1), dst, 0, 28);
+		fb_udp(&f, (uint16_t)i, 53, 0);
+		p[k++] = mbuf_of(&f);
+		if (k == DPMON_MAX_BURST || i + 1 == first + n) {
+			dpmon_worker_burst(c, cls, p, (uint16_t)k);
+			k = 0;
+		}
+	}
+}
+
+/*
+ * Distinct flows per interval (issue 4): 100 000 distinct 5-tuples spread
+ * over two cores (a fifth of them seen by both) estimate within 2 % for
+ * the totals and the subnet; the next interval counts only its own flows;
+ * IPv6 flows count; hosts report no flow count (-1).
+ */
+static void
+test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c[2] = {dpmon_core_create("flow0", 3, 64, SOCKET_ID_ANY),
+				   dpmon_core_create("flow1", 3, 64, SOCKET_ID_ANY)};
+	unsigned lcores[2] = {1, 2};
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	double f;
+
+	REQUIRE(c[0] && c[1]);
+	m = dpmon_merge_create(cfg, c, lcores, 2, 0, hz);
+	REQUIRE(m != NULL);
+	flows_burst(c[0], cls, IP4(10, 1, 0, 1), 0, 60000);
+	flows_burst(c[1], cls, IP4(10, 1, 0, 1), 40000, 60000);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	f = s->totals[DPMON_TOTAL_INGRESS].flows;
+	printf("flows: 100000 distinct, totals estimate %.0f (%.2f %%)\n", f,
+	       100 * (f - 100000) / 100000);
+	CHECK(fabs(f - 100000) <= 2000);
+	CHECK(fabs(s->subnets[0].dir[DPMON_DIR_INGRESS].flows - f) < 1e-9);
+	CHECK(s->subnets[1].dir[DPMON_DIR_INGRESS].flows == 0);
+	CHECK(s->totals[DPMON_TOTAL_EGRESS].flows == 0);
+	CHECK(s->totals[DPMON_TOTAL_EXTERNAL].flows == -1);
+	CHECK(s->hosts[0].dir[DPMON_DIR_INGRESS].flows == -1);
+	dpmon_snapshot_free(s);
+	/* Next interval: 100 flows, 50 of them seen before; plus 3 IPv6 flows
+	 * (the reference burst's IPv6 packet, three source ports). */
+	flows_burst(c[0], cls, IP4(10, 1, 0, 1), 99950, 100);
+	for (uint16_t port = 1; port <= 3; port++) {
+		struct rte_mbuf *p;
+		struct fb fr;
+
+		fb_eth(&fr, NULL, 0, 0x86dd);
+		fb_ipv6(&fr, 17, EXT6, IN6, 8);
+		fb_udp(&fr, port, 2, 0);
+		p = mbuf_of(&fr);
+		dpmon_worker_burst(c[1], cls, &p, 1);
+	}
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK(fabs(s->totals[DPMON_TOTAL_INGRESS].flows - 103) <= 2);
+	CHECK(fabs(s->subnets[0].dir[DPMON_DIR_INGRESS].flows - 100) <= 2);
+	CHECK(fabs(s->subnets[2].dir[DPMON_DIR_INGRESS].flows - 3) < 0.5); /* IPv6 /48 */
+	dpmon_snapshot_free(s);
+	/* An idle interval: no flows. */
+	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK(s->totals[DPMON_TOTAL_INGRESS].flows == 0);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(c[0]);
+	dpmon_core_free(c[1]);
+}
+
+/* xorshift32: reproducible pseudo-random traffic. */
+static uint32_t
+rnd(uint32_t *st)
+{
+	uint32_t x = *st;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *st = x;
+}
+
+/* A random address: inside 10.1.0.0/16 (a quarter of those in 10.1.2.0/24),
+ * inside 2001:db8:1::/48 or outside, of family @p v6. */
+static void
+rnd_addr(uint32_t *st, int v6, uint32_t *a4, uint8_t a6[16])
+{
+	uint32_t r = rnd(st);
+
+	if (!v6) {
+		*a4 = (r & 3) == 0 ? IP4(198, 51, 100, r >> 24)
+		      : (r & 3) == 1 ? IP4(10, 1, 2, r >> 24)
+				     : IP4(10, 1, (r >> 8) & 7, r >> 24);
+		return;
+	}
+	memcpy(a6, (r & 1) ? IN6 : EXT6, 16);
+	a6[15] = (uint8_t)(r >> 24);
+	a6[14] = (uint8_t)(r >> 16) & 3;
+}
+
+/* Sum over hosts of each subnet == the subnet, sum over subnets == totals,
+ * per direction, for packets and bytes of every class and kind. */
+static void
+check_invariants(const struct dpmon_snapshot *s)
+{
+	static const enum dpmon_total tot[DPMON_DIR_MAX] = {DPMON_TOTAL_INGRESS, DPMON_TOTAL_EGRESS};
+
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		for (int k = 0; k < DPMON_PROTO_MAX + DPMON_XCLASS_MAX + 1; k++) {
+			uint64_t spk = 0, sby = 0;
+#define RATE_OF(ds) (k < DPMON_PROTO_MAX ? &(ds).proto[k]                              \
+		     : k < DPMON_PROTO_MAX + DPMON_XCLASS_MAX ? &(ds).x[k - DPMON_PROTO_MAX] \
+							      : &(ds).total)
+			for (uint32_t i = 0; i < s->n_subnets; i++) {
+				uint64_t hpk = 0, hby = 0;
+
+				for (uint32_t j = 0; j < s->n_hosts; j++) {
+					if (s->hosts[j].subnet != i)
+						continue;
+					hpk += RATE_OF(s->hosts[j].dir[d])->packets;
+					hby += RATE_OF(s->hosts[j].dir[d])->bytes;
+				}
+				CHECK_EQ_U64(hpk, RATE_OF(s->subnets[i].dir[d])->packets);
+				CHECK_EQ_U64(hby, RATE_OF(s->subnets[i].dir[d])->bytes);
+				spk += RATE_OF(s->subnets[i].dir[d])->packets;
+				sby += RATE_OF(s->subnets[i].dir[d])->bytes;
+			}
+			CHECK_EQ_U64(spk, RATE_OF(s->totals[tot[d]])->packets);
+			CHECK_EQ_U64(sby, RATE_OF(s->totals[tot[d]])->bytes);
+#undef RATE_OF
+		}
+	}
+	/* Every IP packet is in exactly one of ingress-only, egress-only,
+	 * internal (in both) and external: the kinds add up to ip_stats. */
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+		const struct dpmon_dir_stats *t = s->totals;
+		uint64_t sum = t[DPMON_TOTAL_INGRESS].x[x].packets + t[DPMON_TOTAL_EGRESS].x[x].packets -
+			       t[DPMON_TOTAL_INTERNAL].x[x].packets + t[DPMON_TOTAL_EXTERNAL].x[x].packets;
+
+		CHECK_EQ_U64(sum, s->ip_stats[x == DPMON_XCLASS_FRAG ? DPMON_IPSTAT_FRAGMENTS
+								     : DPMON_IPSTAT_TCP_SYN]);
+	}
+}
+
+/*
+ * Invariants (issue 4) on pseudo-random traffic over two cores and several
+ * merges: IPv4 and IPv6, nested subnets, every protocol class, fragments
+ * and SYNs; every host fits its table.
+ */
+static void
+test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c[2] = {dpmon_core_create("inv0", 3, 16384, SOCKET_ID_ANY),
+				   dpmon_core_create("inv1", 3, 16384, SOCKET_ID_ANY)};
+	static const uint8_t protos[5] = {6, 17, 1, 47, 6};
+	unsigned lcores[2] = {1, 2};
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	uint32_t st = 12345;
+
+	REQUIRE(c[0] && c[1]);
+	m = dpmon_merge_create(cfg, c, lcores, 2, 0, hz);
+	REQUIRE(m != NULL);
+	for (int round = 1; round <= 4; round++) {
+		for (int b = 0; b < 64; b++) {
+			struct rte_mbuf *p[DPMON_MAX_BURST];
+
+			for (int i = 0; i < DPMON_MAX_BURST; i++) {
+				uint32_t r = rnd(&st), s4 = 0, d4 = 0;
+				uint8_t s6[16], d6[16], proto = protos[r % 5];
+				int v6 = (r >> 3) & 1;
+				uint16_t frag = (r >> 4) % 8 == 0 ? 100 : 0;
+				struct fb f;
+
+				rnd_addr(&st, v6, &s4, s6);
+				rnd_addr(&st, v6, &d4, d6);
+				fb_eth(&f, NULL, 0, v6 ? 0x86dd : 0x0800);
+				if (v6) {
+					fb_ipv6(&f, proto == 47 ? 59 : proto == 1 ? 58 : proto, s6, d6,
+						proto == 6 ? 20 : 8);
+				} else {
+					fb_ipv4(&f, 5, proto, s4, d4, frag,
+						(uint16_t)(20 + (proto == 6 ? 20 : 8)));
+				}
+				if (proto == 6)
+					fb_tcp(&f, 1000, 80, (r >> 8) & 1 ? 0x02 : 0x12);
+				else
+					fb_zero(&f, 8);
+				fb_zero(&f, (r >> 12) & 63);
+				p[i] = mbuf_of(&f);
+			}
+			dpmon_worker_burst(c[b & 1], cls, p, DPMON_MAX_BURST);
+		}
+		s = dpmon_merge_run(m, (uint64_t)round * hz, NULL, 0);
+		REQUIRE(s != NULL);
+		CHECK(s->workers[0].host_table_full == 0 && s->workers[1].host_table_full == 0);
+		CHECK(s->workers[0].host_ext_full == 0 && s->workers[1].host_ext_full == 0);
+		CHECK(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].packets > 0);
+		CHECK(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_FRAG].packets > 0);
+		check_invariants(s);
+		dpmon_snapshot_free(s);
+	}
+	dpmon_merge_free(m);
+	dpmon_core_free(c[0]);
+	dpmon_core_free(c[1]);
+}
+
+/* GET /api/v1/history's data (issue 4): the merger keeps the last
+ * history_s / interval points of totals and subnet rates, oldest first,
+ * shared by the snapshots that list them. */
+static void
+test_history(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0)
+{
+	struct dpmon_config cfg = *cfg0;
+	struct dpmon_core *c = dpmon_core_create("hist", 3, 64, SOCKET_ID_ANY);
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_snapshot *s, *keep = NULL;
+	struct dpmon_merge *m;
+	unsigned lcore = 1;
+
+	cfg.history_s = 3; /* 1000 ms interval: 3 points */
+	REQUIRE(c != NULL);
+	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	for (unsigned i = 1; i <= 5; i++) {
+		udp_burst(c, cls, IP4(10, 1, 0, 1), i); /* i pps in interval i */
+		s = dpmon_merge_run(m, i * hz, NULL, 0);
+		REQUIRE(s != NULL);
+		CHECK_EQ_U64(s->n_history, i < 3 ? i : 3);
+		REQUIRE(s->n_history > 0);
+		CHECK_EQ_U64(s->history[s->n_history - 1]->seq, s->seq);
+		CHECK(s->history[s->n_history - 1]->totals[DPMON_TOTAL_INGRESS].pps == (double)i);
+		CHECK(s->history[s->n_history - 1]->sub[0 * DPMON_DIR_MAX + DPMON_DIR_INGRESS].bps ==
+		      800.0 * i);
+		CHECK(s->history[s->n_history - 1]->sub[1 * DPMON_DIR_MAX + DPMON_DIR_INGRESS].pps == 0);
+		if (i == 5) {
+			CHECK_EQ_U64(s->history[0]->seq, 3);
+			CHECK(s->history[0]->totals[DPMON_TOTAL_INGRESS].pps == 3.0);
+			CHECK(fabs(s->history[1]->uptime_s - 4.0) < 1e-9);
+		}
+		if (i == 2)
+			keep = s; /* outlives the points the merger drops */
+		else
+			dpmon_snapshot_free(s);
+	}
+	REQUIRE(keep != NULL);
+	CHECK(keep->n_history == 2 && keep->history[0]->seq == 1 &&
+	      keep->history[0]->totals[DPMON_TOTAL_INGRESS].pps == 1.0);
+	dpmon_merge_free(m);
+	dpmon_snapshot_free(keep);
+	/* history_s 0: none kept. */
+	cfg.history_s = 0;
+	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	CHECK(s != NULL && s->n_history == 0);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(c);
+}
+
 static void
 test_classify_edges(void)
 {
@@ -520,6 +1150,13 @@ main(int argc, char **argv)
 	test_classify_edges();
 	test_new_hosts_after_growth(&cls, &cfg);
 	test_v4mapped_not_aliased();
+	test_fragments_and_syn(&cls, &cfg);
+	test_kinds_wrap_and_full(&cls, &cfg);
+	test_rate_arithmetic();
+	test_rates_and_averages(&cls, &cfg);
+	test_flows(&cls, &cfg);
+	test_invariants(&cls, &cfg);
+	test_history(&cls, &cfg);
 	dpmon_classifier_free(&cls);
 	return test_finish("test_worker");
 }

@@ -135,11 +135,13 @@ const cases = [
   ["GET", "/api/v1/hosts/" + address, 200],
   ["GET", "/api/v1/hosts/198.18.0.1", 404], ["GET", "/api/v1/hosts/zzz", 400],
   ["GET", "/api/v1/alerts", 200], ["GET", "/api/v1/alerts?x", 400],
+  ["GET", "/api/v1/history", 200], ["GET", "/api/v1/history?x", 400],
   ["GET", "/metrics", 200], ["HEAD", "/metrics", 200], ["GET", "/metrics?x=1", 400],
   ["GET", "/", 200], ["GET", "/?x=1", 400],
 ];
 const every = ["/health", "/api/v1/summary", "/api/v1/subnets", "/api/v1/subnets/" + prefix,
-               "/api/v1/hosts", "/api/v1/hosts/" + address, "/api/v1/alerts", "/metrics", "/"];
+               "/api/v1/hosts", "/api/v1/hosts/" + address, "/api/v1/alerts", "/api/v1/history",
+               "/metrics", "/"];
 for (const p of every)
   cases.push(["POST", p, 405], ["DELETE", p, 405]);
 for (const [method, path, status] of cases)
