@@ -77,14 +77,13 @@ dpmon_dist_pick(const uint8_t *f, uint32_t len, uint16_t n)
 		return scale(h, n);
 	}
 	if (et == ETYPE_IPV6 && len >= off + 40) {
-		const uint8_t *a = f + off + 8, *b = f + off + 24;
+		/* Copied out: rte_hash_crc reads 8 bytes at a time, and the
+		 * addresses in the frame need not be 8-byte aligned. */
+		uint64_t a[2], b[2];
+		int lo = memcmp(f + off + 8, f + off + 24, 16) <= 0;
 
-		if (memcmp(a, b, 16) > 0) {
-			const uint8_t *t = a;
-
-			a = b;
-			b = t;
-		}
+		memcpy(a, f + off + (lo ? 8 : 24), 16);
+		memcpy(b, f + off + (lo ? 24 : 8), 16);
 		h = rte_hash_crc(b, 16, rte_hash_crc(a, 16, 0x6d5a6d5a));
 		return scale(h, n);
 	}
