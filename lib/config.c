@@ -854,6 +854,32 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	cfg->burst_size = 32;
 	cfg->mbufs_per_queue = 4096;
 	cfg->metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT;
+	cfg->detect.start_intervals = 1;
+	cfg->detect.hold_s = 60;
+	cfg->detect.recent_alerts = 1000;
+	cfg->actions.notify_timeout_ms = 10000;
+	snprintf(cfg->actions.exabgp_next_hop, sizeof(cfg->actions.exabgp_next_hop), "192.0.2.1");
+	cfg->actions.pcap_packets = 100;
+}
+
+static const char *const metric_names[DPMON_METRIC_MAX] = {
+	[DPMON_METRIC_PPS] = "pps",
+	[DPMON_METRIC_BPS] = "bps",
+	[DPMON_METRIC_FLOWS] = "flows",
+	[DPMON_METRIC_TCP_PPS] = "tcp_pps",
+	[DPMON_METRIC_TCP_BPS] = "tcp_bps",
+	[DPMON_METRIC_UDP_PPS] = "udp_pps",
+	[DPMON_METRIC_UDP_BPS] = "udp_bps",
+	[DPMON_METRIC_ICMP_PPS] = "icmp_pps",
+	[DPMON_METRIC_ICMP_BPS] = "icmp_bps",
+	[DPMON_METRIC_TCP_SYN_PPS] = "tcp_syn_pps",
+	[DPMON_METRIC_FRAGMENTS_PPS] = "fragments_pps",
+};
+
+const char *
+dpmon_metric_name(int m)
+{
+	return m >= 0 && m < DPMON_METRIC_MAX ? metric_names[m] : NULL;
 }
 
 int
@@ -901,4 +927,12 @@ dpmon_config_free(struct dpmon_config *cfg)
 	free(cfg->subnets);
 	cfg->subnets = NULL;
 	cfg->n_subnets = 0;
+	for (uint32_t i = 0; i < cfg->detect.n_hostgroups; i++)
+		free(cfg->detect.hostgroups[i].prefixes);
+	free(cfg->detect.hostgroups);
+	cfg->detect.hostgroups = NULL;
+	cfg->detect.n_hostgroups = 0;
+	free(cfg->detect.whitelist);
+	cfg->detect.whitelist = NULL;
+	cfg->detect.n_whitelist = 0;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "prefix.h"
+#include "stats.h"
 
 #define DPMON_MAX_PORTS 32
 #define DPMON_MAX_SUBNETS 65536
@@ -70,6 +71,73 @@ struct dpmon_subnet_conf {
 	char name[DPMON_NAME_LEN]; /**< optional; "" when absent */
 };
 
+/** Longest file path in the configuration, NUL included. */
+#define DPMON_PATH_LEN 256
+/** Most hostgroups, and most prefixes in one hostgroup or in the whitelist. */
+#define DPMON_MAX_HOSTGROUPS 4096
+#define DPMON_MAX_GROUP_PREFIXES 65536
+
+/**
+ * Metrics a threshold can watch, each on the averaged rates of one
+ * direction of one host (docs/detection.md). Key names in the
+ * configuration and the API: dpmon_metric_name().
+ */
+enum dpmon_metric {
+	DPMON_METRIC_PPS,           /**< "pps": avg packets/s, all protocols */
+	DPMON_METRIC_BPS,           /**< "bps": avg bits/s, all protocols */
+	DPMON_METRIC_FLOWS,         /**< "flows": distinct 5-tuples per interval */
+	DPMON_METRIC_TCP_PPS,       /**< "tcp_pps" */
+	DPMON_METRIC_TCP_BPS,       /**< "tcp_bps" */
+	DPMON_METRIC_UDP_PPS,       /**< "udp_pps" */
+	DPMON_METRIC_UDP_BPS,       /**< "udp_bps" */
+	DPMON_METRIC_ICMP_PPS,      /**< "icmp_pps" */
+	DPMON_METRIC_ICMP_BPS,      /**< "icmp_bps" */
+	DPMON_METRIC_TCP_SYN_PPS,   /**< "tcp_syn_pps": SYN set, ACK clear */
+	DPMON_METRIC_FRAGMENTS_PPS, /**< "fragments_pps" */
+	DPMON_METRIC_MAX
+};
+
+/** Limits per direction and metric; 0 = not watched. Units as the metric. */
+struct dpmon_thresholds {
+	double limit[DPMON_DIR_MAX][DPMON_METRIC_MAX];
+};
+
+/** One hostgroup: prefixes matched by longest-prefix match on the host address. */
+struct dpmon_hostgroup_conf {
+	char name[DPMON_NAME_LEN];
+	struct dpmon_prefix *prefixes; /**< malloc'd, n_prefixes entries */
+	uint32_t n_prefixes;
+	bool enabled;                  /**< false: its hosts never alert */
+	bool ban;                      /**< announce a blackhole when one of its hosts alerts */
+	struct dpmon_thresholds thresholds; /**< replace the global ones entirely */
+};
+
+/** Detection: "detection" in the file (docs/detection.md). */
+struct dpmon_detect_conf {
+	bool enabled;                  /**< default true when any threshold is set */
+	bool ban;                      /**< global default of hostgroup.ban; default false */
+	struct dpmon_thresholds thresholds; /**< global defaults */
+	struct dpmon_hostgroup_conf *hostgroups; /**< malloc'd */
+	uint32_t n_hostgroups;
+	struct dpmon_prefix *whitelist; /**< malloc'd; never alert */
+	uint32_t n_whitelist;
+	uint32_t start_intervals;      /**< consecutive intervals above to start; default 1 */
+	uint32_t hold_s;               /**< seconds all below to end; default 60 */
+	uint32_t recent_alerts;        /**< ended alerts kept for the API; default 1000 */
+};
+
+/** Actions: "actions" in the file (docs/detection.md). "" = not configured. */
+struct dpmon_actions_conf {
+	char notify_script[DPMON_PATH_LEN];   /**< called at alert start/end */
+	uint32_t notify_timeout_ms;           /**< then SIGKILL; default 10000 */
+	char exabgp_pipe[DPMON_PATH_LEN];     /**< ExaBGP's command FIFO */
+	char exabgp_next_hop[DPMON_ADDR_STRLEN]; /**< default "192.0.2.1" (RFC 5737) */
+	char exabgp_community[32];            /**< e.g. "65535:666" (RFC 7999 BLACKHOLE); default "" */
+	char pcap_dir[DPMON_PATH_LEN];        /**< sample packets of each alert go to DIR/ALERT_ID.pcap */
+	uint32_t pcap_packets;                /**< packets per alert capture; default 100 */
+	char state_file[DPMON_PATH_LEN];      /**< blackholes survive restarts here */
+};
+
 /** The whole configuration, with defaults filled in. */
 struct dpmon_config {
 	struct dpmon_port_conf ports[DPMON_MAX_PORTS];
@@ -100,6 +168,8 @@ struct dpmon_config {
 	 * hash (distributor.h); default false.
 	 */
 	bool software_rss;
+	struct dpmon_detect_conf detect;
+	struct dpmon_actions_conf actions;
 };
 
 /** Fill @p cfg with every default (no ports, no subnets). Never fails. */
@@ -126,6 +196,12 @@ int dpmon_config_load(const char *path, struct dpmon_config *cfg, FILE *err);
  */
 int dpmon_config_parse(const char *json_text, const char *origin,
 		       struct dpmon_config *cfg, FILE *err);
+
+/**
+ * Name of metric @p m as in the configuration and the API ("tcp_syn_pps"),
+ * or NULL out of range. Any thread.
+ */
+const char *dpmon_metric_name(int m);
 
 /** Release what dpmon_config_load allocated. Safe on a defaulted config. */
 void dpmon_config_free(struct dpmon_config *cfg);
