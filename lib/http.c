@@ -21,7 +21,8 @@
  * Access-Control-Allow-Origin and exposes ETag; a preflight (OPTIONS with
  * Origin and Access-Control-Request-Method) from such an origin is a 204
  * allowing GET, HEAD and the If-None-Match header. Other OPTIONS requests
- * go to the API like any method (405).
+ * go to the API like any method (405). On the blackhole list the preflight
+ * allows POST and DELETE, and the Content-Type header, too.
  *
  * GET and HEAD are answered on the access handler's second call, once
  * libmicrohttpd knows the whole request was read, so the connection stays
@@ -39,8 +40,7 @@
  * a struct upload (con_cls; freed by the request-completed callback), a
  * longer one refused with 413 (at once when Content-Length says so). It is
  * never cached and carries no ETag: the list is not part of a snapshot,
- * and each request reads it under the actions module's lock. A CORS
- * preflight allows POST and DELETE with a Content-Type header too.
+ * and each request reads it under the actions module's lock.
  *
  * Response cache: the parameter-less endpoints (/api/v1/summary,
  * /api/v1/subnets, /health, /metrics) are rendered once per snapshot. The
@@ -502,7 +502,7 @@ is_allowed_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const
 }
 
 static enum MHD_Result
-send_preflight(const struct dpmon_http *h, struct MHD_Connection *c)
+send_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char *url)
 {
 	struct MHD_Response *rsp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ok;
@@ -510,8 +510,15 @@ send_preflight(const struct dpmon_http *h, struct MHD_Connection *c)
 	if (rsp == NULL)
 		return MHD_NO;
 	add_cors_headers(h, c, rsp);
-	MHD_add_response_header(rsp, "Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE");
-	MHD_add_response_header(rsp, "Access-Control-Allow-Headers", "If-None-Match, Content-Type");
+	if (h->actions != NULL && dpmon_api_is_blackholes(url)) {
+		MHD_add_response_header(rsp, "Access-Control-Allow-Methods",
+					"GET, HEAD, POST, DELETE");
+		MHD_add_response_header(rsp, "Access-Control-Allow-Headers",
+					"If-None-Match, Content-Type");
+	} else {
+		MHD_add_response_header(rsp, "Access-Control-Allow-Methods", "GET, HEAD");
+		MHD_add_response_header(rsp, "Access-Control-Allow-Headers", "If-None-Match");
+	}
 	MHD_add_response_header(rsp, "Access-Control-Max-Age", "600");
 	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	ok = MHD_queue_response(c, MHD_HTTP_NO_CONTENT, rsp);
@@ -724,7 +731,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 		}
 	}
 	if (is_allowed_preflight(h, c, method))
-		return send_preflight(h, c);
+		return send_preflight(h, c, url);
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
 	if (REQ_IS(*con_cls, REQ_NEW_NUL))
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");

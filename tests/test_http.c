@@ -837,6 +837,5 @@ main(void)
 	dpmon_http_stop(h);
 	dpmon_snap_store_destroy(&st);
 	test_starting();
-	printf("test_http: all checks passed\n");
-	return 0;
+	return check_finish("test_http");
 }
