@@ -904,7 +904,7 @@ static int
 post_body_addr(struct request *r, const char *body, size_t len, struct dpmon_addr *out)
 {
 	json_error_t je;
-	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je), *v;
+	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je), *v;
 	const char *key;
 	char e[ECHO_BUF];
 	int rc = 0;
