@@ -96,6 +96,7 @@ struct bh {
 	struct dpmon_addr addr;
 	bool manual;
 	bool announced;
+	bool restored_ids; /* alert_ids come from the state file: no end will come */
 	uint32_t n_alerts;
 	uint64_t alert_ids[BH_MAX_ALERTS];
 	double since;
@@ -316,6 +317,10 @@ apply_alert(struct dpmon_actions *a, const struct job *j)
 			    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)), (int)a->n_bh);
 			return;
 		}
+		if (b->restored_ids) { /* a new alert takes the entry over */
+			b->n_alerts = 0;
+			b->restored_ids = false;
+		}
 		for (uint32_t k = 0; k < b->n_alerts; k++)
 			if (b->alert_ids[k] == j->alert_id)
 				return;
@@ -492,6 +497,11 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 	json_array_foreach(ids, k, v)
 		if (json_is_integer(v) && json_integer_value(v) > 0 && b->n_alerts < BH_MAX_ALERTS)
 			b->alert_ids[b->n_alerts++] = (uint64_t)json_integer_value(v);
+	b->restored_ids = b->n_alerts > 0;
+	if (!b->manual && b->n_alerts == 0) {
+		LOG("state file %s: $.blackholes[%zu]: neither manual nor held by an alert", path, i);
+		return false;
+	}
 	return true;
 }
 

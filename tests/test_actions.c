@@ -451,6 +451,24 @@ test_state(void)
 	      l[1].alert_id == 21);
 	free(l);
 	CHECK(dpmon_blackhole_remove(a, &m) == 0);
+	/* The restored alert 21 never ends; a new alert of the host takes the
+	 * entry over, and its end removes it. */
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8::2", 99, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &al, &b) == 0 && b.alert_id == 21);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::2", 30, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &al, &b) == 0 && b.alert_id == 30);
+	dpmon_actions_flush(a);
+	dpmon_actions_free(a);
+	/* ... restart once more: alert 30 is restored, then ends the entry. */
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::2", 31, true) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8::2", 31, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &al, &b) == -ENOENT);
+	CHECK(dpmon_blackhole_add(a, &al, NULL) == 0); /* for the subnet check below */
 	dpmon_actions_flush(a);
 	dpmon_actions_free(a);
 
