@@ -563,7 +563,9 @@ run(struct app *a, const struct app_opts *o)
 		fprintf(stderr, "dpmon: telemetry commands not registered: %s\n", strerror(-rc));
 	a->actions = dpmon_actions_create_cfg(&a->cfg);
 	if (a->actions == NULL) {
-		fprintf(stderr, "dpmon: cannot start the actions thread: %s\n", strerror(errno));
+		fprintf(stderr, "dpmon: cannot start the actions (notify script, ExaBGP, "
+				"blackholes): %s\n", errno == EINVAL ? "bad state file, see above"
+								      : strerror(errno));
 		return EXIT_START;
 	}
 	a->http = start_http(a, o);
