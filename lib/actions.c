@@ -122,6 +122,7 @@ struct dpmon_actions {
 	uint32_t n_wd, cap_wd;
 	uint64_t gen, saved_gen;      /* list changes, and the one saved */
 	bool busy;                    /* the thread is in a round */
+	bool fifo_reopen;             /* the pipe's path changed (reconfigure) */
 	/* ExaBGP pipe, thread only */
 	int fifo;
 	bool fifo_missing_logged;
@@ -576,7 +577,7 @@ exabgp_line(const struct dpmon_actions_conf *c, bool announce, const struct dpmo
 
 /* The reader went away: close, and announce everything to the next one. */
 static void
-fifo_lost(struct dpmon_actions *a)
+fifo_lost(struct dpmon_actions *a, const char *path)
 {
 	sigset_t pipe_set;
 	struct timespec zero = {0, 0};
@@ -592,7 +593,7 @@ fifo_lost(struct dpmon_actions *a)
 		a->bh[i].announced = false;
 	pthread_mutex_unlock(&a->lock);
 	LOG("ExaBGP stopped reading %s: blackholes will be announced again when it reads",
-	    a->conf.exabgp_pipe);
+	    path);
 }
 
 /* Open the pipe if needed. @return true when open. */
@@ -604,7 +605,7 @@ fifo_open(struct dpmon_actions *a, const char *path)
 	if (a->fifo >= 0) {
 		p = (struct pollfd){.fd = a->fifo, .events = POLLOUT};
 		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
-			fifo_lost(a);
+			fifo_lost(a, path);
 	}
 	if (a->fifo >= 0)
 		return true;
@@ -622,7 +623,7 @@ fifo_open(struct dpmon_actions *a, const char *path)
 
 /* Write one line; @return 1 written, 0 pipe full, -1 reader lost. */
 static int
-fifo_write(struct dpmon_actions *a, const char *line, size_t len)
+fifo_write(struct dpmon_actions *a, const char *path, const char *line, size_t len)
 {
 	ssize_t n;
 
@@ -633,7 +634,7 @@ fifo_write(struct dpmon_actions *a, const char *line, size_t len)
 		return 1;
 	if (n < 0 && errno == EAGAIN)
 		return 0;
-	fifo_lost(a);
+	fifo_lost(a, path);
 	return -1;
 }
 
@@ -644,12 +645,19 @@ exabgp_sync(struct dpmon_actions *a)
 	struct dpmon_actions_conf c;
 	struct dpmon_addr addr;
 	char line[LINE_LEN];
-	bool announce;
+	bool announce, reopen;
 	int n, rc = 1;
 
 	pthread_mutex_lock(&a->lock);
 	c = a->conf;
+	reopen = a->fifo_reopen;
+	a->fifo_reopen = false;
 	pthread_mutex_unlock(&a->lock);
+	if (reopen && a->fifo >= 0) { /* another pipe now: the old one is left */
+		close(a->fifo);
+		a->fifo = -1;
+		a->fifo_missing_logged = false;
+	}
 	if (c.exabgp_pipe[0] == '\0' || !fifo_open(a, c.exabgp_pipe))
 		return;
 	while (rc == 1) {
@@ -668,7 +676,7 @@ exabgp_sync(struct dpmon_actions *a)
 		if (announce && i < 0)
 			return; /* all written */
 		n = exabgp_line(&c, announce, &addr, line, sizeof(line));
-		rc = fifo_write(a, line, (size_t)n);
+		rc = fifo_write(a, c.exabgp_pipe, line, (size_t)n);
 		if (rc != 1)
 			break;
 		pthread_mutex_lock(&a->lock);
@@ -936,6 +944,8 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 			     strcmp(a->conf.exabgp_community, n->exabgp_community) != 0;
 		if (strcmp(a->conf.state_file, n->state_file) != 0)
 			a->gen++; /* write the new file */
+		if (strcmp(a->conf.exabgp_pipe, n->exabgp_pipe) != 0)
+			a->fifo_reopen = true;
 		a->conf = *n;
 		for (uint32_t i = a->n_bh; i-- > 0;) {
 			if (reannounce)

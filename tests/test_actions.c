@@ -83,7 +83,7 @@ path_in(char *buf, size_t len, const char *name)
 static const char *
 slurp(const char *name)
 {
-	static char buf[8192];
+	static char buf[65536];
 	char p[256];
 	FILE *f;
 	size_t n = 0;
@@ -332,6 +332,44 @@ test_exabgp_no_reader(void)
 	teardown();
 }
 
+/* A reload naming another pipe and a community: everything announced there again. */
+static void
+test_exabgp_reconfigure(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char f1[256], f2[256], buf[4096] = "";
+	struct dpmon_addr v4 = addr("10.0.0.5");
+	int fd1, fd2;
+
+	setup(&cfg);
+	path_in(f1, sizeof(f1), "one.cmd");
+	path_in(f2, sizeof(f2), "two.cmd");
+	REQUIRE(mkfifo(f1, 0600) == 0 && mkfifo(f2, 0600) == 0);
+	fd1 = open(f1, O_RDONLY | O_NONBLOCK);
+	fd2 = open(f2, O_RDONLY | O_NONBLOCK);
+	REQUIRE(fd1 >= 0 && fd2 >= 0);
+	snprintf(cfg.actions.exabgp_pipe, sizeof(cfg.actions.exabgp_pipe), "%s", f1);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(dpmon_blackhole_add(a, &v4, NULL) == 0);
+	dpmon_actions_flush(a);
+	CHECK_STR(read_fifo(fd1, buf, sizeof(buf), 2000),
+		  "announce route 10.0.0.5/32 next-hop 192.0.2.1\n");
+	snprintf(cfg.actions.exabgp_pipe, sizeof(cfg.actions.exabgp_pipe), "%s", f2);
+	snprintf(cfg.actions.exabgp_community, sizeof(cfg.actions.exabgp_community), "65000:1");
+	CHECK(dpmon_actions_reconfigure(a, &cfg) == 0);
+	buf[0] = '\0';
+	CHECK_STR(read_fifo(fd2, buf, sizeof(buf), 3000),
+		  "announce route 10.0.0.5/32 next-hop 192.0.2.1 community [65000:1]\n");
+	buf[0] = '\0';
+	CHECK_STR(read_fifo(fd1, buf, sizeof(buf), 300), ""); /* nothing more on the old one */
+	dpmon_actions_free(a);
+	close(fd1);
+	close(fd2);
+	teardown();
+}
+
 /* Manual and alert blackholes of one address. */
 static void
 test_interplay(void)
@@ -501,6 +539,53 @@ test_state(void)
 	teardown();
 }
 
+/* A full queue drops the event (counted) and posting still never waits. */
+static void
+test_queue_full(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char flag[256], extra[512];
+	double t0;
+	int rc = 0, ok = 0;
+	FILE *f;
+
+	setup(&cfg);
+	path_in(flag, sizeof(flag), "go");
+	/* The first run waits for the flag file; later runs find it at once. */
+	snprintf(extra, sizeof(extra), "while [ ! -e '%s' ]; do sleep 0.05; done\n", flag);
+	write_script(&cfg, extra);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.1", 1, false) == 0);
+	usleep(300 * 1000); /* the thread took it and waits in the script */
+	t0 = now_s();
+	for (int i = 0; i < 1025; i++) {
+		rc = post(a, DPMON_ACTION_ALERT_START, "10.0.0.2", (uint64_t)i + 2, false);
+		ok += rc == 0;
+	}
+	CHECK(now_s() - t0 < 1.0);
+	CHECK(ok == 1024);
+	CHECK(rc == -ENOBUFS);
+	CHECK(dpmon_actions_dropped(a) == 1);
+	f = fopen(flag, "w");
+	REQUIRE(f != NULL);
+	fclose(f);
+	dpmon_actions_flush(a);
+	{
+		const char *args = slurp("args");
+		int lines = 0;
+
+		for (const char *p = args; *p; p++)
+			lines += *p == '\n';
+		CHECK(lines == 1025); /* every queued event ran, in order */
+		CHECK(strncmp(args, "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n",
+			      63) == 0);
+	}
+	dpmon_actions_free(a);
+	teardown();
+}
+
 int
 main(void)
 {
@@ -509,7 +594,9 @@ main(void)
 	test_notify_timeout();
 	test_exabgp();
 	test_exabgp_no_reader();
+	test_exabgp_reconfigure();
 	test_interplay();
 	test_state();
+	test_queue_full();
 	return check_finish("test_actions");
 }
