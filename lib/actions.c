@@ -347,12 +347,21 @@ apply_alert(struct dpmon_actions *a, const struct job *j)
  * State file.
  * --------------------------------------------------------------------- */
 
+static int
+cmp_bh(const void *x, const void *y)
+{
+	return dpmon_addr_cmp(&((const struct bh *)x)->addr, &((const struct bh *)y)->addr);
+}
+
+/* The state file's document; sorts the list by address (lock held). */
 static json_t *
-state_json(const struct dpmon_actions *a)
+state_json(struct dpmon_actions *a)
 {
 	json_t *list = json_array(), *ids, *e;
 	char t[DPMON_ADDR_STRLEN];
 
+	if (a->n_bh > 1) /* a stable file for diffs */
+		qsort(a->bh, a->n_bh, sizeof(a->bh[0]), cmp_bh);
 	for (uint32_t i = 0; list != NULL && i < a->n_bh; i++) {
 		const struct bh *b = &a->bh[i];
 
@@ -448,7 +457,10 @@ save_state(struct dpmon_actions *a)
 	gen = a->gen;
 	snprintf(path, sizeof(path), "%s", a->conf.state_file);
 	doc = gen != a->saved_gen && path[0] != '\0' ? state_json(a) : NULL;
-	if (path[0] == '\0')
+	if (doc == NULL && gen != a->saved_gen && path[0] != '\0')
+		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
+		    strerror(ENOMEM));
+	if (doc == NULL)
 		a->saved_gen = gen;
 	pthread_mutex_unlock(&a->lock);
 	if (doc == NULL)
@@ -707,12 +719,14 @@ feed_stdin(int fd, const char *text, size_t len, uint64_t deadline)
 	size_t off = 0;
 	ssize_t n;
 
-	while (off < len && mono_ms() < deadline) {
+	uint64_t now;
+
+	while (off < len && (now = mono_ms()) < deadline) {
 		n = write(fd, text + off, len - off);
 		if (n > 0)
 			off += (size_t)n;
 		else if (n < 0 && errno == EAGAIN)
-			poll(&p, 1, (int)(deadline - mono_ms() > 0 ? deadline - mono_ms() : 0));
+			poll(&p, 1, (int)(deadline - now));
 		else if (n < 0 && errno != EINTR)
 			break; /* EPIPE: the script does not read its stdin */
 	}

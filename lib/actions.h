@@ -46,7 +46,13 @@ struct dpmon_action_event {
 	double start_unix_s;     /**< alert start, seconds since the epoch */
 	double end_unix_s;       /**< alert end; 0 while active */
 	bool ban;                /**< the host's hostgroup (or the global default) bans */
-	json_t *alert;           /**< the alert as the API shows it; the post takes this reference */
+	/**
+	 * The alert as the API shows it, for the notify script's stdin; the
+	 * post takes this reference, and the object must not change after it
+	 * (the actions thread reads it). NULL: a minimal object
+	 * {"id","address","direction","start_unix_s","end_unix_s"} is sent.
+	 */
+	json_t *alert;
 };
 
 struct dpmon_actions;
