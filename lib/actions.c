@@ -21,7 +21,9 @@
  *   the list changed → write the ExaBGP lines pending → run the job's
  *   notify script (one at a time, each within notify_timeout_ms)
  *
- * so an announce never waits for a slow script of the same event.
+ * so an announce never waits for a slow script of the same event. At the
+ * stop, every queued event's list change is made at once (state saved,
+ * lines written) before the remaining scripts run.
  *
  * ExaBGP: the list is the set of routes that should be announced; each
  * entry remembers whether its announce line reached the pipe, and removed
@@ -89,7 +91,8 @@ struct job {
 	enum dpmon_dir dir;
 	uint64_t alert_id;
 	bool ban;
-	json_t *doc; /* what the script reads on stdin; owned */
+	bool applied; /* its list change was made (early, at the stop) */
+	json_t *doc;  /* what the script reads on stdin; owned */
 };
 
 struct bh {
@@ -823,6 +826,23 @@ has_work(const struct dpmon_actions *a)
 	return a->count > 0 || a->gen != a->saved_gen || a->stop;
 }
 
+/*
+ * At the stop: make every queued event's list change now, so that the
+ * state file and ExaBGP are up to date before the remaining scripts run
+ * (a service manager may kill dpmon while they do). Lock held.
+ */
+static void
+apply_all(struct dpmon_actions *a)
+{
+	for (uint32_t k = 0; k < a->count; k++) {
+		struct job *j = &a->queue[(a->head + k) % QUEUE_LEN];
+
+		if (!j->applied && (j->kind == JOB_ALERT_START || j->kind == JOB_ALERT_END))
+			apply_alert(a, j);
+		j->applied = true;
+	}
+}
+
 static void *
 actions_main(void *arg)
 {
@@ -846,12 +866,14 @@ actions_main(void *arg)
 		}
 		if (a->stop && a->count == 0 && a->gen == a->saved_gen)
 			break;
+		if (a->stop)
+			apply_all(a);
 		have = a->count > 0;
 		if (have) {
 			j = a->queue[a->head];
 			a->head = (a->head + 1) % QUEUE_LEN;
 			a->count--;
-			if (j.kind == JOB_ALERT_START || j.kind == JOB_ALERT_END)
+			if (!j.applied && (j.kind == JOB_ALERT_START || j.kind == JOB_ALERT_END))
 				apply_alert(a, &j);
 		}
 		a->busy = true;

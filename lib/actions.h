@@ -161,7 +161,9 @@ int dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev);
 
 /**
  * Stop the thread after the queued events ran (each within its timeout)
- * and free the module. NULL ignored. Main lcore.
+ * and free the module. The list changes of every queued event are made,
+ * saved and written to ExaBGP first, then the remaining scripts run.
+ * NULL ignored. Main lcore.
  */
 void dpmon_actions_free(struct dpmon_actions *a);
 

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -586,6 +587,46 @@ test_queue_full(void)
 	teardown();
 }
 
+static void *
+free_thread(void *a)
+{
+	dpmon_actions_free(a);
+	return NULL;
+}
+
+/* At the stop, the queued events' list changes are saved before their
+ * scripts run. */
+static void
+test_stop(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char path[256];
+	pthread_t t;
+	const char *st;
+
+	setup(&cfg);
+	write_script(&cfg, "sleep 30\n");
+	cfg.actions.notify_timeout_ms = 1000;
+	path_in(path, sizeof(path), "state.json");
+	snprintf(cfg.actions.state_file, sizeof(cfg.actions.state_file), "%s", path);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.1", 1, true) == 0);
+	usleep(200 * 1000); /* its script sleeps */
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.2", 2, true) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.3", 3, true) == 0);
+	REQUIRE(pthread_create(&t, NULL, free_thread, a) == 0);
+	usleep(1500 * 1000); /* the first script was killed; the second sleeps */
+	st = slurp("state.json");
+	CHECK(strstr(st, "\"10.0.0.2\"") != NULL);
+	CHECK(strstr(st, "\"10.0.0.3\"") != NULL);
+	pthread_join(t, NULL);
+	CHECK_STR(slurp("args"), "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n"
+				 "10.0.0.3 ingress attack_start 3\n");
+	teardown();
+}
+
 int
 main(void)
 {
@@ -598,5 +639,6 @@ main(void)
 	test_interplay();
 	test_state();
 	test_queue_full();
+	test_stop();
 	return check_finish("test_actions");
 }
