@@ -311,8 +311,10 @@ apply_alert(struct dpmon_actions *a, const struct job *j)
 
 	if (j->kind == JOB_ALERT_START && j->ban) {
 		if (!inside_subnets(a, &j->addr)) {
-			LOG("alert %" PRIu64 ": %s is outside every monitored subnet: not blackholed",
-			    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)));
+			LOG("alert %" PRIu64 ": %s is outside every monitored subnet%s: not blackholed",
+			    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)),
+			    a->n_subnets == 0 ? " (none known: create the module with "
+						"dpmon_actions_create_cfg)" : "");
 			return;
 		}
 		b = i >= 0 ? &a->bh[i] : bh_new(a, &j->addr, now_unix_s());
