@@ -34,6 +34,7 @@
 #include <rte_version.h>
 #include <rte_lcore.h>
 
+#include "actions.h"
 #include "classify.h"
 #include "config.h"
 #include "counters.h"
@@ -68,6 +69,7 @@ struct app {
 	struct dpmon_merge *merge;
 	struct dpmon_snap_store store;
 	struct dpmon_http *http;
+	struct dpmon_actions *actions; /* notify, ExaBGP, blackholes (actions.h) */
 	volatile bool stop_workers;
 	bool srss;                     /* software RSS: the distributor below runs */
 	unsigned dist_lcore;
@@ -491,6 +493,7 @@ shutdown_app(struct app *a)
 	rte_eal_mp_wait_lcore();
 	print_worker_totals(a);
 	dpmon_http_stop(a->http);
+	dpmon_actions_free(a->actions); /* after the HTTP thread, its poster */
 	dpmon_telemetry_detach();
 	dpmon_snap_store_destroy(&a->store);
 	dpmon_merge_free(a->merge);
@@ -516,6 +519,7 @@ start_http(struct app *a, const struct app_opts *o)
 		.metrics_top_hosts = a->cfg.metrics_top_hosts,
 		.n_cors_origins = a->cfg.n_cors_origins,
 		.cors_origins = a->cfg.http_cors_origins,
+		.actions = a->actions,
 	};
 
 	return dpmon_http_start_opts(&ho, &a->store);
@@ -557,6 +561,13 @@ run(struct app *a, const struct app_opts *o)
 	rc = dpmon_telemetry_attach(&a->store);
 	if (rc != 0)
 		fprintf(stderr, "dpmon: telemetry commands not registered: %s\n", strerror(-rc));
+	a->actions = dpmon_actions_create_cfg(&a->cfg);
+	if (a->actions == NULL) {
+		fprintf(stderr, "dpmon: cannot start the actions (notify script, ExaBGP, "
+				"blackholes): %s\n", errno == EINVAL ? "bad state file, see above"
+								      : strerror(errno));
+		return EXIT_START;
+	}
 	a->http = start_http(a, o);
 	if (a->http == NULL) {
 		fprintf(stderr, "dpmon: HTTP server on %s port %ld: %s\n", a->cfg.http_listen,
