@@ -285,6 +285,9 @@ build_snapshot(void)
 
 	REQUIRE(s != NULL);
 	s->seq = 7;
+	s->config = (struct dpmon_snap_config){.reloads = 3, .reload_failures = 1,
+					       .last_reload_unix_s = 1700000000.5,
+					       .last_reload_ok = true};
 	s->uptime_s = 12.5;
 	s->interval_s = 1.0078125;
 	s->merge_s = 0.125;
@@ -474,7 +477,12 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_REAL(b, "merge_s", 0.125);
 	CHECK_INT(b, "subnets", 2);
 	CHECK_INT(b, "hosts", 5);
-	CHECK_SIZE(b, "", 14);
+	CHECK_SIZE(b, "", 15);
+	CHECK_SIZE(b, "config", 4);
+	CHECK_INT(b, "config.reloads", 3);
+	CHECK_INT(b, "config.reload_failures", 1);
+	CHECK_REAL(b, "config.last_reload_unix_s", 1700000000.5);
+	CHECK(json_is_true(jat(b, "config.last_reload_ok")));
 
 	CHECK_SIZE(b, "totals", 4);
 	CHECK_INT(b, "totals.ingress.packets", 1000);
