@@ -583,15 +583,41 @@ publish_gens(struct app *a, struct dpmon_gen **gens)
 		__atomic_store_n(&a->workers[w].gen, gens[w], __ATOMIC_RELEASE);
 }
 
+/* Subnets of @p old_of_new (n entries) that were kept. */
+static uint32_t
+count_kept(const uint32_t *old_of_new, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		k += old_of_new[i] != UINT32_MAX;
+	return k;
+}
+
+/*
+ * Exchange the keys a reload applies between the running configuration
+ * @p run and @p next (twice = unchanged). Restart-only keys are not touched.
+ */
+static void
+swap_reloadable(struct dpmon_config *run, struct dpmon_config *next)
+{
+	RTE_SWAP(run->subnets, next->subnets);
+	RTE_SWAP(run->n_subnets, next->n_subnets);
+	RTE_SWAP(run->average_time_constant_ms, next->average_time_constant_ms);
+	RTE_SWAP(run->detect, next->detect);
+	RTE_SWAP(run->actions, next->actions);
+}
+
 /*
  * Make @p next (valid, already loaded) the running configuration: subnets
  * and the other reloadable keys; restart-only keys keep their running
- * values. @p next's allocations move into a->cfg; the old ones are freed
- * (through @p next). @return 0, or -ENOMEM / a DPDK error with nothing
+ * values. @p next's allocations move into a->cfg; the old ones stay in
+ * @p next for the caller to free. @p kept: subnets of @p next that were
+ * already monitored. @return 0, or -ENOMEM / a DPDK error with nothing
  * changed.
  */
 static int
-apply_reload(struct app *a, struct dpmon_config *next)
+apply_reload(struct app *a, struct dpmon_config *next, uint32_t *kept)
 {
 	struct dpmon_classifier *cls = calloc(1, sizeof(*cls));
 	struct dpmon_gen **gens = calloc(a->n_workers, sizeof(*gens));
@@ -619,28 +645,25 @@ apply_reload(struct app *a, struct dpmon_config *next)
 	if (match_subnets(a->cfg.subnets, a->cfg.n_subnets, next->subnets, next->n_subnets,
 			  old_of_new) != 0)
 		goto fail;
+	*kept = count_kept(old_of_new, next->n_subnets);
 	/* Swap: from here on the workers count into the new generations. */
 	publish_gens(a, gens);
 	wait_grace_period(a);
-	/* The running configuration takes the reloadable keys. */
-	RTE_SWAP(a->cfg.subnets, next->subnets);
-	RTE_SWAP(a->cfg.n_subnets, next->n_subnets);
-	a->cfg.average_time_constant_ms = next->average_time_constant_ms;
-	RTE_SWAP(a->cfg.detect, next->detect);
-	RTE_SWAP(a->cfg.actions, next->actions);
+	/* The running configuration takes the reloadable keys (the merger
+	 * reads its subnets' prefixes and names from it). */
+	swap_reloadable(&a->cfg, next);
 	rc = dpmon_merge_reconfigure(a->merge, cls, gens, a->cfg.n_subnets, old_of_new);
 	if (rc != 0) {
 		/* Back to the old generations: what the new ones counted since
 		 * the swap is lost (out of memory only; logged by the caller). */
 		publish_gens(a, a->gens);
 		wait_grace_period(a);
-		RTE_SWAP(a->cfg.subnets, next->subnets);
-		RTE_SWAP(a->cfg.n_subnets, next->n_subnets);
-		RTE_SWAP(a->cfg.detect, next->detect);
-		RTE_SWAP(a->cfg.actions, next->actions);
+		swap_reloadable(&a->cfg, next);
 		goto fail;
 	}
-	/* detection and actions reconfigure here (a->cfg.detect, a->cfg.actions) */
+	/* detection and actions reconfigure here */
+	/* (the new sections: a->cfg.detect and a->cfg.actions; the old ones are
+	 * in @p next until the caller frees it, after this returns) */
 	free_gens(a->retired, a->n_workers); /* older ones the merger no longer reads */
 	for (unsigned w = 0; w < a->n_workers; w++) {
 		a->retired[w] = a->gens[w];
@@ -665,17 +688,6 @@ fail:
 	return rc;
 }
 
-/* Subnets of @p old_of_new (n entries) that were kept. */
-static uint32_t
-count_kept(const uint32_t *old_of_new, uint32_t n)
-{
-	uint32_t k = 0;
-
-	for (uint32_t i = 0; i < n; i++)
-		k += old_of_new[i] != UINT32_MAX;
-	return k;
-}
-
 /*
  * SIGHUP: re-read the configuration file; apply it when valid, else log
  * every error (file, JSON path, why) and keep running as before.
@@ -688,7 +700,7 @@ reload_config(struct app *a)
 	char *errors = NULL;
 	size_t errors_len = 0;
 	FILE *err = open_memstream(&errors, &errors_len);
-	uint32_t n_old = a->cfg.n_subnets, kept = 0, *map;
+	uint32_t n_old = a->cfg.n_subnets, kept = 0;
 	int rc;
 
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -707,12 +719,7 @@ reload_config(struct app *a)
 	}
 	free(errors);
 	warn_restart_only(a, &next);
-	map = malloc(sizeof(*map) * next.n_subnets);
-	if (map != NULL && match_subnets(a->cfg.subnets, a->cfg.n_subnets, next.subnets,
-					 next.n_subnets, map) == 0)
-		kept = count_kept(map, next.n_subnets);
-	free(map);
-	rc = apply_reload(a, &next);
+	rc = apply_reload(a, &next, &kept);
 	if (rc != 0) {
 		a->reload.failed++;
 		a->reload.last_ok = false;
