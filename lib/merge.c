@@ -715,11 +715,6 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		m->g_prev[m->touched[t]] = m->g_cur[m->touched[t]];
 }
 
-/*
- * Distinct flows of sketch @p k (its index in each core's flow_tot when
- * @p sub is false, else in flow_sub) in the current epoch: the registers
- * tagged with it, maximum over the cores, estimated (hll.h).
- */
 /* Fold the registers of sketch @p s tagged with @p tag into m->flow_tmp (max). */
 static void
 sketch_fold(struct dpmon_merge *m, const struct dpmon_flow_sketch *s, uint32_t tag)
@@ -734,6 +729,12 @@ sketch_fold(struct dpmon_merge *m, const struct dpmon_flow_sketch *s, uint32_t t
 	}
 }
 
+/*
+ * Distinct flows of sketch @p k (its index in each core's flow_tot when
+ * @p sub is false, else in the current generation's flow_sub, plus the
+ * retired generation's just after a reload) in the current epoch: the
+ * registers tagged with it, maximum over the cores, estimated (hll.h).
+ */
 static double
 sketch_flows(struct dpmon_merge *m, bool sub, uint32_t k)
 {
