@@ -105,23 +105,20 @@ budget_take(struct kind_budget *b, uint64_t now, FILE *f, int kind)
 }
 
 int
-dpmon_log(enum dpmon_log_kind kind, int level, const char *fmt, ...)
+dpmon_vlog(enum dpmon_log_kind kind, int level, const char *fmt, va_list ap)
 {
 	char small[512], *text = small;
-	va_list ap;
+	va_list again;
 	FILE *f;
 	int ok, len;
 
 	if ((int)kind < 0 || kind >= DPMON_LOG_KIND_MAX)
 		return 0;
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	len = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (len >= (int)sizeof(small) && (text = malloc((size_t)len + 1)) != NULL) {
-		va_start(ap, fmt);
-		vsnprintf(text, (size_t)len + 1, fmt, ap);
-		va_end(ap);
-	}
+	if (len >= (int)sizeof(small) && (text = malloc((size_t)len + 1)) != NULL)
+		vsnprintf(text, (size_t)len + 1, fmt, again);
+	va_end(again);
 	if (text == NULL)
 		text = small; /* out of memory: the truncated text */
 	pthread_mutex_lock(&log_lock);
@@ -132,5 +129,17 @@ dpmon_log(enum dpmon_log_kind kind, int level, const char *fmt, ...)
 	pthread_mutex_unlock(&log_lock);
 	if (text != small)
 		free(text);
+	return ok;
+}
+
+int
+dpmon_log(enum dpmon_log_kind kind, int level, const char *fmt, ...)
+{
+	va_list ap;
+	int ok;
+
+	va_start(ap, fmt);
+	ok = dpmon_vlog(kind, level, fmt, ap);
+	va_end(ap);
 	return ok;
 }

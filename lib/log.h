@@ -19,6 +19,7 @@
 #ifndef DPMON_LOG_H
 #define DPMON_LOG_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -62,6 +63,10 @@ void dpmon_log_setup(FILE *out, uint32_t burst, uint64_t window_ns, uint64_t (*c
  */
 int dpmon_log(enum dpmon_log_kind kind, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/** As dpmon_log, with the arguments in @p ap. Any thread. */
+int dpmon_vlog(enum dpmon_log_kind kind, int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /** Name of kind @p kind ("reload"), or "?" out of range. Any thread. */
 const char *dpmon_log_kind_name(int kind);
