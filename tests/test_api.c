@@ -390,6 +390,35 @@ test_snapshot_lookups(const struct dpmon_snapshot *s)
 	}
 }
 
+/* Before any reload: the counts are 0, the last attempt's time and result null. */
+static void
+test_summary_no_reload(void)
+{
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 0, 0);
+	struct dpmon_api_response r;
+
+	REQUIRE(s != NULL);
+	s->seq = 1;
+	r = get(s, "/api/v1/summary");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "config", 4);
+	CHECK_INT(r.body, "config.reloads", 0);
+	CHECK_INT(r.body, "config.reload_failures", 0);
+	CHECK(json_is_null(jat(r.body, "config.last_reload_unix_s")));
+	CHECK(json_is_null(jat(r.body, "config.last_reload_ok")));
+	json_decref(r.body);
+	/* A refused one only: counted, its time, false. */
+	s->config = (struct dpmon_snap_config){.reload_failures = 2, .last_reload_unix_s = 12.5};
+	r = get(s, "/api/v1/summary");
+	REQUIRE(r.status == 200);
+	CHECK_INT(r.body, "config.reloads", 0);
+	CHECK_INT(r.body, "config.reload_failures", 2);
+	CHECK_REAL(r.body, "config.last_reload_unix_s", 12.5);
+	CHECK(json_is_false(jat(r.body, "config.last_reload_ok")));
+	json_decref(r.body);
+	dpmon_snapshot_free(s);
+}
+
 /* ASan catches a premature free or a leak if the refcount is wrong. */
 static void
 test_store(void)
@@ -1113,6 +1142,7 @@ main(void)
 	test_snapshot_lookups(s);
 	test_health(s);
 	test_summary(s);
+	test_summary_no_reload();
 	test_subnets(s);
 	test_host(s);
 	test_hosts(s);
