@@ -795,7 +795,8 @@ run_notify(const char *script, uint32_t timeout_ms, const struct job *j)
 	posix_spawnattr_setpgroup(&at, 0); /* its own group: a timeout kills its children too */
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
 				      POSIX_SPAWN_SETPGROUP);
-	deadline = mono_ms() + timeout_ms;
+	/* + 1: mono_ms() truncates, so the script gets at least timeout_ms. */
+	deadline = mono_ms() + timeout_ms + 1;
 	rc = posix_spawn(&pid, script, &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);

@@ -519,6 +519,20 @@ ep_health(struct request *r, const char *rest, size_t n)
 				       (json_int_t)(r->snap != NULL ? r->snap->seq : 0)));
 }
 
+/* Reload status: counts, and the last attempt's time and result (null before any). */
+static json_t *
+config_json(const struct dpmon_snapshot *s)
+{
+	const struct dpmon_snap_config *c = &s->config;
+	bool any = c->reloads + c->reload_failures > 0;
+
+	return json_pack("{s:I,s:I,s:o,s:o}", "reloads", (json_int_t)c->reloads,
+			 "reload_failures", (json_int_t)c->reload_failures,
+			 "last_reload_unix_s",
+			 any ? json_real(finite_or_zero(c->last_reload_unix_s)) : json_null(),
+			 "last_reload_ok", any ? json_boolean(c->last_reload_ok) : json_null());
+}
+
 static int
 ep_summary(struct request *r, const char *rest, size_t n)
 {
@@ -527,7 +541,7 @@ ep_summary(struct request *r, const char *rest, size_t n)
 	(void)rest;
 	(void)n;
 	return reply(r, 200, json_pack(
-		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I}",
+		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o}",
 		"version", DPMON_VERSION,
 		"uptime_s", finite_or_zero(s->uptime_s),
 		"interval_s", finite_or_zero(s->interval_s),
@@ -541,7 +555,8 @@ ep_summary(struct request *r, const char *rest, size_t n)
 		"ports", array_json(s, s->n_ports, port_json),
 		"workers", array_json(s, s->n_workers, worker_json),
 		"subnets", (json_int_t)s->n_subnets,
-		"hosts", (json_int_t)s->n_hosts));
+		"hosts", (json_int_t)s->n_hosts,
+		"config", config_json(s)));
 }
 
 static int

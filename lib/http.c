@@ -66,6 +66,7 @@
  * log messages go to stderr.
  */
 #include "http.h"
+#include "log.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -749,14 +750,17 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	return send_reply(h, c, &r);
 }
 
+/* libmicrohttpd's messages (they can repeat: accept errors under load) go
+ * to the journal, rate limited as kind "http" (log.h). */
 static void
 log_to_stderr(void *cls, const char *fmt, va_list ap)
 {
 	int saved = errno; /* callers report errno after libmicrohttpd fails */
+	char text[512];
 
 	(void)cls;
-	fputs("dpmon: http: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_WARNING, "http: %s", text);
 	errno = saved;
 }
 

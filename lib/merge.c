@@ -17,6 +17,17 @@
  * workers plus the high words the merger keeps from the carry records, all
  * under each worker's wrap_seq (retried when a wrap happened meanwhile).
  * Unmarked hosts keep their cumulative values and get zero rates.
+ *
+ * Reload (dpmon_merge_reconfigure, docs/architecture.md): the subnet
+ * counters of a generation that no worker uses any more are read one last
+ * time and folded into sub_base, by exact prefix, so a subnet's cumulative
+ * value is sub_base + the sum over the workers' current generation: it
+ * continues across any number of reloads. The previous cumulative values
+ * and the averages move with the prefix (rates see neither a spike nor a
+ * dip); the old generation's flow sketches are read once more, by the next
+ * merge, for the interval they shared with the new ones. Hosts are
+ * classified again: those outside every new subnet stay in the merger
+ * (their counters, should they come back) but leave the snapshots.
  */
 #include "merge.h"
 
@@ -33,6 +44,7 @@
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
+#include "classify.h"
 #include "hll.h"
 #include "rates.h"
 
@@ -79,6 +91,16 @@ struct dpmon_merge {
 	struct dpmon_hist_point **hist; /* ring of the last hist_cap points, one reference each */
 	uint32_t hist_cap, hist_n, hist_head; /* head: index of the oldest */
 	struct dpmon_pair_ctr *sub_cur, *sub_prev; /* n_subnets */
+	/* Subnets of the current generation (dpmon_merge_reconfigure). */
+	uint32_t n_subnets, n_flow_subnets;
+	struct dpmon_pair_ctr **gsub;       /* per core: its subnet counters */
+	struct dpmon_flow_sketch **gflow;   /* per core: its subnet flow sketches */
+	struct dpmon_pair_ctr *sub_base;    /* n_subnets: final counts of earlier generations */
+	/* The previous generation's sketches, read by the next merge only. */
+	struct dpmon_flow_sketch **rflow;   /* per core; NULL when none */
+	uint32_t r_nfs;                     /* its n_flow_subnets */
+	uint32_t *r_of_new;                 /* new subnet → its old index, UINT32_MAX: none */
+	uint32_t n_unmonitored;             /* global hosts outside every subnet (g_subnet) */
 
 	struct rte_hash *ghash; /* address → global id */
 	uint32_t n_hosts, cap_hosts;
@@ -157,17 +179,25 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	m->lcores = calloc(n_cores, sizeof(*m->lcores));
 	m->map = calloc(n_cores, sizeof(*m->map));
 	m->prev_busy = calloc(n_cores ? n_cores : 1, sizeof(*m->prev_busy));
-	m->sub_cur = calloc(cfg->n_subnets, sizeof(*m->sub_cur));
-	m->sub_prev = calloc(cfg->n_subnets, sizeof(*m->sub_prev));
+	m->sub_cur = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_cur));
+	m->sub_prev = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_prev));
+	m->sub_base = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_base));
+	m->n_subnets = cfg->n_subnets;
+	m->n_flow_subnets = n_cores ? cores[0]->n_flow_subnets : 0;
+	m->gsub = calloc(n_cores ? n_cores : 1, sizeof(*m->gsub));
+	m->gflow = calloc(n_cores ? n_cores : 1, sizeof(*m->gflow));
+	m->rflow = calloc(n_cores ? n_cores : 1, sizeof(*m->rflow));
 	m->sub_avg = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_avg));
 	m->hist_cap = (uint32_t)((uint64_t)cfg->history_s * 1000 /
 				 (cfg->merge_interval_ms ? cfg->merge_interval_ms : 1000));
 	m->hist = calloc(m->hist_cap ? m->hist_cap : 1, sizeof(*m->hist));
 	if (!m->cores || !m->lcores || !m->map || !m->prev_busy || !m->sub_cur || !m->sub_prev ||
-	    !m->sub_avg || !m->hist)
+	    !m->sub_avg || !m->hist || !m->sub_base || !m->gsub || !m->gflow || !m->rflow)
 		goto fail;
 	for (unsigned c = 0; c < n_cores; c++) {
 		m->cores[c] = cores[c];
+		m->gsub[c] = cores[c]->subnets;
+		m->gflow[c] = cores[c]->flow_sub;
 		m->lcores[c] = lcores[c];
 		m->map[c].gid = malloc(sizeof(uint32_t) * cores[c]->capacity);
 		m->map[c].next = malloc(sizeof(uint32_t) * cores[c]->capacity);
@@ -215,6 +245,11 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->sub_cur);
 	free(m->sub_prev);
 	free(m->sub_avg);
+	free(m->sub_base);
+	free(m->gsub);
+	free(m->gflow);
+	free(m->rflow);
+	free(m->r_of_new);
 	for (uint32_t i = 0; m->hist && i < m->hist_n; i++)
 		dpmon_hist_point_unref(m->hist[(m->hist_head + i) % m->hist_cap]);
 	free(m->hist);
@@ -474,13 +509,14 @@ fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 static void
 fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
-	uint32_t n = m->cfg->n_subnets;
+	uint32_t n = m->n_subnets;
 	struct dpmon_pair_ctr *t;
 
-	memset(m->sub_cur, 0, sizeof(*m->sub_cur) * n);
+	RTE_ASSERT(n == m->cfg->n_subnets);
+	memcpy(m->sub_cur, m->sub_base, sizeof(*m->sub_cur) * n);
 	for (unsigned c = 0; c < m->n_cores; c++)
 		for (uint32_t i = 0; i < n; i++)
-			pair_read_add(&m->sub_cur[i], &m->cores[c]->subnets[i]);
+			pair_read_add(&m->sub_cur[i], &m->gsub[c][i]);
 	for (uint32_t i = 0; i < n; i++) {
 		struct dpmon_snap_subnet *ss = &s->subnets[i];
 
@@ -650,13 +686,18 @@ fold_touched(struct dpmon_merge *m)
 static void
 fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
-	uint32_t seq = (uint32_t)m->seq;
+	uint32_t seq = (uint32_t)m->seq, k = 0;
 
-	for (uint32_t k = 0; k < s->n_hosts; k++) {
-		uint32_t id = m->sorted[k];
-		struct dpmon_snap_host *h = &s->hosts[k];
+	for (uint32_t j = 0; j < m->n_hosts; j++) {
+		uint32_t id = m->sorted[j];
+		struct dpmon_snap_host *h;
 		int touched = m->mark[id] == seq;
 		const struct dpmon_pair_ctr *cur = touched ? &m->g_cur[id] : &m->g_prev[id];
+
+		if (m->g_subnet[id] == DPMON_NO_SUBNET)
+			continue; /* no longer monitored (reload) */
+		RTE_ASSERT(k < s->n_hosts);
+		h = &s->hosts[k++];
 
 		h->addr = m->g_addr[id];
 		h->subnet = m->g_subnet[id];
@@ -669,41 +710,57 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 			h->dir[d].flows = -1; /* not measured per host (yet) */
 		}
 	}
+	RTE_ASSERT(k == s->n_hosts);
 	for (uint32_t t = 0; t < m->n_touched; t++)
 		m->g_prev[m->touched[t]] = m->g_cur[m->touched[t]];
 }
 
+/* Fold the registers of sketch @p s tagged with @p tag into m->flow_tmp (max). */
+static void
+sketch_fold(struct dpmon_merge *m, const struct dpmon_flow_sketch *s, uint32_t tag)
+{
+	uint8_t *t = m->flow_tmp;
+
+	for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++) {
+		uint32_t r = __atomic_load_n(&s->reg[i], __ATOMIC_RELAXED);
+
+		if ((r >> 8) == tag && (uint8_t)r > t[i])
+			t[i] = (uint8_t)r;
+	}
+}
+
 /*
  * Distinct flows of sketch @p k (its index in each core's flow_tot when
- * @p sub is false, else in flow_sub) in the current epoch: the registers
- * tagged with it, maximum over the cores, estimated (hll.h).
+ * @p sub is false, else in the current generation's flow_sub, plus the
+ * retired generation's just after a reload) in the current epoch: the
+ * registers tagged with it, maximum over the cores, estimated (hll.h).
  */
 static double
 sketch_flows(struct dpmon_merge *m, bool sub, uint32_t k)
 {
 	const uint32_t tag = m->epoch & 0xffffff;
-	uint8_t *t = m->flow_tmp;
 
-	memset(t, 0, sizeof(m->flow_tmp));
+	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
 	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_flow_sketch *s =
-			sub ? &m->cores[c]->flow_sub[k] : &m->cores[c]->flow_tot[k];
+		sketch_fold(m, sub ? &m->gflow[c][k] : &m->cores[c]->flow_tot[k], tag);
+		/* Just after a reload: the same subnet's sketch in the previous
+		 * generation, which counted the first part of this interval. */
+		if (sub && m->rflow[c] != NULL) {
+			uint32_t old = m->r_of_new[k / DPMON_DIR_MAX];
 
-		for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++) {
-			uint32_t r = __atomic_load_n(&s->reg[i], __ATOMIC_RELAXED);
-
-			if ((r >> 8) == tag && (uint8_t)r > t[i])
-				t[i] = (uint8_t)r;
+			if (old < m->r_nfs)
+				sketch_fold(m, &m->rflow[c][old * DPMON_DIR_MAX + k % DPMON_DIR_MAX],
+					    tag);
 		}
 	}
-	return dpmon_hll_estimate(t, DPMON_FLOW_P);
+	return dpmon_hll_estimate(m->flow_tmp, DPMON_FLOW_P);
 }
 
 /* Flows of the totals and subnets; -1 where none is measured. */
 static void
 fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 {
-	uint32_t nfs = m->n_cores ? m->cores[0]->n_flow_subnets : 0;
+	uint32_t nfs = m->n_cores ? m->n_flow_subnets : 0;
 
 	s->totals[DPMON_TOTAL_INGRESS].flows = sketch_flows(m, false, DPMON_DIR_INGRESS);
 	s->totals[DPMON_TOTAL_EGRESS].flows = sketch_flows(m, false, DPMON_DIR_EGRESS);
@@ -716,6 +773,9 @@ fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 		for (int d = 0; d < DPMON_DIR_MAX; d++)
 			s->subnets[i].dir[d].flows =
 				i < nfs ? sketch_flows(m, true, i * DPMON_DIR_MAX + (uint32_t)d) : -1;
+	/* The previous generation's sketches served their last interval. */
+	for (unsigned c = 0; c < m->n_cores; c++)
+		m->rflow[c] = NULL;
 }
 
 /*
@@ -764,6 +824,143 @@ fill_history(struct dpmon_merge *m, struct dpmon_snapshot *s)
 	s->n_history = m->hist_n;
 }
 
+/* Subnet of global host @p id under classifier @p cls (DPMON_NO_SUBNET: none). */
+static uint32_t
+classify_host(const struct dpmon_classifier *cls, const struct dpmon_addr *a)
+{
+	uint32_t sub;
+
+	if (dpmon_addr_is_v4(a)) {
+		uint32_t v4 = dpmon_addr_v4(a);
+
+		dpmon_classify_v4(cls, &v4, &sub, 1);
+	} else {
+		uint8_t v6[1][16];
+
+		memcpy(v6[0], a->b, 16);
+		dpmon_classify_v6(cls, v6, &sub, 1);
+	}
+	return sub;
+}
+
+/*
+ * A copy of history point @p p with the subnets renumbered by @p old_of_new
+ * (@p n new subnets; a new one has zero rates). NULL on allocation failure.
+ */
+static struct dpmon_hist_point *
+hist_point_remap(const struct dpmon_hist_point *p, const uint32_t *old_of_new, uint32_t n)
+{
+	struct dpmon_hist_point *q = dpmon_hist_point_alloc(n);
+
+	if (q == NULL)
+		return NULL;
+	q->seq = p->seq;
+	q->uptime_s = p->uptime_s;
+	q->interval_s = p->interval_s;
+	memcpy(q->totals, p->totals, sizeof(q->totals));
+	for (uint32_t i = 0; i < n; i++)
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			q->sub[i * DPMON_DIR_MAX + d] =
+				old_of_new[i] < p->n_subnets
+					? p->sub[old_of_new[i] * DPMON_DIR_MAX + d]
+					: (struct dpmon_hist_rate){0, 0};
+	return q;
+}
+
+/* Renumber the subnets of every point of the history ring. */
+static int
+remap_history(struct dpmon_merge *m, const uint32_t *old_of_new, uint32_t n)
+{
+	struct dpmon_hist_point *fresh[m->hist_n ? m->hist_n : 1];
+
+	for (uint32_t i = 0; i < m->hist_n; i++) {
+		fresh[i] = hist_point_remap(m->hist[(m->hist_head + i) % m->hist_cap], old_of_new, n);
+		if (fresh[i] == NULL) {
+			while (i-- > 0)
+				dpmon_hist_point_unref(fresh[i]);
+			return -ENOMEM;
+		}
+	}
+	for (uint32_t i = 0; i < m->hist_n; i++) {
+		uint32_t k = (m->hist_head + i) % m->hist_cap;
+
+		dpmon_hist_point_unref(m->hist[k]); /* snapshots may still hold it */
+		m->hist[k] = fresh[i];
+	}
+	return 0;
+}
+
+int
+dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cls,
+			struct dpmon_gen *const *gens, uint32_t n_subnets,
+			const uint32_t *old_of_new)
+{
+	uint32_t n_old = m->n_subnets;
+	struct dpmon_pair_ctr *fin = calloc(n_old ? n_old : 1, sizeof(*fin));
+	struct dpmon_pair_ctr *base = calloc(n_subnets ? n_subnets : 1, sizeof(*base));
+	struct dpmon_pair_ctr *prev = calloc(n_subnets ? n_subnets : 1, sizeof(*prev));
+	struct dpmon_pair_ctr *cur = calloc(n_subnets ? n_subnets : 1, sizeof(*cur));
+	struct avg_pair *avg = calloc(n_subnets ? n_subnets : 1, sizeof(*avg));
+	uint32_t *r_of_new = malloc(sizeof(*r_of_new) * (n_subnets ? n_subnets : 1));
+	int rc = -ENOMEM;
+
+	if (!fin || !base || !prev || !cur || !avg || !r_of_new)
+		goto out;
+	/* Hosts the old generation inserted, before their subnets renumber. */
+	if (map_new_hosts(m) != 0 || sort_new_hosts(m) != 0)
+		goto out;
+	if (remap_history(m, old_of_new, n_subnets) != 0)
+		goto out;
+	/* The old generation's final counts (no worker writes them any more). */
+	memcpy(fin, m->sub_base, sizeof(*fin) * n_old);
+	for (unsigned c = 0; c < m->n_cores; c++)
+		for (uint32_t i = 0; i < n_old; i++)
+			pair_read_add(&fin[i], &m->gsub[c][i]);
+	for (uint32_t i = 0; i < n_subnets; i++) {
+		uint32_t o = old_of_new[i];
+
+		RTE_ASSERT(o == UINT32_MAX || o < n_old);
+		r_of_new[i] = o;
+		if (o == UINT32_MAX)
+			continue;
+		base[i] = fin[o];
+		prev[i] = m->sub_prev[o];
+		avg[i] = m->sub_avg[o];
+	}
+	for (unsigned c = 0; c < m->n_cores; c++) {
+		m->rflow[c] = m->gflow[c];
+		m->gsub[c] = gens[c]->subnets;
+		m->gflow[c] = gens[c]->flow_sub;
+	}
+	m->r_nfs = m->n_flow_subnets;
+	m->n_flow_subnets = m->n_cores ? gens[0]->n_flow_subnets : 0;
+	free(m->r_of_new);
+	m->r_of_new = r_of_new;
+	r_of_new = NULL;
+#define SWAP_IN(field, v) do { free(m->field); m->field = (v); (v) = NULL; } while (0)
+	SWAP_IN(sub_base, base);
+	SWAP_IN(sub_prev, prev);
+	SWAP_IN(sub_cur, cur);
+	SWAP_IN(sub_avg, avg);
+#undef SWAP_IN
+	m->n_subnets = n_subnets;
+	m->n_unmonitored = 0;
+	for (uint32_t id = 0; id < m->n_hosts; id++) {
+		m->g_subnet[id] = classify_host(cls, &m->g_addr[id]);
+		if (m->g_subnet[id] == DPMON_NO_SUBNET)
+			m->n_unmonitored++;
+	}
+	rc = 0;
+out:
+	free(fin);
+	free(base);
+	free(prev);
+	free(cur);
+	free(avg);
+	free(r_of_new);
+	return rc;
+}
+
 /* Hand the next epoch to the workers (counters.h). */
 static void
 advance_epochs(struct dpmon_merge *m)
@@ -799,8 +996,8 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 		return NULL;
 	}
 	t_fold = rte_rdtsc();
-	s = dpmon_snapshot_alloc_uninit_hosts(n_ports, m->n_cores, m->cfg->n_subnets,
-					      m->n_hosts);
+	s = dpmon_snapshot_alloc_uninit_hosts(n_ports, m->n_cores, m->n_subnets,
+					      m->n_hosts - m->n_unmonitored);
 	if (s == NULL) {
 		m->seq--;
 		return NULL;

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "counters.h"
 #include "snapshot.h"
+#include "worker.h"
 
 struct dpmon_merge;
 
@@ -45,6 +46,28 @@ struct dpmon_merge *dpmon_merge_create(const struct dpmon_config *cfg,
  */
 struct dpmon_snapshot *dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc,
 				       const struct dpmon_snap_port *ports, uint32_t n_ports);
+
+/**
+ * Switch to new subnets (configuration reload; see merge.c): fold the
+ * current generation's final subnet counts, by exact prefix, into the
+ * subnets that remain, and read the workers' new generations from now on.
+ * Call when no worker uses the current generation any more (after an RCU
+ * grace period) and after the configuration given to dpmon_merge_create
+ * holds the new subnets.
+ * @param cls         the new classifier (hosts are classified again).
+ * @param gens        each worker table's new generation, n_cores entries.
+ * @param n_subnets   subnets of the new configuration.
+ * @param old_of_new  for each new subnet its index in the previous
+ *                    configuration, or UINT32_MAX when it is new.
+ * @return 0, or -ENOMEM (nothing changed: the caller must not free the
+ *         current generations). On success the previous generations must
+ *         stay allocated until the next dpmon_merge_run returns a snapshot
+ *         (their flow sketches count in that interval).
+ * Thread-safety: main lcore, between two dpmon_merge_run.
+ */
+int dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cls,
+			    struct dpmon_gen *const *gens, uint32_t n_subnets,
+			    const uint32_t *old_of_new);
 
 /** Where the last dpmon_merge_run spent its time (benchmarks). */
 struct dpmon_merge_timing {

@@ -241,6 +241,15 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 		  s->n_hosts);
 	gauge_u64(b, "dpmon_alerts_active",
 		  "Alerts currently active. Always 0: this version has no alert rules.", 0);
+	family(b, "dpmon_config_reloads_total", "counter",
+	       "Configuration reloads (SIGHUP) since start, by result: ok (applied) or failed "
+	       "(refused: invalid file, or not applied).");
+	sample_u64(b, "dpmon_config_reloads_total", "result=\"ok\"", s->config.reloads);
+	sample_u64(b, "dpmon_config_reloads_total", "result=\"failed\"",
+		   s->config.reload_failures);
+	gauge_real(b, "dpmon_config_last_reload_timestamp_seconds",
+		   "Unix time of the last configuration reload attempt; 0 before any.",
+		   s->config.last_reload_unix_s);
 }
 
 static void

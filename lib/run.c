@@ -13,11 +13,23 @@
  * (distributor.h): it polls every RX queue and each other worker polls its
  * rings (one ring-PMD queue per configured port); the distributor's drops
  * on full rings are added to each port's imissed.
+ *
+ * Reload (SIGHUP, docs/operations.md): the signal handler only sets a
+ * flag; the merge loop, between two merges, re-reads the configuration
+ * file and, if it is valid, apply_reload builds the new classifier and one
+ * new generation of subnet counters per worker aside (worker.h), publishes
+ * them, waits for an RCU grace period (rte_rcu_qsbr: every worker has
+ * reported a quiescent state since), then tells the merger, which folds the
+ * old generation's final counts into the subnets that remain
+ * (merge.h), and makes the new configuration the running one. Keys that
+ * need a restart keep their running value, with one warning each. An
+ * invalid file changes nothing; its errors are logged (log.h).
  */
 #include "run.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -31,6 +43,7 @@
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_version.h>
 #include <rte_lcore.h>
 
@@ -40,6 +53,7 @@
 #include "counters.h"
 #include "distributor.h"
 #include "http.h"
+#include "log.h"
 #include "merge.h"
 #include "port.h"
 #include "snapshot.h"
@@ -57,9 +71,25 @@ struct app_opts {
 	double duration_s; /* 0 = until a signal */
 };
 
+/* Configuration reloads so far (reported in every snapshot). */
+struct reload_stats {
+	uint64_t ok, failed;
+	double last_unix_s; /* time of the last attempt; 0 = none */
+	bool last_ok;
+};
+
 struct app {
-	struct dpmon_config cfg;
-	struct dpmon_classifier cls;
+	struct dpmon_config cfg;       /* the running configuration */
+	const char *config_path;
+	/* Restart-only keys as the file had them at start (before any
+	 * start-up resolution, e.g. rx_queues), to tell what a reload changes. */
+	struct dpmon_config boot;      /* scalars and ports only: no allocation */
+	struct dpmon_classifier *cls;  /* the running classifier */
+	struct dpmon_gen **gens;       /* n_workers: each worker's running generation */
+	struct dpmon_gen **retired;    /* n_workers: the previous ones, until the next merge */
+	struct rte_rcu_qsbr *qsv;      /* the workers' quiescent states */
+	unsigned n_reloads;            /* names the DPDK objects of each classifier */
+	struct reload_stats reload;
 	uint16_t port_ids[DPMON_MAX_PORTS];
 	unsigned n_ports_started;
 	unsigned n_workers;
@@ -77,11 +107,40 @@ struct app {
 };
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t reload_signal;
 
 static void
 on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+/* SIGHUP: reload between two merges (merge_loop), never in the handler. */
+static void
+on_reload_signal(int sig)
+{
+	(void)sig;
+	reload_signal = 1;
+}
+
+static void
+block_reload_signal(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+static void
+unblock_reload_signal(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 static void
@@ -298,7 +357,13 @@ setup_workers(struct app *a)
 				 RTE_CACHE_LINE_SIZE);
 	a->cores = calloc(a->n_workers, sizeof(*a->cores));
 	a->lcores = calloc(a->n_workers, sizeof(*a->lcores));
-	if (a->workers == NULL || a->cores == NULL || a->lcores == NULL)
+	a->gens = calloc(a->n_workers, sizeof(*a->gens));
+	a->retired = calloc(a->n_workers, sizeof(*a->retired));
+	a->qsv = rte_zmalloc("dpmon_qsv", rte_rcu_qsbr_get_memsize(a->n_workers),
+			     RTE_CACHE_LINE_SIZE);
+	if (a->workers == NULL || a->cores == NULL || a->lcores == NULL || a->gens == NULL ||
+	    a->retired == NULL || a->qsv == NULL ||
+	    rte_rcu_qsbr_init(a->qsv, a->n_workers) != 0)
 		return -ENOMEM;
 	a->dist_lcore = RTE_MAX_LCORE;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
@@ -320,8 +385,14 @@ setup_workers(struct app *a)
 		}
 		a->cores[w]->lcore_id = lcore;
 		a->lcores[w] = lcore;
+		a->gens[w] = dpmon_gen_of_core(a->cores[w], a->cls);
+		if (a->gens[w] == NULL)
+			return -ENOMEM;
 		wk->core = a->cores[w];
-		wk->cls = &a->cls;
+		wk->cls = a->cls;
+		wk->gen = a->gens[w];
+		wk->qsv = a->qsv;
+		wk->qs_id = w;
 		wk->stop = &a->stop_workers;
 		wk->burst_size = (uint16_t)a->cfg.burst_size;
 		wk->lcore_id = lcore;
@@ -362,6 +433,16 @@ read_ports(struct app *a, struct dpmon_snap_port *ports)
 	}
 }
 
+/* Free the generations in @p g (n entries) and clear them. */
+static void
+free_gens(struct dpmon_gen **g, unsigned n)
+{
+	for (unsigned w = 0; g != NULL && w < n; w++) {
+		dpmon_gen_free(g[w]);
+		g[w] = NULL;
+	}
+}
+
 static void
 merge_once(struct app *a)
 {
@@ -371,10 +452,294 @@ merge_once(struct app *a)
 	read_ports(a, ports);
 	s = dpmon_merge_run(a->merge, rte_rdtsc(), ports, a->n_ports_started);
 	if (s == NULL) {
-		fprintf(stderr, "dpmon: merge: out of memory; retrying next interval\n");
+		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
+			  "merge: out of memory; retrying next interval");
 		return;
 	}
+	/* The previous generations served their last merge (merge.h). */
+	free_gens(a->retired, a->n_workers);
+	s->config.reloads = a->reload.ok;
+	s->config.reload_failures = a->reload.failed;
+	s->config.last_reload_unix_s = a->reload.last_unix_s;
+	s->config.last_reload_ok = a->reload.last_ok;
 	dpmon_snap_publish(&a->store, s);
+}
+
+/* Order of prefixes for matching subnets across configurations. */
+static int
+prefix_order(const struct dpmon_prefix *x, const struct dpmon_prefix *y)
+{
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return memcmp(x->addr.b, y->addr.b, sizeof(x->addr.b));
+}
+
+static int
+cmp_subnet_index(const void *x, const void *y, void *arg)
+{
+	const struct dpmon_subnet_conf *sub = arg;
+
+	return prefix_order(&sub[*(const uint32_t *)x].prefix, &sub[*(const uint32_t *)y].prefix);
+}
+
+/*
+ * For each of the @p n_new subnets its index among the @p n_old ones with
+ * the same prefix, or UINT32_MAX, into @p old_of_new. Sort and binary
+ * search: 65536 subnets on each side cost a few milliseconds.
+ * @return 0 or -ENOMEM.
+ */
+static int
+match_subnets(const struct dpmon_subnet_conf *old, uint32_t n_old,
+	      const struct dpmon_subnet_conf *new, uint32_t n_new, uint32_t *old_of_new)
+{
+	uint32_t *by_prefix = malloc(sizeof(*by_prefix) * (n_old ? n_old : 1));
+
+	if (by_prefix == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n_old; i++)
+		by_prefix[i] = i;
+	qsort_r(by_prefix, n_old, sizeof(*by_prefix), cmp_subnet_index, (void *)old);
+	for (uint32_t i = 0; i < n_new; i++) {
+		uint32_t lo = 0, hi = n_old;
+
+		old_of_new[i] = UINT32_MAX;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			int c = prefix_order(&old[by_prefix[mid]].prefix, &new[i].prefix);
+
+			if (c == 0) {
+				old_of_new[i] = by_prefix[mid];
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	free(by_prefix);
+	return 0;
+}
+
+/* Log, once per key, each restart-only key the file changed (the running value stays). */
+static void
+warn_restart_only(const struct app *a, const struct dpmon_config *next)
+{
+	const struct dpmon_config *b = &a->boot;
+	const char *changed[16];
+	unsigned n = 0;
+
+	if (b->n_ports != next->n_ports ||
+	    memcmp(b->ports, next->ports, sizeof(b->ports[0]) * b->n_ports) != 0)
+		changed[n++] = "ports";
+	if (strcmp(b->http_listen, next->http_listen) != 0)
+		changed[n++] = "http.listen";
+	if (b->http_port != next->http_port)
+		changed[n++] = "http.port";
+	if (b->n_cors_origins != next->n_cors_origins ||
+	    memcmp(b->http_cors_origins, next->http_cors_origins,
+		   sizeof(b->http_cors_origins[0]) * b->n_cors_origins) != 0)
+		changed[n++] = "http.cors_origins";
+	if (b->metrics_top_hosts != next->metrics_top_hosts)
+		changed[n++] = "metrics.top_hosts";
+	if (b->host_table_capacity != next->host_table_capacity)
+		changed[n++] = "host_table_capacity";
+	if (b->merge_interval_ms != next->merge_interval_ms)
+		changed[n++] = "merge_interval_ms";
+	if (b->history_s != next->history_s)
+		changed[n++] = "history_s";
+	if (b->burst_size != next->burst_size)
+		changed[n++] = "burst_size";
+	if (b->mbufs_per_queue != next->mbufs_per_queue)
+		changed[n++] = "mbufs_per_queue";
+	if (b->software_rss != next->software_rss)
+		changed[n++] = "software_rss";
+	for (unsigned i = 0; i < n; i++)
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_WARNING,
+			  "reload of %s: %s changed but takes effect only at restart; "
+			  "keeping the running value", a->config_path, changed[i]);
+}
+
+/*
+ * Wait until every worker has reported a quiescent state since now (an RCU
+ * grace period): then none uses what was published before. Sleeps between
+ * checks, since a worker may share the main lcore's CPU.
+ */
+static void
+wait_grace_period(struct app *a)
+{
+	uint64_t token = rte_rcu_qsbr_start(a->qsv);
+	const struct timespec pause = {0, 50 * 1000};
+
+	while (rte_rcu_qsbr_check(a->qsv, token, false) != 1)
+		nanosleep(&pause, NULL);
+}
+
+/* Publish @p gens to the workers (release: their contents first). */
+static void
+publish_gens(struct app *a, struct dpmon_gen **gens)
+{
+	for (unsigned w = 0; w < a->n_workers; w++)
+		__atomic_store_n(&a->workers[w].gen, gens[w], __ATOMIC_RELEASE);
+}
+
+/* Subnets of @p old_of_new (n entries) that were kept. */
+static uint32_t
+count_kept(const uint32_t *old_of_new, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		k += old_of_new[i] != UINT32_MAX;
+	return k;
+}
+
+/*
+ * Exchange the keys a reload applies between the running configuration
+ * @p run and @p next (twice = unchanged). Restart-only keys are not touched.
+ */
+static void
+swap_reloadable(struct dpmon_config *run, struct dpmon_config *next)
+{
+	RTE_SWAP(run->subnets, next->subnets);
+	RTE_SWAP(run->n_subnets, next->n_subnets);
+	RTE_SWAP(run->average_time_constant_ms, next->average_time_constant_ms);
+	RTE_SWAP(run->detect, next->detect);
+	RTE_SWAP(run->actions, next->actions);
+}
+
+/*
+ * Make @p next (valid, already loaded) the running configuration: subnets
+ * and the other reloadable keys; restart-only keys keep their running
+ * values. @p next's allocations move into a->cfg; the old ones stay in
+ * @p next for the caller to free. @p kept: subnets of @p next that were
+ * already monitored. @return 0, or -ENOMEM / a DPDK error with nothing
+ * changed.
+ */
+static int
+apply_reload(struct app *a, struct dpmon_config *next, uint32_t *kept)
+{
+	struct dpmon_classifier *cls = calloc(1, sizeof(*cls));
+	struct dpmon_gen **gens = calloc(a->n_workers, sizeof(*gens));
+	uint32_t *old_of_new = malloc(sizeof(*old_of_new) * next->n_subnets);
+	char tag[32];
+	int rc = -ENOMEM;
+
+	if (cls == NULL || gens == NULL || old_of_new == NULL)
+		goto fail;
+	snprintf(tag, sizeof(tag), "r%u", ++a->n_reloads);
+	rc = dpmon_classifier_create(cls, tag, next->subnets, next->n_subnets,
+				     (int)rte_socket_id());
+	if (rc != 0) {
+		free(cls);
+		cls = NULL;
+		goto fail;
+	}
+	rc = -ENOMEM;
+	for (unsigned w = 0; w < a->n_workers; w++) {
+		gens[w] = dpmon_gen_create(cls, next->n_subnets,
+					   (int)rte_lcore_to_socket_id(a->lcores[w]));
+		if (gens[w] == NULL)
+			goto fail;
+	}
+	if (match_subnets(a->cfg.subnets, a->cfg.n_subnets, next->subnets, next->n_subnets,
+			  old_of_new) != 0)
+		goto fail;
+	*kept = count_kept(old_of_new, next->n_subnets);
+	/* Swap: from here on the workers count into the new generations. */
+	publish_gens(a, gens);
+	wait_grace_period(a);
+	/* The running configuration takes the reloadable keys (the merger
+	 * reads its subnets' prefixes and names from it). */
+	swap_reloadable(&a->cfg, next);
+	rc = dpmon_merge_reconfigure(a->merge, cls, gens, a->cfg.n_subnets, old_of_new);
+	if (rc != 0) {
+		/* Back to the old generations: what the new ones counted since
+		 * the swap is lost (out of memory only; logged by the caller). */
+		publish_gens(a, a->gens);
+		wait_grace_period(a);
+		swap_reloadable(&a->cfg, next);
+		goto fail;
+	}
+	/* Detection and actions take the new sections (a->cfg.detect,
+	 * a->cfg.actions); the old ones stay in @p next until the caller
+	 * frees it, after this returns. */
+	if (a->actions != NULL && dpmon_actions_reconfigure(a->actions, &a->cfg) != 0)
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
+			  "reload: out of memory for the actions' new settings; they keep the old ones");
+	free_gens(a->retired, a->n_workers); /* older ones the merger no longer reads */
+	for (unsigned w = 0; w < a->n_workers; w++) {
+		a->retired[w] = a->gens[w];
+		a->gens[w] = gens[w];
+		a->workers[w].cls = cls;
+	}
+	/* No worker uses the old classifier any more (grace period above). */
+	dpmon_classifier_free(a->cls);
+	free(a->cls);
+	a->cls = cls;
+	free(gens);
+	free(old_of_new);
+	return 0;
+fail:
+	free_gens(gens, gens ? a->n_workers : 0);
+	free(gens);
+	if (cls != NULL) {
+		dpmon_classifier_free(cls);
+		free(cls);
+	}
+	free(old_of_new);
+	return rc;
+}
+
+/*
+ * SIGHUP: re-read the configuration file; apply it when valid, else log
+ * every error (file, JSON path, why) and keep running as before.
+ */
+static void
+reload_config(struct app *a)
+{
+	struct dpmon_config next;
+	struct timespec now;
+	char *errors = NULL;
+	size_t errors_len = 0;
+	FILE *err = open_memstream(&errors, &errors_len);
+	uint32_t n_old = a->cfg.n_subnets, kept = 0;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	a->reload.last_unix_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	rc = dpmon_config_load(a->config_path, &next, err ? err : stderr);
+	if (err != NULL)
+		fclose(err);
+	if (rc != 0) {
+		a->reload.failed++;
+		a->reload.last_ok = false;
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
+			  "reload of %s refused, the running configuration stays:\n%s",
+			  a->config_path, errors ? errors : "");
+		free(errors);
+		return;
+	}
+	free(errors);
+	warn_restart_only(a, &next);
+	rc = apply_reload(a, &next, &kept);
+	if (rc != 0) {
+		a->reload.failed++;
+		a->reload.last_ok = false;
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
+			  "reload of %s failed: %s; the running configuration stays",
+			  a->config_path, rte_strerror(-rc));
+	} else {
+		a->reload.ok++;
+		a->reload.last_ok = true;
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_NOTICE,
+			  "reloaded %s: %u subnet(s), %u kept, %u added, %u removed",
+			  a->config_path, a->cfg.n_subnets, kept, a->cfg.n_subnets - kept,
+			  n_old - kept);
+	}
+	dpmon_config_free(&next);
 }
 
 static void
@@ -397,7 +762,8 @@ timespec_before(const struct timespec *x, const struct timespec *y)
 /*
  * The main lcore's loop: merge on a fixed schedule until a signal or the
  * --duration deadline (which ends the loop with one last merge, even
- * between two ticks).
+ * between two ticks). A reload request (SIGHUP) is served between two
+ * merges, when the sleep ends or is interrupted, without moving the ticks.
  */
 static void
 merge_loop(struct app *a, double duration_s)
@@ -415,9 +781,17 @@ merge_loop(struct app *a, double duration_s)
 		timespec_add_ms(&next, a->cfg.merge_interval_ms);
 		last = duration_s > 0 && !timespec_before(&next, &end);
 		wake = last ? end : next;
-		while (!stop_signal &&
-		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL) == EINTR)
-			;
+		while (!stop_signal) {
+			int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL);
+
+			if (reload_signal && !stop_signal) {
+				reload_signal = 0;
+				reload_config(a);
+				continue; /* then sleep on to the same tick */
+			}
+			if (rc != EINTR)
+				break;
+		}
 		if (stop_signal)
 			break;
 		merge_once(a);
@@ -501,12 +875,19 @@ shutdown_app(struct app *a)
 		dpmon_distributor_teardown(&a->dist);
 	for (unsigned p = 0; p < a->n_ports_started; p++)
 		dpmon_port_stop(a->port_ids[p]);
+	free_gens(a->gens, a->gens ? a->n_workers : 0);
+	free_gens(a->retired, a->retired ? a->n_workers : 0);
+	free(a->gens);
+	free(a->retired);
+	rte_free(a->qsv);
 	for (unsigned w = 0; a->cores && w < a->n_workers; w++)
 		dpmon_core_free(a->cores[w]);
 	free(a->cores);
 	free(a->lcores);
 	rte_free(a->workers);
-	dpmon_classifier_free(&a->cls);
+	if (a->cls != NULL)
+		dpmon_classifier_free(a->cls);
+	free(a->cls);
 	dpmon_config_free(&a->cfg);
 }
 
@@ -543,8 +924,10 @@ run(struct app *a, const struct app_opts *o)
 				"(e.g. --lcores '0@0,1@1,2@1')\n");
 		return EXIT_USAGE;
 	}
-	rc = dpmon_classifier_create(&a->cls, "main", a->cfg.subnets, a->cfg.n_subnets,
-				     (int)rte_socket_id());
+	a->cls = calloc(1, sizeof(*a->cls));
+	rc = a->cls == NULL ? -ENOMEM
+			    : dpmon_classifier_create(a->cls, "main", a->cfg.subnets,
+						      a->cfg.n_subnets, (int)rte_socket_id());
 	if (rc != 0) {
 		fprintf(stderr, "dpmon: cannot build the LPM tables: %s\n", rte_strerror(-rc));
 		return EXIT_START;
@@ -577,8 +960,12 @@ run(struct app *a, const struct app_opts *o)
 	}
 	port = dpmon_http_port(a->http);
 	print_assignment(a);
-	for (unsigned w = 0; w < a->n_workers; w++)
+	for (unsigned w = 0; w < a->n_workers; w++) {
+		/* Online before the launch: a reload's grace period waits for it. */
+		rte_rcu_qsbr_thread_register(a->qsv, w);
+		rte_rcu_qsbr_thread_online(a->qsv, w);
 		rte_eal_remote_launch(dpmon_worker_loop, &a->workers[w], a->lcores[w]);
+	}
 	if (a->srss)
 		rte_eal_remote_launch(dpmon_distributor_loop, &a->dist, a->dist_lcore);
 	snprintf(url_host, sizeof(url_host), strchr(a->cfg.http_listen, ':') ? "[%s]" : "%s",
@@ -589,6 +976,9 @@ run(struct app *a, const struct app_opts *o)
 	fflush(stdout);
 	if (o->port_file && write_port_file(o->port_file, port) != 0)
 		fprintf(stderr, "dpmon: cannot write %s: %s\n", o->port_file, strerror(errno));
+	/* Every other thread exists now and blocks SIGHUP: it interrupts the
+	 * main lcore's sleep, so a reload starts at once. */
+	unblock_reload_signal();
 	merge_loop(a, o->duration_s);
 	return 0;
 }
@@ -623,11 +1013,19 @@ dpmon_main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (dpmon_config_load(o.config, &a.cfg, stderr) != 0)
 		return EXIT_CONFIG;
+	a.config_path = o.config;
+	a.boot = a.cfg;
+	a.boot.subnets = NULL; /* scalars and ports only */
+	a.boot.n_subnets = 0;
+	memset(&a.boot.detect, 0, sizeof(a.boot.detect));
 	/* Before EAL: a stop request during start-up ends in a clean exit. */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	/* systemd ExecReload sends SIGHUP; reload is not implemented yet: keep running. */
-	signal(SIGHUP, SIG_IGN);
+	/* systemd ExecReload sends SIGHUP: reload in the merge loop. Blocked
+	 * until then (and in every thread started meanwhile: EAL, HTTP), so it
+	 * waits for the workers to run and reaches the main lcore. */
+	signal(SIGHUP, on_reload_signal);
+	block_reload_signal();
 	n = rte_eal_init(sep, argv);
 	if (n < 0) {
 		fprintf(stderr, "dpmon: EAL initialisation failed: %s\n",

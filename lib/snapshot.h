@@ -16,6 +16,7 @@
 #define DPMON_SNAPSHOT_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -115,6 +116,14 @@ void dpmon_hist_point_ref(struct dpmon_hist_point *p);
 /** Drop a reference; the last one frees. NULL ignored. Any thread. */
 void dpmon_hist_point_unref(struct dpmon_hist_point *p);
 
+/** Configuration reloads (SIGHUP) since start, as of the snapshot. */
+struct dpmon_snap_config {
+	uint64_t reloads;           /**< reloads applied */
+	uint64_t reload_failures;   /**< reloads refused (invalid file) or failed */
+	double last_reload_unix_s;  /**< time of the last attempt (Unix s); 0 = none yet */
+	bool last_reload_ok;        /**< its result; false when none yet */
+};
+
 struct dpmon_snapshot {
 	uint64_t seq;         /**< 1 for the first merge, +1 each merge */
 	double uptime_s;      /**< seconds since start */
@@ -138,6 +147,7 @@ struct dpmon_snapshot {
 	/** The last merges' rates, oldest first, this one last; one reference each. */
 	uint32_t n_history;
 	struct dpmon_hist_point **history;
+	struct dpmon_snap_config config; /**< reload status (filled by the caller of the merge) */
 
 	int refs; /**< managed by the store; do not touch */
 	uint32_t hosts_cap; /**< entries allocated at @c hosts; private to snapshot.c */

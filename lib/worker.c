@@ -19,10 +19,14 @@
  * summed on the stack and stored once per burst.
  * The loop also counts polls and the TSC cycles of non-empty bursts, so
  * the merge can report each worker's busy ratio (counters.h).
+ * Subnet counters and sketches come from the generation (worker.h) the loop
+ * loaded for this round: no per-packet check of the generation.
  */
 #include "worker.h"
 
 #include <rte_byteorder.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_prefetch.h>
@@ -187,18 +191,19 @@ host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 
 /* Fragments and SYNs of packet @p i for the totals and subnets (rare). */
 static void __rte_noinline
-count_kinds(struct dpmon_core *core, unsigned xmask, uint32_t in, uint32_t out, uint64_t len)
+count_kinds(struct dpmon_core *core, struct dpmon_pair_ctr *subnets, unsigned xmask, uint32_t in,
+	    uint32_t out, uint64_t len)
 {
 	for (unsigned x = 0; x < DPMON_XCLASS_MAX; x++) {
 		if (!(xmask & (1u << x)))
 			continue;
 		if (in != DPMON_NO_SUBNET) {
 			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_INGRESS].x[x], len);
-			dpmon_ctr_add(&core->subnets[in].xdir[DPMON_DIR_INGRESS].x[x], len);
+			dpmon_ctr_add(&subnets[in].xdir[DPMON_DIR_INGRESS].x[x], len);
 		}
 		if (out != DPMON_NO_SUBNET) {
 			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_EGRESS].x[x], len);
-			dpmon_ctr_add(&core->subnets[out].xdir[DPMON_DIR_EGRESS].x[x], len);
+			dpmon_ctr_add(&subnets[out].xdir[DPMON_DIR_EGRESS].x[x], len);
 		}
 		if (in != DPMON_NO_SUBNET && out != DPMON_NO_SUBNET)
 			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_INTERNAL].x[x], len);
@@ -208,8 +213,10 @@ count_kinds(struct dpmon_core *core, unsigned xmask, uint32_t in, uint32_t out, 
 }
 
 static void
-count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
+count_pass(struct dpmon_core *core, const struct dpmon_gen *g, struct burst_ctx *b, uint16_t n)
 {
+	struct dpmon_pair_ctr *subnets = g->subnets;
+
 	b->n_hkey = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		const struct dpmon_pkt *p = &b->pkt[i];
@@ -222,13 +229,13 @@ count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 		out = b->sub[i][DPMON_DIR_EGRESS];
 		if (in != DPMON_NO_SUBNET) {
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_INGRESS].proto[p->proto], len);
-			dpmon_ctr_add(&core->subnets[in].dir[DPMON_DIR_INGRESS].proto[p->proto], len);
+			dpmon_ctr_add(&subnets[in].dir[DPMON_DIR_INGRESS].proto[p->proto], len);
 			if (!host_key(b, i, DPMON_DIR_INGRESS))
 				dpmon_count_inc(&core->stats.host_v4mapped, 1);
 		}
 		if (out != DPMON_NO_SUBNET) {
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EGRESS].proto[p->proto], len);
-			dpmon_ctr_add(&core->subnets[out].dir[DPMON_DIR_EGRESS].proto[p->proto], len);
+			dpmon_ctr_add(&subnets[out].dir[DPMON_DIR_EGRESS].proto[p->proto], len);
 			if (!host_key(b, i, DPMON_DIR_EGRESS))
 				dpmon_count_inc(&core->stats.host_v4mapped, 1);
 		}
@@ -237,7 +244,7 @@ count_pass(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 		else if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EXTERNAL].proto[p->proto], len);
 		if (unlikely(b->xmask[i] != 0))
-			count_kinds(core, b->xmask[i], in, out, len);
+			count_kinds(core, subnets, b->xmask[i], in, out, len);
 	}
 }
 
@@ -274,9 +281,11 @@ flow_reg(const struct dpmon_flow_sketch *s, uint64_t h)
  * the sketch registers it will update (the subnet sketches span megabytes;
  * the host pass runs in between and hides the misses). */
 static void
-flow_hash_stage(const struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
+flow_hash_stage(const struct dpmon_core *core, const struct dpmon_gen *g, struct burst_ctx *b,
+		uint16_t n)
 {
-	const uint32_t nfs = core->n_flow_subnets;
+	const uint32_t nfs = g->n_flow_subnets;
+	const struct dpmon_flow_sketch *flow_sub = g->flow_sub;
 
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t in, out;
@@ -293,13 +302,13 @@ flow_hash_stage(const struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 		if (in != DPMON_NO_SUBNET) {
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_INGRESS], h));
 			if (in < nfs)
-				rte_prefetch0(flow_reg(&core->flow_sub[in * DPMON_DIR_MAX +
+				rte_prefetch0(flow_reg(&flow_sub[in * DPMON_DIR_MAX +
 								 DPMON_DIR_INGRESS], h));
 		}
 		if (out != DPMON_NO_SUBNET) {
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_EGRESS], h));
 			if (out < nfs)
-				rte_prefetch0(flow_reg(&core->flow_sub[out * DPMON_DIR_MAX +
+				rte_prefetch0(flow_reg(&flow_sub[out * DPMON_DIR_MAX +
 								 DPMON_DIR_EGRESS], h));
 		}
 	}
@@ -308,9 +317,10 @@ flow_hash_stage(const struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 /* Distinct flows, stage 2: each hashed packet into the flow sketches of the
  * totals and subnets of its direction(s) (counters.h). */
 static void
-flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
+flow_pass(struct dpmon_core *core, const struct dpmon_gen *g, const struct burst_ctx *b, uint16_t n)
 {
-	const uint32_t e = core->epoch, nfs = core->n_flow_subnets;
+	const uint32_t e = core->epoch, nfs = g->n_flow_subnets;
+	struct dpmon_flow_sketch *flow_sub = g->flow_sub;
 
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t in, out;
@@ -326,12 +336,12 @@ flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
 		if (in != DPMON_NO_SUBNET) {
 			dpmon_flow_add(&core->flow_tot[DPMON_DIR_INGRESS], e, h);
 			if (in < nfs)
-				dpmon_flow_add(&core->flow_sub[in * DPMON_DIR_MAX + DPMON_DIR_INGRESS], e, h);
+				dpmon_flow_add(&flow_sub[in * DPMON_DIR_MAX + DPMON_DIR_INGRESS], e, h);
 		}
 		if (out != DPMON_NO_SUBNET) {
 			dpmon_flow_add(&core->flow_tot[DPMON_DIR_EGRESS], e, h);
 			if (out < nfs)
-				dpmon_flow_add(&core->flow_sub[out * DPMON_DIR_MAX + DPMON_DIR_EGRESS], e, h);
+				dpmon_flow_add(&flow_sub[out * DPMON_DIR_MAX + DPMON_DIR_EGRESS], e, h);
 		}
 	}
 }
@@ -405,8 +415,8 @@ host_pass(struct dpmon_core *core, struct burst_ctx *b)
 }
 
 void
-dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier *cls,
-			 struct rte_mbuf **pkts, uint16_t n, uint32_t decap)
+dpmon_worker_count_gen(struct dpmon_core *core, const struct dpmon_gen *g,
+		       struct rte_mbuf **pkts, uint16_t n, uint32_t decap)
 {
 	struct burst_ctx b;
 
@@ -415,16 +425,34 @@ dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier 
 		return;
 	dpmon_core_burst_begin(core);
 	parse_pass(core, &b, pkts, n, decap);
-	classify_pass(cls, &b);
+	classify_pass(g->cls, &b);
 	reasons_store(core, &b);
-	count_pass(core, &b, n);
-	flow_hash_stage(core, &b, n);
+	count_pass(core, g, &b, n);
+	flow_hash_stage(core, g, &b, n);
 	host_pass(core, &b);
-	flow_pass(core, &b, n);
+	flow_pass(core, g, &b, n);
 	/* Last, with release: a merge that sees these packets counted here
 	 * (acquire) sees every counter this burst touched (counters.h). */
 	dpmon_count_inc(&core->stats.bursts, 1);
 	__atomic_store_n(&core->stats.packets, core->stats.packets + n, __ATOMIC_RELEASE);
+}
+
+/* The generation of the core's own subnet counters, on the stack. */
+static inline struct dpmon_gen
+core_gen(struct dpmon_core *core, const struct dpmon_classifier *cls)
+{
+	return (struct dpmon_gen){.cls = cls, .subnets = core->subnets, .flow_sub = core->flow_sub,
+				  .n_subnets = core->n_subnets,
+				  .n_flow_subnets = core->n_flow_subnets};
+}
+
+void
+dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier *cls,
+			 struct rte_mbuf **pkts, uint16_t n, uint32_t decap)
+{
+	struct dpmon_gen g = core_gen(core, cls);
+
+	dpmon_worker_count_gen(core, &g, pkts, n, decap);
 }
 
 void
@@ -445,7 +473,8 @@ dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_classifier *cls,
 /* One rx_burst on @p rxq and its processing; counts the poll and, when
  * packets came, the cycles from before the rx_burst to the end (load). */
 static inline void
-poll_queue(struct dpmon_worker *w, const struct dpmon_rxq *rxq, struct rte_mbuf **pkts)
+poll_queue(struct dpmon_worker *w, const struct dpmon_gen *g, const struct dpmon_rxq *rxq,
+	   struct rte_mbuf **pkts)
 {
 	struct dpmon_core_stats *st = &w->core->stats;
 	uint64_t t0 = rte_rdtsc();
@@ -454,7 +483,7 @@ poll_queue(struct dpmon_worker *w, const struct dpmon_rxq *rxq, struct rte_mbuf 
 	dpmon_count_inc(&st->polls, 1);
 	if (n == 0)
 		return;
-	dpmon_worker_count_decap(w->core, w->cls, pkts, n, rxq->decap);
+	dpmon_worker_count_gen(w->core, g, pkts, n, rxq->decap);
 	rte_pktmbuf_free_bulk(pkts, n);
 	dpmon_count_inc(&st->busy_cycles, rte_rdtsc() - t0);
 }
@@ -464,10 +493,75 @@ dpmon_worker_loop(void *arg)
 {
 	struct dpmon_worker *w = arg;
 	struct rte_mbuf *pkts[DPMON_MAX_BURST];
+	struct dpmon_gen own = core_gen(w->core, w->cls);
 
 	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED)) {
+		/* Once per round: the generation these bursts count into. */
+		const struct dpmon_gen *g = __atomic_load_n(&w->gen, __ATOMIC_ACQUIRE);
+
+		if (g == NULL)
+			g = &own;
 		for (uint16_t q = 0; q < w->n_rxq; q++)
-			poll_queue(w, &w->rxq[q], pkts);
+			poll_queue(w, g, &w->rxq[q], pkts);
+		/* Outside packet processing: g is no longer referenced. */
+		if (w->qsv != NULL)
+			rte_rcu_qsbr_quiescent(w->qsv, w->qs_id);
 	}
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_thread_offline(w->qsv, w->qs_id);
 	return 0;
+}
+
+struct dpmon_gen *
+dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets, int socket_id)
+{
+	struct dpmon_gen *g = rte_zmalloc_socket("dpmon_gen", sizeof(*g), RTE_CACHE_LINE_SIZE,
+						 socket_id);
+
+	if (g == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	g->cls = cls;
+	g->owned = true;
+	g->n_subnets = n_subnets;
+	g->n_flow_subnets = n_subnets < DPMON_FLOW_SUBNETS_MAX ? n_subnets : DPMON_FLOW_SUBNETS_MAX;
+	/* Sized as dpmon_core_create sizes the core's own (one spare entry). */
+	g->subnets = rte_zmalloc_socket("dpmon_gen_subnets", sizeof(*g->subnets) * (n_subnets + 1),
+					RTE_CACHE_LINE_SIZE, socket_id);
+	g->flow_sub = rte_zmalloc_socket("dpmon_gen_flow_sub",
+					 sizeof(*g->flow_sub) * DPMON_DIR_MAX *
+						 (g->n_flow_subnets + 1),
+					 RTE_CACHE_LINE_SIZE, socket_id);
+	if (g->subnets == NULL || g->flow_sub == NULL) {
+		dpmon_gen_free(g);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	return g;
+}
+
+struct dpmon_gen *
+dpmon_gen_of_core(struct dpmon_core *core, const struct dpmon_classifier *cls)
+{
+	struct dpmon_gen *g = rte_zmalloc("dpmon_gen", sizeof(*g), RTE_CACHE_LINE_SIZE);
+
+	if (g == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	*g = core_gen(core, cls);
+	return g;
+}
+
+void
+dpmon_gen_free(struct dpmon_gen *g)
+{
+	if (g == NULL)
+		return;
+	if (g->owned) {
+		rte_free(g->subnets);
+		rte_free(g->flow_sub);
+	}
+	rte_free(g);
 }

@@ -5,6 +5,18 @@
  * rte_eth_rx_burst, or pre-built ones in a benchmark), updates the
  * worker's own struct dpmon_core and frees the mbufs. No locks, no atomic
  * read-modify-write, no allocation.
+ *
+ * Generations (configuration reload, docs/architecture.md): what depends on
+ * the monitored subnets — the classifier, the subnet counters and the
+ * subnet flow sketches — is one struct dpmon_gen per worker. The main lcore
+ * builds a new one aside and publishes it in dpmon_worker.gen (release);
+ * the worker loop loads that pointer once per round of polls (acquire),
+ * counts the round's bursts with it, and then reports a quiescent state to
+ * the RCU variable (rte_rcu_qsbr_quiescent: two plain stores, no lock, no
+ * read-modify-write). Once every worker has reported after the publication,
+ * no worker touches the old generation any more: the main lcore reads its
+ * final counts and frees it. The host table, the totals and the worker
+ * statistics belong to the core, not to a generation: they carry over.
  */
 #ifndef DPMON_WORKER_H
 #define DPMON_WORKER_H
@@ -13,6 +25,7 @@
 #include <stdint.h>
 
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 
 #include "classify.h"
 #include "counters.h"
@@ -28,10 +41,53 @@ struct dpmon_rxq {
 	uint32_t decap; /**< tunnel kinds its port decapsulates (enum dpmon_tunnel bits) */
 };
 
+/**
+ * What one worker counts with under one configuration: the classifier
+ * (shared by all workers, read-only) and the worker's own subnet counters
+ * and subnet flow sketches (n_subnets + 1 and DPMON_DIR_MAX *
+ * (n_flow_subnets + 1) entries, counters.h), indexed by the classifier's
+ * results. Immutable once published, except the counters it points to.
+ */
+struct dpmon_gen {
+	const struct dpmon_classifier *cls;
+	struct dpmon_pair_ctr *subnets;
+	struct dpmon_flow_sketch *flow_sub;
+	uint32_t n_subnets;
+	uint32_t n_flow_subnets; /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
+	bool owned;              /**< arrays allocated by dpmon_gen_create (not the core's) */
+};
+
+/**
+ * A generation for a worker on NUMA socket @p socket_id: classifier
+ * @p cls (not owned) and zeroed counters for @p n_subnets subnets.
+ * @return the generation, or NULL (rte_errno ENOMEM).
+ * Thread-safety: main lcore.
+ */
+struct dpmon_gen *dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets,
+				   int socket_id);
+
+/**
+ * The generation of the counters @p core was created with (its own subnet
+ * counters and sketches, not owned) and classifier @p cls.
+ * @return the generation, or NULL (rte_errno ENOMEM). Main lcore.
+ */
+struct dpmon_gen *dpmon_gen_of_core(struct dpmon_core *core, const struct dpmon_classifier *cls);
+
+/** Free @p g (and its arrays when owned). NULL ignored. Main lcore, once no worker uses it. */
+void dpmon_gen_free(struct dpmon_gen *g);
+
 /** Everything one worker lcore needs. Built by the main lcore. */
 struct dpmon_worker {
 	struct dpmon_core *core;              /**< this worker's tables */
-	const struct dpmon_classifier *cls;   /**< shared, read-only */
+	const struct dpmon_classifier *cls;   /**< shared, read-only; used when gen is NULL */
+	/**
+	 * The current generation (release store by the main lcore, acquire
+	 * load by the worker once per round of polls); NULL: count with cls
+	 * and the core's own subnet counters.
+	 */
+	struct dpmon_gen *gen;
+	struct rte_rcu_qsbr *qsv;             /**< quiescent states; NULL: none reported */
+	unsigned qs_id;                       /**< this worker's thread id in qsv */
 	const volatile bool *stop;            /**< set by the main lcore to end the loop */
 	uint16_t burst_size;                  /**< 1..DPMON_MAX_BURST */
 	uint16_t n_rxq;
@@ -64,8 +120,19 @@ void dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classi
 			      struct rte_mbuf **pkts, uint16_t n, uint32_t decap);
 
 /**
+ * As dpmon_worker_count_decap, counting subnets into generation @p gen
+ * (classifier, subnet counters and sketches) rather than the core's own.
+ * Thread-safety: the lcore that owns @p core.
+ */
+void dpmon_worker_count_gen(struct dpmon_core *core, const struct dpmon_gen *gen,
+			    struct rte_mbuf **pkts, uint16_t n, uint32_t decap);
+
+/**
  * The worker lcore's main loop, for rte_eal_remote_launch: polls every
- * assigned RX queue round-robin until *stop becomes true.
+ * assigned RX queue round-robin until *stop becomes true. Each round loads
+ * the current generation once and ends with a quiescent state report
+ * (when qsv is set; the thread must have been registered and set online
+ * by the main lcore; the loop sets it offline when it ends).
  * @param arg  struct dpmon_worker *.
  * @return 0.
  */

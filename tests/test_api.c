@@ -285,6 +285,9 @@ build_snapshot(void)
 
 	REQUIRE(s != NULL);
 	s->seq = 7;
+	s->config = (struct dpmon_snap_config){.reloads = 3, .reload_failures = 1,
+					       .last_reload_unix_s = 1700000000.5,
+					       .last_reload_ok = true};
 	s->uptime_s = 12.5;
 	s->interval_s = 1.0078125;
 	s->merge_s = 0.125;
@@ -387,6 +390,35 @@ test_snapshot_lookups(const struct dpmon_snapshot *s)
 	}
 }
 
+/* Before any reload: the counts are 0, the last attempt's time and result null. */
+static void
+test_summary_no_reload(void)
+{
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 0, 0);
+	struct dpmon_api_response r;
+
+	REQUIRE(s != NULL);
+	s->seq = 1;
+	r = get(s, "/api/v1/summary");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "config", 4);
+	CHECK_INT(r.body, "config.reloads", 0);
+	CHECK_INT(r.body, "config.reload_failures", 0);
+	CHECK(json_is_null(jat(r.body, "config.last_reload_unix_s")));
+	CHECK(json_is_null(jat(r.body, "config.last_reload_ok")));
+	json_decref(r.body);
+	/* A refused one only: counted, its time, false. */
+	s->config = (struct dpmon_snap_config){.reload_failures = 2, .last_reload_unix_s = 12.5};
+	r = get(s, "/api/v1/summary");
+	REQUIRE(r.status == 200);
+	CHECK_INT(r.body, "config.reloads", 0);
+	CHECK_INT(r.body, "config.reload_failures", 2);
+	CHECK_REAL(r.body, "config.last_reload_unix_s", 12.5);
+	CHECK(json_is_false(jat(r.body, "config.last_reload_ok")));
+	json_decref(r.body);
+	dpmon_snapshot_free(s);
+}
+
 /* ASan catches a premature free or a leak if the refcount is wrong. */
 static void
 test_store(void)
@@ -474,7 +506,12 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_REAL(b, "merge_s", 0.125);
 	CHECK_INT(b, "subnets", 2);
 	CHECK_INT(b, "hosts", 5);
-	CHECK_SIZE(b, "", 14);
+	CHECK_SIZE(b, "", 15);
+	CHECK_SIZE(b, "config", 4);
+	CHECK_INT(b, "config.reloads", 3);
+	CHECK_INT(b, "config.reload_failures", 1);
+	CHECK_REAL(b, "config.last_reload_unix_s", 1700000000.5);
+	CHECK(json_is_true(jat(b, "config.last_reload_ok")));
 
 	CHECK_SIZE(b, "totals", 4);
 	CHECK_INT(b, "totals.ingress.packets", 1000);
@@ -1105,6 +1142,7 @@ main(void)
 	test_snapshot_lookups(s);
 	test_health(s);
 	test_summary(s);
+	test_summary_no_reload();
 	test_subnets(s);
 	test_host(s);
 	test_hosts(s);

@@ -136,6 +136,8 @@ build(void)
 
 	CHECK(s != NULL);
 	s->seq = 42;
+	s->config = (struct dpmon_snap_config){.reloads = 2, .reload_failures = 5,
+					       .last_reload_unix_s = 1700000000.25};
 	s->uptime_s = 42.5;
 	s->interval_s = 1.0001;
 	s->merge_s = 0.25;
@@ -184,6 +186,10 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_subnets 2");
 	CHECK_LINE(t, "dpmon_hosts 4");
 	CHECK_LINE(t, "dpmon_alerts_active 0");
+	CHECK_LINE(t, "# TYPE dpmon_config_reloads_total counter");
+	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"ok\"} 2");
+	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"failed\"} 5");
+	CHECK_LINE(t, "dpmon_config_last_reload_timestamp_seconds 1700000000.25");
 	CHECK_LINE(t, "# TYPE dpmon_traffic_packets_total counter");
 	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"ingress\",protocol=\"tcp\"} 10");
 	CHECK_LINE(t, "dpmon_traffic_bytes_total{direction=\"ingress\",protocol=\"tcp\"} 6400");
@@ -233,7 +239,9 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_anomalies_total{reason=\"udp_bad_length\"} 3");
 	CHECK_LINE(t, "dpmon_ip_kind_packets_total{kind=\"tcp_syn\"} 11");
 	CHECK(strstr(t, "reason=\"ok\"") == NULL);
-	CHECK(check_structure(t) == 41); /* 39 + dpmon_traffic_flows, dpmon_subnet_flows (issue 4) */
+	/* 39 + dpmon_traffic_flows, dpmon_subnet_flows (issue 4)
+	 * + dpmon_config_reloads_total, dpmon_config_last_reload_timestamp_seconds (reload) */
+	CHECK(check_structure(t) == 43);
 	free(t);
 	dpmon_snapshot_free(s);
 }

@@ -4,7 +4,7 @@
  * protocol, hosts, a full host table, two worker tables merged, rates over
  * the measured interval, and no loss across merges; the parser's notes
  * (anomalies, ip_stats) counted and merged, a port's decap mask, and the
- * bytes of a tag the NIC stripped.
+ * bytes of a tag the NIC stripped; a configuration reload (generations).
  */
 #include <math.h>
 
@@ -833,6 +833,148 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 	dpmon_core_free(c);
 }
 
+/* @p n UDP packets of 100 B from outside to @p dst, counted into generation @p g. */
+static void
+gen_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst, unsigned n)
+{
+	struct rte_mbuf *p[DPMON_MAX_BURST];
+
+	REQUIRE(n <= DPMON_MAX_BURST);
+	for (unsigned i = 0; i < n; i++)
+		p[i] = v4(17, IP4(198, 51, 100, 1), dst, 66);
+	dpmon_worker_count_gen(c, g, p, (uint16_t)n, 0);
+	rte_pktmbuf_free_bulk(p, n);
+}
+
+/*
+ * A configuration reload through the merger (merge.h): subnets matched by
+ * prefix keep their cumulative counts, rates, averages and history across
+ * the swap (packets counted in the old generation after the last merge
+ * included), a removed subnet and its hosts leave the snapshot, a new one
+ * starts at zero, the interval's flows include the old generation's
+ * sketch, and a host re-monitored later comes back with its counts.
+ */
+static void
+test_reconfigure(const struct dpmon_config *cfg0)
+{
+	static struct dpmon_subnet_conf sub1[3], sub2[2], sub3[3];
+	const uint32_t a = IP4(10, 1, 0, 1), b = IP4(10, 1, 2, 5), b2 = IP4(10, 1, 2, 6);
+	const uint32_t n9 = IP4(10, 9, 0, 1);
+	const uint32_t map2[2] = {1, UINT32_MAX}, map3[3] = {0, 1, UINT32_MAX};
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_classifier cls1, cls2, cls3;
+	struct dpmon_config cfg = *cfg0;
+	struct dpmon_core *c = dpmon_core_create("reload", 3, 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g1, *g2, *g3;
+	const struct dpmon_snap_host *h;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	unsigned lcore = 1;
+	double alpha = 1 - exp(-0.2), avg;
+
+	REQUIRE(c != NULL);
+	dpmon_prefix_parse("10.1.0.0/16", &sub1[0].prefix, NULL);
+	dpmon_prefix_parse("10.1.2.0/24", &sub1[1].prefix, NULL);
+	dpmon_prefix_parse("2001:db8:1::/48", &sub1[2].prefix, NULL);
+	sub2[0] = sub1[1]; /* kept, moves from index 1 to 0 */
+	dpmon_prefix_parse("10.9.0.0/16", &sub2[1].prefix, NULL);
+	sub3[0] = sub2[0];
+	sub3[1] = sub2[1];
+	sub3[2] = sub1[0]; /* back again, as a new subnet */
+	cfg.subnets = sub1;
+	cfg.n_subnets = 3;
+	cfg.average_time_constant_ms = 5000;
+	REQUIRE(dpmon_classifier_create(&cls1, "rl1", sub1, 3, SOCKET_ID_ANY) == 0);
+	REQUIRE(dpmon_classifier_create(&cls2, "rl2", sub2, 2, SOCKET_ID_ANY) == 0);
+	REQUIRE(dpmon_classifier_create(&cls3, "rl3", sub3, 3, SOCKET_ID_ANY) == 0);
+	g1 = dpmon_gen_of_core(c, &cls1);
+	g2 = dpmon_gen_create(&cls2, 2, SOCKET_ID_ANY);
+	g3 = dpmon_gen_create(&cls3, 3, SOCKET_ID_ANY);
+	REQUIRE(g1 != NULL && g2 != NULL && g3 != NULL);
+	CHECK(!g1->owned && g1->subnets == c->subnets && g2->owned && g2->n_flow_subnets == 2);
+	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+
+	/* Interval 1, first configuration. */
+	gen_burst(c, g1, a, 5);
+	gen_burst(c, g1, b, 7);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK_EQ_U64(s->subnets[1].dir[DPMON_DIR_INGRESS].total.packets, 7);
+	avg = alpha * 7;
+	dpmon_snapshot_free(s);
+
+	/* Interval 2: 3 packets into the old generation, then the swap
+	 * (the workers are past it), then traffic into the new one. */
+	gen_burst(c, g1, b, 3);
+	cfg.subnets = sub2;
+	cfg.n_subnets = 2;
+	REQUIRE(dpmon_merge_reconfigure(m, &cls2, &g2, 2, map2) == 0);
+	gen_burst(c, g2, b2, 4);
+	gen_burst(c, g2, n9, 6);
+	gen_burst(c, g2, a, 2); /* no longer monitored: external */
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	REQUIRE(s->n_subnets == 2);
+	CHECK(dpmon_prefix_equal(&s->subnets[0].prefix, &sub1[1].prefix));
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 7 + 3 + 4);
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].bytes, 1400);
+	CHECK(s->subnets[0].dir[DPMON_DIR_INGRESS].total.pps == 7.0); /* no spike, no dip */
+	avg = dpmon_ewma_step(avg, 7.0, alpha);
+	NEAR(s->subnets[0].dir[DPMON_DIR_INGRESS].avg_pps, avg, 1e-12);
+	/* Two flows in the interval: one per generation. */
+	NEAR(s->subnets[0].dir[DPMON_DIR_INGRESS].flows, 2.0, 0.01);
+	CHECK_EQ_U64(s->subnets[1].dir[DPMON_DIR_INGRESS].total.packets, 6);
+	CHECK(s->subnets[1].dir[DPMON_DIR_INGRESS].total.pps == 6.0);
+	NEAR(s->subnets[1].dir[DPMON_DIR_INGRESS].flows, 1.0, 0.01);
+	CHECK_EQ_U64(s->totals[DPMON_TOTAL_INGRESS].total.packets, 5 + 7 + 3 + 4 + 6);
+	CHECK_EQ_U64(s->totals[DPMON_TOTAL_EXTERNAL].total.packets, 2);
+	CHECK(s->n_hosts == 3); /* 10.1.0.1 left with its subnet */
+	CHECK(host(s, "10.1.0.1") == NULL);
+	h = host(s, "10.1.2.5");
+	CHECK(h != NULL && h->subnet == 0 && h->dir[DPMON_DIR_INGRESS].total.packets == 10);
+	h = host(s, "10.9.0.1");
+	CHECK(h != NULL && h->subnet == 1 && h->dir[DPMON_DIR_INGRESS].total.packets == 6);
+	/* The history follows the prefixes: interval 1 of 10.1.2.0/24 at index 0. */
+	REQUIRE(s->n_history == 2 && s->history[0]->n_subnets == 2);
+	CHECK(s->history[0]->sub[0 * DPMON_DIR_MAX + DPMON_DIR_INGRESS].pps == 7.0);
+	CHECK(s->history[0]->sub[1 * DPMON_DIR_MAX + DPMON_DIR_INGRESS].pps == 0.0);
+	dpmon_snapshot_free(s);
+	dpmon_gen_free(g1); /* served its last merge */
+
+	/* 10.1.0.0/16 monitored again: a new subnet (zero), its host returns
+	 * with what it had counted while monitored. */
+	cfg.subnets = sub3;
+	cfg.n_subnets = 3;
+	REQUIRE(dpmon_merge_reconfigure(m, &cls3, &g3, 3, map3) == 0);
+	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	REQUIRE(s->n_subnets == 3);
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 14);
+	CHECK(s->subnets[0].dir[DPMON_DIR_INGRESS].total.pps == 0.0);
+	CHECK_EQ_U64(s->subnets[1].dir[DPMON_DIR_INGRESS].total.packets, 6);
+	CHECK_EQ_U64(s->subnets[2].dir[DPMON_DIR_INGRESS].total.packets, 0);
+	CHECK(s->n_hosts == 4);
+	h = host(s, "10.1.0.1");
+	CHECK(h != NULL && h->subnet == 2 && h->dir[DPMON_DIR_INGRESS].total.packets == 5);
+	dpmon_snapshot_free(s);
+	gen_burst(c, g3, a, 8);
+	s = dpmon_merge_run(m, 4 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK_EQ_U64(s->subnets[2].dir[DPMON_DIR_INGRESS].total.packets, 8);
+	CHECK(s->subnets[2].dir[DPMON_DIR_INGRESS].total.pps == 8.0);
+	h = host(s, "10.1.0.1");
+	CHECK(h != NULL && h->dir[DPMON_DIR_INGRESS].total.packets == 13);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_gen_free(g2);
+	dpmon_gen_free(g3);
+	dpmon_core_free(c);
+	dpmon_classifier_free(&cls1);
+	dpmon_classifier_free(&cls2);
+	dpmon_classifier_free(&cls3);
+}
+
 /* @p n UDP packets from 198.51.100.1 port 1000 + i to @p dst port 53. */
 static void
 flows_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t dst,
@@ -1157,6 +1299,7 @@ main(int argc, char **argv)
 	test_flows(&cls, &cfg);
 	test_invariants(&cls, &cfg);
 	test_history(&cls, &cfg);
+	test_reconfigure(&cfg);
 	dpmon_classifier_free(&cls);
 	return test_finish("test_worker");
 }

@@ -7,10 +7,14 @@ tests/js/openapi_check.mjs validates the document with
 (successes, each error, HEAD, If-None-Match, CORS preflights) and checks
 each status, Content-Type, required header and body against the document
 with ajv (JSON Schema 2020-12) — see that file. dpmon runs on
-pcapplusplus/example.pcap with a CORS origin configured.
+pcapplusplus/example.pcap with a CORS origin configured; the checks run
+twice, before any configuration reload (summary.config with nulls) and
+after one (SIGHUP, same file: numbers and booleans).
 """
 import os
+import signal
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -33,6 +37,15 @@ def test_openapi(h):
             '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),
             '--base', 'http://127.0.0.1:%d' % d.port, '--cors', ORIGIN])
         c.true('openapi_check.mjs ran its checks', ' checks, 0 failed' in out)
+        d.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while d.summary()['config']['reloads'] < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        c.eq('summary.config.reloads after SIGHUP', 1, d.summary()['config']['reloads'])
+        out = jstools.run_node(h, c, 'openapi_check.mjs', [
+            '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),
+            '--base', 'http://127.0.0.1:%d' % d.port, '--cors', ORIGIN])
+        c.true('openapi_check.mjs ran its checks after a reload', ' checks, 0 failed' in out)
         c.eq('dpmon exit status after SIGTERM', 0, d.stop())
     c.done()
 

@@ -9,8 +9,9 @@ and without systemd as PID 1:
  - scripts/dpmon-prepare, in its dry-run mode, prints exactly the expected
    commands for sample env files, and rejects a bad env file naming the line;
  - the example configurations pass `dpmon --check-config`;
- - dpmon keeps running and counting through SIGHUP (what ExecReload sends
-   until configuration reload lands) and still stops cleanly on SIGTERM.
+ - dpmon keeps running and counting through SIGHUP (what ExecReload sends,
+   after checking the file; with an unchanged file the counts stay) and
+   still stops cleanly on SIGTERM.
 """
 import os
 import re
@@ -70,16 +71,19 @@ def unit_settings(h):
 def test_unit_directives(h):
     c = h.checker('unit directives')
     s = unit_settings(h)
-    svc = {k: v for sec, k, v in s if sec == 'Service' and k != 'ExecStartPre'}
+    svc = {k: v for sec, k, v in s
+           if sec == 'Service' and k not in ('ExecStartPre', 'ExecReload')}
     pre = [v for sec, k, v in s if sec == 'Service' and k == 'ExecStartPre']
     c.eq('ExecStartPre: check the configuration, then set up the host', [
         '/usr/bin/dpmon --check-config ${DPMON_CONFIG}', '/usr/lib/dpmon/prepare setup'], pre)
+    rel = [v for sec, k, v in s if sec == 'Service' and k == 'ExecReload']
+    c.eq('ExecReload: check the configuration, then SIGHUP', [
+        '/usr/bin/dpmon --check-config ${DPMON_CONFIG}', '/bin/kill -HUP $MAINPID'], rel)
     expect = {
         'Type': 'exec',
         'EnvironmentFile': '-/etc/dpmon/dpmon.env',
         'Environment': 'DPMON_CONFIG=/etc/dpmon/dpmon.json',
         'ExecStart': '/usr/lib/dpmon/prepare exec',
-        'ExecReload': '/bin/kill -HUP $MAINPID',
         'KillMode': 'mixed',
         'KillSignal': 'SIGTERM',
         'TimeoutStopSec': '30s',
@@ -229,6 +233,14 @@ def test_sighup_keeps_running(h):
             c.true('snapshots go on after SIGHUP',
                    after['snapshot_seq'] > before['snapshot_seq'])
             c.eq('counts kept', before['totals']['ingress']['packets'],
+                 after['totals']['ingress']['packets'])
+            deadline = time.monotonic() + 10
+            while after['config']['reloads'] < 1 and time.monotonic() < deadline:
+                time.sleep(0.05)
+                after = d.summary()
+            c.eq('reload applied (same file)', (1, 0),
+                 (after['config']['reloads'], after['config']['reload_failures']))
+            c.eq('counts kept after the reload', before['totals']['ingress']['packets'],
                  after['totals']['ingress']['packets'])
             c.eq('exit status after SIGTERM', 0, d.stop())
     c.done()

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Configuration reload on SIGHUP (docs/operations.md#reload): no count is
+lost or doubled, an invalid file is refused, a new subnet counts.
+
+dpmon-gen writes a capture of 3,000,000 packets over five subnets (A, B, C,
+v6 D and E, internal traffic included); dpmon reads it twice per run (two
+RX queues on the same file, two worker lcores: 6,000,000 packets), once
+without reload and then with one SIGHUP after another (each as soon as
+the previous reload shows in a snapshot) while it reads:
+
+  - same file: every subnet, every host (all directions and protocols),
+    the host count and the totals are exactly those of the run without
+    reload;
+  - a file that alternately removes C and adds E (A, B and D throughout):
+    A, B, D and their hosts are exactly those of the run without reload;
+    C and its hosts are gone, E is listed and counted part of its traffic.
+
+In both, at least three reloads must have completed while the capture was
+still being read (else the test proves nothing and fails). Then, on a
+capture replayed forever (infinite_rx): an invalid file is refused (the
+process goes on, the subnets stay, the failure is counted and logged with
+the file and the JSON path); a restart-only key is kept with a warning;
+a file adding a subnet makes it appear and count new traffic.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import LCORES_TWO_WORKERS, TestFailure  # noqa: E402
+
+A, B, C, D, E = '10.1.0.0/24', '10.2.0.0/24', '10.3.0.0/24', '2001:db8:4::/64', '10.5.0.0/24'
+ALL = [(A, 'a'), (B, 'b'), (C, 'c'), (D, 'd'), (E, 'e')]
+BASE = [(A, 'a'), (B, 'b'), (C, 'c'), (D, 'd')]
+ALT = [(A, 'a'), (B, 'b'), (D, 'd'), (E, 'e')]
+PACKETS = 3000000
+COPIES = 2  # RX queues reading the same capture
+
+
+def gen(h, tmp, name, packets, seed):
+    out = os.path.join(tmp, name)
+    argv = [h.dpmon_gen, '--output', out, '--summary', 'json', '--packets', str(packets),
+            '--seed', str(seed), '--hosts', '40', '--internal-percent', '10',
+            '--size', '64,128,600']
+    for p, n in ALL:
+        argv += ['--subnet', '%s=%s' % (p, n)]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    if p.returncode != 0:
+        raise TestFailure('%s exited %d\n%s' % (' '.join(argv), p.returncode,
+                                                p.stderr.decode('utf-8', 'replace')))
+    return out, json.loads(p.stdout.decode('utf-8'))
+
+
+def write_config(d, subnets, **extra):
+    """Replace d's configuration file atomically (a reload reads it whole)."""
+    cfg = dict(d.config)
+    cfg['subnets'] = [{'prefix': p, 'name': n} for p, n in subnets]
+    cfg.update(extra)
+    path = os.path.join(d.dir, 'dpmon.json')
+    with open(path + '.tmp', 'w') as f:
+        json.dump(cfg, f)
+    os.rename(path + '.tmp', path)
+    return path
+
+
+def write_text(d, text):
+    path = os.path.join(d.dir, 'dpmon.json')
+    with open(path + '.tmp', 'w') as f:
+        f.write(text)
+    os.rename(path + '.tmp', path)
+    return path
+
+
+def view(d):
+    """Counts of every subnet and host, the host count and the totals."""
+    subnets = {s['prefix']: {'name': s['name'], **{x: harness.counts_of(s[x])
+                                                   for x in harness.DIRS}}
+               for s in d.get('/api/v1/subnets')['subnets']}
+    hd = d.get('/api/v1/hosts?limit=10000')
+    hosts = {x['address']: {'subnet': x['subnet'],
+                            **{y: harness.counts_of(x[y]) for y in harness.DIRS}}
+             for x in hd['hosts']}
+    s = d.summary()
+    totals = {k: harness.counts_of(s['totals'][k]) for k in harness.TOTALS}
+    return {'subnets': subnets, 'hosts': hosts, 'n_hosts': hd['total'], 'totals': totals,
+            'summary': s}
+
+
+def first_summary(d, timeout=20.0):
+    """The first snapshot's summary (the API answers 503 before it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, _, doc = d.request('/api/v1/summary')
+        if status == 200:
+            return doc
+        if time.monotonic() >= deadline:
+            raise TestFailure('%s: no snapshot within %.0f s' % (d.label, timeout))
+        time.sleep(0.02)
+
+
+def reload_and_wait(d, subnets, ok, failed=0, timeout=10.0, **extra):
+    """Write the file, SIGHUP, wait for the snapshot that counts the reload
+    (signals sent faster than reloads are served coalesce, by design)."""
+    write_config(d, subnets, **extra)
+    d.proc.send_signal(signal.SIGHUP)
+    return wait_reloads(d, ok, failed, timeout)
+
+
+def run(h, pcap, label, configs=None):
+    """One run over COPIES x the capture; with @configs, one reload after
+    another while it reads, configs[i % len] for the i-th.
+    Returns (view, reloads completed mid-read)."""
+    total = COPIES * PACKETS
+    with h.dpmon_run([pcap] * COPIES, BASE, label, lcores=LCORES_TWO_WORKERS) as d:
+        mid_read, sent = 0, 0
+        first_summary(d)
+        if configs:
+            while True:
+                sent += 1
+                s = reload_and_wait(d, configs[(sent - 1) % len(configs)], sent)
+                done = sum(w['packets'] for w in s['workers'])
+                if done < total:
+                    mid_read = s['config']['reloads']
+                else:
+                    break
+                if sent > 400:
+                    raise TestFailure('%s: capture not read after %d reloads' % (label, sent))
+        s = d.wait_counts(total, timeout=120)
+        v = view(d)
+        v['sent'] = sent
+        if d.stop() != 0:
+            raise TestFailure('%s: dpmon did not exit 0 after SIGTERM' % label)
+    return v, mid_read
+
+
+def compare(c, what, ref, got, prefixes):
+    for p in prefixes:
+        c.eq('%s: subnet %s == without reload' % (what, p), ref['subnets'].get(p),
+             got['subnets'].get(p))
+    ref_h = {a: x for a, x in ref['hosts'].items() if x['subnet'] in prefixes}
+    got_h = {a: x for a, x in got['hosts'].items() if x['subnet'] in prefixes}
+    c.eq('%s: hosts of %s (set)' % (what, ', '.join(prefixes)), sorted(ref_h), sorted(got_h))
+    bad = [a for a in ref_h if ref_h[a] != got_h.get(a)]
+    c.eq('%s: hosts whose counts differ from the run without reload' % what, [], bad)
+    c.true('%s: hosts compared' % what, len(ref_h) > 100, '%d hosts' % len(ref_h))
+
+
+def test_reload_under_traffic(h):
+    c = h.checker('reload')
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-reload-') as tmp:
+        pcap, sm = gen(h, tmp, 'reload.pcap', PACKETS, 5)
+        want = {s['prefix']: s for s in sm['subnets']}
+        ref, _ = run(h, pcap, 'no reload')
+        for p in (A, C):
+            c.eq('no reload: subnet %s ingress packets == %d x dpmon-gen' % (p, COPIES),
+                 COPIES * want[p]['ingress']['packets'],
+                 ref['subnets'][p]['ingress']['packets'])
+        c.eq('no reload: reloads', 0, ref['summary']['config']['reloads'])
+        c.eq('no reload: last_reload_unix_s', None,
+             ref['summary']['config']['last_reload_unix_s'])
+
+        same, mid = run(h, pcap, 'same file', [BASE])
+        c.true('same file: >= 3 reloads completed mid-read', mid >= 3, 'only %d' % mid)
+        c.note('same file: %d reloads, %d of them mid-read' % (same['sent'], mid))
+        c.eq('same file: reloads == signals sent', same['sent'],
+             same['summary']['config']['reloads'])
+        c.eq('same file: reload_failures', 0, same['summary']['config']['reload_failures'])
+        c.eq('same file: last_reload_ok', True, same['summary']['config']['last_reload_ok'])
+        compare(c, 'same file', ref, same, [A, B, C, D])
+        c.eq('same file: distinct hosts == without reload', ref['n_hosts'], same['n_hosts'])
+        c.eq('same file: totals == without reload', ref['totals'], same['totals'])
+
+        # Ends on ALT whatever the number of signals: one more reload below.
+        alt, mid = run(h, pcap, 'C removed, E added', [ALT, BASE])
+        c.true('alternating: >= 3 reloads completed mid-read', mid >= 3, 'only %d' % mid)
+        c.note('alternating: %d reloads, %d of them mid-read' % (alt['sent'], mid))
+        compare(c, 'alternating', ref, alt, [A, B, D])
+        c.eq('alternating: reload_failures', 0, alt['summary']['config']['reload_failures'])
+    c.done()
+
+
+def test_reload_alternating_ends(h):
+    """The alternating run's end state: the last file (ALT) is what runs."""
+    c = h.checker('reload end state')
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-reload-') as tmp:
+        pcap, sm = gen(h, tmp, 'small.pcap', 200000, 9)
+        want = {s['prefix']: s for s in sm['subnets']}
+        with h.dpmon_run([pcap], BASE, 'end state', lcores=LCORES_TWO_WORKERS) as d:
+            first_summary(d)
+            for i, cfg in enumerate((ALT, BASE, ALT)):
+                reload_and_wait(d, cfg, i + 1)
+            s = d.wait_counts(200000, timeout=60)
+            c.eq('reloads', 3, s['config']['reloads'])
+            v = view(d)
+            c.eq('subnets listed (the last file, in its order)', [A, B, D, E],
+                 [x['prefix'] for x in d.get('/api/v1/subnets')['subnets']])
+            c.eq('hosts of removed subnet C listed', [],
+                 [a for a, x in v['hosts'].items() if x['subnet'] == C])
+            n_e = len([a for a, x in v['hosts'].items() if x['subnet'] == E])
+            c.eq('hosts listed == hosts used in A, B, D + hosts of E seen since it was added',
+                 sum(want[p]['hosts_used'] for p in (A, B, D)) + n_e, v['n_hosts'])
+            c.true('hosts of E at most those dpmon-gen used', n_e <= want[E]['hosts_used'])
+            c.eq('subnet A ingress == dpmon-gen (kept across 3 reloads)',
+                 harness.counts_of(want[A]['ingress'])['packets'],
+                 v['subnets'][A]['ingress']['packets'])
+            c.true('subnet E counted at most what dpmon-gen wrote',
+                   v['subnets'][E]['ingress']['packets'] <= want[E]['ingress']['packets'])
+            c.eq('summary subnets', 4, s['subnets'])
+            c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+    c.done()
+
+
+def wait_reloads(d, ok, failed, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        s = d.summary()
+        cf = s['config']
+        if (cf['reloads'], cf['reload_failures']) == (ok, failed):
+            return s
+        if time.monotonic() >= deadline:
+            raise TestFailure('%s: reloads %r after %.0f s, waiting for ok=%d failed=%d' % (
+                d.label, cf, timeout, ok, failed))
+        time.sleep(0.05)
+
+
+def stderr_text(d):
+    with open(os.path.join(d.dir, 'stderr'), 'rb') as f:
+        return f.read().decode('utf-8', 'replace')
+
+
+def test_reload_refused_and_added(h):
+    c = h.checker('reload refused/added')
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-reload-') as tmp:
+        pcap, _ = gen(h, tmp, 'loop.pcap', 20000, 13)
+        with h.dpmon_run([pcap], BASE, 'infinite', vdev_args=',infinite_rx=1') as d:
+            first_summary(d)
+            # (b) an invalid file: refused, logged with file and path; nothing changes.
+            path = write_config(d, [(A, 'a'), ('10.2.0.1/24', 'b')])
+            t0 = time.time()
+            d.proc.send_signal(signal.SIGHUP)
+            s = wait_reloads(d, 0, 1)
+            c.true('dpmon still running after a refused reload', d.proc.poll() is None)
+            c.eq('subnets after a refused reload', [A, B, C, D],
+                 [x['prefix'] for x in d.get('/api/v1/subnets')['subnets']])
+            c.eq('last_reload_ok after a refused reload', False, s['config']['last_reload_ok'])
+            c.true('last_reload_unix_s is the time of the attempt',
+                   abs(s['config']['last_reload_unix_s'] - t0) < 5,
+                   repr(s['config']['last_reload_unix_s']))
+            err = stderr_text(d)
+            c.true('the refusal names the file and the JSON path',
+                   ('%s: $.subnets[1].prefix' % path) in err and 'refused' in err, err[-600:])
+            _, _, metrics = d.request('/metrics')
+            c.true('/metrics: dpmon_config_reloads_total{result="failed"} 1',
+                   'dpmon_config_reloads_total{result="failed"} 1\n' in metrics)
+            # A syntax error is refused too.
+            write_text(d, '{"ports": [')
+            d.proc.send_signal(signal.SIGHUP)
+            wait_reloads(d, 0, 2)
+            c.true('dpmon still running after a syntax error', d.proc.poll() is None)
+
+            # (c) a file adding E (and changing a restart-only key): E appears
+            # and counts the traffic that keeps coming; the key keeps its value.
+            s = reload_and_wait(d, BASE + [(E, 'e')], 1, 2, merge_interval_ms=500)
+            c.eq('subnets after adding E', [A, B, C, D, E],
+                 [x['prefix'] for x in d.get('/api/v1/subnets')['subnets']])
+            c.eq('merge_interval_ms kept (restart-only)', 200, d.summary()['interval_ms'])
+            c.true('warning names merge_interval_ms',
+                   'merge_interval_ms changed but takes effect only at restart'
+                   in stderr_text(d))
+            e1 = harness.by_prefix(d.get('/api/v1/subnets'))[E]['ingress']['packets']
+            time.sleep(1.0)
+            e2 = harness.by_prefix(d.get('/api/v1/subnets'))[E]['ingress']['packets']
+            c.true('subnet E counts new traffic', e2 > e1,
+                   'E ingress %r then %r' % (e1, e2))
+            hosts_e = d.get('/api/v1/hosts?limit=10000')
+            c.true('hosts of E listed', any(x['subnet'] == E for x in hosts_e['hosts']))
+            _, _, metrics = d.request('/metrics')
+            c.true('/metrics: dpmon_config_reloads_total{result="ok"} 1',
+                   'dpmon_config_reloads_total{result="ok"} 1\n' in metrics)
+            c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+    c.done()
+
+
+if __name__ == '__main__':
+    harness.main(globals())
