@@ -44,6 +44,13 @@ struct dpmon_dir_stats {
 	 */
 	double avg_pps, avg_bps;
 	/**
+	 * The same averages of proto[p].pps and proto[p].bps, and of
+	 * x[k].pps (fragments, tcp_syn): what detection thresholds compare
+	 * with (docs/detection.md).
+	 */
+	double avg_proto_pps[DPMON_PROTO_MAX], avg_proto_bps[DPMON_PROTO_MAX];
+	double avg_x_pps[DPMON_XCLASS_MAX];
+	/**
 	 * Distinct 5-tuples seen in the last interval (HyperLogLog estimate,
 	 * counters.h); -1 when not measured (hosts, internal/external totals,
 	 * subnets past DPMON_FLOW_SUBNETS_MAX).
