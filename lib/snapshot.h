@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "alert.h"
 #include "config.h"
 #include "prefix.h"
 #include "stats.h"
@@ -145,6 +146,16 @@ struct dpmon_snapshot {
 	/** The last merges' rates, oldest first, this one last; one reference each. */
 	uint32_t n_history;
 	struct dpmon_hist_point **history;
+
+	/**
+	 * Alerts (detect.h): the active ones and the most recent ended ones,
+	 * newest first (id descending); one reference each. Counts: active
+	 * alerts, and alerts started since start-up.
+	 */
+	uint32_t n_alerts;
+	struct dpmon_alert **alerts;
+	uint32_t alerts_active;
+	uint64_t alerts_started;
 
 	int refs; /**< managed by the store; do not touch */
 	uint32_t hosts_cap; /**< entries allocated at @c hosts; private to snapshot.c */
