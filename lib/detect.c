@@ -687,7 +687,7 @@ update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_
 
 /* Attach the active and recent alerts to @p s, newest first. */
 static int
-attach_alerts(struct dpmon_detect *d, struct dpmon_snapshot *s)
+attach_alerts(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_unix_s)
 {
 	uint32_t n = 0, cap = d->n_recent;
 	struct dpmon_alert **list;
@@ -697,6 +697,7 @@ attach_alerts(struct dpmon_detect *d, struct dpmon_snapshot *s)
 	d->active = cap - d->n_recent;
 	s->alerts_active = d->active;
 	s->alerts_started = d->started;
+	s->alerts_unix_s = now_unix_s;
 	list = malloc(sizeof(*list) * (cap ? cap : 1));
 	if (list == NULL)
 		return -ENOMEM;
@@ -741,7 +742,7 @@ dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_un
 			cycle(d, s, now_unix_s);
 		}
 	}
-	if (attach_alerts(d, s) != 0)
+	if (attach_alerts(d, s, now_unix_s) != 0)
 		rc = -ENOMEM;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	d->last_run_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

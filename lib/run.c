@@ -2,8 +2,10 @@
  * run.c — dpmon's life cycle (see run.h).
  *
  *   main lcore:  EAL init → config → classifier → ports → per-core tables →
- *                launch workers → HTTP, telemetry commands → every interval:
- *                read NIC counters, merge, publish → on stop: workers, HTTP,
+ *                sampler, actions, detection → launch workers → HTTP,
+ *                telemetry commands → every interval: read NIC counters,
+ *                merge, detect (on the private snapshot), publish → on
+ *                stop: workers, HTTP,
  *                telemetry, ports, EAL.
  *   worker lcores: dpmon_worker_loop on their share of the RX queues.
  *
@@ -34,13 +36,16 @@
 #include <rte_version.h>
 #include <rte_lcore.h>
 
+#include "actions.h"
 #include "classify.h"
 #include "config.h"
 #include "counters.h"
+#include "detect.h"
 #include "distributor.h"
 #include "http.h"
 #include "merge.h"
 #include "port.h"
+#include "sample.h"
 #include "snapshot.h"
 #include "telemetry.h"
 #include "worker.h"
@@ -66,6 +71,9 @@ struct app {
 	struct dpmon_core **cores;
 	unsigned *lcores;
 	struct dpmon_merge *merge;
+	struct dpmon_sampler *sampler; /* packets of hosts under alert (sample.h) */
+	struct dpmon_actions *actions; /* notify script, BGP (actions.h) */
+	struct dpmon_detect *detect;   /* thresholds and alerts, after each merge */
 	struct dpmon_snap_store store;
 	struct dpmon_http *http;
 	volatile bool stop_workers;
@@ -365,6 +373,7 @@ merge_once(struct app *a)
 {
 	struct dpmon_snap_port ports[DPMON_MAX_PORTS];
 	struct dpmon_snapshot *s;
+	struct timespec now;
 
 	read_ports(a, ports);
 	s = dpmon_merge_run(a->merge, rte_rdtsc(), ports, a->n_ports_started);
@@ -372,6 +381,10 @@ merge_once(struct app *a)
 		fprintf(stderr, "dpmon: merge: out of memory; retrying next interval\n");
 		return;
 	}
+	/* Detection sees the snapshot while it is still private. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (dpmon_detect_run(a->detect, s, (double)now.tv_sec + (double)now.tv_nsec * 1e-9) != 0)
+		fprintf(stderr, "dpmon: detect: out of memory; this snapshot lists no alerts\n");
 	dpmon_snap_publish(&a->store, s);
 }
 
@@ -493,6 +506,9 @@ shutdown_app(struct app *a)
 	dpmon_http_stop(a->http);
 	dpmon_telemetry_detach();
 	dpmon_snap_store_destroy(&a->store);
+	dpmon_detect_free(a->detect);
+	dpmon_actions_free(a->actions);
+	dpmon_sampler_free(a->sampler);
 	dpmon_merge_free(a->merge);
 	if (a->srss)
 		dpmon_distributor_teardown(&a->dist);
@@ -551,6 +567,13 @@ run(struct app *a, const struct app_opts *o)
 				      rte_get_tsc_hz());
 	if (a->merge == NULL) {
 		fprintf(stderr, "dpmon: cannot allocate the merge tables\n");
+		return EXIT_START;
+	}
+	a->sampler = dpmon_sampler_create(a->n_workers, &a->cfg.actions);
+	a->actions = a->sampler ? dpmon_actions_create(&a->cfg.actions) : NULL;
+	a->detect = a->actions ? dpmon_detect_create(&a->cfg.detect, a->sampler, a->actions) : NULL;
+	if (a->detect == NULL) {
+		fprintf(stderr, "dpmon: cannot start detection: %s\n", strerror(errno));
 		return EXIT_START;
 	}
 	dpmon_snap_store_init(&a->store);

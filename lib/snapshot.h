@@ -156,6 +156,7 @@ struct dpmon_snapshot {
 	struct dpmon_alert **alerts;
 	uint32_t alerts_active;
 	uint64_t alerts_started;
+	double alerts_unix_s; /**< wall-clock time of the detection run, seconds since the epoch */
 
 	int refs; /**< managed by the store; do not touch */
 	uint32_t hosts_cap; /**< entries allocated at @c hosts; private to snapshot.c */
