@@ -76,6 +76,9 @@ struct dpmon_detect {
 	struct lpm_pair groups, whitelist;
 	/* Smallest watched limit per direction and metric; INFINITY = none. */
 	double min_limit[DPMON_DIR_MAX][DPMON_METRIC_MAX];
+	/* The (direction, metric) pairs with a finite min_limit, for the pass. */
+	struct { uint8_t dir, metric; double limit; } watch[DPMON_DIR_MAX * DPMON_METRIC_MAX];
+	unsigned n_watch;
 	struct host_state *states, *next; /* sorted by address */
 	uint32_t n_states, cap_states, n_next, cap_next;
 	struct dpmon_alert **recent;      /* ring of ended alerts, oldest at head */
@@ -228,6 +231,11 @@ compute_min_limits(struct dpmon_detect *d)
 					lo = t->limit[dir][m];
 			}
 			d->min_limit[dir][m] = lo;
+			if (lo < INFINITY) {
+				d->watch[d->n_watch].dir = (uint8_t)dir;
+				d->watch[d->n_watch].metric = (uint8_t)m;
+				d->watch[d->n_watch++].limit = lo;
+			}
 		}
 }
 
@@ -356,10 +364,9 @@ attack_type(const struct dpmon_dir_stats *s)
 static bool
 above_min(const struct dpmon_detect *d, const struct dpmon_snap_host *h)
 {
-	for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
-		for (int m = 0; m < DPMON_METRIC_MAX; m++)
-			if (metric_value(&h->dir[dir], m) > d->min_limit[dir][m])
-				return true;
+	for (unsigned i = 0; i < d->n_watch; i++)
+		if (metric_value(&h->dir[d->watch[i].dir], d->watch[i].metric) > d->watch[i].limit)
+			return true;
 	return false;
 }
 
