@@ -184,6 +184,7 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_subnets 2");
 	CHECK_LINE(t, "dpmon_hosts 4");
 	CHECK_LINE(t, "dpmon_alerts_active 0");
+	CHECK_LINE(t, "dpmon_alerts_started_total 0");
 	CHECK_LINE(t, "# TYPE dpmon_traffic_packets_total counter");
 	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"ingress\",protocol=\"tcp\"} 10");
 	CHECK_LINE(t, "dpmon_traffic_bytes_total{direction=\"ingress\",protocol=\"tcp\"} 6400");
@@ -233,7 +234,8 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_anomalies_total{reason=\"udp_bad_length\"} 3");
 	CHECK_LINE(t, "dpmon_ip_kind_packets_total{kind=\"tcp_syn\"} 11");
 	CHECK(strstr(t, "reason=\"ok\"") == NULL);
-	CHECK(check_structure(t) == 41); /* 39 + dpmon_traffic_flows, dpmon_subnet_flows (issue 4) */
+	/* 39 + dpmon_traffic_flows, dpmon_subnet_flows (issue 4) + dpmon_alerts_started_total */
+	CHECK(check_structure(t) == 42);
 	free(t);
 	dpmon_snapshot_free(s);
 }
