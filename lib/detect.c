@@ -37,10 +37,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <rte_errno.h>
-#include <rte_lcore.h>
-#include <rte_lpm.h>
-#include <rte_lpm6.h>
 
 /* Share of the interval's packets above which a class names the attack. */
 #define ATTACK_SHARE 0.9
@@ -48,8 +44,6 @@
 #define GROUP_GLOBAL (-1)
 /* Hostgroup index of whitelisted hosts (never alert). */
 #define GROUP_WHITELIST (-2)
-/* LPM next hop of the whitelist tables. */
-#define WHITELISTED 1
 
 /* A host being watched: above a limit now, or under alert. */
 struct host_state {
@@ -62,11 +56,29 @@ struct host_state {
 	const struct dpmon_snap_host *host;     /* in this run's snapshot, or NULL */
 };
 
-/* Longest-prefix match of addresses to a value, IPv4 and IPv6. */
+/*
+ * Longest-prefix match of addresses to a value: the prefixes of one family
+ * flattened into disjoint address ranges, each with the value of the
+ * longest prefix covering it, sorted; a lookup is a binary search. Built
+ * once per configuration, a few bytes per prefix (an rte_lpm would take
+ * 64 MiB of EAL memory for its tbl24 alone, for a lookup that only hosts
+ * above a limit need, on the main lcore).
+ */
+typedef unsigned __int128 addr128;
+
+struct range {
+	addr128 first, last;
+	uint32_t value;
+};
+
+struct lpm_table {
+	struct range *r;
+	uint32_t n;
+};
+
+/* Longest-prefix match for both families (IPv4 prefixes match IPv4 hosts only). */
 struct lpm_pair {
-	struct rte_lpm *v4;
-	struct rte_lpm6 *v6;
-	int64_t default4, default6; /* value of a /0 prefix, -1 none (LPM depth is 1..) */
+	struct lpm_table v4, v6;
 };
 
 struct dpmon_detect {
@@ -95,100 +107,161 @@ struct dpmon_detect {
  * Hostgroup and whitelist tables.
  * --------------------------------------------------------------------- */
 
-static void
-lpm_pair_free(struct lpm_pair *p)
+static addr128
+to128(const struct dpmon_addr *a)
 {
-	rte_lpm_free(p->v4);
-	rte_lpm6_free(p->v6);
-	p->v4 = NULL;
-	p->v6 = NULL;
+	addr128 x = 0;
+
+	for (int i = 0; i < 16; i++)
+		x = x << 8 | a->b[i];
+	return x;
 }
 
-/* Create the tables for @p n prefixes (of which tbl8s per family). */
-static int
-lpm_pair_create(struct lpm_pair *p, const char *tag, uint32_t n4, uint32_t t4, uint32_t n6,
-		uint32_t t6)
-{
-	static unsigned instance;
-	unsigned id = __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED);
-	char name[RTE_LPM_NAMESIZE];
-	struct rte_lpm_config c4 = {.max_rules = n4 ? n4 : 1, .number_tbl8s = t4 + 1};
-	struct rte_lpm6_config c6 = {.max_rules = n6 ? n6 : 1, .number_tbl8s = t6 + 1};
+/* A prefix to insert: its range and value. */
+struct span {
+	addr128 first, last;
+	uint32_t value;
+};
 
-	p->default4 = p->default6 = -1;
-	snprintf(name, sizeof(name), "dpmon_%s4_%u", tag, id);
-	p->v4 = rte_lpm_create(name, (int)rte_socket_id(), &c4);
-	snprintf(name, sizeof(name), "dpmon_%s6_%u", tag, id);
-	p->v6 = rte_lpm6_create(name, (int)rte_socket_id(), &c6);
-	if (p->v4 == NULL || p->v6 == NULL) {
-		lpm_pair_free(p);
-		return -(rte_errno ? rte_errno : ENOMEM);
+static int
+span_cmp(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	/* Same start: the wider (outer) prefix first. */
+	return a->last > b->last ? -1 : a->last < b->last;
+}
+
+/* Append [first, last] = value to @p t (room reserved by the caller). */
+static void
+emit(struct lpm_table *t, addr128 first, addr128 last, uint32_t value)
+{
+	if (t->n > 0 && t->r[t->n - 1].value == value && t->r[t->n - 1].last + 1 == first) {
+		t->r[t->n - 1].last = last; /* adjacent pieces of one prefix */
+		return;
 	}
+	t->r[t->n++] = (struct range){first, last, value};
+}
+
+/*
+ * Flatten @p n spans (prefixes: any two are nested or disjoint) into
+ * disjoint ranges valued by the innermost span. A sweep in start order
+ * with a stack of the open spans: each span starts a range at its first
+ * address; when it closes, the span around it (if any) resumes after it.
+ * At most 2n + 1 ranges.
+ */
+static int
+flatten(struct lpm_table *t, struct span *sp, uint32_t n)
+{
+	struct span *stack = malloc(sizeof(*stack) * (n ? n : 1));
+	uint32_t depth = 0;
+	addr128 pos = 0;  /* first address not yet covered by a range */
+	bool full = false; /* the address space's last address is covered */
+
+	t->r = malloc(sizeof(*t->r) * (2 * (size_t)n + 1));
+	t->n = 0;
+	if (stack == NULL || t->r == NULL) {
+		free(stack);
+		return -ENOMEM;
+	}
+	qsort(sp, n, sizeof(*sp), span_cmp);
+	for (uint32_t i = 0; i <= n; i++) {
+		/* Close the open spans that end before span i (all of them at the end). */
+		while (depth > 0 && (i == n || stack[depth - 1].last < sp[i].first)) {
+			const struct span *top = &stack[--depth];
+
+			if (!full && pos <= top->last)
+				emit(t, pos, top->last, top->value);
+			if (top->last == ~(addr128)0)
+				full = true;
+			else if (!full && pos <= top->last)
+				pos = top->last + 1;
+		}
+		if (i == n)
+			break;
+		if (depth > 0 && pos < sp[i].first)
+			emit(t, pos, sp[i].first - 1, stack[depth - 1].value);
+		pos = sp[i].first;
+		stack[depth++] = sp[i];
+	}
+	free(stack);
 	return 0;
 }
 
-/* tbl8 groups prefix @p x may need: IPv4 one past /24; IPv6 one per byte past /24. */
-static uint32_t
-tbl8s_of(const struct dpmon_prefix *x)
+/* The value of the innermost prefix of @p t containing @p x, or -1. */
+static int64_t
+table_lookup(const struct lpm_table *t, addr128 x)
 {
-	if (x->depth <= 24)
-		return 0;
-	return x->family == 4 ? 1 : (uint32_t)(x->depth - 24 + 7) / 8;
+	uint32_t lo = 0, hi = t->n; /* the answer is the last range with first <= x */
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->r[mid].first <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && x <= t->r[lo - 1].last ? (int64_t)t->r[lo - 1].value : -1;
 }
 
-static int
-lpm_pair_add(struct lpm_pair *p, const struct dpmon_prefix *x, uint32_t value)
+static void
+lpm_pair_free(struct lpm_pair *p)
 {
-	if (x->depth == 0) {
-		if (x->family == 4)
-			p->default4 = value;
-		else
-			p->default6 = value;
-		return 0;
+	free(p->v4.r);
+	free(p->v6.r);
+	p->v4.r = p->v6.r = NULL;
+}
+
+/*
+ * Build @p p from @p n_lists lists of prefixes; a prefix of list l has the
+ * value l when @p by_list, else 1.
+ */
+static int
+lpm_pair_build(struct lpm_pair *p, const struct dpmon_prefix *const *lists,
+	       const uint32_t *counts, uint32_t n_lists, bool by_list)
+{
+	uint32_t n = 0, n4 = 0, n6 = 0;
+	struct span *s4, *s6;
+	int rc;
+
+	for (uint32_t l = 0; l < n_lists; l++)
+		n += counts[l];
+	s4 = malloc(sizeof(*s4) * (n ? n : 1));
+	s6 = malloc(sizeof(*s6) * (n ? n : 1));
+	if (s4 == NULL || s6 == NULL) {
+		free(s4);
+		free(s6);
+		return -ENOMEM;
 	}
-	if (x->family == 4)
-		return rte_lpm_add(p->v4, dpmon_addr_v4(&x->addr), x->depth, value);
-	return rte_lpm6_add(p->v6, x->addr.b, x->depth, value);
+	for (uint32_t l = 0; l < n_lists; l++)
+		for (uint32_t i = 0; i < counts[l]; i++) {
+			const struct dpmon_prefix *x = &lists[l][i];
+			/* Bits of the 128-bit address the prefix fixes. */
+			unsigned bits = x->family == 4 ? 96u + x->depth : x->depth;
+			addr128 host = bits >= 128 ? 0 : ~(addr128)0 >> bits;
+			struct span sp = {to128(&x->addr), to128(&x->addr) | host, by_list ? l : 1};
+
+			if (x->family == 4)
+				s4[n4++] = sp;
+			else
+				s6[n6++] = sp;
+		}
+	rc = flatten(&p->v4, s4, n4);
+	if (rc == 0)
+		rc = flatten(&p->v6, s6, n6);
+	free(s4);
+	free(s6);
+	return rc;
 }
 
 /* The value of the longest prefix containing @p a, or -1. */
 static int64_t
 lpm_pair_lookup(const struct lpm_pair *p, const struct dpmon_addr *a)
 {
-	uint32_t hop;
-
-	if (dpmon_addr_is_v4(a))
-		return rte_lpm_lookup(p->v4, dpmon_addr_v4(a), &hop) == 0 ? hop : p->default4;
-	return rte_lpm6_lookup(p->v6, a->b, &hop) == 0 ? hop : p->default6;
-}
-
-/* Build @p p from @p n prefixes, each mapped to value(i). */
-static int
-lpm_pair_build(struct lpm_pair *p, const char *tag, const struct dpmon_prefix *const *lists,
-	       const uint32_t *counts, uint32_t n_lists, bool by_list)
-{
-	uint32_t n4 = 0, t4 = 0, n6 = 0, t6 = 0;
-	int rc;
-
-	for (uint32_t l = 0; l < n_lists; l++)
-		for (uint32_t i = 0; i < counts[l]; i++) {
-			const struct dpmon_prefix *x = &lists[l][i];
-
-			if (x->family == 4) {
-				n4++;
-				t4 += tbl8s_of(x);
-			} else {
-				n6++;
-				t6 += tbl8s_of(x);
-			}
-		}
-	if ((rc = lpm_pair_create(p, tag, n4, t4, n6, t6)) != 0)
-		return rc;
-	for (uint32_t l = 0; l < n_lists; l++)
-		for (uint32_t i = 0; i < counts[l]; i++)
-			if ((rc = lpm_pair_add(p, &lists[l][i], by_list ? l : WHITELISTED)) != 0)
-				return rc;
-	return 0;
+	return table_lookup(dpmon_addr_is_v4(a) ? &p->v4 : &p->v6, to128(a));
 }
 
 /* Hostgroup index of @p a, GROUP_GLOBAL, or GROUP_WHITELIST. */
@@ -262,11 +335,11 @@ dpmon_detect_create(const struct dpmon_detect_conf *conf, struct dpmon_sampler *
 		lists[g] = conf->hostgroups[g].prefixes;
 		counts[g] = conf->hostgroups[g].n_prefixes;
 	}
-	if ((rc = lpm_pair_build(&d->groups, "hg", lists, counts, conf->n_hostgroups, true)) != 0)
+	if ((rc = lpm_pair_build(&d->groups, lists, counts, conf->n_hostgroups, true)) != 0)
 		goto fail;
 	lists[0] = conf->whitelist;
 	counts[0] = conf->n_whitelist;
-	if ((rc = lpm_pair_build(&d->whitelist, "wl", lists, counts, 1, false)) != 0)
+	if ((rc = lpm_pair_build(&d->whitelist, lists, counts, 1, false)) != 0)
 		goto fail;
 	compute_min_limits(d);
 	free(lists);

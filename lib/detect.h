@@ -15,8 +15,9 @@
  * below all of them (nearly every host, nearly always) costs a few
  * comparisons and no lookup. A host above one, or with state (counting
  * consecutive intervals, or under alert), is resolved to its hostgroup by
- * longest-prefix match (rte_lpm / rte_lpm6 of hostgroup indexes; the
- * whitelist likewise), once: the result is cached in its state. States are
+ * longest-prefix match (a binary search in the hostgroups' prefixes
+ * flattened into sorted disjoint ranges, per family; the whitelist
+ * likewise), once: the result is cached in its state. States are
  * kept sorted by address, so the pass meets them in a merge-join, without
  * a hash table.
  */
@@ -38,9 +39,8 @@ struct dpmon_detect;
  * and thresholds are read from it).
  * @param sampler  may be NULL (alerts then have no sample).
  * @param actions  may be NULL (events are not posted).
- * @return the detector, or NULL with errno set (ENOMEM, or the LPM
- *         library's error building the hostgroup and whitelist tables).
- * Thread-safety: main lcore, after EAL initialisation.
+ * @return the detector, or NULL with errno set (ENOMEM).
+ * Thread-safety: main lcore (no EAL resource is used).
  */
 struct dpmon_detect *dpmon_detect_create(const struct dpmon_detect_conf *conf,
 					 struct dpmon_sampler *sampler,

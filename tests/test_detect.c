@@ -265,6 +265,57 @@ test_hostgroups(void)
 	dpmon_config_free(&cfg);
 }
 
+/* Longest-prefix match over nested prefixes of every length, /0 and the last address included. */
+static void
+test_longest_prefix(void)
+{
+	static const char *const h[] = {
+		"::1", /* sorts before every IPv4-mapped address */
+		"9.255.255.255", "10.0.0.0", "10.1.1.1", "10.1.2.5", "10.1.2.255", "10.1.3.0",
+		"10.2.0.1", "10.255.255.255", "11.0.0.0", "255.255.255.254", "255.255.255.255",
+		"2001:db8::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+	};
+	static const char *const want[] = {
+		"G", "A", "B", "C", "D", "E", "C", "H", "B", "A", "A", "F", "I", "J",
+	};
+	struct dpmon_config cfg = load(
+		"{\"thresholds\": {\"ingress\": {\"pps\": 1}}, \"hostgroups\": ["
+		" {\"name\": \"D\", \"prefixes\": [\"10.1.2.0/24\"]},"
+		" {\"name\": \"A\", \"prefixes\": [\"0.0.0.0/0\"]},"
+		" {\"name\": \"E\", \"prefixes\": [\"10.1.2.255/32\"]},"
+		" {\"name\": \"C\", \"prefixes\": [\"10.1.0.0/16\"]},"
+		" {\"name\": \"B\", \"prefixes\": [\"10.0.0.0/8\"]},"
+		" {\"name\": \"F\", \"prefixes\": [\"255.255.255.255/32\"]},"
+		" {\"name\": \"G\", \"prefixes\": [\"::/0\"]},"
+		" {\"name\": \"H\", \"prefixes\": [\"10.2.0.0/16\"]},"
+		" {\"name\": \"I\", \"prefixes\": [\"2001:db8::/32\", \"2001:db8::/127\"]},"
+		" {\"name\": \"J\", \"prefixes\": [\"ffff::/16\"]}]}");
+	struct dpmon_detect *d;
+	struct dpmon_snapshot *s;
+	uint32_t n = sizeof(h) / sizeof(h[0]);
+
+	/* Two prefixes of one group, one inside the other: still "I". */
+	d = dpmon_detect_create(&cfg.detect, NULL, NULL);
+	REQUIRE(d != NULL);
+	s = snap(1, 1, h, n);
+	for (uint32_t i = 0; i < n; i++)
+		set_metric(s, i, DPMON_DIR_INGRESS, DPMON_METRIC_PPS, 2);
+	run(d, s, T0);
+	CHECK(s->n_alerts == n);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dpmon_alert *a = find(s, h[i], DPMON_DIR_INGRESS);
+
+		REQUIRE(a != NULL);
+		if (strcmp(a->hostgroup, want[i]) != 0)
+			fprintf(stderr, "host %s: hostgroup '%s', expected '%s'\n", h[i], a->hostgroup,
+				want[i]);
+		CHECK(strcmp(a->hostgroup, want[i]) == 0);
+	}
+	dpmon_snapshot_free(s);
+	dpmon_detect_free(d);
+	dpmon_config_free(&cfg);
+}
+
 /* start_intervals consecutive intervals above start an alert; one below restarts the count. */
 static void
 test_consecutive(void)
@@ -678,6 +729,7 @@ main(void)
 	test_each_metric();
 	test_fired_metric();
 	test_hostgroups();
+	test_longest_prefix();
 	test_consecutive();
 	test_hold_and_peaks();
 	test_ids_and_recent_bound();
