@@ -447,7 +447,7 @@ above_min(const struct dpmon_detect *d, const struct dpmon_snap_host *h)
 static int
 fired_metric(const struct dpmon_dir_stats *s, const double *lim)
 {
-	double best = 1.0;
+	double best = 0;
 	int fired = -1;
 
 	for (int m = 0; m < DPMON_METRIC_MAX; m++) {
@@ -456,7 +456,8 @@ fired_metric(const struct dpmon_dir_stats *s, const double *lim)
 		if (!(lim[m] > 0))
 			continue;
 		v = metric_value(s, m);
-		if (v > lim[m] && v / lim[m] > best) {
+		/* v > lim decides; the ratio only ranks (it may round to 1). */
+		if (v > lim[m] && (fired < 0 || v / lim[m] > best)) {
 			best = v / lim[m];
 			fired = m;
 		}
