@@ -6,7 +6,16 @@
  * Producers (the main lcore's detection after each merge, the HTTP thread
  * for manual blackholes) post events; a thread of this module carries them
  * out with timeouts, so a slow script or a stalled pipe never delays a
- * merge. docs/detection.md documents every argument and line.
+ * merge. docs/actions.md (to be folded into docs/detection.md) documents
+ * every argument and line.
+ *
+ * Blackholes: one entry per address, announced to ExaBGP as a host route
+ * (/32, /128), made by an operator (POST /api/v1/blackholes: "manual") or
+ * by an alert of a banning hostgroup ("alert"). An entry ends when its last
+ * reason ends: the last banning alert's ALERT_END withdraws an "alert"
+ * entry, never a "manual" one; an operator's DELETE removes the entry
+ * whatever its reasons. Only addresses inside a monitored subnet are ever
+ * blackholed.
  */
 #ifndef DPMON_ACTIONS_H
 #define DPMON_ACTIONS_H
@@ -19,6 +28,9 @@
 #include "config.h"
 #include "prefix.h"
 #include "stats.h"
+
+/** Most blackholes at once (POST answers 507 beyond). */
+#define DPMON_MAX_BLACKHOLES 65536
 
 enum dpmon_action_kind {
 	DPMON_ACTION_ALERT_START, /**< an alert started (detect.h) */
@@ -34,7 +46,13 @@ struct dpmon_action_event {
 	double start_unix_s;     /**< alert start, seconds since the epoch */
 	double end_unix_s;       /**< alert end; 0 while active */
 	bool ban;                /**< the host's hostgroup (or the global default) bans */
-	json_t *alert;           /**< the alert as the API shows it; the post takes this reference */
+	/**
+	 * The alert as the API shows it, for the notify script's stdin; the
+	 * post takes this reference, and the object must not change after it
+	 * (the actions thread reads it). NULL: a minimal object
+	 * {"id","address","direction","start_unix_s","end_unix_s"} is sent.
+	 */
+	json_t *alert;
 };
 
 struct dpmon_actions;
@@ -49,6 +67,91 @@ struct dpmon_actions;
 struct dpmon_actions *dpmon_actions_create(const struct dpmon_actions_conf *conf);
 
 /**
+ * As dpmon_actions_create, knowing the monitored subnets of @p cfg (copied)
+ * before the state file is read: blackholes loaded from it outside every
+ * subnet are dropped (and withdrawn) instead of announced. run.c uses this
+ * one; dpmon_actions_create starts with no subnet (every manual blackhole
+ * refused until dpmon_actions_reconfigure).
+ * @return the module, or NULL with errno set (as dpmon_actions_create).
+ * Thread-safety: main lcore, once.
+ */
+struct dpmon_actions *dpmon_actions_create_cfg(const struct dpmon_config *cfg);
+
+/**
+ * Take a reloaded configuration: its monitored subnets and "actions" keys
+ * (both copied). Blackholes outside every new subnet are removed and
+ * withdrawn; when the ExaBGP pipe, next hop or community changed, every
+ * blackhole is announced again (an announce replaces the route's
+ * attributes). Takes effect for the next event; a running script finishes.
+ * @return 0, or -ENOMEM (nothing changed).
+ * Thread-safety: any thread (the SIGHUP reload on the main lcore).
+ */
+int dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cfg);
+
+/** One blackhole as the API shows it. */
+struct dpmon_blackhole {
+	struct dpmon_addr addr;
+	bool manual;         /**< an operator's POST; else only alerts hold it */
+	uint64_t alert_id;   /**< the oldest banning alert still active; 0 = none */
+	double since_unix_s; /**< when the entry was made */
+	bool announced;      /**< its announce line was written to ExaBGP's pipe */
+};
+
+/**
+ * Blackhole @p addr on an operator's request (source "manual"). An "alert"
+ * entry of the same address becomes manual (then its alert's end keeps it).
+ * Never blocks on I/O: the actions thread writes the state file, the
+ * announce line and runs the notify script ("ban").
+ * @param out  the entry after the change; may be NULL.
+ * @return 0 when the address was not manually blackholed before, 1 when it
+ *         already was (nothing changed), -EDOM when @p addr is outside every
+ *         monitored subnet, -ENOSPC at DPMON_MAX_BLACKHOLES, -ENOMEM.
+ * Thread-safety: any thread (the HTTP thread).
+ */
+int dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
+			struct dpmon_blackhole *out);
+
+/**
+ * Remove the blackhole of @p addr whatever its source (idempotent); the
+ * actions thread withdraws it, saves the state and notifies ("unban").
+ * @return 0 when removed, 1 when there was none.
+ * Thread-safety: any thread.
+ */
+int dpmon_blackhole_remove(struct dpmon_actions *a, const struct dpmon_addr *addr);
+
+/**
+ * The entry of @p addr into @p out. @return 0, or -ENOENT.
+ * Thread-safety: any thread.
+ */
+int dpmon_blackhole_get(struct dpmon_actions *a, const struct dpmon_addr *addr,
+			struct dpmon_blackhole *out);
+
+/**
+ * Every blackhole, sorted by address (IPv4 first), into a malloc'd array.
+ * @return the number of entries (*out NULL when 0), or -ENOMEM.
+ * Thread-safety: any thread.
+ */
+int dpmon_blackhole_list(struct dpmon_actions *a, struct dpmon_blackhole **out);
+
+/**
+ * @p b as the API and the notify script's stdin show it:
+ * {"address","source":"manual"|"alert","alert_id":N|null,"since","announced"}.
+ * @return a new reference, or NULL (ENOMEM). Any thread.
+ */
+json_t *dpmon_blackhole_json(const struct dpmon_blackhole *b);
+
+/**
+ * Wait until every event queued before the call was carried out (state
+ * saved, ExaBGP lines written or left for a retry, scripts finished).
+ * For tests and an orderly stop. Thread-safety: any thread but the
+ * actions thread.
+ */
+void dpmon_actions_flush(struct dpmon_actions *a);
+
+/** Events dropped on a full queue since the start. Any thread. */
+uint64_t dpmon_actions_dropped(struct dpmon_actions *a);
+
+/**
  * Queue @p ev; never blocks. Takes ev->alert's reference in every case.
  * @return 0, or -ENOBUFS when the queue is full (the event is counted as
  *         dropped and logged).
@@ -58,7 +161,9 @@ int dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev);
 
 /**
  * Stop the thread after the queued events ran (each within its timeout)
- * and free the module. NULL ignored. Main lcore.
+ * and free the module. The list changes of every queued event are made,
+ * saved and written to ExaBGP first, then the remaining scripts run.
+ * NULL ignored. Main lcore.
  */
 void dpmon_actions_free(struct dpmon_actions *a);
 

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actions.h"
 #include "top.h"
 
 #ifndef DPMON_VERSION
@@ -58,6 +59,7 @@ struct request {
 	void *arg_ctx;
 	const char *const *keys; /* every query key present, or NULL */
 	struct dpmon_api_response *out;
+	struct dpmon_actions *actions; /* the blackhole endpoints only */
 };
 
 /* @p rest is the text after "path/" for item endpoints, else "". */
@@ -952,4 +954,179 @@ dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method,
 		 struct dpmon_api_response *out)
 {
 	return dpmon_api_handle_keys(snap, method, path, arg, arg_ctx, NULL, out);
+}
+
+/* ------------------------------------------------------------------------
+ * The blackhole list: state of the actions module, not of a snapshot.
+ * --------------------------------------------------------------------- */
+
+#define BLACKHOLES_PATH "/api/v1/blackholes"
+
+/* Length of @p path without trailing slashes (at least 1). */
+static size_t
+trimmed_len(const char *path)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	return len;
+}
+
+bool
+dpmon_api_is_blackholes(const char *path)
+{
+	size_t n = strlen(BLACKHOLES_PATH), len = trimmed_len(path);
+
+	return len >= n && memcmp(path, BLACKHOLES_PATH, n) == 0 && (len == n || path[n] == '/');
+}
+
+/* The address of the item path @p text (@p n bytes); answers 400. */
+static int
+blackhole_addr_arg(struct request *r, const char *text, size_t n, struct dpmon_addr *out)
+{
+	char buf[ARG_TEXT_MAX], e[ECHO_BUF];
+
+	if (!copy_arg(text, n, buf) || dpmon_addr_parse(buf, out) != 0)
+		return reply_error(r, 400, "invalid address '%s'", echo(text, n, e));
+	return 0;
+}
+
+static int
+blackholes_list(struct request *r)
+{
+	struct dpmon_blackhole *l = NULL;
+	json_t *arr = json_array();
+	int n = dpmon_blackhole_list(r->actions, &l);
+
+	for (int i = 0; arr != NULL && i < n; i++)
+		if (json_array_append_new(arr, dpmon_blackhole_json(&l[i])) != 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	free(l);
+	if (n < 0) {
+		json_decref(arr);
+		arr = NULL;
+	}
+	return reply(r, 200, json_pack("{s:o}", "blackholes", arr));
+}
+
+/* The "address" of a POST body, exactly {"address": "A"}; answers 400. */
+static int
+post_body_addr(struct request *r, const char *body, size_t len, struct dpmon_addr *out)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je), *v;
+	const char *key;
+	char e[ECHO_BUF];
+	int rc = 0;
+
+	if (doc == NULL)
+		return reply_error(r, 400, "invalid JSON body: line %d column %d: %s", je.line,
+				   je.column, echo(je.text, strlen(je.text), e));
+	if (!json_is_object(doc))
+		rc = reply_error(r, 400, "the body must be a JSON object {\"address\": \"...\"}");
+	json_object_foreach(rc == 0 ? doc : NULL, key, v)
+		if (strcmp(key, "address") != 0) {
+			rc = reply_error(r, 400, "unknown key '%s' in the body (only \"address\")",
+					 echo(key, strlen(key), e));
+			break;
+		}
+	v = json_object_get(doc, "address");
+	if (rc == 0 && v == NULL)
+		rc = reply_error(r, 400, "missing key 'address' in the body");
+	else if (rc == 0 && !json_is_string(v))
+		rc = reply_error(r, 400, "'address' must be a string");
+	else if (rc == 0)
+		rc = blackhole_addr_arg(r, json_string_value(v), json_string_length(v), out);
+	json_decref(doc);
+	return rc;
+}
+
+static int
+blackholes_post(struct request *r, const char *body, size_t len)
+{
+	struct dpmon_blackhole b;
+	struct dpmon_addr addr;
+	char t[DPMON_ADDR_STRLEN];
+	int rc = post_body_addr(r, body, len, &addr);
+
+	if (rc != 0)
+		return rc;
+	rc = dpmon_blackhole_add(r->actions, &addr, &b);
+	if (rc == -EDOM)
+		return reply_error(r, 400, "address %s is outside every monitored subnet",
+				   dpmon_addr_format(&addr, t, sizeof(t)));
+	if (rc == -ENOSPC)
+		return reply_error(r, 507, "%d blackholes already", DPMON_MAX_BLACKHOLES);
+	if (rc < 0)
+		return rc;
+	return reply(r, rc == 0 ? 201 : 200, dpmon_blackhole_json(&b));
+}
+
+static int
+blackholes_item(struct request *r, const char *method, const char *text, size_t n)
+{
+	struct dpmon_blackhole b;
+	struct dpmon_addr addr;
+	char t[DPMON_ADDR_STRLEN];
+	int rc = blackhole_addr_arg(r, text, n, &addr);
+
+	if (rc != 0)
+		return rc;
+	dpmon_addr_format(&addr, t, sizeof(t));
+	if (strcmp(method, "DELETE") == 0)
+		return reply(r, 200, json_pack("{s:s,s:b}", "address", t, "removed",
+					       dpmon_blackhole_remove(r->actions, &addr) == 0));
+	if (dpmon_blackhole_get(r->actions, &addr, &b) != 0)
+		return reply_error(r, 404, "no blackhole for %s", t);
+	return reply(r, 200, dpmon_blackhole_json(&b));
+}
+
+static int
+blackholes_dispatch(struct request *r, const char *method, const char *path, const char *body,
+		    size_t body_len)
+{
+	size_t n = strlen(BLACKHOLES_PATH), len = trimmed_len(path);
+	bool item = len > n;
+	const char *allow = item ? "GET, HEAD, DELETE" : "GET, HEAD, POST";
+	bool read = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+	char e[ECHO_BUF];
+	int rc;
+
+	if (!read && strcmp(method, item ? "DELETE" : "POST") != 0) {
+		r->out->allow = allow;
+		return reply_error(r, 405, "method '%s' not allowed (allowed: %s)",
+				   echo(method, strlen(method), e), allow);
+	}
+	if ((rc = check_params(r, no_params)) != 0)
+		return rc;
+	if (item)
+		return blackholes_item(r, method, path + n + 1, len - n - 1);
+	return read ? blackholes_list(r) : blackholes_post(r, body, body_len);
+}
+
+int
+dpmon_api_blackholes(struct dpmon_actions *a, const char *method, const char *path,
+		     const char *const *arg_keys, const char *body, size_t body_len,
+		     struct dpmon_api_response *out)
+{
+	struct request r = {.actions = a, .keys = arg_keys, .out = out};
+
+	*out = (struct dpmon_api_response){0};
+	if (a != NULL && method != NULL && path != NULL && dpmon_api_is_blackholes(path) &&
+	    blackholes_dispatch(&r, method, path, body != NULL ? body : "", body_len) >= 0)
+		return 0;
+	if (a == NULL || method == NULL || path == NULL || !dpmon_api_is_blackholes(path)) {
+		json_decref(out->body);
+		*out = (struct dpmon_api_response){.status = 404};
+		out->body = json_pack("{s:s}", "error", "no such endpoint");
+		return 0;
+	}
+	json_decref(out->body);
+	out->status = 500;
+	out->allow = NULL;
+	out->body = json_pack("{s:s}", "error", "out of memory");
+	return -ENOMEM;
 }

@@ -5,8 +5,10 @@
  *
  * Endpoints (docs/api.md): GET /health, /api/v1/summary, /api/v1/subnets,
  * /api/v1/subnets/{prefix}/{len}, /api/v1/hosts, /api/v1/hosts/{address},
- * /api/v1/alerts, /api/v1/alerts/{id}, /api/v1/history. (GET / and
- * /metrics are not JSON: http.c serves them.)
+ * /api/v1/alerts, /api/v1/alerts/{id}, /api/v1/history; GET, POST
+ * /api/v1/blackholes and GET, DELETE /api/v1/blackholes/{address}
+ * (dpmon_api_blackholes, on the actions module rather than a snapshot).
+ * (GET / and /metrics are not JSON: http.c serves them.)
  * Errors: 404 unknown path, 400 bad parameter, 405 wrong method (with the
  * Allow header value), 503 before the first snapshot; every error body is
  * {"error": "..."}.
@@ -20,9 +22,17 @@
 #ifndef DPMON_API_H
 #define DPMON_API_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <jansson.h>
 
 #include "snapshot.h"
+
+struct dpmon_actions;
+
+/** Largest request body of POST /api/v1/blackholes, bytes (413 beyond). */
+#define DPMON_API_BODY_MAX 4096
 
 /**
  * Query-string lookup supplied by the transport.
@@ -70,6 +80,30 @@ int dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method,
 int dpmon_api_handle_keys(const struct dpmon_snapshot *snap, const char *method,
 			  const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
 			  const char *const *arg_keys, struct dpmon_api_response *out);
+
+/** True when @p path is /api/v1/blackholes or below it (trailing slashes ignored). */
+bool dpmon_api_is_blackholes(const char *path);
+
+/**
+ * Answer a request on the blackhole list of @p a (docs/api.md):
+ * GET|HEAD /api/v1/blackholes → 200 {"blackholes": [entry...]};
+ * POST /api/v1/blackholes with body {"address": "A"} → 201 entry (200 when
+ * A was already manually blackholed), 400 for a body that is not that
+ * object, an invalid address or one outside every monitored subnet, 507 at
+ * DPMON_MAX_BLACKHOLES; GET|HEAD /api/v1/blackholes/A → 200 entry or 404;
+ * DELETE /api/v1/blackholes/A → 200 {"address": A, "removed": bool}
+ * (idempotent), 400 for an invalid address. Other methods 405 with Allow;
+ * any query parameter 400.
+ * @param path      decoded path, dpmon_api_is_blackholes(path) true.
+ * @param arg_keys  the query keys present (NULL-terminated), or NULL.
+ * @param body      the request body (@p body_len bytes, not NUL-terminated).
+ * @param out       filled in; the caller json_decref()s out->body.
+ * @return 0, or -ENOMEM (out is then a 500).
+ * Thread-safety: any thread (the list has its own lock).
+ */
+int dpmon_api_blackholes(struct dpmon_actions *a, const char *method, const char *path,
+			 const char *const *arg_keys, const char *body, size_t body_len,
+			 struct dpmon_api_response *out);
 
 /** JSON of one direction: {"packets","bytes","pps","bps","tcp":{...},...}. */
 json_t *dpmon_api_dir_json(const struct dpmon_dir_stats *d);

@@ -16,6 +16,9 @@
  *                         hostgroups[] -> name, prefixes[], enabled, ban,
  *                         thresholds; whitelist[], start_intervals, hold_s,
  *                         recent_alerts
+ *         -> actions   -> notify_script, notify_timeout_ms, exabgp_pipe,
+ *                         exabgp_next_hop, exabgp_community, pcap_dir,
+ *                         pcap_packets, state_file
  *         -> host_table_capacity, merge_interval_ms, burst_size,
  *            mbufs_per_queue (all plain bounded integers, table-driven)
  *
@@ -57,6 +60,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -1091,6 +1096,211 @@ parse_top_int(struct check_ctx *c, const char *path, const char *key, const json
 	return false;
 }
 
+/* ------------------------------------------------------------------------ */
+/* actions                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* An absolute path of at most DPMON_PATH_LEN - 1 bytes into @p out. */
+static bool
+check_abs_path(struct check_ctx *c, const char *path, const json_t *v, char *out)
+{
+	char q[PATH_LEN];
+
+	if (!check_string(c, path, v, 1, DPMON_PATH_LEN - 1, out))
+		return false;
+	if (out[0] != '/') {
+		report(c, path, "must be an absolute path, got %s", quote(out, q, sizeof(q)));
+		out[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+/* Why @p file cannot be run as the notify script, or NULL. */
+static const char *
+script_problem(const char *file, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (stat(file, &st) != 0)
+		return errno_text(errno, buf, len);
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
+	if (access(file, X_OK) != 0)
+		return "not executable (chmod +x)";
+	return NULL;
+}
+
+/* Why @p dir cannot hold files dpmon writes, or NULL. */
+static const char *
+dir_problem(const char *dir, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0)
+		return errno_text(errno, buf, len);
+	if (!S_ISDIR(st.st_mode))
+		return "not a directory";
+	return NULL;
+}
+
+/* The directory part of absolute path @p file into @p out ("/" for "/x"). */
+static void
+dir_of(const char *file, char *out, size_t len)
+{
+	const char *slash = strrchr(file, '/');
+	size_t n = slash != NULL && slash != file ? (size_t)(slash - file) : 1;
+
+	snprintf(out, len, "%.*s", (int)n, file);
+}
+
+/* "ASN:VALUE", each 0..65535 in decimal (RFC 1997). */
+static bool
+is_community(const char *s)
+{
+	unsigned long asn, value;
+	char *end;
+
+	if (!isdigit((unsigned char)s[0]))
+		return false;
+	asn = strtoul(s, &end, 10);
+	if (*end != ':' || !isdigit((unsigned char)end[1]) || asn > 65535)
+		return false;
+	value = strtoul(end + 1, &end, 10);
+	return *end == '\0' && value <= 65535;
+}
+
+static void
+parse_notify_script(struct check_ctx *c, const char *path, const json_t *v,
+		    struct dpmon_actions_conf *a)
+{
+	char q[PATH_LEN], e[128];
+	const char *why;
+
+	if (!check_abs_path(c, path, v, a->notify_script))
+		return;
+	if ((why = script_problem(a->notify_script, e, sizeof(e))) != NULL) {
+		report(c, path, "cannot run %s: %s", quote(a->notify_script, q, sizeof(q)), why);
+		a->notify_script[0] = '\0';
+	}
+}
+
+static void
+parse_exabgp_pipe(struct check_ctx *c, const char *path, const json_t *v,
+		  struct dpmon_actions_conf *a)
+{
+	char q[PATH_LEN];
+	struct stat st;
+
+	if (!check_abs_path(c, path, v, a->exabgp_pipe))
+		return;
+	/* Absent is fine (ExaBGP may create it later); anything else must be a FIFO. */
+	if (stat(a->exabgp_pipe, &st) == 0 && !S_ISFIFO(st.st_mode)) {
+		report(c, path, "%s exists and is not a FIFO (mkfifo it, or name another path)",
+		       quote(a->exabgp_pipe, q, sizeof(q)));
+		a->exabgp_pipe[0] = '\0';
+	}
+}
+
+static void
+parse_exabgp_next_hop(struct check_ctx *c, const char *path, const json_t *v,
+		      struct dpmon_actions_conf *a)
+{
+	char q[PATH_LEN];
+	struct dpmon_addr addr;
+
+	if (!json_is_string(v))
+		report_type(c, path, "string", v);
+	else if (json_string_length(v) >= sizeof(a->exabgp_next_hop) ||
+		 dpmon_addr_parse(json_string_value(v), &addr) != 0)
+		report(c, path, "not an IPv4 or IPv6 address, got %s",
+		       quote(json_string_value(v), q, sizeof(q)));
+	else
+		dpmon_addr_format(&addr, a->exabgp_next_hop, sizeof(a->exabgp_next_hop));
+}
+
+static void
+parse_exabgp_community(struct check_ctx *c, const char *path, const json_t *v,
+		       struct dpmon_actions_conf *a)
+{
+	char q[PATH_LEN];
+
+	if (!json_is_string(v))
+		report_type(c, path, "string", v);
+	else if (json_string_length(v) > 0 && (json_string_length(v) >= sizeof(a->exabgp_community) ||
+					       !is_community(json_string_value(v))))
+		report(c, path, "not a community \"ASN:VALUE\" with both 0..65535 (RFC 1997), "
+		       "e.g. \"65535:666\", got %s", quote(json_string_value(v), q, sizeof(q)));
+	else
+		memcpy(a->exabgp_community, json_string_value(v), json_string_length(v) + 1);
+}
+
+/* A path to a file dpmon writes: absolute, in an existing directory. */
+static void
+parse_out_file(struct check_ctx *c, const char *path, const json_t *v, char *out)
+{
+	char q[PATH_LEN], dir[DPMON_PATH_LEN], e[128];
+	const char *why;
+
+	if (!check_abs_path(c, path, v, out))
+		return;
+	dir_of(out, dir, sizeof(dir));
+	if ((why = dir_problem(dir, e, sizeof(e))) != NULL) {
+		report(c, path, "directory %s: %s", quote(dir, q, sizeof(q)), why);
+		out[0] = '\0';
+	}
+}
+
+static void
+parse_out_dir(struct check_ctx *c, const char *path, const json_t *v, char *out)
+{
+	char q[PATH_LEN], e[128];
+	const char *why;
+
+	if (!check_abs_path(c, path, v, out))
+		return;
+	if ((why = dir_problem(out, e, sizeof(e))) != NULL) {
+		report(c, path, "directory %s: %s", quote(out, q, sizeof(q)), why);
+		out[0] = '\0';
+	}
+}
+
+static void
+parse_actions(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_config *cfg)
+{
+	struct dpmon_actions_conf *a = &cfg->actions;
+	char kpath[PATH_LEN];
+	const char *key;
+	json_t *v;
+	json_int_t n;
+
+	if (!check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "notify_script") == 0)
+			parse_notify_script(c, kpath, v, a);
+		else if (strcmp(key, "notify_timeout_ms") == 0) {
+			if (check_int(c, kpath, v, 100, 600000, &n))
+				a->notify_timeout_ms = (uint32_t)n;
+		} else if (strcmp(key, "exabgp_pipe") == 0)
+			parse_exabgp_pipe(c, kpath, v, a);
+		else if (strcmp(key, "exabgp_next_hop") == 0)
+			parse_exabgp_next_hop(c, kpath, v, a);
+		else if (strcmp(key, "exabgp_community") == 0)
+			parse_exabgp_community(c, kpath, v, a);
+		else if (strcmp(key, "pcap_dir") == 0)
+			parse_out_dir(c, kpath, v, a->pcap_dir);
+		else if (strcmp(key, "pcap_packets") == 0) {
+			if (check_int(c, kpath, v, 1, 100000, &n))
+				a->pcap_packets = (uint32_t)n;
+		} else if (strcmp(key, "state_file") == 0)
+			parse_out_file(c, kpath, v, a->state_file);
+		else if (!is_comment_key(key))
+			report_unknown(c, kpath);
+	}
+}
+
 static void
 parse_root(struct check_ctx *c, json_t *root, struct dpmon_config *cfg)
 {
@@ -1112,6 +1322,8 @@ parse_root(struct check_ctx *c, json_t *root, struct dpmon_config *cfg)
 			parse_metrics(c, path, v, cfg);
 		else if (strcmp(key, "detection") == 0)
 			parse_detection(c, path, v, cfg);
+		else if (strcmp(key, "actions") == 0)
+			parse_actions(c, path, v, cfg);
 		else if (strcmp(key, "software_rss") == 0) {
 			if (json_is_boolean(v))
 				cfg->software_rss = json_is_true(v);

@@ -29,7 +29,6 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -582,12 +581,8 @@ post(struct dpmon_detect *d, enum dpmon_action_kind kind, const struct dpmon_ale
 
 	if (d->actions == NULL)
 		return;
+	/* NULL (out of memory) still posts: the actions send a minimal object. */
 	ev.alert = dpmon_alert_json(a, now_unix_s);
-	if (ev.alert == NULL) {
-		fprintf(stderr, "dpmon: detect: out of memory: alert %" PRIu64 " %s not posted\n",
-			a->id, kind == DPMON_ACTION_ALERT_START ? "start" : "end");
-		return;
-	}
 	dpmon_actions_post(d->actions, &ev);
 }
 

@@ -21,7 +21,8 @@
  * Access-Control-Allow-Origin and exposes ETag; a preflight (OPTIONS with
  * Origin and Access-Control-Request-Method) from such an origin is a 204
  * allowing GET, HEAD and the If-None-Match header. Other OPTIONS requests
- * go to the API like any method (405).
+ * go to the API like any method (405). On the blackhole list the preflight
+ * allows POST and DELETE, and the Content-Type header, too.
  *
  * GET and HEAD are answered on the access handler's second call, once
  * libmicrohttpd knows the whole request was read, so the connection stays
@@ -32,6 +33,14 @@
  * A snapshot reference is held only while the JSON is built, never
  * while the client reads the response (the rendered text is owned by the
  * response), so a slow client cannot pin an old snapshot.
+ *
+ * The blackhole list (/api/v1/blackholes and below, when the server has an
+ * actions module) changes state, so it takes the other route: every method
+ * is read in full first, a body of at most DPMON_API_BODY_MAX bytes kept in
+ * a struct upload (con_cls; freed by the request-completed callback), a
+ * longer one refused with 413 (at once when Content-Length says so). It is
+ * never cached and carries no ETag: the list is not part of a snapshot,
+ * and each request reads it under the actions module's lock.
  *
  * Response cache: the parameter-less endpoints (/api/v1/summary,
  * /api/v1/subnets, /health, /metrics) are rendered once per snapshot. The
@@ -103,8 +112,16 @@ struct cache_slot {
 	struct body *body;
 };
 
+/* The body of a request on the blackhole list, read before answering. */
+struct upload {
+	size_t len;
+	bool too_big;
+	char data[DPMON_API_BODY_MAX];
+};
+
 struct dpmon_http {
 	struct MHD_Daemon *daemon;
+	struct dpmon_actions *actions; /* the blackhole list; NULL = none */
 	pthread_mutex_t cache_lock; /* guards cache[], held for a pointer swap */
 	struct cache_slot cache[CACHE_MAX];
 	struct dpmon_snap_store *store;
@@ -485,7 +502,7 @@ is_allowed_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const
 }
 
 static enum MHD_Result
-send_preflight(const struct dpmon_http *h, struct MHD_Connection *c)
+send_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char *url)
 {
 	struct MHD_Response *rsp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ok;
@@ -493,8 +510,15 @@ send_preflight(const struct dpmon_http *h, struct MHD_Connection *c)
 	if (rsp == NULL)
 		return MHD_NO;
 	add_cors_headers(h, c, rsp);
-	MHD_add_response_header(rsp, "Access-Control-Allow-Methods", "GET, HEAD");
-	MHD_add_response_header(rsp, "Access-Control-Allow-Headers", "If-None-Match");
+	if (h->actions != NULL && dpmon_api_is_blackholes(url)) {
+		MHD_add_response_header(rsp, "Access-Control-Allow-Methods",
+					"GET, HEAD, POST, DELETE");
+		MHD_add_response_header(rsp, "Access-Control-Allow-Headers",
+					"If-None-Match, Content-Type");
+	} else {
+		MHD_add_response_header(rsp, "Access-Control-Allow-Methods", "GET, HEAD");
+		MHD_add_response_header(rsp, "Access-Control-Allow-Headers", "If-None-Match");
+	}
 	MHD_add_response_header(rsp, "Access-Control-Max-Age", "600");
 	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	ok = MHD_queue_response(c, MHD_HTTP_NO_CONTENT, rsp);
@@ -599,6 +623,89 @@ uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 	return REQ_MARK(strcasestr(uri, "%00") != NULL ? REQ_NEW_NUL : REQ_NEW);
 }
 
+/* Is @p p one of the marks (else a struct upload or NULL)? */
+static bool
+is_mark(const void *p)
+{
+	for (int i = 0; i < 4; i++)
+		if (p == &req_marks[i])
+			return true;
+	return false;
+}
+
+/* libmicrohttpd's end of a request: free its upload, if any. */
+static void
+request_done(void *cls, struct MHD_Connection *c, void **con_cls,
+	     enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (*con_cls != NULL && !is_mark(*con_cls))
+		free(*con_cls);
+	*con_cls = NULL;
+}
+
+/* Content-Length beyond DPMON_API_BODY_MAX? */
+static bool
+announced_too_big(struct MHD_Connection *c)
+{
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return cl != NULL && strtoull(cl, NULL, 10) > DPMON_API_BODY_MAX;
+}
+
+/*
+ * A request on the blackhole list: first call, allocate the upload (or
+ * refuse a declared oversized body); then collect the body; last call,
+ * answer through dpmon_api_blackholes.
+ */
+static enum MHD_Result
+serve_blackholes(struct dpmon_http *h, struct MHD_Connection *c, const char *url,
+		 const char *method, const char *data, size_t *size, void **con_cls)
+{
+	struct upload *u = is_mark(*con_cls) ? NULL : *con_cls;
+	struct query q = {.n = 0};
+	struct dpmon_api_response res;
+	struct reply r;
+	char msg[64];
+
+	if (u == NULL) {
+		if (announced_too_big(c)) {
+			snprintf(msg, sizeof(msg), "request body over %d bytes", DPMON_API_BODY_MAX);
+			reply_error(&r, MHD_HTTP_CONTENT_TOO_LARGE, msg);
+			return send_reply(h, c, &r);
+		}
+		u = calloc(1, sizeof(*u));
+		if (u == NULL)
+			return MHD_NO;
+		*con_cls = u;
+		return MHD_YES;
+	}
+	if (*size != 0) {
+		if (u->len + *size > sizeof(u->data))
+			u->too_big = true;
+		else
+			memcpy(u->data + u->len, data, *size);
+		u->len += u->too_big ? 0 : *size;
+		*size = 0;
+		return MHD_YES;
+	}
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
+	if (u->too_big) {
+		snprintf(msg, sizeof(msg), "request body over %d bytes", DPMON_API_BODY_MAX);
+		reply_error(&r, MHD_HTTP_CONTENT_TOO_LARGE, msg);
+	} else if (q.overflow) {
+		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+	} else {
+		dpmon_api_blackholes(h->actions, method, url, q.keys, u->data, u->len, &res);
+		reply_json(&r, res.status, res.body);
+		r.allow = res.allow;
+	}
+	return send_reply(h, c, &r);
+}
+
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	   const char *version, const char *upload_data, size_t *upload_data_size,
@@ -610,7 +717,9 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	int slot;
 
 	(void)version;
-	(void)upload_data;
+	if (h->actions != NULL && !REQ_IS(*con_cls, REQ_NEW_NUL) && dpmon_api_is_blackholes(url) &&
+	    !is_allowed_preflight(h, c, method))
+		return serve_blackholes(h, c, url, method, upload_data, upload_data_size, con_cls);
 	if (is_read_method(method) && !REQ_IS(*con_cls, REQ_NEW_NUL)) {
 		if (!REQ_IS(*con_cls, REQ_HEADERS_DONE)) { /* first call: headers only */
 			*con_cls = REQ_MARK(REQ_HEADERS_DONE);
@@ -622,7 +731,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 		}
 	}
 	if (is_allowed_preflight(h, c, method))
-		return send_preflight(h, c);
+		return send_preflight(h, c, url);
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
 	if (REQ_IS(*con_cls, REQ_NEW_NUL))
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
@@ -701,6 +810,7 @@ static void
 copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 {
 	h->top_hosts = o->metrics_top_hosts;
+	h->actions = o->actions;
 	for (uint32_t i = 0; i < o->n_cors_origins && i < DPMON_MAX_CORS_ORIGINS; i++) {
 		snprintf(h->cors[i], sizeof(h->cors[i]), "%s", o->cors_origins[i]);
 		h->n_cors = i + 1;
@@ -736,6 +846,7 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 				     /* first, so that every message goes through it */
 				     MHD_OPTION_EXTERNAL_LOGGER, log_to_stderr, NULL,
 				     MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
+				     MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
 				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP,

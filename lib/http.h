@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "actions.h"
 #include "config.h"
 #include "snapshot.h"
 
@@ -23,13 +24,18 @@ struct dpmon_http_opts {
 	uint32_t n_cors_origins;    /**< entries of @c cors_origins, 0..DPMON_MAX_CORS_ORIGINS */
 	/** Allowed CORS origins ("*" or "scheme://host[:port]"); copied at start. */
 	const char (*cors_origins)[DPMON_ORIGIN_LEN];
+	/**
+	 * The blackhole list served at /api/v1/blackholes (GET, POST, DELETE;
+	 * api.h dpmon_api_blackholes); NULL: those paths answer 404. Not owned.
+	 */
+	struct dpmon_actions *actions;
 };
 
 /**
  * Start listening as @p o says (see struct dpmon_http_opts); the options
  * are copied. Serves GET / (the dashboard), /metrics (prom.c) and the JSON
  * API (api.c), with ETag / If-None-Match (304) per snapshot and CORS for
- * the configured origins.
+ * the configured origins, and the blackhole list (o->actions).
  * @return the server, or NULL with errno set (EADDRINUSE, EINVAL for a bad
  *         address or NULL argument, ENOMEM, ...).
  * Thread-safety: main thread, once per server.

@@ -2,11 +2,10 @@
  * run.c — dpmon's life cycle (see run.h).
  *
  *   main lcore:  EAL init → config → classifier → ports → per-core tables →
- *                sampler, actions, detection → launch workers → HTTP,
- *                telemetry commands → every interval: read NIC counters,
+ *                telemetry commands, actions, sampler, detection → HTTP →
+ *                launch workers → every interval: read NIC counters,
  *                merge, detect (on the private snapshot), publish → on
- *                stop: workers, HTTP,
- *                telemetry, ports, EAL.
+ *                stop: workers, HTTP, actions, telemetry, ports, EAL.
  *   worker lcores: dpmon_worker_loop on their share of the RX queues.
  *
  * RX queues are dealt round-robin over the worker lcores in port order, so
@@ -72,10 +71,10 @@ struct app {
 	unsigned *lcores;
 	struct dpmon_merge *merge;
 	struct dpmon_sampler *sampler; /* packets of hosts under alert (sample.h) */
-	struct dpmon_actions *actions; /* notify script, BGP (actions.h) */
 	struct dpmon_detect *detect;   /* thresholds and alerts, after each merge */
 	struct dpmon_snap_store store;
 	struct dpmon_http *http;
+	struct dpmon_actions *actions; /* notify, ExaBGP, blackholes (actions.h) */
 	volatile bool stop_workers;
 	bool srss;                     /* software RSS: the distributor below runs */
 	unsigned dist_lcore;
@@ -504,10 +503,10 @@ shutdown_app(struct app *a)
 	rte_eal_mp_wait_lcore();
 	print_worker_totals(a);
 	dpmon_http_stop(a->http);
+	dpmon_actions_free(a->actions); /* after the HTTP thread, its poster */
 	dpmon_telemetry_detach();
 	dpmon_snap_store_destroy(&a->store);
 	dpmon_detect_free(a->detect);
-	dpmon_actions_free(a->actions);
 	dpmon_sampler_free(a->sampler);
 	dpmon_merge_free(a->merge);
 	if (a->srss)
@@ -532,6 +531,7 @@ start_http(struct app *a, const struct app_opts *o)
 		.metrics_top_hosts = a->cfg.metrics_top_hosts,
 		.n_cors_origins = a->cfg.n_cors_origins,
 		.cors_origins = a->cfg.http_cors_origins,
+		.actions = a->actions,
 	};
 
 	return dpmon_http_start_opts(&ho, &a->store);
@@ -569,17 +569,23 @@ run(struct app *a, const struct app_opts *o)
 		fprintf(stderr, "dpmon: cannot allocate the merge tables\n");
 		return EXIT_START;
 	}
-	a->sampler = dpmon_sampler_create(a->n_workers, &a->cfg.actions);
-	a->actions = a->sampler ? dpmon_actions_create(&a->cfg.actions) : NULL;
-	a->detect = a->actions ? dpmon_detect_create(&a->cfg.detect, a->sampler, a->actions) : NULL;
-	if (a->detect == NULL) {
-		fprintf(stderr, "dpmon: cannot start detection: %s\n", strerror(errno));
-		return EXIT_START;
-	}
 	dpmon_snap_store_init(&a->store);
 	rc = dpmon_telemetry_attach(&a->store);
 	if (rc != 0)
 		fprintf(stderr, "dpmon: telemetry commands not registered: %s\n", strerror(-rc));
+	a->actions = dpmon_actions_create_cfg(&a->cfg);
+	if (a->actions == NULL) {
+		fprintf(stderr, "dpmon: cannot start the actions (notify script, ExaBGP, "
+				"blackholes): %s\n", errno == EINVAL ? "bad state file, see above"
+								      : strerror(errno));
+		return EXIT_START;
+	}
+	a->sampler = dpmon_sampler_create(a->n_workers, &a->cfg.actions);
+	a->detect = a->sampler ? dpmon_detect_create(&a->cfg.detect, a->sampler, a->actions) : NULL;
+	if (a->detect == NULL) {
+		fprintf(stderr, "dpmon: cannot start detection: %s\n", strerror(errno));
+		return EXIT_START;
+	}
 	a->http = start_http(a, o);
 	if (a->http == NULL) {
 		fprintf(stderr, "dpmon: HTTP server on %s port %ld: %s\n", a->cfg.http_listen,

@@ -1116,6 +1116,5 @@ main(void)
 	test_hosts_sort_kinds();
 	test_history_endpoint();
 	test_million();
-	printf("test_api: all checks passed\n");
-	return 0;
+	return check_finish("test_api");
 }

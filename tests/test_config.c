@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -869,6 +870,123 @@ test_detection(void)
 	free(out);
 }
 
+/* actions: every key parsed; paths checked against the file system. */
+static void
+test_actions(void)
+{
+	char dir[] = "/tmp/test_config_actions_XXXXXX", script[300], noexec[300], fifo[300],
+	     json[4096], *out = NULL;
+	struct dpmon_config cfg;
+	FILE *f;
+
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	snprintf(script, sizeof(script), "%s/notify.sh", dir);
+	snprintf(noexec, sizeof(noexec), "%s/noexec.sh", dir);
+	snprintf(fifo, sizeof(fifo), "%s/exabgp.cmd", dir);
+	f = fopen(script, "w");
+	REQUIRE(f != NULL);
+	fputs("#!/bin/sh\n", f);
+	fclose(f);
+	REQUIRE(chmod(script, 0755) == 0);
+	f = fopen(noexec, "w");
+	REQUIRE(f != NULL);
+	fclose(f);
+	REQUIRE(chmod(noexec, 0644) == 0);
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+
+	/* Defaults. */
+	CHECK(parse("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+		    &cfg, &out) == 0);
+	CHECK(strcmp(cfg.actions.notify_script, "") == 0);
+	CHECK_EQ_U64(cfg.actions.notify_timeout_ms, 10000);
+	CHECK(strcmp(cfg.actions.exabgp_next_hop, "192.0.2.1") == 0);
+	CHECK(strcmp(cfg.actions.exabgp_community, "") == 0);
+	CHECK_EQ_U64(cfg.actions.pcap_packets, 100);
+	CHECK(strcmp(cfg.actions.state_file, "") == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = NULL;
+
+	/* Every key valid. */
+	snprintf(json, sizeof(json),
+		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		 " \"actions\": {\"notify_script\": \"%s\", \"notify_timeout_ms\": 2500,"
+		 " \"exabgp_pipe\": \"%s\", \"exabgp_next_hop\": \"2001:DB8::1\","
+		 " \"exabgp_community\": \"65535:666\", \"pcap_dir\": \"%s\","
+		 " \"pcap_packets\": 500, \"state_file\": \"%s/state.json\","
+		 " \"comment\": \"x\"}}", script, fifo, dir, dir);
+	CHECK(parse(json, &cfg, &out) == 0);
+	CHECK(strcmp(out, "") == 0);
+	CHECK(strcmp(cfg.actions.notify_script, script) == 0);
+	CHECK_EQ_U64(cfg.actions.notify_timeout_ms, 2500);
+	CHECK(strcmp(cfg.actions.exabgp_pipe, fifo) == 0);
+	CHECK(strcmp(cfg.actions.exabgp_next_hop, "2001:db8::1") == 0); /* canonical */
+	CHECK(strcmp(cfg.actions.exabgp_community, "65535:666") == 0);
+	CHECK(strcmp(cfg.actions.pcap_dir, dir) == 0);
+	CHECK_EQ_U64(cfg.actions.pcap_packets, 500);
+	dpmon_config_free(&cfg);
+	free(out);
+
+	/* Every kind of error, each named by its path. */
+	snprintf(json, sizeof(json),
+		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		 " \"actions\": {\"notify_script\": \"%s\", \"notify_timeout_ms\": 50,"
+		 " \"exabgp_pipe\": \"%s\", \"exabgp_next_hop\": \"10.0.0\","
+		 " \"exabgp_community\": \"65536:1\", \"pcap_dir\": \"%s\","
+		 " \"pcap_packets\": 0, \"state_file\": \"relative.json\", \"nope\": 1}}",
+		 noexec, script, script);
+	out = parse_bad(json, 9);
+	{
+		char line[1024];
+
+		snprintf(line, sizeof(line), "cfg.json: $.actions.notify_script: cannot run \"%s\": "
+			 "not executable (chmod +x)", noexec);
+		CHECK_LINE(out, line);
+		snprintf(line, sizeof(line), "cfg.json: $.actions.exabgp_pipe: \"%s\" exists and is "
+			 "not a FIFO (mkfifo it, or name another path)", script);
+		CHECK_LINE(out, line);
+		snprintf(line, sizeof(line), "cfg.json: $.actions.pcap_dir: directory \"%s\": "
+			 "not a directory", script);
+		CHECK_LINE(out, line);
+	}
+	CHECK_LINE(out, "cfg.json: $.actions.notify_timeout_ms: must be an integer 100..600000, got 50");
+	CHECK_LINE(out, "cfg.json: $.actions.exabgp_next_hop: not an IPv4 or IPv6 address, "
+			"got \"10.0.0\"");
+	CHECK_LINE(out, "cfg.json: $.actions.exabgp_community: not a community \"ASN:VALUE\" with "
+			"both 0..65535 (RFC 1997), e.g. \"65535:666\", got \"65536:1\"");
+	CHECK_LINE(out, "cfg.json: $.actions.pcap_packets: must be an integer 1..100000, got 0");
+	CHECK_LINE(out, "cfg.json: $.actions.state_file: must be an absolute path, "
+			"got \"relative.json\"");
+	CHECK_LINE(out, "cfg.json: $.actions.nope: unknown key");
+	free(out);
+
+	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"actions\": {\"notify_script\": \"/nonexistent/notify.sh\","
+			" \"state_file\": \"/nonexistent/state.json\", \"exabgp_community\": \"1:2:3\","
+			" \"exabgp_pipe\": 5}}", 4);
+	CHECK_LINE(out, "cfg.json: $.actions.notify_script: cannot run \"/nonexistent/notify.sh\": "
+			"No such file or directory");
+	CHECK_LINE(out, "cfg.json: $.actions.state_file: directory \"/nonexistent\": "
+			"No such file or directory");
+	CHECK_LINE(out, "cfg.json: $.actions.exabgp_community: not a community \"ASN:VALUE\" with "
+			"both 0..65535 (RFC 1997), e.g. \"65535:666\", got \"1:2:3\"");
+	CHECK_LINE(out, "cfg.json: $.actions.exabgp_pipe: wrong type: expected string, got integer");
+	free(out);
+	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			" \"actions\": []}", 1);
+	CHECK_LINE(out, "cfg.json: $.actions: wrong type: expected object, got array");
+	free(out);
+
+	unlink(script);
+	unlink(noexec);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+
 int
 main(int argc, char **argv)
 {
@@ -882,6 +1000,7 @@ main(int argc, char **argv)
 	test_decap();
 	test_software_rss();
 	test_detection();
+	test_actions();
 	test_syntax_errors();
 	test_multiple_errors();
 	test_many_subnets();

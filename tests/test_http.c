@@ -30,6 +30,8 @@
 
 #include <jansson.h>
 
+#include "actions.h"
+#include "config.h"
 #include "http.h"
 #include "snapshot.h"
 #include "check.h"
@@ -804,6 +806,159 @@ test_ipv6(struct dpmon_snap_store *store)
 	dpmon_http_stop(h);
 }
 
+/* ------------------------------------------------------------------------
+ * The blackhole list: request bodies, errors, CORS, no caching.
+ * --------------------------------------------------------------------- */
+
+/* @p method @p target with @p body (Content-Length), one connection. */
+static struct reply
+request_b(uint16_t port, const char *method, const char *target, const char *body)
+{
+	char req[8192];
+	int n = snprintf(req, sizeof(req),
+			 "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+			 "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+			 method, target, strlen(body), body);
+
+	REQUIRE(n > 0 && (size_t)n < sizeof(req));
+	return exchange(AF_INET, port, req, (size_t)n);
+}
+
+static void
+test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
+{
+	static const char origins[1][DPMON_ORIGIN_LEN] = {"https://x.y"};
+	static const char chunked_big[] =
+		"POST /api/v1/blackholes HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+		"Transfer-Encoding: chunked\r\n\r\n";
+	struct dpmon_subnet_conf sub;
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .metrics_top_hosts = 1,
+				    .n_cors_origins = 1, .cors_origins = origins};
+	struct dpmon_http *h;
+	char v[128], big[5001], *req;
+	struct reply r;
+	uint16_t port;
+	json_t *j, *e;
+	size_t n;
+
+	/* A server without the actions module knows no such endpoint. */
+	EXPECT_ERROR(request(plain_port, "GET", "/api/v1/blackholes"), 404,
+		     "no such endpoint: /api/v1/blackholes");
+
+	dpmon_config_defaults(&cfg);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &sub.prefix, NULL) == 0);
+	cfg.subnets = &sub;
+	cfg.n_subnets = 1;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	o.actions = a;
+	h = dpmon_http_start_opts(&o, st);
+	REQUIRE(h != NULL);
+	port = dpmon_http_port(h);
+
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes"), 200);
+	CHECK(json_array_size(json_object_get(j, "blackholes")) == 0);
+	json_decref(j);
+	j = EXPECT_JSON(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"10.0.0.5\"}"),
+			201);
+	CHECK(strcmp(jstr(j, "address"), "10.0.0.5") == 0);
+	CHECK(strcmp(jstr(j, "source"), "manual") == 0);
+	CHECK(json_is_null(json_object_get(j, "alert_id")));
+	CHECK(json_is_number(json_object_get(j, "since")));
+	CHECK(json_is_false(json_object_get(j, "announced"))); /* no ExaBGP configured */
+	json_decref(j);
+	j = EXPECT_JSON(request_b(port, "POST", "/api/v1/blackholes/", "{\"address\": \"10.0.0.5\"}"),
+			200); /* already there */
+	json_decref(j);
+
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"192.168.1.1\"}"),
+		     400, "address 192.168.1.1 is outside every monitored subnet");
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"10.0.0.0/24\"}"),
+		     400, "invalid address '10.0.0.0/24'");
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": 5}"), 400,
+		     "'address' must be a string");
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{}"), 400,
+		     "missing key 'address' in the body");
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes",
+			       "{\"address\": \"10.0.0.5\", \"ttl\": 60}"),
+		     400, "unknown key 'ttl' in the body (only \"address\")");
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "[\"10.0.0.5\"]"), 400,
+		     "the body must be a JSON object {\"address\": \"...\"}");
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": "), 400,
+		     "invalid JSON body: line 1 column 12: unexpected token near end of file");
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", ""), 400, NULL);
+	memset(big, ' ', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", big), 413,
+		     "request body over 4096 bytes");
+	/* Chunked: no Content-Length, refused once the body passes the limit. */
+	n = strlen(chunked_big) + 2 * 5000 + 64;
+	req = malloc(n);
+	REQUIRE(req != NULL);
+	n = (size_t)snprintf(req, n, "%s1388\r\n%s\r\n0\r\n\r\n", chunked_big, big);
+	EXPECT_ERROR(exchange(AF_INET, port, req, n), 413, "request body over 4096 bytes");
+	free(req);
+
+	r = request(port, "GET", "/api/v1/blackholes");
+	CHECK(header(&r, "ETag", v, sizeof(v)) == NULL); /* not a snapshot: never cached */
+	CHECK(header(&r, "Cache-Control", v, sizeof(v)) != NULL && strcmp(v, "no-store") == 0);
+	j = EXPECT_JSON(r, 200);
+	REQUIRE(json_array_size(json_object_get(j, "blackholes")) == 1);
+	e = json_array_get(json_object_get(j, "blackholes"), 0);
+	CHECK(strcmp(jstr(e, "address"), "10.0.0.5") == 0);
+	json_decref(j);
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes/10.0.0.5"), 200);
+	CHECK(strcmp(jstr(j, "source"), "manual") == 0);
+	json_decref(j);
+	EXPECT_ERROR(request(port, "GET", "/api/v1/blackholes/10.0.0.6"), 404,
+		     "no blackhole for 10.0.0.6");
+	EXPECT_ERROR(request(port, "DELETE", "/api/v1/blackholes/nonsense"), 400,
+		     "invalid address 'nonsense'");
+	EXPECT_ERROR(request(port, "GET", "/api/v1/blackholes?x=1"), 400, "unknown parameter 'x'");
+	r = request(port, "PUT", "/api/v1/blackholes");
+	CHECK(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD, POST") == 0);
+	EXPECT_ERROR(r, 405, "method 'PUT' not allowed (allowed: GET, HEAD, POST)");
+	r = request_b(port, "POST", "/api/v1/blackholes/10.0.0.5", "{}");
+	CHECK(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD, DELETE") == 0);
+	EXPECT_ERROR(r, 405, "method 'POST' not allowed (allowed: GET, HEAD, DELETE)");
+
+	/* DELETE is idempotent. */
+	j = EXPECT_JSON(request(port, "DELETE", "/api/v1/blackholes/10.0.0.5"), 200);
+	CHECK(strcmp(jstr(j, "address"), "10.0.0.5") == 0);
+	CHECK(json_is_true(json_object_get(j, "removed")));
+	json_decref(j);
+	j = EXPECT_JSON(request(port, "DELETE", "/api/v1/blackholes/10.0.0.5"), 200);
+	CHECK(json_is_false(json_object_get(j, "removed")));
+	json_decref(j);
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes"), 200);
+	CHECK(json_array_size(json_object_get(j, "blackholes")) == 0);
+	json_decref(j);
+
+	/* A browser's preflight may POST and DELETE here, with a Content-Type. */
+	r = request_h(port, "OPTIONS", "/api/v1/blackholes",
+		      "Origin: https://x.y\r\nAccess-Control-Request-Method: POST\r\n"
+		      "Access-Control-Request-Headers: content-type\r\n");
+	CHECK(r.status == 204);
+	CHECK(header(&r, "Access-Control-Allow-Methods", v, sizeof(v)) != NULL &&
+	      strcmp(v, "GET, HEAD, POST, DELETE") == 0);
+	CHECK(header(&r, "Access-Control-Allow-Headers", v, sizeof(v)) != NULL &&
+	      strcmp(v, "If-None-Match, Content-Type") == 0);
+	free(r.raw);
+	r = request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"10.0.0.7\"}");
+	CHECK(r.status == 201);
+	free(r.raw);
+	r = request_h(port, "DELETE", "/api/v1/blackholes/10.0.0.7", "Origin: https://x.y\r\n");
+	CHECK(r.status == 200 && header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL &&
+	      strcmp(v, "https://x.y") == 0);
+	free(r.raw);
+
+	dpmon_http_stop(h);
+	dpmon_actions_free(a);
+}
+
+
 int
 main(void)
 {
@@ -832,11 +987,11 @@ main(void)
 	test_etag(port, &st);
 	test_cache(port, &st);
 	test_cors(&st);
+	test_blackholes(&st, port);
 	/* Still serving after all of the above. */
 	json_decref(EXPECT_JSON(request(port, "GET", "/health"), 200));
 	dpmon_http_stop(h);
 	dpmon_snap_store_destroy(&st);
 	test_starting();
-	printf("test_http: all checks passed\n");
-	return 0;
+	return check_finish("test_http");
 }

@@ -103,8 +103,8 @@ function checkResponse(label, r, status, headers, text) {
   check(label + ": body matches the response schema", ok, ajv.errorsText(ajv.errors, { separator: "; " }));
 }
 
-async function exchange(label, method, path, { headers = {}, expect } = {}) {
-  const r = await fetch(args.base + path, { method, headers, redirect: "manual" });
+async function exchange(label, method, path, { headers = {}, expect, body } = {}) {
+  const r = await fetch(args.base + path, { method, headers, body, redirect: "manual" });
   const text = await r.text();
   if (expect !== undefined)
     check(label + ": status " + expect, r.status === expect, "got " + r.status + " " + text.slice(0, 200));
@@ -155,6 +155,34 @@ for (const p of every)
 for (const [method, path, status] of cases)
   await exchange(method + " " + path, method, path, { expect: status });
 
+/* The blackhole list: POST with a body, DELETE, and their errors. The
+ * address is inside the first subnet (its network address plus one). */
+const net = prefix.split("/")[0];
+const inside = net.includes(":") ? net.replace(/::$/, "::1")
+                                 : net.replace(/\.(\d+)$/, (m, x) => "." + (Number(x) + 1));
+const json = { "Content-Type": "application/json" };
+for (const [label, method, path, body, status] of [
+  ["add", "POST", "/api/v1/blackholes", JSON.stringify({ address: inside }), 201],
+  ["add again", "POST", "/api/v1/blackholes", JSON.stringify({ address: inside }), 200],
+  ["outside", "POST", "/api/v1/blackholes", '{"address": "198.18.0.1"}', 400],
+  ["not JSON", "POST", "/api/v1/blackholes", '{"address"', 400],
+  ["wrong type", "POST", "/api/v1/blackholes", '{"address": 1}', 400],
+  ["too big", "POST", "/api/v1/blackholes", " ".repeat(5000), 413],
+  ["list", "GET", "/api/v1/blackholes", undefined, 200],
+  ["head", "HEAD", "/api/v1/blackholes", undefined, 200],
+  ["one", "GET", "/api/v1/blackholes/" + inside, undefined, 200],
+  ["param", "GET", "/api/v1/blackholes?x=1", undefined, 400],
+  ["bad address", "GET", "/api/v1/blackholes/zzz", undefined, 400],
+  ["PUT", "PUT", "/api/v1/blackholes", "{}", 405],
+  ["POST item", "POST", "/api/v1/blackholes/" + inside, "{}", 405],
+  ["remove", "DELETE", "/api/v1/blackholes/" + inside, undefined, 200],
+  ["remove again", "DELETE", "/api/v1/blackholes/" + inside, undefined, 200],
+  ["gone", "GET", "/api/v1/blackholes/" + inside, undefined, 404],
+  ["delete bad", "DELETE", "/api/v1/blackholes/zzz", undefined, 400],
+])
+  await exchange("blackholes " + label + ": " + method + " " + path.slice(0, 40), method, path,
+                 { headers: body !== undefined ? json : {}, body, expect: status });
+
 /* If-None-Match: 304 with the same ETag while the snapshot lasts. */
 for (const path of ["/api/v1/summary", "/api/v1/hosts?limit=5", "/metrics", "/", "/health"]) {
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -185,6 +213,14 @@ if (args.cors) {
     check("GET " + path + ": Access-Control-Expose-Headers ETag",
           get.headers.get("access-control-expose-headers") === "ETag");
   }
+  const bh = await exchange("preflight POST /api/v1/blackholes", "OPTIONS", "/api/v1/blackholes", {
+    headers: { Origin: args.cors, "Access-Control-Request-Method": "POST",
+               "Access-Control-Request-Headers": "content-type" }, expect: 204 });
+  check("preflight /api/v1/blackholes: POST and DELETE allowed",
+        bh.headers.get("access-control-allow-methods") === "GET, HEAD, POST, DELETE");
+  await exchange("preflight DELETE /api/v1/blackholes/{address}", "OPTIONS",
+                 "/api/v1/blackholes/" + inside, {
+    headers: { Origin: args.cors, "Access-Control-Request-Method": "DELETE" }, expect: 204 });
   const other = await fetch(args.base + "/api/v1/summary", { headers: { Origin: "http://not-allowed.example" } });
   await other.text();
   check("GET from an origin not listed: no Access-Control-Allow-Origin",
@@ -193,7 +229,7 @@ if (args.cors) {
 
 /* Every operation of the document was exercised. */
 for (const [tmpl, item] of Object.entries(spec.paths))
-  for (const m of ["get", "options"])
+  for (const m of ["get", "post", "delete", "options"])
     if (item[m] && (m !== "options" || args.cors))
       check("exercised: " + m.toUpperCase() + " " + tmpl, exercised.has(m + " " + tmpl));
 

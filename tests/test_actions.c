@@ -1,0 +1,644 @@
+/*
+ * test_actions.c — unit tests of lib/actions.c: events posted directly,
+ * the notify script (a shell script written here that records its
+ * arguments and stdin), ExaBGP's command pipe (a FIFO read here), the
+ * blackhole list (manual and alert interplay, subnet check) and the state
+ * file. No DPDK. Every test runs in its own temporary directory.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "actions.h"
+#include "check.h"
+#include "config.h"
+
+#define CHECK_STR(a, b)                                                           \
+	do {                                                                     \
+		const char *sa_ = (a), *sb_ = (b);                               \
+		test_checks++;                                                   \
+		if (sa_ == NULL || strcmp(sa_, sb_) != 0) {                      \
+			test_failures++;                                         \
+			fprintf(stderr, "%s:%d: got \"%s\", expected \"%s\"\n",  \
+				__FILE__, __LINE__, sa_ ? sa_ : "(null)", sb_);  \
+		}                                                                \
+	} while (0)
+
+static char dir[64];
+static struct dpmon_subnet_conf subnets[2];
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A fresh directory and a config monitoring 10.0.0.0/24 and 2001:db8::/64. */
+static void
+setup(struct dpmon_config *cfg)
+{
+	snprintf(dir, sizeof(dir), "/tmp/test_actions_XXXXXX");
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	dpmon_config_defaults(cfg);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &subnets[0].prefix, NULL) == 0);
+	REQUIRE(dpmon_prefix_parse("2001:db8::/64", &subnets[1].prefix, NULL) == 0);
+	cfg->subnets = subnets;
+	cfg->n_subnets = 2;
+}
+
+static void
+teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static void
+path_in(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/* The whole file @p name of the test directory, or "" (static buffer). */
+static const char *
+slurp(const char *name)
+{
+	static char buf[65536];
+	char p[256];
+	FILE *f;
+	size_t n = 0;
+
+	path_in(p, sizeof(p), name);
+	buf[0] = '\0';
+	f = fopen(p, "r");
+	if (f != NULL) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A notify script recording "$@" into args and stdin into stdin. */
+static void
+write_script(struct dpmon_config *cfg, const char *extra)
+{
+	char p[256];
+	FILE *f;
+
+	path_in(p, sizeof(p), "notify.sh");
+	f = fopen(p, "w");
+	REQUIRE(f != NULL);
+	fprintf(f, "#!/bin/sh\necho \"$@\" >> '%s/args'\ncat >> '%s/stdin'\n%s", dir, dir, extra);
+	fclose(f);
+	REQUIRE(chmod(p, 0755) == 0);
+	snprintf(cfg->actions.notify_script, sizeof(cfg->actions.notify_script), "%s", p);
+}
+
+static struct dpmon_addr
+addr(const char *text)
+{
+	struct dpmon_addr a;
+
+	REQUIRE(dpmon_addr_parse(text, &a) == 0);
+	return a;
+}
+
+static int
+post(struct dpmon_actions *a, enum dpmon_action_kind kind, const char *ip, uint64_t id,
+     bool ban)
+{
+	struct dpmon_action_event ev = {.kind = kind, .addr = addr(ip), .dir = DPMON_DIR_INGRESS,
+					.alert_id = id, .start_unix_s = 1700000000.5,
+					.end_unix_s = kind == DPMON_ACTION_ALERT_END ? 1700000060.5 : 0,
+					.ban = ban,
+					.alert = json_pack("{s:I,s:s}", "id", (json_int_t)id,
+							   "address", ip)};
+
+	return dpmon_actions_post(a, &ev);
+}
+
+/* Read what is in the FIFO @p fd within @p timeout_ms (appending to @p buf). */
+static const char *
+read_fifo(int fd, char *buf, size_t len, int timeout_ms)
+{
+	size_t n = strlen(buf);
+	double end = now_s() + timeout_ms / 1000.0;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	ssize_t r;
+
+	while (now_s() < end && n + 1 < len) {
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		r = read(fd, buf + n, len - n - 1);
+		if (r > 0)
+			n += (size_t)r;
+		buf[n] = '\0';
+		if (n > 0 && buf[n - 1] == '\n')
+			break;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The notify script gets the documented arguments and the alert on stdin. */
+static void
+test_notify(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+
+	setup(&cfg);
+	write_script(&cfg, "");
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.5", 7, false) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "10.0.0.5", 7, false) == 0);
+	CHECK(dpmon_blackhole_add(a, &(struct dpmon_addr){0}, NULL) == -EDOM);
+	dpmon_actions_flush(a);
+	CHECK_STR(slurp("args"), "10.0.0.5 ingress attack_start 7\n"
+				 "10.0.0.5 ingress attack_end 7\n");
+	CHECK_STR(slurp("stdin"), "{\"id\":7,\"address\":\"10.0.0.5\"}\n"
+				  "{\"id\":7,\"address\":\"10.0.0.5\"}\n");
+	/* Not banned: no blackhole. */
+	{
+		struct dpmon_blackhole *l;
+
+		CHECK(dpmon_blackhole_list(a, &l) == 0);
+	}
+	dpmon_actions_free(a);
+	teardown();
+}
+
+/* A manual ban and unban notify too: direction "none", alert id 0. */
+static void
+test_notify_manual(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_addr ad = addr("2001:db8::5");
+	char want[256];
+
+	setup(&cfg);
+	write_script(&cfg, "");
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(dpmon_blackhole_add(a, &ad, NULL) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_remove(a, &ad) == 0);
+	CHECK(dpmon_blackhole_remove(a, &ad) == 1); /* idempotent: no second unban */
+	dpmon_actions_flush(a);
+	CHECK_STR(slurp("args"), "2001:db8::5 none ban 0\n2001:db8::5 none unban 0\n");
+	/* stdin: the entry, "since" varies: check the fixed fields. */
+	snprintf(want, sizeof(want), "{\"address\":\"2001:db8::5\",\"source\":\"manual\","
+		 "\"alert_id\":null,\"since\":");
+	CHECK(strncmp(slurp("stdin"), want, strlen(want)) == 0);
+	dpmon_actions_free(a);
+	teardown();
+}
+
+/* A script that sleeps is killed at notify_timeout_ms, children included. */
+static void
+test_notify_timeout(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	double t0;
+
+	setup(&cfg);
+	write_script(&cfg, "sleep 30\necho late >> \"$0.late\"\n");
+	cfg.actions.notify_timeout_ms = 300;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	t0 = now_s();
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.6", 8, false) == 0);
+	CHECK(now_s() - t0 < 0.1); /* posting never waits */
+	dpmon_actions_flush(a);
+	CHECK(now_s() - t0 >= 0.3);
+	CHECK(now_s() - t0 < 5);
+	CHECK_STR(slurp("args"), "10.0.0.6 ingress attack_start 8\n");
+	usleep(200000);
+	CHECK_STR(slurp("notify.sh.late"), ""); /* killed, not finished */
+	dpmon_actions_free(a);
+	teardown();
+}
+
+/* Exact announce/withdraw lines on the FIFO; host routes only. */
+static void
+test_exabgp(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char fifo[256], buf[4096] = "";
+	struct dpmon_addr v4 = addr("10.0.0.5"), v6 = addr("2001:db8::7");
+	struct dpmon_blackhole b;
+	int fd;
+
+	setup(&cfg);
+	path_in(fifo, sizeof(fifo), "exabgp.cmd");
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	REQUIRE(fd >= 0);
+	snprintf(cfg.actions.exabgp_pipe, sizeof(cfg.actions.exabgp_pipe), "%s", fifo);
+	snprintf(cfg.actions.exabgp_community, sizeof(cfg.actions.exabgp_community), "65535:666");
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(dpmon_blackhole_add(a, &v4, &b) == 0);
+	CHECK(b.manual && b.alert_id == 0);
+	CHECK(dpmon_blackhole_add(a, &v4, NULL) == 1);
+	dpmon_actions_flush(a);
+	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		  "announce route 10.0.0.5/32 next-hop 192.0.2.1 community [65535:666]\n");
+	CHECK(dpmon_blackhole_get(a, &v4, &b) == 0 && b.announced);
+	buf[0] = '\0';
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::7", 3, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		  "announce route 2001:db8::7/128 next-hop 192.0.2.1 community [65535:666]\n");
+	buf[0] = '\0';
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8::7", 3, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		  "withdraw route 2001:db8::7/128 next-hop 192.0.2.1\n");
+	buf[0] = '\0';
+	CHECK(dpmon_blackhole_remove(a, &v4) == 0);
+	dpmon_actions_flush(a);
+	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		  "withdraw route 10.0.0.5/32 next-hop 192.0.2.1\n");
+	CHECK(dpmon_blackhole_get(a, &v6, &b) == -ENOENT);
+	dpmon_actions_free(a);
+	close(fd);
+	teardown();
+}
+
+/* No reader: posting and adding do not block; the reader gets the
+ * announce when it comes; a reader that leaves and comes back gets it again. */
+static void
+test_exabgp_no_reader(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char fifo[256], buf[4096] = "";
+	struct dpmon_addr v4 = addr("10.0.0.9");
+	struct dpmon_blackhole b;
+	double t0;
+	int fd;
+
+	setup(&cfg);
+	path_in(fifo, sizeof(fifo), "exabgp.cmd");
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	snprintf(cfg.actions.exabgp_pipe, sizeof(cfg.actions.exabgp_pipe), "%s", fifo);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	t0 = now_s();
+	CHECK(dpmon_blackhole_add(a, &v4, NULL) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.9", 4, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(now_s() - t0 < 1.0);
+	CHECK(dpmon_blackhole_get(a, &v4, &b) == 0 && !b.announced);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	REQUIRE(fd >= 0);
+	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 3000),
+		  "announce route 10.0.0.9/32 next-hop 192.0.2.1\n");
+	close(fd); /* ExaBGP goes away ... */
+	usleep(1500 * 1000);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK); /* ... and comes back */
+	REQUIRE(fd >= 0);
+	buf[0] = '\0';
+	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 3000),
+		  "announce route 10.0.0.9/32 next-hop 192.0.2.1\n");
+	dpmon_actions_free(a);
+	close(fd);
+	teardown();
+}
+
+/* A reload naming another pipe and a community: everything announced there again. */
+static void
+test_exabgp_reconfigure(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char f1[256], f2[256], buf[4096] = "";
+	struct dpmon_addr v4 = addr("10.0.0.5");
+	int fd1, fd2;
+
+	setup(&cfg);
+	path_in(f1, sizeof(f1), "one.cmd");
+	path_in(f2, sizeof(f2), "two.cmd");
+	REQUIRE(mkfifo(f1, 0600) == 0 && mkfifo(f2, 0600) == 0);
+	fd1 = open(f1, O_RDONLY | O_NONBLOCK);
+	fd2 = open(f2, O_RDONLY | O_NONBLOCK);
+	REQUIRE(fd1 >= 0 && fd2 >= 0);
+	snprintf(cfg.actions.exabgp_pipe, sizeof(cfg.actions.exabgp_pipe), "%s", f1);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(dpmon_blackhole_add(a, &v4, NULL) == 0);
+	dpmon_actions_flush(a);
+	CHECK_STR(read_fifo(fd1, buf, sizeof(buf), 2000),
+		  "announce route 10.0.0.5/32 next-hop 192.0.2.1\n");
+	snprintf(cfg.actions.exabgp_pipe, sizeof(cfg.actions.exabgp_pipe), "%s", f2);
+	snprintf(cfg.actions.exabgp_community, sizeof(cfg.actions.exabgp_community), "65000:1");
+	CHECK(dpmon_actions_reconfigure(a, &cfg) == 0);
+	buf[0] = '\0';
+	CHECK_STR(read_fifo(fd2, buf, sizeof(buf), 3000),
+		  "announce route 10.0.0.5/32 next-hop 192.0.2.1 community [65000:1]\n");
+	buf[0] = '\0';
+	CHECK_STR(read_fifo(fd1, buf, sizeof(buf), 300), ""); /* nothing more on the old one */
+	dpmon_actions_free(a);
+	close(fd1);
+	close(fd2);
+	teardown();
+}
+
+/* Manual and alert blackholes of one address. */
+static void
+test_interplay(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_addr h = addr("10.0.0.20"), out = addr("192.168.1.1");
+	struct dpmon_blackhole b, *l = NULL;
+
+	setup(&cfg);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	/* Alert, then manual: the alert's end keeps it. */
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.20", 11, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &h, &b) == 0 && !b.manual && b.alert_id == 11);
+	CHECK(dpmon_blackhole_add(a, &h, &b) == 0);
+	CHECK(b.manual && b.alert_id == 11);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "10.0.0.20", 11, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &h, &b) == 0 && b.manual && b.alert_id == 0);
+	CHECK(dpmon_blackhole_remove(a, &h) == 0);
+	CHECK(dpmon_blackhole_get(a, &h, &b) == -ENOENT);
+	/* Two banning alerts: the entry lasts until the last ends. */
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.20", 12, true) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.20", 13, true) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "10.0.0.20", 12, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &h, &b) == 0 && !b.manual && b.alert_id == 13);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "10.0.0.20", 13, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &h, &b) == -ENOENT);
+	/* An operator's DELETE ends an alert blackhole too. */
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.20", 14, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_remove(a, &h) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "10.0.0.20", 14, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &h, &b) == -ENOENT);
+	/* Outside every monitored subnet: never blackholed. */
+	CHECK(dpmon_blackhole_add(a, &out, NULL) == -EDOM);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "192.168.1.1", 15, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_list(a, &l) == 0 && l == NULL);
+	/* Reload without 2001:db8::/64: its blackhole goes. */
+	CHECK(dpmon_blackhole_add(a, &(struct dpmon_addr){0}, NULL) == -EDOM);
+	{
+		struct dpmon_addr v6 = addr("2001:db8::1");
+
+		CHECK(dpmon_blackhole_add(a, &v6, NULL) == 0);
+		CHECK(dpmon_blackhole_add(a, &h, NULL) == 0);
+		cfg.n_subnets = 1;
+		CHECK(dpmon_actions_reconfigure(a, &cfg) == 0);
+		CHECK(dpmon_blackhole_get(a, &v6, &b) == -ENOENT);
+		CHECK(dpmon_blackhole_get(a, &h, &b) == 0);
+		CHECK(dpmon_blackhole_add(a, &v6, NULL) == -EDOM);
+	}
+	CHECK(dpmon_actions_dropped(a) == 0);
+	dpmon_actions_free(a);
+	teardown();
+}
+
+/* The state file: exact content, atomic (no temporary left), reloaded. */
+static void
+test_state(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_addr m = addr("10.0.0.1"), al = addr("2001:db8::2");
+	struct dpmon_blackhole b, *l = NULL;
+	char path[256];
+	json_t *doc;
+	json_error_t je;
+	DIR *d;
+	struct dirent *e;
+	int files = 0;
+
+	setup(&cfg);
+	path_in(path, sizeof(path), "state.json");
+	snprintf(cfg.actions.state_file, sizeof(cfg.actions.state_file), "%s", path);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(access(path, F_OK) != 0); /* nothing changed yet */
+	CHECK(dpmon_blackhole_add(a, &m, NULL) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::2", 21, true) == 0);
+	dpmon_actions_flush(a);
+	dpmon_actions_free(a);
+	doc = json_load_file(path, 0, &je);
+	REQUIRE(doc != NULL);
+	CHECK(json_integer_value(json_object_get(doc, "version")) == 1);
+	CHECK(json_array_size(json_object_get(doc, "blackholes")) == 2);
+	{
+		json_t *e0 = json_array_get(json_object_get(doc, "blackholes"), 0);
+		json_t *e1 = json_array_get(json_object_get(doc, "blackholes"), 1);
+
+		CHECK_STR(json_string_value(json_object_get(e0, "address")), "10.0.0.1");
+		CHECK(json_is_true(json_object_get(e0, "manual")));
+		CHECK(json_array_size(json_object_get(e0, "alert_ids")) == 0);
+		CHECK_STR(json_string_value(json_object_get(e1, "address")), "2001:db8::2");
+		CHECK(json_is_false(json_object_get(e1, "manual")));
+		CHECK(json_integer_value(json_array_get(json_object_get(e1, "alert_ids"), 0)) == 21);
+	}
+	json_decref(doc);
+	d = opendir(dir);
+	REQUIRE(d != NULL);
+	while ((e = readdir(d)) != NULL)
+		files += e->d_name[0] != '.';
+	closedir(d);
+	CHECK(files == 1); /* no temporary file left */
+
+	/* Restart: both back, as they were. */
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(dpmon_blackhole_list(a, &l) == 2);
+	CHECK(l != NULL && dpmon_addr_cmp(&l[0].addr, &m) == 0 && l[0].manual);
+	CHECK(l != NULL && dpmon_addr_cmp(&l[1].addr, &al) == 0 && !l[1].manual &&
+	      l[1].alert_id == 21);
+	free(l);
+	CHECK(dpmon_blackhole_remove(a, &m) == 0);
+	/* The restored alert 21 never ends; a new alert of the host takes the
+	 * entry over, and its end removes it. */
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8::2", 99, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &al, &b) == 0 && b.alert_id == 21);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::2", 30, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &al, &b) == 0 && b.alert_id == 30);
+	dpmon_actions_flush(a);
+	dpmon_actions_free(a);
+	/* ... restart once more: alert 30 is restored, then ends the entry. */
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::2", 31, true) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8::2", 31, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &al, &b) == -ENOENT);
+	CHECK(dpmon_blackhole_add(a, &al, NULL) == 0); /* for the subnet check below */
+	dpmon_actions_flush(a);
+	dpmon_actions_free(a);
+
+	/* A restart with a subnet gone drops its blackhole. */
+	cfg.n_subnets = 1;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(dpmon_blackhole_get(a, &al, &b) == -ENOENT);
+	dpmon_actions_free(a);
+
+	/* A corrupt file stops the start with its name in the message. */
+	{
+		FILE *f = fopen(path, "w");
+
+		REQUIRE(f != NULL);
+		fputs("{\"version\": 1, \"blackholes\": [{\"address\": \"10.0.0.300\"}]}", f);
+		fclose(f);
+	}
+	errno = 0;
+	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
+	CHECK(errno == EINVAL);
+	{
+		FILE *f = fopen(path, "w");
+
+		REQUIRE(f != NULL);
+		fputs("{\"version\": 1, \"blackholes\": [", f);
+		fclose(f);
+	}
+	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
+	teardown();
+}
+
+/* A full queue drops the event (counted) and posting still never waits. */
+static void
+test_queue_full(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char flag[256], extra[512];
+	double t0;
+	int rc = 0, ok = 0;
+	FILE *f;
+
+	setup(&cfg);
+	path_in(flag, sizeof(flag), "go");
+	/* The first run waits for the flag file; later runs find it at once. */
+	snprintf(extra, sizeof(extra), "while [ ! -e '%s' ]; do sleep 0.05; done\n", flag);
+	write_script(&cfg, extra);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.1", 1, false) == 0);
+	usleep(300 * 1000); /* the thread took it and waits in the script */
+	t0 = now_s();
+	for (int i = 0; i < 1025; i++) {
+		rc = post(a, DPMON_ACTION_ALERT_START, "10.0.0.2", (uint64_t)i + 2, false);
+		ok += rc == 0;
+	}
+	CHECK(now_s() - t0 < 1.0);
+	CHECK(ok == 1024);
+	CHECK(rc == -ENOBUFS);
+	CHECK(dpmon_actions_dropped(a) == 1);
+	f = fopen(flag, "w");
+	REQUIRE(f != NULL);
+	fclose(f);
+	dpmon_actions_flush(a);
+	{
+		const char *args = slurp("args");
+		int lines = 0;
+
+		for (const char *p = args; *p; p++)
+			lines += *p == '\n';
+		CHECK(lines == 1025); /* every queued event ran, in order */
+		CHECK(strncmp(args, "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n",
+			      63) == 0);
+	}
+	dpmon_actions_free(a);
+	teardown();
+}
+
+static void *
+free_thread(void *a)
+{
+	dpmon_actions_free(a);
+	return NULL;
+}
+
+/* At the stop, the queued events' list changes are saved before their
+ * scripts run. */
+static void
+test_stop(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char path[256];
+	pthread_t t;
+	const char *st;
+
+	setup(&cfg);
+	write_script(&cfg, "sleep 30\n");
+	cfg.actions.notify_timeout_ms = 1000;
+	path_in(path, sizeof(path), "state.json");
+	snprintf(cfg.actions.state_file, sizeof(cfg.actions.state_file), "%s", path);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.1", 1, true) == 0);
+	usleep(200 * 1000); /* its script sleeps */
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.2", 2, true) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.3", 3, true) == 0);
+	REQUIRE(pthread_create(&t, NULL, free_thread, a) == 0);
+	usleep(1500 * 1000); /* the first script was killed; the second sleeps */
+	st = slurp("state.json");
+	CHECK(strstr(st, "\"10.0.0.2\"") != NULL);
+	CHECK(strstr(st, "\"10.0.0.3\"") != NULL);
+	pthread_join(t, NULL);
+	CHECK_STR(slurp("args"), "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n"
+				 "10.0.0.3 ingress attack_start 3\n");
+	teardown();
+}
+
+int
+main(void)
+{
+	test_notify();
+	test_notify_manual();
+	test_notify_timeout();
+	test_exabgp();
+	test_exabgp_no_reader();
+	test_exabgp_reconfigure();
+	test_interplay();
+	test_state();
+	test_queue_full();
+	test_stop();
+	return check_finish("test_actions");
+}
