@@ -71,9 +71,16 @@ def alerts_after(h, pcaps, label, detection, packets):
         status, _, metrics = d.request('/metrics')
         one = [d.request('/api/v1/alerts/%d' % a['id']) for a in doc['alerts']]
         filtered = d.get('/api/v1/alerts?state=active&direction=ingress&type=udp_flood')
+        # The actions thread adds a banning alert's blackhole within milliseconds.
+        deadline = time.monotonic() + 5
+        while True:
+            blackholes = d.get('/api/v1/blackholes')['blackholes']
+            if blackholes or time.monotonic() > deadline or not detection.get('ban'):
+                break
+            time.sleep(0.05)
         if d.stop() != 0:
             raise TestFailure('%s: dpmon exit status after SIGTERM not 0' % label)
-    return doc, metrics, one, filtered
+    return doc, metrics, one, filtered, blackholes
 
 
 def check_one(c, doc, address, direction, metric, hostgroup=None):
@@ -99,13 +106,18 @@ def check_one(c, doc, address, direction, metric, hostgroup=None):
 
 def case_flood(h, caps):
     c = h.checker('flood')
-    doc, metrics, one, filtered = alerts_after(
+    doc, metrics, one, filtered, blackholes = alerts_after(
         h, [caps['in5'], caps['bg']], 'flood',
-        {'thresholds': {'ingress': {'pps': LIMIT}, 'egress': {'pps': LIMIT}}}, 60000)
+        {'thresholds': {'ingress': {'pps': LIMIT}, 'egress': {'pps': LIMIT}}, 'ban': True},
+        60000)
     a = check_one(c, doc, '10.0.0.5', 'ingress', 'pps')
     if a is not None:
+        c.eq('ban', True, a['ban'])
         c.eq('GET /api/v1/alerts/{id}', (200, a['id']), (one[0][0], one[0][2]['id']))
         c.eq('filtered list', [a['id']], [x['id'] for x in filtered['alerts']])
+        c.eq('the banning alert holds a blackhole (actions)',
+             [('10.0.0.5', 'alert', a['id'])],
+             [(b['address'], b['source'], b['alert_id']) for b in blackholes])
     c.true('dpmon_alerts_active 1 on /metrics', '\ndpmon_alerts_active 1\n' in metrics)
     c.true('dpmon_alerts_started_total 1 on /metrics',
            '\ndpmon_alerts_started_total 1\n' in metrics)
@@ -114,20 +126,21 @@ def case_flood(h, caps):
 
 def case_disabled_hostgroup(h, caps):
     c = h.checker('disabled')
-    doc, metrics, _, _ = alerts_after(
+    doc, metrics, _, _, blackholes = alerts_after(
         h, [caps['in5'], caps['bg']], 'disabled',
         {'thresholds': {'ingress': {'pps': LIMIT}},
          'hostgroups': [{'name': 'quiet', 'prefixes': ['10.0.0.5/32'], 'enabled': False}]},
         60000)
     c.eq('alerts listed', [], doc['alerts'])
     c.eq('alerts started', 0, doc['started'])
+    c.eq('blackholes', [], blackholes)
     c.true('dpmon_alerts_active 0 on /metrics', '\ndpmon_alerts_active 0\n' in metrics)
     c.done()
 
 
 def case_hostgroup_precedence(h, caps):
     c = h.checker('precedence')
-    doc, _, _, _ = alerts_after(
+    doc, _, _, _, _ = alerts_after(
         h, [caps['in5'], caps['in13']], 'precedence',
         {'thresholds': {'ingress': {'udp_pps': LIMIT}},
          'hostgroups': [{'name': 'big', 'prefixes': ['10.0.0.4/30'],
@@ -139,7 +152,7 @@ def case_hostgroup_precedence(h, caps):
 
 def case_egress(h, caps):
     c = h.checker('egress')
-    doc, _, _, _ = alerts_after(
+    doc, _, _, _, _ = alerts_after(
         h, [caps['out9'], caps['bg']], 'egress',
         {'thresholds': {'ingress': {'pps': LIMIT}, 'egress': {'pps': LIMIT}}}, 60000)
     check_one(c, doc, '10.0.0.9', 'egress', 'pps')
