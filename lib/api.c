@@ -749,13 +749,123 @@ ep_history(struct request *r, const char *rest, size_t n)
 				       "points", points));
 }
 
-/* Active alerts: none until alert rules exist (the list keeps its shape). */
+/* Filters of GET /api/v1/alerts. */
+struct alert_query {
+	int state;          /* 0 any, 1 active, 2 ended */
+	bool by_addr;
+	struct dpmon_addr addr;
+	int dir;            /* -1 any */
+	int type;           /* -1 any */
+	uint32_t limit;
+};
+
+static const char *const state_names[] = {"active", "ended", NULL};
+
+/* The attack type named @p v, or -1. */
+static int
+attack_index(const char *v)
+{
+	for (int t = 0; t < DPMON_ATTACK_MAX; t++)
+		if (strcmp(dpmon_attack_name(t), v) == 0)
+			return t;
+	return -1;
+}
+
+static int
+parse_alert_query(struct request *r, struct alert_query *q)
+{
+	char e[ECHO_BUF], buf[ARG_TEXT_MAX];
+	const char *v;
+	int i;
+
+	*q = (struct alert_query){.state = 0, .dir = -1, .type = -1, .limit = HOSTS_LIMIT_DEFAULT};
+	if ((v = arg_value(r, "state")) != NULL) {
+		if ((i = name_index(state_names, v)) < 0)
+			return reply_error(r, 400, "invalid state '%s': expected active or ended",
+					   echo(v, strlen(v), e));
+		q->state = i + 1;
+	}
+	if ((v = arg_value(r, "address")) != NULL) {
+		if (!copy_arg(v, strlen(v), buf) || dpmon_addr_parse(buf, &q->addr) != 0)
+			return reply_error(r, 400, "invalid address '%s': not an IPv4 or IPv6 address",
+					   echo(v, strlen(v), e));
+		q->by_addr = true;
+	}
+	if ((v = arg_value(r, "direction")) != NULL) {
+		if ((q->dir = name_index(dir_names, v)) < 0)
+			return reply_error(r, 400, "invalid direction '%s': expected ingress or egress",
+					   echo(v, strlen(v), e));
+	}
+	if ((v = arg_value(r, "type")) != NULL) {
+		if ((q->type = attack_index(v)) < 0)
+			return reply_error(r, 400, "invalid type '%s': expected unknown, syn_flood, "
+					   "fragment_flood, udp_flood, icmp_flood or tcp_flood",
+					   echo(v, strlen(v), e));
+	}
+	if ((v = arg_value(r, "limit")) != NULL && !parse_limit(v, &q->limit))
+		return reply_error(r, 400, "invalid limit '%s': expected an integer 1..%d",
+				   echo(v, strlen(v), e), HOSTS_LIMIT_MAX);
+	return 0;
+}
+
+static bool
+alert_matches(const struct dpmon_alert *a, const struct alert_query *q)
+{
+	return (q->state == 0 || (q->state == 1) == (a->end_unix_s == 0)) &&
+	       (!q->by_addr || dpmon_addr_cmp(&a->addr, &q->addr) == 0) &&
+	       (q->dir < 0 || (int)a->dir == q->dir) && (q->type < 0 || (int)a->type == q->type);
+}
+
+/* Active and recent alerts, newest first, filtered (docs/api.md). */
 static int
 ep_alerts(struct request *r, const char *rest, size_t n)
 {
+	const struct dpmon_snapshot *s = r->snap;
+	struct alert_query q;
+	uint32_t total = 0;
+	json_t *list;
+	int rc;
+
 	(void)rest;
 	(void)n;
-	return reply(r, 200, json_pack("{s:[]}", "alerts"));
+	if ((rc = parse_alert_query(r, &q)) != 0)
+		return rc;
+	list = json_array();
+	for (uint32_t i = 0; list != NULL && i < s->n_alerts; i++) {
+		if (!alert_matches(s->alerts[i], &q))
+			continue;
+		if (total++ < q.limit &&
+		    json_array_append_new(list, dpmon_alert_json(s->alerts[i], s->alerts_unix_s)) != 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	}
+	return reply(r, 200, json_pack("{s:o,s:I,s:I,s:I,s:I}", "alerts", list,
+				       "total", (json_int_t)total,
+				       "active", (json_int_t)s->alerts_active,
+				       "started", (json_int_t)s->alerts_started,
+				       "snapshot_seq", (json_int_t)s->seq));
+}
+
+/* One alert by id: 400 for a malformed id, 404 when not listed (any more). */
+static int
+ep_alert(struct request *r, const char *rest, size_t n)
+{
+	const struct dpmon_snapshot *s = r->snap;
+	char e[ECHO_BUF];
+	uint64_t id = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (rest[i] < '0' || rest[i] > '9' || i >= 19)
+			return reply_error(r, 400, "invalid alert id '%s': expected a positive integer",
+					   echo(rest, n, e));
+		id = id * 10 + (uint64_t)(rest[i] - '0');
+	}
+	for (uint32_t i = 0; i < s->n_alerts; i++)
+		if (s->alerts[i]->id == id)
+			return reply(r, 200, dpmon_alert_json(s->alerts[i], s->alerts_unix_s));
+	return reply_error(r, 404, "alert %llu is neither active nor among the recent ones",
+			   (unsigned long long)id);
 }
 
 /* ------------------------------------------------------------------------
@@ -764,6 +874,8 @@ ep_alerts(struct request *r, const char *rest, size_t n)
 
 static const char *const no_params[] = {NULL};
 static const char *const hosts_params[] = {"subnet", "sort", "direction", "limit", NULL};
+static const char *const alerts_params[] = {"state", "address", "direction", "type", "limit",
+					    NULL};
 
 static const struct endpoint endpoints[] = {
 	{"/health", false, false, no_params, ep_health},
@@ -772,7 +884,8 @@ static const struct endpoint endpoints[] = {
 	{"/api/v1/subnets", true, true, no_params, ep_subnet},
 	{"/api/v1/hosts", false, true, hosts_params, ep_hosts},
 	{"/api/v1/hosts", true, true, no_params, ep_host},
-	{"/api/v1/alerts", false, true, no_params, ep_alerts},
+	{"/api/v1/alerts", false, true, alerts_params, ep_alerts},
+	{"/api/v1/alerts", true, true, no_params, ep_alert},
 	{"/api/v1/history", false, true, no_params, ep_history},
 };
 

@@ -5,10 +5,10 @@
  *
  * Endpoints (docs/api.md): GET /health, /api/v1/summary, /api/v1/subnets,
  * /api/v1/subnets/{prefix}/{len}, /api/v1/hosts, /api/v1/hosts/{address},
- * /api/v1/alerts; GET, POST /api/v1/blackholes and GET, DELETE
- * /api/v1/blackholes/{address} (dpmon_api_blackholes, on the actions
- * module rather than a snapshot). (GET / and /metrics are not JSON:
- * http.c serves them.)
+ * /api/v1/alerts, /api/v1/alerts/{id}, /api/v1/history; GET, POST
+ * /api/v1/blackholes and GET, DELETE /api/v1/blackholes/{address}
+ * (dpmon_api_blackholes, on the actions module rather than a snapshot).
+ * (GET / and /metrics are not JSON: http.c serves them.)
  * Errors: 404 unknown path, 400 bad parameter, 405 wrong method (with the
  * Allow header value), 503 before the first snapshot; every error body is
  * {"error": "..."}.

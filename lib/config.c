@@ -12,6 +12,10 @@
  *         -> subnets[] -> prefix, name
  *         -> http      -> listen, port, cors_origins[]
  *         -> metrics   -> top_hosts
+ *         -> detection -> enabled, ban, thresholds{ingress,egress},
+ *                         hostgroups[] -> name, prefixes[], enabled, ban,
+ *                         thresholds; whitelist[], start_intervals, hold_s,
+ *                         recent_alerts
  *         -> actions   -> notify_script, notify_timeout_ms, exabgp_pipe,
  *                         exabgp_next_hop, exabgp_community, pcap_dir,
  *                         pcap_packets, state_file
@@ -26,7 +30,11 @@
  * one pass. Once the per-key checks are done, two cross-entry checks run:
  * duplicate port devices (at most 32 ports, pairwise) and duplicate subnets
  * (up to 65536 of them: a copy of the valid prefixes tagged with their
- * index is sorted, so equal prefixes are adjacent, O(n log n)).
+ * index is sorted, so equal prefixes are adjacent, O(n log n)). Detection
+ * adds two more: duplicate hostgroup names, and a prefix listed by two
+ * hostgroups (or twice in one, or twice in the whitelist), by the same sort.
+ * Hostgroups are parsed after the other detection keys whatever the file
+ * order, since they inherit the global "ban" and "thresholds".
  *
  * Messages are "ORIGIN: PATH: why", one line each, PATH being a JSONPath
  * ("$.subnets[2].prefix"). Anything taken from the file (key names, strings)
@@ -720,6 +728,355 @@ parse_http(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_conf
 	}
 }
 
+static bool
+is_comment_key(const char *key)
+{
+	return strcmp(key, "comment") == 0 || strcmp(key, "_comment") == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Detection (docs/detection.md)                                            */
+/* ------------------------------------------------------------------------ */
+
+/* The metric named @p name, or -1. */
+static int
+metric_index(const char *name)
+{
+	for (int m = 0; m < DPMON_METRIC_MAX; m++)
+		if (strcmp(name, dpmon_metric_name(m)) == 0)
+			return m;
+	return -1;
+}
+
+/* A non-negative finite number (integer or real) into @p out. */
+static bool
+check_limit(struct check_ctx *c, const char *path, const json_t *v, double *out)
+{
+	double x;
+
+	if (!json_is_number(v)) {
+		report_type(c, path, "number", v);
+		return false;
+	}
+	x = json_number_value(v);
+	if (!(x >= 0) || x > 1e18) {
+		report(c, path, "must be a number 0..1e18 (0 = not watched), got %g", x);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+/* {"pps": N, "tcp_syn_pps": N, ...}: the limits of one direction. */
+static void
+parse_dir_limits(struct check_ctx *c, const char *path, json_t *obj, double *limit)
+{
+	char kpath[PATH_LEN], names[256];
+	const char *key;
+	json_t *v;
+	int m;
+
+	if (!check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		path_key(kpath, sizeof(kpath), path, key);
+		if ((m = metric_index(key)) >= 0) {
+			check_limit(c, kpath, v, &limit[m]);
+			continue;
+		}
+		names[0] = '\0';
+		for (int i = 0, n = 0; i < DPMON_METRIC_MAX; i++)
+			n += snprintf(names + n, sizeof(names) - (size_t)n, "%s%s", i ? ", " : "",
+				      dpmon_metric_name(i));
+		report(c, kpath, "unknown metric (expected one of %s)", names);
+	}
+}
+
+/* {"ingress": {...}, "egress": {...}} */
+static void
+parse_thresholds(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_thresholds *t)
+{
+	char kpath[PATH_LEN];
+	const char *key;
+	json_t *v;
+
+	memset(t, 0, sizeof(*t));
+	if (!check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "ingress") == 0)
+			parse_dir_limits(c, kpath, v, t->limit[DPMON_DIR_INGRESS]);
+		else if (strcmp(key, "egress") == 0)
+			parse_dir_limits(c, kpath, v, t->limit[DPMON_DIR_EGRESS]);
+		else
+			report_unknown(c, kpath);
+	}
+}
+
+static bool
+thresholds_any(const struct dpmon_thresholds *t)
+{
+	for (int d = 0; d < DPMON_DIR_MAX; d++)
+		for (int m = 0; m < DPMON_METRIC_MAX; m++)
+			if (t->limit[d][m] > 0)
+				return true;
+	return false;
+}
+
+/*
+ * An array of CIDR prefixes (at least @p min) into a malloc'd @p *out;
+ * the invalid ones are reported and left out.
+ */
+static void
+parse_prefix_list(struct check_ctx *c, const char *path, const json_t *arr, size_t min,
+		  struct dpmon_prefix **out, uint32_t *n_out)
+{
+	char ipath[PATH_LEN], q[PATH_LEN];
+	const char *why;
+	size_t i, n;
+	json_t *v;
+
+	if (!check_array(c, path, arr, min, DPMON_MAX_GROUP_PREFIXES))
+		return;
+	n = json_array_size(arr);
+	free(*out);
+	*n_out = 0;
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (*out == NULL) {
+		report(c, path, "out of memory for %zu prefixes", n);
+		return;
+	}
+	json_array_foreach(arr, i, v) {
+		path_index(ipath, sizeof(ipath), path, i);
+		if (!json_is_string(v))
+			report_type(c, ipath, "string", v);
+		else if (dpmon_prefix_parse(json_string_value(v), &(*out)[*n_out], &why) != 0)
+			report(c, ipath, "%s, got %s", why, quote(json_string_value(v), q, sizeof(q)));
+		else
+			(*n_out)++;
+	}
+}
+
+/* Where a prefix of a list came from, for duplicate messages. */
+struct prefix_origin {
+	struct dpmon_prefix prefix;
+	uint32_t group; /* hostgroup index, or UINT32_MAX for the whitelist */
+	uint32_t entry; /* index among the parsed prefixes of that list */
+};
+
+static int
+prefix_origin_cmp(const void *a, const void *b)
+{
+	const struct prefix_origin *x = a, *y = b;
+	int r;
+
+	if (x->prefix.family != y->prefix.family)
+		return x->prefix.family < y->prefix.family ? -1 : 1;
+	if (x->prefix.depth != y->prefix.depth)
+		return x->prefix.depth < y->prefix.depth ? -1 : 1;
+	r = dpmon_addr_cmp(&x->prefix.addr, &y->prefix.addr);
+	if (r != 0)
+		return r;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+static void
+origin_path(char *buf, size_t len, const struct prefix_origin *o)
+{
+	if (o->group == UINT32_MAX)
+		snprintf(buf, len, "$.detection.whitelist");
+	else
+		snprintf(buf, len, "$.detection.hostgroups[%u].prefixes", o->group);
+}
+
+/*
+ * A prefix may belong to one hostgroup only (else the longest-prefix
+ * match could not choose), and appear once in the whitelist. Sorting puts
+ * equal prefixes side by side; each one after the first is reported.
+ */
+static void
+check_duplicate_group_prefixes(struct check_ctx *c, const struct dpmon_detect_conf *d)
+{
+	struct prefix_origin *all;
+	size_t n = d->n_whitelist, k = 0;
+	char path[PATH_LEN], first[PATH_LEN], text[DPMON_PREFIX_STRLEN];
+
+	for (uint32_t g = 0; g < d->n_hostgroups; g++)
+		n += d->hostgroups[g].n_prefixes;
+	all = malloc((n ? n : 1) * sizeof(*all));
+	if (all == NULL) {
+		report(c, "$.detection", "out of memory checking for duplicate prefixes");
+		return;
+	}
+	for (uint32_t g = 0; g < d->n_hostgroups; g++)
+		for (uint32_t i = 0; i < d->hostgroups[g].n_prefixes; i++)
+			all[k++] = (struct prefix_origin){d->hostgroups[g].prefixes[i], g, i};
+	for (uint32_t i = 0; i < d->n_whitelist; i++)
+		all[k++] = (struct prefix_origin){d->whitelist[i], UINT32_MAX, i};
+	qsort(all, n, sizeof(*all), prefix_origin_cmp);
+	for (size_t i = 1, run = 0; i < n; i++) {
+		if (!dpmon_prefix_equal(&all[i].prefix, &all[run].prefix)) {
+			run = i;
+			continue;
+		}
+		if ((all[i].group == UINT32_MAX) != (all[run].group == UINT32_MAX))
+			continue; /* a hostgroup prefix may also be whitelisted */
+		origin_path(path, sizeof(path), &all[i]);
+		origin_path(first, sizeof(first), &all[run]);
+		report(c, path, "duplicate prefix %s (also in %s)",
+		       dpmon_prefix_format(&all[i].prefix, text, sizeof(text)), first);
+	}
+	free(all);
+}
+
+/* One hostgroup; @p ban_set[0] says whether it had a "ban" key. */
+static void
+parse_hostgroup(struct check_ctx *c, const char *path, json_t *obj,
+		struct dpmon_hostgroup_conf *g, bool *ban_set, bool *thresholds_set)
+{
+	char kpath[PATH_LEN];
+	const char *key;
+	json_t *v;
+
+	if (!check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "name") == 0) {
+			check_string(c, kpath, v, 1, DPMON_NAME_LEN - 1, g->name);
+		} else if (strcmp(key, "prefixes") == 0) {
+			parse_prefix_list(c, kpath, v, 1, &g->prefixes, &g->n_prefixes);
+		} else if (strcmp(key, "enabled") == 0 || strcmp(key, "ban") == 0) {
+			if (!json_is_boolean(v))
+				report_type(c, kpath, "boolean", v);
+			else if (key[0] == 'e')
+				g->enabled = json_is_true(v);
+			else {
+				g->ban = json_is_true(v);
+				*ban_set = true;
+			}
+		} else if (strcmp(key, "thresholds") == 0) {
+			parse_thresholds(c, kpath, v, &g->thresholds);
+			*thresholds_set = true;
+		} else if (!is_comment_key(key)) {
+			report_unknown(c, kpath);
+		}
+	}
+	require_key(c, path, obj, "name");
+	require_key(c, path, obj, "prefixes");
+}
+
+/* Each hostgroup whose name an earlier one has. */
+static void
+check_duplicate_group_names(struct check_ctx *c, const struct dpmon_detect_conf *d)
+{
+	char path[PATH_LEN], q[PATH_LEN];
+
+	for (uint32_t i = 1; i < d->n_hostgroups; i++)
+		for (uint32_t j = 0; d->hostgroups[i].name[0] && j < i; j++)
+			if (strcmp(d->hostgroups[i].name, d->hostgroups[j].name) == 0) {
+				snprintf(path, sizeof(path), "$.detection.hostgroups[%u].name", i);
+				report(c, path, "duplicate hostgroup name %s (also $.detection.hostgroups[%u])",
+				       quote(d->hostgroups[i].name, q, sizeof(q)), j);
+				break;
+			}
+}
+
+static void
+parse_hostgroups(struct check_ctx *c, const char *path, const json_t *arr,
+		 struct dpmon_detect_conf *d, bool *ban_set, bool *thr_set)
+{
+	char ipath[PATH_LEN];
+	size_t i, n;
+	json_t *v;
+
+	if (!check_array(c, path, arr, 0, DPMON_MAX_HOSTGROUPS))
+		return;
+	n = json_array_size(arr);
+	if (n > DPMON_MAX_HOSTGROUPS)
+		n = DPMON_MAX_HOSTGROUPS; /* reported; the rest is not kept */
+	d->hostgroups = calloc(n ? n : 1, sizeof(*d->hostgroups));
+	if (d->hostgroups == NULL) {
+		report(c, path, "out of memory for %zu hostgroups", n);
+		return;
+	}
+	d->n_hostgroups = (uint32_t)n;
+	json_array_foreach(arr, i, v) {
+		if (i >= n)
+			break;
+		path_index(ipath, sizeof(ipath), path, i);
+		d->hostgroups[i].enabled = true;
+		parse_hostgroup(c, ipath, v, &d->hostgroups[i], &ban_set[i], &thr_set[i]);
+	}
+	check_duplicate_group_names(c, d);
+}
+
+/* The "detection" object; see docs/detection.md for the semantics. */
+static void
+parse_detection(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_config *cfg)
+{
+	struct dpmon_detect_conf *d = &cfg->detect;
+	bool ban_set[DPMON_MAX_HOSTGROUPS] = {false}, thr_set[DPMON_MAX_HOSTGROUPS] = {false};
+	bool enabled_set = false, any;
+	char kpath[PATH_LEN];
+	const char *key;
+	json_t *v, *groups = NULL;
+	json_int_t n;
+
+	if (!check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "enabled") == 0 || strcmp(key, "ban") == 0) {
+			if (!json_is_boolean(v))
+				report_type(c, kpath, "boolean", v);
+			else if (key[0] == 'e') {
+				d->enabled = json_is_true(v);
+				enabled_set = true;
+			} else {
+				d->ban = json_is_true(v);
+			}
+		} else if (strcmp(key, "thresholds") == 0) {
+			parse_thresholds(c, kpath, v, &d->thresholds);
+		} else if (strcmp(key, "hostgroups") == 0) {
+			groups = v; /* after the globals: hostgroups inherit ban and thresholds */
+		} else if (strcmp(key, "whitelist") == 0) {
+			parse_prefix_list(c, kpath, v, 0, &d->whitelist, &d->n_whitelist);
+		} else if (strcmp(key, "start_intervals") == 0) {
+			if (check_int(c, kpath, v, 1, 3600, &n))
+				d->start_intervals = (uint32_t)n;
+		} else if (strcmp(key, "hold_s") == 0) {
+			if (check_int(c, kpath, v, 0, 86400, &n))
+				d->hold_s = (uint32_t)n;
+		} else if (strcmp(key, "recent_alerts") == 0) {
+			if (check_int(c, kpath, v, 0, 100000, &n))
+				d->recent_alerts = (uint32_t)n;
+		} else if (!is_comment_key(key)) {
+			report_unknown(c, kpath);
+		}
+	}
+	if (groups != NULL) {
+		path_key(kpath, sizeof(kpath), path, "hostgroups");
+		parse_hostgroups(c, kpath, groups, d, ban_set, thr_set);
+	}
+	any = thresholds_any(&d->thresholds);
+	for (uint32_t g = 0; g < d->n_hostgroups; g++) {
+		struct dpmon_hostgroup_conf *hg = &d->hostgroups[g];
+
+		if (!ban_set[g])
+			hg->ban = d->ban;
+		if (!thr_set[g])
+			hg->thresholds = d->thresholds;
+		any = any || (hg->enabled && thresholds_any(&hg->thresholds));
+	}
+	if (!enabled_set)
+		d->enabled = any;
+	check_duplicate_group_prefixes(c, d);
+}
+
 /* A top-level bounded integer; false when @p key is not one of them. */
 static bool
 parse_top_int(struct check_ctx *c, const char *path, const char *key, const json_t *v,
@@ -737,12 +1094,6 @@ parse_top_int(struct check_ctx *c, const char *path, const char *key, const json
 		return true;
 	}
 	return false;
-}
-
-static bool
-is_comment_key(const char *key)
-{
-	return strcmp(key, "comment") == 0 || strcmp(key, "_comment") == 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -969,6 +1320,8 @@ parse_root(struct check_ctx *c, json_t *root, struct dpmon_config *cfg)
 			parse_http(c, path, v, cfg);
 		else if (strcmp(key, "metrics") == 0)
 			parse_metrics(c, path, v, cfg);
+		else if (strcmp(key, "detection") == 0)
+			parse_detection(c, path, v, cfg);
 		else if (strcmp(key, "actions") == 0)
 			parse_actions(c, path, v, cfg);
 		else if (strcmp(key, "software_rss") == 0) {

@@ -108,8 +108,9 @@ struct dpmon_hostgroup_conf {
 	struct dpmon_prefix *prefixes; /**< malloc'd, n_prefixes entries */
 	uint32_t n_prefixes;
 	bool enabled;                  /**< false: its hosts never alert */
-	bool ban;                      /**< announce a blackhole when one of its hosts alerts */
-	struct dpmon_thresholds thresholds; /**< replace the global ones entirely */
+	bool ban;                      /**< announce a blackhole when one of its hosts alerts; default detect.ban */
+	/** Replace the global ones entirely; a copy of them when the key is absent. */
+	struct dpmon_thresholds thresholds;
 };
 
 /** Detection: "detection" in the file (docs/detection.md). */
@@ -179,7 +180,9 @@ void dpmon_config_defaults(struct dpmon_config *cfg);
  * Read and validate the JSON file @p path into @p cfg (defaults first).
  * Checks: JSON syntax (line and column), unknown keys, wrong types, numbers
  * out of range, bad CIDR, host bits set, duplicate subnets, at least one
- * port and one subnet, duplicate devices.
+ * port and one subnet, duplicate devices; in "detection", unknown metrics,
+ * duplicate hostgroup names and a prefix in two hostgroups (or twice in
+ * one, or twice in the whitelist).
  *
  * @param err  every error is printed there, one per line, as
  *             "PATH: $.json.path: why"; may be NULL to stay silent.

@@ -58,10 +58,16 @@ struct carry_hi {
 	uint32_t hi[DPMON_HOST_SLOTS];
 };
 
-/* State of the averages of one direction pair (rates.h). */
+/* State of the averages of one direction (rates.h): total, protocols, kinds. */
+struct avg_dir {
+	double pps, bps;
+	double proto_pps[DPMON_PROTO_MAX], proto_bps[DPMON_PROTO_MAX];
+	double x_pps[DPMON_XCLASS_MAX];
+};
+
+/* State of the averages of one direction pair. */
 struct avg_pair {
-	double pps[DPMON_DIR_MAX];
-	double bps[DPMON_DIR_MAX];
+	struct avg_dir d[DPMON_DIR_MAX];
 };
 
 struct core_map {
@@ -84,7 +90,7 @@ struct dpmon_merge {
 
 	struct dpmon_dir_ctr prev_totals[DPMON_TOTAL_MAX];
 	struct dpmon_xdir_ctr prev_xtotals[DPMON_TOTAL_MAX];
-	double tot_avg_pps[DPMON_TOTAL_MAX], tot_avg_bps[DPMON_TOTAL_MAX];
+	struct avg_dir tot_avg[DPMON_TOTAL_MAX];
 	struct avg_pair *sub_avg; /* n_subnets */
 	double alpha;             /* weight of this merge's rates in the averages */
 	uint8_t flow_tmp[1u << DPMON_FLOW_P]; /* registers of one sketch, merged over cores */
@@ -354,14 +360,27 @@ rate_of(struct dpmon_rate *r, const struct dpmon_ctr *cur, const struct dpmon_ct
 	r->bps = 8 * dpmon_rate_per_s(cur->bytes, prev->bytes, dt);
 }
 
-/* Step the averages @p avg_pps, @p avg_bps with @p d's rates; store them in @p d. */
+/*
+ * Step the averages @p a with @p d's rates (total, each protocol class,
+ * each packet kind's pps) and store them in @p d.
+ */
 static void
-avg_update(struct dpmon_merge *m, struct dpmon_dir_stats *d, double *avg_pps, double *avg_bps)
+avg_update(struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a)
 {
-	*avg_pps = dpmon_ewma_step(*avg_pps, d->total.pps, m->alpha);
-	*avg_bps = dpmon_ewma_step(*avg_bps, d->total.bps, m->alpha);
-	d->avg_pps = *avg_pps;
-	d->avg_bps = *avg_bps;
+	a->pps = dpmon_ewma_step(a->pps, d->total.pps, m->alpha);
+	a->bps = dpmon_ewma_step(a->bps, d->total.bps, m->alpha);
+	d->avg_pps = a->pps;
+	d->avg_bps = a->bps;
+	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p], d->proto[p].pps, m->alpha);
+		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p], d->proto[p].bps, m->alpha);
+		d->avg_proto_pps[p] = a->proto_pps[p];
+		d->avg_proto_bps[p] = a->proto_bps[p];
+	}
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x], d->x[x].pps, m->alpha);
+		d->avg_x_pps[x] = a->x_pps[x];
+	}
 }
 
 /* Cumulative values and rates of one direction (protocols, then kinds). */
@@ -500,7 +519,7 @@ fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
 		dir_stats(&s->totals[t], &cur[t], &xcur[t], &m->prev_totals[t],
 			  &m->prev_xtotals[t], dt);
-		avg_update(m, &s->totals[t], &m->tot_avg_pps[t], &m->tot_avg_bps[t]);
+		avg_update(m, &s->totals[t], &m->tot_avg[t]);
 	}
 	memcpy(m->prev_totals, cur, sizeof(cur));
 	memcpy(m->prev_xtotals, xcur, sizeof(xcur));
@@ -525,7 +544,7 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
 			dir_stats(&ss->dir[d], &m->sub_cur[i].dir[d], &m->sub_cur[i].xdir[d],
 				  &m->sub_prev[i].dir[d], &m->sub_prev[i].xdir[d], dt);
-			avg_update(m, &ss->dir[d], &m->sub_avg[i].pps[d], &m->sub_avg[i].bps[d]);
+			avg_update(m, &ss->dir[d], &m->sub_avg[i].d[d]);
 		}
 	}
 	t = m->sub_prev;
@@ -706,7 +725,7 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
 			dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d],
 				  &prev->xdir[d], dt);
-			avg_update(m, &h->dir[d], &m->g_avg[id].pps[d], &m->g_avg[id].bps[d]);
+			avg_update(m, &h->dir[d], &m->g_avg[id].d[d]);
 			h->dir[d].flows = -1; /* not measured per host (yet) */
 		}
 	}

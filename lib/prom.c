@@ -240,7 +240,10 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 	gauge_u64(b, "dpmon_hosts", "Number of distinct hosts seen in monitored subnets.",
 		  s->n_hosts);
 	gauge_u64(b, "dpmon_alerts_active",
-		  "Alerts currently active. Always 0: this version has no alert rules.", 0);
+		  "Alerts currently active (one per host and direction; docs/detection.md).",
+		  s->alerts_active);
+	family(b, "dpmon_alerts_started_total", "counter", "Alerts started since dpmon started.");
+	sample_u64(b, "dpmon_alerts_started_total", "", s->alerts_started);
 	family(b, "dpmon_config_reloads_total", "counter",
 	       "Configuration reloads (SIGHUP) since start, by result: ok (applied) or failed "
 	       "(refused: invalid file, or not applied).");

@@ -2,9 +2,10 @@
  * run.c — dpmon's life cycle (see run.h).
  *
  *   main lcore:  EAL init → config → classifier → ports → per-core tables →
- *                launch workers → HTTP, telemetry commands → every interval:
- *                read NIC counters, merge, publish → on stop: workers, HTTP,
- *                telemetry, ports, EAL.
+ *                telemetry commands, actions, sampler, detection → HTTP →
+ *                launch workers → every interval: read NIC counters,
+ *                merge, detect (on the private snapshot), publish → on
+ *                stop: workers, HTTP, actions, telemetry, ports, EAL.
  *   worker lcores: dpmon_worker_loop on their share of the RX queues.
  *
  * RX queues are dealt round-robin over the worker lcores in port order, so
@@ -51,11 +52,13 @@
 #include "classify.h"
 #include "config.h"
 #include "counters.h"
+#include "detect.h"
 #include "distributor.h"
 #include "http.h"
 #include "log.h"
 #include "merge.h"
 #include "port.h"
+#include "sample.h"
 #include "snapshot.h"
 #include "telemetry.h"
 #include "worker.h"
@@ -97,6 +100,8 @@ struct app {
 	struct dpmon_core **cores;
 	unsigned *lcores;
 	struct dpmon_merge *merge;
+	struct dpmon_sampler *sampler; /* packets of hosts under alert (sample.h) */
+	struct dpmon_detect *detect;   /* thresholds and alerts, after each merge */
 	struct dpmon_snap_store store;
 	struct dpmon_http *http;
 	struct dpmon_actions *actions; /* notify, ExaBGP, blackholes (actions.h) */
@@ -448,6 +453,7 @@ merge_once(struct app *a)
 {
 	struct dpmon_snap_port ports[DPMON_MAX_PORTS];
 	struct dpmon_snapshot *s;
+	struct timespec now;
 
 	read_ports(a, ports);
 	s = dpmon_merge_run(a->merge, rte_rdtsc(), ports, a->n_ports_started);
@@ -462,6 +468,11 @@ merge_once(struct app *a)
 	s->config.reload_failures = a->reload.failed;
 	s->config.last_reload_unix_s = a->reload.last_unix_s;
 	s->config.last_reload_ok = a->reload.last_ok;
+	/* Detection sees the snapshot while it is still private. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (dpmon_detect_run(a->detect, s, (double)now.tv_sec + (double)now.tv_nsec * 1e-9) != 0)
+		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
+			  "detect: out of memory; this snapshot lists no alerts");
 	dpmon_snap_publish(&a->store, s);
 }
 
@@ -669,6 +680,9 @@ apply_reload(struct app *a, struct dpmon_config *next, uint32_t *kept)
 	if (a->actions != NULL && dpmon_actions_reconfigure(a->actions, &a->cfg) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
 			  "reload: out of memory for the actions' new settings; they keep the old ones");
+	if (a->detect != NULL && dpmon_detect_reconfigure(a->detect, &a->cfg.detect) != 0)
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
+			  "reload: out of memory for the detection's new settings; it keeps the old ones");
 	free_gens(a->retired, a->n_workers); /* older ones the merger no longer reads */
 	for (unsigned w = 0; w < a->n_workers; w++) {
 		a->retired[w] = a->gens[w];
@@ -870,6 +884,8 @@ shutdown_app(struct app *a)
 	dpmon_actions_free(a->actions); /* after the HTTP thread, its poster */
 	dpmon_telemetry_detach();
 	dpmon_snap_store_destroy(&a->store);
+	dpmon_detect_free(a->detect);
+	dpmon_sampler_free(a->sampler);
 	dpmon_merge_free(a->merge);
 	if (a->srss)
 		dpmon_distributor_teardown(&a->dist);
@@ -949,6 +965,12 @@ run(struct app *a, const struct app_opts *o)
 		fprintf(stderr, "dpmon: cannot start the actions (notify script, ExaBGP, "
 				"blackholes): %s\n", errno == EINVAL ? "bad state file, see above"
 								      : strerror(errno));
+		return EXIT_START;
+	}
+	a->sampler = dpmon_sampler_create(a->n_workers, &a->cfg.actions);
+	a->detect = a->sampler ? dpmon_detect_create(&a->cfg.detect, a->sampler, a->actions) : NULL;
+	if (a->detect == NULL) {
+		fprintf(stderr, "dpmon: cannot start detection: %s\n", strerror(errno));
 		return EXIT_START;
 	}
 	a->http = start_http(a, o);

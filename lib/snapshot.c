@@ -146,6 +146,9 @@ dpmon_snapshot_free(struct dpmon_snapshot *s)
 	for (uint32_t i = 0; i < s->n_history; i++)
 		dpmon_hist_point_unref(s->history[i]);
 	free(s->history);
+	for (uint32_t i = 0; i < s->n_alerts; i++)
+		dpmon_alert_unref(s->alerts[i]);
+	free(s->alerts);
 	free(s->ports);
 	free(s->workers);
 	free(s->subnets);

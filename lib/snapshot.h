@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "alert.h"
 #include "config.h"
 #include "prefix.h"
 #include "stats.h"
@@ -44,6 +45,13 @@ struct dpmon_dir_stats {
 	 * (time constant average_time_constant_ms, measured intervals: rates.h).
 	 */
 	double avg_pps, avg_bps;
+	/**
+	 * The same averages of proto[p].pps and proto[p].bps, and of
+	 * x[k].pps (fragments, tcp_syn): what detection thresholds compare
+	 * with (docs/detection.md).
+	 */
+	double avg_proto_pps[DPMON_PROTO_MAX], avg_proto_bps[DPMON_PROTO_MAX];
+	double avg_x_pps[DPMON_XCLASS_MAX];
 	/**
 	 * Distinct 5-tuples seen in the last interval (HyperLogLog estimate,
 	 * counters.h); -1 when not measured (hosts, internal/external totals,
@@ -148,6 +156,17 @@ struct dpmon_snapshot {
 	uint32_t n_history;
 	struct dpmon_hist_point **history;
 	struct dpmon_snap_config config; /**< reload status (filled by the caller of the merge) */
+
+	/**
+	 * Alerts (detect.h): the active ones and the most recent ended ones,
+	 * newest first (id descending); one reference each. Counts: active
+	 * alerts, and alerts started since start-up.
+	 */
+	uint32_t n_alerts;
+	struct dpmon_alert **alerts;
+	uint32_t alerts_active;
+	uint64_t alerts_started;
+	double alerts_unix_s; /**< wall-clock time of the detection run, seconds since the epoch */
 
 	int refs; /**< managed by the store; do not touch */
 	uint32_t hosts_cap; /**< entries allocated at @c hosts; private to snapshot.c */

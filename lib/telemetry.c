@@ -203,7 +203,7 @@ render_summary(const struct dpmon_snapshot *s, const char *params, struct rte_te
 	rte_tel_data_add_dict_u64(d, "merge_us", whole(s->merge_s * 1e6));
 	rte_tel_data_add_dict_u64(d, "subnets", s->n_subnets);
 	rte_tel_data_add_dict_u64(d, "hosts", s->n_hosts);
-	rte_tel_data_add_dict_u64(d, "alerts_active", 0);
+	rte_tel_data_add_dict_u64(d, "alerts_active", s->alerts_active);
 	add_container(d, "totals", totals_dict(s));
 	add_container(d, "parse_errors", parse_errors_dict(s));
 	add_container(d, "ports", ports_dict(s));
@@ -327,11 +327,27 @@ render_hosts(const struct dpmon_snapshot *s, const char *params, struct rte_tel_
 static int
 render_alerts(const struct dpmon_snapshot *s, const char *params, struct rte_tel_data *d)
 {
+	struct rte_tel_data *list;
+	char id[24], text[DPMON_ADDR_STRLEN + 64], addr[DPMON_ADDR_STRLEN];
+
 	(void)params;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "snapshot_seq", s->seq);
-	rte_tel_data_add_dict_u64(d, "active", 0);
-	add_container(d, "alerts", new_dict());
+	list = new_dict();
+
+	rte_tel_data_add_dict_u64(d, "active", s->alerts_active);
+	/* Active alerts by id: "ADDRESS DIRECTION METRIC TYPE" (GET /api/v1/alerts has the rest). */
+	for (uint32_t i = 0; list != NULL && i < s->n_alerts; i++) {
+		const struct dpmon_alert *a = s->alerts[i];
+
+		if (a->end_unix_s != 0)
+			continue;
+		snprintf(id, sizeof(id), "%llu", (unsigned long long)a->id);
+		snprintf(text, sizeof(text), "%s %s %s %s", dpmon_addr_format(&a->addr, addr, sizeof(addr)),
+			 dpmon_dir_name(a->dir), dpmon_metric_name(a->metric), dpmon_attack_name(a->type));
+		rte_tel_data_add_dict_string(list, id, text);
+	}
+	add_container(d, "alerts", list);
 	return 0;
 }
 

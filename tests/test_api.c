@@ -827,11 +827,14 @@ test_routing(const struct dpmon_snapshot *s)
 	CHECK_ERROR(get(s, "/api/v1/summary?x=1"), 400, "unknown parameter 'x'");
 	CHECK_ERROR(get(s, "/health?verbose"), 400, "unknown parameter 'verbose'");
 	CHECK_ERROR(get(s, "/api/v1/alerts?x"), 400, "unknown parameter 'x'");
-	CHECK_ERROR(get(s, "/api/v1/alerts/1"), 404, "no such endpoint: /api/v1/alerts/1");
-	r = get(s, "/api/v1/alerts"); /* no alert rules yet: always empty */
+	CHECK_ERROR(get(s, "/api/v1/alerts/1"), 404,
+		    "alert 1 is neither active nor among the recent ones");
+	r = get(s, "/api/v1/alerts"); /* no detection ran on this snapshot (test_detect.c) */
 	CHECK(r.status == 200);
 	CHECK_SIZE(r.body, "alerts", 0);
-	CHECK(json_object_size(r.body) == 1);
+	CHECK(json_object_size(r.body) == 5);
+	CHECK(json_integer_value(json_object_get(r.body, "active")) == 0);
+	CHECK(json_integer_value(json_object_get(r.body, "total")) == 0);
 	json_decref(r.body);
 
 	static const char *const methods[] = {"POST", "PUT", "DELETE", "PATCH", "OPTIONS", "get", ""};

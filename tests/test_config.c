@@ -751,6 +751,124 @@ test_software_rss(void)
 	free(out);
 }
 
+#define DET_HEAD "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/24\"}], "
+
+static void
+test_detection(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	/* Defaults: no detection section. */
+	CHECK(parse(DET_HEAD "\"http\": {}}", &cfg, &out) == 0);
+	CHECK(!cfg.detect.enabled && !cfg.detect.ban);
+	CHECK(cfg.detect.start_intervals == 1 && cfg.detect.hold_s == 60 &&
+	      cfg.detect.recent_alerts == 1000);
+	CHECK(cfg.detect.n_hostgroups == 0 && cfg.detect.n_whitelist == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = NULL;
+
+	/* A full section; hostgroups before the globals they inherit from. */
+	CHECK(parse(DET_HEAD "\"detection\": {"
+		    "\"hostgroups\": ["
+		    "  {\"name\": \"web\", \"prefixes\": [\"10.0.0.5/32\", \"2001:db8::/48\"],"
+		    "   \"thresholds\": {\"ingress\": {\"pps\": 50000}}, \"ban\": false},"
+		    "  {\"name\": \"lab\", \"prefixes\": [\"10.0.0.0/26\"], \"enabled\": false},"
+		    "  {\"name\": \"big\", \"prefixes\": [\"10.0.0.0/8\"]}],"
+		    "\"thresholds\": {\"ingress\": {\"pps\": 1000, \"tcp_syn_pps\": 200.5, \"flows\": 3000},"
+		    "                 \"egress\": {\"bps\": 1e9, \"fragments_pps\": 10}},"
+		    "\"whitelist\": [\"10.0.0.7/32\", \"::1/128\"],"
+		    "\"start_intervals\": 3, \"hold_s\": 0, \"recent_alerts\": 5, \"ban\": true}}",
+		    &cfg, &out) == 0);
+	CHECK(strcmp(out, "") == 0);
+	CHECK(cfg.detect.enabled && cfg.detect.ban);
+	CHECK(cfg.detect.start_intervals == 3 && cfg.detect.hold_s == 0 &&
+	      cfg.detect.recent_alerts == 5);
+	CHECK(cfg.detect.thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_PPS] == 1000);
+	CHECK(cfg.detect.thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_TCP_SYN_PPS] == 200.5);
+	CHECK(cfg.detect.thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_FLOWS] == 3000);
+	CHECK(cfg.detect.thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_BPS] == 0);
+	CHECK(cfg.detect.thresholds.limit[DPMON_DIR_EGRESS][DPMON_METRIC_BPS] == 1e9);
+	CHECK(cfg.detect.thresholds.limit[DPMON_DIR_EGRESS][DPMON_METRIC_FRAGMENTS_PPS] == 10);
+	REQUIRE(cfg.detect.n_hostgroups == 3);
+	CHECK(strcmp(cfg.detect.hostgroups[0].name, "web") == 0);
+	REQUIRE(cfg.detect.hostgroups[0].n_prefixes == 2);
+	CHECK(cfg.detect.hostgroups[0].prefixes[0].family == 4 &&
+	      cfg.detect.hostgroups[0].prefixes[0].depth == 32);
+	CHECK(cfg.detect.hostgroups[0].prefixes[1].family == 6 &&
+	      cfg.detect.hostgroups[0].prefixes[1].depth == 48);
+	CHECK(cfg.detect.hostgroups[0].enabled && !cfg.detect.hostgroups[0].ban);
+	/* Its thresholds replace the global ones entirely: no tcp_syn_pps. */
+	CHECK(cfg.detect.hostgroups[0].thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_PPS] == 50000);
+	CHECK(cfg.detect.hostgroups[0].thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_TCP_SYN_PPS] == 0);
+	CHECK(cfg.detect.hostgroups[0].thresholds.limit[DPMON_DIR_EGRESS][DPMON_METRIC_BPS] == 0);
+	CHECK(!cfg.detect.hostgroups[1].enabled && cfg.detect.hostgroups[1].ban);
+	/* Without "thresholds", a hostgroup uses the global ones. */
+	CHECK(cfg.detect.hostgroups[2].thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_TCP_SYN_PPS] == 200.5);
+	CHECK(cfg.detect.hostgroups[2].thresholds.limit[DPMON_DIR_EGRESS][DPMON_METRIC_BPS] == 1e9);
+	REQUIRE(cfg.detect.n_whitelist == 2);
+	CHECK(cfg.detect.whitelist[1].family == 6 && cfg.detect.whitelist[1].depth == 128);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = NULL;
+
+	/* "enabled": false wins over thresholds. */
+	CHECK(parse(DET_HEAD "\"detection\": {\"enabled\": false,"
+		    " \"thresholds\": {\"ingress\": {\"pps\": 1}}}}", &cfg, &out) == 0);
+	CHECK(!cfg.detect.enabled);
+	dpmon_config_free(&cfg);
+	free(out);
+
+	out = parse_bad(DET_HEAD "\"detection\": {\"thresholds\": {\"ingress\": {\"ppps\": 1,"
+			" \"bps\": -1, \"pps\": \"x\"}, \"sideways\": {}}, \"hold_s\": 90000,"
+			" \"start_intervals\": 0, \"recent_alerts\": true, \"whitelist\": [\"10.0.0.1/24\", 7],"
+			" \"foo\": 1}}", 10);
+	CHECK_LINE(out, "cfg.json: $.detection.thresholds.ingress.ppps: unknown metric (expected one of "
+		   "pps, bps, flows, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, "
+		   "tcp_syn_pps, fragments_pps)");
+	CHECK_LINE(out, "cfg.json: $.detection.thresholds.ingress.bps: must be a number 0..1e18 "
+		   "(0 = not watched), got -1");
+	CHECK_LINE(out, "cfg.json: $.detection.thresholds.ingress.pps: wrong type: expected number, got string");
+	CHECK_LINE(out, "cfg.json: $.detection.thresholds.sideways: unknown key");
+	CHECK_LINE(out, "cfg.json: $.detection.hold_s: must be an integer 0..86400, got 90000");
+	CHECK_LINE(out, "cfg.json: $.detection.start_intervals: must be an integer 1..3600, got 0");
+	CHECK_LINE(out, "cfg.json: $.detection.recent_alerts: wrong type: expected integer, got boolean");
+	CHECK_LINE(out, "cfg.json: $.detection.whitelist[0]: host bits set "
+		   "(address is not the network address of the prefix), got \"10.0.0.1/24\"");
+	CHECK_LINE(out, "cfg.json: $.detection.whitelist[1]: wrong type: expected string, got integer");
+	free(out);
+	out = parse_bad(DET_HEAD "\"detection\": {\"foo\": 1}}", 1);
+	CHECK_LINE(out, "cfg.json: $.detection.foo: unknown key");
+	free(out);
+
+	/* Hostgroups: required keys, duplicates across and within groups and the whitelist. */
+	out = parse_bad(DET_HEAD "\"detection\": {\"hostgroups\": ["
+			"{\"name\": \"a\", \"prefixes\": [\"10.0.0.0/25\", \"2001:db8::/32\"]},"
+			"{\"name\": \"b\", \"prefixes\": [\"10.0.0.128/25\", \"2001:db8::/32\"], \"ban\": 1},"
+			"{\"name\": \"a\", \"prefixes\": []},"
+			"{\"prefixes\": [\"10.0.0.0/25\"], \"enabled\": \"no\", \"x\": 1},"
+			"{\"name\": \"c\"}], \"whitelist\": [\"10.0.0.0/25\", \"10.9.0.0/16\", \"10.9.0.0/16\"]}}",
+			10);
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[1].ban: wrong type: expected boolean, got integer");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[2].prefixes: must have 1..65536 entries, got 0");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[3].enabled: wrong type: expected boolean, got string");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[3].x: unknown key");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[3].name: missing required key");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[4].prefixes: missing required key");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[2].name: duplicate hostgroup name \"a\" "
+		   "(also $.detection.hostgroups[0])");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[3].prefixes: duplicate prefix 10.0.0.0/25 "
+		   "(also in $.detection.hostgroups[0].prefixes)");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[1].prefixes: duplicate prefix 2001:db8::/32 "
+		   "(also in $.detection.hostgroups[0].prefixes)");
+	CHECK_LINE(out, "cfg.json: $.detection.whitelist: duplicate prefix 10.9.0.0/16 "
+		   "(also in $.detection.whitelist)");
+	free(out);
+	out = parse_bad(DET_HEAD "\"detection\": []}", 1);
+	CHECK_LINE(out, "cfg.json: $.detection: wrong type: expected object, got array");
+	free(out);
+}
 
 /* actions: every key parsed; paths checked against the file system. */
 static void
@@ -881,6 +999,7 @@ main(int argc, char **argv)
 	test_port_errors();
 	test_decap();
 	test_software_rss();
+	test_detection();
 	test_actions();
 	test_syntax_errors();
 	test_multiple_errors();

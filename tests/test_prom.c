@@ -186,6 +186,7 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_subnets 2");
 	CHECK_LINE(t, "dpmon_hosts 4");
 	CHECK_LINE(t, "dpmon_alerts_active 0");
+	CHECK_LINE(t, "dpmon_alerts_started_total 0");
 	CHECK_LINE(t, "# TYPE dpmon_config_reloads_total counter");
 	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"ok\"} 2");
 	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"failed\"} 5");
@@ -240,8 +241,9 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_ip_kind_packets_total{kind=\"tcp_syn\"} 11");
 	CHECK(strstr(t, "reason=\"ok\"") == NULL);
 	/* 39 + dpmon_traffic_flows, dpmon_subnet_flows (issue 4)
-	 * + dpmon_config_reloads_total, dpmon_config_last_reload_timestamp_seconds (reload) */
-	CHECK(check_structure(t) == 43);
+	 * + dpmon_config_reloads_total, dpmon_config_last_reload_timestamp_seconds (reload)
+	 * + dpmon_alerts_started_total (detection) */
+	CHECK(check_structure(t) == 44);
 	free(t);
 	dpmon_snapshot_free(s);
 }

@@ -783,6 +783,11 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 		CHECK(h->dir[DPMON_DIR_INGRESS].total.pps == 5.0);
 		NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, want, 1e-9);
 		NEAR(h->dir[DPMON_DIR_INGRESS].avg_bps, want * 800, 1e-6);
+		/* Per-protocol averages follow the same steps (all of it is UDP). */
+		NEAR(h->dir[DPMON_DIR_INGRESS].avg_proto_pps[DPMON_PROTO_UDP], want, 1e-9);
+		NEAR(h->dir[DPMON_DIR_INGRESS].avg_proto_bps[DPMON_PROTO_UDP], want * 800, 1e-6);
+		CHECK(h->dir[DPMON_DIR_INGRESS].avg_proto_pps[DPMON_PROTO_TCP] == 0.0);
+		CHECK(h->dir[DPMON_DIR_INGRESS].avg_x_pps[DPMON_XCLASS_SYN] == 0.0);
 		if (i == 1) /* not truncated to an integer */
 			NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, 0.906346234, 1e-8);
 		if (i == 300) {
@@ -811,6 +816,9 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 	NEAR(h->dir[DPMON_DIR_INGRESS].total.pps, 10.0, 1e-9);
 	NEAR(h->dir[DPMON_DIR_INGRESS].total.bps, 8000.0, 1e-6);
 	NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, 5.0 + (1 - exp(-0.38)) * 5.0, 1e-9);
+	NEAR(h->dir[DPMON_DIR_INGRESS].avg_proto_pps[DPMON_PROTO_UDP], 5.0 + (1 - exp(-0.38)) * 5.0, 1e-9);
+	NEAR(h->dir[DPMON_DIR_INGRESS].avg_proto_bps[DPMON_PROTO_UDP],
+	     (5.0 + (1 - exp(-0.38)) * 5.0) * 800, 1e-6);
 	h = host(s, "10.1.0.2");
 	REQUIRE(h != NULL);
 	CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].total.packets, (1ull << 32) + 16);

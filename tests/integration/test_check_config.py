@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""`dpmon --check-config FILE` (no EAL): the shipped config/dpmon.json is
-valid (exit 0); broken files exit non-zero and name every problem by its
+"""`dpmon --check-config FILE` (no EAL): the shipped config/dpmon.json and
+config/dpmon-detection.json are valid (exit 0); broken files exit non-zero and name every problem by its
 JSON path on a line of its own (docs/configuration.md, "Errors").
 """
 import json
@@ -35,6 +35,12 @@ BAD = [
      [('$.ports[0].rx_queues', 'wrong type')]),
     ('wrong type (real for integer)', lambda c: c.update(merge_interval_ms=200.0),
      [('$.merge_interval_ms', 'wrong type')]),
+    ('unknown metric', lambda c: c.update(detection={'thresholds': {'ingress': {'syn': 1}}}),
+     [('$.detection.thresholds.ingress.syn', 'unknown metric')]),
+    ('prefix in two hostgroups', lambda c: c.update(detection={'hostgroups': [
+        {'name': 'a', 'prefixes': ['10.0.0.0/25']},
+        {'name': 'b', 'prefixes': ['10.0.0.0/25']}]}),
+     [('$.detection.hostgroups[1].prefixes', 'duplicate prefix')]),
 ]
 
 
@@ -64,6 +70,8 @@ def test_check_config(h):
     c = h.checker('check-config')
     rc, out = check_config(h, os.path.join(h.source, 'config', 'dpmon.json'))
     c.eq('config/dpmon.json exit status (output %r)' % out.strip(), 0, rc)
+    rc, out = check_config(h, os.path.join(h.source, 'config', 'dpmon-detection.json'))
+    c.eq('config/dpmon-detection.json exit status (output %r)' % out.strip(), 0, rc)
     with tempfile.TemporaryDirectory(prefix='dpmon-it-cfg-') as tmp:
         rc, out = check_config(h, write(tmp, 'good.json', GOOD))
         c.eq('a minimal valid config exit status (output %r)' % out.strip(), 0, rc)

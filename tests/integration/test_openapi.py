@@ -7,8 +7,9 @@ tests/js/openapi_check.mjs validates the document with
 (successes, each error, HEAD, If-None-Match, CORS preflights) and checks
 each status, Content-Type, required header and body against the document
 with ajv (JSON Schema 2020-12) — see that file. dpmon runs on
-pcapplusplus/example.pcap with a CORS origin configured; the checks run
-twice, before any configuration reload (summary.config with nulls) and
+pcapplusplus/example.pcap with a CORS origin configured, and a detection
+threshold every host with ingress traffic exceeds (live alerts); the checks
+run twice, before any configuration reload (summary.config with nulls) and
 after one (SIGHUP, same file: numbers and booleans).
 """
 import os
@@ -31,7 +32,10 @@ def test_openapi(h):
     c = h.checker('openapi')
     with h.dpmon_run([h.td('pcaps', 'pcapplusplus', 'example.pcap')], subnets, 'openapi',
                      extra_config={'http': {'listen': '127.0.0.1', 'port': 0,
-                                            'cors_origins': [ORIGIN]}}) as d:
+                                            'cors_origins': [ORIGIN]},
+                                   # Any host with traffic alerts: the document
+                                   # is checked against live alerts too.
+                                   'detection': {'thresholds': {'ingress': {'pps': 0.001}}}}) as d:
         d.wait_counts(PACKETS)
         out = jstools.run_node(h, c, 'openapi_check.mjs', [
             '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),

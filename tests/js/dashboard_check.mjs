@@ -62,7 +62,7 @@ function derived(docs, src, path) {
 
 async function apiSnapshot() {
   const paths = { summary: "/api/v1/summary", subnets: "/api/v1/subnets",
-                  hosts: "/api/v1/hosts?sort=bps&direction=ingress&limit=10", alerts: "/api/v1/alerts" };
+                  hosts: "/api/v1/hosts?sort=bps&direction=ingress&limit=10", alerts: "/api/v1/alerts?state=active" };
   const out = { etags: [] };
   for (const [k, p] of Object.entries(paths)) {
     const r = await fetch(base + p);

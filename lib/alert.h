@@ -1,0 +1,90 @@
+/*
+ * alert.h — one alert of the attack detection (detect.h) as the snapshot
+ * and the API see it: immutable once built, refcounted, shared by every
+ * snapshot that lists it (like struct dpmon_hist_point), so publishing a
+ * snapshot with a thousand recent alerts copies a thousand pointers, not
+ * a thousand alerts. An active alert whose peaks or sample change is
+ * replaced by a new version with the same id; the old version lives on in
+ * the older snapshots until they are freed.
+ *
+ * No DPDK dependency (the API's unit tests build alerts by hand).
+ * docs/detection.md describes every field and the JSON.
+ */
+#ifndef DPMON_ALERT_H
+#define DPMON_ALERT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "config.h"
+#include "prefix.h"
+#include "stats.h"
+
+/**
+ * Attack type, from the shares of the interval's packets in the direction
+ * whose threshold fired (rules: docs/detection.md, detect.c).
+ */
+enum dpmon_attack {
+	DPMON_ATTACK_UNKNOWN,        /**< "unknown": no class above 90 % */
+	DPMON_ATTACK_SYN_FLOOD,      /**< "syn_flood": tcp_syn > 90 % of packets */
+	DPMON_ATTACK_FRAGMENT_FLOOD, /**< "fragment_flood": fragments > 90 % */
+	DPMON_ATTACK_UDP_FLOOD,      /**< "udp_flood": UDP > 90 % */
+	DPMON_ATTACK_ICMP_FLOOD,     /**< "icmp_flood": ICMP > 90 % */
+	DPMON_ATTACK_TCP_FLOOD,      /**< "tcp_flood": TCP > 90 % (not mostly SYN) */
+	DPMON_ATTACK_MAX
+};
+
+/** One alert (one version of it). Immutable once listed by a snapshot. */
+struct dpmon_alert {
+	int refs;                 /**< atomics; dpmon_alert_ref/unref */
+	uint64_t id;              /**< 1, 2, ... in order of start; GET /api/v1/alerts/{id} */
+	struct dpmon_addr addr;   /**< the host */
+	enum dpmon_dir dir;       /**< direction of the threshold that fired */
+	enum dpmon_metric metric; /**< the metric that fired */
+	double value;             /**< its value when the alert started (units of the metric) */
+	double threshold;         /**< the limit it exceeded */
+	enum dpmon_attack type;
+	char hostgroup[DPMON_NAME_LEN]; /**< hostgroup whose thresholds applied; "" = global */
+	bool ban;                 /**< the hostgroup's (or the global) ban flag */
+	double start_unix_s;      /**< start, seconds since the epoch */
+	double end_unix_s;        /**< end; 0 while active */
+	/** Highest value of every metric in @c dir while active (flows: -1 = not measured). */
+	double peak[DPMON_METRIC_MAX];
+	json_t *sample;           /**< dpmon_sampler_summary(), or NULL; owned, never modified */
+};
+
+/** Stable name of an attack type ("syn_flood"); NULL out of range. Any thread. */
+const char *dpmon_attack_name(int t);
+
+/**
+ * A new alert, zeroed, one reference. @return NULL on allocation failure.
+ * Thread-safety: any thread.
+ */
+struct dpmon_alert *dpmon_alert_alloc(void);
+
+/**
+ * A new version of @p a: a copy with one reference (the sample
+ * deep-copied). @return NULL on allocation failure. Any thread.
+ */
+struct dpmon_alert *dpmon_alert_copy(const struct dpmon_alert *a);
+
+/** Take a reference. Any thread. */
+void dpmon_alert_ref(struct dpmon_alert *a);
+
+/** Drop a reference; the last one frees. NULL ignored. Any thread. */
+void dpmon_alert_unref(struct dpmon_alert *a);
+
+/**
+ * The alert as the API shows it: {"id", "state": "active"|"ended",
+ * "address", "direction", "metric", "value", "threshold", "type",
+ * "hostgroup" (null = global), "ban", "start_unix_s", "end_unix_s" (null
+ * while active), "duration_s" (to @p now_unix_s while active), "peak":
+ * {metric: value, flows null when not measured}, "sample" (null when none)}.
+ * @return a new reference, or NULL on allocation failure.
+ * Thread-safety: any thread (reads @p a only; the sample is deep-copied).
+ */
+json_t *dpmon_alert_json(const struct dpmon_alert *a, double now_unix_s);
+
+#endif /* DPMON_ALERT_H */

@@ -1,0 +1,912 @@
+/*
+ * detect.c — thresholds, hostgroups, whitelist and the alert life cycle
+ * (see detect.h; rules in docs/detection.md).
+ *
+ * Per interval, for one snapshot:
+ *
+ *   1. pass    hosts in address order, merge-joined with the states (sorted
+ *              by address too). A host with a state, or above one of the
+ *              smallest limits (min_limit), is evaluated: whitelist and
+ *              hostgroup by longest-prefix match (cached in the state), then
+ *              for each direction the watched metric exceeding its limit by
+ *              the largest factor. Evaluated hosts that are above, or under
+ *              alert, keep (or get) a state in the next state array; the
+ *              others are dropped.
+ *   2. cycle   per state and direction: intervals above counted (reset by
+ *              one below); start at conf->start_intervals; while active,
+ *              peaks follow every metric; end once hold_s seconds passed
+ *              since the last interval above.
+ *   3. publish the sampler's watch list, and the snapshot's alert list:
+ *              active alerts and the recent ended ones (a ring of
+ *              conf->recent_alerts), newest first, one reference each.
+ *
+ * A state keeps one reference to the current version of its alert in each
+ * direction; the ring one to each ended alert; each snapshot one to every
+ * alert it lists. A version is never changed once listed: a change (peaks,
+ * sample, end) makes a new version (dpmon_alert_copy).
+ */
+#include "detect.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+
+/* Share of the interval's packets above which a class names the attack. */
+#define ATTACK_SHARE 0.9
+/* Hostgroup index of hosts under the global thresholds. */
+#define GROUP_GLOBAL (-1)
+/* Hostgroup index of whitelisted hosts (never alert). */
+#define GROUP_WHITELIST (-2)
+
+/* A host being watched: above a limit now, or under alert. */
+struct host_state {
+	struct dpmon_addr addr;
+	int32_t group;                          /* hostgroup index, GROUP_GLOBAL, GROUP_WHITELIST */
+	uint32_t above[DPMON_DIR_MAX];          /* consecutive intervals above */
+	int8_t fired[DPMON_DIR_MAX];            /* metric above now by the largest factor, -1 none */
+	double last_above_s[DPMON_DIR_MAX];     /* uptime of the last interval above */
+	struct dpmon_alert *alert[DPMON_DIR_MAX]; /* current version, or NULL */
+	const struct dpmon_snap_host *host;     /* in this run's snapshot, or NULL */
+};
+
+/*
+ * Longest-prefix match of addresses to a value: the prefixes of one family
+ * flattened into disjoint address ranges, each with the value of the
+ * longest prefix covering it, sorted; a lookup is a binary search. Built
+ * once per configuration, a few bytes per prefix (an rte_lpm would take
+ * 64 MiB of EAL memory for its tbl24 alone, for a lookup that only hosts
+ * above a limit need, on the main lcore).
+ */
+typedef unsigned __int128 addr128;
+
+struct range {
+	addr128 first, last;
+	uint32_t value;
+};
+
+struct lpm_table {
+	struct range *r;
+	uint32_t n;
+};
+
+/* Longest-prefix match for both families (IPv4 prefixes match IPv4 hosts only). */
+struct lpm_pair {
+	struct lpm_table v4, v6;
+};
+
+struct dpmon_detect {
+	/*
+	 * The settings in use: a copy of the configuration's (hostgroups
+	 * without their prefix lists, which the tables below hold), so a
+	 * reload swaps them with the tables in one step (dpmon_detect_reconfigure).
+	 */
+	struct dpmon_detect_conf own;
+	const struct dpmon_detect_conf *conf; /* = &own */
+	struct dpmon_sampler *sampler;
+	struct dpmon_actions *actions;
+	struct lpm_pair groups, whitelist;
+	/* Smallest watched limit per direction and metric; INFINITY = none. */
+	double min_limit[DPMON_DIR_MAX][DPMON_METRIC_MAX];
+	/* The (direction, metric) pairs with a finite min_limit, for the pass. */
+	struct { uint8_t dir, metric; double limit; } watch[DPMON_DIR_MAX * DPMON_METRIC_MAX];
+	unsigned n_watch;
+	struct host_state *states, *next; /* sorted by address */
+	uint32_t n_states, cap_states, n_next, cap_next;
+	struct dpmon_alert **recent;      /* ring of ended alerts, oldest at head */
+	uint32_t n_recent, recent_head;
+	uint64_t last_id, started;
+	uint32_t active;
+	uint64_t watched[DPMON_SAMPLE_WATCH_MAX];
+	unsigned n_watched;
+	double last_run_s;
+	uint64_t untracked; /* hosts above a limit left out for lack of memory */
+};
+
+/* ------------------------------------------------------------------------
+ * Hostgroup and whitelist tables.
+ * --------------------------------------------------------------------- */
+
+static addr128
+to128(const struct dpmon_addr *a)
+{
+	addr128 x = 0;
+
+	for (int i = 0; i < 16; i++)
+		x = x << 8 | a->b[i];
+	return x;
+}
+
+/* A prefix to insert: its range and value. */
+struct span {
+	addr128 first, last;
+	uint32_t value;
+};
+
+static int
+span_cmp(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	/* Same start: the wider (outer) prefix first. */
+	return a->last > b->last ? -1 : a->last < b->last;
+}
+
+/* Append [first, last] = value to @p t (room reserved by the caller). */
+static void
+emit(struct lpm_table *t, addr128 first, addr128 last, uint32_t value)
+{
+	if (t->n > 0 && t->r[t->n - 1].value == value && t->r[t->n - 1].last + 1 == first) {
+		t->r[t->n - 1].last = last; /* adjacent pieces of one prefix */
+		return;
+	}
+	t->r[t->n++] = (struct range){first, last, value};
+}
+
+/*
+ * Flatten @p n spans (prefixes: any two are nested or disjoint) into
+ * disjoint ranges valued by the innermost span. A sweep in start order
+ * with a stack of the open spans: each span starts a range at its first
+ * address; when it closes, the span around it (if any) resumes after it.
+ * At most 2n + 1 ranges.
+ */
+static int
+flatten(struct lpm_table *t, struct span *sp, uint32_t n)
+{
+	struct span *stack = malloc(sizeof(*stack) * (n ? n : 1));
+	uint32_t depth = 0;
+	addr128 pos = 0;  /* first address not yet covered by a range */
+	bool full = false; /* the address space's last address is covered */
+
+	t->r = malloc(sizeof(*t->r) * (2 * (size_t)n + 1));
+	t->n = 0;
+	if (stack == NULL || t->r == NULL) {
+		free(stack);
+		return -ENOMEM;
+	}
+	qsort(sp, n, sizeof(*sp), span_cmp);
+	for (uint32_t i = 0; i <= n; i++) {
+		/* Close the open spans that end before span i (all of them at the end). */
+		while (depth > 0 && (i == n || stack[depth - 1].last < sp[i].first)) {
+			const struct span *top = &stack[--depth];
+
+			if (!full && pos <= top->last)
+				emit(t, pos, top->last, top->value);
+			if (top->last == ~(addr128)0)
+				full = true;
+			else if (!full && pos <= top->last)
+				pos = top->last + 1;
+		}
+		if (i == n)
+			break;
+		if (depth > 0 && pos < sp[i].first)
+			emit(t, pos, sp[i].first - 1, stack[depth - 1].value);
+		pos = sp[i].first;
+		stack[depth++] = sp[i];
+	}
+	free(stack);
+	return 0;
+}
+
+/* The value of the innermost prefix of @p t containing @p x, or -1. */
+static int64_t
+table_lookup(const struct lpm_table *t, addr128 x)
+{
+	uint32_t lo = 0, hi = t->n; /* the answer is the last range with first <= x */
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->r[mid].first <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && x <= t->r[lo - 1].last ? (int64_t)t->r[lo - 1].value : -1;
+}
+
+static void
+lpm_pair_free(struct lpm_pair *p)
+{
+	free(p->v4.r);
+	free(p->v6.r);
+	p->v4.r = p->v6.r = NULL;
+}
+
+/*
+ * Build @p p from @p n_lists lists of prefixes; a prefix of list l has the
+ * value l when @p by_list, else 1.
+ */
+static int
+lpm_pair_build(struct lpm_pair *p, const struct dpmon_prefix *const *lists,
+	       const uint32_t *counts, uint32_t n_lists, bool by_list)
+{
+	uint32_t n = 0, n4 = 0, n6 = 0;
+	struct span *s4, *s6;
+	int rc;
+
+	for (uint32_t l = 0; l < n_lists; l++)
+		n += counts[l];
+	s4 = malloc(sizeof(*s4) * (n ? n : 1));
+	s6 = malloc(sizeof(*s6) * (n ? n : 1));
+	if (s4 == NULL || s6 == NULL) {
+		free(s4);
+		free(s6);
+		return -ENOMEM;
+	}
+	for (uint32_t l = 0; l < n_lists; l++)
+		for (uint32_t i = 0; i < counts[l]; i++) {
+			const struct dpmon_prefix *x = &lists[l][i];
+			/* Bits of the 128-bit address the prefix fixes. */
+			unsigned bits = x->family == 4 ? 96u + x->depth : x->depth;
+			addr128 host = bits >= 128 ? 0 : ~(addr128)0 >> bits;
+			struct span sp = {to128(&x->addr), to128(&x->addr) | host, by_list ? l : 1};
+
+			if (x->family == 4)
+				s4[n4++] = sp;
+			else
+				s6[n6++] = sp;
+		}
+	rc = flatten(&p->v4, s4, n4);
+	if (rc == 0)
+		rc = flatten(&p->v6, s6, n6);
+	free(s4);
+	free(s6);
+	return rc;
+}
+
+/* The value of the longest prefix containing @p a, or -1. */
+static int64_t
+lpm_pair_lookup(const struct lpm_pair *p, const struct dpmon_addr *a)
+{
+	return table_lookup(dpmon_addr_is_v4(a) ? &p->v4 : &p->v6, to128(a));
+}
+
+/* Hostgroup index of @p a, GROUP_GLOBAL, or GROUP_WHITELIST. */
+static int32_t
+group_of(const struct dpmon_detect *d, const struct dpmon_addr *a)
+{
+	if (d->conf->n_whitelist > 0 && lpm_pair_lookup(&d->whitelist, a) >= 0)
+		return GROUP_WHITELIST;
+	if (d->conf->n_hostgroups == 0)
+		return GROUP_GLOBAL;
+	return (int32_t)lpm_pair_lookup(&d->groups, a);
+}
+
+/* Thresholds of hosts in @p group; NULL when they never alert. */
+static const struct dpmon_thresholds *
+thresholds_of(const struct dpmon_detect *d, int32_t group)
+{
+	if (group == GROUP_WHITELIST)
+		return NULL;
+	if (group == GROUP_GLOBAL)
+		return &d->conf->thresholds;
+	if (!d->conf->hostgroups[group].enabled)
+		return NULL;
+	return &d->conf->hostgroups[group].thresholds;
+}
+
+static void
+compute_min_limits(struct dpmon_detect *d)
+{
+	const struct dpmon_detect_conf *c = d->conf;
+
+	for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
+		for (int m = 0; m < DPMON_METRIC_MAX; m++) {
+			double lo = INFINITY;
+
+			for (int32_t g = GROUP_GLOBAL; g < (int32_t)c->n_hostgroups; g++) {
+				const struct dpmon_thresholds *t = thresholds_of(d, g);
+
+				if (t != NULL && t->limit[dir][m] > 0 && t->limit[dir][m] < lo)
+					lo = t->limit[dir][m];
+			}
+			d->min_limit[dir][m] = lo;
+			if (lo < INFINITY) {
+				d->watch[d->n_watch].dir = (uint8_t)dir;
+				d->watch[d->n_watch].metric = (uint8_t)m;
+				d->watch[d->n_watch++].limit = lo;
+			}
+		}
+}
+
+/* Copy @p src into @p dst, hostgroups without their prefix lists. */
+static int
+copy_conf(struct dpmon_detect_conf *dst, const struct dpmon_detect_conf *src)
+{
+	*dst = *src;
+	dst->whitelist = NULL;
+	dst->hostgroups = NULL;
+	if (src->n_hostgroups == 0)
+		return 0;
+	dst->hostgroups = malloc(sizeof(*dst->hostgroups) * src->n_hostgroups);
+	if (dst->hostgroups == NULL)
+		return -ENOMEM;
+	memcpy(dst->hostgroups, src->hostgroups, sizeof(*dst->hostgroups) * src->n_hostgroups);
+	for (uint32_t g = 0; g < src->n_hostgroups; g++)
+		dst->hostgroups[g].prefixes = NULL;
+	return 0;
+}
+
+/* Build the hostgroup and whitelist tables of @p conf. @return 0 or -ENOMEM. */
+static int
+build_tables(const struct dpmon_detect_conf *conf, struct lpm_pair *groups,
+	     struct lpm_pair *whitelist)
+{
+	const struct dpmon_prefix **lists = calloc(conf->n_hostgroups + 1, sizeof(*lists));
+	uint32_t *counts = calloc(conf->n_hostgroups + 1, sizeof(*counts));
+	int rc = -ENOMEM;
+
+	if (lists == NULL || counts == NULL)
+		goto out;
+	for (uint32_t g = 0; g < conf->n_hostgroups; g++) {
+		lists[g] = conf->hostgroups[g].prefixes;
+		counts[g] = conf->hostgroups[g].n_prefixes;
+	}
+	if ((rc = lpm_pair_build(groups, lists, counts, conf->n_hostgroups, true)) != 0)
+		goto out;
+	lists[0] = conf->whitelist;
+	counts[0] = conf->n_whitelist;
+	rc = lpm_pair_build(whitelist, lists, counts, 1, false);
+out:
+	free(lists);
+	free(counts);
+	return rc;
+}
+
+struct dpmon_detect *
+dpmon_detect_create(const struct dpmon_detect_conf *conf, struct dpmon_sampler *sampler,
+		    struct dpmon_actions *actions)
+{
+	struct dpmon_detect *d = calloc(1, sizeof(*d));
+	int rc = -ENOMEM;
+
+	if (d == NULL)
+		goto fail;
+	d->conf = &d->own;
+	d->sampler = sampler;
+	d->actions = actions;
+	if ((rc = copy_conf(&d->own, conf)) != 0)
+		goto fail;
+	rc = -ENOMEM;
+	d->recent = calloc(conf->recent_alerts ? conf->recent_alerts : 1, sizeof(*d->recent));
+	if (d->recent == NULL)
+		goto fail;
+	if ((rc = build_tables(conf, &d->groups, &d->whitelist)) != 0)
+		goto fail;
+	compute_min_limits(d);
+	return d;
+fail:
+	dpmon_detect_free(d);
+	errno = -rc;
+	return NULL;
+}
+
+int
+dpmon_detect_reconfigure(struct dpmon_detect *d, const struct dpmon_detect_conf *conf)
+{
+	struct dpmon_detect_conf own;
+	struct lpm_pair groups = {0}, whitelist = {0};
+	struct dpmon_alert **recent = NULL;
+	uint32_t cap = conf->recent_alerts, keep;
+	int rc;
+
+	if ((rc = copy_conf(&own, conf)) != 0)
+		return rc;
+	recent = calloc(cap ? cap : 1, sizeof(*recent));
+	if (recent == NULL || build_tables(conf, &groups, &whitelist) != 0) {
+		free(own.hostgroups);
+		free(recent);
+		lpm_pair_free(&groups);
+		lpm_pair_free(&whitelist);
+		return -ENOMEM;
+	}
+	/* The newest ended alerts that fit the new bound stay, oldest first. */
+	keep = d->n_recent < cap ? d->n_recent : cap;
+	for (uint32_t i = 0; i < d->n_recent; i++) {
+		struct dpmon_alert *a = d->recent[(d->recent_head + i) % d->conf->recent_alerts];
+
+		if (i < d->n_recent - keep)
+			dpmon_alert_unref(a);
+		else
+			recent[i - (d->n_recent - keep)] = a;
+	}
+	free(d->recent);
+	d->recent = recent;
+	d->recent_head = 0;
+	d->n_recent = keep;
+	lpm_pair_free(&d->groups);
+	lpm_pair_free(&d->whitelist);
+	d->groups = groups;
+	d->whitelist = whitelist;
+	free(d->own.hostgroups);
+	d->own = own;
+	d->n_watch = 0;
+	compute_min_limits(d);
+	/* Tracked hosts follow the new hostgroups; their alerts go on and end
+	 * under the new thresholds (a host now whitelisted: after the hold time). */
+	for (uint32_t i = 0; i < d->n_states; i++)
+		d->states[i].group = group_of(d, &d->states[i].addr);
+	return 0;
+}
+
+void
+dpmon_detect_free(struct dpmon_detect *d)
+{
+	if (d == NULL)
+		return;
+	for (uint32_t i = 0; i < d->n_states; i++)
+		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
+			dpmon_alert_unref(d->states[i].alert[dir]);
+	for (uint32_t i = 0; d->recent != NULL && i < d->n_recent; i++)
+		dpmon_alert_unref(d->recent[(d->recent_head + i) % d->conf->recent_alerts]);
+	lpm_pair_free(&d->groups);
+	lpm_pair_free(&d->whitelist);
+	free(d->own.hostgroups);
+	free(d->recent);
+	free(d->states);
+	free(d->next);
+	free(d);
+}
+
+double
+dpmon_detect_last_run_s(const struct dpmon_detect *d)
+{
+	return d->last_run_s;
+}
+
+uint32_t
+dpmon_detect_tracked(const struct dpmon_detect *d)
+{
+	return d->n_states;
+}
+
+/* ------------------------------------------------------------------------
+ * Metrics and attack types.
+ * --------------------------------------------------------------------- */
+
+/* The value metric @p m compares with its limit: the averaged rates; flows per interval. */
+static double
+metric_value(const struct dpmon_dir_stats *s, int m)
+{
+	switch (m) {
+	case DPMON_METRIC_PPS: return s->avg_pps;
+	case DPMON_METRIC_BPS: return s->avg_bps;
+	case DPMON_METRIC_FLOWS: return s->flows; /* -1: not measured, never above */
+	case DPMON_METRIC_TCP_PPS: return s->avg_proto_pps[DPMON_PROTO_TCP];
+	case DPMON_METRIC_TCP_BPS: return s->avg_proto_bps[DPMON_PROTO_TCP];
+	case DPMON_METRIC_UDP_PPS: return s->avg_proto_pps[DPMON_PROTO_UDP];
+	case DPMON_METRIC_UDP_BPS: return s->avg_proto_bps[DPMON_PROTO_UDP];
+	case DPMON_METRIC_ICMP_PPS: return s->avg_proto_pps[DPMON_PROTO_ICMP];
+	case DPMON_METRIC_ICMP_BPS: return s->avg_proto_bps[DPMON_PROTO_ICMP];
+	case DPMON_METRIC_TCP_SYN_PPS: return s->avg_x_pps[DPMON_XCLASS_SYN];
+	case DPMON_METRIC_FRAGMENTS_PPS: return s->avg_x_pps[DPMON_XCLASS_FRAG];
+	default: return 0;
+	}
+}
+
+/*
+ * The attack type of one direction's interval: the first class holding
+ * more than 90 % of its packets, in the order tcp_syn, fragments, UDP,
+ * ICMP, TCP (SYNs are TCP and fragments are often UDP: the narrower class
+ * names the attack); unknown otherwise, or without packets.
+ */
+static enum dpmon_attack
+attack_type(const struct dpmon_dir_stats *s)
+{
+	double p = s->total.pps;
+
+	if (!(p > 0))
+		return DPMON_ATTACK_UNKNOWN;
+	if (s->x[DPMON_XCLASS_SYN].pps > ATTACK_SHARE * p)
+		return DPMON_ATTACK_SYN_FLOOD;
+	if (s->x[DPMON_XCLASS_FRAG].pps > ATTACK_SHARE * p)
+		return DPMON_ATTACK_FRAGMENT_FLOOD;
+	if (s->proto[DPMON_PROTO_UDP].pps > ATTACK_SHARE * p)
+		return DPMON_ATTACK_UDP_FLOOD;
+	if (s->proto[DPMON_PROTO_ICMP].pps > ATTACK_SHARE * p)
+		return DPMON_ATTACK_ICMP_FLOOD;
+	if (s->proto[DPMON_PROTO_TCP].pps > ATTACK_SHARE * p)
+		return DPMON_ATTACK_TCP_FLOOD;
+	return DPMON_ATTACK_UNKNOWN;
+}
+
+/* True when some metric of @p h is above its smallest limit anywhere. */
+static bool
+above_min(const struct dpmon_detect *d, const struct dpmon_snap_host *h)
+{
+	for (unsigned i = 0; i < d->n_watch; i++)
+		if (metric_value(&h->dir[d->watch[i].dir], d->watch[i].metric) > d->watch[i].limit)
+			return true;
+	return false;
+}
+
+/* The metric of @p s above its limit in @p lim by the largest factor, or -1. */
+static int
+fired_metric(const struct dpmon_dir_stats *s, const double *lim)
+{
+	double best = 0;
+	int fired = -1;
+
+	for (int m = 0; m < DPMON_METRIC_MAX; m++) {
+		double v;
+
+		if (!(lim[m] > 0))
+			continue;
+		v = metric_value(s, m);
+		/* v > lim decides; the ratio only ranks (it may round to 1). */
+		if (v > lim[m] && (fired < 0 || v / lim[m] > best)) {
+			best = v / lim[m];
+			fired = m;
+		}
+	}
+	return fired;
+}
+
+/* ------------------------------------------------------------------------
+ * Pass 1: evaluation, states merge-joined with the hosts.
+ * --------------------------------------------------------------------- */
+
+/* Room for @p need next states. */
+static int
+reserve_next(struct dpmon_detect *d, uint32_t need)
+{
+	uint32_t cap = d->cap_next ? d->cap_next : 64;
+	void *p;
+
+	while (cap < need)
+		cap *= 2;
+	if (cap == d->cap_next)
+		return 0;
+	p = realloc(d->next, sizeof(*d->next) * cap);
+	if (p == NULL)
+		return -ENOMEM;
+	d->next = p;
+	d->cap_next = cap;
+	return 0;
+}
+
+static bool
+has_alert(const struct host_state *st)
+{
+	return st->alert[DPMON_DIR_INGRESS] != NULL || st->alert[DPMON_DIR_EGRESS] != NULL;
+}
+
+/*
+ * Evaluate host @p h (NULL: not in the snapshot) with its previous state
+ * @p old (NULL: none; then @p addr names it) into the next states, whose
+ * room the caller reserved.
+ */
+static void
+evaluate(struct dpmon_detect *d, const struct dpmon_snap_host *h, const struct host_state *old,
+	 const struct dpmon_addr *addr)
+{
+	int32_t group = old != NULL ? old->group : group_of(d, addr);
+	const struct dpmon_thresholds *t = thresholds_of(d, group);
+	int8_t fired[DPMON_DIR_MAX] = {-1, -1};
+	struct host_state *st;
+
+	for (int dir = 0; h != NULL && t != NULL && dir < DPMON_DIR_MAX; dir++)
+		fired[dir] = (int8_t)fired_metric(&h->dir[dir], t->limit[dir]);
+	if (fired[0] < 0 && fired[1] < 0 && (old == NULL || !has_alert(old)))
+		return; /* nothing to remember; @p old's counts end here */
+	assert(d->n_next < d->cap_next);
+	st = &d->next[d->n_next++];
+	if (old != NULL) {
+		*st = *old;
+	} else {
+		memset(st, 0, sizeof(*st));
+		st->addr = *addr;
+		st->group = group;
+	}
+	st->fired[0] = fired[0];
+	st->fired[1] = fired[1];
+	st->host = h;
+}
+
+/*
+ * One pass over the hosts, merge-joined with the states (both sorted by
+ * address). Room for every old state is reserved first, so an old state
+ * (and its alerts) is never lost; a new host above a limit that finds no
+ * memory is left untracked for this interval (counted).
+ * @return 0, or -ENOMEM before anything changed.
+ */
+static int
+pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
+{
+	uint32_t j = 0;
+
+	d->n_next = 0;
+	if (reserve_next(d, d->n_states + 1) != 0)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->n_hosts; i++) {
+		const struct dpmon_snap_host *h = &s->hosts[i];
+		int c = 1;
+
+		while (j < d->n_states && (c = dpmon_addr_cmp(&d->states[j].addr, &h->addr)) < 0) {
+			evaluate(d, NULL, &d->states[j], NULL); /* gone (hand-built snapshots) */
+			j++;
+		}
+		if (j < d->n_states && c == 0) {
+			evaluate(d, h, &d->states[j], NULL);
+			j++;
+		} else if (above_min(d, h)) {
+			if (d->n_next + (d->n_states - j) + 1 > d->cap_next &&
+			    reserve_next(d, d->cap_next * 2) != 0) {
+				d->untracked++;
+				continue;
+			}
+			evaluate(d, h, NULL, &h->addr);
+		}
+	}
+	for (; j < d->n_states; j++)
+		evaluate(d, NULL, &d->states[j], NULL);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Pass 2: the life cycle.
+ * --------------------------------------------------------------------- */
+
+/* Post @p a's start or end to the actions thread. */
+static void
+post(struct dpmon_detect *d, enum dpmon_action_kind kind, const struct dpmon_alert *a,
+     double now_unix_s)
+{
+	struct dpmon_action_event ev = {
+		.kind = kind, .addr = a->addr, .dir = a->dir, .alert_id = a->id,
+		.start_unix_s = a->start_unix_s, .end_unix_s = a->end_unix_s, .ban = a->ban,
+	};
+
+	if (d->actions == NULL)
+		return;
+	/* NULL (out of memory) still posts: the actions send a minimal object. */
+	ev.alert = dpmon_alert_json(a, now_unix_s);
+	dpmon_actions_post(d->actions, &ev);
+}
+
+/* Start the alert of @p st in @p dir (its metric fired for long enough). */
+static int
+start_alert(struct dpmon_detect *d, struct host_state *st, int dir, double now_unix_s)
+{
+	const struct dpmon_dir_stats *ds = &st->host->dir[dir];
+	const struct dpmon_thresholds *t = thresholds_of(d, st->group);
+	struct dpmon_alert *a = dpmon_alert_alloc();
+	int m = st->fired[dir];
+
+	assert(t != NULL && m >= 0);
+	if (a == NULL)
+		return -ENOMEM; /* the count stays above: tried again next interval */
+	a->id = ++d->last_id;
+	a->addr = st->addr;
+	a->dir = (enum dpmon_dir)dir;
+	a->metric = (enum dpmon_metric)m;
+	a->value = metric_value(ds, m);
+	a->threshold = t->limit[dir][m];
+	a->type = attack_type(ds);
+	if (st->group >= 0)
+		snprintf(a->hostgroup, sizeof(a->hostgroup), "%s", d->conf->hostgroups[st->group].name);
+	a->ban = st->group >= 0 ? d->conf->hostgroups[st->group].ban : d->conf->ban;
+	a->start_unix_s = now_unix_s;
+	for (int k = 0; k < DPMON_METRIC_MAX; k++)
+		a->peak[k] = metric_value(ds, k);
+	st->alert[dir] = a;
+	d->started++;
+	post(d, DPMON_ACTION_ALERT_START, a, now_unix_s);
+	return 0;
+}
+
+/*
+ * A new version of @p old with @p sample (taken; NULL keeps the old one)
+ * and the peaks of @p ds (NULL: unchanged). NULL when nothing changed or
+ * on allocation failure (@p sample is then released).
+ */
+static struct dpmon_alert *
+new_version(const struct dpmon_alert *old, json_t *sample, const struct dpmon_dir_stats *ds,
+	    bool force)
+{
+	double peak[DPMON_METRIC_MAX];
+	bool changed = force;
+	struct dpmon_alert *a;
+
+	memcpy(peak, old->peak, sizeof(peak));
+	for (int m = 0; ds != NULL && m < DPMON_METRIC_MAX; m++) {
+		double v = metric_value(ds, m);
+
+		if (v > peak[m]) {
+			peak[m] = v;
+			changed = true;
+		}
+	}
+	if (sample != NULL && old->sample != NULL && json_equal(sample, old->sample)) {
+		json_decref(sample);
+		sample = NULL;
+	}
+	if (!changed && sample == NULL)
+		return NULL;
+	a = dpmon_alert_copy(old);
+	if (a == NULL) {
+		json_decref(sample);
+		return NULL;
+	}
+	memcpy(a->peak, peak, sizeof(peak));
+	if (sample != NULL) {
+		json_decref(a->sample);
+		a->sample = sample;
+	}
+	return a;
+}
+
+/* The sampler's summary of alert @p id, or NULL. */
+static json_t *
+sample_of(struct dpmon_detect *d, uint64_t id)
+{
+	return d->sampler != NULL ? dpmon_sampler_summary(d->sampler, id) : NULL;
+}
+
+/* Keep ended alert @p a (its reference) among the recent ones. */
+static void
+push_recent(struct dpmon_detect *d, struct dpmon_alert *a)
+{
+	uint32_t cap = d->conf->recent_alerts;
+
+	if (cap == 0) {
+		dpmon_alert_unref(a);
+	} else if (d->n_recent == cap) {
+		dpmon_alert_unref(d->recent[d->recent_head]);
+		d->recent[d->recent_head] = a;
+		d->recent_head = (d->recent_head + 1) % cap;
+	} else {
+		d->recent[(d->recent_head + d->n_recent++) % cap] = a;
+	}
+}
+
+/* Peaks and sample of the active alert of @p st in @p dir; its end after the hold time. */
+static void
+follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double uptime_s,
+	     double now_unix_s)
+{
+	struct dpmon_alert *old = st->alert[dir], *a;
+	bool ending = st->fired[dir] < 0 && uptime_s - st->last_above_s[dir] >= d->conf->hold_s;
+
+	a = new_version(old, sample_of(d, old->id), st->host ? &st->host->dir[dir] : NULL, ending);
+	if (a == NULL)
+		return; /* unchanged; or out of memory, and an end is retried next interval */
+	if (ending)
+		a->end_unix_s = now_unix_s;
+	dpmon_alert_unref(old);
+	if (!ending) {
+		st->alert[dir] = a;
+		return;
+	}
+	st->alert[dir] = NULL;
+	post(d, DPMON_ACTION_ALERT_END, a, now_unix_s);
+	push_recent(d, a);
+}
+
+static void
+cycle(struct dpmon_detect *d, const struct dpmon_snapshot *s, double now_unix_s)
+{
+	for (uint32_t i = 0; i < d->n_states; i++) {
+		struct host_state *st = &d->states[i];
+
+		for (int dir = 0; dir < DPMON_DIR_MAX; dir++) {
+			if (st->fired[dir] >= 0) {
+				st->above[dir]++;
+				st->last_above_s[dir] = s->uptime_s;
+			} else {
+				st->above[dir] = 0;
+			}
+			if (st->alert[dir] != NULL)
+				follow_alert(d, st, dir, s->uptime_s, now_unix_s);
+			else if (st->fired[dir] >= 0 && st->above[dir] >= d->conf->start_intervals)
+				start_alert(d, st, dir, now_unix_s);
+		}
+		st->host = NULL; /* the snapshot is published after this run */
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Pass 3: the sampler's watch list and the snapshot's alert list.
+ * --------------------------------------------------------------------- */
+
+static int
+alert_newer(const void *x, const void *y)
+{
+	const struct dpmon_alert *a = *(struct dpmon_alert *const *)x;
+	const struct dpmon_alert *b = *(struct dpmon_alert *const *)y;
+
+	return a->id < b->id ? 1 : a->id > b->id ? -1 : 0;
+}
+
+/* Watch the hosts of the oldest DPMON_SAMPLE_WATCH_MAX active alerts (@p act: newest first). */
+static void
+update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_act)
+{
+	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
+	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
+	unsigned n = 0;
+
+	for (uint32_t i = n_act; i-- > 0 && n < DPMON_SAMPLE_WATCH_MAX;) {
+		hosts[n] = act[i]->addr;
+		ids[n++] = act[i]->id;
+	}
+	if (d->sampler == NULL ||
+	    (n == d->n_watched && memcmp(ids, d->watched, sizeof(ids[0]) * n) == 0))
+		return;
+	if (dpmon_sampler_watch(d->sampler, hosts, ids, n) == 0) {
+		memcpy(d->watched, ids, sizeof(ids[0]) * n);
+		d->n_watched = n;
+	}
+}
+
+/* Attach the active and recent alerts to @p s, newest first. */
+static int
+attach_alerts(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_unix_s)
+{
+	uint32_t n = 0, cap = d->n_recent;
+	struct dpmon_alert **list;
+
+	for (uint32_t i = 0; i < d->n_states; i++)
+		cap += (d->states[i].alert[0] != NULL) + (d->states[i].alert[1] != NULL);
+	d->active = cap - d->n_recent;
+	s->alerts_active = d->active;
+	s->alerts_started = d->started;
+	s->alerts_unix_s = now_unix_s;
+	list = malloc(sizeof(*list) * (cap ? cap : 1));
+	if (list == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < d->n_states; i++)
+		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
+			if (d->states[i].alert[dir] != NULL)
+				list[n++] = d->states[i].alert[dir];
+	qsort(list, n, sizeof(*list), alert_newer);
+	update_watch(d, list, n);
+	for (uint32_t i = 0; i < d->n_recent; i++)
+		list[n++] = d->recent[(d->recent_head + i) % d->conf->recent_alerts];
+	assert(n == cap);
+	qsort(list, n, sizeof(*list), alert_newer);
+	for (uint32_t i = 0; i < n; i++)
+		dpmon_alert_ref(list[i]);
+	s->alerts = list;
+	s->n_alerts = n;
+	return 0;
+}
+
+int
+dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_unix_s)
+{
+	struct timespec t0, t1;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (d->sampler != NULL)
+		dpmon_sampler_drain(d->sampler);
+	if (d->conf->enabled) {
+		rc = pass_hosts(d, s);
+		if (rc == 0) {
+			struct host_state *t = d->states;
+			uint32_t cap = d->cap_states;
+
+			d->states = d->next;
+			d->n_states = d->n_next;
+			d->cap_states = d->cap_next;
+			d->next = t;
+			d->cap_next = cap;
+			d->n_next = 0;
+			cycle(d, s, now_unix_s);
+		}
+	}
+	if (attach_alerts(d, s, now_unix_s) != 0)
+		rc = -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	d->last_run_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return rc;
+}

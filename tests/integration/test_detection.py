@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Attack detection on the real dpmon (docs/detection.md): captures made by
+dpmon-gen, read once through the pcap PMD.
+
+Each flood is 40000 UDP packets to (or from) one host, read in a few
+milliseconds; with average_time_constant_ms 1000 the host's averaged pps
+jumps to about 40000 (packets / tau) and decays afterwards. The background
+is 20000 packets spread over 64 hosts (about 220 pps each at the peak).
+The thresholds (4000 pps) sit a factor of 10 from both, so the outcome does
+not depend on the machine's speed; the tests assert on the alerts' fields,
+never on timing.
+
+  - flood:      one ingress flood plus background: exactly one alert, with
+                the flooded host, ingress, metric pps, type udp_flood, the
+                threshold and a value above it; the background raises none;
+                /api/v1/alerts/{id}, filters and /metrics agree;
+  - disabled:   a hostgroup /32 (inside the monitored /24) with
+                enabled:false: no alert at all;
+  - precedence: a hostgroup with a higher pps limit is not overridden by a
+                global udp_pps limit; a flooded host outside it alerts on
+                udp_pps;
+  - egress:     a flood sent by a monitored host: one alert, egress.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import TestFailure  # noqa: E402
+
+SUBNETS = [('10.0.0.0/24', 'lan'), ('10.0.1.0/24', 'bg')]
+LIMIT = 4000.0
+
+
+def gen(h, tmp, name, args):
+    out = os.path.join(tmp, name + '.pcap')
+    argv = [h.dpmon_gen, '--output', out, '--summary', 'json'] + args
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    if p.returncode != 0:
+        raise TestFailure('%s exited %d: %s' % (' '.join(argv), p.returncode,
+                                               p.stderr.decode('utf-8', 'replace')))
+    return out
+
+
+def captures(h, tmp):
+    flood = ['--hosts', '1', '--packets', '40000', '--mix', 'udp=1']
+    return {
+        'in5': gen(h, tmp, 'in5', ['--subnet', '10.0.0.4/30', '--egress-percent', '0'] + flood),
+        'in13': gen(h, tmp, 'in13', ['--subnet', '10.0.0.12/30', '--egress-percent', '0',
+                                     '--seed', '2'] + flood),
+        'out9': gen(h, tmp, 'out9', ['--subnet', '10.0.0.8/30', '--egress-percent', '100',
+                                     '--seed', '3'] + flood),
+        'bg': gen(h, tmp, 'bg', ['--subnet', '10.0.1.0/24', '--hosts', '64',
+                                 '--packets', '20000', '--seed', '4']),
+    }
+
+
+def alerts_after(h, pcaps, label, detection, packets):
+    """The /api/v1/alerts document once every packet was counted (plus two
+    merges), and the /metrics text of that moment."""
+    cfg = {'average_time_constant_ms': 1000, 'detection': detection}
+    with h.dpmon_run(pcaps, SUBNETS, label, extra_config=cfg) as d:
+        d.wait_counts(packets)
+        seq = d.summary()['snapshot_seq']
+        d._next_snapshot(seq + 1, time.monotonic() + 10)
+        doc = d.get('/api/v1/alerts')
+        status, _, metrics = d.request('/metrics')
+        one = [d.request('/api/v1/alerts/%d' % a['id']) for a in doc['alerts']]
+        filtered = d.get('/api/v1/alerts?state=active&direction=ingress&type=udp_flood')
+        # The actions thread adds a banning alert's blackhole within milliseconds.
+        deadline = time.monotonic() + 5
+        while True:
+            blackholes = d.get('/api/v1/blackholes')['blackholes']
+            if blackholes or time.monotonic() > deadline or not detection.get('ban'):
+                break
+            time.sleep(0.05)
+        if d.stop() != 0:
+            raise TestFailure('%s: dpmon exit status after SIGTERM not 0' % label)
+    return doc, metrics, one, filtered, blackholes
+
+
+def check_one(c, doc, address, direction, metric, hostgroup=None):
+    c.eq('alerts listed', 1, len(doc['alerts']))
+    c.eq('alerts active', 1, doc['active'])
+    c.eq('alerts started', 1, doc['started'])
+    if not doc['alerts']:
+        return None
+    a = doc['alerts'][0]
+    c.eq('address', address, a['address'])
+    c.eq('direction', direction, a['direction'])
+    c.eq('metric', metric, a['metric'])
+    c.eq('type', 'udp_flood', a['type'])
+    c.eq('state', 'active', a['state'])
+    c.eq('threshold', LIMIT, a['threshold'])
+    c.true('value %r above the threshold' % a['value'], a['value'] > LIMIT)
+    c.true('peak %r >= value' % a['peak'][metric], a['peak'][metric] >= a['value'])
+    c.eq('hostgroup', hostgroup, a['hostgroup'])
+    c.eq('end', None, a['end_unix_s'])
+    c.true('start is a recent unix time', abs(a['start_unix_s'] - time.time()) < 600)
+    return a
+
+
+def case_flood(h, caps):
+    c = h.checker('flood')
+    doc, metrics, one, filtered, blackholes = alerts_after(
+        h, [caps['in5'], caps['bg']], 'flood',
+        {'thresholds': {'ingress': {'pps': LIMIT}, 'egress': {'pps': LIMIT}}, 'ban': True},
+        60000)
+    a = check_one(c, doc, '10.0.0.5', 'ingress', 'pps')
+    if a is not None:
+        c.eq('ban', True, a['ban'])
+        c.eq('GET /api/v1/alerts/{id}', (200, a['id']), (one[0][0], one[0][2]['id']))
+        c.eq('filtered list', [a['id']], [x['id'] for x in filtered['alerts']])
+        c.eq('the banning alert holds a blackhole (actions)',
+             [('10.0.0.5', 'alert', a['id'])],
+             [(b['address'], b['source'], b['alert_id']) for b in blackholes])
+    c.true('dpmon_alerts_active 1 on /metrics', '\ndpmon_alerts_active 1\n' in metrics)
+    c.true('dpmon_alerts_started_total 1 on /metrics',
+           '\ndpmon_alerts_started_total 1\n' in metrics)
+    c.done()
+
+
+def case_disabled_hostgroup(h, caps):
+    c = h.checker('disabled')
+    doc, metrics, _, _, blackholes = alerts_after(
+        h, [caps['in5'], caps['bg']], 'disabled',
+        {'thresholds': {'ingress': {'pps': LIMIT}},
+         'hostgroups': [{'name': 'quiet', 'prefixes': ['10.0.0.5/32'], 'enabled': False}]},
+        60000)
+    c.eq('alerts listed', [], doc['alerts'])
+    c.eq('alerts started', 0, doc['started'])
+    c.eq('blackholes', [], blackholes)
+    c.true('dpmon_alerts_active 0 on /metrics', '\ndpmon_alerts_active 0\n' in metrics)
+    c.done()
+
+
+def case_hostgroup_precedence(h, caps):
+    c = h.checker('precedence')
+    doc, _, _, _, _ = alerts_after(
+        h, [caps['in5'], caps['in13']], 'precedence',
+        {'thresholds': {'ingress': {'udp_pps': LIMIT}},
+         'hostgroups': [{'name': 'big', 'prefixes': ['10.0.0.4/30'],
+                         'thresholds': {'ingress': {'pps': 1e7}}}]},
+        80000)
+    check_one(c, doc, '10.0.0.13', 'ingress', 'udp_pps')
+    c.done()
+
+
+def case_egress(h, caps):
+    c = h.checker('egress')
+    doc, _, _, _, _ = alerts_after(
+        h, [caps['out9'], caps['bg']], 'egress',
+        {'thresholds': {'ingress': {'pps': LIMIT}, 'egress': {'pps': LIMIT}}}, 60000)
+    check_one(c, doc, '10.0.0.9', 'egress', 'pps')
+    c.done()
+
+
+def test_detection(h):
+    if not os.access(h.dpmon_gen, os.X_OK):
+        raise TestFailure('dpmon-gen not built: %s' % h.dpmon_gen)
+    tmp = tempfile.mkdtemp(prefix='dpmon-it-detect-')
+    try:
+        caps = captures(h, tmp)
+        case_flood(h, caps)
+        case_disabled_hostgroup(h, caps)
+        case_hostgroup_precedence(h, caps)
+        case_egress(h, caps)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    harness.main({'test_detection': test_detection})

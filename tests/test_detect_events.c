@@ -1,0 +1,221 @@
+/*
+ * test_detect_events.c — what detection hands to the other modules: the
+ * events posted to the actions (lib/actions.h) at alert start and end, the
+ * sampler's watch list and drains (lib/sample.h), and the sampler's summary
+ * as the alert's "sample".
+ *
+ * This executable defines the actions' and the sampler's functions itself,
+ * as recorders, so the linker takes these instead of lib/actions.c and
+ * lib/sample.c from the static library (nothing else here refers to them).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions.h"
+#include "config.h"
+#include "detect.h"
+#include "sample.h"
+#include "snapshot.h"
+#include "test_eal.h"
+
+#define T0 1700000000.0
+#define MAX_EVENTS 16
+
+/* ---- recorders ---------------------------------------------------------- */
+
+struct dpmon_actions {
+	struct dpmon_action_event ev[MAX_EVENTS];
+	unsigned n;
+};
+
+struct dpmon_sampler {
+	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
+	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
+	unsigned n, watch_calls, drains;
+	uint64_t sampled_id; /* summary answered for this alert only */
+	int packets;
+};
+
+static struct dpmon_actions actions_rec;
+static struct dpmon_sampler sampler_rec;
+
+struct dpmon_actions *
+dpmon_actions_create(const struct dpmon_actions_conf *conf)
+{
+	(void)conf;
+	return &actions_rec;
+}
+
+int
+dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
+{
+	if (a->n == MAX_EVENTS) {
+		json_decref(ev->alert);
+		return -ENOBUFS;
+	}
+	a->ev[a->n++] = *ev; /* keeps the reference */
+	return 0;
+}
+
+void
+dpmon_actions_free(struct dpmon_actions *a)
+{
+	for (unsigned i = 0; i < a->n; i++)
+		json_decref(a->ev[i].alert);
+	a->n = 0;
+}
+
+struct dpmon_sampler *
+dpmon_sampler_create(unsigned n_workers, const struct dpmon_actions_conf *conf)
+{
+	(void)n_workers;
+	(void)conf;
+	return &sampler_rec;
+}
+
+void
+dpmon_sampler_free(struct dpmon_sampler *s)
+{
+	(void)s;
+}
+
+int
+dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
+		    const uint64_t *alert_ids, unsigned n)
+{
+	if (n > DPMON_SAMPLE_WATCH_MAX)
+		return -E2BIG;
+	memcpy(s->hosts, hosts, sizeof(*hosts) * n);
+	memcpy(s->ids, alert_ids, sizeof(*alert_ids) * n);
+	s->n = n;
+	s->watch_calls++;
+	return 0;
+}
+
+void
+dpmon_sampler_drain(struct dpmon_sampler *s)
+{
+	s->drains++;
+	s->packets += 10; /* as if ten copies arrived each interval */
+}
+
+json_t *
+dpmon_sampler_summary(struct dpmon_sampler *s, uint64_t alert_id)
+{
+	if (alert_id != s->sampled_id)
+		return NULL;
+	return json_pack("{s:i,s:[{s:s,s:i}],s:[],s:[{s:i,s:i}]}", "packets", s->packets,
+			 "sources", "address", "198.51.100.7", "packets", s->packets, "source_ports",
+			 "destination_ports", "port", 53, "packets", s->packets);
+}
+
+/* ---- the case ------------------------------------------------------------ */
+
+static struct dpmon_snapshot *
+snap(uint64_t seq, double uptime_s, double pps1, double pps2)
+{
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 0, 2);
+
+	REQUIRE(s != NULL);
+	s->seq = seq;
+	s->uptime_s = uptime_s;
+	REQUIRE(dpmon_addr_parse("10.0.0.1", &s->hosts[0].addr) == 0);
+	REQUIRE(dpmon_addr_parse("10.0.0.2", &s->hosts[1].addr) == 0);
+	s->hosts[0].dir[DPMON_DIR_EGRESS].avg_pps = pps1;
+	s->hosts[1].dir[DPMON_DIR_INGRESS].avg_pps = pps2;
+	for (int i = 0; i < 2; i++)
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			s->hosts[i].dir[d].flows = -1;
+	return s;
+}
+
+int
+main(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *act;
+	struct dpmon_sampler *smp;
+	struct dpmon_detect *d;
+	struct dpmon_snapshot *s;
+	char addr[DPMON_ADDR_STRLEN];
+
+	test_eal_init("test_detect_events");
+	REQUIRE(dpmon_config_parse(
+		"{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"detection\": {\"hold_s\": 1, \"ban\": true, \"thresholds\": {\"ingress\": {\"pps\": 10},"
+		" \"egress\": {\"pps\": 10}}, \"hostgroups\": [{\"name\": \"two\","
+		" \"prefixes\": [\"10.0.0.2/32\"], \"ban\": false}]}}", "test", &cfg, stderr) == 0);
+	act = dpmon_actions_create(&cfg.actions);
+	smp = dpmon_sampler_create(1, &cfg.actions);
+	d = dpmon_detect_create(&cfg.detect, smp, act);
+	REQUIRE(d != NULL);
+
+	/* 1: 10.0.0.1 egress starts (alert 1). */
+	s = snap(1, 1, 50, 0);
+	REQUIRE(dpmon_detect_run(d, s, T0) == 0);
+	REQUIRE(act->n == 1);
+	CHECK(act->ev[0].kind == DPMON_ACTION_ALERT_START && act->ev[0].alert_id == 1 &&
+	      act->ev[0].dir == DPMON_DIR_EGRESS && act->ev[0].ban && act->ev[0].start_unix_s == T0 &&
+	      act->ev[0].end_unix_s == 0);
+	CHECK(strcmp(dpmon_addr_format(&act->ev[0].addr, addr, sizeof(addr)), "10.0.0.1") == 0);
+	CHECK(json_integer_value(json_object_get(act->ev[0].alert, "id")) == 1);
+	CHECK(strcmp(json_string_value(json_object_get(act->ev[0].alert, "direction")), "egress") == 0);
+	CHECK(smp->drains == 1 && smp->watch_calls == 1 && smp->n == 1 && smp->ids[0] == 1);
+	dpmon_snapshot_free(s);
+
+	/* 2: 10.0.0.2 ingress starts (alert 2, hostgroup "two": no ban); both watched,
+	 * oldest first; alert 1 gets its sample. */
+	smp->sampled_id = 1;
+	s = snap(2, 2, 50, 70);
+	REQUIRE(dpmon_detect_run(d, s, T0 + 1) == 0);
+	REQUIRE(act->n == 2);
+	CHECK(act->ev[1].kind == DPMON_ACTION_ALERT_START && act->ev[1].alert_id == 2 &&
+	      !act->ev[1].ban && act->ev[1].dir == DPMON_DIR_INGRESS);
+	CHECK(strcmp(json_string_value(json_object_get(act->ev[1].alert, "hostgroup")), "two") == 0);
+	CHECK(smp->watch_calls == 2 && smp->n == 2 && smp->ids[0] == 1 && smp->ids[1] == 2);
+	CHECK(strcmp(dpmon_addr_format(&smp->hosts[1], addr, sizeof(addr)), "10.0.0.2") == 0);
+	REQUIRE(s->n_alerts == 2);
+	CHECK(s->alerts[1]->id == 1 && s->alerts[1]->sample != NULL &&
+	      json_integer_value(json_object_get(s->alerts[1]->sample, "packets")) == 20);
+	CHECK(s->alerts[0]->sample == NULL);
+	dpmon_snapshot_free(s);
+
+	/* 3: same hosts and alerts: the watch list is not set again. */
+	s = snap(3, 3, 50, 70);
+	REQUIRE(dpmon_detect_run(d, s, T0 + 2) == 0);
+	CHECK(act->n == 2 && smp->watch_calls == 2 && smp->drains == 3);
+	CHECK(s->alerts[1]->sample != NULL &&
+	      json_integer_value(json_object_get(s->alerts[1]->sample, "packets")) == 30);
+	dpmon_snapshot_free(s);
+
+	/* 4: 10.0.0.1 below; 1 s (hold_s) since its last interval above (3 s): it
+	 * ends now, with its last sample. */
+	s = snap(4, 4, 0, 70);
+	REQUIRE(dpmon_detect_run(d, s, T0 + 3) == 0);
+	REQUIRE(act->n == 3);
+	CHECK(act->ev[2].kind == DPMON_ACTION_ALERT_END && act->ev[2].alert_id == 1 &&
+	      act->ev[2].start_unix_s == T0 && act->ev[2].end_unix_s == T0 + 3 && act->ev[2].ban);
+	CHECK(strcmp(json_string_value(json_object_get(act->ev[2].alert, "state")), "ended") == 0);
+	CHECK(json_integer_value(json_object_get(json_object_get(act->ev[2].alert, "sample"),
+						 "packets")) == 40);
+	CHECK(smp->n == 1 && smp->ids[0] == 2); /* only the active one is watched */
+	CHECK(s->alerts_active == 1 && s->n_alerts == 2);
+	dpmon_snapshot_free(s);
+	/* 5: nothing new. */
+	s = snap(5, 5, 0, 70);
+	REQUIRE(dpmon_detect_run(d, s, T0 + 4) == 0);
+	CHECK(act->n == 3 && s->alerts_active == 1 && s->alerts_started == 2);
+	dpmon_snapshot_free(s);
+
+	dpmon_detect_free(d);
+	dpmon_actions_free(act);
+	dpmon_sampler_free(smp);
+	dpmon_config_free(&cfg);
+	return test_finish("test_detect_events");
+}
