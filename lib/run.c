@@ -105,6 +105,7 @@ struct app {
 	struct dpmon_snap_store store;
 	struct dpmon_http *http;
 	struct dpmon_actions *actions; /* notify, ExaBGP, blackholes (actions.h) */
+	bool launched;                 /* workers launched: the stop merges once more */
 	volatile bool stop_workers;
 	bool srss;                     /* software RSS: the distributor below runs */
 	unsigned dist_lcore;
@@ -873,6 +874,39 @@ print_worker_totals(const struct app *a)
 	fflush(stdout);
 }
 
+/*
+ * The stop's record of the state: the final snapshot's totals and every
+ * alert still active, one line each (the journal keeps them; the alerts
+ * are not ended: the attack may go on while dpmon is down).
+ */
+static void
+print_final_state(struct app *a)
+{
+	struct dpmon_snapshot *s = dpmon_snap_acquire(&a->store);
+	char addr[DPMON_ADDR_STRLEN];
+
+	if (s == NULL)
+		return;
+	printf("dpmon: final snapshot %" PRIu64 " at %.3f s: ingress %" PRIu64 " packets %" PRIu64
+	       " bytes, egress %" PRIu64 " packets %" PRIu64 " bytes, %u hosts, %u alerts active\n",
+	       s->seq, s->uptime_s, s->totals[DPMON_TOTAL_INGRESS].total.packets,
+	       s->totals[DPMON_TOTAL_INGRESS].total.bytes,
+	       s->totals[DPMON_TOTAL_EGRESS].total.packets,
+	       s->totals[DPMON_TOTAL_EGRESS].total.bytes, s->n_hosts, s->alerts_active);
+	for (uint32_t i = 0; i < s->n_alerts; i++) {
+		const struct dpmon_alert *al = s->alerts[i];
+
+		if (al->end_unix_s != 0)
+			continue;
+		dpmon_addr_format(&al->addr, addr, sizeof(addr));
+		printf("dpmon: alert %" PRIu64 " still active at stop: %s %s %s %.6g > %.6g (%s)\n",
+		       al->id, addr, dpmon_dir_name(al->dir), dpmon_metric_name(al->metric),
+		       al->value, al->threshold, dpmon_attack_name(al->type));
+	}
+	dpmon_snap_release(&a->store, s);
+	fflush(stdout);
+}
+
 static void
 shutdown_app(struct app *a)
 {
@@ -880,6 +914,12 @@ shutdown_app(struct app *a)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	rte_eal_mp_wait_lcore();
 	print_worker_totals(a);
+	/* The workers are stopped: one last merge publishes every packet they
+	 * counted since the previous one (the HTTP server still answers). */
+	if (a->launched) {
+		merge_once(a);
+		print_final_state(a);
+	}
 	dpmon_http_stop(a->http);
 	dpmon_actions_free(a->actions); /* after the HTTP thread, its poster */
 	dpmon_telemetry_detach();
@@ -990,6 +1030,7 @@ run(struct app *a, const struct app_opts *o)
 	}
 	if (a->srss)
 		rte_eal_remote_launch(dpmon_distributor_loop, &a->dist, a->dist_lcore);
+	a->launched = true;
 	snprintf(url_host, sizeof(url_host), strchr(a->cfg.http_listen, ':') ? "[%s]" : "%s",
 		 a->cfg.http_listen);
 	printf("dpmon: %u worker lcore(s), %u port(s), %u subnet(s); API at "

@@ -78,8 +78,11 @@ def alerts_after(h, pcaps, label, detection, packets):
             if blackholes or time.monotonic() > deadline or not detection.get('ban'):
                 break
             time.sleep(0.05)
+        summary = d.summary()
         if d.stop() != 0:
             raise TestFailure('%s: dpmon exit status after SIGTERM not 0' % label)
+        with open(os.path.join(d.dir, 'stdout'), encoding='utf-8', errors='replace') as f:
+            alerts_after.stdout, alerts_after.summary = f.read(), summary
     return doc, metrics, one, filtered, blackholes
 
 
@@ -121,6 +124,23 @@ def case_flood(h, caps):
     c.true('dpmon_alerts_active 1 on /metrics', '\ndpmon_alerts_active 1\n' in metrics)
     c.true('dpmon_alerts_started_total 1 on /metrics',
            '\ndpmon_alerts_started_total 1\n' in metrics)
+    # The stop's record: the final snapshot holds every packet, and the
+    # alert still active is logged (docs/operations.md).
+    out, summary = alerts_after.stdout, alerts_after.summary
+    final = [l for l in out.splitlines() if l.startswith('dpmon: final snapshot ')]
+    tot = summary['totals']
+    c.eq('final snapshot line', 1, len(final))
+    if final:
+        c.true('final line counts %s' % final[0],
+               ('ingress %d packets %d bytes, egress %d packets %d bytes, '
+                % (tot['ingress']['packets'], tot['ingress']['bytes'],
+                   tot['egress']['packets'], tot['egress']['bytes'])) in final[0] and
+               final[0].endswith(', 1 alerts active'))
+    if a is not None:
+        c.eq('alert still active at stop, logged',
+             ['dpmon: alert %d still active at stop: 10.0.0.5 ingress pps' % a['id']],
+             [l[:len('dpmon: alert %d still active at stop: 10.0.0.5 ingress pps' % a['id'])]
+              for l in out.splitlines() if 'still active at stop' in l])
     c.done()
 
 
