@@ -761,7 +761,7 @@ reap(pid_t pid, uint64_t deadline, const char *what, uint32_t timeout_ms)
 		LOG("notify script %s: killed by signal %d", what, WTERMSIG(status));
 }
 
-/* Run the script for @p j: argv as docs/actions.md, @p j->doc on stdin. */
+/* Run the script for @p j: argv as docs/detection.md, @p j->doc on stdin. */
 static void
 run_notify(const char *script, uint32_t timeout_ms, const struct job *j)
 {

@@ -6,7 +6,7 @@
  * Producers (the main lcore's detection after each merge, the HTTP thread
  * for manual blackholes) post events; a thread of this module carries them
  * out with timeouts, so a slow script or a stalled pipe never delays a
- * merge. docs/actions.md (to be folded into docs/detection.md) documents
+ * merge. docs/detection.md ("Actions") documents
  * every argument and line.
  *
  * Blackholes: one entry per address, announced to ExaBGP as a host route
