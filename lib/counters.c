@@ -70,9 +70,12 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 	c->flow_sub = rte_zmalloc_socket("dpmon_flow_sub",
 					 sizeof(*c->flow_sub) * DPMON_DIR_MAX * (c->n_flow_subnets + 1),
 					 RTE_CACHE_LINE_SIZE, socket_id);
+	c->hsk = rte_zmalloc_socket("dpmon_host_sketch", sizeof(*c->hsk) * DPMON_HOST_SKETCHES,
+				    RTE_CACHE_LINE_SIZE, socket_id);
 	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
 				      RTE_CACHE_LINE_SIZE, socket_id);
-	if (!c->subnets || !c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->flow_sub || !c->carry) {
+	if (!c->subnets || !c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->flow_sub || !c->hsk ||
+	    !c->carry) {
 		dpmon_core_free(c);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -91,6 +94,7 @@ dpmon_core_free(struct dpmon_core *c)
 	rte_free(c->xhosts);
 	rte_free(c->flow_tot);
 	rte_free(c->flow_sub);
+	rte_free(c->hsk);
 	rte_free(c->buckets);
 	rte_free(c->carry);
 	rte_free(c);
@@ -103,6 +107,7 @@ dpmon_core_bytes(const struct dpmon_core *c)
 	       (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
 	       sizeof(*c->xhosts) * c->xcapacity +
 	       sizeof(*c->flow_tot) * DPMON_DIR_MAX * (c->n_flow_subnets + 2ull) +
+	       sizeof(*c->hsk) * DPMON_HOST_SKETCHES +
 	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
 	       sizeof(*c->carry) * DPMON_CARRY_RING;
 }
@@ -232,4 +237,24 @@ dpmon_host_xadd(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned xmask, 
 		__atomic_store_n(&h->packets[d][x], pk, __ATOMIC_RELAXED);
 		__atomic_store_n(&h->bytes[d][x], by, __ATOMIC_RELAXED);
 	}
+}
+
+void
+dpmon_host_promote(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh, uint64_t ph)
+{
+	struct dpmon_host_sketch *k;
+
+	RTE_ASSERT(c->meta[idx].hsk[d] == 0 && c->meta[idx].epoch == c->epoch);
+	if (c->n_hsk >= DPMON_HOST_SKETCHES) {
+		dpmon_count_inc(&c->stats.host_flow_full, 1);
+		__atomic_store_n(&c->meta[idx].hsk[d], DPMON_HSK_NONE, __ATOMIC_RELAXED);
+		return;
+	}
+	/* Last used in an older epoch, which the merge no longer reads. */
+	k = &c->hsk[c->n_hsk++];
+	memset(k, 0, sizeof(*k));
+	dpmon_hll_add(k->flows, DPMON_HOST_FLOW_P, fh);
+	dpmon_hll_add(k->peers, DPMON_HOST_PEER_P, ph);
+	/* Release: a merge that reads the slot (acquire) sees it zeroed. */
+	__atomic_store_n(&c->meta[idx].hsk[d], (uint16_t)c->n_hsk, __ATOMIC_RELEASE);
 }

@@ -51,6 +51,7 @@
 #include <rte_common.h>
 #include <rte_hash_crc.h>
 
+#include "hll.h"
 #include "prefix.h"
 #include "stats.h"
 
@@ -113,13 +114,52 @@ dpmon_host_xslot(unsigned d, unsigned x)
 	return DPMON_HOST_BASE_SLOTS + d * DPMON_XCLASS_MAX + x;
 }
 
-/** Identity of a host entry, the epoch of its last update, its extra line. 28 bytes. */
+/**
+ * Identity of a host entry, the epoch of its last update, its extra line,
+ * and its distinct flows and peers of that epoch. One cache line (64 B).
+ *
+ * Flows and peers per direction: a 64-bit linear-counting bitmap each (bit
+ * = the top 6 bits of the flow's or peer's 64-bit hash), valid for the
+ * epoch in @c epoch: the worker zeroes them (and @c hsk) when it first
+ * updates the entry in a new epoch, before the release store of the new
+ * stamp. A direction whose flow bitmap reaches DPMON_HOST_PROMOTE set bits
+ * is promoted: it takes a full sketch pair (struct dpmon_host_sketch) from
+ * the worker's pool for the rest of the epoch (@c hsk = slot + 1), which
+ * counts its flows and peers from then on besides the bitmaps; the merge
+ * reports the larger of the two estimates (docs/architecture.md, "Flows").
+ */
 struct dpmon_host_meta {
 	struct dpmon_addr addr;
 	uint32_t subnet; /**< subnet index (LPM result) */
-	uint32_t epoch;  /**< merge epoch of the last update; 0 = never updated */
+	uint32_t epoch;  /**< merge epoch of the last update; 0 = never updated (release/acquire) */
 	uint32_t xidx;   /**< index + 1 into xhosts; 0 = none yet (relaxed store/load) */
-};
+	/** Per direction: promoted sketch slot + 1 in this epoch; 0 = none;
+	 *  DPMON_HSK_NONE = the pool was empty (release/acquire). */
+	uint16_t hsk[DPMON_DIR_MAX];
+	uint64_t flows[DPMON_DIR_MAX]; /**< flow bitmaps of this epoch (relaxed) */
+	uint64_t peers[DPMON_DIR_MAX]; /**< peer bitmaps of this epoch (relaxed) */
+} __rte_cache_aligned;
+
+/** Set bits of a host's flow bitmap that promote it (estimate 44.4). */
+#define DPMON_HOST_PROMOTE 32
+/** Precision of a promoted host's flow sketch: 16 384 registers, 0.81 %. */
+#define DPMON_HOST_FLOW_P 14
+/** Precision of a promoted host's peer sketch: 4 096 registers, 1.6 %. */
+#define DPMON_HOST_PEER_P 12
+/** Promoted sketch slots per worker and epoch (20 KiB each). */
+#define DPMON_HOST_SKETCHES 256
+/** meta.hsk of a direction that could not be promoted (pool empty). */
+#define DPMON_HSK_NONE UINT16_MAX
+
+/**
+ * The full sketches of one promoted host direction for one epoch: one-byte
+ * HyperLogLog registers (hll.h), zeroed by the worker when it assigns the
+ * slot. Single writer, relaxed stores.
+ */
+struct dpmon_host_sketch {
+	uint8_t flows[1u << DPMON_HOST_FLOW_P];
+	uint8_t peers[1u << DPMON_HOST_PEER_P];
+} __rte_cache_aligned;
 
 /**
  * Distinct flows (5-tuples) per interval: a HyperLogLog sketch (hll.h) of
@@ -190,6 +230,12 @@ struct dpmon_core_stats {
 	uint64_t ip_stats[DPMON_IPSTAT_MAX]; /**< IP packets counted, by kind */
 	/** fragment/SYN host updates lost because the extra lines were all taken */
 	uint64_t host_ext_full;
+	/**
+	 * host directions not promoted to a full flow sketch because the
+	 * worker's DPMON_HOST_SKETCHES slots of the epoch were taken (their
+	 * flows and peers stay a linear-counting estimate, a lower bound)
+	 */
+	uint64_t host_flow_full;
 };
 
 /** A worker lcore's tables. Allocate with dpmon_core_create. */
@@ -208,6 +254,9 @@ struct dpmon_core {
 	/** Flow sketches of the first n_flow_subnets subnets, [subnet][DPMON_DIR_MAX]. */
 	struct dpmon_flow_sketch *flow_sub;
 	uint32_t n_flow_subnets;           /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
+	/** DPMON_HOST_SKETCHES slots for promoted host directions (counters.h). */
+	struct dpmon_host_sketch *hsk;
+	uint32_t n_hsk;                    /**< slots taken in this epoch (worker only) */
 	uint32_t bucket_mask;
 	uint32_t n_hosts;                  /**< entries in use (release/acquire) */
 	uint32_t capacity;
@@ -316,12 +365,65 @@ dpmon_host_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p, uint3
 void dpmon_host_xadd(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned xmask,
 		     uint32_t len);
 
-/** Stamp entry @p idx with the current epoch. Owning worker lcore only. */
+/**
+ * Stamp entry @p idx with the current epoch; at its first update in an
+ * epoch, zero its flow and peer bitmaps and promoted slots first (the
+ * merge reads them only under a stamp of the epoch it merges, with
+ * acquire). Owning worker lcore only.
+ */
 static inline void
 dpmon_host_touch(struct dpmon_core *c, uint32_t idx)
 {
-	if (c->meta[idx].epoch != c->epoch)
-		__atomic_store_n(&c->meta[idx].epoch, c->epoch, __ATOMIC_RELAXED);
+	struct dpmon_host_meta *m = &c->meta[idx];
+
+	if (m->epoch != c->epoch) {
+		for (unsigned d = 0; d < DPMON_DIR_MAX; d++) {
+			__atomic_store_n(&m->flows[d], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&m->peers[d], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&m->hsk[d], 0, __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&m->epoch, c->epoch, __ATOMIC_RELEASE);
+	}
+}
+
+/**
+ * Promote direction @p d of entry @p idx to a full sketch pair (slow path
+ * of dpmon_host_flow_add): take a slot of this epoch, zero it, start it
+ * with @p fh and @p ph, or mark the direction DPMON_HSK_NONE and count
+ * host_flow_full when none is left. Owning worker lcore only.
+ */
+void dpmon_host_promote(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh,
+			uint64_t ph);
+
+/**
+ * Add the flow of 64-bit hash @p fh and the peer of hash @p ph to
+ * direction @p d of entry @p idx (touched in this epoch): a bit in each
+ * bitmap, in the meta line the update already holds, and once promoted
+ * a register in each full sketch too. Owning worker lcore only.
+ */
+static inline void
+dpmon_host_flow_add(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh, uint64_t ph)
+{
+	struct dpmon_host_meta *m = &c->meta[idx];
+	uint32_t slot = m->hsk[d];
+	uint64_t fb = m->flows[d] | 1ull << (fh >> 58);
+	uint64_t pb = m->peers[d] | 1ull << (ph >> 58);
+
+	if (pb != m->peers[d])
+		__atomic_store_n(&m->peers[d], pb, __ATOMIC_RELAXED);
+	if (fb != m->flows[d]) {
+		__atomic_store_n(&m->flows[d], fb, __ATOMIC_RELAXED);
+		if (unlikely(slot == 0 && __builtin_popcountll(fb) >= DPMON_HOST_PROMOTE)) {
+			dpmon_host_promote(c, idx, d, fh, ph);
+			return;
+		}
+	}
+	if (unlikely(slot != 0 && slot != DPMON_HSK_NONE)) {
+		struct dpmon_host_sketch *k = &c->hsk[slot - 1];
+
+		dpmon_hll_add(k->flows, DPMON_HOST_FLOW_P, fh);
+		dpmon_hll_add(k->peers, DPMON_HOST_PEER_P, ph);
+	}
 }
 
 /**
@@ -335,6 +437,7 @@ dpmon_core_burst_begin(struct dpmon_core *c)
 
 	if (unlikely(e != c->epoch)) {
 		c->epoch = e;
+		c->n_hsk = 0; /* the merge of the previous epoch is done with them */
 		__atomic_store_n(&c->worker_epoch, e, __ATOMIC_RELEASE);
 	}
 }

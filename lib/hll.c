@@ -55,3 +55,13 @@ dpmon_hll_estimate(const uint8_t *reg, unsigned p)
 		e = m * log(m / (double)zeros); /* linear counting */
 	return e;
 }
+
+double
+dpmon_bitmap_estimate(uint64_t bits)
+{
+	int zeros = 64 - __builtin_popcountll(bits);
+
+	/* The n for which k = 64 - zeros bits are expected to be set:
+	 * 64 (1 - (63/64)^n) = k (closer than 64 ln(64/zeros) for small n). */
+	return log((zeros > 0 ? zeros : 1) / 64.0) / log(63.0 / 64.0);
+}

@@ -93,6 +93,14 @@ dpmon_hll_add(uint8_t *reg, unsigned p, uint64_t h)
 /** dst = register-wise max(dst, src), both of precision @p p. */
 void dpmon_hll_merge(uint8_t *dst, const uint8_t *src, unsigned p);
 
+/**
+ * Estimated distinct items of a 64-bit linear-counting bitmap (bit = top 6
+ * bits of the item's hash): the n for which @p bits' number of set bits is
+ * expected, ln(zero bits / 64) / ln(63 / 64); 0 for no bit set; a full
+ * bitmap reads as ln(1/64) / ln(63/64) = 264 (the largest value it tells).
+ */
+double dpmon_bitmap_estimate(uint64_t bits);
+
 /** Estimated distinct items of the registers @p reg of precision @p p. */
 double dpmon_hll_estimate(const uint8_t *reg, unsigned p);
 

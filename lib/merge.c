@@ -21,6 +21,7 @@
 #include "merge.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,8 @@ struct dpmon_merge {
 	struct avg_pair *sub_avg; /* n_subnets */
 	double alpha;             /* weight of this merge's rates in the averages */
 	uint8_t flow_tmp[1u << DPMON_FLOW_P]; /* registers of one sketch, merged over cores */
+	/* registers of one promoted host direction, merged over cores */
+	uint8_t host_tmp[1u << DPMON_HOST_FLOW_P], peer_tmp[1u << DPMON_HOST_PEER_P];
 	struct dpmon_hist_point **hist; /* ring of the last hist_cap points, one reference each */
 	uint32_t hist_cap, hist_n, hist_head; /* head: index of the oldest */
 	struct dpmon_pair_ctr *sub_cur, *sub_prev; /* n_subnets */
@@ -426,6 +429,7 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
 		w[c].host_table_full = dpmon_count_read(&core->stats.host_table_full);
 		w[c].host_v4mapped = dpmon_count_read(&core->stats.host_v4mapped);
 		w[c].host_ext_full = dpmon_count_read(&core->stats.host_ext_full);
+		w[c].host_flow_full = dpmon_count_read(&core->stats.host_flow_full);
 		w[c].hosts = dpmon_core_hosts_published(core);
 		w[c].host_capacity = core->capacity;
 		for (int r = 1; r < DPMON_REASON_MAX; r++)
@@ -647,6 +651,49 @@ fold_touched(struct dpmon_merge *m)
 	return 0;
 }
 
+/*
+ * Distinct flows and peers of global host @p id in direction @p d in the
+ * current epoch (counters.h): the union of its worker entries stamped with
+ * it. Linear counting on the OR of their bitmaps; when some entry was
+ * promoted, the larger of that and the estimate of the register-wise
+ * maximum of the promoted entries' full sketches (which miss the flows an
+ * entry saw only before its promotion: at most ~44 per worker).
+ */
+static void
+host_flows(struct dpmon_merge *m, uint32_t id, int d, struct dpmon_dir_stats *out)
+{
+	uint64_t fb = 0, pb = 0;
+	bool promoted = false;
+
+	for (uint32_t o = m->first[id]; o != OCC_END;) {
+		const struct dpmon_core *core = m->cores[o >> 24];
+		const struct dpmon_host_meta *e = &core->meta[o & 0xffffff];
+		uint32_t slot;
+
+		o = m->map[o >> 24].next[o & 0xffffff];
+		if (__atomic_load_n(&e->epoch, __ATOMIC_ACQUIRE) != m->epoch)
+			continue;
+		slot = __atomic_load_n(&e->hsk[d], __ATOMIC_ACQUIRE);
+		fb |= __atomic_load_n(&e->flows[d], __ATOMIC_RELAXED);
+		pb |= __atomic_load_n(&e->peers[d], __ATOMIC_RELAXED);
+		if (slot == 0 || slot > DPMON_HOST_SKETCHES)
+			continue;
+		if (!promoted) {
+			memset(m->host_tmp, 0, sizeof(m->host_tmp));
+			memset(m->peer_tmp, 0, sizeof(m->peer_tmp));
+			promoted = true;
+		}
+		dpmon_hll_merge(m->host_tmp, core->hsk[slot - 1].flows, DPMON_HOST_FLOW_P);
+		dpmon_hll_merge(m->peer_tmp, core->hsk[slot - 1].peers, DPMON_HOST_PEER_P);
+	}
+	out->flows = dpmon_bitmap_estimate(fb);
+	out->peers = dpmon_bitmap_estimate(pb);
+	if (promoted) {
+		out->flows = fmax(out->flows, dpmon_hll_estimate(m->host_tmp, DPMON_HOST_FLOW_P));
+		out->peers = fmax(out->peers, dpmon_hll_estimate(m->peer_tmp, DPMON_HOST_PEER_P));
+	}
+}
+
 static void
 fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
@@ -666,7 +713,12 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 			dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d],
 				  &prev->xdir[d], dt);
 			avg_update(m, &h->dir[d], &m->g_avg[id].pps[d], &m->g_avg[id].bps[d]);
-			h->dir[d].flows = -1; /* not measured per host (yet) */
+			if (touched) {
+				host_flows(m, id, d, &h->dir[d]);
+			} else {
+				h->dir[d].flows = 0;
+				h->dir[d].peers = 0;
+			}
 		}
 	}
 	for (uint32_t t = 0; t < m->n_touched; t++)
@@ -712,6 +764,11 @@ fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 	if (m->n_cores == 0) {
 		s->totals[DPMON_TOTAL_INGRESS].flows = s->totals[DPMON_TOTAL_EGRESS].flows = 0;
 	}
+	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
+		s->totals[t].peers = -1;
+	for (uint32_t i = 0; i < s->n_subnets; i++)
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			s->subnets[i].dir[d].peers = -1;
 	for (uint32_t i = 0; i < s->n_subnets; i++)
 		for (int d = 0; d < DPMON_DIR_MAX; d++)
 			s->subnets[i].dir[d].flows =

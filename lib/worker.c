@@ -14,7 +14,9 @@
  *      and prefetch its index bucket; find each key's candidate entry by
  *      signature and prefetch its meta and counter lines; then compare the
  *      keys, insert the rare misses and count (one counter line per host
- *      update, stamped with the merge epoch: counters.h).
+ *      update, stamped with the merge epoch: counters.h), and add the
+ *      packet's flow and remote peer to the host's bitmaps in its meta
+ *      line (or, for a promoted host, to its full sketches).
  * Counters are updated with plain stores (single writer). Parse reasons are
  * summed on the stack and stored once per burst.
  * The loop also counts polls and the TSC cycles of non-empty bursts, so
@@ -372,8 +374,26 @@ host_probe_stage(const struct dpmon_core *core, struct burst_ctx *b)
 	}
 }
 
+/* 64-bit hash of packet @p i's remote peer in direction @p dir: the source
+ * of an ingress packet, the destination of an egress one. */
+static inline uint64_t
+peer_hash(const struct burst_ctx *b, uint16_t i, uint8_t dir)
+{
+	const struct dpmon_pkt *p = &b->pkt[i];
+
+	if (p->family == 4) {
+		uint64_t h = (dir == DPMON_DIR_INGRESS ? p->src4 : p->dst4) * 0x9e3779b97f4a7c15ull;
+
+		/* splitmix64 finalizer */
+		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+		h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+		return h ^ (h >> 31);
+	}
+	return dpmon_hash64(b->a6[2 * b->slot[i] + (dir == DPMON_DIR_INGRESS ? 1 : 0)], 16, 6);
+}
+
 /* Stage 3: confirm the key (or take the slow path: full probe, insert),
- * stamp the entry and count. */
+ * stamp the entry, count, and add the flow and peer (counters.h). */
 static void
 host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 {
@@ -393,6 +413,7 @@ host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->len[i]);
 		if (unlikely(b->xmask[i] != 0))
 			dpmon_host_xadd(core, (uint32_t)idx, d, b->xmask[i], b->len[i]);
+		dpmon_host_flow_add(core, (uint32_t)idx, d, b->fhash[i], peer_hash(b, i, d));
 	}
 }
 

@@ -858,8 +858,8 @@ flows_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t d
 /*
  * Distinct flows per interval (issue 4): 100 000 distinct 5-tuples spread
  * over two cores (a fifth of them seen by both) estimate within 2 % for
- * the totals and the subnet; the next interval counts only its own flows;
- * IPv6 flows count; hosts report no flow count (-1).
+ * the totals, the subnet and their host; the next interval counts only
+ * its own flows; IPv6 flows count, for the subnet and for the host.
  */
 static void
 test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
@@ -869,6 +869,7 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	unsigned lcores[2] = {1, 2};
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_snapshot *s;
+	const struct dpmon_snap_host *h;
 	struct dpmon_merge *m;
 	double f;
 
@@ -887,7 +888,17 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	CHECK(s->subnets[1].dir[DPMON_DIR_INGRESS].flows == 0);
 	CHECK(s->totals[DPMON_TOTAL_EGRESS].flows == 0);
 	CHECK(s->totals[DPMON_TOTAL_EXTERNAL].flows == -1);
-	CHECK(s->hosts[0].dir[DPMON_DIR_INGRESS].flows == -1);
+	/* The host: promoted to a full sketch on both cores, their union. */
+	h = host(s, "10.1.0.1");
+	REQUIRE(h != NULL);
+	f = h->dir[DPMON_DIR_INGRESS].flows;
+	printf("flows: 100000 distinct, host estimate %.0f (%.2f %%)\n", f,
+	       100 * (f - 100000) / 100000);
+	CHECK(fabs(f - 100000) <= 2000);
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].peers) == 2); /* 198.51.100.1, 198.51.101.1 */
+	CHECK(h->dir[DPMON_DIR_EGRESS].flows == 0 && h->dir[DPMON_DIR_EGRESS].peers == 0);
+	CHECK(s->subnets[0].dir[DPMON_DIR_INGRESS].peers == -1);
+	CHECK(s->totals[DPMON_TOTAL_INGRESS].peers == -1);
 	dpmon_snapshot_free(s);
 	/* Next interval: 100 flows, 50 of them seen before; plus 3 IPv6 flows
 	 * (the reference burst's IPv6 packet, three source ports). */
@@ -907,6 +918,16 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	CHECK(fabs(s->totals[DPMON_TOTAL_INGRESS].flows - 103) <= 2);
 	CHECK(fabs(s->subnets[0].dir[DPMON_DIR_INGRESS].flows - 100) <= 2);
 	CHECK(fabs(s->subnets[2].dir[DPMON_DIR_INGRESS].flows - 3) < 0.5); /* IPv6 /48 */
+	/* This interval's 100 flows only, one packet each (the first ~44
+	 * before the promotion: the bitmap's estimate, within 3 sigma). */
+	h = host(s, "10.1.0.1");
+	REQUIRE(h != NULL);
+	printf("flows: 100 distinct, host estimate %.1f\n", h->dir[DPMON_DIR_INGRESS].flows);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100) <= 36);
+	h = host(s, "2001:db8:1::7");
+	REQUIRE(h != NULL);
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].flows) == 3); /* IPv6 host */
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].peers) == 1);
 	dpmon_snapshot_free(s);
 	/* An idle interval: no flows. */
 	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
@@ -916,6 +937,128 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	dpmon_merge_free(m);
 	dpmon_core_free(c[0]);
 	dpmon_core_free(c[1]);
+}
+
+/*
+ * @p n UDP packets, flow i = first .. first + n - 1 from source @p src +
+ * i % @p n_src port i / n_src to @p dst port 53 (IPv4, host order).
+ */
+static void
+host_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t src,
+	   uint32_t n_src, uint32_t dst, uint32_t first, uint32_t n)
+{
+	struct rte_mbuf *p[DPMON_MAX_BURST];
+	unsigned k = 0;
+
+	for (uint32_t i = first; i < first + n; i++) {
+		struct fb f;
+
+		fb_eth(&f, NULL, 0, 0x0800);
+		fb_ipv4(&f, 5, 17, src + i % n_src, dst, 0, 28);
+		fb_udp(&f, (uint16_t)(i / n_src), 53, 0);
+		p[k++] = mbuf_of(&f);
+		if (k == DPMON_MAX_BURST || i + 1 == first + n) {
+			dpmon_worker_burst(c, cls, p, (uint16_t)k);
+			k = 0;
+		}
+	}
+}
+
+/*
+ * Per-host flows and peers (issue 4, counters.h): small counts on the
+ * bitmaps, peers of both directions, a promoted host's flows and peers at
+ * 100 000 within 2 %, the pool of full sketches exhausted (counted, the
+ * rest stay on their bitmaps), and all of it per interval.
+ */
+static void
+test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c = dpmon_core_create("hflow", 3, 1024, SOCKET_ID_ANY);
+	unsigned lcore = 1;
+	const uint64_t hz = 1000000000ull;
+	const uint32_t n_full = DPMON_HOST_SKETCHES + 44;
+	const struct dpmon_snap_host *h;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	double worst = 0;
+	char a[32];
+
+	REQUIRE(c != NULL);
+	m = dpmon_merge_create(cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	/* Small counts: host 10.1.1.n has n flows (each sent twice) from one peer. */
+	for (uint32_t n = 1; n <= 8; n++) {
+		host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, n), 0, n);
+		host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, n), 0, n);
+	}
+	/* Peers: 10.1.3.1 hears from 5 sources, one flow each, and answers 3
+	 * (as the source: egress). */
+	host_burst(c, cls, IP4(198, 51, 100, 10), 5, IP4(10, 1, 3, 1), 0, 5);
+	for (uint32_t i = 0; i < 3; i++)
+		host_burst(c, cls, IP4(10, 1, 3, 1), 1, IP4(203, 0, 113, 1 + i), 0, 1);
+	/* A promoted host: 100 000 flows from 1 000 sources. */
+	host_burst(c, cls, IP4(198, 18, 0, 0), 1000, IP4(10, 1, 5, 1), 0, 100000);
+	/* The pool: n_full more hosts with 60 flows each; the first to reach
+	 * DPMON_HOST_PROMOTE bits get the slots left, 44 + 1 find none. */
+	for (uint32_t k = 0; k < n_full; k++)
+		host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 6 + k / 200, 1 + k % 200),
+			   0, 60);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	for (uint32_t n = 1; n <= 8; n++) {
+		snprintf(a, sizeof(a), "10.1.1.%u", n);
+		h = host(s, a);
+		REQUIRE(h != NULL);
+		/* Exact, or one low where two flows share a bit (counters.h). */
+		CHECK(llabs(llround(h->dir[DPMON_DIR_INGRESS].flows) - (long long)n) <= 1);
+		CHECK(llround(h->dir[DPMON_DIR_INGRESS].peers) == 1);
+		CHECK(h->dir[DPMON_DIR_EGRESS].flows == 0);
+	}
+	h = host(s, "10.1.3.1");
+	REQUIRE(h != NULL);
+	CHECK(llabs(llround(h->dir[DPMON_DIR_INGRESS].flows) - 5) <= 1);
+	CHECK(llabs(llround(h->dir[DPMON_DIR_INGRESS].peers) - 5) <= 1);
+	CHECK(llround(h->dir[DPMON_DIR_EGRESS].flows) == 3);
+	CHECK(llround(h->dir[DPMON_DIR_EGRESS].peers) == 3);
+	h = host(s, "10.1.5.1");
+	REQUIRE(h != NULL);
+	printf("host flows: 100000 distinct, estimate %.0f; 1000 peers, estimate %.1f\n",
+	       h->dir[DPMON_DIR_INGRESS].flows, h->dir[DPMON_DIR_INGRESS].peers);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100000) <= 2000);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].peers - 1000) <= 20);
+	/* One slot went to 10.1.5.1: n_full - (DPMON_HOST_SKETCHES - 1) left out. */
+	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 1);
+	CHECK_EQ_U64(s->workers[0].host_flow_full, n_full - DPMON_HOST_SKETCHES + 1);
+	for (uint32_t k = 0; k < n_full; k++) {
+		double e;
+
+		snprintf(a, sizeof(a), "10.1.%u.%u", 6 + k / 200, 1 + k % 200);
+		h = host(s, a);
+		REQUIRE(h != NULL);
+		e = fabs(h->dir[DPMON_DIR_INGRESS].flows - 60) / 60;
+		worst = e > worst ? e : worst;
+	}
+	printf("host flows: 60 distinct, %u hosts, worst error %.1f %%\n", n_full, 100 * worst);
+	CHECK(worst <= 0.35); /* 3 sigma of the 64-bit bitmap at 60 */
+	dpmon_snapshot_free(s);
+	/* Next interval: only its own flows; the slots are free again. */
+	host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, 3), 100, 2);
+	host_burst(c, cls, IP4(198, 18, 0, 0), 1000, IP4(10, 1, 5, 1), 0, 100000);
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	h = host(s, "10.1.1.3");
+	REQUIRE(h != NULL);
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].flows) == 2);
+	h = host(s, "10.1.1.4");
+	REQUIRE(h != NULL);
+	CHECK(h->dir[DPMON_DIR_INGRESS].flows == 0 && h->dir[DPMON_DIR_INGRESS].peers == 0);
+	h = host(s, "10.1.5.1");
+	REQUIRE(h != NULL);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100000) <= 2000);
+	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 1);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(c);
 }
 
 /* xorshift32: reproducible pseudo-random traffic. */
@@ -1155,6 +1298,7 @@ main(int argc, char **argv)
 	test_rate_arithmetic();
 	test_rates_and_averages(&cls, &cfg);
 	test_flows(&cls, &cfg);
+	test_host_flows(&cls, &cfg);
 	test_invariants(&cls, &cfg);
 	test_history(&cls, &cfg);
 	dpmon_classifier_free(&cls);
