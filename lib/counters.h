@@ -55,6 +55,8 @@
 #include "prefix.h"
 #include "stats.h"
 
+struct dpmon_sample_core;
+
 /** Packets and bytes (frame length as received). */
 struct dpmon_ctr {
 	uint64_t packets;
@@ -257,6 +259,8 @@ struct dpmon_core {
 	/** DPMON_HOST_SKETCHES slots for promoted host directions (counters.h). */
 	struct dpmon_host_sketch *hsk;
 	uint32_t n_hsk;                    /**< slots taken in this epoch (worker only) */
+	/** This worker's part of the alert sampler (sample.h); NULL = none. Set before start. */
+	struct dpmon_sample_core *sample;
 	uint32_t bucket_mask;
 	uint32_t n_hosts;                  /**< entries in use (release/acquire) */
 	uint32_t capacity;

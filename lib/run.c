@@ -41,6 +41,7 @@
 #include "http.h"
 #include "merge.h"
 #include "port.h"
+#include "sample.h"
 #include "snapshot.h"
 #include "telemetry.h"
 #include "worker.h"
@@ -66,6 +67,7 @@ struct app {
 	struct dpmon_core **cores;
 	unsigned *lcores;
 	struct dpmon_merge *merge;
+	struct dpmon_sampler *sampler; /* alert packet samples (sample.h) */
 	struct dpmon_snap_store store;
 	struct dpmon_http *http;
 	volatile bool stop_workers;
@@ -373,6 +375,7 @@ merge_once(struct app *a)
 		return;
 	}
 	dpmon_snap_publish(&a->store, s);
+	dpmon_sampler_drain(a->sampler);
 }
 
 static void
@@ -494,6 +497,7 @@ shutdown_app(struct app *a)
 	dpmon_telemetry_detach();
 	dpmon_snap_store_destroy(&a->store);
 	dpmon_merge_free(a->merge);
+	dpmon_sampler_free(a->sampler);
 	if (a->srss)
 		dpmon_distributor_teardown(&a->dist);
 	for (unsigned p = 0; p < a->n_ports_started; p++)
@@ -553,6 +557,13 @@ run(struct app *a, const struct app_opts *o)
 		fprintf(stderr, "dpmon: cannot allocate the merge tables\n");
 		return EXIT_START;
 	}
+	a->sampler = dpmon_sampler_create(a->n_workers, &a->cfg.actions);
+	if (a->sampler == NULL) {
+		fprintf(stderr, "dpmon: cannot allocate the sampler's rings\n");
+		return EXIT_START;
+	}
+	for (unsigned w = 0; w < a->n_workers; w++)
+		a->cores[w]->sample = dpmon_sampler_core(a->sampler, w);
 	dpmon_snap_store_init(&a->store);
 	rc = dpmon_telemetry_attach(&a->store);
 	if (rc != 0)

@@ -17,6 +17,9 @@
  *      update, stamped with the merge epoch: counters.h), and add the
  *      packet's flow and remote peer to the host's bitmaps in its meta
  *      line (or, for a promoted host, to its full sketches).
+ * While the alert sampler watches hosts (sample.h), pass 1 is followed by
+ * a copy of the packets to and from them; otherwise that costs a burst
+ * one predictable branch.
  * Counters are updated with plain stores (single writer). Parse reasons are
  * summed on the stack and stored once per burst.
  * The loop also counts polls and the TSC cycles of non-empty bursts, so
@@ -31,6 +34,7 @@
 
 #include "hll.h"
 #include "parse.h"
+#include "sample.h"
 
 #define PREFETCH_AHEAD 4      /* frame data, packets ahead */
 #define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
@@ -185,6 +189,39 @@ host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 	b->hdir[b->n_hkey] = dir;
 	b->n_hkey++;
 	return true;
+}
+
+/* Copy the packets to or from a watched host (sample.h): only called while
+ * the watch list is not empty. The destination is matched first. */
+static void __rte_noinline
+sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf **pkts,
+	    uint16_t n)
+{
+	struct dpmon_sample_list l;
+
+	if (!dpmon_sample_watch_read(core->sample, &l) || l.n == 0)
+		return;
+	for (uint16_t i = 0; i < n; i++) {
+		const struct dpmon_pkt *p = &b->pkt[i];
+		struct dpmon_addr src, dst;
+		int w;
+
+		if (p->family == 0)
+			continue;
+		if (p->family == 4) {
+			key_from_v4(&src, p->src4);
+			key_from_v4(&dst, p->dst4);
+		} else {
+			memcpy(src.b, b->a6[2 * b->slot[i] + 1], 16);
+			memcpy(dst.b, b->a6[2 * b->slot[i]], 16);
+		}
+		w = dpmon_sample_match(&l, &dst);
+		if (w < 0)
+			w = dpmon_sample_match(&l, &src);
+		if (w >= 0)
+			dpmon_sample_copy(core->sample, pkts[i], l.alert_id[w], &src, p->sport,
+					  p->dport, p->ports != 0);
+	}
 }
 
 /* Fragments and SYNs of packet @p i for the totals and subnets (rare). */
@@ -436,6 +473,8 @@ dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier 
 		return;
 	dpmon_core_burst_begin(core);
 	parse_pass(core, &b, pkts, n, decap);
+	if (unlikely(core->sample != NULL && dpmon_sample_watching(core->sample)))
+		sample_pass(core, &b, pkts, n);
 	classify_pass(cls, &b);
 	reasons_store(core, &b);
 	count_pass(core, &b, n);
