@@ -370,11 +370,10 @@ merge_once(struct app *a)
 
 	read_ports(a, ports);
 	s = dpmon_merge_run(a->merge, rte_rdtsc(), ports, a->n_ports_started);
-	if (s == NULL) {
+	if (s == NULL)
 		fprintf(stderr, "dpmon: merge: out of memory; retrying next interval\n");
-		return;
-	}
-	dpmon_snap_publish(&a->store, s);
+	else
+		dpmon_snap_publish(&a->store, s);
 	dpmon_sampler_drain(a->sampler);
 }
 
