@@ -70,11 +70,20 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 	c->flow_sub = rte_zmalloc_socket("dpmon_flow_sub",
 					 sizeof(*c->flow_sub) * DPMON_DIR_MAX * (c->n_flow_subnets + 1),
 					 RTE_CACHE_LINE_SIZE, socket_id);
+	c->flow_pool = rte_zmalloc_socket("dpmon_flow_pool",
+					  sizeof(*c->flow_pool) * (n_subnets > c->n_flow_subnets
+								   ? DPMON_FLOW_POOL : 1),
+					  RTE_CACHE_LINE_SIZE, socket_id);
+	c->flow_slot = rte_zmalloc_socket("dpmon_flow_slot",
+					  sizeof(*c->flow_slot) * DPMON_DIR_MAX *
+						  (n_subnets - c->n_flow_subnets + 1),
+					  RTE_CACHE_LINE_SIZE, socket_id);
 	c->hsk = rte_zmalloc_socket("dpmon_host_sketch", sizeof(*c->hsk) * DPMON_HOST_SKETCHES,
 				    RTE_CACHE_LINE_SIZE, socket_id);
 	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
 				      RTE_CACHE_LINE_SIZE, socket_id);
 	if (!c->subnets || !c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->flow_sub || !c->hsk ||
+	    !c->flow_pool || !c->flow_slot ||
 	    !c->carry) {
 		dpmon_core_free(c);
 		rte_errno = ENOMEM;
@@ -95,6 +104,8 @@ dpmon_core_free(struct dpmon_core *c)
 	rte_free(c->flow_tot);
 	rte_free(c->flow_sub);
 	rte_free(c->hsk);
+	rte_free(c->flow_pool);
+	rte_free(c->flow_slot);
 	rte_free(c->buckets);
 	rte_free(c->carry);
 	rte_free(c);
@@ -108,6 +119,8 @@ dpmon_core_bytes(const struct dpmon_core *c)
 	       sizeof(*c->xhosts) * c->xcapacity +
 	       sizeof(*c->flow_tot) * DPMON_DIR_MAX * (c->n_flow_subnets + 2ull) +
 	       sizeof(*c->hsk) * DPMON_HOST_SKETCHES +
+	       sizeof(*c->flow_pool) * (c->n_subnets > c->n_flow_subnets ? DPMON_FLOW_POOL : 1) +
+	       sizeof(*c->flow_slot) * DPMON_DIR_MAX * (c->n_subnets - c->n_flow_subnets + 1ull) +
 	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
 	       sizeof(*c->carry) * DPMON_CARRY_RING;
 }
@@ -257,4 +270,24 @@ dpmon_host_promote(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh, 
 	dpmon_hll_add(k->peers, DPMON_HOST_PEER_P, ph);
 	/* Release: a merge that reads the slot (acquire) sees it zeroed. */
 	__atomic_store_n(&c->meta[idx].hsk[d], (uint16_t)c->n_hsk, __ATOMIC_RELEASE);
+}
+
+struct dpmon_flow_sketch *
+dpmon_flow_pool_sketch(struct dpmon_core *c, uint32_t sub, unsigned d)
+{
+	uint32_t *slot, tag = c->epoch & 0xffffff, v, k;
+
+	if (sub < c->n_flow_subnets)
+		return &c->flow_sub[sub * DPMON_DIR_MAX + d];
+	RTE_ASSERT(sub < c->n_subnets);
+	slot = &c->flow_slot[(sub - c->n_flow_subnets) * DPMON_DIR_MAX + d];
+	v = *slot;
+	if ((v >> 8) != tag) {
+		/* First packet of this direction in this epoch: take a slot. */
+		k = c->n_flow_pool < DPMON_FLOW_POOL ? ++c->n_flow_pool : DPMON_FLOW_SLOT_NONE;
+		v = tag << 8 | k;
+		__atomic_store_n(slot, v, __ATOMIC_RELAXED);
+	}
+	k = v & 0xff;
+	return k == DPMON_FLOW_SLOT_NONE ? NULL : &c->flow_pool[k - 1];
 }

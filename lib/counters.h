@@ -56,6 +56,7 @@
 #include "stats.h"
 
 struct dpmon_sample_core;
+struct dpmon_core;
 
 /** Packets and bytes (frame length as received). */
 struct dpmon_ctr {
@@ -173,6 +174,14 @@ struct dpmon_host_sketch {
 #define DPMON_FLOW_P 14
 /** Subnets (the first ones in configuration order) that get flow sketches. */
 #define DPMON_FLOW_SUBNETS_MAX 64
+/**
+ * Sketches per worker for the directions of the other subnets, taken per
+ * epoch at a direction's first packet (flow_slot) and free again at the
+ * next epoch: no clearing, the registers' epoch tags tell.
+ */
+#define DPMON_FLOW_POOL 64
+/** flow_slot value of a direction that found the pool empty (low byte). */
+#define DPMON_FLOW_SLOT_NONE 0xff
 
 struct dpmon_flow_sketch {
 	uint32_t reg[1u << DPMON_FLOW_P];
@@ -191,6 +200,14 @@ dpmon_flow_add(struct dpmon_flow_sketch *s, uint32_t epoch, uint64_t h)
 	if ((r >> 8) != tag || (r & 0xff) < rank)
 		__atomic_store_n(&s->reg[i], tag << 8 | rank, __ATOMIC_RELAXED);
 }
+
+/**
+ * Flow sketch of subnet @p sub (< n_subnets), direction @p d, in this
+ * epoch: a fixed one for the first DPMON_FLOW_SUBNETS_MAX subnets, else
+ * the pool slot it holds or takes now; NULL when the pool is empty.
+ * Owning worker lcore only.
+ */
+struct dpmon_flow_sketch *dpmon_flow_pool_sketch(struct dpmon_core *c, uint32_t sub, unsigned d);
 
 /** Entries per index bucket. */
 #define DPMON_BUCKET_SLOTS 8
@@ -256,6 +273,16 @@ struct dpmon_core {
 	/** Flow sketches of the first n_flow_subnets subnets, [subnet][DPMON_DIR_MAX]. */
 	struct dpmon_flow_sketch *flow_sub;
 	uint32_t n_flow_subnets;           /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
+	/** DPMON_FLOW_POOL sketches for the subnets past n_flow_subnets. */
+	struct dpmon_flow_sketch *flow_pool;
+	/**
+	 * Per direction of each subnet past n_flow_subnets,
+	 * [(subnet - n_flow_subnets) * DPMON_DIR_MAX + dir]: (epoch tag << 8) |
+	 * (pool slot + 1, or DPMON_FLOW_SLOT_NONE) of the epoch it was taken
+	 * in (relaxed store/load).
+	 */
+	uint32_t *flow_slot;
+	uint32_t n_flow_pool;              /**< pool slots taken in this epoch (worker only) */
 	/** DPMON_HOST_SKETCHES slots for promoted host directions (counters.h). */
 	struct dpmon_host_sketch *hsk;
 	uint32_t n_hsk;                    /**< slots taken in this epoch (worker only) */
@@ -442,6 +469,7 @@ dpmon_core_burst_begin(struct dpmon_core *c)
 	if (unlikely(e != c->epoch)) {
 		c->epoch = e;
 		c->n_hsk = 0; /* the merge of the previous epoch is done with them */
+		c->n_flow_pool = 0;
 		__atomic_store_n(&c->worker_epoch, e, __ATOMIC_RELEASE);
 	}
 }

@@ -725,6 +725,18 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		m->g_prev[m->touched[t]] = m->g_cur[m->touched[t]];
 }
 
+/* t = register-wise max(t, registers of @p s tagged with @p tag). */
+static void
+sketch_max(uint8_t *t, const struct dpmon_flow_sketch *s, uint32_t tag)
+{
+	for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++) {
+		uint32_t r = __atomic_load_n(&s->reg[i], __ATOMIC_RELAXED);
+
+		if ((r >> 8) == tag && (uint8_t)r > t[i])
+			t[i] = (uint8_t)r;
+	}
+}
+
 /*
  * Distinct flows of sketch @p k (its index in each core's flow_tot when
  * @p sub is false, else in flow_sub) in the current epoch: the registers
@@ -734,21 +746,38 @@ static double
 sketch_flows(struct dpmon_merge *m, bool sub, uint32_t k)
 {
 	const uint32_t tag = m->epoch & 0xffffff;
-	uint8_t *t = m->flow_tmp;
 
-	memset(t, 0, sizeof(m->flow_tmp));
+	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
+	for (unsigned c = 0; c < m->n_cores; c++)
+		sketch_max(m->flow_tmp,
+			   sub ? &m->cores[c]->flow_sub[k] : &m->cores[c]->flow_tot[k], tag);
+	return dpmon_hll_estimate(m->flow_tmp, DPMON_FLOW_P);
+}
+
+/*
+ * Distinct flows of subnet @p i (past the fixed sketches) in direction
+ * @p d: the pool slots the cores took for it in the current epoch
+ * (counters.h); -1 when a core found its pool empty (a partial count).
+ */
+static double
+pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
+{
+	const uint32_t tag = m->epoch & 0xffffff;
+
+	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
 	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_flow_sketch *s =
-			sub ? &m->cores[c]->flow_sub[k] : &m->cores[c]->flow_tot[k];
+		const struct dpmon_core *core = m->cores[c];
+		uint32_t v = __atomic_load_n(&core->flow_slot[(i - core->n_flow_subnets) *
+							      DPMON_DIR_MAX + (uint32_t)d],
+					     __ATOMIC_RELAXED);
 
-		for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++) {
-			uint32_t r = __atomic_load_n(&s->reg[i], __ATOMIC_RELAXED);
-
-			if ((r >> 8) == tag && (uint8_t)r > t[i])
-				t[i] = (uint8_t)r;
-		}
+		if ((v >> 8) != tag)
+			continue; /* no packet in this epoch */
+		if ((v & 0xff) == DPMON_FLOW_SLOT_NONE)
+			return -1;
+		sketch_max(m->flow_tmp, &core->flow_pool[(v & 0xff) - 1], tag);
 	}
-	return dpmon_hll_estimate(t, DPMON_FLOW_P);
+	return dpmon_hll_estimate(m->flow_tmp, DPMON_FLOW_P);
 }
 
 /* Flows of the totals and subnets; -1 where none is measured. */
@@ -766,13 +795,15 @@ fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 	}
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
 		s->totals[t].peers = -1;
-	for (uint32_t i = 0; i < s->n_subnets; i++)
-		for (int d = 0; d < DPMON_DIR_MAX; d++)
-			s->subnets[i].dir[d].peers = -1;
-	for (uint32_t i = 0; i < s->n_subnets; i++)
-		for (int d = 0; d < DPMON_DIR_MAX; d++)
+	for (uint32_t i = 0; i < s->n_subnets; i++) {
+		for (int d = 0; d < DPMON_DIR_MAX; d++) {
 			s->subnets[i].dir[d].flows =
-				i < nfs ? sketch_flows(m, true, i * DPMON_DIR_MAX + (uint32_t)d) : -1;
+				m->n_cores == 0 ? 0
+				: i < nfs ? sketch_flows(m, true, i * DPMON_DIR_MAX + (uint32_t)d)
+					  : pooled_flows(m, i, d);
+			s->subnets[i].dir[d].peers = -1;
+		}
+	}
 }
 
 /*

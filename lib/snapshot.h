@@ -46,8 +46,8 @@ struct dpmon_dir_stats {
 	/**
 	 * Distinct 5-tuples seen in the last interval (HyperLogLog estimate,
 	 * or linear counting for a host's first ones: counters.h); -1 when not
-	 * measured (internal/external totals, subnets past
-	 * DPMON_FLOW_SUBNETS_MAX).
+	 * measured (internal/external totals; a subnet past
+	 * DPMON_FLOW_SUBNETS_MAX for which a worker's pool was empty).
 	 */
 	double flows;
 	/**

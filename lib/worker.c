@@ -45,6 +45,7 @@ struct burst_ctx {
 	uint32_t len[DPMON_MAX_BURST];
 	uint8_t xmask[DPMON_MAX_BURST]; /* packet kinds: bit DPMON_XCLASS_* (fragment, SYN) */
 	uint64_t fhash[DPMON_MAX_BURST]; /* 5-tuple hash of counted packets with a monitored side */
+	struct dpmon_flow_sketch *fsk[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet sketches, NULL = none */
 	uint32_t sub[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet of dst (ingress) and src (egress) */
 	uint16_t v4[DPMON_MAX_BURST], v6[DPMON_MAX_BURST];
 	uint16_t slot[DPMON_MAX_BURST]; /* packet's index among its family's */
@@ -309,18 +310,29 @@ flow_reg(const struct dpmon_flow_sketch *s, uint64_t h)
 	return &s->reg[h >> (64 - DPMON_FLOW_P)];
 }
 
-/* Distinct flows, stage 1: hash each counted packet's 5-tuple and prefetch
- * the sketch registers it will update (the subnet sketches span megabytes;
- * the host pass runs in between and hides the misses). */
-static void
-flow_hash_stage(const struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
+/* Flow sketch of subnet @p sub in direction @p d: fixed for the first
+ * subnets, from the pool past them (counters.h); NULL when none is left. */
+static inline struct dpmon_flow_sketch *
+sub_sketch(struct dpmon_core *core, uint32_t sub, unsigned d)
 {
-	const uint32_t nfs = core->n_flow_subnets;
+	if (likely(sub < core->n_flow_subnets))
+		return &core->flow_sub[sub * DPMON_DIR_MAX + d];
+	return dpmon_flow_pool_sketch(core, sub, d);
+}
 
+/* Distinct flows, stage 1: hash each counted packet's 5-tuple, find the
+ * subnet sketches of its directions and prefetch the registers it will
+ * update (the subnet sketches span megabytes; the host pass runs in
+ * between and hides the misses). */
+static void
+flow_hash_stage(struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
+{
 	for (uint16_t i = 0; i < n; i++) {
+		struct dpmon_flow_sketch *si = NULL, *so = NULL;
 		uint32_t in, out;
 		uint64_t h;
 
+		b->fsk[i][DPMON_DIR_INGRESS] = b->fsk[i][DPMON_DIR_EGRESS] = NULL;
 		if (b->pkt[i].family == 0)
 			continue;
 		in = b->sub[i][DPMON_DIR_INGRESS];
@@ -331,16 +343,18 @@ flow_hash_stage(const struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 		b->fhash[i] = h;
 		if (in != DPMON_NO_SUBNET) {
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_INGRESS], h));
-			if (in < nfs)
-				rte_prefetch0(flow_reg(&core->flow_sub[in * DPMON_DIR_MAX +
-								 DPMON_DIR_INGRESS], h));
+			si = sub_sketch(core, in, DPMON_DIR_INGRESS);
+			if (si != NULL)
+				rte_prefetch0(flow_reg(si, h));
 		}
 		if (out != DPMON_NO_SUBNET) {
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_EGRESS], h));
-			if (out < nfs)
-				rte_prefetch0(flow_reg(&core->flow_sub[out * DPMON_DIR_MAX +
-								 DPMON_DIR_EGRESS], h));
+			so = sub_sketch(core, out, DPMON_DIR_EGRESS);
+			if (so != NULL)
+				rte_prefetch0(flow_reg(so, h));
 		}
+		b->fsk[i][DPMON_DIR_INGRESS] = si;
+		b->fsk[i][DPMON_DIR_EGRESS] = so;
 	}
 }
 
@@ -349,7 +363,7 @@ flow_hash_stage(const struct dpmon_core *core, struct burst_ctx *b, uint16_t n)
 static void
 flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
 {
-	const uint32_t e = core->epoch, nfs = core->n_flow_subnets;
+	const uint32_t e = core->epoch;
 
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t in, out;
@@ -364,13 +378,13 @@ flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
 		h = b->fhash[i];
 		if (in != DPMON_NO_SUBNET) {
 			dpmon_flow_add(&core->flow_tot[DPMON_DIR_INGRESS], e, h);
-			if (in < nfs)
-				dpmon_flow_add(&core->flow_sub[in * DPMON_DIR_MAX + DPMON_DIR_INGRESS], e, h);
+			if (b->fsk[i][DPMON_DIR_INGRESS] != NULL)
+				dpmon_flow_add(b->fsk[i][DPMON_DIR_INGRESS], e, h);
 		}
 		if (out != DPMON_NO_SUBNET) {
 			dpmon_flow_add(&core->flow_tot[DPMON_DIR_EGRESS], e, h);
-			if (out < nfs)
-				dpmon_flow_add(&core->flow_sub[out * DPMON_DIR_MAX + DPMON_DIR_EGRESS], e, h);
+			if (b->fsk[i][DPMON_DIR_EGRESS] != NULL)
+				dpmon_flow_add(b->fsk[i][DPMON_DIR_EGRESS], e, h);
 		}
 	}
 }

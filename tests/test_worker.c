@@ -1061,6 +1061,82 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	dpmon_core_free(c);
 }
 
+/*
+ * Flows of the subnets past the first DPMON_FLOW_SUBNETS_MAX (counters.h):
+ * 131 subnets, the last 67 on a worker's pool of DPMON_FLOW_POOL sketches
+ * per interval. 100 000 flows within 2 % on a pooled subnet; a subnet that
+ * found the pool empty reports -1 (not measured); the next interval the
+ * pool is free again, and IPv6 flows count on a pooled /48.
+ */
+static void
+test_flows_pooled_subnets(void)
+{
+	enum { N = 131 };
+	static struct dpmon_subnet_conf sub[N];
+	struct dpmon_classifier cls;
+	struct dpmon_config cfg;
+	struct dpmon_core *c = dpmon_core_create("pool", N, 1024, SOCKET_ID_ANY);
+	unsigned lcore = 1;
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	char text[32];
+	double f;
+
+	REQUIRE(c != NULL);
+	for (uint32_t k = 0; k + 1 < N; k++) {
+		snprintf(text, sizeof(text), "10.2.%u.0/24", k);
+		REQUIRE(dpmon_prefix_parse(text, &sub[k].prefix, NULL) == 0);
+	}
+	REQUIRE(dpmon_prefix_parse("2001:db8:1::/48", &sub[N - 1].prefix, NULL) == 0);
+	dpmon_config_defaults(&cfg);
+	cfg.subnets = sub;
+	cfg.n_subnets = N;
+	REQUIRE(dpmon_classifier_create(&cls, "pool", sub, N, SOCKET_ID_ANY) == 0);
+	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	/* Subnet 100 first (its slot), then one flow each into 64 .. 129:
+	 * 63 more slots; 128 and 129 find none. */
+	host_burst(c, &cls, IP4(198, 18, 0, 0), 1000, IP4(10, 2, 100, 1), 0, 100000);
+	for (uint32_t k = 64; k < 130; k++)
+		host_burst(c, &cls, IP4(198, 51, 100, 1), 1, IP4(10, 2, k, 1), 0, 1);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	f = s->subnets[100].dir[DPMON_DIR_INGRESS].flows;
+	printf("flows: 100000 distinct, pooled subnet estimate %.0f (%.2f %%)\n", f,
+	       100 * (f - 100000) / 100000);
+	CHECK(fabs(f - 100000) <= 2000);
+	for (uint32_t k = 64; k < 128; k++)
+		CHECK(k == 100 || llround(s->subnets[k].dir[DPMON_DIR_INGRESS].flows) == 1);
+	CHECK(s->subnets[128].dir[DPMON_DIR_INGRESS].flows == -1);
+	CHECK(s->subnets[129].dir[DPMON_DIR_INGRESS].flows == -1);
+	CHECK(s->subnets[129].dir[DPMON_DIR_EGRESS].flows == 0);
+	CHECK(s->subnets[63].dir[DPMON_DIR_INGRESS].flows == 0);
+	dpmon_snapshot_free(s);
+	/* Next interval: 5 flows into 129, 3 IPv6 flows into the /48. */
+	host_burst(c, &cls, IP4(198, 51, 100, 1), 1, IP4(10, 2, 129, 1), 0, 5);
+	for (uint16_t port = 1; port <= 3; port++) {
+		struct rte_mbuf *p;
+		struct fb fr;
+
+		fb_eth(&fr, NULL, 0, 0x86dd);
+		fb_ipv6(&fr, 17, EXT6, IN6, 8);
+		fb_udp(&fr, port, 2, 0);
+		p = mbuf_of(&fr);
+		dpmon_worker_burst(c, &cls, &p, 1);
+	}
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK(llround(s->subnets[129].dir[DPMON_DIR_INGRESS].flows) == 5);
+	CHECK(llround(s->subnets[N - 1].dir[DPMON_DIR_INGRESS].flows) == 3);
+	CHECK(s->subnets[100].dir[DPMON_DIR_INGRESS].flows == 0);
+	CHECK(s->subnets[128].dir[DPMON_DIR_INGRESS].flows == 0);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_classifier_free(&cls);
+	dpmon_core_free(c);
+}
+
 /* xorshift32: reproducible pseudo-random traffic. */
 static uint32_t
 rnd(uint32_t *st)
@@ -1299,6 +1375,7 @@ main(int argc, char **argv)
 	test_rates_and_averages(&cls, &cfg);
 	test_flows(&cls, &cfg);
 	test_host_flows(&cls, &cfg);
+	test_flows_pooled_subnets();
 	test_invariants(&cls, &cfg);
 	test_history(&cls, &cfg);
 	dpmon_classifier_free(&cls);
