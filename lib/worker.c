@@ -315,9 +315,14 @@ flow_reg(const struct dpmon_flow_sketch *s, uint64_t h)
 static inline struct dpmon_flow_sketch *
 sub_sketch(struct dpmon_core *core, uint32_t sub, unsigned d)
 {
+	uint32_t v;
+
 	if (likely(sub < core->n_flow_subnets))
 		return &core->flow_sub[sub * DPMON_DIR_MAX + d];
-	return dpmon_flow_pool_sketch(core, sub, d);
+	v = core->flow_slot[(sub - core->n_flow_subnets) * DPMON_DIR_MAX + d];
+	if (unlikely((v >> 8) != (core->epoch & 0xffffff)))
+		return dpmon_flow_pool_sketch(core, sub, d); /* first packet this epoch */
+	return (v & 0xff) == DPMON_FLOW_SLOT_NONE ? NULL : &core->flow_pool[(v & 0xff) - 1];
 }
 
 /* Distinct flows, stage 1: hash each counted packet's 5-tuple, find the
