@@ -967,7 +967,7 @@ host_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t sr
 /*
  * Per-host flows and peers (issue 4, counters.h): small counts on the
  * bitmaps, peers of both directions, a promoted host's flows and peers at
- * 100 000 within 2 %, the pool of full sketches exhausted (counted, the
+ * 100 000 within 2 % (IPv4 and IPv6), the pool of full sketches exhausted (counted, the
  * rest stay on their bitmaps), and all of it per interval.
  */
 static void
@@ -998,6 +998,21 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 		host_burst(c, cls, IP4(10, 1, 3, 1), 1, IP4(203, 0, 113, 1 + i), 0, 1);
 	/* A promoted host: 100 000 flows from 1 000 sources. */
 	host_burst(c, cls, IP4(198, 18, 0, 0), 1000, IP4(10, 1, 5, 1), 0, 100000);
+	/* An IPv6 host promoted: 100 000 flows (ports) from one peer. */
+	for (uint32_t i = 0; i < 100000; i += DPMON_MAX_BURST) {
+		struct rte_mbuf *p[DPMON_MAX_BURST];
+		uint32_t k;
+
+		for (k = 0; k < DPMON_MAX_BURST && i + k < 100000; k++) {
+			struct fb fr;
+
+			fb_eth(&fr, NULL, 0, 0x86dd);
+			fb_ipv6(&fr, 17, EXT6, IN6, 8);
+			fb_udp(&fr, (uint16_t)(i + k), (uint16_t)(1 + ((i + k) >> 16)), 0);
+			p[k] = mbuf_of(&fr);
+		}
+		dpmon_worker_burst(c, cls, p, (uint16_t)k);
+	}
 	/* The pool: n_full more hosts with 60 flows each; the first to reach
 	 * DPMON_HOST_PROMOTE bits get the slots left, 44 + 1 find none. */
 	for (uint32_t k = 0; k < n_full; k++)
@@ -1026,9 +1041,15 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	       h->dir[DPMON_DIR_INGRESS].flows, h->dir[DPMON_DIR_INGRESS].peers);
 	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100000) <= 2000);
 	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].peers - 1000) <= 20);
-	/* One slot went to 10.1.5.1: n_full - (DPMON_HOST_SKETCHES - 1) left out. */
-	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 1);
-	CHECK_EQ_U64(s->workers[0].host_flow_full, n_full - DPMON_HOST_SKETCHES + 1);
+	h = host(s, "2001:db8:1::7");
+	REQUIRE(h != NULL);
+	printf("host flows: 100000 distinct IPv6, estimate %.0f\n", h->dir[DPMON_DIR_INGRESS].flows);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100000) <= 2000);
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].peers) == 1);
+	/* Slots went to 10.1.5.1 and 2001:db8:1::7: n_full - (DPMON_HOST_SKETCHES - 2)
+	 * left out. */
+	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 2);
+	CHECK_EQ_U64(s->workers[0].host_flow_full, n_full - DPMON_HOST_SKETCHES + 2);
 	for (uint32_t k = 0; k < n_full; k++) {
 		double e;
 
@@ -1055,7 +1076,7 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	h = host(s, "10.1.5.1");
 	REQUIRE(h != NULL);
 	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100000) <= 2000);
-	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 1);
+	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 2);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
 	dpmon_core_free(c);
