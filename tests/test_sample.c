@@ -4,9 +4,12 @@
  * watch list is empty; watched hosts' packets (as destination or source,
  * IPv4 and IPv6) are counted per alert with exact top sources and ports;
  * the capture files hold the first pcap_packets copies (read back with
- * libpcap: snaplen 128, wire length, bytes); a full ring counts its drops.
+ * libpcap: snaplen 128, wire length, bytes); a full ring counts its drops;
+ * a worker never uses a torn watch list while the main lcore rewrites it.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 
 #include <pcap/pcap.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 
 #include "classify.h"
 #include "counters.h"
@@ -121,6 +125,88 @@ read_pcap(const char *path, struct pcap_pkthdr *h0, uint8_t *data0, int *snaplen
 	}
 	pcap_close(p);
 	return n;
+}
+
+/* The seqlock: a reader thread never uses a torn list while the main
+ * thread publishes two lists in turn. */
+struct race {
+	struct dpmon_sample_core *core;
+	volatile int stop;
+	uint64_t reads, torn, skipped;
+};
+
+static bool
+list_is(const struct dpmon_sample_list *l, uint32_t n, uint64_t base)
+{
+	if (l->n != n)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t x[2];
+
+		memcpy(x, l->addr[i].b, sizeof(x));
+		if (x[0] != base + i || x[1] != ~(base + i) || l->alert_id[i] != base + i)
+			return false;
+	}
+	return true;
+}
+
+static void *
+race_reader(void *arg)
+{
+	struct race *r = arg;
+	struct dpmon_sample_list l;
+
+	while (!r->stop) {
+		if (!dpmon_sample_watch_read(r->core, &l)) {
+			r->skipped++;
+			continue;
+		}
+		r->reads++;
+		if (!list_is(&l, 3, 1000) && !list_is(&l, DPMON_SAMPLE_WATCH_MAX, 5000))
+			r->torn++;
+	}
+	return NULL;
+}
+
+static void
+test_watch_race(void)
+{
+	struct dpmon_actions_conf conf;
+	struct dpmon_addr a[DPMON_SAMPLE_WATCH_MAX], b[DPMON_SAMPLE_WATCH_MAX];
+	uint64_t ia[DPMON_SAMPLE_WATCH_MAX], ib[DPMON_SAMPLE_WATCH_MAX];
+	struct race r = {0};
+	struct dpmon_sampler *s;
+	pthread_t t;
+	int fails = 0;
+
+	memset(&conf, 0, sizeof(conf));
+	s = dpmon_sampler_create(1, &conf);
+	REQUIRE(s != NULL);
+	for (uint64_t i = 0; i < DPMON_SAMPLE_WATCH_MAX; i++) {
+		uint64_t x[2] = {1000 + i, ~(1000 + i)}, y[2] = {5000 + i, ~(5000 + i)};
+
+		memcpy(a[i].b, x, sizeof(x));
+		memcpy(b[i].b, y, sizeof(y));
+		ia[i] = 1000 + i;
+		ib[i] = 5000 + i;
+	}
+	REQUIRE(dpmon_sampler_watch(s, a, ia, 3) == 0);
+	r.core = dpmon_sampler_core(s, 0);
+	REQUIRE(pthread_create(&t, NULL, race_reader, &r) == 0);
+	for (int k = 0; k < 100000; k++) {
+		fails += dpmon_sampler_watch(s, k & 1 ? b : a, k & 1 ? ib : ia,
+					     k & 1 ? DPMON_SAMPLE_WATCH_MAX : 3) != 0;
+		for (int spin = 0; spin < 200; spin++)
+			rte_pause(); /* room for whole reads, too */
+	}
+	CHECK(fails == 0);
+	r.stop = 1;
+	pthread_join(t, NULL);
+	printf("watch list race: %" PRIu64 " reads, %" PRIu64 " skipped, %" PRIu64 " torn\n",
+	       r.reads, r.skipped, r.torn);
+	CHECK(r.reads > 0);
+	CHECK(r.torn == 0);
+	dpmon_sampler_free(s);
 }
 
 int
@@ -254,6 +340,7 @@ main(int argc, char **argv)
 	dpmon_sampler_free(s);
 	dpmon_core_free(c);
 	dpmon_classifier_free(&cls);
+	test_watch_race();
 	snprintf(path, sizeof(path), "%s/7.pcap", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/9.pcap", dir);
