@@ -268,6 +268,8 @@ dpmon_host_promote(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh, 
 	memset(k, 0, sizeof(*k));
 	dpmon_hll_add(k->flows, DPMON_HOST_FLOW_P, fh);
 	dpmon_hll_add(k->peers, DPMON_HOST_PEER_P, ph);
+	k->pre_flows = c->meta[idx].flows[d];
+	k->pre_peers = c->meta[idx].peers[d];
 	/* Release: a merge that reads the slot (acquire) sees it zeroed. */
 	__atomic_store_n(&c->meta[idx].hsk[d], (uint16_t)c->n_hsk, __ATOMIC_RELEASE);
 }

@@ -129,7 +129,8 @@ dpmon_host_xslot(unsigned d, unsigned x)
  * is promoted: it takes a full sketch pair (struct dpmon_host_sketch) from
  * the worker's pool for the rest of the epoch (@c hsk = slot + 1), which
  * counts its flows and peers from then on besides the bitmaps; the merge
- * reports the larger of the two estimates (docs/architecture.md, "Flows").
+ * adds to the sketch's estimate those of the bitmap's flows at promotion
+ * that it did not see again (docs/architecture.md, "Flows").
  */
 struct dpmon_host_meta {
 	struct dpmon_addr addr;
@@ -162,6 +163,10 @@ struct dpmon_host_meta {
 struct dpmon_host_sketch {
 	uint8_t flows[1u << DPMON_HOST_FLOW_P];
 	uint8_t peers[1u << DPMON_HOST_PEER_P];
+	/** The bitmaps at promotion: the flows and peers the sketches missed
+	 *  unless seen again (dpmon_hll_unseen). Written before the slot is
+	 *  released into the meta entry. */
+	uint64_t pre_flows, pre_peers;
 } __rte_cache_aligned;
 
 /**

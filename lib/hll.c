@@ -2,6 +2,7 @@
 #include "hll.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 void
 dpmon_hll_merge(uint8_t *dst, const uint8_t *src, unsigned p)
@@ -83,4 +84,34 @@ dpmon_bitmap_estimate(uint64_t bits)
 	};
 
 	return est[__builtin_popcountll(bits)];
+}
+
+double
+dpmon_hll_unseen(uint64_t pre, const uint8_t *reg, unsigned p)
+{
+	const uint32_t per = DPMON_HLL_M(p) >> 6;
+	uint32_t empty_set = 0, empty_clear = 0, clear = 0;
+	int k = __builtin_popcountll(pre);
+	double bits;
+
+	for (unsigned j = 0; j < 64; j++) {
+		bool empty = true;
+
+		for (uint32_t i = j * per; i < (j + 1) * per && empty; i++)
+			empty = reg[i] == 0;
+		if (pre >> j & 1) {
+			empty_set += empty;
+		} else {
+			clear++;
+			empty_clear += empty;
+		}
+	}
+	if (k == 0 || empty_set == 0)
+		return 0;
+	/* Set bits whose items were not seen again: the empty ones, divided by
+	 * the chance that a block stays empty (1 when no bit is clear). */
+	bits = clear == 0 ? empty_set
+	       : empty_clear == 0 ? k
+	       : fmin(k, empty_set * (double)clear / empty_clear);
+	return bits * dpmon_bitmap_estimate(pre) / k;
 }

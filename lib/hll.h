@@ -101,6 +101,18 @@ void dpmon_hll_merge(uint8_t *dst, const uint8_t *src, unsigned p);
  */
 double dpmon_bitmap_estimate(uint64_t bits);
 
+/**
+ * Estimated distinct items of a bitmap @p pre (as dpmon_bitmap_estimate)
+ * that are not in the registers @p reg of precision @p p (>= 6), both fed
+ * from the same 64-bit hashes: the items a sketch started after them
+ * (a promoted host) never saw. A set bit of @p pre whose block of
+ * registers (those whose index has the bit's number as top 6 bits) is all
+ * zero holds only such items; the blocks of the clear bits tell how often
+ * a block stays empty by chance. Scaled by the bitmap's items per bit; 0
+ * when no block is empty (the sketch is then far larger than 44 items).
+ */
+double dpmon_hll_unseen(uint64_t pre, const uint8_t *reg, unsigned p);
+
 /** Estimated distinct items of the registers @p reg of precision @p p. */
 double dpmon_hll_estimate(const uint8_t *reg, unsigned p);
 

@@ -654,10 +654,11 @@ fold_touched(struct dpmon_merge *m)
 /*
  * Distinct flows and peers of global host @p id in direction @p d in the
  * current epoch (counters.h): the union of its worker entries stamped with
- * it. Linear counting on the OR of their bitmaps; when some entry was
- * promoted, the larger of that and the estimate of the register-wise
- * maximum of the promoted entries' full sketches (which miss the flows an
- * entry saw only before its promotion: at most ~44 per worker).
+ * it. No entry promoted: linear counting on the OR of their bitmaps.
+ * Otherwise: the estimate of the register-wise maximum of the promoted
+ * entries' full sketches, plus the flows of the other bitmaps (those at
+ * promotion, and those of unpromoted entries) that the sketches never saw
+ * (dpmon_hll_unseen).
  */
 static void
 host_flows(struct dpmon_merge *m, uint32_t id, int d, struct dpmon_dir_stats *out)
@@ -668,30 +669,38 @@ host_flows(struct dpmon_merge *m, uint32_t id, int d, struct dpmon_dir_stats *ou
 	for (uint32_t o = m->first[id]; o != OCC_END;) {
 		const struct dpmon_core *core = m->cores[o >> 24];
 		const struct dpmon_host_meta *e = &core->meta[o & 0xffffff];
+		const struct dpmon_host_sketch *k;
 		uint32_t slot;
 
 		o = m->map[o >> 24].next[o & 0xffffff];
 		if (__atomic_load_n(&e->epoch, __ATOMIC_ACQUIRE) != m->epoch)
 			continue;
 		slot = __atomic_load_n(&e->hsk[d], __ATOMIC_ACQUIRE);
-		fb |= __atomic_load_n(&e->flows[d], __ATOMIC_RELAXED);
-		pb |= __atomic_load_n(&e->peers[d], __ATOMIC_RELAXED);
-		if (slot == 0 || slot > DPMON_HOST_SKETCHES)
+		if (slot == 0 || slot > DPMON_HOST_SKETCHES) {
+			fb |= __atomic_load_n(&e->flows[d], __ATOMIC_RELAXED);
+			pb |= __atomic_load_n(&e->peers[d], __ATOMIC_RELAXED);
 			continue;
+		}
 		if (!promoted) {
 			memset(m->host_tmp, 0, sizeof(m->host_tmp));
 			memset(m->peer_tmp, 0, sizeof(m->peer_tmp));
 			promoted = true;
 		}
-		dpmon_hll_merge(m->host_tmp, core->hsk[slot - 1].flows, DPMON_HOST_FLOW_P);
-		dpmon_hll_merge(m->peer_tmp, core->hsk[slot - 1].peers, DPMON_HOST_PEER_P);
+		k = &core->hsk[slot - 1];
+		fb |= k->pre_flows;
+		pb |= k->pre_peers;
+		dpmon_hll_merge(m->host_tmp, k->flows, DPMON_HOST_FLOW_P);
+		dpmon_hll_merge(m->peer_tmp, k->peers, DPMON_HOST_PEER_P);
 	}
-	out->flows = dpmon_bitmap_estimate(fb);
-	out->peers = dpmon_bitmap_estimate(pb);
-	if (promoted) {
-		out->flows = fmax(out->flows, dpmon_hll_estimate(m->host_tmp, DPMON_HOST_FLOW_P));
-		out->peers = fmax(out->peers, dpmon_hll_estimate(m->peer_tmp, DPMON_HOST_PEER_P));
+	if (!promoted) {
+		out->flows = dpmon_bitmap_estimate(fb);
+		out->peers = dpmon_bitmap_estimate(pb);
+		return;
 	}
+	out->flows = dpmon_hll_estimate(m->host_tmp, DPMON_HOST_FLOW_P) +
+		     dpmon_hll_unseen(fb, m->host_tmp, DPMON_HOST_FLOW_P);
+	out->peers = dpmon_hll_estimate(m->peer_tmp, DPMON_HOST_PEER_P) +
+		     dpmon_hll_unseen(pb, m->peer_tmp, DPMON_HOST_PEER_P);
 }
 
 static void
