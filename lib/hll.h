@@ -18,8 +18,9 @@
  * Measured figures are in tests/test_hll.c and docs/architecture.md.
  *
  * Thread-safety: a sketch has one writer; dpmon_hll_merge reads @p src
- * with relaxed atomic byte loads, so it may run concurrently with src's
- * writer (a register read is a value it really held).
+ * with relaxed atomic loads of 8-byte words (@p src must be 8-aligned), so
+ * it may run concurrently with src's writer (a register read is a value it
+ * really held).
  */
 #ifndef DPMON_HLL_H
 #define DPMON_HLL_H

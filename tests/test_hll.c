@@ -213,7 +213,7 @@ test_promoted(void)
 static void
 test_merge(void)
 {
-	static uint8_t a[1u << 14], b[1u << 14], all[1u << 14];
+	static _Alignas(8) uint8_t a[1u << 14], b[1u << 14], all[1u << 14];
 	double e;
 
 	memset(a, 0, sizeof(a));
