@@ -4,8 +4,9 @@
  * Each worker lcore owns one struct dpmon_core: totals, subnet counters
  * indexed by the LPM result, and a host table private to the worker: a
  * bucketised hash index (address → dense entry index) over three arrays,
- *   meta[i]    address, subnet, the merge epoch of the last update and the
- *              entry's extra line, if any (28 B),
+ *   meta[i]    address, subnet, the merge epoch of the last update, the
+ *              entry's extra line, if any, and the bitmaps of its distinct
+ *              flows and peers in that epoch (one cache line, 64 B),
  *   hosts[i]   sixteen 32-bit counters, one cache line (64 B),
  * so one host update touches the index bucket, the entry's meta (the key
  * compare needs it anyway) and one counter line. Fragments and TCP SYNs
@@ -13,9 +14,10 @@
  * counters per host live in a separate array of 32-byte lines (xhosts),
  * assigned to a host at its first such packet, with room for a quarter of
  * the entries (host_ext_full counts the updates that found it full). A
- * normal packet never touches it; memory stays at 128 B per host entry per
- * core (docs/performance.md). Only that worker writes;
- * the main lcore reads concurrently to merge.
+ * normal packet never touches it. A host direction with many flows in an
+ * epoch also takes full flow and peer sketches from a small pool (hsk).
+ * Memory: 164 B per host entry per core (docs/performance.md). Only that
+ * worker writes; the main lcore reads concurrently to merge.
  *
  * Merge protocol (docs/architecture.md): every counter is monotonic — never
  * reset, only incremented by its single writer with a plain load + add +
