@@ -232,6 +232,8 @@ dpmon_api_dir_json(const struct dpmon_dir_stats *d)
 
 	if (o != NULL && (json_object_set_new(o, "flows", d->flows < 0 ? json_null()
 					      : json_integer((json_int_t)llround(d->flows))) != 0 ||
+			  json_object_set_new(o, "peers", d->peers < 0 ? json_null()
+					      : json_integer((json_int_t)llround(d->peers))) != 0 ||
 			  json_object_set_new(o, "avg_pps", json_real(finite_or_zero(d->avg_pps))) != 0 ||
 			  json_object_set_new(o, "avg_bps", json_real(finite_or_zero(d->avg_bps))) != 0)) {
 		json_decref(o);
@@ -356,11 +358,12 @@ worker_json(const struct dpmon_snapshot *s, uint32_t i)
 {
 	const struct dpmon_snap_worker *w = &s->workers[i];
 
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
 			 "packets", (json_int_t)w->packets, "bursts", (json_int_t)w->bursts,
 			 "host_table_full", (json_int_t)w->host_table_full,
 			 "host_v4mapped", (json_int_t)w->host_v4mapped,
 			 "host_ext_full", (json_int_t)w->host_ext_full,
+			 "host_flow_full", (json_int_t)w->host_flow_full,
 			 "hosts", (json_int_t)w->hosts,
 			 "host_capacity", (json_int_t)w->host_capacity,
 			 "polls", (json_int_t)w->polls,
@@ -405,6 +408,7 @@ enum sort_key {
 	/* Rates other than the total's (issue 4). */
 	SORT_AVG_PPS, SORT_AVG_BPS, SORT_SYN_PPS, SORT_FRAG_PPS,
 	SORT_TCP_PPS, SORT_TCP_BPS, SORT_UDP_PPS, SORT_UDP_BPS, SORT_ICMP_PPS, SORT_ICMP_BPS,
+	SORT_FLOWS, SORT_PEERS,
 	SORT_MAX
 };
 
@@ -416,6 +420,7 @@ static const char *const sort_names[SORT_MAX + 1] = {
 	[SORT_TCP_PPS] = "tcp_pps", [SORT_TCP_BPS] = "tcp_bps",
 	[SORT_UDP_PPS] = "udp_pps", [SORT_UDP_BPS] = "udp_bps",
 	[SORT_ICMP_PPS] = "icmp_pps", [SORT_ICMP_BPS] = "icmp_bps",
+	[SORT_FLOWS] = "flows", [SORT_PEERS] = "peers",
 };
 
 static const char *const dir_names[DPMON_DIR_MAX + 1] = {
@@ -485,6 +490,10 @@ dir_metric(const struct dpmon_dir_stats *d, enum sort_key k)
 		return d->proto[DPMON_PROTO_ICMP].pps;
 	case SORT_ICMP_BPS:
 		return d->proto[DPMON_PROTO_ICMP].bps;
+	case SORT_FLOWS:
+		return d->flows;
+	case SORT_PEERS:
+		return d->peers;
 	default:
 		return 0;
 	}
@@ -636,7 +645,7 @@ parse_host_query(struct request *r, struct host_query *q)
 				 .dir = DPMON_DIR_INGRESS, .limit = HOSTS_LIMIT_DEFAULT};
 	if ((v = arg_value(r, "sort")) != NULL) {
 		if ((i = name_index(sort_names, v)) < 0)
-			return reply_error(r, 400, "invalid sort '%s': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps or icmp_bps",
+			return reply_error(r, 400, "invalid sort '%s': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, flows or peers",
 					   echo(v, strlen(v), e));
 		q->key = (enum sort_key)i;
 	}

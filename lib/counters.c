@@ -70,9 +70,21 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 	c->flow_sub = rte_zmalloc_socket("dpmon_flow_sub",
 					 sizeof(*c->flow_sub) * DPMON_DIR_MAX * (c->n_flow_subnets + 1),
 					 RTE_CACHE_LINE_SIZE, socket_id);
+	/* Full size even with few subnets: a reload may add more (worker.h). */
+	c->flow_pool = rte_zmalloc_socket("dpmon_flow_pool",
+					  sizeof(*c->flow_pool) * DPMON_FLOW_POOL,
+					  RTE_CACHE_LINE_SIZE, socket_id);
+	c->flow_slot = rte_zmalloc_socket("dpmon_flow_slot",
+					  sizeof(*c->flow_slot) * DPMON_DIR_MAX *
+						  (n_subnets - c->n_flow_subnets + 1),
+					  RTE_CACHE_LINE_SIZE, socket_id);
+	c->hsk = rte_zmalloc_socket("dpmon_host_sketch", sizeof(*c->hsk) * DPMON_HOST_SKETCHES,
+				    RTE_CACHE_LINE_SIZE, socket_id);
 	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
 				      RTE_CACHE_LINE_SIZE, socket_id);
-	if (!c->subnets || !c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->flow_sub || !c->carry) {
+	if (!c->subnets || !c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->flow_sub || !c->hsk ||
+	    !c->flow_pool || !c->flow_slot ||
+	    !c->carry) {
 		dpmon_core_free(c);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -91,6 +103,9 @@ dpmon_core_free(struct dpmon_core *c)
 	rte_free(c->xhosts);
 	rte_free(c->flow_tot);
 	rte_free(c->flow_sub);
+	rte_free(c->hsk);
+	rte_free(c->flow_pool);
+	rte_free(c->flow_slot);
 	rte_free(c->buckets);
 	rte_free(c->carry);
 	rte_free(c);
@@ -103,6 +118,9 @@ dpmon_core_bytes(const struct dpmon_core *c)
 	       (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
 	       sizeof(*c->xhosts) * c->xcapacity +
 	       sizeof(*c->flow_tot) * DPMON_DIR_MAX * (c->n_flow_subnets + 2ull) +
+	       sizeof(*c->hsk) * DPMON_HOST_SKETCHES +
+	       sizeof(*c->flow_pool) * DPMON_FLOW_POOL +
+	       sizeof(*c->flow_slot) * DPMON_DIR_MAX * (c->n_subnets - c->n_flow_subnets + 1ull) +
 	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
 	       sizeof(*c->carry) * DPMON_CARRY_RING;
 }
@@ -232,4 +250,42 @@ dpmon_host_xadd(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned xmask, 
 		__atomic_store_n(&h->packets[d][x], pk, __ATOMIC_RELAXED);
 		__atomic_store_n(&h->bytes[d][x], by, __ATOMIC_RELAXED);
 	}
+}
+
+void
+dpmon_host_promote(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh, uint64_t ph)
+{
+	struct dpmon_host_sketch *k;
+
+	RTE_ASSERT(c->meta[idx].hsk[d] == 0 && c->meta[idx].epoch == c->epoch);
+	if (c->n_hsk >= DPMON_HOST_SKETCHES) {
+		dpmon_count_inc(&c->stats.host_flow_full, 1);
+		__atomic_store_n(&c->meta[idx].hsk[d], DPMON_HSK_NONE, __ATOMIC_RELAXED);
+		return;
+	}
+	/* Last used in an older epoch, which the merge no longer reads. */
+	k = &c->hsk[c->n_hsk++];
+	memset(k, 0, sizeof(*k));
+	dpmon_hll_add(k->flows, DPMON_HOST_FLOW_P, fh);
+	dpmon_hll_add(k->peers, DPMON_HOST_PEER_P, ph);
+	k->pre_flows = c->meta[idx].flows[d];
+	k->pre_peers = c->meta[idx].peers[d];
+	/* Release: a merge that reads the slot (acquire) sees it zeroed. */
+	__atomic_store_n(&c->meta[idx].hsk[d], (uint16_t)c->n_hsk, __ATOMIC_RELEASE);
+}
+
+struct dpmon_flow_sketch *
+dpmon_flow_pool_take(struct dpmon_core *c, uint32_t *slot)
+{
+	uint32_t tag = c->epoch & 0xffffff, v, k;
+
+	v = *slot;
+	if ((v >> 8) != tag) {
+		/* First packet of this direction in this epoch: take a slot. */
+		k = c->n_flow_pool < DPMON_FLOW_POOL ? ++c->n_flow_pool : DPMON_FLOW_SLOT_NONE;
+		v = tag << 8 | k;
+		__atomic_store_n(slot, v, __ATOMIC_RELAXED);
+	}
+	k = v & 0xff;
+	return k == DPMON_FLOW_SLOT_NONE ? NULL : &c->flow_pool[k - 1];
 }

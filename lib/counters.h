@@ -4,8 +4,9 @@
  * Each worker lcore owns one struct dpmon_core: totals, subnet counters
  * indexed by the LPM result, and a host table private to the worker: a
  * bucketised hash index (address → dense entry index) over three arrays,
- *   meta[i]    address, subnet, the merge epoch of the last update and the
- *              entry's extra line, if any (28 B),
+ *   meta[i]    address, subnet, the merge epoch of the last update, the
+ *              entry's extra line, if any, and the bitmaps of its distinct
+ *              flows and peers in that epoch (one cache line, 64 B),
  *   hosts[i]   sixteen 32-bit counters, one cache line (64 B),
  * so one host update touches the index bucket, the entry's meta (the key
  * compare needs it anyway) and one counter line. Fragments and TCP SYNs
@@ -13,9 +14,10 @@
  * counters per host live in a separate array of 32-byte lines (xhosts),
  * assigned to a host at its first such packet, with room for a quarter of
  * the entries (host_ext_full counts the updates that found it full). A
- * normal packet never touches it; memory stays at 128 B per host entry per
- * core (docs/performance.md). Only that worker writes;
- * the main lcore reads concurrently to merge.
+ * normal packet never touches it. A host direction with many flows in an
+ * epoch also takes full flow and peer sketches from a small pool (hsk).
+ * Memory: 164 B per host entry per core (docs/performance.md). Only that
+ * worker writes; the main lcore reads concurrently to merge.
  *
  * Merge protocol (docs/architecture.md): every counter is monotonic — never
  * reset, only incremented by its single writer with a plain load + add +
@@ -51,8 +53,12 @@
 #include <rte_common.h>
 #include <rte_hash_crc.h>
 
+#include "hll.h"
 #include "prefix.h"
 #include "stats.h"
+
+struct dpmon_sample_core;
+struct dpmon_core;
 
 /** Packets and bytes (frame length as received). */
 struct dpmon_ctr {
@@ -113,13 +119,57 @@ dpmon_host_xslot(unsigned d, unsigned x)
 	return DPMON_HOST_BASE_SLOTS + d * DPMON_XCLASS_MAX + x;
 }
 
-/** Identity of a host entry, the epoch of its last update, its extra line. 28 bytes. */
+/**
+ * Identity of a host entry, the epoch of its last update, its extra line,
+ * and its distinct flows and peers of that epoch. One cache line (64 B).
+ *
+ * Flows and peers per direction: a 64-bit linear-counting bitmap each (bit
+ * = the top 6 bits of the flow's or peer's 64-bit hash), valid for the
+ * epoch in @c epoch: the worker zeroes them (and @c hsk) when it first
+ * updates the entry in a new epoch, before the release store of the new
+ * stamp. A direction whose flow bitmap reaches DPMON_HOST_PROMOTE set bits
+ * is promoted: it takes a full sketch pair (struct dpmon_host_sketch) from
+ * the worker's pool for the rest of the epoch (@c hsk = slot + 1), which
+ * counts its flows and peers from then on besides the bitmaps; the merge
+ * adds to the sketch's estimate those of the bitmap's flows at promotion
+ * that it did not see again (docs/architecture.md, "Flows").
+ */
 struct dpmon_host_meta {
 	struct dpmon_addr addr;
 	uint32_t subnet; /**< subnet index (LPM result) */
-	uint32_t epoch;  /**< merge epoch of the last update; 0 = never updated */
+	uint32_t epoch;  /**< merge epoch of the last update; 0 = never updated (release/acquire) */
 	uint32_t xidx;   /**< index + 1 into xhosts; 0 = none yet (relaxed store/load) */
-};
+	/** Per direction: promoted sketch slot + 1 in this epoch; 0 = none;
+	 *  DPMON_HSK_NONE = the pool was empty (release/acquire). */
+	uint16_t hsk[DPMON_DIR_MAX];
+	uint64_t flows[DPMON_DIR_MAX]; /**< flow bitmaps of this epoch (relaxed) */
+	uint64_t peers[DPMON_DIR_MAX]; /**< peer bitmaps of this epoch (relaxed) */
+} __rte_cache_aligned;
+
+/** Set bits of a host's flow bitmap that promote it (estimate 44.4). */
+#define DPMON_HOST_PROMOTE 32
+/** Precision of a promoted host's flow sketch: 16 384 registers, 0.81 %. */
+#define DPMON_HOST_FLOW_P 14
+/** Precision of a promoted host's peer sketch: 4 096 registers, 1.6 %. */
+#define DPMON_HOST_PEER_P 12
+/** Promoted sketch slots per worker and epoch (20 KiB each). */
+#define DPMON_HOST_SKETCHES 256
+/** meta.hsk of a direction that could not be promoted (pool empty). */
+#define DPMON_HSK_NONE UINT16_MAX
+
+/**
+ * The full sketches of one promoted host direction for one epoch: one-byte
+ * HyperLogLog registers (hll.h), zeroed by the worker when it assigns the
+ * slot. Single writer, relaxed stores.
+ */
+struct dpmon_host_sketch {
+	uint8_t flows[1u << DPMON_HOST_FLOW_P];
+	uint8_t peers[1u << DPMON_HOST_PEER_P];
+	/** The bitmaps at promotion: the flows and peers the sketches missed
+	 *  unless seen again (dpmon_hll_unseen). Written before the slot is
+	 *  released into the meta entry. */
+	uint64_t pre_flows, pre_peers;
+} __rte_cache_aligned;
 
 /**
  * Distinct flows (5-tuples) per interval: a HyperLogLog sketch (hll.h) of
@@ -131,6 +181,14 @@ struct dpmon_host_meta {
 #define DPMON_FLOW_P 14
 /** Subnets (the first ones in configuration order) that get flow sketches. */
 #define DPMON_FLOW_SUBNETS_MAX 64
+/**
+ * Sketches per worker for the directions of the other subnets, taken per
+ * epoch at a direction's first packet (flow_slot) and free again at the
+ * next epoch: no clearing, the registers' epoch tags tell.
+ */
+#define DPMON_FLOW_POOL 64
+/** flow_slot value of a direction that found the pool empty (low byte). */
+#define DPMON_FLOW_SLOT_NONE 0xff
 
 struct dpmon_flow_sketch {
 	uint32_t reg[1u << DPMON_FLOW_P];
@@ -149,6 +207,14 @@ dpmon_flow_add(struct dpmon_flow_sketch *s, uint32_t epoch, uint64_t h)
 	if ((r >> 8) != tag || (r & 0xff) < rank)
 		__atomic_store_n(&s->reg[i], tag << 8 | rank, __ATOMIC_RELAXED);
 }
+
+/**
+ * Pool sketch of a subnet direction past the fixed ones, in this epoch:
+ * the pool slot that @p slot (its entry in the flow_slot array of the
+ * generation counting now, worker.h) holds, or one taken now; NULL when
+ * the pool is empty. Owning worker lcore only.
+ */
+struct dpmon_flow_sketch *dpmon_flow_pool_take(struct dpmon_core *c, uint32_t *slot);
 
 /** Entries per index bucket. */
 #define DPMON_BUCKET_SLOTS 8
@@ -190,6 +256,12 @@ struct dpmon_core_stats {
 	uint64_t ip_stats[DPMON_IPSTAT_MAX]; /**< IP packets counted, by kind */
 	/** fragment/SYN host updates lost because the extra lines were all taken */
 	uint64_t host_ext_full;
+	/**
+	 * host directions not promoted to a full flow sketch because the
+	 * worker's DPMON_HOST_SKETCHES slots of the epoch were taken (their
+	 * flows and peers stay a linear-counting estimate, a lower bound)
+	 */
+	uint64_t host_flow_full;
 };
 
 /** A worker lcore's tables. Allocate with dpmon_core_create. */
@@ -208,6 +280,21 @@ struct dpmon_core {
 	/** Flow sketches of the first n_flow_subnets subnets, [subnet][DPMON_DIR_MAX]. */
 	struct dpmon_flow_sketch *flow_sub;
 	uint32_t n_flow_subnets;           /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
+	/** DPMON_FLOW_POOL sketches for the subnets past n_flow_subnets. */
+	struct dpmon_flow_sketch *flow_pool;
+	/**
+	 * Per direction of each subnet past n_flow_subnets,
+	 * [(subnet - n_flow_subnets) * DPMON_DIR_MAX + dir]: (epoch tag << 8) |
+	 * (pool slot + 1, or DPMON_FLOW_SLOT_NONE) of the epoch it was taken
+	 * in (relaxed store/load).
+	 */
+	uint32_t *flow_slot;
+	uint32_t n_flow_pool;              /**< pool slots taken in this epoch (worker only) */
+	/** DPMON_HOST_SKETCHES slots for promoted host directions (counters.h). */
+	struct dpmon_host_sketch *hsk;
+	uint32_t n_hsk;                    /**< slots taken in this epoch (worker only) */
+	/** This worker's part of the alert sampler (sample.h); NULL = none. Set before start. */
+	struct dpmon_sample_core *sample;
 	uint32_t bucket_mask;
 	uint32_t n_hosts;                  /**< entries in use (release/acquire) */
 	uint32_t capacity;
@@ -316,12 +403,65 @@ dpmon_host_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p, uint3
 void dpmon_host_xadd(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned xmask,
 		     uint32_t len);
 
-/** Stamp entry @p idx with the current epoch. Owning worker lcore only. */
+/**
+ * Stamp entry @p idx with the current epoch; at its first update in an
+ * epoch, zero its flow and peer bitmaps and promoted slots first (the
+ * merge reads them only under a stamp of the epoch it merges, with
+ * acquire). Owning worker lcore only.
+ */
 static inline void
 dpmon_host_touch(struct dpmon_core *c, uint32_t idx)
 {
-	if (c->meta[idx].epoch != c->epoch)
-		__atomic_store_n(&c->meta[idx].epoch, c->epoch, __ATOMIC_RELAXED);
+	struct dpmon_host_meta *m = &c->meta[idx];
+
+	if (m->epoch != c->epoch) {
+		for (unsigned d = 0; d < DPMON_DIR_MAX; d++) {
+			__atomic_store_n(&m->flows[d], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&m->peers[d], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&m->hsk[d], 0, __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&m->epoch, c->epoch, __ATOMIC_RELEASE);
+	}
+}
+
+/**
+ * Promote direction @p d of entry @p idx to a full sketch pair (slow path
+ * of dpmon_host_flow_add): take a slot of this epoch, zero it, start it
+ * with @p fh and @p ph, or mark the direction DPMON_HSK_NONE and count
+ * host_flow_full when none is left. Owning worker lcore only.
+ */
+void dpmon_host_promote(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh,
+			uint64_t ph);
+
+/**
+ * Add the flow of 64-bit hash @p fh and the peer of hash @p ph to
+ * direction @p d of entry @p idx (touched in this epoch): a bit in each
+ * bitmap, in the meta line the update already holds, and once promoted
+ * a register in each full sketch too. Owning worker lcore only.
+ */
+static inline void
+dpmon_host_flow_add(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh, uint64_t ph)
+{
+	struct dpmon_host_meta *m = &c->meta[idx];
+	uint32_t slot = m->hsk[d];
+	uint64_t fb = m->flows[d] | 1ull << (fh >> 58);
+	uint64_t pb = m->peers[d] | 1ull << (ph >> 58);
+
+	if (pb != m->peers[d])
+		__atomic_store_n(&m->peers[d], pb, __ATOMIC_RELAXED);
+	if (fb != m->flows[d]) {
+		__atomic_store_n(&m->flows[d], fb, __ATOMIC_RELAXED);
+		if (unlikely(slot == 0 && __builtin_popcountll(fb) >= DPMON_HOST_PROMOTE)) {
+			dpmon_host_promote(c, idx, d, fh, ph);
+			return;
+		}
+	}
+	if (unlikely(slot != 0 && slot != DPMON_HSK_NONE)) {
+		struct dpmon_host_sketch *k = &c->hsk[slot - 1];
+
+		dpmon_hll_add(k->flows, DPMON_HOST_FLOW_P, fh);
+		dpmon_hll_add(k->peers, DPMON_HOST_PEER_P, ph);
+	}
 }
 
 /**
@@ -335,6 +475,8 @@ dpmon_core_burst_begin(struct dpmon_core *c)
 
 	if (unlikely(e != c->epoch)) {
 		c->epoch = e;
+		c->n_hsk = 0; /* the merge of the previous epoch is done with them */
+		c->n_flow_pool = 0;
 		__atomic_store_n(&c->worker_epoch, e, __ATOMIC_RELEASE);
 	}
 }

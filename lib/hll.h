@@ -18,8 +18,9 @@
  * Measured figures are in tests/test_hll.c and docs/architecture.md.
  *
  * Thread-safety: a sketch has one writer; dpmon_hll_merge reads @p src
- * with relaxed atomic byte loads, so it may run concurrently with src's
- * writer (a register read is a value it really held).
+ * with relaxed atomic loads of 8-byte words (@p src must be 8-aligned), so
+ * it may run concurrently with src's writer (a register read is a value it
+ * really held).
  */
 #ifndef DPMON_HLL_H
 #define DPMON_HLL_H
@@ -92,6 +93,26 @@ dpmon_hll_add(uint8_t *reg, unsigned p, uint64_t h)
 
 /** dst = register-wise max(dst, src), both of precision @p p. */
 void dpmon_hll_merge(uint8_t *dst, const uint8_t *src, unsigned p);
+
+/**
+ * Estimated distinct items of a 64-bit linear-counting bitmap (bit = top 6
+ * bits of the item's hash): the n for which @p bits' number of set bits is
+ * expected, ln(zero bits / 64) / ln(63 / 64); 0 for no bit set; a full
+ * bitmap reads as ln(1/64) / ln(63/64) = 264 (the largest value it tells).
+ */
+double dpmon_bitmap_estimate(uint64_t bits);
+
+/**
+ * Estimated distinct items of a bitmap @p pre (as dpmon_bitmap_estimate)
+ * that are not in the registers @p reg of precision @p p (>= 6), both fed
+ * from the same 64-bit hashes: the items a sketch started after them
+ * (a promoted host) never saw. A set bit of @p pre whose block of
+ * registers (those whose index has the bit's number as top 6 bits) is all
+ * zero holds only such items; the blocks of the clear bits tell how often
+ * a block stays empty by chance. Scaled by the bitmap's items per bit; 0
+ * when no block is empty (the sketch is then far larger than 44 items).
+ */
+double dpmon_hll_unseen(uint64_t pre, const uint8_t *reg, unsigned p);
 
 /** Estimated distinct items of the registers @p reg of precision @p p. */
 double dpmon_hll_estimate(const uint8_t *reg, unsigned p);

@@ -32,6 +32,7 @@
 #include "merge.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,8 @@ struct dpmon_merge {
 	struct avg_pair *sub_avg; /* n_subnets */
 	double alpha;             /* weight of this merge's rates in the averages */
 	uint8_t flow_tmp[1u << DPMON_FLOW_P]; /* registers of one sketch, merged over cores */
+	/* registers of one promoted host direction, merged over cores */
+	uint8_t host_tmp[1u << DPMON_HOST_FLOW_P], peer_tmp[1u << DPMON_HOST_PEER_P];
 	struct dpmon_hist_point **hist; /* ring of the last hist_cap points, one reference each */
 	uint32_t hist_cap, hist_n, hist_head; /* head: index of the oldest */
 	struct dpmon_pair_ctr *sub_cur, *sub_prev; /* n_subnets */
@@ -101,6 +104,7 @@ struct dpmon_merge {
 	uint32_t n_subnets, n_flow_subnets;
 	struct dpmon_pair_ctr **gsub;       /* per core: its subnet counters */
 	struct dpmon_flow_sketch **gflow;   /* per core: its subnet flow sketches */
+	uint32_t **gslot;                   /* per core: its pool slots of the other subnets */
 	struct dpmon_pair_ctr *sub_base;    /* n_subnets: final counts of earlier generations */
 	/* The previous generation's sketches, read by the next merge only. */
 	struct dpmon_flow_sketch **rflow;   /* per core; NULL when none */
@@ -192,18 +196,20 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	m->n_flow_subnets = n_cores ? cores[0]->n_flow_subnets : 0;
 	m->gsub = calloc(n_cores ? n_cores : 1, sizeof(*m->gsub));
 	m->gflow = calloc(n_cores ? n_cores : 1, sizeof(*m->gflow));
+	m->gslot = calloc(n_cores ? n_cores : 1, sizeof(*m->gslot));
 	m->rflow = calloc(n_cores ? n_cores : 1, sizeof(*m->rflow));
 	m->sub_avg = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_avg));
 	m->hist_cap = (uint32_t)((uint64_t)cfg->history_s * 1000 /
 				 (cfg->merge_interval_ms ? cfg->merge_interval_ms : 1000));
 	m->hist = calloc(m->hist_cap ? m->hist_cap : 1, sizeof(*m->hist));
 	if (!m->cores || !m->lcores || !m->map || !m->prev_busy || !m->sub_cur || !m->sub_prev ||
-	    !m->sub_avg || !m->hist || !m->sub_base || !m->gsub || !m->gflow || !m->rflow)
+	    !m->sub_avg || !m->hist || !m->sub_base || !m->gsub || !m->gflow || !m->gslot || !m->rflow)
 		goto fail;
 	for (unsigned c = 0; c < n_cores; c++) {
 		m->cores[c] = cores[c];
 		m->gsub[c] = cores[c]->subnets;
 		m->gflow[c] = cores[c]->flow_sub;
+		m->gslot[c] = cores[c]->flow_slot;
 		m->lcores[c] = lcores[c];
 		m->map[c].gid = malloc(sizeof(uint32_t) * cores[c]->capacity);
 		m->map[c].next = malloc(sizeof(uint32_t) * cores[c]->capacity);
@@ -254,6 +260,7 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->sub_base);
 	free(m->gsub);
 	free(m->gflow);
+	free(m->gslot);
 	free(m->rflow);
 	free(m->r_of_new);
 	for (uint32_t i = 0; m->hist && i < m->hist_n; i++)
@@ -480,6 +487,7 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
 		w[c].host_table_full = dpmon_count_read(&core->stats.host_table_full);
 		w[c].host_v4mapped = dpmon_count_read(&core->stats.host_v4mapped);
 		w[c].host_ext_full = dpmon_count_read(&core->stats.host_ext_full);
+		w[c].host_flow_full = dpmon_count_read(&core->stats.host_flow_full);
 		w[c].hosts = dpmon_core_hosts_published(core);
 		w[c].host_capacity = core->capacity;
 		for (int r = 1; r < DPMON_REASON_MAX; r++)
@@ -702,6 +710,58 @@ fold_touched(struct dpmon_merge *m)
 	return 0;
 }
 
+/*
+ * Distinct flows and peers of global host @p id in direction @p d in the
+ * current epoch (counters.h): the union of its worker entries stamped with
+ * it. No entry promoted: linear counting on the OR of their bitmaps.
+ * Otherwise: the estimate of the register-wise maximum of the promoted
+ * entries' full sketches, plus the flows of the other bitmaps (those at
+ * promotion, and those of unpromoted entries) that the sketches never saw
+ * (dpmon_hll_unseen).
+ */
+static void
+host_flows(struct dpmon_merge *m, uint32_t id, int d, struct dpmon_dir_stats *out)
+{
+	uint64_t fb = 0, pb = 0;
+	bool promoted = false;
+
+	for (uint32_t o = m->first[id]; o != OCC_END;) {
+		const struct dpmon_core *core = m->cores[o >> 24];
+		const struct dpmon_host_meta *e = &core->meta[o & 0xffffff];
+		const struct dpmon_host_sketch *k;
+		uint32_t slot;
+
+		o = m->map[o >> 24].next[o & 0xffffff];
+		if (__atomic_load_n(&e->epoch, __ATOMIC_ACQUIRE) != m->epoch)
+			continue;
+		slot = __atomic_load_n(&e->hsk[d], __ATOMIC_ACQUIRE);
+		if (slot == 0 || slot > DPMON_HOST_SKETCHES) {
+			fb |= __atomic_load_n(&e->flows[d], __ATOMIC_RELAXED);
+			pb |= __atomic_load_n(&e->peers[d], __ATOMIC_RELAXED);
+			continue;
+		}
+		if (!promoted) {
+			memset(m->host_tmp, 0, sizeof(m->host_tmp));
+			memset(m->peer_tmp, 0, sizeof(m->peer_tmp));
+			promoted = true;
+		}
+		k = &core->hsk[slot - 1];
+		fb |= k->pre_flows;
+		pb |= k->pre_peers;
+		dpmon_hll_merge(m->host_tmp, k->flows, DPMON_HOST_FLOW_P);
+		dpmon_hll_merge(m->peer_tmp, k->peers, DPMON_HOST_PEER_P);
+	}
+	if (!promoted) {
+		out->flows = dpmon_bitmap_estimate(fb);
+		out->peers = dpmon_bitmap_estimate(pb);
+		return;
+	}
+	out->flows = dpmon_hll_estimate(m->host_tmp, DPMON_HOST_FLOW_P) +
+		     dpmon_hll_unseen(fb, m->host_tmp, DPMON_HOST_FLOW_P);
+	out->peers = dpmon_hll_estimate(m->peer_tmp, DPMON_HOST_PEER_P) +
+		     dpmon_hll_unseen(pb, m->peer_tmp, DPMON_HOST_PEER_P);
+}
+
 static void
 fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
@@ -726,7 +786,12 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 			dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d],
 				  &prev->xdir[d], dt);
 			avg_update(m, &h->dir[d], &m->g_avg[id].d[d]);
-			h->dir[d].flows = -1; /* not measured per host (yet) */
+			if (touched) {
+				host_flows(m, id, d, &h->dir[d]);
+			} else {
+				h->dir[d].flows = 0;
+				h->dir[d].peers = 0;
+			}
 		}
 	}
 	RTE_ASSERT(k == s->n_hosts);
@@ -734,12 +799,10 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		m->g_prev[m->touched[t]] = m->g_cur[m->touched[t]];
 }
 
-/* Fold the registers of sketch @p s tagged with @p tag into m->flow_tmp (max). */
+/* t = register-wise max(t, registers of @p s tagged with @p tag). */
 static void
-sketch_fold(struct dpmon_merge *m, const struct dpmon_flow_sketch *s, uint32_t tag)
+sketch_max(uint8_t *t, const struct dpmon_flow_sketch *s, uint32_t tag)
 {
-	uint8_t *t = m->flow_tmp;
-
 	for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++) {
 		uint32_t r = __atomic_load_n(&s->reg[i], __ATOMIC_RELAXED);
 
@@ -761,16 +824,42 @@ sketch_flows(struct dpmon_merge *m, bool sub, uint32_t k)
 
 	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
 	for (unsigned c = 0; c < m->n_cores; c++) {
-		sketch_fold(m, sub ? &m->gflow[c][k] : &m->cores[c]->flow_tot[k], tag);
+		sketch_max(m->flow_tmp, sub ? &m->gflow[c][k] : &m->cores[c]->flow_tot[k], tag);
 		/* Just after a reload: the same subnet's sketch in the previous
 		 * generation, which counted the first part of this interval. */
 		if (sub && m->rflow[c] != NULL) {
 			uint32_t old = m->r_of_new[k / DPMON_DIR_MAX];
 
 			if (old < m->r_nfs)
-				sketch_fold(m, &m->rflow[c][old * DPMON_DIR_MAX + k % DPMON_DIR_MAX],
-					    tag);
+				sketch_max(m->flow_tmp,
+					   &m->rflow[c][old * DPMON_DIR_MAX + k % DPMON_DIR_MAX], tag);
 		}
+	}
+	return dpmon_hll_estimate(m->flow_tmp, DPMON_FLOW_P);
+}
+
+/*
+ * Distinct flows of subnet @p i (past the fixed sketches) in direction
+ * @p d: the pool slots the cores took for it in the current epoch
+ * (counters.h); -1 when a core found its pool empty (a partial count).
+ */
+static double
+pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
+{
+	const uint32_t tag = m->epoch & 0xffffff;
+
+	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
+	for (unsigned c = 0; c < m->n_cores; c++) {
+		const struct dpmon_core *core = m->cores[c];
+		uint32_t v = __atomic_load_n(&m->gslot[c][(i - m->n_flow_subnets) *
+							  DPMON_DIR_MAX + (uint32_t)d],
+					     __ATOMIC_RELAXED);
+
+		if ((v >> 8) != tag)
+			continue; /* no packet in this epoch */
+		if ((v & 0xff) == DPMON_FLOW_SLOT_NONE)
+			return -1;
+		sketch_max(m->flow_tmp, &core->flow_pool[(v & 0xff) - 1], tag);
 	}
 	return dpmon_hll_estimate(m->flow_tmp, DPMON_FLOW_P);
 }
@@ -788,11 +877,19 @@ fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 	if (m->n_cores == 0) {
 		s->totals[DPMON_TOTAL_INGRESS].flows = s->totals[DPMON_TOTAL_EGRESS].flows = 0;
 	}
-	for (uint32_t i = 0; i < s->n_subnets; i++)
-		for (int d = 0; d < DPMON_DIR_MAX; d++)
+	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
+		s->totals[t].peers = -1;
+	for (uint32_t i = 0; i < s->n_subnets; i++) {
+		for (int d = 0; d < DPMON_DIR_MAX; d++) {
 			s->subnets[i].dir[d].flows =
-				i < nfs ? sketch_flows(m, true, i * DPMON_DIR_MAX + (uint32_t)d) : -1;
-	/* The previous generation's sketches served their last interval. */
+				m->n_cores == 0 ? 0
+				: i < nfs ? sketch_flows(m, true, i * DPMON_DIR_MAX + (uint32_t)d)
+					  : pooled_flows(m, i, d);
+			s->subnets[i].dir[d].peers = -1;
+		}
+	}
+	/* The previous generation's sketches served their last interval (its
+	 * pool slots are not read: pooled subnets count from the reload on). */
 	for (unsigned c = 0; c < m->n_cores; c++)
 		m->rflow[c] = NULL;
 }
@@ -950,6 +1047,7 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 		m->rflow[c] = m->gflow[c];
 		m->gsub[c] = gens[c]->subnets;
 		m->gflow[c] = gens[c]->flow_sub;
+		m->gslot[c] = gens[c]->flow_slot;
 	}
 	m->r_nfs = m->n_flow_subnets;
 	m->n_flow_subnets = m->n_cores ? gens[0]->n_flow_subnets : 0;

@@ -461,6 +461,7 @@ merge_once(struct app *a)
 	if (s == NULL) {
 		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
 			  "merge: out of memory; retrying next interval");
+		dpmon_sampler_drain(a->sampler);
 		return;
 	}
 	/* The previous generations served their last merge (merge.h). */
@@ -996,6 +997,13 @@ run(struct app *a, const struct app_opts *o)
 		fprintf(stderr, "dpmon: cannot allocate the merge tables\n");
 		return EXIT_START;
 	}
+	a->sampler = dpmon_sampler_create(a->n_workers, &a->cfg.actions);
+	if (a->sampler == NULL) {
+		fprintf(stderr, "dpmon: cannot allocate the sampler's rings\n");
+		return EXIT_START;
+	}
+	for (unsigned w = 0; w < a->n_workers; w++)
+		a->cores[w]->sample = dpmon_sampler_core(a->sampler, w);
 	dpmon_snap_store_init(&a->store);
 	rc = dpmon_telemetry_attach(&a->store);
 	if (rc != 0)
@@ -1007,8 +1015,7 @@ run(struct app *a, const struct app_opts *o)
 								      : strerror(errno));
 		return EXIT_START;
 	}
-	a->sampler = dpmon_sampler_create(a->n_workers, &a->cfg.actions);
-	a->detect = a->sampler ? dpmon_detect_create(&a->cfg.detect, a->sampler, a->actions) : NULL;
+	a->detect = dpmon_detect_create(&a->cfg.detect, a->sampler, a->actions);
 	if (a->detect == NULL) {
 		fprintf(stderr, "dpmon: cannot start detection: %s\n", strerror(errno));
 		return EXIT_START;

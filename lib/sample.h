@@ -9,21 +9,87 @@
  * matching packet into its own single-producer ring; the main lcore drains
  * the rings after each merge. Nothing is allocated per packet; a full ring
  * drops the copy and counts it.
+ *
+ * The watch list is published with a sequence count (a seqlock): the main
+ * lcore, its only writer, makes the count odd, stores the addresses and
+ * alert ids with relaxed atomic stores and makes it even again (release);
+ * a worker reads the count (acquire), copies the list, and uses the copy
+ * only when the count was even and did not change meanwhile (otherwise it
+ * skips that burst's sampling). The list's length is read first on its
+ * own: while it is 0 that is the burst's only cost.
+ *
+ * A copy (struct dpmon_sample_rec: the first DPMON_SAMPLE_SNAPLEN bytes,
+ * the wire length, the TSC, the source address and ports the worker parsed
+ * and the alert id) goes by value into a fixed-slot rte_ring of
+ * DPMON_SAMPLE_RING elements, single producer (the worker) and single
+ * consumer (the main lcore). The main lcore counts per alert the packets
+ * by source address, source port and destination port (one rte_hash per
+ * alert, at most DPMON_SAMPLE_KEYS keys: later new keys count only in the
+ * alert's total) and writes the first pcap_packets copies of each alert
+ * to pcap_dir/ALERT_ID.pcap (libpcap, Ethernet, snaplen 128, the original
+ * wire length, the time of the copy).
  */
 #ifndef DPMON_SAMPLE_H
 #define DPMON_SAMPLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include "config.h"
 #include "prefix.h"
 
 /** Most hosts watched at once. */
 #define DPMON_SAMPLE_WATCH_MAX 16
+/** Bytes of a packet copied (and the capture files' snaplen). */
+#define DPMON_SAMPLE_SNAPLEN 128
+/** Slots of each worker's ring (a power of two; one stays empty). */
+#define DPMON_SAMPLE_RING 1024
+/** Distinct sources and ports counted per alert. */
+#define DPMON_SAMPLE_KEYS 8192
 
 struct dpmon_sampler;
+
+/** One copied packet, as it travels in a worker's ring. 176 bytes. */
+struct dpmon_sample_rec {
+	uint64_t alert_id;
+	uint64_t tsc;                /**< rte_rdtsc() when copied */
+	struct dpmon_addr src;       /**< parsed source address (IPv4 mapped) */
+	uint32_t wire_len;           /**< the packet's length (pkt_len) */
+	uint16_t cap_len;            /**< bytes in @c data */
+	uint16_t sport, dport;       /**< valid when @c ports */
+	uint8_t ports;
+	uint8_t pad[1];
+	uint8_t data[DPMON_SAMPLE_SNAPLEN];
+};
+
+/** The watch list as published to the workers (see the file comment). */
+struct dpmon_sample_watch {
+	uint32_t n;   /**< hosts watched (relaxed) */
+	uint32_t seq; /**< odd while the main lcore writes */
+	uint64_t addr[DPMON_SAMPLE_WATCH_MAX][2]; /**< struct dpmon_addr as two words */
+	uint64_t alert_id[DPMON_SAMPLE_WATCH_MAX];
+} __rte_cache_aligned;
+
+/** A worker's copy of the watch list, on its stack. */
+struct dpmon_sample_list {
+	uint32_t n;
+	struct dpmon_addr addr[DPMON_SAMPLE_WATCH_MAX];
+	uint64_t alert_id[DPMON_SAMPLE_WATCH_MAX];
+};
+
+/** One worker's part of the sampler. */
+struct dpmon_sample_core {
+	const struct dpmon_sample_watch *watch; /**< shared, written by the main lcore */
+	struct rte_ring *ring;                  /**< SP/SC, struct dpmon_sample_rec elements */
+	uint64_t copied;                        /**< copies enqueued (worker, relaxed) */
+	uint64_t dropped;                       /**< copies lost to a full ring (worker, relaxed) */
+} __rte_cache_aligned;
 
 /**
  * Create the sampler for @p n_workers worker lcores.
@@ -61,5 +127,49 @@ void dpmon_sampler_drain(struct dpmon_sampler *s);
  * Thread-safety: main lcore.
  */
 json_t *dpmon_sampler_summary(struct dpmon_sampler *s, uint64_t alert_id);
+
+/**
+ * Worker @p worker's part (0 .. n_workers - 1), to put in its struct
+ * dpmon_core before it starts. Main lcore.
+ */
+struct dpmon_sample_core *dpmon_sampler_core(struct dpmon_sampler *s, unsigned worker);
+
+/** Copies dropped on full rings, all workers, since creation. Main lcore. */
+uint64_t dpmon_sampler_dropped(const struct dpmon_sampler *s);
+
+/** Copies enqueued by all workers since creation. Main lcore. */
+uint64_t dpmon_sampler_copied(const struct dpmon_sampler *s);
+
+/** True while hosts are watched (one relaxed load). Worker lcore. */
+static inline bool
+dpmon_sample_watching(const struct dpmon_sample_core *c)
+{
+	return __atomic_load_n(&c->watch->n, __ATOMIC_RELAXED) != 0;
+}
+
+/**
+ * Copy the watch list into @p out.
+ * @return true when @p out is a consistent list, false when the main lcore
+ *         was writing it (sample nothing this burst). Worker lcore.
+ */
+bool dpmon_sample_watch_read(const struct dpmon_sample_core *c, struct dpmon_sample_list *out);
+
+/** Index in @p l of address @p a, or -1. */
+static inline int
+dpmon_sample_match(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (memcmp(l->addr[i].b, a->b, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
+/**
+ * Copy packet @p m (source @p src, ports when @p ports) for alert
+ * @p alert_id into @p c's ring, or count it dropped when the ring is full.
+ * No allocation. Worker lcore (the ring's single producer).
+ */
+void dpmon_sample_copy(struct dpmon_sample_core *c, const struct rte_mbuf *m, uint64_t alert_id,
+		       const struct dpmon_addr *src, uint16_t sport, uint16_t dport, bool ports);
 
 #endif /* DPMON_SAMPLE_H */

@@ -54,10 +54,17 @@ struct dpmon_dir_stats {
 	double avg_x_pps[DPMON_XCLASS_MAX];
 	/**
 	 * Distinct 5-tuples seen in the last interval (HyperLogLog estimate,
-	 * counters.h); -1 when not measured (hosts, internal/external totals,
-	 * subnets past DPMON_FLOW_SUBNETS_MAX).
+	 * or linear counting for a host's first ones: counters.h); -1 when not
+	 * measured (internal/external totals; a subnet past
+	 * DPMON_FLOW_SUBNETS_MAX for which a worker's pool was empty).
 	 */
 	double flows;
+	/**
+	 * Distinct remote addresses seen in the last interval (hosts: the
+	 * sources of ingress packets, the destinations of egress ones); -1
+	 * when not measured (totals, subnets).
+	 */
+	double peers;
 };
 
 struct dpmon_snap_subnet {
@@ -88,6 +95,7 @@ struct dpmon_snap_worker {
 	uint64_t host_table_full; /**< host updates lost to a full table (a packet between two monitored hosts is two updates) */
 	uint64_t host_v4mapped;   /**< IPv6 host updates skipped: IPv4-mapped address */
 	uint64_t host_ext_full;   /**< fragment/SYN host updates lost: no extra line left */
+	uint64_t host_flow_full;  /**< host directions not promoted: no full flow sketch left */
 	uint64_t hosts;           /**< entries in its host table */
 	uint64_t host_capacity;   /**< size of its host table (host_table_capacity) */
 	uint64_t polls;           /**< rx_burst calls, empty ones included */

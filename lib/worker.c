@@ -14,7 +14,12 @@
  *      and prefetch its index bucket; find each key's candidate entry by
  *      signature and prefetch its meta and counter lines; then compare the
  *      keys, insert the rare misses and count (one counter line per host
- *      update, stamped with the merge epoch: counters.h).
+ *      update, stamped with the merge epoch: counters.h), and add the
+ *      packet's flow and remote peer to the host's bitmaps in its meta
+ *      line (or, for a promoted host, to its full sketches).
+ * While the alert sampler watches hosts (sample.h), pass 1 is followed by
+ * a copy of the packets to and from them; otherwise that costs a burst
+ * one predictable branch.
  * Counters are updated with plain stores (single writer). Parse reasons are
  * summed on the stack and stored once per burst.
  * The loop also counts polls and the TSC cycles of non-empty bursts, so
@@ -33,6 +38,7 @@
 
 #include "hll.h"
 #include "parse.h"
+#include "sample.h"
 
 #define PREFETCH_AHEAD 4      /* frame data, packets ahead */
 #define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
@@ -43,6 +49,7 @@ struct burst_ctx {
 	uint32_t len[DPMON_MAX_BURST];
 	uint8_t xmask[DPMON_MAX_BURST]; /* packet kinds: bit DPMON_XCLASS_* (fragment, SYN) */
 	uint64_t fhash[DPMON_MAX_BURST]; /* 5-tuple hash of counted packets with a monitored side */
+	struct dpmon_flow_sketch *fsk[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet sketches, NULL = none */
 	uint32_t sub[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet of dst (ingress) and src (egress) */
 	uint16_t v4[DPMON_MAX_BURST], v6[DPMON_MAX_BURST];
 	uint16_t slot[DPMON_MAX_BURST]; /* packet's index among its family's */
@@ -189,6 +196,39 @@ host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 	return true;
 }
 
+/* Copy the packets to or from a watched host (sample.h): only called while
+ * the watch list is not empty. The destination is matched first. */
+static void __rte_noinline
+sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf **pkts,
+	    uint16_t n)
+{
+	struct dpmon_sample_list l;
+
+	if (!dpmon_sample_watch_read(core->sample, &l) || l.n == 0)
+		return;
+	for (uint16_t i = 0; i < n; i++) {
+		const struct dpmon_pkt *p = &b->pkt[i];
+		struct dpmon_addr src, dst;
+		int w;
+
+		if (p->family == 0)
+			continue;
+		if (p->family == 4) {
+			key_from_v4(&src, p->src4);
+			key_from_v4(&dst, p->dst4);
+		} else {
+			memcpy(src.b, b->a6[2 * b->slot[i] + 1], 16);
+			memcpy(dst.b, b->a6[2 * b->slot[i]], 16);
+		}
+		w = dpmon_sample_match(&l, &dst);
+		if (w < 0)
+			w = dpmon_sample_match(&l, &src);
+		if (w >= 0)
+			dpmon_sample_copy(core->sample, pkts[i], l.alert_id[w], &src, p->sport,
+					  p->dport, p->ports != 0);
+	}
+}
+
 /* Fragments and SYNs of packet @p i for the totals and subnets (rare). */
 static void __rte_noinline
 count_kinds(struct dpmon_core *core, struct dpmon_pair_ctr *subnets, unsigned xmask, uint32_t in,
@@ -277,20 +317,37 @@ flow_reg(const struct dpmon_flow_sketch *s, uint64_t h)
 	return &s->reg[h >> (64 - DPMON_FLOW_P)];
 }
 
-/* Distinct flows, stage 1: hash each counted packet's 5-tuple and prefetch
- * the sketch registers it will update (the subnet sketches span megabytes;
- * the host pass runs in between and hides the misses). */
+/* Flow sketch of subnet @p sub in direction @p d in generation @p g: fixed
+ * for the first subnets, from the core's pool past them (counters.h); NULL
+ * when none is left. */
+static inline struct dpmon_flow_sketch *
+sub_sketch(struct dpmon_core *core, const struct dpmon_gen *g, uint32_t sub, unsigned d)
+{
+	uint32_t *slot, v;
+
+	if (likely(sub < g->n_flow_subnets))
+		return &g->flow_sub[sub * DPMON_DIR_MAX + d];
+	slot = &g->flow_slot[(sub - g->n_flow_subnets) * DPMON_DIR_MAX + d];
+	v = *slot;
+	if (unlikely((v >> 8) != (core->epoch & 0xffffff)))
+		return dpmon_flow_pool_take(core, slot); /* first packet this epoch */
+	return (v & 0xff) == DPMON_FLOW_SLOT_NONE ? NULL : &core->flow_pool[(v & 0xff) - 1];
+}
+
+/* Distinct flows, stage 1: hash each counted packet's 5-tuple, find the
+ * subnet sketches of its directions and prefetch the registers it will
+ * update (the subnet sketches span megabytes; the host pass runs in
+ * between and hides the misses). */
 static void
-flow_hash_stage(const struct dpmon_core *core, const struct dpmon_gen *g, struct burst_ctx *b,
+flow_hash_stage(struct dpmon_core *core, const struct dpmon_gen *g, struct burst_ctx *b,
 		uint16_t n)
 {
-	const uint32_t nfs = g->n_flow_subnets;
-	const struct dpmon_flow_sketch *flow_sub = g->flow_sub;
-
 	for (uint16_t i = 0; i < n; i++) {
+		struct dpmon_flow_sketch *si = NULL, *so = NULL;
 		uint32_t in, out;
 		uint64_t h;
 
+		b->fsk[i][DPMON_DIR_INGRESS] = b->fsk[i][DPMON_DIR_EGRESS] = NULL;
 		if (b->pkt[i].family == 0)
 			continue;
 		in = b->sub[i][DPMON_DIR_INGRESS];
@@ -301,26 +358,27 @@ flow_hash_stage(const struct dpmon_core *core, const struct dpmon_gen *g, struct
 		b->fhash[i] = h;
 		if (in != DPMON_NO_SUBNET) {
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_INGRESS], h));
-			if (in < nfs)
-				rte_prefetch0(flow_reg(&flow_sub[in * DPMON_DIR_MAX +
-								 DPMON_DIR_INGRESS], h));
+			si = sub_sketch(core, g, in, DPMON_DIR_INGRESS);
+			if (si != NULL)
+				rte_prefetch0(flow_reg(si, h));
 		}
 		if (out != DPMON_NO_SUBNET) {
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_EGRESS], h));
-			if (out < nfs)
-				rte_prefetch0(flow_reg(&flow_sub[out * DPMON_DIR_MAX +
-								 DPMON_DIR_EGRESS], h));
+			so = sub_sketch(core, g, out, DPMON_DIR_EGRESS);
+			if (so != NULL)
+				rte_prefetch0(flow_reg(so, h));
 		}
+		b->fsk[i][DPMON_DIR_INGRESS] = si;
+		b->fsk[i][DPMON_DIR_EGRESS] = so;
 	}
 }
 
 /* Distinct flows, stage 2: each hashed packet into the flow sketches of the
  * totals and subnets of its direction(s) (counters.h). */
 static void
-flow_pass(struct dpmon_core *core, const struct dpmon_gen *g, const struct burst_ctx *b, uint16_t n)
+flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
 {
-	const uint32_t e = core->epoch, nfs = g->n_flow_subnets;
-	struct dpmon_flow_sketch *flow_sub = g->flow_sub;
+	const uint32_t e = core->epoch;
 
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t in, out;
@@ -335,13 +393,13 @@ flow_pass(struct dpmon_core *core, const struct dpmon_gen *g, const struct burst
 		h = b->fhash[i];
 		if (in != DPMON_NO_SUBNET) {
 			dpmon_flow_add(&core->flow_tot[DPMON_DIR_INGRESS], e, h);
-			if (in < nfs)
-				dpmon_flow_add(&flow_sub[in * DPMON_DIR_MAX + DPMON_DIR_INGRESS], e, h);
+			if (b->fsk[i][DPMON_DIR_INGRESS] != NULL)
+				dpmon_flow_add(b->fsk[i][DPMON_DIR_INGRESS], e, h);
 		}
 		if (out != DPMON_NO_SUBNET) {
 			dpmon_flow_add(&core->flow_tot[DPMON_DIR_EGRESS], e, h);
-			if (out < nfs)
-				dpmon_flow_add(&flow_sub[out * DPMON_DIR_MAX + DPMON_DIR_EGRESS], e, h);
+			if (b->fsk[i][DPMON_DIR_EGRESS] != NULL)
+				dpmon_flow_add(b->fsk[i][DPMON_DIR_EGRESS], e, h);
 		}
 	}
 }
@@ -382,8 +440,26 @@ host_probe_stage(const struct dpmon_core *core, struct burst_ctx *b)
 	}
 }
 
+/* 64-bit hash of packet @p i's remote peer in direction @p dir: the source
+ * of an ingress packet, the destination of an egress one. */
+static inline uint64_t
+peer_hash(const struct burst_ctx *b, uint16_t i, uint8_t dir)
+{
+	const struct dpmon_pkt *p = &b->pkt[i];
+
+	if (p->family == 4) {
+		uint64_t h = (dir == DPMON_DIR_INGRESS ? p->src4 : p->dst4) * 0x9e3779b97f4a7c15ull;
+
+		/* splitmix64 finalizer */
+		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+		h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+		return h ^ (h >> 31);
+	}
+	return dpmon_hash64(b->a6[2 * b->slot[i] + (dir == DPMON_DIR_INGRESS ? 1 : 0)], 16, 6);
+}
+
 /* Stage 3: confirm the key (or take the slow path: full probe, insert),
- * stamp the entry and count. */
+ * stamp the entry, count, and add the flow and peer (counters.h). */
 static void
 host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 {
@@ -403,6 +479,7 @@ host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->len[i]);
 		if (unlikely(b->xmask[i] != 0))
 			dpmon_host_xadd(core, (uint32_t)idx, d, b->xmask[i], b->len[i]);
+		dpmon_host_flow_add(core, (uint32_t)idx, d, b->fhash[i], peer_hash(b, i, d));
 	}
 }
 
@@ -425,12 +502,14 @@ dpmon_worker_count_gen(struct dpmon_core *core, const struct dpmon_gen *g,
 		return;
 	dpmon_core_burst_begin(core);
 	parse_pass(core, &b, pkts, n, decap);
+	if (unlikely(core->sample != NULL && dpmon_sample_watching(core->sample)))
+		sample_pass(core, &b, pkts, n);
 	classify_pass(g->cls, &b);
 	reasons_store(core, &b);
 	count_pass(core, g, &b, n);
 	flow_hash_stage(core, g, &b, n);
 	host_pass(core, &b);
-	flow_pass(core, g, &b, n);
+	flow_pass(core, &b, n);
 	/* Last, with release: a merge that sees these packets counted here
 	 * (acquire) sees every counter this burst touched (counters.h). */
 	dpmon_count_inc(&core->stats.bursts, 1);
@@ -442,7 +521,7 @@ static inline struct dpmon_gen
 core_gen(struct dpmon_core *core, const struct dpmon_classifier *cls)
 {
 	return (struct dpmon_gen){.cls = cls, .subnets = core->subnets, .flow_sub = core->flow_sub,
-				  .n_subnets = core->n_subnets,
+				  .flow_slot = core->flow_slot, .n_subnets = core->n_subnets,
 				  .n_flow_subnets = core->n_flow_subnets};
 }
 
@@ -533,7 +612,11 @@ dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets, int soc
 					 sizeof(*g->flow_sub) * DPMON_DIR_MAX *
 						 (g->n_flow_subnets + 1),
 					 RTE_CACHE_LINE_SIZE, socket_id);
-	if (g->subnets == NULL || g->flow_sub == NULL) {
+	g->flow_slot = rte_zmalloc_socket("dpmon_gen_flow_slot",
+					  sizeof(*g->flow_slot) * DPMON_DIR_MAX *
+						  (n_subnets - g->n_flow_subnets + 1),
+					  RTE_CACHE_LINE_SIZE, socket_id);
+	if (g->subnets == NULL || g->flow_sub == NULL || g->flow_slot == NULL) {
 		dpmon_gen_free(g);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -562,6 +645,7 @@ dpmon_gen_free(struct dpmon_gen *g)
 	if (g->owned) {
 		rte_free(g->subnets);
 		rte_free(g->flow_sub);
+		rte_free(g->flow_slot);
 	}
 	rte_free(g);
 }

@@ -52,6 +52,8 @@ struct dpmon_gen {
 	const struct dpmon_classifier *cls;
 	struct dpmon_pair_ctr *subnets;
 	struct dpmon_flow_sketch *flow_sub;
+	/** Pool slots of the subnets past n_flow_subnets (counters.h flow_slot). */
+	uint32_t *flow_slot;
 	uint32_t n_subnets;
 	uint32_t n_flow_subnets; /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
 	bool owned;              /**< arrays allocated by dpmon_gen_create (not the core's) */

@@ -321,6 +321,7 @@ build_snapshot(void)
 	d->proto[DPMON_PROTO_ICMP] = rate(10, 1000, 1, 1600);
 	d->avg_pps = 33.25;
 	d->flows = 1234.6; /* an estimate: printed rounded */
+	d->peers = 17.4;
 	d->avg_bps = 99000.5;
 	d->x[DPMON_XCLASS_FRAG] = rate(12, 7000, 1.5, 2800.5);
 	d->x[DPMON_XCLASS_SYN] = rate(200, 12000, 20.25, 9600);
@@ -555,7 +556,7 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1", 11); /* 10 + host_ext_full (issue 4) */
+	CHECK_SIZE(b, "workers.1", 12); /* 10 + host_ext_full, host_flow_full (issue 4) */
 	CHECK_INT(b, "workers.1.host_v4mapped", 7);
 	CHECK_INT(b, "workers.1.host_ext_full", 3);
 	CHECK_INT(b, "workers.1.host_capacity", 1024);
@@ -584,8 +585,9 @@ check_subnet0(json_t *j)
 	CHECK_STR(j, "prefix", "10.0.0.0/24");
 	CHECK_STR(j, "name", "office");
 	CHECK_INT(j, "family", 4);
-	CHECK_SIZE(j, "ingress", 13); /* 8 + fragments, tcp_syn, avg_pps, avg_bps, flows (issue 4) */
+	CHECK_SIZE(j, "ingress", 14); /* 8 + fragments, tcp_syn, avg_pps, avg_bps, flows, peers (issue 4) */
 	CHECK_INT(j, "ingress.flows", 1235);
+	CHECK_INT(j, "ingress.peers", 17);
 	CHECK_REAL(j, "ingress.avg_pps", 33.25);
 	CHECK_REAL(j, "ingress.avg_bps", 99000.5);
 	CHECK_SIZE(j, "ingress.fragments", 4);
@@ -790,7 +792,7 @@ test_hosts(const struct dpmon_snapshot *s)
 	CHECK_ERROR(get(s, "/api/v1/hosts?limit="), 400, "invalid limit '': expected an integer 1..10000");
 	CHECK_ERROR(get(s, "/api/v1/hosts?limit"), 400, "invalid limit '': expected an integer 1..10000");
 	CHECK_ERROR(get(s, "/api/v1/hosts?sort=speed"), 400,
-		    "invalid sort 'speed': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps or icmp_bps");
+		    "invalid sort 'speed': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, flows or peers");
 	CHECK_ERROR(get(s, "/api/v1/hosts?sort=BPS"), 400, NULL);
 	CHECK_ERROR(get(s, "/api/v1/hosts?direction=up"), 400,
 		    "invalid direction 'up': expected ingress or egress");
@@ -879,17 +881,20 @@ test_dir_json_nonfinite(void)
 	CHECK_REAL(j, "tcp.bps", 0.0);
 	/* total, pps, bps, packets, bytes, four protocols, plus (issue 4)
 	 * fragments and tcp_syn. */
-	CHECK_SIZE(j, "", 13); /* + avg_pps, avg_bps, flows (issue 4) */
+	CHECK_SIZE(j, "", 14); /* + avg_pps, avg_bps, flows, peers (issue 4) */
 	CHECK_INT(j, "flows", 0);
+	CHECK_INT(j, "peers", 0);
 	CHECK_REAL(j, "avg_pps", 0.0);
 	CHECK_INT(j, "fragments.packets", 0);
 	CHECK_INT(j, "tcp_syn.packets", 0);
 	CHECK_REAL(j, "tcp_syn.pps", 0.0);
 	json_decref(j);
 	d.flows = -1; /* not measured: null */
+	d.peers = -1;
 	j = dpmon_api_dir_json(&d);
 	REQUIRE(j != NULL);
 	CHECK(json_is_null(json_object_get(j, "flows")));
+	CHECK(json_is_null(json_object_get(j, "peers")));
 	json_decref(j);
 }
 
@@ -1056,6 +1061,9 @@ test_hosts_sort_kinds(void)
 		in->proto[DPMON_PROTO_UDP].pps = i == 1 ? 3 : 0;     /* .6 */
 		in->proto[DPMON_PROTO_ICMP].bps = i == 4 ? 1 : 0;    /* ::2 */
 		out->x[DPMON_XCLASS_SYN].pps = 5 - i;                /* egress: .5 first */
+		in->flows = i == 1 ? 40000 : i == 3 ? 7 : 0;         /* .6, ::1 */
+		in->peers = 3 - i;                                   /* .5 first; ::2 = -1 last */
+		out->flows = i;                                      /* egress: ::2 first */
 	}
 	CHECK_ORDER(s, "/api/v1/hosts?sort=avg_pps", 5,
 		    "2001:db8::2", "2001:db8::1", "10.0.0.7", "10.0.0.6", "10.0.0.5");
@@ -1075,6 +1083,11 @@ test_hosts_sort_kinds(void)
 		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
 	CHECK_ORDER(s, "/api/v1/hosts?subnet=2001:db8::/48&sort=syn_pps", 2,
 		    "2001:db8::2", "2001:db8::1");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=flows&limit=3", 5, "10.0.0.6", "2001:db8::1", "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=flows&direction=egress&limit=2", 5,
+		    "2001:db8::2", "2001:db8::1");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=peers", 5,
+		    "10.0.0.5", "10.0.0.6", "10.0.0.7", "2001:db8::1", "2001:db8::2");
 	dpmon_snapshot_free(s);
 }
 

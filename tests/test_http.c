@@ -446,7 +446,7 @@ test_weird(uint16_t port)
 	EXPECT_ERROR(request(port, "GET", "/../../etc/passwd"), 404, NULL);
 	EXPECT_ERROR(request(port, "GET", "/api/v1/%ff%fe"), 404, "no such endpoint: /api/v1/??");
 	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?sort=%ff"), 400,
-		     "invalid sort '?': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps or icmp_bps");
+		     "invalid sort '?': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, flows or peers");
 	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?%ff=1"), 400, "unknown parameter '?'");
 
 	REQUIRE(huge != NULL);

@@ -983,6 +983,84 @@ test_reconfigure(const struct dpmon_config *cfg0)
 	dpmon_classifier_free(&cls3);
 }
 
+/*
+ * A reload from 2 subnets to 70: the subnets past the 64th take their flow
+ * sketches from the core's pool through the new generation's slots, and
+ * count their packets and flows exactly like the fixed ones.
+ */
+static void
+test_reconfigure_pooled(const struct dpmon_config *cfg0)
+{
+	static struct dpmon_subnet_conf sub1[2], sub2[70];
+	uint32_t map[70];
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_classifier cls1, cls2;
+	struct dpmon_config cfg = *cfg0;
+	struct dpmon_core *c = dpmon_core_create("reloadp", 2, 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g1, *g2;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	unsigned lcore = 1;
+	char text[32];
+
+	REQUIRE(c != NULL);
+	for (uint32_t i = 0; i < 70; i++) {
+		snprintf(text, sizeof(text), "10.2.%u.0/24", i);
+		REQUIRE(dpmon_prefix_parse(text, &sub2[i].prefix, NULL) == 0);
+		map[i] = i < 2 ? i : UINT32_MAX;
+	}
+	sub1[0] = sub2[0];
+	sub1[1] = sub2[1];
+	cfg.subnets = sub1;
+	cfg.n_subnets = 2;
+	REQUIRE(dpmon_classifier_create(&cls1, "rp1", sub1, 2, SOCKET_ID_ANY) == 0);
+	REQUIRE(dpmon_classifier_create(&cls2, "rp2", sub2, 70, SOCKET_ID_ANY) == 0);
+	g1 = dpmon_gen_of_core(c, &cls1);
+	g2 = dpmon_gen_create(&cls2, 70, SOCKET_ID_ANY);
+	REQUIRE(g1 != NULL && g2 != NULL);
+	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	dpmon_snapshot_free(s);
+	cfg.subnets = sub2;
+	cfg.n_subnets = 70;
+	REQUIRE(dpmon_merge_reconfigure(m, &cls2, &g2, 70, map) == 0);
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0); /* the old generation's last merge */
+	REQUIRE(s != NULL);
+	dpmon_snapshot_free(s);
+	/* 300 distinct flows to a host of the 70th subnet, 5 to the 1st. */
+	for (uint32_t i = 0; i < 300; i += 30) {
+		struct rte_mbuf *p[30];
+
+		for (uint32_t k = 0; k < 30; k++) {
+			struct fb f;
+
+			fb_eth(&f, NULL, 0, 0x0800);
+			fb_ipv4(&f, 5, 17, IP4(198, 51, 100, 1), IP4(10, 2, 69, 7), 0, 28);
+			fb_udp(&f, (uint16_t)(1000 + i + k), 53, 0);
+			p[k] = mbuf_of(&f);
+		}
+		dpmon_worker_count_gen(c, g2, p, 30, 0);
+		rte_pktmbuf_free_bulk(p, 30);
+	}
+	gen_burst(c, g2, IP4(10, 2, 0, 9), 5);
+	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	REQUIRE(s != NULL && s->n_subnets == 70);
+	CHECK_EQ_U64(s->subnets[69].dir[DPMON_DIR_INGRESS].total.packets, 300);
+	NEAR(s->subnets[69].dir[DPMON_DIR_INGRESS].flows, 300.0, 300 * 0.02);
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 5);
+	NEAR(s->subnets[0].dir[DPMON_DIR_INGRESS].flows, 1.0, 0.01);
+	CHECK(s->subnets[68].dir[DPMON_DIR_INGRESS].flows == 0.0); /* no packet: no slot */
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_gen_free(g1);
+	dpmon_gen_free(g2);
+	dpmon_core_free(c);
+	dpmon_classifier_free(&cls1);
+	dpmon_classifier_free(&cls2);
+}
+
 /* @p n UDP packets from 198.51.100.1 port 1000 + i to @p dst port 53. */
 static void
 flows_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t dst,
@@ -1008,8 +1086,8 @@ flows_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t d
 /*
  * Distinct flows per interval (issue 4): 100 000 distinct 5-tuples spread
  * over two cores (a fifth of them seen by both) estimate within 2 % for
- * the totals and the subnet; the next interval counts only its own flows;
- * IPv6 flows count; hosts report no flow count (-1).
+ * the totals, the subnet and their host; the next interval counts only
+ * its own flows; IPv6 flows count, for the subnet and for the host.
  */
 static void
 test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
@@ -1019,6 +1097,7 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	unsigned lcores[2] = {1, 2};
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_snapshot *s;
+	const struct dpmon_snap_host *h;
 	struct dpmon_merge *m;
 	double f;
 
@@ -1037,7 +1116,17 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	CHECK(s->subnets[1].dir[DPMON_DIR_INGRESS].flows == 0);
 	CHECK(s->totals[DPMON_TOTAL_EGRESS].flows == 0);
 	CHECK(s->totals[DPMON_TOTAL_EXTERNAL].flows == -1);
-	CHECK(s->hosts[0].dir[DPMON_DIR_INGRESS].flows == -1);
+	/* The host: promoted to a full sketch on both cores, their union. */
+	h = host(s, "10.1.0.1");
+	REQUIRE(h != NULL);
+	f = h->dir[DPMON_DIR_INGRESS].flows;
+	printf("flows: 100000 distinct, host estimate %.0f (%.2f %%)\n", f,
+	       100 * (f - 100000) / 100000);
+	CHECK(fabs(f - 100000) <= 2000);
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].peers) == 2); /* 198.51.100.1, 198.51.101.1 */
+	CHECK(h->dir[DPMON_DIR_EGRESS].flows == 0 && h->dir[DPMON_DIR_EGRESS].peers == 0);
+	CHECK(s->subnets[0].dir[DPMON_DIR_INGRESS].peers == -1);
+	CHECK(s->totals[DPMON_TOTAL_INGRESS].peers == -1);
 	dpmon_snapshot_free(s);
 	/* Next interval: 100 flows, 50 of them seen before; plus 3 IPv6 flows
 	 * (the reference burst's IPv6 packet, three source ports). */
@@ -1057,6 +1146,16 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	CHECK(fabs(s->totals[DPMON_TOTAL_INGRESS].flows - 103) <= 2);
 	CHECK(fabs(s->subnets[0].dir[DPMON_DIR_INGRESS].flows - 100) <= 2);
 	CHECK(fabs(s->subnets[2].dir[DPMON_DIR_INGRESS].flows - 3) < 0.5); /* IPv6 /48 */
+	/* This interval's 100 flows only, one packet each (the first ~44
+	 * before the promotion, counted from the bitmap: dpmon_hll_unseen). */
+	h = host(s, "10.1.0.1");
+	REQUIRE(h != NULL);
+	printf("flows: 100 distinct, host estimate %.1f\n", h->dir[DPMON_DIR_INGRESS].flows);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100) <= 10);
+	h = host(s, "2001:db8:1::7");
+	REQUIRE(h != NULL);
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].flows) == 3); /* IPv6 host */
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].peers) == 1);
 	dpmon_snapshot_free(s);
 	/* An idle interval: no flows. */
 	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
@@ -1066,6 +1165,228 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	dpmon_merge_free(m);
 	dpmon_core_free(c[0]);
 	dpmon_core_free(c[1]);
+}
+
+/*
+ * @p n UDP packets, flow i = first .. first + n - 1 from source @p src +
+ * i % @p n_src port i / n_src to @p dst port 53 (IPv4, host order).
+ */
+static void
+host_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t src,
+	   uint32_t n_src, uint32_t dst, uint32_t first, uint32_t n)
+{
+	struct rte_mbuf *p[DPMON_MAX_BURST];
+	unsigned k = 0;
+
+	for (uint32_t i = first; i < first + n; i++) {
+		struct fb f;
+
+		fb_eth(&f, NULL, 0, 0x0800);
+		fb_ipv4(&f, 5, 17, src + i % n_src, dst, 0, 28);
+		fb_udp(&f, (uint16_t)(i / n_src), 53, 0);
+		p[k++] = mbuf_of(&f);
+		if (k == DPMON_MAX_BURST || i + 1 == first + n) {
+			dpmon_worker_burst(c, cls, p, (uint16_t)k);
+			k = 0;
+		}
+	}
+}
+
+/*
+ * Per-host flows and peers (issue 4, counters.h): small counts on the
+ * bitmaps, peers of both directions, a promoted host's flows and peers at
+ * 100 000 within 2 % (IPv4 and IPv6), the pool of full sketches exhausted (counted, the
+ * rest stay on their bitmaps), and all of it per interval.
+ */
+static void
+test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c = dpmon_core_create("hflow", 3, 1024, SOCKET_ID_ANY);
+	unsigned lcore = 1;
+	const uint64_t hz = 1000000000ull;
+	const uint32_t n_full = DPMON_HOST_SKETCHES + 44;
+	struct dpmon_merge_timing timing;
+	const struct dpmon_snap_host *h;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	double worst = 0;
+	char a[32];
+
+	REQUIRE(c != NULL);
+	m = dpmon_merge_create(cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	/* Small counts: host 10.1.1.n has n flows (each sent twice) from one peer. */
+	for (uint32_t n = 1; n <= 8; n++) {
+		host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, n), 0, n);
+		host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, n), 0, n);
+	}
+	/* Peers: 10.1.3.1 hears from 5 sources, one flow each, and answers 3
+	 * (as the source: egress). */
+	host_burst(c, cls, IP4(198, 51, 100, 10), 5, IP4(10, 1, 3, 1), 0, 5);
+	for (uint32_t i = 0; i < 3; i++)
+		host_burst(c, cls, IP4(10, 1, 3, 1), 1, IP4(203, 0, 113, 1 + i), 0, 1);
+	/* A promoted host: 100 000 flows from 1 000 sources. */
+	host_burst(c, cls, IP4(198, 18, 0, 0), 1000, IP4(10, 1, 5, 1), 0, 100000);
+	/* An IPv6 host promoted: 100 000 flows (ports) from one peer. */
+	for (uint32_t i = 0; i < 100000; i += DPMON_MAX_BURST) {
+		struct rte_mbuf *p[DPMON_MAX_BURST];
+		uint32_t k;
+
+		for (k = 0; k < DPMON_MAX_BURST && i + k < 100000; k++) {
+			struct fb fr;
+
+			fb_eth(&fr, NULL, 0, 0x86dd);
+			fb_ipv6(&fr, 17, EXT6, IN6, 8);
+			fb_udp(&fr, (uint16_t)(i + k), (uint16_t)(1 + ((i + k) >> 16)), 0);
+			p[k] = mbuf_of(&fr);
+		}
+		dpmon_worker_burst(c, cls, p, (uint16_t)k);
+	}
+	/* The pool: n_full more hosts with 60 flows each; the first to reach
+	 * DPMON_HOST_PROMOTE bits get the 254 slots left, 46 find none. */
+	for (uint32_t k = 0; k < n_full; k++)
+		host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 6 + k / 200, 1 + k % 200),
+			   0, 60);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	for (uint32_t n = 1; n <= 8; n++) {
+		snprintf(a, sizeof(a), "10.1.1.%u", n);
+		h = host(s, a);
+		REQUIRE(h != NULL);
+		/* Exact, or one low where two flows share a bit (counters.h). */
+		CHECK(llabs(llround(h->dir[DPMON_DIR_INGRESS].flows) - (long long)n) <= 1);
+		CHECK(llround(h->dir[DPMON_DIR_INGRESS].peers) == 1);
+		CHECK(h->dir[DPMON_DIR_EGRESS].flows == 0);
+	}
+	h = host(s, "10.1.3.1");
+	REQUIRE(h != NULL);
+	CHECK(llabs(llround(h->dir[DPMON_DIR_INGRESS].flows) - 5) <= 1);
+	CHECK(llabs(llround(h->dir[DPMON_DIR_INGRESS].peers) - 5) <= 1);
+	CHECK(llround(h->dir[DPMON_DIR_EGRESS].flows) == 3);
+	CHECK(llround(h->dir[DPMON_DIR_EGRESS].peers) == 3);
+	h = host(s, "10.1.5.1");
+	REQUIRE(h != NULL);
+	printf("host flows: 100000 distinct, estimate %.0f; 1000 peers, estimate %.1f\n",
+	       h->dir[DPMON_DIR_INGRESS].flows, h->dir[DPMON_DIR_INGRESS].peers);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100000) <= 2000);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].peers - 1000) <= 20);
+	h = host(s, "2001:db8:1::7");
+	REQUIRE(h != NULL);
+	printf("host flows: 100000 distinct IPv6, estimate %.0f\n", h->dir[DPMON_DIR_INGRESS].flows);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100000) <= 2000);
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].peers) == 1);
+	/* Slots went to 10.1.5.1 and 2001:db8:1::7: n_full - (DPMON_HOST_SKETCHES - 2)
+	 * left out. */
+	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 2);
+	CHECK_EQ_U64(s->workers[0].host_flow_full, n_full - DPMON_HOST_SKETCHES + 2);
+	for (uint32_t k = 0; k < n_full; k++) {
+		double e;
+
+		snprintf(a, sizeof(a), "10.1.%u.%u", 6 + k / 200, 1 + k % 200);
+		h = host(s, a);
+		REQUIRE(h != NULL);
+		e = fabs(h->dir[DPMON_DIR_INGRESS].flows - 60) / 60;
+		worst = e > worst ? e : worst;
+	}
+	dpmon_merge_last_timing(m, &timing);
+	printf("host flows: 60 distinct, %u hosts, worst error %.1f %%; snapshot with %u promoted: %.2f ms\n",
+	       n_full, 100 * worst, DPMON_HOST_SKETCHES, 1e3 * timing.snapshot_s);
+	CHECK(worst <= 0.30); /* about 3 sigma of the 64-bit bitmap at 60 */
+	dpmon_snapshot_free(s);
+	/* Next interval: only its own flows; the slots are free again. */
+	host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, 3), 100, 2);
+	host_burst(c, cls, IP4(198, 18, 0, 0), 1000, IP4(10, 1, 5, 1), 0, 100000);
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	h = host(s, "10.1.1.3");
+	REQUIRE(h != NULL);
+	CHECK(llround(h->dir[DPMON_DIR_INGRESS].flows) == 2);
+	h = host(s, "10.1.1.4");
+	REQUIRE(h != NULL);
+	CHECK(h->dir[DPMON_DIR_INGRESS].flows == 0 && h->dir[DPMON_DIR_INGRESS].peers == 0);
+	h = host(s, "10.1.5.1");
+	REQUIRE(h != NULL);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100000) <= 2000);
+	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 2);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_core_free(c);
+}
+
+/*
+ * Flows of the subnets past the first DPMON_FLOW_SUBNETS_MAX (counters.h):
+ * 131 subnets, the last 67 on a worker's pool of DPMON_FLOW_POOL sketches
+ * per interval. 100 000 flows within 2 % on a pooled subnet; a subnet that
+ * found the pool empty reports -1 (not measured); the next interval the
+ * pool is free again, and IPv6 flows count on a pooled /48.
+ */
+static void
+test_flows_pooled_subnets(void)
+{
+	enum { N = 131 };
+	static struct dpmon_subnet_conf sub[N];
+	struct dpmon_classifier cls;
+	struct dpmon_config cfg;
+	struct dpmon_core *c = dpmon_core_create("pool", N, 1024, SOCKET_ID_ANY);
+	unsigned lcore = 1;
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	char text[32];
+	double f;
+
+	REQUIRE(c != NULL);
+	for (uint32_t k = 0; k + 1 < N; k++) {
+		snprintf(text, sizeof(text), "10.2.%u.0/24", k);
+		REQUIRE(dpmon_prefix_parse(text, &sub[k].prefix, NULL) == 0);
+	}
+	REQUIRE(dpmon_prefix_parse("2001:db8:1::/48", &sub[N - 1].prefix, NULL) == 0);
+	dpmon_config_defaults(&cfg);
+	cfg.subnets = sub;
+	cfg.n_subnets = N;
+	REQUIRE(dpmon_classifier_create(&cls, "pool", sub, N, SOCKET_ID_ANY) == 0);
+	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	/* Subnet 100 first (its slot), then one flow each into 64 .. 129:
+	 * 63 more slots; 128 and 129 find none. */
+	host_burst(c, &cls, IP4(198, 18, 0, 0), 1000, IP4(10, 2, 100, 1), 0, 100000);
+	for (uint32_t k = 64; k < 130; k++)
+		host_burst(c, &cls, IP4(198, 51, 100, 1), 1, IP4(10, 2, k, 1), 0, 1);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	f = s->subnets[100].dir[DPMON_DIR_INGRESS].flows;
+	printf("flows: 100000 distinct, pooled subnet estimate %.0f (%.2f %%)\n", f,
+	       100 * (f - 100000) / 100000);
+	CHECK(fabs(f - 100000) <= 2000);
+	for (uint32_t k = 64; k < 128; k++)
+		CHECK(k == 100 || llround(s->subnets[k].dir[DPMON_DIR_INGRESS].flows) == 1);
+	CHECK(s->subnets[128].dir[DPMON_DIR_INGRESS].flows == -1);
+	CHECK(s->subnets[129].dir[DPMON_DIR_INGRESS].flows == -1);
+	CHECK(s->subnets[129].dir[DPMON_DIR_EGRESS].flows == 0);
+	CHECK(s->subnets[63].dir[DPMON_DIR_INGRESS].flows == 0);
+	dpmon_snapshot_free(s);
+	/* Next interval: 5 flows into 129, 3 IPv6 flows into the /48. */
+	host_burst(c, &cls, IP4(198, 51, 100, 1), 1, IP4(10, 2, 129, 1), 0, 5);
+	for (uint16_t port = 1; port <= 3; port++) {
+		struct rte_mbuf *p;
+		struct fb fr;
+
+		fb_eth(&fr, NULL, 0, 0x86dd);
+		fb_ipv6(&fr, 17, EXT6, IN6, 8);
+		fb_udp(&fr, port, 2, 0);
+		p = mbuf_of(&fr);
+		dpmon_worker_burst(c, &cls, &p, 1);
+	}
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK(llround(s->subnets[129].dir[DPMON_DIR_INGRESS].flows) == 5);
+	CHECK(llround(s->subnets[N - 1].dir[DPMON_DIR_INGRESS].flows) == 3);
+	CHECK(s->subnets[100].dir[DPMON_DIR_INGRESS].flows == 0);
+	CHECK(s->subnets[128].dir[DPMON_DIR_INGRESS].flows == 0);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_classifier_free(&cls);
+	dpmon_core_free(c);
 }
 
 /* xorshift32: reproducible pseudo-random traffic. */
@@ -1305,9 +1626,12 @@ main(int argc, char **argv)
 	test_rate_arithmetic();
 	test_rates_and_averages(&cls, &cfg);
 	test_flows(&cls, &cfg);
+	test_host_flows(&cls, &cfg);
+	test_flows_pooled_subnets();
 	test_invariants(&cls, &cfg);
 	test_history(&cls, &cfg);
 	test_reconfigure(&cfg);
+	test_reconfigure_pooled(&cfg);
 	dpmon_classifier_free(&cls);
 	return test_finish("test_worker");
 }
