@@ -19,7 +19,12 @@ never on timing.
   - precedence: a hostgroup with a higher pps limit is not overridden by a
                 global udp_pps limit; a flooded host outside it alerts on
                 udp_pps;
-  - egress:     a flood sent by a monitored host: one alert, egress.
+  - egress:     a flood sent by a monitored host: one alert, egress;
+  - actions:    the flood replayed without end (infinite_rx) with every
+                action configured: the notify script's arguments, the
+                ExaBGP announce line, the alert's sample (the flood's
+                sources, its destination port) and its capture file
+                (pcap_packets packets, every one to the host).
 """
 import os
 import shutil
@@ -30,6 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import test_blackholes  # noqa: E402  (its FIFO reader and recording script)
 from harness import TestFailure  # noqa: E402
 
 SUBNETS = [('10.0.0.0/24', 'lan'), ('10.0.1.0/24', 'bg')]
@@ -179,6 +185,76 @@ def case_egress(h, caps):
     c.done()
 
 
+def ipv4_destinations(path):
+    """Destination address of every record of a pcap of Ethernet/IPv4 frames."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    off, out = 24, []
+    while off + 16 <= len(data):
+        caplen = int.from_bytes(data[off + 8:off + 12], 'little')
+        frame = data[off + 16:off + 16 + caplen]
+        out.append('.'.join(str(b) for b in frame[30:34]) if len(frame) >= 34 else None)
+        off += 16 + caplen
+    return out
+
+
+def case_actions_live(h, caps):
+    c = h.checker('actions')
+    tmp = tempfile.mkdtemp(prefix='dpmon-it-actions-')
+    fifo = test_blackholes.Fifo(os.path.join(tmp, 'exabgp.cmd'))
+    try:
+        script = test_blackholes.write_script(tmp)
+        os.mkdir(os.path.join(tmp, 'pcap'))
+        cfg = {'average_time_constant_ms': 1000,
+               'detection': {'thresholds': {'ingress': {'pps': LIMIT}}, 'ban': True},
+               'actions': {'notify_script': script, 'exabgp_pipe': fifo.path,
+                           'pcap_dir': os.path.join(tmp, 'pcap'), 'pcap_packets': 50,
+                           'state_file': os.path.join(tmp, 'state.json')}}
+        with h.dpmon_run([caps['in5']], SUBNETS, 'actions', extra_config=cfg,
+                         vdev_args=',infinite_rx=1') as d:
+            deadline = time.monotonic() + 20
+            alert = None
+            while time.monotonic() < deadline:
+                status, _, doc = d.request('/api/v1/alerts?state=active')
+                if status == 503:  # before the first snapshot
+                    time.sleep(0.1)
+                    continue
+                alert = doc['alerts'][0] if doc['alerts'] else None
+                if alert and alert.get('sample') and alert['sample']['packets'] >= 50:
+                    break
+                time.sleep(0.1)
+            c.true('an active alert with a sample of >= 50 packets', alert is not None and
+                   bool(alert.get('sample')) and alert['sample']['packets'] >= 50, repr(alert))
+            announce = fifo.lines(1)
+            args = test_blackholes.wait_lines(os.path.join(tmp, 'args'), 1)
+            c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+        if alert is None:
+            c.done()
+            return
+        c.eq('alert', ('10.0.0.5', 'ingress', 'pps', 'udp_flood'),
+             (alert['address'], alert['direction'], alert['metric'], alert['type']))
+        c.eq('notify script arguments (docs/detection.md)',
+             ['10.0.0.5 ingress attack_start %d' % alert['id']], args[:1])
+        c.eq('ExaBGP line', ['announce route 10.0.0.5/32 next-hop 192.0.2.1'], announce)
+        sample = alert['sample']
+        c.true('sample sources are the flood\'s (outside the monitored subnets)',
+               bool(sample['sources']) and
+               all(not x['address'].startswith('10.0.') for x in sample['sources']),
+               repr(sample['sources']))
+        c.true('sample destination ports listed', bool(sample['destination_ports']),
+               repr(sample))
+        pcap = os.path.join(tmp, 'pcap', '%d.pcap' % alert['id'])
+        c.true('capture file %s exists' % pcap, os.path.exists(pcap))
+        if os.path.exists(pcap):
+            dst = ipv4_destinations(pcap)
+            c.eq('capture file: pcap_packets packets, every one to the host',
+                 ['10.0.0.5'] * 50, dst)
+    finally:
+        fifo.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.done()
+
+
 def test_detection(h):
     if not os.access(h.dpmon_gen, os.X_OK):
         raise TestFailure('dpmon-gen not built: %s' % h.dpmon_gen)
@@ -189,6 +265,7 @@ def test_detection(h):
         case_disabled_hostgroup(h, caps)
         case_hostgroup_precedence(h, caps)
         case_egress(h, caps)
+        case_actions_live(h, caps)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
