@@ -524,13 +524,8 @@ static int
 indexed_prefix_cmp(const void *a, const void *b)
 {
 	const struct indexed_prefix *x = a, *y = b;
-	int r;
+	int r = dpmon_prefix_cmp(&x->prefix, &y->prefix);
 
-	if (x->prefix.family != y->prefix.family)
-		return x->prefix.family < y->prefix.family ? -1 : 1;
-	if (x->prefix.depth != y->prefix.depth)
-		return x->prefix.depth < y->prefix.depth ? -1 : 1;
-	r = dpmon_addr_cmp(&x->prefix.addr, &y->prefix.addr);
 	if (r != 0)
 		return r;
 	return x->index < y->index ? -1 : x->index > y->index;
@@ -869,13 +864,8 @@ static int
 prefix_origin_cmp(const void *a, const void *b)
 {
 	const struct prefix_origin *x = a, *y = b;
-	int r;
+	int r = dpmon_prefix_cmp(&x->prefix, &y->prefix);
 
-	if (x->prefix.family != y->prefix.family)
-		return x->prefix.family < y->prefix.family ? -1 : 1;
-	if (x->prefix.depth != y->prefix.depth)
-		return x->prefix.depth < y->prefix.depth ? -1 : 1;
-	r = dpmon_addr_cmp(&x->prefix.addr, &y->prefix.addr);
 	if (r != 0)
 		return r;
 	if (x->group != y->group)

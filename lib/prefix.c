@@ -145,3 +145,13 @@ dpmon_prefix_equal(const struct dpmon_prefix *x, const struct dpmon_prefix *y)
 	return x->family == y->family && x->depth == y->depth &&
 	       dpmon_addr_cmp(&x->addr, &y->addr) == 0;
 }
+
+int
+dpmon_prefix_cmp(const struct dpmon_prefix *x, const struct dpmon_prefix *y)
+{
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return dpmon_addr_cmp(&x->addr, &y->addr);
+}

@@ -102,4 +102,10 @@ bool dpmon_prefix_contains(const struct dpmon_prefix *p, const struct dpmon_addr
 /** True when the two prefixes are identical (same family, depth, network). */
 bool dpmon_prefix_equal(const struct dpmon_prefix *x, const struct dpmon_prefix *y);
 
+/**
+ * Total order of prefixes: by family, then depth, then network address.
+ * @return < 0, 0 (dpmon_prefix_equal) or > 0, like memcmp. Any thread.
+ */
+int dpmon_prefix_cmp(const struct dpmon_prefix *x, const struct dpmon_prefix *y);
+
 #endif /* DPMON_PREFIX_H */

@@ -478,23 +478,12 @@ merge_once(struct app *a)
 	dpmon_snap_publish(&a->store, s);
 }
 
-/* Order of prefixes for matching subnets across configurations. */
-static int
-prefix_order(const struct dpmon_prefix *x, const struct dpmon_prefix *y)
-{
-	if (x->family != y->family)
-		return x->family < y->family ? -1 : 1;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return memcmp(x->addr.b, y->addr.b, sizeof(x->addr.b));
-}
-
 static int
 cmp_subnet_index(const void *x, const void *y, void *arg)
 {
 	const struct dpmon_subnet_conf *sub = arg;
 
-	return prefix_order(&sub[*(const uint32_t *)x].prefix, &sub[*(const uint32_t *)y].prefix);
+	return dpmon_prefix_cmp(&sub[*(const uint32_t *)x].prefix, &sub[*(const uint32_t *)y].prefix);
 }
 
 /*
@@ -520,7 +509,7 @@ match_subnets(const struct dpmon_subnet_conf *old, uint32_t n_old,
 		old_of_new[i] = UINT32_MAX;
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			int c = prefix_order(&old[by_prefix[mid]].prefix, &new[i].prefix);
+			int c = dpmon_prefix_cmp(&old[by_prefix[mid]].prefix, &new[i].prefix);
 
 			if (c == 0) {
 				old_of_new[i] = by_prefix[mid];
