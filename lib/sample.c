@@ -6,7 +6,9 @@
  * slots; worker.c decides which packets match). Main lcore side: the
  * watch list's writer, the rings' consumer, per-alert counts by source
  * address, source port and destination port in one rte_hash per alert,
- * and the capture files (libpcap: pcap_open_dead + pcap_dump_open).
+ * and the capture files (libpcap: pcap_open_dead + pcap_dump_open). A
+ * capture file is never overwritten: alert ids start at 1 at every start,
+ * so an earlier run's DIR/ID.pcap is first renamed to DIR/ID.MTIME.pcap.
  *
  * The alerts seen are kept until the sampler is freed: their summaries
  * outlive the watch (an alert that ended still has its sample). Each costs
@@ -18,7 +20,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 #include <rte_cycles.h>
@@ -316,6 +321,39 @@ key_count(struct alert_agg *a, enum key_kind kind, const void *v, size_t n)
 	a->n_keys++;
 }
 
+/*
+ * Alert ids start at 1 again at every start of dpmon, so @p path may hold
+ * the capture of an earlier run's alert: rename it to ID.MTIME.pcap (its
+ * modification time, UTC, YYYYmmddTHHMMSSZ) so that it is never
+ * overwritten. link + unlink, not rename: an existing ID.MTIME.pcap is
+ * never replaced either.
+ * @return 0 when @p path is free (it did not exist, or was moved), -errno
+ *         when it could not be moved (reported; the caller writes nothing).
+ */
+static int
+move_earlier_capture(const char *path, const char *dir, uint64_t id)
+{
+	char aside[DPMON_PATH_LEN + 64], stamp[32];
+	struct stat st;
+	struct tm tm;
+	int err;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	gmtime_r(&st.st_mtime, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(aside, sizeof(aside), "%s/%" PRIu64 ".%s.pcap", dir, id, stamp);
+	if (link(path, aside) != 0 || unlink(path) != 0) {
+		err = errno;
+		fprintf(stderr, "dpmon: sample: %s (an earlier run's capture) cannot be moved to %s: %s;"
+			" not overwriting it, alert %" PRIu64 " gets no capture file\n",
+			path, aside, strerror(err), id);
+		return -err;
+	}
+	fprintf(stderr, "dpmon: sample: %s was an earlier run's capture: moved to %s\n", path, aside);
+	return 0;
+}
+
 /* Open @p a's capture file (once; a failure is reported and not retried). */
 static void
 alert_open_pcap(const struct dpmon_sampler *s, struct alert_agg *a)
@@ -325,6 +363,10 @@ alert_open_pcap(const struct dpmon_sampler *s, struct alert_agg *a)
 	if (a->dump != NULL || a->pcap_failed)
 		return;
 	snprintf(path, sizeof(path), "%s/%" PRIu64 ".pcap", s->conf.pcap_dir, a->id);
+	if (move_earlier_capture(path, s->conf.pcap_dir, a->id) != 0) {
+		a->pcap_failed = true;
+		return;
+	}
 	a->dead = pcap_open_dead(DLT_EN10MB, DPMON_SAMPLE_SNAPLEN);
 	if (a->dead != NULL)
 		a->dump = pcap_dump_open(a->dead, path);

@@ -27,7 +27,9 @@
  * alert, at most DPMON_SAMPLE_KEYS keys: later new keys count only in the
  * alert's total) and writes the first pcap_packets copies of each alert
  * to pcap_dir/ALERT_ID.pcap (libpcap, Ethernet, snaplen 128, the original
- * wire length, the time of the copy).
+ * wire length, the time of the copy). Alert ids start at 1 again at every
+ * start, so an existing ALERT_ID.pcap (an earlier run's) is renamed to
+ * ALERT_ID.MTIME.pcap (UTC, YYYYmmddTHHMMSSZ) first, never overwritten.
  */
 #ifndef DPMON_SAMPLE_H
 #define DPMON_SAMPLE_H

@@ -4,7 +4,10 @@
  * watch list is empty; watched hosts' packets (as destination or source,
  * IPv4 and IPv6) are counted per alert with exact top sources and ports;
  * the capture files hold the first pcap_packets copies (read back with
- * libpcap: snaplen 128, wire length, bytes); a full ring counts its drops;
+ * libpcap: snaplen 128, wire length, bytes) and never overwrite an earlier
+ * run's capture of the same alert id (it is renamed to ID.MTIME.pcap, or
+ * left alone with no capture written when that name is taken too); a full
+ * ring counts its drops;
  * a worker never uses a torn watch list while the main lcore rewrites it.
  */
 #include <errno.h>
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include <pcap/pcap.h>
 #include <rte_mbuf.h>
@@ -209,6 +213,96 @@ test_watch_race(void)
 	dpmon_sampler_free(s);
 }
 
+/* Write @p text to @p path, modified at @p mtime (seconds since the epoch). */
+static void
+write_file(const char *path, const char *text, time_t mtime)
+{
+	struct utimbuf t = {.actime = mtime, .modtime = mtime};
+	FILE *f = fopen(path, "w");
+
+	REQUIRE(f != NULL);
+	fputs(text, f);
+	REQUIRE(fclose(f) == 0);
+	REQUIRE(utime(path, &t) == 0);
+}
+
+/* @p path holds exactly @p text. */
+static bool
+file_is(const char *path, const char *text)
+{
+	char buf[64] = {0};
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	return n == strlen(text) && memcmp(buf, text, n) == 0;
+}
+
+/*
+ * Alert ids start at 1 again at every start of dpmon: the capture files of
+ * an earlier run must survive. In @p dir, 7.pcap (earlier) is moved aside
+ * to 7.20251130T170000Z.pcap (its mtime, UTC) and alert 7 writes a new
+ * 7.pcap; 9.pcap cannot be moved (9.20251130T170000Z.pcap exists too), so
+ * both stay as they were and alert 9 gets no capture file.
+ */
+static void
+test_earlier_captures(const struct dpmon_classifier *cls, const struct fb *to7,
+		      const struct fb *to9)
+{
+	char dir[] = "/tmp/dpmon_test_sample_earlier.XXXXXX", path[128];
+	const char *names[] = {"7.pcap", "7.20251130T170000Z.pcap", "9.pcap",
+			       "9.20251130T170000Z.pcap"};
+	struct dpmon_addr hosts[2] = {addr("10.1.0.1"), addr("2001:db8:1::7")};
+	uint64_t ids[2] = {7, 9};
+	struct dpmon_actions_conf conf;
+	struct dpmon_sampler *s;
+	struct dpmon_core *c;
+	struct pcap_pkthdr h;
+	uint8_t data[DPMON_SAMPLE_SNAPLEN];
+	int snaplen = 0, dlt = 0;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/7.pcap", dir);
+	write_file(path, "earlier 7", 1764522000);
+	snprintf(path, sizeof(path), "%s/9.pcap", dir);
+	write_file(path, "earlier 9", 1764522000);
+	snprintf(path, sizeof(path), "%s/9.20251130T170000Z.pcap", dir);
+	write_file(path, "earlier 9 aside", 1764522000);
+	memset(&conf, 0, sizeof(conf));
+	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", dir);
+	conf.pcap_packets = 4;
+	s = dpmon_sampler_create(1, &conf);
+	c = dpmon_core_create("sample1", 2, 64, SOCKET_ID_ANY);
+	REQUIRE(s != NULL && c != NULL);
+	c->sample = dpmon_sampler_core(s, 0);
+	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0);
+	send_frames(c, cls, to7, 2);
+	send_frames(c, cls, to9, 1);
+	dpmon_sampler_drain(s);
+	CHECK(dpmon_sampler_copied(s) == 3);
+
+	snprintf(path, sizeof(path), "%s/7.pcap", dir);
+	CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 2);
+	CHECK(h.len == to7->n);
+	snprintf(path, sizeof(path), "%s/7.20251130T170000Z.pcap", dir);
+	CHECK(file_is(path, "earlier 7"));
+	snprintf(path, sizeof(path), "%s/9.pcap", dir);
+	CHECK(file_is(path, "earlier 9"));
+	snprintf(path, sizeof(path), "%s/9.20251130T170000Z.pcap", dir);
+	CHECK(file_is(path, "earlier 9 aside"));
+
+	dpmon_sampler_free(s);
+	dpmon_core_free(c);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	CHECK(rmdir(dir) == 0); /* no other file was written */
+}
+
 int
 main(int argc, char **argv)
 {
@@ -339,6 +433,7 @@ main(int argc, char **argv)
 
 	dpmon_sampler_free(s);
 	dpmon_core_free(c);
+	test_earlier_captures(&cls, &in1, &v6);
 	dpmon_classifier_free(&cls);
 	test_watch_race();
 	snprintf(path, sizeof(path), "%s/7.pcap", dir);
