@@ -63,6 +63,7 @@ struct alert_agg {
 	pcap_dumper_t *dump;       /* open while fewer than pcap_packets were written */
 	uint32_t written;
 	bool pcap_failed;          /* reported once; no more attempts */
+	bool pcap_done;            /* the capture file is complete: never reopened */
 };
 
 struct dpmon_sampler {
@@ -139,6 +140,21 @@ dpmon_sampler_free(struct dpmon_sampler *s)
 	rte_free(s->cores);
 	rte_free(s->watch);
 	free(s);
+}
+
+void
+dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf)
+{
+	s->conf = *conf;
+	for (uint32_t i = 0; i < s->n_alerts; i++) {
+		struct alert_agg *a = &s->alerts[i];
+
+		if (a->dump != NULL &&
+		    (s->conf.pcap_dir[0] == '\0' || a->written >= s->conf.pcap_packets)) {
+			alert_close_pcap(a); /* complete under the new settings */
+			a->pcap_done = true;
+		}
+	}
 }
 
 struct dpmon_sample_core *
@@ -398,7 +414,7 @@ take(struct dpmon_sampler *s, const struct dpmon_sample_rec *r, uint64_t now_tsc
 		key_count(a, KEY_SPORT, &sp, sizeof(sp));
 		key_count(a, KEY_DPORT, &dp, sizeof(dp));
 	}
-	if (s->conf.pcap_dir[0] == '\0' || a->written >= s->conf.pcap_packets)
+	if (a->dump == NULL && (a->pcap_done || s->conf.pcap_dir[0] == '\0'))
 		return;
 	alert_open_pcap(s, a);
 	if (a->dump == NULL)
@@ -410,8 +426,10 @@ take(struct dpmon_sampler *s, const struct dpmon_sample_rec *r, uint64_t now_tsc
 	h.caplen = r->cap_len;
 	h.len = r->wire_len;
 	pcap_dump((u_char *)a->dump, &h, r->data);
-	if (++a->written == s->conf.pcap_packets)
+	if (++a->written >= s->conf.pcap_packets) {
 		alert_close_pcap(a); /* complete */
+		a->pcap_done = true;
+	}
 }
 
 void

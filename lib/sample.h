@@ -102,6 +102,16 @@ struct dpmon_sample_core {
 struct dpmon_sampler *dpmon_sampler_create(unsigned n_workers,
 					   const struct dpmon_actions_conf *conf);
 
+/**
+ * Take a reloaded configuration's pcap_dir and pcap_packets (copied).
+ * Alerts whose capture file opens from now on use them; a capture file
+ * already open stays in its directory and is closed once it holds the new
+ * pcap_packets (at once when it holds that many already, or when pcap_dir
+ * became "").
+ * Thread-safety: main lcore.
+ */
+void dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf);
+
 /** Free the sampler (workers stopped). NULL ignored. Main lcore. */
 void dpmon_sampler_free(struct dpmon_sampler *s);
 

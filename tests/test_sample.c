@@ -7,7 +7,8 @@
  * libpcap: snaplen 128, wire length, bytes) and never overwrite an earlier
  * run's capture of the same alert id (it is renamed to ID.MTIME.pcap, or
  * left alone with no capture written when that name is taken too); a full
- * ring counts its drops;
+ * ring counts its drops; a reload's pcap_dir and pcap_packets apply to the
+ * files opened after it, and an open file closes at the new limit;
  * a worker never uses a torn watch list while the main lcore rewrites it.
  */
 #include <errno.h>
@@ -303,6 +304,92 @@ test_earlier_captures(const struct dpmon_classifier *cls, const struct fb *to7,
 	CHECK(rmdir(dir) == 0); /* no other file was written */
 }
 
+/* Files in @p dir (not . and ..). */
+static int
+count_files(const char *dir)
+{
+	char cmd[160];
+	int n = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+	p = popen(cmd, "r");
+	REQUIRE(p != NULL);
+	if (fscanf(p, "%d", &n) != 1)
+		n = -1;
+	pclose(p);
+	return n;
+}
+
+/*
+ * A reload's pcap_dir and pcap_packets (dpmon_sampler_reconfigure): alert
+ * 7's open file in A goes on in A up to the new limit (3) and is then
+ * never reopened, even when the limit grows again; alert 9, opened after
+ * the reload, writes to B; with pcap_dir "" alert 11 writes nothing.
+ */
+static void
+test_reconfigure(const struct dpmon_classifier *cls, const struct fb *to7, const struct fb *to9)
+{
+	char a_dir[] = "/tmp/dpmon_test_sample_a.XXXXXX", b_dir[] = "/tmp/dpmon_test_sample_b.XXXXXX";
+	char path[128];
+	struct dpmon_addr hosts[2] = {addr("10.1.0.1"), addr("2001:db8:1::7")};
+	uint64_t ids[2] = {7, 9};
+	struct dpmon_actions_conf conf;
+	struct dpmon_sampler *s;
+	struct dpmon_core *c;
+	struct pcap_pkthdr h;
+	uint8_t data[DPMON_SAMPLE_SNAPLEN];
+	int snaplen = 0, dlt = 0;
+
+	REQUIRE(mkdtemp(a_dir) != NULL && mkdtemp(b_dir) != NULL);
+	memset(&conf, 0, sizeof(conf));
+	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", a_dir);
+	conf.pcap_packets = 4;
+	s = dpmon_sampler_create(1, &conf);
+	c = dpmon_core_create("sample2", 2, 64, SOCKET_ID_ANY);
+	REQUIRE(s != NULL && c != NULL);
+	c->sample = dpmon_sampler_core(s, 0);
+	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0); /* alert 7 */
+	send_frames(c, cls, to7, 2);
+	dpmon_sampler_drain(s);
+
+	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", b_dir);
+	conf.pcap_packets = 3;
+	dpmon_sampler_reconfigure(s, &conf);
+	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0); /* alerts 7 and 9 */
+	send_frames(c, cls, to7, 5);
+	send_frames(c, cls, to9, 5);
+	dpmon_sampler_drain(s);
+	conf.pcap_packets = 10;
+	dpmon_sampler_reconfigure(s, &conf);
+	send_frames(c, cls, to7, 5);
+	dpmon_sampler_drain(s);
+	snprintf(path, sizeof(path), "%s/7.pcap", a_dir);
+	CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 3);
+	CHECK(count_files(a_dir) == 1);
+	snprintf(path, sizeof(path), "%s/9.pcap", b_dir);
+	CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 3);
+	CHECK(h.len == to9->n);
+	CHECK(count_files(b_dir) == 1);
+
+	conf.pcap_dir[0] = '\0';
+	dpmon_sampler_reconfigure(s, &conf);
+	ids[0] = 11;
+	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);
+	send_frames(c, cls, to7, 2);
+	dpmon_sampler_drain(s);
+	CHECK(count_files(a_dir) == 1 && count_files(b_dir) == 1);
+	CHECK(dpmon_sampler_copied(s) == 19);
+
+	dpmon_sampler_free(s);
+	dpmon_core_free(c);
+	snprintf(path, sizeof(path), "%s/7.pcap", a_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/9.pcap", b_dir);
+	unlink(path);
+	CHECK(rmdir(a_dir) == 0 && rmdir(b_dir) == 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -434,6 +521,7 @@ main(int argc, char **argv)
 	dpmon_sampler_free(s);
 	dpmon_core_free(c);
 	test_earlier_captures(&cls, &in1, &v6);
+	test_reconfigure(&cls, &in1, &v6);
 	dpmon_classifier_free(&cls);
 	test_watch_race();
 	snprintf(path, sizeof(path), "%s/7.pcap", dir);
