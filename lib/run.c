@@ -736,8 +736,11 @@ reload_config(struct app *a)
 		a->reload.failed++;
 		a->reload.last_ok = false;
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
-			  "reload of %s failed: %s; the running configuration stays",
-			  a->config_path, rte_strerror(-rc));
+			  "reload of %s failed: %s%s; the running configuration stays",
+			  a->config_path, rte_strerror(-rc),
+			  rc == -ENOMEM ? " (a reload builds the new LPM tables, 64 MiB for IPv4,"
+					  " and per-worker tables beside the running ones: give"
+					  " DPDK more memory, -m or hugepages)" : "");
 	} else {
 		a->reload.ok++;
 		a->reload.last_ok = true;
