@@ -738,8 +738,8 @@ reload_config(struct app *a)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
 			  "reload of %s failed: %s%s; the running configuration stays",
 			  a->config_path, rte_strerror(-rc),
-			  rc == -ENOMEM ? " (a reload builds the new LPM tables, 64 MiB for IPv4,"
-					  " and per-worker tables beside the running ones: give"
+			  rc == -ENOMEM ? " (a reload builds the new LPM tables, 64 MiB for IPv4"
+					  " and 64 MiB for IPv6, beside the running ones: give"
 					  " DPDK more memory, -m or hugepages)" : "");
 	} else {
 		a->reload.ok++;
