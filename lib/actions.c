@@ -333,7 +333,10 @@ apply_alert(struct dpmon_actions *a, const struct job *j)
 		if (b->n_alerts < BH_MAX_ALERTS)
 			b->alert_ids[b->n_alerts++] = j->alert_id;
 		a->gen++;
-	} else if (j->kind == JOB_ALERT_END && i >= 0) {
+	} else if (j->kind == JOB_ALERT_END && i >= 0 && !a->bh[i].restored_ids) {
+		/* Restored ids are an earlier run's: alert ids start at 1 again,
+		 * so this run's alert of the same id (one that did not ban, or it
+		 * would have taken the entry over) is another alert. */
 		b = &a->bh[i];
 		for (uint32_t k = 0; k < b->n_alerts; k++)
 			if (b->alert_ids[k] == j->alert_id) {

@@ -495,6 +495,12 @@ test_state(void)
 	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8::2", 99, true) == 0);
 	dpmon_actions_flush(a);
 	CHECK(dpmon_blackhole_get(a, &al, &b) == 0 && b.alert_id == 21);
+	/* Nor does this run's alert 21 of the host (ids start at 1 again), one
+	 * that does not ban: its end is another alert's, the entry stays. */
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::2", 21, false) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8::2", 21, false) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &al, &b) == 0 && b.alert_id == 21 && !b.manual);
 	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::2", 30, true) == 0);
 	dpmon_actions_flush(a);
 	CHECK(dpmon_blackhole_get(a, &al, &b) == 0 && b.alert_id == 30);
