@@ -24,7 +24,12 @@ never on timing.
                 action configured: the notify script's arguments, the
                 ExaBGP announce line, the alert's sample (the flood's
                 sources, its destination port) and its capture file
-                (pcap_packets packets, every one to the host).
+                (pcap_packets packets, every one to the host);
+  - captures:   actions.pcap_dir across a restart: the flood replayed
+                forever (infinite_rx=1), twice; each run's alert 1 writes
+                1.pcap with pcap_packets records of the flood, and the
+                second run first moves the first run's file aside to
+                1.MTIME.pcap (never overwritten).
 """
 import os
 import shutil
@@ -255,6 +260,56 @@ def case_actions_live(h, caps):
     c.done()
 
 
+def capture_run(h, pcap, pcap_dir, label, records, moved=None):
+    """One dpmon on @p pcap replayed forever until its alert 1's capture
+    file holds @p records records (and, when given, the earlier run's file
+    was @p moved there first); then SIGTERM. @return its stderr."""
+    cfg = {'average_time_constant_ms': 1000,
+           'detection': {'thresholds': {'ingress': {'pps': LIMIT}}},
+           'actions': {'pcap_dir': pcap_dir, 'pcap_packets': records}}
+    path = os.path.join(pcap_dir, '1.pcap')
+    with h.dpmon_run([pcap], SUBNETS, label, extra_config=cfg,
+                     vdev_args=',infinite_rx=1') as d:
+        deadline = time.monotonic() + 30
+        while True:
+            status, _, doc = d.request('/api/v1/alerts')  # 503 before the first merge
+            ids = [a['id'] for a in doc['alerts']] if status == 200 else []
+            try:
+                done = (ids == [1] and (moved is None or os.path.exists(moved)) and
+                        len(harness.pcap_records(path)) == records)
+            except (FileNotFoundError, TestFailure):
+                done = False  # not yet written, or a record half flushed
+            if done:
+                break
+            if time.monotonic() > deadline:
+                raise TestFailure('%s: no complete %s within 30 s (alerts %r)' %
+                                  (label, path, ids))
+            time.sleep(0.1)
+        if d.stop() != 0:
+            raise TestFailure('%s: dpmon exit status after SIGTERM not 0' % label)
+        with open(os.path.join(d.dir, 'stderr'), encoding='utf-8', errors='replace') as f:
+            return f.read()
+
+
+def case_captures(h, caps, tmp):
+    c = h.checker('captures')
+    pcap_dir = os.path.join(tmp, 'captures')
+    os.mkdir(pcap_dir)
+    capture_run(h, caps['in5'], pcap_dir, 'captures-1', 10)
+    first = os.path.join(pcap_dir, '1.pcap')
+    stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(os.stat(first).st_mtime))
+    aside = '1.%s.pcap' % stamp
+    err = capture_run(h, caps['in5'], pcap_dir, 'captures-2', 10,
+                      moved=os.path.join(pcap_dir, aside))
+    c.eq('files after the restart', sorted(['1.pcap', aside]), sorted(os.listdir(pcap_dir)))
+    for name in sorted(os.listdir(pcap_dir)):
+        recs = harness.pcap_records(os.path.join(pcap_dir, name))
+        c.eq('%s: records (caplen, origlen) of the 64-byte flood' % name, [(64, 64)] * 10, recs)
+    c.true('the move is logged', 'dpmon: sample: %s was an earlier run\'s capture: moved to %s'
+           % (first, os.path.join(pcap_dir, aside)) in err)
+    c.done()
+
+
 def test_detection(h):
     if not os.access(h.dpmon_gen, os.X_OK):
         raise TestFailure('dpmon-gen not built: %s' % h.dpmon_gen)
@@ -266,6 +321,7 @@ def test_detection(h):
         case_hostgroup_precedence(h, caps)
         case_egress(h, caps)
         case_actions_live(h, caps)
+        case_captures(h, caps, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
