@@ -1036,6 +1036,16 @@ blackholes_list(struct request *r)
 	return reply(r, 200, json_pack("{s:o}", "blackholes", arr));
 }
 
+/* True when the @p len bytes of @p body (NULL when 0) are JSON whitespace only. */
+static bool
+is_blank(const char *body, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (strchr(" \t\r\n", body[i]) == NULL || body[i] == '\0')
+			return false;
+	return true;
+}
+
 /* The "address" of a POST body, exactly {"address": "A"}; answers 400. */
 static int
 post_body_addr(struct request *r, const char *body, size_t len, struct dpmon_addr *out)
@@ -1046,6 +1056,8 @@ post_body_addr(struct request *r, const char *body, size_t len, struct dpmon_add
 	char e[ECHO_BUF];
 	int rc = 0;
 
+	if (doc == NULL && is_blank(body, len)) /* curl -X POST without -d */
+		return reply_error(r, 400, "empty body: expected a JSON object {\"address\": \"...\"}");
 	if (doc == NULL)
 		return reply_error(r, 400, "invalid JSON body: line %d column %d: %s", je.line,
 				   je.column, echo(je.text, strlen(je.text), e));

@@ -888,7 +888,10 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 		     "the body must be a JSON object {\"address\": \"...\"}");
 	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": "), 400,
 		     "invalid JSON body: line 1 column 12: unexpected token near end of file");
-	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", ""), 400, NULL);
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", ""), 400,
+		     "empty body: expected a JSON object {\"address\": \"...\"}");
+	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", " \r\n"), 400,
+		     "empty body: expected a JSON object {\"address\": \"...\"}");
 	memset(big, ' ', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", big), 413,
