@@ -533,12 +533,24 @@ load_state(struct dpmon_actions *a)
 	const char *path = a->conf.state_file;
 	json_error_t je;
 	json_t *doc, *list, *e;
+	struct stat st;
 	size_t i;
 	char t[DPMON_ADDR_STRLEN];
+	int fd;
 
 	if (path[0] == '\0' || access(path, F_OK) != 0)
 		return 0;
-	doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	/* O_NONBLOCK: a FIFO put in its place must not block the start. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		LOG("state file %s: %s (fix or remove it; dpmon does not start with its "
+		    "blackholes unknown)", path, fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return -EINVAL;
+	}
+	doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+	close(fd);
 	if (doc == NULL) {
 		LOG("state file %s: line %d column %d: %s (fix or remove it; dpmon does not start "
 		    "with its blackholes unknown)", path, je.line, je.column, je.text);

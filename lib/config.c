@@ -1235,18 +1235,26 @@ parse_exabgp_community(struct check_ctx *c, const char *path, const json_t *v,
 		memcpy(a->exabgp_community, json_string_value(v), json_string_length(v) + 1);
 }
 
-/* A path to a file dpmon writes: absolute, in an existing directory. */
+/*
+ * A path to a file dpmon reads back and replaces (rename): absolute, in an
+ * existing directory, and a regular file if it exists (reading a FIFO
+ * would block the start; a directory cannot be replaced).
+ */
 static void
 parse_out_file(struct check_ctx *c, const char *path, const json_t *v, char *out)
 {
 	char q[PATH_LEN], dir[DPMON_PATH_LEN], e[128];
 	const char *why;
+	struct stat st;
 
 	if (!check_abs_path(c, path, v, out))
 		return;
 	dir_of(out, dir, sizeof(dir));
 	if ((why = dir_problem(dir, e, sizeof(e))) != NULL) {
 		report(c, path, "directory %s: %s", quote(dir, q, sizeof(q)), why);
+		out[0] = '\0';
+	} else if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+		report(c, path, "%s exists and is not a regular file", quote(out, q, sizeof(q)));
 		out[0] = '\0';
 	}
 }

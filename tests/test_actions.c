@@ -537,6 +537,18 @@ test_state(void)
 		fclose(f);
 	}
 	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
+	/* Not a regular file (checked by the configuration, but it may have
+	 * changed since): refused at once, a FIFO without a writer included. */
+	REQUIRE(unlink(path) == 0);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	errno = 0;
+	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
+	CHECK(errno == EINVAL);
+	REQUIRE(unlink(path) == 0);
+	REQUIRE(mkdir(path, 0700) == 0);
+	errno = 0;
+	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
+	CHECK(errno == EINVAL);
 	teardown();
 }
 

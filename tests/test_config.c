@@ -975,6 +975,28 @@ test_actions(void)
 			"both 0..65535 (RFC 1997), e.g. \"65535:666\", got \"1:2:3\"");
 	CHECK_LINE(out, "cfg.json: $.actions.exabgp_pipe: wrong type: expected string, got integer");
 	free(out);
+	/* A state file that exists must be a regular file: dpmon reads it at
+	 * start (a FIFO would block the start for good) and renames over it. */
+	{
+		char line[1024];
+
+		snprintf(json, sizeof(json),
+			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			 " \"actions\": {\"state_file\": \"%s\"}}", fifo);
+		out = parse_bad(json, 1);
+		snprintf(line, sizeof(line), "cfg.json: $.actions.state_file: \"%s\" exists and is "
+			 "not a regular file", fifo);
+		CHECK_LINE(out, line);
+		free(out);
+		snprintf(json, sizeof(json),
+			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			 " \"actions\": {\"state_file\": \"%s/\"}}", dir);
+		out = parse_bad(json, 1);
+		snprintf(line, sizeof(line), "cfg.json: $.actions.state_file: \"%s/\" exists and is "
+			 "not a regular file", dir);
+		CHECK_LINE(out, line);
+		free(out);
+	}
 	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
 			" \"actions\": []}", 1);
 	CHECK_LINE(out, "cfg.json: $.actions: wrong type: expected object, got array");
