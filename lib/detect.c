@@ -826,18 +826,36 @@ alert_newer(const void *x, const void *y)
 	return a->id < b->id ? 1 : a->id > b->id ? -1 : 0;
 }
 
-/* Watch the hosts of the oldest DPMON_SAMPLE_WATCH_MAX active alerts (@p act: newest first). */
+/*
+ * Watch the hosts of the oldest DPMON_SAMPLE_WATCH_MAX active alerts (@p act:
+ * newest first). A host listed for both directions has its ingress alert
+ * first, as the sampler expects (sample.h): its egress alert gets the
+ * packets it sends.
+ */
 static void
 update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_act)
 {
 	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
 	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
+	enum dpmon_dir dirs[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n = 0;
 
 	for (uint32_t i = n_act; i-- > 0 && n < DPMON_SAMPLE_WATCH_MAX;) {
 		hosts[n] = act[i]->addr;
+		dirs[n] = act[i]->dir;
 		ids[n++] = act[i]->id;
 	}
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = i + 1; dirs[i] == DPMON_DIR_EGRESS && k < n; k++)
+			if (dpmon_addr_cmp(&hosts[i], &hosts[k]) == 0) {
+				uint64_t id = ids[i];
+
+				assert(dirs[k] == DPMON_DIR_INGRESS); /* one alert per direction */
+				ids[i] = ids[k];
+				ids[k] = id;
+				dirs[k] = DPMON_DIR_EGRESS;
+				dirs[i] = DPMON_DIR_INGRESS;
+			}
 	if (d->sampler == NULL ||
 	    (n == d->n_watched && memcmp(ids, d->watched, sizeof(ids[0]) * n) == 0))
 		return;

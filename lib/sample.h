@@ -105,7 +105,10 @@ void dpmon_sampler_free(struct dpmon_sampler *s);
 
 /**
  * Watch @p hosts from now on (replaces the previous list; n = 0 stops).
- * @p alert_ids[i] names host i's samples (summary, DIR/ID.pcap).
+ * @p alert_ids[i] names host i's samples (summary, DIR/ID.pcap). A host
+ * under an ingress and an egress alert is listed twice, its ingress alert
+ * first: packets to it count for the first entry, packets from it for the
+ * second (dpmon_sample_match, dpmon_sample_match_source).
  * @return 0, or -E2BIG when @p n > DPMON_SAMPLE_WATCH_MAX (nothing changed).
  * Thread-safety: main lcore.
  */
@@ -159,6 +162,19 @@ static inline int
 dpmon_sample_match(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
 {
 	for (uint32_t i = 0; i < l->n; i++)
+		if (memcmp(l->addr[i].b, a->b, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
+/**
+ * The entry of @p l for packets sent by @p a: the last one with its
+ * address (its egress alert when it has both), or -1. Worker lcore.
+ */
+static inline int
+dpmon_sample_match_source(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
+{
+	for (uint32_t i = l->n; i-- > 0;)
 		if (memcmp(l->addr[i].b, a->b, 16) == 0)
 			return (int)i;
 	return -1;

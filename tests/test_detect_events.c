@@ -213,6 +213,23 @@ main(void)
 	CHECK(act->n == 3 && s->alerts_active == 1 && s->alerts_started == 2);
 	dpmon_snapshot_free(s);
 
+	/* 6: 10.0.0.1 egress again (alert 3); 7: also ingress (alert 4). The
+	 * sampler lists a host with both alerts ingress first (sample.h), so
+	 * its packets from it go to the egress alert: 2, 4, 3. */
+	s = snap(6, 6, 50, 70);
+	REQUIRE(dpmon_detect_run(d, s, T0 + 5) == 0);
+	CHECK(smp->n == 2 && smp->ids[0] == 2 && smp->ids[1] == 3);
+	dpmon_snapshot_free(s);
+	s = snap(7, 7, 50, 70);
+	s->hosts[0].dir[DPMON_DIR_INGRESS].avg_pps = 50;
+	REQUIRE(dpmon_detect_run(d, s, T0 + 6) == 0);
+	REQUIRE(act->n == 5);
+	CHECK(act->ev[4].alert_id == 4 && act->ev[4].dir == DPMON_DIR_INGRESS);
+	CHECK(smp->n == 3 && smp->ids[0] == 2 && smp->ids[1] == 4 && smp->ids[2] == 3);
+	CHECK(strcmp(dpmon_addr_format(&smp->hosts[1], addr, sizeof(addr)), "10.0.0.1") == 0);
+	CHECK(strcmp(dpmon_addr_format(&smp->hosts[2], addr, sizeof(addr)), "10.0.0.1") == 0);
+	dpmon_snapshot_free(s);
+
 	dpmon_detect_free(d);
 	dpmon_actions_free(act);
 	dpmon_sampler_free(smp);

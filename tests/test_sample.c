@@ -328,11 +328,32 @@ main(int argc, char **argv)
 	CHECK(json_integer_value(get(j, "packets")) == DPMON_SAMPLE_RING - 1);
 	json_decref(j);
 
+	/* A host under an ingress and an egress alert is listed twice, ingress
+	 * first: packets to it count for alert 21, packets from it for 22. */
+	hosts[1] = hosts[0];
+	ids[0] = 21;
+	ids[1] = 22;
+	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0);
+	send_frames(c, &cls, &in1, 3);
+	send_frames(c, &cls, &out1, 2);
+	dpmon_sampler_drain(s);
+	j = dpmon_sampler_summary(s, 21);
+	REQUIRE(j != NULL);
+	CHECK(json_integer_value(get(j, "packets")) == 3);
+	check_entry(j, "sources", 0, "198.51.100.1", 0, 3);
+	json_decref(j);
+	j = dpmon_sampler_summary(s, 22);
+	REQUIRE(j != NULL);
+	CHECK(json_integer_value(get(j, "packets")) == 2);
+	check_entry(j, "sources", 0, "10.1.0.1", 0, 2);
+	check_entry(j, "destination_ports", 0, NULL, 4000, 2);
+	json_decref(j);
+
 	/* Watching stopped: nothing more copied; the summaries stay. */
 	CHECK(dpmon_sampler_watch(s, NULL, NULL, 0) == 0);
 	send_frames(c, &cls, &in1, 10);
 	dpmon_sampler_drain(s);
-	CHECK(dpmon_sampler_copied(s) == 11 + DPMON_SAMPLE_RING - 1);
+	CHECK(dpmon_sampler_copied(s) == 11 + DPMON_SAMPLE_RING - 1 + 5);
 	j = dpmon_sampler_summary(s, 7);
 	CHECK(j != NULL && json_integer_value(get(j, "packets")) == 10);
 	json_decref(j);
@@ -346,6 +367,10 @@ main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/9.pcap", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/11.pcap", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/21.pcap", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/22.pcap", dir);
 	unlink(path);
 	rmdir(dir);
 	return test_finish("test_sample");
