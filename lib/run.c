@@ -676,12 +676,14 @@ apply_reload(struct app *a, struct dpmon_config *next, uint32_t *kept)
 		swap_reloadable(&a->cfg, next);
 		goto fail;
 	}
-	/* Detection and actions take the new sections (a->cfg.detect,
-	 * a->cfg.actions); the old ones stay in @p next until the caller
+	/* Detection, actions and the sampler take the new sections
+	 * (a->cfg.detect, a->cfg.actions); the old ones stay in @p next until the caller
 	 * frees it, after this returns. */
 	if (a->actions != NULL && dpmon_actions_reconfigure(a->actions, &a->cfg) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
 			  "reload: out of memory for the actions' new settings; they keep the old ones");
+	if (a->sampler != NULL)
+		dpmon_sampler_reconfigure(a->sampler, &a->cfg.actions);
 	if (a->detect != NULL && dpmon_detect_reconfigure(a->detect, &a->cfg.detect) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
 			  "reload: out of memory for the detection's new settings; it keeps the old ones");

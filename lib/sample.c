@@ -119,6 +119,22 @@ alert_close_pcap(struct alert_agg *a)
 }
 
 void
+dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf)
+{
+	bool new_dir = strcmp(s->conf.pcap_dir, conf->pcap_dir) != 0;
+
+	s->conf = *conf;
+	for (uint32_t i = 0; i < s->n_alerts; i++) {
+		struct alert_agg *a = &s->alerts[i];
+
+		if (s->conf.pcap_dir[0] == '\0' || a->written >= s->conf.pcap_packets)
+			alert_close_pcap(a);
+		if (new_dir && a->dump == NULL)
+			a->pcap_failed = false; /* the new directory gets a try */
+	}
+}
+
+void
 dpmon_sampler_free(struct dpmon_sampler *s)
 {
 	if (s == NULL)

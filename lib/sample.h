@@ -100,6 +100,16 @@ struct dpmon_sample_core {
 struct dpmon_sampler *dpmon_sampler_create(unsigned n_workers,
 					   const struct dpmon_actions_conf *conf);
 
+/**
+ * Take reloaded settings: pcap_dir and pcap_packets of @p conf. A capture
+ * file already open stays in its directory until complete; one complete
+ * under the new settings (no pcap_dir, or pcap_packets written) is closed.
+ * Alerts without a file yet (or whose file could not be created) write
+ * theirs into a new pcap_dir.
+ * Thread-safety: main lcore (as dpmon_sampler_drain).
+ */
+void dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf);
+
 /** Free the sampler (workers stopped). NULL ignored. Main lcore. */
 void dpmon_sampler_free(struct dpmon_sampler *s);
 

@@ -358,6 +358,28 @@ main(int argc, char **argv)
 	CHECK(j != NULL && json_integer_value(get(j, "packets")) == 10);
 	json_decref(j);
 
+	/* Reloaded settings: without pcap_dir no file; with it again (3 per
+	 * alert), the alert's next copies are written there. */
+	conf.pcap_dir[0] = '\0';
+	dpmon_sampler_reconfigure(s, &conf);
+	hosts[0] = addr("10.1.0.1");
+	ids[0] = 30;
+	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);
+	send_frames(c, &cls, &in1, 2);
+	dpmon_sampler_drain(s);
+	snprintf(path, sizeof(path), "%s/30.pcap", dir);
+	CHECK(access(path, F_OK) != 0);
+	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", dir);
+	conf.pcap_packets = 3;
+	dpmon_sampler_reconfigure(s, &conf);
+	send_frames(c, &cls, &in1, 5);
+	dpmon_sampler_drain(s);
+	CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 3);
+	j = dpmon_sampler_summary(s, 30);
+	CHECK(j != NULL && json_integer_value(get(j, "packets")) == 7);
+	json_decref(j);
+	unlink(path);
+
 	dpmon_sampler_free(s);
 	dpmon_core_free(c);
 	dpmon_classifier_free(&cls);
