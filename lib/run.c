@@ -781,7 +781,9 @@ timespec_before(const struct timespec *x, const struct timespec *y)
  * The main lcore's loop: merge on a fixed schedule until a signal or the
  * --duration deadline (which ends the loop with one last merge, even
  * between two ticks). A reload request (SIGHUP) is served between two
- * merges, when the sleep ends or is interrupted, without moving the ticks.
+ * merges, when the sleep ends or is interrupted, without moving the ticks;
+ * at most one per tick (one that comes during a reload waits for the
+ * next merge).
  */
 static void
 merge_loop(struct app *a, double duration_s)
@@ -794,7 +796,7 @@ merge_loop(struct app *a, double duration_s)
 	timespec_add_ms(&end, (uint32_t)((duration_s - (double)(time_t)duration_s) * 1000));
 	while (!stop_signal) {
 		struct timespec wake;
-		bool last;
+		bool last, reloaded = false;
 
 		timespec_add_ms(&next, a->cfg.merge_interval_ms);
 		last = duration_s > 0 && !timespec_before(&next, &end);
@@ -802,9 +804,12 @@ merge_loop(struct app *a, double duration_s)
 		while (!stop_signal) {
 			int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL);
 
-			if (reload_signal && !stop_signal) {
+			/* One reload per tick: SIGHUPs that keep coming while
+			 * reloads take long must not starve the merges. */
+			if (reload_signal && !stop_signal && !reloaded) {
 				reload_signal = 0;
 				reload_config(a);
+				reloaded = true;
 				continue; /* then sleep on to the same tick */
 			}
 			if (rc != EINTR)
