@@ -1131,16 +1131,21 @@ script_problem(const char *file, char *buf, size_t len)
 	return NULL;
 }
 
-/* Why @p dir cannot hold files dpmon writes, or NULL. */
+/* Why @p dir cannot hold files dpmon writes, or NULL (@p buf holds the text). */
 static const char *
 dir_problem(const char *dir, char *buf, size_t len)
 {
+	char e[96];
 	struct stat st;
 
 	if (stat(dir, &st) != 0)
 		return errno_text(errno, buf, len);
 	if (!S_ISDIR(st.st_mode))
 		return "not a directory";
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(buf, len, "not writable: %s", errno_text(errno, e, sizeof(e)));
+		return buf;
+	}
 	return NULL;
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -1008,6 +1009,52 @@ test_actions(void)
 	rmdir(dir);
 }
 
+/*
+ * A pcap_dir, or a state file's directory, that dpmon cannot write into is
+ * an error of the check (not a failure at the first alert). Checked in a
+ * child that is not root (root may write anywhere): as nobody when the
+ * test runs as root.
+ */
+static void
+test_unwritable_dirs(void)
+{
+	char dir[] = "/tmp/test_config_ro_XXXXXX", json[1024], pcap_line[512], state_line[512];
+	int status = -1;
+	pid_t pid;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	REQUIRE(chmod(dir, 0555) == 0);
+	snprintf(json, sizeof(json),
+		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		 " \"actions\": {\"pcap_dir\": \"%s\", \"state_file\": \"%s/state.json\"}}", dir, dir);
+	snprintf(pcap_line, sizeof(pcap_line),
+		 "cfg.json: $.actions.pcap_dir: directory \"%s\": not writable: Permission denied\n", dir);
+	snprintf(state_line, sizeof(state_line),
+		 "cfg.json: $.actions.state_file: directory \"%s\": not writable: Permission denied\n",
+		 dir);
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct dpmon_config cfg;
+		char *out = NULL;
+		int rc;
+
+		if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		rc = parse(json, &cfg, &out);
+		if (rc != 2 || strstr(out, pcap_line) == NULL || strstr(out, state_line) == NULL) {
+			fprintf(stderr, "unwritable dirs: rc=%d, output:\n%s", rc, out);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	rmdir(dir);
+}
+
 
 int
 main(int argc, char **argv)
@@ -1023,6 +1070,7 @@ main(int argc, char **argv)
 	test_software_rss();
 	test_detection();
 	test_actions();
+	test_unwritable_dirs();
 	test_syntax_errors();
 	test_multiple_errors();
 	test_many_subnets();
