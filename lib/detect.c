@@ -787,6 +787,8 @@ follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double upti
 		return;
 	}
 	st->alert[dir] = NULL;
+	if (d->sampler != NULL)
+		dpmon_sampler_forget(d->sampler, a->id); /* its sample is in @p a now */
 	post(d, DPMON_ACTION_ALERT_END, a, now_unix_s);
 	push_recent(d, a);
 }

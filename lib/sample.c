@@ -266,7 +266,21 @@ alert_find(const struct dpmon_sampler *s, uint64_t id)
 	return NULL;
 }
 
-/* The alert's aggregate, created at its first copy. NULL on allocation failure. */
+/* Is @p id on the watch list? (Main lcore: its only writer.) */
+static bool
+watched(const struct dpmon_sampler *s, uint64_t id)
+{
+	for (uint32_t i = 0; i < s->watch->n; i++)
+		if (s->watch->alert_id[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * The alert's aggregate, created at its first copy while it is watched.
+ * NULL on allocation failure, or for an alert no longer watched (ended and
+ * forgotten: a late copy must not bring it back).
+ */
 static struct alert_agg *
 alert_get(struct dpmon_sampler *s, uint64_t id)
 {
@@ -275,6 +289,8 @@ alert_get(struct dpmon_sampler *s, uint64_t id)
 
 	if (a != NULL)
 		return a;
+	if (!watched(s, id))
+		return NULL;
 	if (s->n_alerts == s->cap_alerts) {
 		uint32_t cap = s->cap_alerts ? 2 * s->cap_alerts : 16;
 		void *p = realloc(s->alerts, sizeof(*s->alerts) * cap);
@@ -305,6 +321,19 @@ alert_get(struct dpmon_sampler *s, uint64_t id)
 	}
 	s->n_alerts++;
 	return a;
+}
+
+void
+dpmon_sampler_forget(struct dpmon_sampler *s, uint64_t alert_id)
+{
+	struct alert_agg *a = alert_find(s, alert_id);
+
+	if (a == NULL)
+		return;
+	alert_close_pcap(a);
+	rte_hash_free(a->keys);
+	free(a->counts);
+	*a = s->alerts[--s->n_alerts];
 }
 
 /* Count one packet under key (@p kind, @p v); a new key past the table's room is dropped. */

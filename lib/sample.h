@@ -110,6 +110,15 @@ struct dpmon_sampler *dpmon_sampler_create(unsigned n_workers,
  */
 void dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf);
 
+/**
+ * Let go of alert @p alert_id (it ended; its summary was taken): close its
+ * capture file and free its counts. Copies of it still in the rings are
+ * dropped at the next drain (an alert not on the watch list gets no new
+ * counts). Unknown ids are ignored.
+ * Thread-safety: main lcore.
+ */
+void dpmon_sampler_forget(struct dpmon_sampler *s, uint64_t alert_id);
+
 /** Free the sampler (workers stopped). NULL ignored. Main lcore. */
 void dpmon_sampler_free(struct dpmon_sampler *s);
 
@@ -127,7 +136,9 @@ int dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
 
 /**
  * Take the copies the workers made since the last call: add them to their
- * alert's summary and capture file (up to pcap_packets per alert).
+ * alert's summary and capture file (up to pcap_packets per alert). A copy
+ * of an alert neither counted yet nor on the watch list (it was forgotten)
+ * is dropped.
  * Thread-safety: main lcore.
  */
 void dpmon_sampler_drain(struct dpmon_sampler *s);

@@ -38,6 +38,8 @@ struct dpmon_sampler {
 	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
 	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n, watch_calls, drains;
+	uint64_t forgotten[8];
+	unsigned n_forgotten;
 	uint64_t sampled_id; /* summary answered for this alert only */
 	int packets;
 };
@@ -96,6 +98,12 @@ dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
 	s->n = n;
 	s->watch_calls++;
 	return 0;
+}
+
+void
+dpmon_sampler_forget(struct dpmon_sampler *s, uint64_t alert_id)
+{
+	s->forgotten[s->n_forgotten++ % 8] = alert_id;
 }
 
 void
@@ -205,6 +213,7 @@ main(void)
 	CHECK(json_integer_value(json_object_get(json_object_get(act->ev[2].alert, "sample"),
 						 "packets")) == 40);
 	CHECK(smp->n == 1 && smp->ids[0] == 2); /* only the active one is watched */
+	CHECK(smp->n_forgotten == 1 && smp->forgotten[0] == 1); /* the sampler lets go of it */
 	CHECK(s->alerts_active == 1 && s->n_alerts == 2);
 	dpmon_snapshot_free(s);
 	/* 5: nothing new. */

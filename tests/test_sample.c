@@ -19,8 +19,13 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 
+#include <dirent.h>
+#include <rte_malloc.h>
+
 #include "classify.h"
 #include "counters.h"
+#include "detect.h"
+#include "snapshot.h"
 #include "frames.h"
 #include "sample.h"
 #include "test_eal.h"
@@ -209,6 +214,102 @@ test_watch_race(void)
 	dpmon_sampler_free(s);
 }
 
+/* Open file descriptors of this process. */
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	REQUIRE(d != NULL);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+/* Bytes allocated from the EAL heaps (rte_hash tables live there). */
+static size_t
+eal_heap_bytes(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t n = 0;
+
+	for (unsigned sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
+		if (rte_malloc_get_socket_stats((int)sock, &st) == 0)
+			n += st.heap_allocsz_bytes;
+	return n;
+}
+
+/*
+ * Alerts that come and go (detection with the real sampler, packets through
+ * the worker's burst function): each ended alert keeps its sample in the
+ * alert, and the sampler lets go of it: no capture file left open, no
+ * hash table kept. 300 alerts, one at a time, with capture files of at most
+ * 100 packets (1 written each: never complete).
+ */
+static void
+test_alert_churn(struct dpmon_core *c, const struct dpmon_classifier *cls, const char *dir,
+		 const struct fb *to_host)
+{
+	struct dpmon_config cfg;
+	struct dpmon_sampler *s;
+	struct dpmon_detect *d;
+	struct dpmon_snapshot *snap;
+	char json[512], path[160];
+	int fds0, ended = 0, snaplen = 0, dlt = 0;
+	struct pcap_pkthdr h;
+	uint8_t data[DPMON_SAMPLE_SNAPLEN];
+	size_t heap0;
+
+	snprintf(json, sizeof(json),
+		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.1.0.0/16\"}],"
+		 " \"detection\": {\"hold_s\": 0, \"recent_alerts\": 2,"
+		 " \"thresholds\": {\"ingress\": {\"pps\": 10}}},"
+		 " \"actions\": {\"pcap_dir\": \"%s\", \"pcap_packets\": 100}}", dir);
+	REQUIRE(dpmon_config_parse(json, "test", &cfg, stderr) == 0);
+	s = dpmon_sampler_create(1, &cfg.actions);
+	d = dpmon_detect_create(&cfg.detect, s, NULL);
+	REQUIRE(s != NULL && d != NULL);
+	c->sample = dpmon_sampler_core(s, 0);
+	fds0 = open_fds();
+	heap0 = eal_heap_bytes();
+	for (unsigned k = 0; k < 2 * 300; k++) {
+		snap = dpmon_snapshot_alloc(0, 0, 0, 1);
+		REQUIRE(snap != NULL);
+		snap->seq = k + 1;
+		snap->uptime_s = k + 1;
+		snap->interval_s = 1.0;
+		snap->hosts[0].addr = addr("10.1.0.1");
+		snap->hosts[0].dir[0].flows = snap->hosts[0].dir[1].flows = -1;
+		snap->hosts[0].dir[DPMON_DIR_INGRESS].avg_pps = k % 2 == 0 ? 50 : 0;
+		REQUIRE(dpmon_detect_run(d, snap, 1700000000.0 + k) == 0);
+		if (k % 2 == 0)
+			send_frames(c, cls, to_host, 1); /* copied for the new alert */
+		else
+			ended += snap->n_alerts >= 1 && snap->alerts[0]->end_unix_s != 0 &&
+				 snap->alerts[0]->sample != NULL &&
+				 json_integer_value(get(snap->alerts[0]->sample, "packets")) == 1;
+		dpmon_snapshot_free(snap);
+	}
+	CHECK(ended == 300);
+	CHECK(open_fds() == fds0);
+	CHECK(eal_heap_bytes() <= heap0);
+	if (open_fds() != fds0 || eal_heap_bytes() > heap0)
+		fprintf(stderr, "alert churn: %d descriptors, %zu EAL heap bytes more\n",
+			open_fds() - fds0, eal_heap_bytes() - heap0);
+	dpmon_detect_free(d);
+	dpmon_sampler_free(s);
+	c->sample = NULL;
+	for (unsigned id = 1; id <= 300; id++) {
+		snprintf(path, sizeof(path), "%s/%u.pcap", dir, id);
+		CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 1); /* complete, 1 record */
+		unlink(path);
+	}
+	dpmon_config_free(&cfg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -381,6 +482,7 @@ main(int argc, char **argv)
 	unlink(path);
 
 	dpmon_sampler_free(s);
+	test_alert_churn(c, &cls, dir, &in1);
 	dpmon_core_free(c);
 	dpmon_classifier_free(&cls);
 	test_watch_race();
