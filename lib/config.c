@@ -825,6 +825,29 @@ thresholds_any(const struct dpmon_thresholds *t)
 }
 
 /*
+ * An IPv6 prefix inside ::ffff:0:0/96 (IPv4-mapped): it can match no host,
+ * since IPv4 hosts are matched by IPv4 prefixes and no host is counted at
+ * a mapped IPv6 address.
+ */
+static bool
+is_mapped_prefix(const struct dpmon_prefix *p)
+{
+	return p->family == 6 && p->depth >= 96 && dpmon_addr_is_v4(&p->addr);
+}
+
+static void
+report_mapped_prefix(struct check_ctx *c, const char *path, const struct dpmon_prefix *p,
+		     const char *text)
+{
+	struct dpmon_prefix v4 = {.addr = p->addr, .family = 4, .depth = (uint8_t)(p->depth - 96)};
+	char q[PATH_LEN], t[DPMON_PREFIX_STRLEN];
+
+	report(c, path, "an IPv4-mapped IPv6 prefix never matches (IPv4 hosts are matched by IPv4 "
+	       "prefixes): write %s, got %s", dpmon_prefix_format(&v4, t, sizeof(t)),
+	       quote(text, q, sizeof(q)));
+}
+
+/*
  * An array of CIDR prefixes (at least @p min) into a malloc'd @p *out;
  * the invalid ones are reported and left out.
  */
@@ -853,6 +876,8 @@ parse_prefix_list(struct check_ctx *c, const char *path, const json_t *arr, size
 			report_type(c, ipath, "string", v);
 		else if (dpmon_prefix_parse(json_string_value(v), &(*out)[*n_out], &why) != 0)
 			report(c, ipath, "%s, got %s", why, quote(json_string_value(v), q, sizeof(q)));
+		else if (is_mapped_prefix(&(*out)[*n_out]))
+			report_mapped_prefix(c, ipath, &(*out)[*n_out], json_string_value(v));
 		else
 			(*n_out)++;
 	}

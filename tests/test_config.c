@@ -872,6 +872,31 @@ test_detection(void)
 }
 
 /* actions: every key parsed; paths checked against the file system. */
+/*
+ * An IPv4-mapped IPv6 prefix (inside ::ffff:0:0/96) in the whitelist or a
+ * hostgroup would never match: dpmon keeps IPv4 hosts as IPv4 (and counts
+ * no host at a mapped address). A whitelisted host written that way would
+ * alert and be blackholed: an error naming the IPv4 form.
+ */
+static void
+test_mapped_group_prefixes(void)
+{
+	char *out = parse_bad(DET_HEAD "\"detection\": {\"whitelist\": [\"::ffff:10.0.0.10/128\","
+			      " \"::/0\"], \"hostgroups\": [{\"name\": \"m\", \"prefixes\":"
+			      " [\"::ffff:10.0.0.0/120\", \"::ffff:0:0/96\", \"::/80\"]}]}}", 3);
+
+	CHECK_LINE(out, "cfg.json: $.detection.whitelist[0]: an IPv4-mapped IPv6 prefix never "
+			"matches (IPv4 hosts are matched by IPv4 prefixes): write 10.0.0.10/32, "
+			"got \"::ffff:10.0.0.10/128\"");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[0].prefixes[0]: an IPv4-mapped IPv6 "
+			"prefix never matches (IPv4 hosts are matched by IPv4 prefixes): write "
+			"10.0.0.0/24, got \"::ffff:10.0.0.0/120\"");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[0].prefixes[1]: an IPv4-mapped IPv6 "
+			"prefix never matches (IPv4 hosts are matched by IPv4 prefixes): write "
+			"0.0.0.0/0, got \"::ffff:0:0/96\"");
+	free(out);
+}
+
 static void
 test_actions(void)
 {
@@ -1071,6 +1096,7 @@ main(int argc, char **argv)
 	test_detection();
 	test_actions();
 	test_unwritable_dirs();
+	test_mapped_group_prefixes();
 	test_syntax_errors();
 	test_multiple_errors();
 	test_many_subnets();
