@@ -43,7 +43,7 @@
  * overwrite the operator's blackholes at the next change.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* pipe2, O_CLOEXEC */
+#define _GNU_SOURCE /* pipe2, O_CLOEXEC, posix_spawn_file_actions_addclosefrom_np */
 #endif
 
 #include "actions.h"
@@ -798,6 +798,10 @@ run_notify(const char *script, uint32_t timeout_ms, const struct job *j)
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[0], STDIN_FILENO);
+	/* Only stdin, stdout and stderr: DPDK's memory files and sockets are
+	 * not close-on-exec, and a child the script leaves running would keep
+	 * them (and the memory) after dpmon stops. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
 	posix_spawnattr_init(&at);
 	sigemptyset(&none);
 	sigemptyset(&def);

@@ -191,6 +191,36 @@ test_notify(void)
 	teardown();
 }
 
+/*
+ * The script inherits only stdin, stdout and stderr: a descriptor of dpmon
+ * opened without O_CLOEXEC (as DPDK's memory files are) must not be kept
+ * alive by a child the script leaves behind.
+ */
+static void
+test_notify_fds(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char marker[256], extra[512];
+	int fd;
+
+	setup(&cfg);
+	path_in(marker, sizeof(marker), "marker");
+	fd = open(marker, O_RDWR | O_CREAT, 0600); /* inheritable */
+	REQUIRE(fd >= 0);
+	snprintf(extra, sizeof(extra),
+		 "ls -l /proc/$$/fd | grep -c '%s' >> '%s/fds'\n", marker, dir);
+	write_script(&cfg, extra);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.5", 7, false) == 0);
+	dpmon_actions_flush(a);
+	CHECK_STR(slurp("fds"), "0\n");
+	dpmon_actions_free(a);
+	close(fd);
+	teardown();
+}
+
 /* A manual ban and unban notify too: direction "none", alert id 0. */
 static void
 test_notify_manual(void)
@@ -649,6 +679,7 @@ main(void)
 	test_exabgp_no_reader();
 	test_exabgp_reconfigure();
 	test_interplay();
+	test_notify_fds();
 	test_state();
 	test_queue_full();
 	test_stop();
