@@ -846,9 +846,10 @@ has_work(const struct dpmon_actions *a)
 }
 
 /*
- * At the stop: make every queued event's list change now, so that the
+ * Make every queued event's list change now: at the stop, so that the
  * state file and ExaBGP are up to date before the remaining scripts run
- * (a service manager may kill dpmon while they do). Lock held.
+ * (a service manager may kill dpmon while they do); and before the list
+ * change of an event the full queue refuses. Lock held.
  */
 static void
 apply_all(struct dpmon_actions *a)
@@ -1149,12 +1150,20 @@ dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
 		j.doc = event_json(ev);
 	pthread_mutex_lock(&a->lock);
 	ok = enqueue(a, &j);
+	if (!ok) {
+		/* Only the script is dropped: the list changes of the queued
+		 * events, then this one's, are made now (in memory; the thread
+		 * saves and announces), so an end still removes its blackhole. */
+		apply_all(a);
+		apply_alert(a, &j);
+		pthread_cond_signal(&a->wake);
+	}
 	pthread_mutex_unlock(&a->lock);
 	if (ok)
 		return 0;
 	json_decref(j.doc);
-	LOG("queue full (%d events): alert %" PRIu64 " %s of %s dropped", QUEUE_LEN,
-	    ev->alert_id, ev->kind == DPMON_ACTION_ALERT_START ? "start" : "end",
+	LOG("queue full (%d events): notify script not run for alert %" PRIu64 " %s of %s",
+	    QUEUE_LEN, ev->alert_id, ev->kind == DPMON_ACTION_ALERT_START ? "start" : "end",
 	    dpmon_addr_format(&ev->addr, t, sizeof(t)));
 	return -ENOBUFS;
 }

@@ -629,6 +629,50 @@ test_queue_full(void)
 	teardown();
 }
 
+/*
+ * A full queue (a slow script) drops an event's script, never its list
+ * change: the end of a banning alert still removes its blackhole (else it
+ * stayed announced for good), the start of one still adds it.
+ */
+static void
+test_queue_full_ban(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_blackhole b;
+	struct dpmon_addr ended = addr("10.0.0.3"), started = addr("10.0.0.4");
+	char flag[256], extra[512];
+	int ok = 0;
+	FILE *f;
+
+	setup(&cfg);
+	path_in(flag, sizeof(flag), "go");
+	snprintf(extra, sizeof(extra), "while [ ! -e '%s' ]; do sleep 0.05; done\n", flag);
+	write_script(&cfg, extra);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.1", 1, false) == 0);
+	usleep(300 * 1000); /* the thread took it and waits in the script */
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.3", 100, true) == 0);
+	for (int i = 0; i < 1023; i++)
+		ok += post(a, DPMON_ACTION_ALERT_START, "10.0.0.2", (uint64_t)i + 2, false) == 0;
+	CHECK(ok == 1023);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "10.0.0.3", 100, true) == -ENOBUFS);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.4", 200, true) == -ENOBUFS);
+	CHECK(dpmon_actions_dropped(a) == 2);
+	/* At once, while the script still waits. */
+	CHECK(dpmon_blackhole_get(a, &ended, &b) == -ENOENT);
+	CHECK(dpmon_blackhole_get(a, &started, &b) == 0 && b.alert_id == 200);
+	f = fopen(flag, "w");
+	REQUIRE(f != NULL);
+	fclose(f);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &ended, &b) == -ENOENT);
+	CHECK(dpmon_blackhole_get(a, &started, &b) == 0 && b.alert_id == 200);
+	dpmon_actions_free(a);
+	teardown();
+}
+
 static void *
 free_thread(void *a)
 {
@@ -682,6 +726,7 @@ main(void)
 	test_notify_fds();
 	test_state();
 	test_queue_full();
+	test_queue_full_ban();
 	test_stop();
 	return check_finish("test_actions");
 }
