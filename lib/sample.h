@@ -27,7 +27,9 @@
  * alert, at most DPMON_SAMPLE_KEYS keys: later new keys count only in the
  * alert's total) and writes the first pcap_packets copies of each alert
  * to pcap_dir/ALERT_ID.pcap (libpcap, Ethernet, snaplen 128, the original
- * wire length, the time of the copy).
+ * wire length, the time of the copy). When the alert ends, the detection
+ * takes its last summary and the sampler lets it go (dpmon_sampler_forget:
+ * file closed, counts freed); a copy of it drained later is dropped.
  */
 #ifndef DPMON_SAMPLE_H
 #define DPMON_SAMPLE_H
