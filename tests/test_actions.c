@@ -401,6 +401,78 @@ test_exabgp_reconfigure(void)
 	teardown();
 }
 
+/*
+ * Many subnets and many blackholes: a reload (run on the main lcore, the
+ * list locked) checks every entry against the subnets by a binary search,
+ * not by a scan of every subnet (65536 x 20000: many seconds). Overlapping
+ * and nested subnets, both families: the same answers as the prefixes.
+ */
+static void
+test_many_subnets(void)
+{
+	enum { N_SUB = 65536, N_BH = 20000 };
+	static struct dpmon_subnet_conf many[N_SUB];
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_blackhole *l = NULL;
+	struct dpmon_addr x;
+	double t0, took;
+	int added = 0;
+
+	setup(&cfg);
+	/* 11.0.0.0/24 .. 11.255.254.0/24, then 11.255.255.0/24 nested in
+	 * 11.255.0.0/16 and 2001:db8::/32 holding 2001:db8:1::/48. */
+	for (uint32_t i = 0; i < N_SUB - 3; i++) {
+		dpmon_addr_from_v4(&many[i].prefix.addr, 0x0b000000u | i << 8);
+		many[i].prefix.family = 4;
+		many[i].prefix.depth = 24;
+	}
+	REQUIRE(dpmon_prefix_parse("11.255.0.0/16", &many[N_SUB - 3].prefix, NULL) == 0);
+	REQUIRE(dpmon_prefix_parse("2001:db8::/32", &many[N_SUB - 2].prefix, NULL) == 0);
+	REQUIRE(dpmon_prefix_parse("2001:db8:1::/48", &many[N_SUB - 1].prefix, NULL) == 0);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	for (uint32_t i = 0; i < N_BH; i++) {
+		dpmon_addr_from_v4(&x, 0x0a000000u | i); /* 10.0.0.0/24 of setup() */
+		added += dpmon_blackhole_add(a, &x, NULL) == 0;
+		if (i >= 255)
+			break;
+	}
+	cfg.subnets = many;
+	cfg.n_subnets = N_SUB;
+	CHECK(dpmon_actions_reconfigure(a, &cfg) == 0); /* 10.0.0.0/24 gone: all withdrawn */
+	CHECK(dpmon_blackhole_list(a, &l) == 0);
+	free(l);
+	for (uint32_t i = 0; i < N_BH; i++) {
+		dpmon_addr_from_v4(&x, 0x0b000000u | (i * 797u % 0xffffffu));
+		added += dpmon_blackhole_add(a, &x, NULL) == 0;
+	}
+	CHECK(added == 256 + N_BH);
+	t0 = now_s();
+	CHECK(dpmon_actions_reconfigure(a, &cfg) == 0);
+	took = now_s() - t0;
+	printf("reload with %d subnets and %d blackholes: %.3f s\n", N_SUB, N_BH, took);
+	CHECK(took < 1.0);
+	CHECK(dpmon_blackhole_list(a, &l) == N_BH); /* every one still inside */
+	free(l);
+	/* Edges: both ends of the nested /16, outside it, and IPv6. */
+	CHECK(dpmon_blackhole_add(a, &(struct dpmon_addr){0}, NULL) == -EDOM);
+	x = addr("11.255.255.255");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == 0);
+	x = addr("12.0.0.0");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == -EDOM);
+	x = addr("10.255.255.255");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == -EDOM);
+	x = addr("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == 0);
+	x = addr("2001:db9::");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == -EDOM);
+	x = addr("::ffff:0:0");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == -EDOM);
+	dpmon_actions_free(a);
+	teardown();
+}
+
 /* Manual and alert blackholes of one address. */
 static void
 test_interplay(void)
@@ -727,6 +799,7 @@ main(void)
 	test_state();
 	test_queue_full();
 	test_queue_full_ban();
+	test_many_subnets();
 	test_stop();
 	return check_finish("test_actions");
 }
