@@ -782,8 +782,8 @@ timespec_before(const struct timespec *x, const struct timespec *y)
  * --duration deadline (which ends the loop with one last merge, even
  * between two ticks). A reload request (SIGHUP) is served between two
  * merges, when the sleep ends or is interrupted, without moving the ticks;
- * at most one per tick (one that comes during a reload waits for the
- * next merge).
+ * at most one per tick (one that comes during a reload is served right
+ * after the next merge).
  */
 static void
 merge_loop(struct app *a, double duration_s)
@@ -802,10 +802,13 @@ merge_loop(struct app *a, double duration_s)
 		last = duration_s > 0 && !timespec_before(&next, &end);
 		wake = last ? end : next;
 		while (!stop_signal) {
-			int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL);
-
 			/* One reload per tick: SIGHUPs that keep coming while
-			 * reloads take long must not starve the merges. */
+			 * reloads take long must not starve the merges. One left
+			 * pending by the previous tick is served at once. */
+			int rc = reload_signal && !reloaded
+					 ? 0
+					 : clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL);
+
 			if (reload_signal && !stop_signal && !reloaded) {
 				reload_signal = 0;
 				reload_config(a);
