@@ -43,7 +43,7 @@
  * overwrite the operator's blackholes at the next change.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* pipe2, O_CLOEXEC */
+#define _GNU_SOURCE /* pipe2, O_CLOEXEC, posix_spawn_file_actions_addclosefrom_np */
 #endif
 
 #include "actions.h"
@@ -95,6 +95,14 @@ struct job {
 	json_t *doc;  /* what the script reads on stdin; owned */
 };
 
+/* Addresses as 128-bit numbers (IPv4 mapped), for the subnet check. */
+typedef unsigned __int128 addr128;
+
+/* A range of addresses, first and last included. */
+struct span {
+	addr128 first, last;
+};
+
 struct bh {
 	struct dpmon_addr addr;
 	bool manual;
@@ -112,8 +120,8 @@ struct dpmon_actions {
 	pthread_t thread;
 	bool started, stop;
 	struct dpmon_actions_conf conf;
-	struct dpmon_prefix *subnets;
-	uint32_t n_subnets;
+	struct span *spans;   /* the monitored subnets' union, sorted, disjoint */
+	uint32_t n_spans, n_subnets;
 	/* queue */
 	struct job queue[QUEUE_LEN];
 	uint32_t head, count;
@@ -168,13 +176,32 @@ mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+static addr128
+to128(const struct dpmon_addr *a)
+{
+	addr128 x = 0;
+
+	for (int i = 0; i < 16; i++)
+		x = x << 8 | a->b[i];
+	return x;
+}
+
+/* Is @p addr in a monitored subnet? A binary search of the spans. Lock held. */
 static bool
 inside_subnets(const struct dpmon_actions *a, const struct dpmon_addr *addr)
 {
-	for (uint32_t i = 0; i < a->n_subnets; i++)
-		if (dpmon_prefix_contains(&a->subnets[i], addr))
-			return true;
-	return false;
+	addr128 x = to128(addr);
+	uint32_t lo = 0, hi = a->n_spans; /* spans[0, lo) start at or before x */
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (a->spans[mid].first <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && x <= a->spans[lo - 1].last;
 }
 
 /* Index of @p addr in the list, or -1. Caller holds the lock. */
@@ -536,12 +563,24 @@ load_state(struct dpmon_actions *a)
 	const char *path = a->conf.state_file;
 	json_error_t je;
 	json_t *doc, *list, *e;
+	struct stat st;
 	size_t i;
 	char t[DPMON_ADDR_STRLEN];
+	int fd;
 
 	if (path[0] == '\0' || access(path, F_OK) != 0)
 		return 0;
-	doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	/* O_NONBLOCK: a FIFO put in its place must not block the start. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		LOG("state file %s: %s (fix or remove it; dpmon does not start with its "
+		    "blackholes unknown)", path, fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return -EINVAL;
+	}
+	doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+	close(fd);
 	if (doc == NULL) {
 		LOG("state file %s: line %d column %d: %s (fix or remove it; dpmon does not start "
 		    "with its blackholes unknown)", path, je.line, je.column, je.text);
@@ -789,6 +828,10 @@ run_notify(const char *script, uint32_t timeout_ms, const struct job *j)
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[0], STDIN_FILENO);
+	/* Only stdin, stdout and stderr: DPDK's memory files and sockets are
+	 * not close-on-exec, and a child the script leaves running would keep
+	 * them (and the memory) after dpmon stops. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
 	posix_spawnattr_init(&at);
 	sigemptyset(&none);
 	sigemptyset(&def);
@@ -833,9 +876,10 @@ has_work(const struct dpmon_actions *a)
 }
 
 /*
- * At the stop: make every queued event's list change now, so that the
+ * Make every queued event's list change now: at the stop, so that the
  * state file and ExaBGP are up to date before the remaining scripts run
- * (a service manager may kill dpmon while they do). Lock held.
+ * (a service manager may kill dpmon while they do); and before the list
+ * change of an event the full queue refuses. Lock held.
  */
 static void
 apply_all(struct dpmon_actions *a)
@@ -909,21 +953,49 @@ actions_main(void *arg)
  * Public functions.
  * --------------------------------------------------------------------- */
 
-/* Copy @p cfg's subnets and actions keys; lock held or not started. */
+static int
+cmp_span(const void *x, const void *y)
+{
+	const struct span *p = x, *q = y;
+
+	return p->first < q->first ? -1 : p->first > q->first;
+}
+
+/*
+ * Take @p cfg's subnets as the sorted union of their address ranges (they
+ * may overlap or nest), for inside_subnets; lock held or not started.
+ * The same answers as dpmon_prefix_contains over every subnet: an IPv4
+ * prefix covers mapped addresses only, an IPv6 one its whole range.
+ */
 static int
 take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
 {
-	struct dpmon_prefix *s = NULL;
+	struct span *s = NULL;
+	uint32_t n = 0;
 
 	if (cfg->n_subnets > 0) {
 		s = malloc(cfg->n_subnets * sizeof(*s));
 		if (s == NULL)
 			return -ENOMEM;
-		for (uint32_t i = 0; i < cfg->n_subnets; i++)
-			s[i] = cfg->subnets[i].prefix;
+		for (uint32_t i = 0; i < cfg->n_subnets; i++) {
+			const struct dpmon_prefix *p = &cfg->subnets[i].prefix;
+			unsigned bits = p->family == 4 ? 96u + p->depth : p->depth;
+
+			s[i].first = to128(&p->addr);
+			s[i].last = s[i].first | (bits >= 128 ? 0 : ~(addr128)0 >> bits);
+		}
+		qsort(s, cfg->n_subnets, sizeof(*s), cmp_span);
+		for (uint32_t i = 1; i < cfg->n_subnets; i++) {
+			if (s[i].first > s[n].last && s[i].first - 1 > s[n].last)
+				s[++n] = s[i]; /* apart: a new span */
+			else if (s[i].last > s[n].last)
+				s[n].last = s[i].last; /* overlapping or adjacent */
+		}
+		n++;
 	}
-	free(a->subnets);
-	a->subnets = s;
+	free(a->spans);
+	a->spans = s;
+	a->n_spans = n;
 	a->n_subnets = cfg->n_subnets;
 	return 0;
 }
@@ -1136,12 +1208,20 @@ dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
 		j.doc = event_json(ev);
 	pthread_mutex_lock(&a->lock);
 	ok = enqueue(a, &j);
+	if (!ok) {
+		/* Only the script is dropped: the list changes of the queued
+		 * events, then this one's, are made now (in memory; the thread
+		 * saves and announces), so an end still removes its blackhole. */
+		apply_all(a);
+		apply_alert(a, &j);
+		pthread_cond_signal(&a->wake);
+	}
 	pthread_mutex_unlock(&a->lock);
 	if (ok)
 		return 0;
 	json_decref(j.doc);
-	LOG("queue full (%d events): alert %" PRIu64 " %s of %s dropped", QUEUE_LEN,
-	    ev->alert_id, ev->kind == DPMON_ACTION_ALERT_START ? "start" : "end",
+	LOG("queue full (%d events): notify script not run for alert %" PRIu64 " %s of %s",
+	    QUEUE_LEN, ev->alert_id, ev->kind == DPMON_ACTION_ALERT_START ? "start" : "end",
 	    dpmon_addr_format(&ev->addr, t, sizeof(t)));
 	return -ENOBUFS;
 }
@@ -1190,7 +1270,7 @@ dpmon_actions_free(struct dpmon_actions *a)
 	pthread_cond_destroy(&a->idle);
 	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);
-	free(a->subnets);
+	free(a->spans);
 	free(a->bh);
 	free(a->withdraws);
 	free(a);

@@ -153,8 +153,9 @@ uint64_t dpmon_actions_dropped(struct dpmon_actions *a);
 
 /**
  * Queue @p ev; never blocks. Takes ev->alert's reference in every case.
- * @return 0, or -ENOBUFS when the queue is full (the event is counted as
- *         dropped and logged).
+ * @return 0, or -ENOBUFS when the queue is full: the event's notify script
+ *         is dropped (counted and logged), its blackhole list change is
+ *         made at once (after those of the queued events).
  * Thread-safety: any thread.
  */
 int dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev);

@@ -820,6 +820,29 @@ thresholds_any(const struct dpmon_thresholds *t)
 }
 
 /*
+ * An IPv6 prefix inside ::ffff:0:0/96 (IPv4-mapped): it can match no host,
+ * since IPv4 hosts are matched by IPv4 prefixes and no host is counted at
+ * a mapped IPv6 address.
+ */
+static bool
+is_mapped_prefix(const struct dpmon_prefix *p)
+{
+	return p->family == 6 && p->depth >= 96 && dpmon_addr_is_v4(&p->addr);
+}
+
+static void
+report_mapped_prefix(struct check_ctx *c, const char *path, const struct dpmon_prefix *p,
+		     const char *text)
+{
+	struct dpmon_prefix v4 = {.addr = p->addr, .family = 4, .depth = (uint8_t)(p->depth - 96)};
+	char q[PATH_LEN], t[DPMON_PREFIX_STRLEN];
+
+	report(c, path, "an IPv4-mapped IPv6 prefix never matches (IPv4 hosts are matched by IPv4 "
+	       "prefixes): write %s, got %s", dpmon_prefix_format(&v4, t, sizeof(t)),
+	       quote(text, q, sizeof(q)));
+}
+
+/*
  * An array of CIDR prefixes (at least @p min) into a malloc'd @p *out;
  * the invalid ones are reported and left out.
  */
@@ -848,6 +871,8 @@ parse_prefix_list(struct check_ctx *c, const char *path, const json_t *arr, size
 			report_type(c, ipath, "string", v);
 		else if (dpmon_prefix_parse(json_string_value(v), &(*out)[*n_out], &why) != 0)
 			report(c, ipath, "%s, got %s", why, quote(json_string_value(v), q, sizeof(q)));
+		else if (is_mapped_prefix(&(*out)[*n_out]))
+			report_mapped_prefix(c, ipath, &(*out)[*n_out], json_string_value(v));
 		else
 			(*n_out)++;
 	}
@@ -1121,16 +1146,21 @@ script_problem(const char *file, char *buf, size_t len)
 	return NULL;
 }
 
-/* Why @p dir cannot hold files dpmon writes, or NULL. */
+/* Why @p dir cannot hold files dpmon writes, or NULL (@p buf holds the text). */
 static const char *
 dir_problem(const char *dir, char *buf, size_t len)
 {
+	char e[96];
 	struct stat st;
 
 	if (stat(dir, &st) != 0)
 		return errno_text(errno, buf, len);
 	if (!S_ISDIR(st.st_mode))
 		return "not a directory";
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(buf, len, "not writable: %s", errno_text(errno, e, sizeof(e)));
+		return buf;
+	}
 	return NULL;
 }
 
@@ -1225,18 +1255,26 @@ parse_exabgp_community(struct check_ctx *c, const char *path, const json_t *v,
 		memcpy(a->exabgp_community, json_string_value(v), json_string_length(v) + 1);
 }
 
-/* A path to a file dpmon writes: absolute, in an existing directory. */
+/*
+ * A path to a file dpmon reads back and replaces (rename): absolute, in an
+ * existing directory, and a regular file if it exists (reading a FIFO
+ * would block the start; a directory cannot be replaced).
+ */
 static void
 parse_out_file(struct check_ctx *c, const char *path, const json_t *v, char *out)
 {
 	char q[PATH_LEN], dir[DPMON_PATH_LEN], e[128];
 	const char *why;
+	struct stat st;
 
 	if (!check_abs_path(c, path, v, out))
 		return;
 	dir_of(out, dir, sizeof(dir));
 	if ((why = dir_problem(dir, e, sizeof(e))) != NULL) {
 		report(c, path, "directory %s: %s", quote(dir, q, sizeof(q)), why);
+		out[0] = '\0';
+	} else if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+		report(c, path, "%s exists and is not a regular file", quote(out, q, sizeof(q)));
 		out[0] = '\0';
 	}
 }

@@ -16,6 +16,8 @@
  *              one below); start at conf->start_intervals; while active,
  *              peaks follow every metric; end once hold_s seconds passed
  *              since the last interval above.
+ *              (Detection off after a reload: every active alert ends at
+ *              once, end_all.)
  *   3. publish the sampler's watch list, and the snapshot's alert list:
  *              active alerts and the recent ended ones (a ring of
  *              conf->recent_alerts), newest first, one reference each.
@@ -768,13 +770,17 @@ push_recent(struct dpmon_detect *d, struct dpmon_alert *a)
 	}
 }
 
-/* Peaks and sample of the active alert of @p st in @p dir; its end after the hold time. */
+/*
+ * Peaks and sample of the active alert of @p st in @p dir; its end after the
+ * hold time, or now when @p stop (detection turned off).
+ */
 static void
 follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double uptime_s,
-	     double now_unix_s)
+	     double now_unix_s, bool stop)
 {
 	struct dpmon_alert *old = st->alert[dir], *a;
-	bool ending = st->fired[dir] < 0 && uptime_s - st->last_above_s[dir] >= d->conf->hold_s;
+	bool ending = stop ||
+		      (st->fired[dir] < 0 && uptime_s - st->last_above_s[dir] >= d->conf->hold_s);
 
 	a = new_version(old, sample_of(d, old->id), st->host ? &st->host->dir[dir] : NULL, ending);
 	if (a == NULL)
@@ -787,6 +793,8 @@ follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double upti
 		return;
 	}
 	st->alert[dir] = NULL;
+	if (d->sampler != NULL)
+		dpmon_sampler_forget(d->sampler, a->id); /* its sample is in @p a now */
 	post(d, DPMON_ACTION_ALERT_END, a, now_unix_s);
 	push_recent(d, a);
 }
@@ -805,12 +813,35 @@ cycle(struct dpmon_detect *d, const struct dpmon_snapshot *s, double now_unix_s)
 				st->above[dir] = 0;
 			}
 			if (st->alert[dir] != NULL)
-				follow_alert(d, st, dir, s->uptime_s, now_unix_s);
+				follow_alert(d, st, dir, s->uptime_s, now_unix_s, false);
 			else if (st->fired[dir] >= 0 && st->above[dir] >= d->conf->start_intervals)
 				start_alert(d, st, dir, now_unix_s);
 		}
 		st->host = NULL; /* the snapshot is published after this run */
 	}
+}
+
+/*
+ * Detection is off (a reload turned it off): end every active alert now,
+ * with its last sample, and forget the states. A state whose end found no
+ * memory stays, and is ended at the next run.
+ */
+static void
+end_all(struct dpmon_detect *d, double now_unix_s)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < d->n_states; i++) {
+		struct host_state *st = &d->states[i];
+
+		st->host = NULL;
+		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
+			if (st->alert[dir] != NULL)
+				follow_alert(d, st, dir, 0, now_unix_s, true);
+		if (has_alert(st))
+			d->states[kept++] = *st;
+	}
+	d->n_states = kept;
 }
 
 /* ------------------------------------------------------------------------
@@ -826,18 +857,36 @@ alert_newer(const void *x, const void *y)
 	return a->id < b->id ? 1 : a->id > b->id ? -1 : 0;
 }
 
-/* Watch the hosts of the oldest DPMON_SAMPLE_WATCH_MAX active alerts (@p act: newest first). */
+/*
+ * Watch the hosts of the oldest DPMON_SAMPLE_WATCH_MAX active alerts (@p act:
+ * newest first). A host listed for both directions has its ingress alert
+ * first, as the sampler expects (sample.h): its egress alert gets the
+ * packets it sends.
+ */
 static void
 update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_act)
 {
 	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
 	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
+	enum dpmon_dir dirs[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n = 0;
 
 	for (uint32_t i = n_act; i-- > 0 && n < DPMON_SAMPLE_WATCH_MAX;) {
 		hosts[n] = act[i]->addr;
+		dirs[n] = act[i]->dir;
 		ids[n++] = act[i]->id;
 	}
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = i + 1; dirs[i] == DPMON_DIR_EGRESS && k < n; k++)
+			if (dpmon_addr_cmp(&hosts[i], &hosts[k]) == 0) {
+				uint64_t id = ids[i];
+
+				assert(dirs[k] == DPMON_DIR_INGRESS); /* one alert per direction */
+				ids[i] = ids[k];
+				ids[k] = id;
+				dirs[k] = DPMON_DIR_EGRESS;
+				dirs[i] = DPMON_DIR_INGRESS;
+			}
 	if (d->sampler == NULL ||
 	    (n == d->n_watched && memcmp(ids, d->watched, sizeof(ids[0]) * n) == 0))
 		return;
@@ -903,6 +952,8 @@ dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_un
 			d->n_next = 0;
 			cycle(d, s, now_unix_s);
 		}
+	} else if (d->n_states > 0) {
+		end_all(d, now_unix_s);
 	}
 	if (attach_alerts(d, s, now_unix_s) != 0)
 		rc = -ENOMEM;

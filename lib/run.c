@@ -665,8 +665,8 @@ apply_reload(struct app *a, struct dpmon_config *next, uint32_t *kept)
 		swap_reloadable(&a->cfg, next);
 		goto fail;
 	}
-	/* Detection and actions take the new sections (a->cfg.detect,
-	 * a->cfg.actions); the old ones stay in @p next until the caller
+	/* Detection, actions and the sampler take the new sections
+	 * (a->cfg.detect, a->cfg.actions); the old ones stay in @p next until the caller
 	 * frees it, after this returns. */
 	if (a->actions != NULL && dpmon_actions_reconfigure(a->actions, &a->cfg) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
@@ -773,7 +773,9 @@ timespec_before(const struct timespec *x, const struct timespec *y)
  * The main lcore's loop: merge on a fixed schedule until a signal or the
  * --duration deadline (which ends the loop with one last merge, even
  * between two ticks). A reload request (SIGHUP) is served between two
- * merges, when the sleep ends or is interrupted, without moving the ticks.
+ * merges, when the sleep ends or is interrupted, without moving the ticks;
+ * at most one per tick (one that comes during a reload is served right
+ * after the next merge).
  */
 static void
 merge_loop(struct app *a, double duration_s)
@@ -786,17 +788,23 @@ merge_loop(struct app *a, double duration_s)
 	timespec_add_ms(&end, (uint32_t)((duration_s - (double)(time_t)duration_s) * 1000));
 	while (!stop_signal) {
 		struct timespec wake;
-		bool last;
+		bool last, reloaded = false;
 
 		timespec_add_ms(&next, a->cfg.merge_interval_ms);
 		last = duration_s > 0 && !timespec_before(&next, &end);
 		wake = last ? end : next;
 		while (!stop_signal) {
-			int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL);
+			/* One reload per tick: SIGHUPs that keep coming while
+			 * reloads take long must not starve the merges. One left
+			 * pending by the previous tick is served at once. */
+			int rc = reload_signal && !reloaded
+					 ? 0
+					 : clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL);
 
-			if (reload_signal && !stop_signal) {
+			if (reload_signal && !stop_signal && !reloaded) {
 				reload_signal = 0;
 				reload_config(a);
+				reloaded = true;
 				continue; /* then sleep on to the same tick */
 			}
 			if (rc != EINTR)

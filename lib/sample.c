@@ -125,6 +125,25 @@ alert_close_pcap(struct alert_agg *a)
 }
 
 void
+dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf)
+{
+	bool new_dir = strcmp(s->conf.pcap_dir, conf->pcap_dir) != 0;
+
+	s->conf = *conf;
+	for (uint32_t i = 0; i < s->n_alerts; i++) {
+		struct alert_agg *a = &s->alerts[i];
+
+		if (a->dump != NULL &&
+		    (s->conf.pcap_dir[0] == '\0' || a->written >= s->conf.pcap_packets)) {
+			alert_close_pcap(a); /* complete under the new settings */
+			a->pcap_done = true;
+		}
+		if (new_dir && a->dump == NULL)
+			a->pcap_failed = false; /* the new directory gets a try */
+	}
+}
+
+void
 dpmon_sampler_free(struct dpmon_sampler *s)
 {
 	if (s == NULL)
@@ -140,21 +159,6 @@ dpmon_sampler_free(struct dpmon_sampler *s)
 	rte_free(s->cores);
 	rte_free(s->watch);
 	free(s);
-}
-
-void
-dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf)
-{
-	s->conf = *conf;
-	for (uint32_t i = 0; i < s->n_alerts; i++) {
-		struct alert_agg *a = &s->alerts[i];
-
-		if (a->dump != NULL &&
-		    (s->conf.pcap_dir[0] == '\0' || a->written >= s->conf.pcap_packets)) {
-			alert_close_pcap(a); /* complete under the new settings */
-			a->pcap_done = true;
-		}
-	}
 }
 
 struct dpmon_sample_core *
@@ -271,7 +275,21 @@ alert_find(const struct dpmon_sampler *s, uint64_t id)
 	return NULL;
 }
 
-/* The alert's aggregate, created at its first copy. NULL on allocation failure. */
+/* Is @p id on the watch list? (Main lcore: its only writer.) */
+static bool
+watched(const struct dpmon_sampler *s, uint64_t id)
+{
+	for (uint32_t i = 0; i < s->watch->n; i++)
+		if (s->watch->alert_id[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * The alert's aggregate, created at its first copy while it is watched.
+ * NULL on allocation failure, or for an alert no longer watched (ended and
+ * forgotten: a late copy must not bring it back).
+ */
 static struct alert_agg *
 alert_get(struct dpmon_sampler *s, uint64_t id)
 {
@@ -280,6 +298,8 @@ alert_get(struct dpmon_sampler *s, uint64_t id)
 
 	if (a != NULL)
 		return a;
+	if (!watched(s, id))
+		return NULL;
 	if (s->n_alerts == s->cap_alerts) {
 		uint32_t cap = s->cap_alerts ? 2 * s->cap_alerts : 16;
 		void *p = realloc(s->alerts, sizeof(*s->alerts) * cap);
@@ -310,6 +330,19 @@ alert_get(struct dpmon_sampler *s, uint64_t id)
 	}
 	s->n_alerts++;
 	return a;
+}
+
+void
+dpmon_sampler_forget(struct dpmon_sampler *s, uint64_t alert_id)
+{
+	struct alert_agg *a = alert_find(s, alert_id);
+
+	if (a == NULL)
+		return;
+	alert_close_pcap(a);
+	rte_hash_free(a->keys);
+	free(a->counts);
+	*a = s->alerts[--s->n_alerts];
 }
 
 /* Count one packet under key (@p kind, @p v); a new key past the table's room is dropped. */

@@ -30,6 +30,9 @@
  * wire length, the time of the copy). Alert ids start at 1 again at every
  * start, so an existing ALERT_ID.pcap (an earlier run's) is renamed to
  * ALERT_ID.MTIME.pcap (UTC, YYYYmmddTHHMMSSZ) first, never overwritten.
+ * When the alert ends, the detection takes its last summary and the
+ * sampler lets it go (dpmon_sampler_forget: file closed, counts freed); a
+ * copy of it drained later is dropped.
  */
 #ifndef DPMON_SAMPLE_H
 #define DPMON_SAMPLE_H
@@ -103,21 +106,33 @@ struct dpmon_sampler *dpmon_sampler_create(unsigned n_workers,
 					   const struct dpmon_actions_conf *conf);
 
 /**
- * Take a reloaded configuration's pcap_dir and pcap_packets (copied).
- * Alerts whose capture file opens from now on use them; a capture file
- * already open stays in its directory and is closed once it holds the new
- * pcap_packets (at once when it holds that many already, or when pcap_dir
- * became "").
- * Thread-safety: main lcore.
+ * Take reloaded settings: pcap_dir and pcap_packets of @p conf (copied).
+ * A capture file already open stays in its directory until complete; one
+ * complete under the new settings (no pcap_dir, or pcap_packets written)
+ * is closed and never reopened. Alerts without a file yet (or whose file
+ * could not be created) write theirs into a new pcap_dir.
+ * Thread-safety: main lcore (as dpmon_sampler_drain).
  */
 void dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf);
+
+/**
+ * Let go of alert @p alert_id (it ended; its summary was taken): close its
+ * capture file and free its counts. Copies of it still in the rings are
+ * dropped at the next drain (an alert not on the watch list gets no new
+ * counts). Unknown ids are ignored.
+ * Thread-safety: main lcore.
+ */
+void dpmon_sampler_forget(struct dpmon_sampler *s, uint64_t alert_id);
 
 /** Free the sampler (workers stopped). NULL ignored. Main lcore. */
 void dpmon_sampler_free(struct dpmon_sampler *s);
 
 /**
  * Watch @p hosts from now on (replaces the previous list; n = 0 stops).
- * @p alert_ids[i] names host i's samples (summary, DIR/ID.pcap).
+ * @p alert_ids[i] names host i's samples (summary, DIR/ID.pcap). A host
+ * under an ingress and an egress alert is listed twice, its ingress alert
+ * first: packets to it count for the first entry, packets from it for the
+ * second (dpmon_sample_match, dpmon_sample_match_source).
  * @return 0, or -E2BIG when @p n > DPMON_SAMPLE_WATCH_MAX (nothing changed).
  * Thread-safety: main lcore.
  */
@@ -126,7 +141,9 @@ int dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
 
 /**
  * Take the copies the workers made since the last call: add them to their
- * alert's summary and capture file (up to pcap_packets per alert).
+ * alert's summary and capture file (up to pcap_packets per alert). A copy
+ * of an alert neither counted yet nor on the watch list (it was forgotten)
+ * is dropped.
  * Thread-safety: main lcore.
  */
 void dpmon_sampler_drain(struct dpmon_sampler *s);
@@ -171,6 +188,19 @@ static inline int
 dpmon_sample_match(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
 {
 	for (uint32_t i = 0; i < l->n; i++)
+		if (memcmp(l->addr[i].b, a->b, 16) == 0)
+			return (int)i;
+	return -1;
+}
+
+/**
+ * The entry of @p l for packets sent by @p a: the last one with its
+ * address (its egress alert when it has both), or -1. Worker lcore.
+ */
+static inline int
+dpmon_sample_match_source(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
+{
+	for (uint32_t i = l->n; i-- > 0;)
 		if (memcmp(l->addr[i].b, a->b, 16) == 0)
 			return (int)i;
 	return -1;

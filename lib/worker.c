@@ -197,7 +197,9 @@ host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 }
 
 /* Copy the packets to or from a watched host (sample.h): only called while
- * the watch list is not empty. The destination is matched first. */
+ * the watch list is not empty. The destination is matched first; a host
+ * listed twice (ingress and egress alerts) gives its received packets to
+ * its first entry, its sent ones to its second. */
 static void __rte_noinline
 sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf **pkts,
 	    uint16_t n)
@@ -222,7 +224,7 @@ sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf 
 		}
 		w = dpmon_sample_match(&l, &dst);
 		if (w < 0)
-			w = dpmon_sample_match(&l, &src);
+			w = dpmon_sample_match_source(&l, &src);
 		if (w >= 0)
 			dpmon_sample_copy(core->sample, pkts[i], l.alert_id[w], &src, p->sport,
 					  p->dport, p->ports != 0);

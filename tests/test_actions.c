@@ -191,6 +191,36 @@ test_notify(void)
 	teardown();
 }
 
+/*
+ * The script inherits only stdin, stdout and stderr: a descriptor of dpmon
+ * opened without O_CLOEXEC (as DPDK's memory files are) must not be kept
+ * alive by a child the script leaves behind.
+ */
+static void
+test_notify_fds(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char marker[256], extra[512];
+	int fd;
+
+	setup(&cfg);
+	path_in(marker, sizeof(marker), "marker");
+	fd = open(marker, O_RDWR | O_CREAT, 0600); /* inheritable */
+	REQUIRE(fd >= 0);
+	snprintf(extra, sizeof(extra),
+		 "ls -l /proc/$$/fd | grep -c '%s' >> '%s/fds'\n", marker, dir);
+	write_script(&cfg, extra);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.5", 7, false) == 0);
+	dpmon_actions_flush(a);
+	CHECK_STR(slurp("fds"), "0\n");
+	dpmon_actions_free(a);
+	close(fd);
+	teardown();
+}
+
 /* A manual ban and unban notify too: direction "none", alert id 0. */
 static void
 test_notify_manual(void)
@@ -371,6 +401,78 @@ test_exabgp_reconfigure(void)
 	teardown();
 }
 
+/*
+ * Many subnets and many blackholes: a reload (run on the main lcore, the
+ * list locked) checks every entry against the subnets by a binary search,
+ * not by a scan of every subnet (65536 x 20000: many seconds). Overlapping
+ * and nested subnets, both families: the same answers as the prefixes.
+ */
+static void
+test_many_subnets(void)
+{
+	enum { N_SUB = 65536, N_BH = 20000 };
+	static struct dpmon_subnet_conf many[N_SUB];
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_blackhole *l = NULL;
+	struct dpmon_addr x;
+	double t0, took;
+	int added = 0;
+
+	setup(&cfg);
+	/* 11.0.0.0/24 .. 11.255.254.0/24, then 11.255.255.0/24 nested in
+	 * 11.255.0.0/16 and 2001:db8::/32 holding 2001:db8:1::/48. */
+	for (uint32_t i = 0; i < N_SUB - 3; i++) {
+		dpmon_addr_from_v4(&many[i].prefix.addr, 0x0b000000u | i << 8);
+		many[i].prefix.family = 4;
+		many[i].prefix.depth = 24;
+	}
+	REQUIRE(dpmon_prefix_parse("11.255.0.0/16", &many[N_SUB - 3].prefix, NULL) == 0);
+	REQUIRE(dpmon_prefix_parse("2001:db8::/32", &many[N_SUB - 2].prefix, NULL) == 0);
+	REQUIRE(dpmon_prefix_parse("2001:db8:1::/48", &many[N_SUB - 1].prefix, NULL) == 0);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	for (uint32_t i = 0; i < N_BH; i++) {
+		dpmon_addr_from_v4(&x, 0x0a000000u | i); /* 10.0.0.0/24 of setup() */
+		added += dpmon_blackhole_add(a, &x, NULL) == 0;
+		if (i >= 255)
+			break;
+	}
+	cfg.subnets = many;
+	cfg.n_subnets = N_SUB;
+	CHECK(dpmon_actions_reconfigure(a, &cfg) == 0); /* 10.0.0.0/24 gone: all withdrawn */
+	CHECK(dpmon_blackhole_list(a, &l) == 0);
+	free(l);
+	for (uint32_t i = 0; i < N_BH; i++) {
+		dpmon_addr_from_v4(&x, 0x0b000000u | (i * 797u % 0xffffffu));
+		added += dpmon_blackhole_add(a, &x, NULL) == 0;
+	}
+	CHECK(added == 256 + N_BH);
+	t0 = now_s();
+	CHECK(dpmon_actions_reconfigure(a, &cfg) == 0);
+	took = now_s() - t0;
+	printf("reload with %d subnets and %d blackholes: %.3f s\n", N_SUB, N_BH, took);
+	CHECK(took < 1.0);
+	CHECK(dpmon_blackhole_list(a, &l) == N_BH); /* every one still inside */
+	free(l);
+	/* Edges: both ends of the nested /16, outside it, and IPv6. */
+	CHECK(dpmon_blackhole_add(a, &(struct dpmon_addr){0}, NULL) == -EDOM);
+	x = addr("11.255.255.255");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == 0);
+	x = addr("12.0.0.0");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == -EDOM);
+	x = addr("10.255.255.255");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == -EDOM);
+	x = addr("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == 0);
+	x = addr("2001:db9::");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == -EDOM);
+	x = addr("::ffff:0:0");
+	CHECK(dpmon_blackhole_add(a, &x, NULL) == -EDOM);
+	dpmon_actions_free(a);
+	teardown();
+}
+
 /* Manual and alert blackholes of one address. */
 static void
 test_interplay(void)
@@ -543,6 +645,18 @@ test_state(void)
 		fclose(f);
 	}
 	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
+	/* Not a regular file (checked by the configuration, but it may have
+	 * changed since): refused at once, a FIFO without a writer included. */
+	REQUIRE(unlink(path) == 0);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	errno = 0;
+	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
+	CHECK(errno == EINVAL);
+	REQUIRE(unlink(path) == 0);
+	REQUIRE(mkdir(path, 0700) == 0);
+	errno = 0;
+	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
+	CHECK(errno == EINVAL);
 	teardown();
 }
 
@@ -589,6 +703,50 @@ test_queue_full(void)
 		CHECK(strncmp(args, "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n",
 			      63) == 0);
 	}
+	dpmon_actions_free(a);
+	teardown();
+}
+
+/*
+ * A full queue (a slow script) drops an event's script, never its list
+ * change: the end of a banning alert still removes its blackhole (else it
+ * stayed announced for good), the start of one still adds it.
+ */
+static void
+test_queue_full_ban(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_blackhole b;
+	struct dpmon_addr ended = addr("10.0.0.3"), started = addr("10.0.0.4");
+	char flag[256], extra[512];
+	int ok = 0;
+	FILE *f;
+
+	setup(&cfg);
+	path_in(flag, sizeof(flag), "go");
+	snprintf(extra, sizeof(extra), "while [ ! -e '%s' ]; do sleep 0.05; done\n", flag);
+	write_script(&cfg, extra);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.1", 1, false) == 0);
+	usleep(300 * 1000); /* the thread took it and waits in the script */
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.3", 100, true) == 0);
+	for (int i = 0; i < 1023; i++)
+		ok += post(a, DPMON_ACTION_ALERT_START, "10.0.0.2", (uint64_t)i + 2, false) == 0;
+	CHECK(ok == 1023);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "10.0.0.3", 100, true) == -ENOBUFS);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.4", 200, true) == -ENOBUFS);
+	CHECK(dpmon_actions_dropped(a) == 2);
+	/* At once, while the script still waits. */
+	CHECK(dpmon_blackhole_get(a, &ended, &b) == -ENOENT);
+	CHECK(dpmon_blackhole_get(a, &started, &b) == 0 && b.alert_id == 200);
+	f = fopen(flag, "w");
+	REQUIRE(f != NULL);
+	fclose(f);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_get(a, &ended, &b) == -ENOENT);
+	CHECK(dpmon_blackhole_get(a, &started, &b) == 0 && b.alert_id == 200);
 	dpmon_actions_free(a);
 	teardown();
 }
@@ -643,8 +801,11 @@ main(void)
 	test_exabgp_no_reader();
 	test_exabgp_reconfigure();
 	test_interplay();
+	test_notify_fds();
 	test_state();
 	test_queue_full();
+	test_queue_full_ban();
+	test_many_subnets();
 	test_stop();
 	return check_finish("test_actions");
 }

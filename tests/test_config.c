@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -871,6 +872,31 @@ test_detection(void)
 }
 
 /* actions: every key parsed; paths checked against the file system. */
+/*
+ * An IPv4-mapped IPv6 prefix (inside ::ffff:0:0/96) in the whitelist or a
+ * hostgroup would never match: dpmon keeps IPv4 hosts as IPv4 (and counts
+ * no host at a mapped address). A whitelisted host written that way would
+ * alert and be blackholed: an error naming the IPv4 form.
+ */
+static void
+test_mapped_group_prefixes(void)
+{
+	char *out = parse_bad(DET_HEAD "\"detection\": {\"whitelist\": [\"::ffff:10.0.0.10/128\","
+			      " \"::/0\"], \"hostgroups\": [{\"name\": \"m\", \"prefixes\":"
+			      " [\"::ffff:10.0.0.0/120\", \"::ffff:0:0/96\", \"::/80\"]}]}}", 3);
+
+	CHECK_LINE(out, "cfg.json: $.detection.whitelist[0]: an IPv4-mapped IPv6 prefix never "
+			"matches (IPv4 hosts are matched by IPv4 prefixes): write 10.0.0.10/32, "
+			"got \"::ffff:10.0.0.10/128\"");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[0].prefixes[0]: an IPv4-mapped IPv6 "
+			"prefix never matches (IPv4 hosts are matched by IPv4 prefixes): write "
+			"10.0.0.0/24, got \"::ffff:10.0.0.0/120\"");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[0].prefixes[1]: an IPv4-mapped IPv6 "
+			"prefix never matches (IPv4 hosts are matched by IPv4 prefixes): write "
+			"0.0.0.0/0, got \"::ffff:0:0/96\"");
+	free(out);
+}
+
 static void
 test_actions(void)
 {
@@ -975,6 +1001,28 @@ test_actions(void)
 			"both 0..65535 (RFC 1997), e.g. \"65535:666\", got \"1:2:3\"");
 	CHECK_LINE(out, "cfg.json: $.actions.exabgp_pipe: wrong type: expected string, got integer");
 	free(out);
+	/* A state file that exists must be a regular file: dpmon reads it at
+	 * start (a FIFO would block the start for good) and renames over it. */
+	{
+		char line[1024];
+
+		snprintf(json, sizeof(json),
+			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			 " \"actions\": {\"state_file\": \"%s\"}}", fifo);
+		out = parse_bad(json, 1);
+		snprintf(line, sizeof(line), "cfg.json: $.actions.state_file: \"%s\" exists and is "
+			 "not a regular file", fifo);
+		CHECK_LINE(out, line);
+		free(out);
+		snprintf(json, sizeof(json),
+			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+			 " \"actions\": {\"state_file\": \"%s/\"}}", dir);
+		out = parse_bad(json, 1);
+		snprintf(line, sizeof(line), "cfg.json: $.actions.state_file: \"%s/\" exists and is "
+			 "not a regular file", dir);
+		CHECK_LINE(out, line);
+		free(out);
+	}
 	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
 			" \"actions\": []}", 1);
 	CHECK_LINE(out, "cfg.json: $.actions: wrong type: expected object, got array");
@@ -983,6 +1031,52 @@ test_actions(void)
 	unlink(script);
 	unlink(noexec);
 	unlink(fifo);
+	rmdir(dir);
+}
+
+/*
+ * A pcap_dir, or a state file's directory, that dpmon cannot write into is
+ * an error of the check (not a failure at the first alert). Checked in a
+ * child that is not root (root may write anywhere): as nobody when the
+ * test runs as root.
+ */
+static void
+test_unwritable_dirs(void)
+{
+	char dir[] = "/tmp/test_config_ro_XXXXXX", json[1024], pcap_line[512], state_line[512];
+	int status = -1;
+	pid_t pid;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	REQUIRE(chmod(dir, 0555) == 0);
+	snprintf(json, sizeof(json),
+		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		 " \"actions\": {\"pcap_dir\": \"%s\", \"state_file\": \"%s/state.json\"}}", dir, dir);
+	snprintf(pcap_line, sizeof(pcap_line),
+		 "cfg.json: $.actions.pcap_dir: directory \"%s\": not writable: Permission denied\n", dir);
+	snprintf(state_line, sizeof(state_line),
+		 "cfg.json: $.actions.state_file: directory \"%s\": not writable: Permission denied\n",
+		 dir);
+	fflush(NULL);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct dpmon_config cfg;
+		char *out = NULL;
+		int rc;
+
+		if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		rc = parse(json, &cfg, &out);
+		if (rc != 2 || strstr(out, pcap_line) == NULL || strstr(out, state_line) == NULL) {
+			fprintf(stderr, "unwritable dirs: rc=%d, output:\n%s", rc, out);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	rmdir(dir);
 }
 
@@ -1001,6 +1095,8 @@ main(int argc, char **argv)
 	test_software_rss();
 	test_detection();
 	test_actions();
+	test_unwritable_dirs();
+	test_mapped_group_prefixes();
 	test_syntax_errors();
 	test_multiple_errors();
 	test_many_subnets();

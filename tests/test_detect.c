@@ -552,6 +552,48 @@ test_reconfigure(void)
 	dpmon_detect_free(d);
 }
 
+/*
+ * A reload that turns detection off (enabled false, or no threshold left):
+ * the active alerts end at the next run, whatever hold_s, and no new one
+ * starts (their blackholes are withdrawn by their end).
+ */
+static void
+test_reconfigure_disabled(void)
+{
+	static const char *const h[] = {"10.0.0.1"};
+	struct dpmon_config cfg = load("{\"hold_s\": 60, \"thresholds\": {\"ingress\": {\"pps\": 10}}}");
+	struct dpmon_config off = load("{\"hold_s\": 60, \"enabled\": false,"
+				       " \"thresholds\": {\"ingress\": {\"pps\": 10}}}");
+	struct dpmon_config none = load("{\"hold_s\": 60}");
+	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
+	struct dpmon_snapshot *s;
+
+	REQUIRE(d != NULL);
+	for (int k = 0; k < 2; k++) {
+		s = snap(1 + 3 * k, 1 + 3 * k, h, 1);
+		set_metric(s, 0, DPMON_DIR_INGRESS, DPMON_METRIC_PPS, 100);
+		run(d, s, T0 + 3 * k);
+		CHECK(s->alerts_active == 1);
+		dpmon_snapshot_free(s);
+		REQUIRE(dpmon_detect_reconfigure(d, k == 0 ? &off.detect : &none.detect) == 0);
+		for (int r = 1; r <= 2; r++) { /* still above: ended at once, none new */
+			s = snap(1 + 3 * k + r, 1 + 3 * k + r, h, 1);
+			set_metric(s, 0, DPMON_DIR_INGRESS, DPMON_METRIC_PPS, 100);
+			run(d, s, T0 + 3 * k + r);
+			CHECK(s->alerts_active == 0 && s->alerts_started == (uint64_t)k + 1);
+			REQUIRE(s->n_alerts == (uint32_t)k + 1);
+			CHECK(s->alerts[0]->id == (uint64_t)k + 1 &&
+			      s->alerts[0]->end_unix_s == T0 + 3 * k + 1);
+			dpmon_snapshot_free(s);
+		}
+		REQUIRE(dpmon_detect_reconfigure(d, &cfg.detect) == 0);
+	}
+	dpmon_detect_free(d);
+	dpmon_config_free(&cfg);
+	dpmon_config_free(&off);
+	dpmon_config_free(&none);
+}
+
 /* ------------------------------------------------------------------------
  * The API and /metrics on a snapshot with alerts.
  * --------------------------------------------------------------------- */
@@ -798,6 +840,7 @@ main(void)
 	test_attack_types();
 	test_disabled();
 	test_reconfigure();
+	test_reconfigure_disabled();
 	test_api();
 	bench();
 	return test_finish("test_detect");

@@ -38,6 +38,8 @@ struct dpmon_sampler {
 	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
 	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n, watch_calls, drains;
+	uint64_t forgotten[8];
+	unsigned n_forgotten;
 	uint64_t sampled_id; /* summary answered for this alert only */
 	int packets;
 };
@@ -96,6 +98,12 @@ dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
 	s->n = n;
 	s->watch_calls++;
 	return 0;
+}
+
+void
+dpmon_sampler_forget(struct dpmon_sampler *s, uint64_t alert_id)
+{
+	s->forgotten[s->n_forgotten++ % 8] = alert_id;
 }
 
 void
@@ -205,12 +213,30 @@ main(void)
 	CHECK(json_integer_value(json_object_get(json_object_get(act->ev[2].alert, "sample"),
 						 "packets")) == 40);
 	CHECK(smp->n == 1 && smp->ids[0] == 2); /* only the active one is watched */
+	CHECK(smp->n_forgotten == 1 && smp->forgotten[0] == 1); /* the sampler lets go of it */
 	CHECK(s->alerts_active == 1 && s->n_alerts == 2);
 	dpmon_snapshot_free(s);
 	/* 5: nothing new. */
 	s = snap(5, 5, 0, 70);
 	REQUIRE(dpmon_detect_run(d, s, T0 + 4) == 0);
 	CHECK(act->n == 3 && s->alerts_active == 1 && s->alerts_started == 2);
+	dpmon_snapshot_free(s);
+
+	/* 6: 10.0.0.1 egress again (alert 3); 7: also ingress (alert 4). The
+	 * sampler lists a host with both alerts ingress first (sample.h), so
+	 * its packets from it go to the egress alert: 2, 4, 3. */
+	s = snap(6, 6, 50, 70);
+	REQUIRE(dpmon_detect_run(d, s, T0 + 5) == 0);
+	CHECK(smp->n == 2 && smp->ids[0] == 2 && smp->ids[1] == 3);
+	dpmon_snapshot_free(s);
+	s = snap(7, 7, 50, 70);
+	s->hosts[0].dir[DPMON_DIR_INGRESS].avg_pps = 50;
+	REQUIRE(dpmon_detect_run(d, s, T0 + 6) == 0);
+	REQUIRE(act->n == 5);
+	CHECK(act->ev[4].alert_id == 4 && act->ev[4].dir == DPMON_DIR_INGRESS);
+	CHECK(smp->n == 3 && smp->ids[0] == 2 && smp->ids[1] == 4 && smp->ids[2] == 3);
+	CHECK(strcmp(dpmon_addr_format(&smp->hosts[1], addr, sizeof(addr)), "10.0.0.1") == 0);
+	CHECK(strcmp(dpmon_addr_format(&smp->hosts[2], addr, sizeof(addr)), "10.0.0.1") == 0);
 	dpmon_snapshot_free(s);
 
 	dpmon_detect_free(d);

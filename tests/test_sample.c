@@ -18,14 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <utime.h>
 
 #include <pcap/pcap.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 
+#include <dirent.h>
+#include <utime.h>
+#include <rte_malloc.h>
+
 #include "classify.h"
 #include "counters.h"
+#include "detect.h"
+#include "snapshot.h"
 #include "frames.h"
 #include "sample.h"
 #include "test_eal.h"
@@ -390,6 +395,121 @@ test_reconfigure(const struct dpmon_classifier *cls, const struct fb *to7, const
 	CHECK(rmdir(a_dir) == 0 && rmdir(b_dir) == 0);
 }
 
+/* Remove @p dir and the files in it. */
+static void
+remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[300];
+
+	REQUIRE(d != NULL);
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	CHECK(rmdir(dir) == 0);
+}
+
+/* Open file descriptors of this process. */
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	REQUIRE(d != NULL);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+/* Bytes allocated from the EAL heaps (rte_hash tables live there). */
+static size_t
+eal_heap_bytes(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t n = 0;
+
+	for (unsigned sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
+		if (rte_malloc_get_socket_stats((int)sock, &st) == 0)
+			n += st.heap_allocsz_bytes;
+	return n;
+}
+
+/*
+ * Alerts that come and go (detection with the real sampler, packets through
+ * the worker's burst function): each ended alert keeps its sample in the
+ * alert, and the sampler lets go of it: no capture file left open, no
+ * hash table kept. 300 alerts, one at a time, with capture files of at most
+ * 100 packets (1 written each: never complete).
+ */
+static void
+test_alert_churn(struct dpmon_core *c, const struct dpmon_classifier *cls, const char *dir,
+		 const struct fb *to_host)
+{
+	struct dpmon_config cfg;
+	struct dpmon_sampler *s;
+	struct dpmon_detect *d;
+	struct dpmon_snapshot *snap;
+	char json[512], path[160];
+	int fds0, ended = 0, snaplen = 0, dlt = 0;
+	struct pcap_pkthdr h;
+	uint8_t data[DPMON_SAMPLE_SNAPLEN];
+	size_t heap0;
+
+	snprintf(json, sizeof(json),
+		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.1.0.0/16\"}],"
+		 " \"detection\": {\"hold_s\": 0, \"recent_alerts\": 2,"
+		 " \"thresholds\": {\"ingress\": {\"pps\": 10}}},"
+		 " \"actions\": {\"pcap_dir\": \"%s\", \"pcap_packets\": 100}}", dir);
+	REQUIRE(dpmon_config_parse(json, "test", &cfg, stderr) == 0);
+	s = dpmon_sampler_create(1, &cfg.actions);
+	d = dpmon_detect_create(&cfg.detect, s, NULL);
+	REQUIRE(s != NULL && d != NULL);
+	c->sample = dpmon_sampler_core(s, 0);
+	fds0 = open_fds();
+	heap0 = eal_heap_bytes();
+	for (unsigned k = 0; k < 2 * 300; k++) {
+		snap = dpmon_snapshot_alloc(0, 0, 0, 1);
+		REQUIRE(snap != NULL);
+		snap->seq = k + 1;
+		snap->uptime_s = k + 1;
+		snap->interval_s = 1.0;
+		snap->hosts[0].addr = addr("10.1.0.1");
+		snap->hosts[0].dir[0].flows = snap->hosts[0].dir[1].flows = -1;
+		snap->hosts[0].dir[DPMON_DIR_INGRESS].avg_pps = k % 2 == 0 ? 50 : 0;
+		REQUIRE(dpmon_detect_run(d, snap, 1700000000.0 + k) == 0);
+		if (k % 2 == 0)
+			send_frames(c, cls, to_host, 1); /* copied for the new alert */
+		else
+			ended += snap->n_alerts >= 1 && snap->alerts[0]->end_unix_s != 0 &&
+				 snap->alerts[0]->sample != NULL &&
+				 json_integer_value(get(snap->alerts[0]->sample, "packets")) == 1;
+		dpmon_snapshot_free(snap);
+	}
+	CHECK(ended == 300);
+	CHECK(open_fds() == fds0);
+	CHECK(eal_heap_bytes() <= heap0);
+	if (open_fds() != fds0 || eal_heap_bytes() > heap0)
+		fprintf(stderr, "alert churn: %d descriptors, %zu EAL heap bytes more\n",
+			open_fds() - fds0, eal_heap_bytes() - heap0);
+	dpmon_detect_free(d);
+	dpmon_sampler_free(s);
+	c->sample = NULL;
+	for (unsigned id = 1; id <= 300; id++) {
+		snprintf(path, sizeof(path), "%s/%u.pcap", dir, id);
+		CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 1); /* complete, 1 record */
+		unlink(path);
+	}
+	dpmon_config_free(&cfg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -509,27 +629,65 @@ main(int argc, char **argv)
 	CHECK(json_integer_value(get(j, "packets")) == DPMON_SAMPLE_RING - 1);
 	json_decref(j);
 
+	/* A host under an ingress and an egress alert is listed twice, ingress
+	 * first: packets to it count for alert 21, packets from it for 22. */
+	hosts[1] = hosts[0];
+	ids[0] = 21;
+	ids[1] = 22;
+	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0);
+	send_frames(c, &cls, &in1, 3);
+	send_frames(c, &cls, &out1, 2);
+	dpmon_sampler_drain(s);
+	j = dpmon_sampler_summary(s, 21);
+	REQUIRE(j != NULL);
+	CHECK(json_integer_value(get(j, "packets")) == 3);
+	check_entry(j, "sources", 0, "198.51.100.1", 0, 3);
+	json_decref(j);
+	j = dpmon_sampler_summary(s, 22);
+	REQUIRE(j != NULL);
+	CHECK(json_integer_value(get(j, "packets")) == 2);
+	check_entry(j, "sources", 0, "10.1.0.1", 0, 2);
+	check_entry(j, "destination_ports", 0, NULL, 4000, 2);
+	json_decref(j);
+
 	/* Watching stopped: nothing more copied; the summaries stay. */
 	CHECK(dpmon_sampler_watch(s, NULL, NULL, 0) == 0);
 	send_frames(c, &cls, &in1, 10);
 	dpmon_sampler_drain(s);
-	CHECK(dpmon_sampler_copied(s) == 11 + DPMON_SAMPLE_RING - 1);
+	CHECK(dpmon_sampler_copied(s) == 11 + DPMON_SAMPLE_RING - 1 + 5);
 	j = dpmon_sampler_summary(s, 7);
 	CHECK(j != NULL && json_integer_value(get(j, "packets")) == 10);
 	json_decref(j);
 
+	/* Reloaded settings: without pcap_dir no file; with it again (3 per
+	 * alert), the alert's next copies are written there. */
+	conf.pcap_dir[0] = '\0';
+	dpmon_sampler_reconfigure(s, &conf);
+	hosts[0] = addr("10.1.0.1");
+	ids[0] = 30;
+	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);
+	send_frames(c, &cls, &in1, 2);
+	dpmon_sampler_drain(s);
+	snprintf(path, sizeof(path), "%s/30.pcap", dir);
+	CHECK(access(path, F_OK) != 0);
+	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", dir);
+	conf.pcap_packets = 3;
+	dpmon_sampler_reconfigure(s, &conf);
+	send_frames(c, &cls, &in1, 5);
+	dpmon_sampler_drain(s);
+	CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 3);
+	j = dpmon_sampler_summary(s, 30);
+	CHECK(j != NULL && json_integer_value(get(j, "packets")) == 7);
+	json_decref(j);
+	unlink(path);
+
 	dpmon_sampler_free(s);
+	test_alert_churn(c, &cls, dir, &in1);
 	dpmon_core_free(c);
 	test_earlier_captures(&cls, &in1, &v6);
 	test_reconfigure(&cls, &in1, &v6);
 	dpmon_classifier_free(&cls);
 	test_watch_race();
-	snprintf(path, sizeof(path), "%s/7.pcap", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/9.pcap", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/11.pcap", dir);
-	unlink(path);
-	rmdir(dir);
+	remove_dir(dir);
 	return test_finish("test_sample");
 }

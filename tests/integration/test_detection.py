@@ -29,10 +29,14 @@ never on timing.
                 forever (infinite_rx=1), twice; each run's alert 1 writes
                 1.pcap with pcap_packets records of the flood, and the
                 second run first moves the first run's file aside to
-                1.MTIME.pcap (never overwritten).
+                1.MTIME.pcap (never overwritten);
+  - reload pcap_dir: a reload that sets actions.pcap_dir makes the active
+                alert's capture file appear with pcap_packets records.
 """
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -260,6 +264,53 @@ def case_actions_live(h, caps):
     c.done()
 
 
+def pcap_records(path):
+    """Records in a capture file (classic pcap), or None when it is absent
+    or not complete yet (libpcap buffers until the file is closed)."""
+    try:
+        return len(harness.pcap_records(path))
+    except (FileNotFoundError, TestFailure):
+        return None
+
+
+def case_reload_pcap_dir(h, caps):
+    """A reload that sets actions.pcap_dir: the active alert's copies go to
+    DIR/ID.pcap from then on (configuration.md: "actions": applied)."""
+    c = h.checker('reload pcap_dir')
+    tmp = tempfile.mkdtemp(prefix='dpmon-it-detect-pcapdir-')
+    detection = {'thresholds': {'ingress': {'pps': LIMIT}}}
+    try:
+        with h.dpmon_run([caps['in5']], SUBNETS, 'reload pcap_dir', vdev_args=',infinite_rx=1',
+                         extra_config={'average_time_constant_ms': 1000,
+                                       'detection': detection}) as d:
+            deadline = time.monotonic() + 20
+            status, _, doc = d.request('/api/v1/alerts')
+            while (status != 200 or not doc['alerts']) and time.monotonic() < deadline:
+                time.sleep(0.1)
+                status, _, doc = d.request('/api/v1/alerts')
+            c.eq('one alert before the reload', 1, len(doc['alerts']))
+            if doc['alerts']:
+                path = os.path.join(tmp, '%d.pcap' % doc['alerts'][0]['id'])
+                c.eq('no capture file without pcap_dir', [], os.listdir(tmp))
+                cfg = dict(d.config, actions={'pcap_dir': tmp, 'pcap_packets': 5})
+                with open(os.path.join(d.dir, 'dpmon.json.tmp'), 'w') as f:
+                    json.dump(cfg, f)
+                os.rename(os.path.join(d.dir, 'dpmon.json.tmp'), os.path.join(d.dir, 'dpmon.json'))
+                os.kill(d.proc.pid, signal.SIGHUP)
+                deadline = time.monotonic() + 20
+                while d.summary()['config']['reloads'] < 1 and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                c.eq('reloads', 1, d.summary()['config']['reloads'])
+                while pcap_records(path) != 5 and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                c.eq('records in %s after the reload' % os.path.basename(path), 5,
+                     pcap_records(path))
+            c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.done()
+
+
 def capture_run(h, pcap, pcap_dir, label, records, moved=None):
     """One dpmon on @p pcap replayed forever until its alert 1's capture
     file holds @p records records (and, when given, the earlier run's file
@@ -322,6 +373,7 @@ def test_detection(h):
         case_egress(h, caps)
         case_actions_live(h, caps)
         case_captures(h, caps, tmp)
+        case_reload_pcap_dir(h, caps)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

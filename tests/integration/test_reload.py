@@ -286,5 +286,34 @@ def test_reload_refused_and_added(h):
     c.done()
 
 
+def test_reload_storm_keeps_merging(h):
+    """SIGHUPs sent without pause while each reload takes long (20000
+    subnets): at least one merge between two reloads, so snapshots,
+    detection and rates go on (operations.md: a reload is served between
+    two merges)."""
+    c = h.checker('reload storm')
+    many = [(A, 'a')] + [('11.%d.%d.0/24' % (i >> 8, i & 255), 's%d' % i) for i in range(19999)]
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-reload-') as tmp:
+        pcap, _ = gen(h, tmp, 'storm.pcap', 20000, 17)
+        with h.dpmon_run([pcap], BASE, 'storm', vdev_args=',infinite_rx=1') as d:
+            first_summary(d)
+            s0 = reload_and_wait(d, many, 1, timeout=120)
+            deadline = time.monotonic() + 120
+            s = s0
+            while s['config']['reloads'] < s0['config']['reloads'] + 3:
+                if time.monotonic() > deadline:
+                    raise TestFailure('storm: 3 reloads not served within 120 s: %r'
+                                      % s['config'])
+                d.proc.send_signal(signal.SIGHUP)
+                time.sleep(0.02)
+                s = d.summary()
+            reloads = s['config']['reloads'] - s0['config']['reloads']
+            merges = s['snapshot_seq'] - s0['snapshot_seq']
+            c.true('%d merges during %d reloads (at least one between two)' % (merges, reloads),
+                   merges >= reloads - 1)
+            c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+    c.done()
+
+
 if __name__ == '__main__':
     harness.main(globals())
