@@ -617,7 +617,8 @@ load_state(struct dpmon_actions *a)
  * ExaBGP pipe (thread only).
  * --------------------------------------------------------------------- */
 
-/* "announce|withdraw route ADDR/LEN next-hop NH[ community [C]]\n". */
+/* "announce|withdraw route ADDR/LEN next-hop NH[ community [C]]\n"; NH is
+ * exabgp_next_hop for IPv4 routes, exabgp_next_hop6 for IPv6 ones. */
 static int
 exabgp_line(const struct dpmon_actions_conf *c, bool announce, const struct dpmon_addr *addr,
 	    char *buf, size_t len)
@@ -627,7 +628,8 @@ exabgp_line(const struct dpmon_actions_conf *c, bool announce, const struct dpmo
 	int n;
 
 	n = snprintf(buf, len, "%s route %s/%d next-hop %s", announce ? "announce" : "withdraw",
-		     dpmon_addr_format(addr, t, sizeof(t)), v4 ? 32 : 128, c->exabgp_next_hop);
+		     dpmon_addr_format(addr, t, sizeof(t)), v4 ? 32 : 128,
+		     v4 ? c->exabgp_next_hop : c->exabgp_next_hop6);
 	if (announce && c->exabgp_community[0] != '\0')
 		n += snprintf(buf + n, len - (size_t)n, " community [%s]", c->exabgp_community);
 	n += snprintf(buf + n, len - (size_t)n, "\n");
@@ -1055,6 +1057,7 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 	if (rc == 0) {
 		reannounce = strcmp(a->conf.exabgp_pipe, n->exabgp_pipe) != 0 ||
 			     strcmp(a->conf.exabgp_next_hop, n->exabgp_next_hop) != 0 ||
+			     strcmp(a->conf.exabgp_next_hop6, n->exabgp_next_hop6) != 0 ||
 			     strcmp(a->conf.exabgp_community, n->exabgp_community) != 0;
 		if (strcmp(a->conf.state_file, n->state_file) != 0)
 			a->gen++; /* write the new file */

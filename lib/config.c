@@ -17,7 +17,7 @@
  *                         thresholds; whitelist[], start_intervals, hold_s,
  *                         recent_alerts
  *         -> actions   -> notify_script, notify_timeout_ms, exabgp_pipe,
- *                         exabgp_next_hop, exabgp_community, pcap_dir,
+ *                         exabgp_next_hop, exabgp_next_hop6, exabgp_community, pcap_dir,
  *                         pcap_packets, state_file
  *         -> host_table_capacity, merge_interval_ms, burst_size,
  *            mbufs_per_queue (all plain bounded integers, table-driven)
@@ -1239,6 +1239,24 @@ parse_exabgp_next_hop(struct check_ctx *c, const char *path, const json_t *v,
 		dpmon_addr_format(&addr, a->exabgp_next_hop, sizeof(a->exabgp_next_hop));
 }
 
+/* "exabgp_next_hop6": an IPv6 address only (the next hop of IPv6 routes). */
+static void
+parse_exabgp_next_hop6(struct check_ctx *c, const char *path, const json_t *v,
+		       struct dpmon_actions_conf *a)
+{
+	char q[PATH_LEN];
+	struct dpmon_addr addr;
+
+	if (!json_is_string(v))
+		report_type(c, path, "string", v);
+	else if (json_string_length(v) >= sizeof(a->exabgp_next_hop6) ||
+		 dpmon_addr_parse(json_string_value(v), &addr) != 0 || dpmon_addr_is_v4(&addr))
+		report(c, path, "not an IPv6 address (the next hop of IPv6 routes), got %s",
+		       quote(json_string_value(v), q, sizeof(q)));
+	else
+		dpmon_addr_format(&addr, a->exabgp_next_hop6, sizeof(a->exabgp_next_hop6));
+}
+
 static void
 parse_exabgp_community(struct check_ctx *c, const char *path, const json_t *v,
 		       struct dpmon_actions_conf *a)
@@ -1315,6 +1333,8 @@ parse_actions(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_c
 			parse_exabgp_pipe(c, kpath, v, a);
 		else if (strcmp(key, "exabgp_next_hop") == 0)
 			parse_exabgp_next_hop(c, kpath, v, a);
+		else if (strcmp(key, "exabgp_next_hop6") == 0)
+			parse_exabgp_next_hop6(c, kpath, v, a);
 		else if (strcmp(key, "exabgp_community") == 0)
 			parse_exabgp_community(c, kpath, v, a);
 		else if (strcmp(key, "pcap_dir") == 0)
@@ -1452,6 +1472,7 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	cfg->detect.recent_alerts = 1000;
 	cfg->actions.notify_timeout_ms = 10000;
 	snprintf(cfg->actions.exabgp_next_hop, sizeof(cfg->actions.exabgp_next_hop), "192.0.2.1");
+	snprintf(cfg->actions.exabgp_next_hop6, sizeof(cfg->actions.exabgp_next_hop6), "100::1");
 	cfg->actions.pcap_packets = 100;
 }
 

@@ -132,7 +132,9 @@ struct dpmon_actions_conf {
 	char notify_script[DPMON_PATH_LEN];   /**< called at alert start/end */
 	uint32_t notify_timeout_ms;           /**< then SIGKILL; default 10000 */
 	char exabgp_pipe[DPMON_PATH_LEN];     /**< ExaBGP's command FIFO */
-	char exabgp_next_hop[DPMON_ADDR_STRLEN]; /**< default "192.0.2.1" (RFC 5737) */
+	char exabgp_next_hop[DPMON_ADDR_STRLEN]; /**< of IPv4 routes; default "192.0.2.1" (RFC 5737) */
+	/** Next hop of IPv6 routes, an IPv6 address; default "100::1" (RFC 6666 discard-only). */
+	char exabgp_next_hop6[DPMON_ADDR_STRLEN];
 	char exabgp_community[32];            /**< e.g. "65535:666" (RFC 7999 BLACKHOLE); default "" */
 	char pcap_dir[DPMON_PATH_LEN];        /**< sample packets of each alert go to DIR/ALERT_ID.pcap */
 	uint32_t pcap_packets;                /**< packets per alert capture; default 100 */

@@ -305,12 +305,12 @@ test_exabgp(void)
 	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::7", 3, true) == 0);
 	dpmon_actions_flush(a);
 	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
-		  "announce route 2001:db8::7/128 next-hop 192.0.2.1 community [65535:666]\n");
+		  "announce route 2001:db8::7/128 next-hop 100::1 community [65535:666]\n");
 	buf[0] = '\0';
 	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8::7", 3, true) == 0);
 	dpmon_actions_flush(a);
 	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
-		  "withdraw route 2001:db8::7/128 next-hop 192.0.2.1\n");
+		  "withdraw route 2001:db8::7/128 next-hop 100::1\n");
 	buf[0] = '\0';
 	CHECK(dpmon_blackhole_remove(a, &v4) == 0);
 	dpmon_actions_flush(a);

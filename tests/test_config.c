@@ -929,6 +929,7 @@ test_actions(void)
 	CHECK(strcmp(cfg.actions.notify_script, "") == 0);
 	CHECK_EQ_U64(cfg.actions.notify_timeout_ms, 10000);
 	CHECK(strcmp(cfg.actions.exabgp_next_hop, "192.0.2.1") == 0);
+	CHECK(strcmp(cfg.actions.exabgp_next_hop6, "100::1") == 0);
 	CHECK(strcmp(cfg.actions.exabgp_community, "") == 0);
 	CHECK_EQ_U64(cfg.actions.pcap_packets, 100);
 	CHECK(strcmp(cfg.actions.state_file, "") == 0);
@@ -941,6 +942,7 @@ test_actions(void)
 		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
 		 " \"actions\": {\"notify_script\": \"%s\", \"notify_timeout_ms\": 2500,"
 		 " \"exabgp_pipe\": \"%s\", \"exabgp_next_hop\": \"2001:DB8::1\","
+		 " \"exabgp_next_hop6\": \"2001:DB8:FFFF::0001\","
 		 " \"exabgp_community\": \"65535:666\", \"pcap_dir\": \"%s\","
 		 " \"pcap_packets\": 500, \"state_file\": \"%s/state.json\","
 		 " \"comment\": \"x\"}}", script, fifo, dir, dir);
@@ -950,6 +952,7 @@ test_actions(void)
 	CHECK_EQ_U64(cfg.actions.notify_timeout_ms, 2500);
 	CHECK(strcmp(cfg.actions.exabgp_pipe, fifo) == 0);
 	CHECK(strcmp(cfg.actions.exabgp_next_hop, "2001:db8::1") == 0); /* canonical */
+	CHECK(strcmp(cfg.actions.exabgp_next_hop6, "2001:db8:ffff::1") == 0);
 	CHECK(strcmp(cfg.actions.exabgp_community, "65535:666") == 0);
 	CHECK(strcmp(cfg.actions.pcap_dir, dir) == 0);
 	CHECK_EQ_U64(cfg.actions.pcap_packets, 500);
@@ -961,10 +964,11 @@ test_actions(void)
 		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
 		 " \"actions\": {\"notify_script\": \"%s\", \"notify_timeout_ms\": 50,"
 		 " \"exabgp_pipe\": \"%s\", \"exabgp_next_hop\": \"10.0.0\","
+		 " \"exabgp_next_hop6\": \"192.0.2.1\","
 		 " \"exabgp_community\": \"65536:1\", \"pcap_dir\": \"%s\","
 		 " \"pcap_packets\": 0, \"state_file\": \"relative.json\", \"nope\": 1}}",
 		 noexec, script, script);
-	out = parse_bad(json, 9);
+	out = parse_bad(json, 10);
 	{
 		char line[1024];
 
@@ -981,6 +985,8 @@ test_actions(void)
 	CHECK_LINE(out, "cfg.json: $.actions.notify_timeout_ms: must be an integer 100..600000, got 50");
 	CHECK_LINE(out, "cfg.json: $.actions.exabgp_next_hop: not an IPv4 or IPv6 address, "
 			"got \"10.0.0\"");
+	CHECK_LINE(out, "cfg.json: $.actions.exabgp_next_hop6: not an IPv6 address (the next hop "
+			"of IPv6 routes), got \"192.0.2.1\"");
 	CHECK_LINE(out, "cfg.json: $.actions.exabgp_community: not a community \"ASN:VALUE\" with "
 			"both 0..65535 (RFC 1997), e.g. \"65535:666\", got \"65536:1\"");
 	CHECK_LINE(out, "cfg.json: $.actions.pcap_packets: must be an integer 1..100000, got 0");

@@ -22,6 +22,7 @@ import harness  # noqa: E402
 SUBNETS = [('141.142.228.0/24', 'a'), ('192.150.187.0/24', 'b'), ('2001:db8:1::/48', 'v6')]
 PACKETS = 14  # zeek/http-vlan-0.pcap
 NEXT_HOP = '192.0.2.1'
+NEXT_HOP6 = '2001:db8:ffff::1'
 COMMUNITY = '65535:666'
 
 
@@ -90,6 +91,7 @@ def test_blackholes(h):
     state = os.path.join(work, 'state.json')
     actions = {'notify_script': write_script(work), 'notify_timeout_ms': 5000,
                'exabgp_pipe': fifo.path, 'exabgp_next_hop': NEXT_HOP,
+               'exabgp_next_hop6': NEXT_HOP6,
                'exabgp_community': COMMUNITY, 'state_file': state}
     pcap = h.td('pcaps', 'zeek', 'http-vlan-0.pcap')
     try:
@@ -125,7 +127,7 @@ def test_blackholes(h):
             c.eq('POST 2001:db8:1::5 status', 201, status)
             c.eq('IPv6 announce line: a /128',
                  ['announce route 2001:db8:1::5/128 next-hop %s community [%s]' %
-                  (NEXT_HOP, COMMUNITY)], fifo.lines(1))
+                  (NEXT_HOP6, COMMUNITY)], fifo.lines(1))
 
             # Refused: outside every subnet, bad bodies.
             for data, want in [
@@ -153,7 +155,7 @@ def test_blackholes(h):
             c.eq('second DELETE', (200, {'address': '2001:db8:1::5', 'removed': False}),
                  (status, body))
             c.eq('one withdraw line',
-                 ['withdraw route 2001:db8:1::5/128 next-hop %s' % NEXT_HOP],
+                 ['withdraw route 2001:db8:1::5/128 next-hop %s' % NEXT_HOP6],
                  fifo.lines(2, timeout=2.5))
             status, _, body = d.request('/api/v1/blackholes/not-an-address', 'DELETE')
             c.eq('DELETE of a non-address', (400, {'error': "invalid address 'not-an-address'"}),
