@@ -126,6 +126,7 @@ struct dpmon_actions {
 	struct job queue[QUEUE_LEN];
 	uint32_t head, count;
 	uint64_t posted, done, dropped;
+	uint64_t notify[3];           /* script runs by enum notify_outcome */
 	/* blackholes */
 	struct bh *bh;
 	uint32_t n_bh, cap_bh;
@@ -644,7 +645,7 @@ fifo_lost(struct dpmon_actions *a, const char *path)
 	struct timespec zero = {0, 0};
 
 	close(a->fifo);
-	a->fifo = -1;
+	__atomic_store_n(&a->fifo, -1, __ATOMIC_RELAXED);
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) /* the EPIPE's signal */
@@ -670,7 +671,7 @@ fifo_open(struct dpmon_actions *a, const char *path)
 	}
 	if (a->fifo >= 0)
 		return true;
-	a->fifo = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	__atomic_store_n(&a->fifo, open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC), __ATOMIC_RELAXED);
 	if (a->fifo >= 0) {
 		a->fifo_missing_logged = false;
 		return true;
@@ -716,7 +717,7 @@ exabgp_sync(struct dpmon_actions *a)
 	pthread_mutex_unlock(&a->lock);
 	if (reopen && a->fifo >= 0) { /* another pipe now: the old one is left */
 		close(a->fifo);
-		a->fifo = -1;
+		__atomic_store_n(&a->fifo, -1, __ATOMIC_RELAXED);
 		a->fifo_missing_logged = false;
 	}
 	if (c.exabgp_pipe[0] == '\0' || !fifo_open(a, c.exabgp_pipe))
@@ -781,8 +782,12 @@ feed_stdin(int fd, const char *text, size_t len, uint64_t deadline)
 	}
 }
 
-/* Wait for @p pid until @p deadline, then kill its process group. */
-static void
+/* How a notify script run ended (dpmon_actions_stats). */
+enum notify_outcome { NOTIFY_OK, NOTIFY_FAILED, NOTIFY_KILLED };
+
+/* Wait for @p pid until @p deadline, then kill its process group.
+ * @return how it ended (exit status 0 is NOTIFY_OK). */
+static enum notify_outcome
 reap(pid_t pid, uint64_t deadline, const char *what, uint32_t timeout_ms)
 {
 	int status;
@@ -795,18 +800,24 @@ reap(pid_t pid, uint64_t deadline, const char *what, uint32_t timeout_ms)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 		LOG("notify script %s: killed after %u ms", what, timeout_ms);
-		return;
+		return NOTIFY_KILLED;
 	}
-	if (r < 0)
+	if (r < 0) {
 		LOG("notify script %s: waitpid: %s", what, strerror(errno));
-	else if (WIFEXITED(status))
+		return NOTIFY_FAILED;
+	}
+	if (WIFEXITED(status)) {
 		LOG("notify script %s: exit status %d", what, WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
+		return WEXITSTATUS(status) == 0 ? NOTIFY_OK : NOTIFY_FAILED;
+	}
+	if (WIFSIGNALED(status))
 		LOG("notify script %s: killed by signal %d", what, WTERMSIG(status));
+	return NOTIFY_FAILED;
 }
 
-/* Run the script for @p j: argv as docs/detection.md, @p j->doc on stdin. */
-static void
+/* Run the script for @p j: argv as docs/detection.md, @p j->doc on stdin.
+ * @return how it ended (NOTIFY_FAILED when it could not be started). */
+static enum notify_outcome
 run_notify(const char *script, uint32_t timeout_ms, const struct job *j)
 {
 	char addr[DPMON_ADDR_STRLEN], id[24], what[DPMON_PATH_LEN + 96];
@@ -826,7 +837,7 @@ run_notify(const char *script, uint32_t timeout_ms, const struct job *j)
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		LOG("notify script %s: pipe: %s", what, strerror(errno));
 		free(text);
-		return;
+		return NOTIFY_FAILED;
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[0], STDIN_FILENO);
@@ -862,8 +873,7 @@ run_notify(const char *script, uint32_t timeout_ms, const struct job *j)
 	}
 	close(fds[1]); /* end of file on the script's stdin */
 	free(text);
-	if (rc == 0)
-		reap(pid, deadline, what, timeout_ms);
+	return rc == 0 ? reap(pid, deadline, what, timeout_ms) : NOTIFY_FAILED;
 }
 
 /* ------------------------------------------------------------------------
@@ -904,6 +914,7 @@ actions_main(void *arg)
 	struct job j;
 	bool have;
 	char script[DPMON_PATH_LEN];
+	int outcome;
 	uint32_t timeout_ms;
 
 	sigemptyset(&pipe_set);
@@ -935,12 +946,13 @@ actions_main(void *arg)
 
 		save_state(a);
 		exabgp_sync(a);
-		if (have && script[0] != '\0')
-			run_notify(script, timeout_ms, &j);
+		outcome = have && script[0] != '\0' ? (int)run_notify(script, timeout_ms, &j) : -1;
 		if (have)
 			json_decref(j.doc);
 
 		pthread_mutex_lock(&a->lock);
+		if (outcome >= 0)
+			a->notify[outcome]++;
 		if (have)
 			a->done++;
 		a->busy = false;
@@ -1011,7 +1023,7 @@ actions_new(const struct dpmon_actions_conf *conf, const struct dpmon_config *cf
 	if (a == NULL)
 		return NULL;
 	a->conf = *conf;
-	a->fifo = -1;
+	__atomic_store_n(&a->fifo, -1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->wake, NULL);
 	pthread_cond_init(&a->idle, NULL);
@@ -1240,6 +1252,19 @@ dpmon_actions_flush(struct dpmon_actions *a)
 	while (a->started && (a->done < target || a->busy || a->gen != a->saved_gen ||
 			      a->count > 0))
 		pthread_cond_wait(&a->idle, &a->lock);
+	pthread_mutex_unlock(&a->lock);
+}
+
+void
+dpmon_actions_stats(struct dpmon_actions *a, struct dpmon_actions_stats *st)
+{
+	pthread_mutex_lock(&a->lock);
+	st->events_dropped = a->dropped;
+	st->notify_ok = a->notify[NOTIFY_OK];
+	st->notify_failed = a->notify[NOTIFY_FAILED];
+	st->notify_killed = a->notify[NOTIFY_KILLED];
+	st->blackholes = a->n_bh;
+	st->exabgp_connected = __atomic_load_n(&a->fifo, __ATOMIC_RELAXED) >= 0;
 	pthread_mutex_unlock(&a->lock);
 }
 

@@ -151,6 +151,22 @@ void dpmon_actions_flush(struct dpmon_actions *a);
 /** Events dropped on a full queue since the start. Any thread. */
 uint64_t dpmon_actions_dropped(struct dpmon_actions *a);
 
+/** What the actions did since start (dpmon_actions_stats), for the API and /metrics. */
+struct dpmon_actions_stats {
+	uint64_t events_dropped; /**< posts refused on a full queue (their scripts not run) */
+	uint64_t notify_ok;      /**< notify script runs that exited 0 */
+	uint64_t notify_failed;  /**< runs that could not start, exited non-zero or died of a signal */
+	uint64_t notify_killed;  /**< runs killed at notify_timeout_ms */
+	uint32_t blackholes;     /**< entries in the blackhole list now */
+	bool exabgp_connected;   /**< ExaBGP's pipe is open (a reader is there) */
+};
+
+/**
+ * Copy the counters of @p a into @p st.
+ * Thread-safety: any thread (takes the module's lock for a few ns).
+ */
+void dpmon_actions_stats(struct dpmon_actions *a, struct dpmon_actions_stats *st);
+
 /**
  * Queue @p ev; never blocks. Takes ev->alert's reference in every case.
  * @return 0, or -ENOBUFS when the queue is full: the event's notify script

@@ -542,6 +542,24 @@ config_json(const struct dpmon_snapshot *s)
 			 "last_reload_ok", any ? json_boolean(c->last_reload_ok) : json_null());
 }
 
+/* Actions and sampler counters; "exabgp_connected" null without a pipe. */
+static json_t *
+actions_json(const struct dpmon_snapshot *s)
+{
+	const struct dpmon_snap_actions *a = &s->actions;
+
+	return json_pack("{s:I,s:{s:I,s:I,s:I},s:{s:I,s:I},s:I,s:o}",
+			 "events_dropped", (json_int_t)a->events_dropped,
+			 "notify", "ok", (json_int_t)a->notify_ok,
+			 "failed", (json_int_t)a->notify_failed,
+			 "killed", (json_int_t)a->notify_killed,
+			 "sample", "copied", (json_int_t)a->sample_copied,
+			 "dropped", (json_int_t)a->sample_dropped,
+			 "blackholes", (json_int_t)a->blackholes,
+			 "exabgp_connected",
+			 a->exabgp_configured ? json_boolean(a->exabgp_connected) : json_null());
+}
+
 static int
 ep_summary(struct request *r, const char *rest, size_t n)
 {
@@ -550,7 +568,7 @@ ep_summary(struct request *r, const char *rest, size_t n)
 	(void)rest;
 	(void)n;
 	return reply(r, 200, json_pack(
-		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o}",
+		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o}",
 		"version", DPMON_VERSION,
 		"uptime_s", finite_or_zero(s->uptime_s),
 		"interval_s", finite_or_zero(s->interval_s),
@@ -565,7 +583,8 @@ ep_summary(struct request *r, const char *rest, size_t n)
 		"workers", array_json(s, s->n_workers, worker_json),
 		"subnets", (json_int_t)s->n_subnets,
 		"hosts", (json_int_t)s->n_hosts,
-		"config", config_json(s)));
+		"config", config_json(s),
+		"actions", actions_json(s)));
 }
 
 static int

@@ -253,6 +253,25 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 	gauge_real(b, "dpmon_config_last_reload_timestamp_seconds",
 		   "Unix time of the last configuration reload attempt; 0 before any.",
 		   s->config.last_reload_unix_s);
+	family(b, "dpmon_notify_runs_total", "counter",
+	       "Notify script runs since start, by result: ok (exit 0), failed (could not "
+	       "start, non-zero exit or a signal), killed (at notify_timeout_ms).");
+	sample_u64(b, "dpmon_notify_runs_total", "result=\"ok\"", s->actions.notify_ok);
+	sample_u64(b, "dpmon_notify_runs_total", "result=\"failed\"", s->actions.notify_failed);
+	sample_u64(b, "dpmon_notify_runs_total", "result=\"killed\"", s->actions.notify_killed);
+	family(b, "dpmon_action_events_dropped_total", "counter",
+	       "Alert events the actions refused on a full queue (their notify scripts not run).");
+	sample_u64(b, "dpmon_action_events_dropped_total", "", s->actions.events_dropped);
+	family(b, "dpmon_sample_packets_total", "counter",
+	       "Packets of hosts under alert copied for the alerts' samples, or dropped on a "
+	       "full sampler ring.");
+	sample_u64(b, "dpmon_sample_packets_total", "result=\"copied\"", s->actions.sample_copied);
+	sample_u64(b, "dpmon_sample_packets_total", "result=\"dropped\"", s->actions.sample_dropped);
+	gauge_u64(b, "dpmon_blackholes", "Entries in the blackhole list.", s->actions.blackholes);
+	gauge_u64(b, "dpmon_exabgp_pipe_connected",
+		  "1 when ExaBGP's command pipe is open (a reader is there), else 0 (also "
+		  "when no exabgp_pipe is configured).",
+		  s->actions.exabgp_connected ? 1 : 0);
 }
 
 static void

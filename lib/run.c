@@ -449,6 +449,25 @@ free_gens(struct dpmon_gen **g, unsigned n)
 	}
 }
 
+/* Counters of the actions and the sampler for snapshot @p out. */
+static void
+fill_actions(struct app *a, struct dpmon_snap_actions *out)
+{
+	struct dpmon_actions_stats st = {0};
+
+	if (a->actions != NULL)
+		dpmon_actions_stats(a->actions, &st);
+	out->events_dropped = st.events_dropped;
+	out->notify_ok = st.notify_ok;
+	out->notify_failed = st.notify_failed;
+	out->notify_killed = st.notify_killed;
+	out->blackholes = st.blackholes;
+	out->exabgp_configured = a->cfg.actions.exabgp_pipe[0] != '\0';
+	out->exabgp_connected = out->exabgp_configured && st.exabgp_connected;
+	out->sample_copied = a->sampler != NULL ? dpmon_sampler_copied(a->sampler) : 0;
+	out->sample_dropped = a->sampler != NULL ? dpmon_sampler_dropped(a->sampler) : 0;
+}
+
 static void
 merge_once(struct app *a)
 {
@@ -470,6 +489,7 @@ merge_once(struct app *a)
 	s->config.reload_failures = a->reload.failed;
 	s->config.last_reload_unix_s = a->reload.last_unix_s;
 	s->config.last_reload_ok = a->reload.last_ok;
+	fill_actions(a, &s->actions);
 	/* Detection sees the snapshot while it is still private. */
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (dpmon_detect_run(a->detect, s, (double)now.tv_sec + (double)now.tv_nsec * 1e-9) != 0)

@@ -140,6 +140,19 @@ struct dpmon_snap_config {
 	bool last_reload_ok;        /**< its result; false when none yet */
 };
 
+/** What the actions and the sampler did since start, as of the snapshot. */
+struct dpmon_snap_actions {
+	uint64_t events_dropped;   /**< action events refused on a full queue */
+	uint64_t notify_ok;        /**< notify script runs that exited 0 */
+	uint64_t notify_failed;    /**< runs that could not start, exited non-zero or died */
+	uint64_t notify_killed;    /**< runs killed at notify_timeout_ms */
+	uint64_t sample_copied;    /**< packets the workers copied for alert samples */
+	uint64_t sample_dropped;   /**< copies dropped on a full sampler ring */
+	uint32_t blackholes;       /**< entries in the blackhole list */
+	bool exabgp_configured;    /**< actions.exabgp_pipe is set */
+	bool exabgp_connected;     /**< ExaBGP's pipe is open (a reader is there) */
+};
+
 struct dpmon_snapshot {
 	uint64_t seq;         /**< 1 for the first merge, +1 each merge */
 	double uptime_s;      /**< seconds since start */
@@ -164,6 +177,7 @@ struct dpmon_snapshot {
 	uint32_t n_history;
 	struct dpmon_hist_point **history;
 	struct dpmon_snap_config config; /**< reload status (filled by the caller of the merge) */
+	struct dpmon_snap_actions actions; /**< actions and sampler (filled by the caller of the merge) */
 
 	/**
 	 * Alerts (detect.h): the active ones and the most recent ended ones,

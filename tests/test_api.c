@@ -288,6 +288,11 @@ build_snapshot(void)
 	s->config = (struct dpmon_snap_config){.reloads = 3, .reload_failures = 1,
 					       .last_reload_unix_s = 1700000000.5,
 					       .last_reload_ok = true};
+	s->actions = (struct dpmon_snap_actions){.events_dropped = 1, .notify_ok = 4,
+						 .notify_failed = 2, .notify_killed = 1,
+						 .sample_copied = 900, .sample_dropped = 7,
+						 .blackholes = 3, .exabgp_configured = true,
+						 .exabgp_connected = false};
 	s->uptime_s = 12.5;
 	s->interval_s = 1.0078125;
 	s->merge_s = 0.125;
@@ -407,6 +412,8 @@ test_summary_no_reload(void)
 	CHECK_INT(r.body, "config.reload_failures", 0);
 	CHECK(json_is_null(jat(r.body, "config.last_reload_unix_s")));
 	CHECK(json_is_null(jat(r.body, "config.last_reload_ok")));
+	CHECK(json_is_null(jat(r.body, "actions.exabgp_connected"))); /* no pipe configured */
+	CHECK_INT(r.body, "actions.notify.ok", 0);
 	json_decref(r.body);
 	/* A refused one only: counted, its time, false. */
 	s->config = (struct dpmon_snap_config){.reload_failures = 2, .last_reload_unix_s = 12.5};
@@ -507,7 +514,16 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_REAL(b, "merge_s", 0.125);
 	CHECK_INT(b, "subnets", 2);
 	CHECK_INT(b, "hosts", 5);
-	CHECK_SIZE(b, "", 15);
+	CHECK_SIZE(b, "", 16);
+	CHECK_SIZE(b, "actions", 5);
+	CHECK_INT(b, "actions.events_dropped", 1);
+	CHECK_INT(b, "actions.notify.ok", 4);
+	CHECK_INT(b, "actions.notify.failed", 2);
+	CHECK_INT(b, "actions.notify.killed", 1);
+	CHECK_INT(b, "actions.sample.copied", 900);
+	CHECK_INT(b, "actions.sample.dropped", 7);
+	CHECK_INT(b, "actions.blackholes", 3);
+	CHECK(json_is_false(jat(b, "actions.exabgp_connected")));
 	CHECK_SIZE(b, "config", 4);
 	CHECK_INT(b, "config.reloads", 3);
 	CHECK_INT(b, "config.reload_failures", 1);

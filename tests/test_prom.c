@@ -138,6 +138,11 @@ build(void)
 	s->seq = 42;
 	s->config = (struct dpmon_snap_config){.reloads = 2, .reload_failures = 5,
 					       .last_reload_unix_s = 1700000000.25};
+	s->actions = (struct dpmon_snap_actions){.events_dropped = 1, .notify_ok = 4,
+						 .notify_failed = 2, .notify_killed = 1,
+						 .sample_copied = 900, .sample_dropped = 7,
+						 .blackholes = 3, .exabgp_configured = true,
+						 .exabgp_connected = true};
 	s->uptime_s = 42.5;
 	s->interval_s = 1.0001;
 	s->merge_s = 0.25;
@@ -191,6 +196,14 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"ok\"} 2");
 	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"failed\"} 5");
 	CHECK_LINE(t, "dpmon_config_last_reload_timestamp_seconds 1700000000.25");
+	CHECK_LINE(t, "dpmon_notify_runs_total{result=\"ok\"} 4");
+	CHECK_LINE(t, "dpmon_notify_runs_total{result=\"failed\"} 2");
+	CHECK_LINE(t, "dpmon_notify_runs_total{result=\"killed\"} 1");
+	CHECK_LINE(t, "dpmon_action_events_dropped_total 1");
+	CHECK_LINE(t, "dpmon_sample_packets_total{result=\"copied\"} 900");
+	CHECK_LINE(t, "dpmon_sample_packets_total{result=\"dropped\"} 7");
+	CHECK_LINE(t, "dpmon_blackholes 3");
+	CHECK_LINE(t, "dpmon_exabgp_pipe_connected 1");
 	CHECK_LINE(t, "# TYPE dpmon_traffic_packets_total counter");
 	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"ingress\",protocol=\"tcp\"} 10");
 	CHECK_LINE(t, "dpmon_traffic_bytes_total{direction=\"ingress\",protocol=\"tcp\"} 6400");
@@ -242,8 +255,10 @@ test_lines(void)
 	CHECK(strstr(t, "reason=\"ok\"") == NULL);
 	/* 39 + dpmon_traffic_flows, dpmon_subnet_flows (issue 4)
 	 * + dpmon_config_reloads_total, dpmon_config_last_reload_timestamp_seconds (reload)
-	 * + dpmon_alerts_started_total (detection) */
-	CHECK(check_structure(t) == 44);
+	 * + dpmon_alerts_started_total (detection) + dpmon_notify_runs_total,
+	 * dpmon_action_events_dropped_total, dpmon_sample_packets_total,
+	 * dpmon_blackholes, dpmon_exabgp_pipe_connected (actions) */
+	CHECK(check_structure(t) == 49);
 	free(t);
 	dpmon_snapshot_free(s);
 }

@@ -236,6 +236,20 @@ def case_actions_live(h, caps):
                    bool(alert.get('sample')) and alert['sample']['packets'] >= 50, repr(alert))
             announce = fifo.lines(1)
             args = test_blackholes.wait_lines(os.path.join(tmp, 'args'), 1)
+            # The script has run and the pipe has a reader: the next
+            # snapshot's counters say so (summary.actions, docs/api.md).
+            deadline = time.monotonic() + 10
+            acts = d.summary()['actions']
+            while acts['notify']['ok'] < 1 and time.monotonic() < deadline:
+                time.sleep(0.1)
+                acts = d.summary()['actions']
+            c.eq('summary.actions: one script run ok, none failed or killed, pipe connected, '
+                 'one blackhole',
+                 ({'ok': 1, 'failed': 0, 'killed': 0}, True, 1, 0),
+                 (acts['notify'], acts['exabgp_connected'], acts['blackholes'],
+                  acts['events_dropped']))
+            c.true('summary.actions.sample.copied %d >= 50' % acts['sample']['copied'],
+                   acts['sample']['copied'] >= 50)
             c.eq('dpmon exit status after SIGTERM', 0, d.stop())
         if alert is None:
             c.done()
