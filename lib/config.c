@@ -1222,39 +1222,27 @@ parse_exabgp_pipe(struct check_ctx *c, const char *path, const json_t *v,
 	}
 }
 
+/*
+ * "exabgp_next_hop" (IPv4 or IPv6: the next hop of IPv4 routes) or, with
+ * @p v6_only, "exabgp_next_hop6" (the next hop of IPv6 routes), into @p out
+ * (DPMON_ADDR_STRLEN bytes), written canonically.
+ */
 static void
-parse_exabgp_next_hop(struct check_ctx *c, const char *path, const json_t *v,
-		      struct dpmon_actions_conf *a)
+parse_next_hop(struct check_ctx *c, const char *path, const json_t *v, bool v6_only, char *out)
 {
 	char q[PATH_LEN];
 	struct dpmon_addr addr;
 
 	if (!json_is_string(v))
 		report_type(c, path, "string", v);
-	else if (json_string_length(v) >= sizeof(a->exabgp_next_hop) ||
-		 dpmon_addr_parse(json_string_value(v), &addr) != 0)
-		report(c, path, "not an IPv4 or IPv6 address, got %s",
+	else if (json_string_length(v) >= DPMON_ADDR_STRLEN ||
+		 dpmon_addr_parse(json_string_value(v), &addr) != 0 ||
+		 (v6_only && dpmon_addr_is_v4(&addr)))
+		report(c, path, v6_only ? "not an IPv6 address (the next hop of IPv6 routes), got %s"
+					: "not an IPv4 or IPv6 address, got %s",
 		       quote(json_string_value(v), q, sizeof(q)));
 	else
-		dpmon_addr_format(&addr, a->exabgp_next_hop, sizeof(a->exabgp_next_hop));
-}
-
-/* "exabgp_next_hop6": an IPv6 address only (the next hop of IPv6 routes). */
-static void
-parse_exabgp_next_hop6(struct check_ctx *c, const char *path, const json_t *v,
-		       struct dpmon_actions_conf *a)
-{
-	char q[PATH_LEN];
-	struct dpmon_addr addr;
-
-	if (!json_is_string(v))
-		report_type(c, path, "string", v);
-	else if (json_string_length(v) >= sizeof(a->exabgp_next_hop6) ||
-		 dpmon_addr_parse(json_string_value(v), &addr) != 0 || dpmon_addr_is_v4(&addr))
-		report(c, path, "not an IPv6 address (the next hop of IPv6 routes), got %s",
-		       quote(json_string_value(v), q, sizeof(q)));
-	else
-		dpmon_addr_format(&addr, a->exabgp_next_hop6, sizeof(a->exabgp_next_hop6));
+		dpmon_addr_format(&addr, out, DPMON_ADDR_STRLEN);
 }
 
 static void
@@ -1332,9 +1320,9 @@ parse_actions(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_c
 		} else if (strcmp(key, "exabgp_pipe") == 0)
 			parse_exabgp_pipe(c, kpath, v, a);
 		else if (strcmp(key, "exabgp_next_hop") == 0)
-			parse_exabgp_next_hop(c, kpath, v, a);
+			parse_next_hop(c, kpath, v, false, a->exabgp_next_hop);
 		else if (strcmp(key, "exabgp_next_hop6") == 0)
-			parse_exabgp_next_hop6(c, kpath, v, a);
+			parse_next_hop(c, kpath, v, true, a->exabgp_next_hop6);
 		else if (strcmp(key, "exabgp_community") == 0)
 			parse_exabgp_community(c, kpath, v, a);
 		else if (strcmp(key, "pcap_dir") == 0)
