@@ -937,8 +937,12 @@ check_duplicate_group_prefixes(struct check_ctx *c, const struct dpmon_detect_co
 			run = i;
 			continue;
 		}
-		if ((all[i].group == UINT32_MAX) != (all[run].group == UINT32_MAX))
-			continue; /* a hostgroup prefix may also be whitelisted */
+		if ((all[i].group == UINT32_MAX) != (all[run].group == UINT32_MAX)) {
+			/* A hostgroup prefix may also be whitelisted; the whitelist's
+			 * own copies (sorted after) compare with its first. */
+			run = i;
+			continue;
+		}
 		origin_path(path, sizeof(path), &all[i]);
 		origin_path(first, sizeof(first), &all[run]);
 		report(c, path, "duplicate prefix %s (also in %s)",

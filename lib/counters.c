@@ -280,7 +280,7 @@ dpmon_flow_pool_take(struct dpmon_core *c, uint32_t *slot)
 	uint32_t tag = c->epoch & 0xffffff, v, k;
 
 	v = *slot;
-	if ((v >> 8) != tag) {
+	if ((v >> 8) != tag || (v & 0xff) == 0) { /* 0: a zeroed slot, never taken */
 		/* First packet of this direction in this epoch: take a slot. */
 		k = c->n_flow_pool < DPMON_FLOW_POOL ? ++c->n_flow_pool : DPMON_FLOW_SLOT_NONE;
 		v = tag << 8 | k;

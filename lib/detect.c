@@ -6,7 +6,7 @@
  *
  *   1. pass    hosts in address order, merge-joined with the states (sorted
  *              by address too). A host with a state, or above one of the
- *              smallest limits (min_limit), is evaluated: whitelist and
+ *              smallest limits (watch), is evaluated: whitelist and
  *              hostgroup by longest-prefix match (cached in the state), then
  *              for each direction the watched metric exceeding its limit by
  *              the largest factor. Evaluated hosts that are above, or under
@@ -94,8 +94,8 @@ struct dpmon_detect {
 	struct dpmon_actions *actions;
 	struct lpm_pair groups, whitelist;
 	/* Smallest watched limit per direction and metric; INFINITY = none. */
-	double min_limit[DPMON_DIR_MAX][DPMON_METRIC_MAX];
-	/* The (direction, metric) pairs with a finite min_limit, for the pass. */
+	/* The (direction, metric) pairs some threshold watches, with the
+	 * smallest limit over the global thresholds and enabled hostgroups. */
 	struct { uint8_t dir, metric; double limit; } watch[DPMON_DIR_MAX * DPMON_METRIC_MAX];
 	unsigned n_watch;
 	struct host_state *states, *next; /* sorted by address */
@@ -106,7 +106,6 @@ struct dpmon_detect {
 	uint32_t active;
 	uint64_t watched[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n_watched;
-	double last_run_s;
 	uint64_t untracked; /* hosts above a limit left out for lack of memory */
 };
 
@@ -310,7 +309,6 @@ compute_min_limits(struct dpmon_detect *d)
 				if (t != NULL && t->limit[dir][m] > 0 && t->limit[dir][m] < lo)
 					lo = t->limit[dir][m];
 			}
-			d->min_limit[dir][m] = lo;
 			if (lo < INFINITY) {
 				d->watch[d->n_watch].dir = (uint8_t)dir;
 				d->watch[d->n_watch].metric = (uint8_t)m;
@@ -456,12 +454,6 @@ dpmon_detect_free(struct dpmon_detect *d)
 	free(d->states);
 	free(d->next);
 	free(d);
-}
-
-double
-dpmon_detect_last_run_s(const struct dpmon_detect *d)
-{
-	return d->last_run_s;
 }
 
 uint32_t
@@ -932,10 +924,8 @@ attach_alerts(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_unix_
 int
 dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_unix_s)
 {
-	struct timespec t0, t1;
 	int rc = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (d->sampler != NULL)
 		dpmon_sampler_drain(d->sampler);
 	if (d->conf->enabled) {
@@ -957,7 +947,5 @@ dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_un
 	}
 	if (attach_alerts(d, s, now_unix_s) != 0)
 		rc = -ENOMEM;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	d->last_run_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	return rc;
 }

@@ -71,9 +71,6 @@ int dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double no
  */
 int dpmon_detect_reconfigure(struct dpmon_detect *d, const struct dpmon_detect_conf *conf);
 
-/** Seconds the last dpmon_detect_run spent (benchmarks, tests). Main lcore. */
-double dpmon_detect_last_run_s(const struct dpmon_detect *d);
-
 /**
  * Hosts tracked (above a threshold now, or under alert). Main lcore.
  */

@@ -302,7 +302,11 @@ global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
 	if (rte_hash_add_key_data(m->ghash, a, (void *)(uintptr_t)id) != 0)
 		return -ENOSPC;
 	m->g_addr[id] = *a;
-	m->g_subnet[id] = subnet;
+	/* A host a worker inserted under a newer classifier than the merger's
+	 * (the window of a reload that then failed) gets no subnet rather
+	 * than an index past m->n_subnets; a reload reclassifies every host. */
+	m->g_subnet[id] = subnet < m->n_subnets ? subnet : DPMON_NO_SUBNET;
+	m->n_unmonitored += m->g_subnet[id] == DPMON_NO_SUBNET;
 	m->first[id] = OCC_END;
 	m->n_hosts++;
 	return id;
@@ -855,8 +859,8 @@ pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
 							  DPMON_DIR_MAX + (uint32_t)d],
 					     __ATOMIC_RELAXED);
 
-		if ((v >> 8) != tag)
-			continue; /* no packet in this epoch */
+		if ((v >> 8) != tag || (v & 0xff) == 0)
+			continue; /* no packet in this epoch (0: a zeroed slot) */
 		if ((v & 0xff) == DPMON_FLOW_SLOT_NONE)
 			return -1;
 		sketch_max(m->flow_tmp, &core->flow_pool[(v & 0xff) - 1], tag);
@@ -1083,6 +1087,11 @@ static void
 advance_epochs(struct dpmon_merge *m)
 {
 	m->epoch++;
+	/* Sketch registers and pool slots carry the low 24 bits as their tag
+	 * and start zeroed: a tag of 0 would make a zeroed slot look taken
+	 * in this epoch (slot index -1). Every 2^24 merges, skip it. */
+	if ((m->epoch & 0xffffff) == 0)
+		m->epoch++;
 	for (unsigned c = 0; c < m->n_cores; c++) {
 		m->map[c].w_prev = m->map[c].w_now;
 		__atomic_store_n(&m->cores[c]->merge_epoch, m->epoch, __ATOMIC_RELAXED);

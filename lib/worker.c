@@ -222,8 +222,10 @@ sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf 
 			memcpy(src.b, b->a6[2 * b->slot[i] + 1], 16);
 			memcpy(dst.b, b->a6[2 * b->slot[i]], 16);
 		}
-		w = dpmon_sample_match(&l, &dst);
-		if (w < 0)
+		/* An IPv6 packet's IPv4-mapped address is not the IPv4 host of
+		 * the same number (as in host_key). */
+		w = p->family == 6 && dpmon_addr_is_v4(&dst) ? -1 : dpmon_sample_match(&l, &dst);
+		if (w < 0 && !(p->family == 6 && dpmon_addr_is_v4(&src)))
 			w = dpmon_sample_match_source(&l, &src);
 		if (w >= 0)
 			dpmon_sample_copy(core->sample, pkts[i], l.alert_id[w], &src, p->sport,
@@ -331,7 +333,7 @@ sub_sketch(struct dpmon_core *core, const struct dpmon_gen *g, uint32_t sub, uns
 		return &g->flow_sub[sub * DPMON_DIR_MAX + d];
 	slot = &g->flow_slot[(sub - g->n_flow_subnets) * DPMON_DIR_MAX + d];
 	v = *slot;
-	if (unlikely((v >> 8) != (core->epoch & 0xffffff)))
+	if (unlikely((v >> 8) != (core->epoch & 0xffffff) || (v & 0xff) == 0))
 		return dpmon_flow_pool_take(core, slot); /* first packet this epoch */
 	return (v & 0xff) == DPMON_FLOW_SLOT_NONE ? NULL : &core->flow_pool[(v & 0xff) - 1];
 }

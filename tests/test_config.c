@@ -866,6 +866,14 @@ test_detection(void)
 	CHECK_LINE(out, "cfg.json: $.detection.whitelist: duplicate prefix 10.9.0.0/16 "
 		   "(also in $.detection.whitelist)");
 	free(out);
+	/* A whitelisted hostgroup prefix is allowed; the whitelist's own
+	 * duplicate of it is not. */
+	out = parse_bad(DET_HEAD "\"detection\": {\"hostgroups\": ["
+			"{\"name\": \"a\", \"prefixes\": [\"10.0.0.0/25\"]}],"
+			" \"whitelist\": [\"10.0.0.0/25\", \"10.0.0.0/25\"]}}", 1);
+	CHECK_LINE(out, "cfg.json: $.detection.whitelist: duplicate prefix 10.0.0.0/25 "
+		   "(also in $.detection.whitelist)");
+	free(out);
 	out = parse_bad(DET_HEAD "\"detection\": []}", 1);
 	CHECK_LINE(out, "cfg.json: $.detection: wrong type: expected object, got array");
 	free(out);

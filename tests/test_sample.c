@@ -617,6 +617,25 @@ main(int argc, char **argv)
 	CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 1);
 	CHECK(h.caplen == v6.n && h.len == v6.n && memcmp(data, v6.b, v6.n) == 0);
 
+	/* An IPv6 packet to or from ::ffff:10.1.0.1 is not a packet of the
+	 * watched IPv4 host 10.1.0.1: nothing copied. */
+	{
+		static const uint8_t MAPPED[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+						   10, 1, 0, 1};
+		struct fb m6to, m6from;
+		uint64_t before = dpmon_sampler_copied(s);
+
+		fb_eth(&m6to, NULL, 0, 0x86dd);
+		fb_ipv6(&m6to, 17, EXT6, MAPPED, 8);
+		fb_udp(&m6to, 7, 8, 0);
+		fb_eth(&m6from, NULL, 0, 0x86dd);
+		fb_ipv6(&m6from, 17, MAPPED, EXT6, 8);
+		fb_udp(&m6from, 7, 8, 0);
+		send_frames(c, &cls, &m6to, 2);
+		send_frames(c, &cls, &m6from, 2);
+		CHECK(dpmon_sampler_copied(s) == before);
+	}
+
 	/* A full ring: 1 100 copies without a drain; 1 023 fit, 77 dropped. */
 	ids[0] = 11;
 	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);

@@ -1061,6 +1061,42 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 	dpmon_classifier_free(&cls2);
 }
 
+/*
+ * Epoch 2^24 has a register tag of 0, the value of a zeroed pool slot: the
+ * first packet of a pooled subnet must still take a pool sketch (slot 1),
+ * not write before the pool (slot index -1). The merge never hands out
+ * such an epoch (advance_epochs), the worker does not rely on it.
+ */
+static void
+test_epoch_tag_zero(void)
+{
+	static struct dpmon_subnet_conf sub[70];
+	struct dpmon_classifier cls;
+	struct dpmon_core *c = dpmon_core_create("tag0", 70, 64, SOCKET_ID_ANY);
+	struct rte_mbuf *p[1];
+	uint32_t tagged = 0;
+	char text[32];
+
+	REQUIRE(c != NULL);
+	for (uint32_t i = 0; i < 70; i++) {
+		snprintf(text, sizeof(text), "10.3.%u.0/24", i);
+		REQUIRE(dpmon_prefix_parse(text, &sub[i].prefix, NULL) == 0);
+	}
+	REQUIRE(dpmon_classifier_create(&cls, "tag0", sub, 70, SOCKET_ID_ANY) == 0);
+	c->merge_epoch = 1u << 24;
+	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 3, 69, 1), 66);
+	dpmon_worker_count(c, &cls, p, 1);
+	rte_pktmbuf_free_bulk(p, 1);
+	CHECK_EQ_U64(c->flow_slot[(69 - DPMON_FLOW_SUBNETS_MAX) * DPMON_DIR_MAX + DPMON_DIR_INGRESS],
+		     1); /* tag 0, pool slot 1 */
+	CHECK_EQ_U64(c->n_flow_pool, 1);
+	for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++)
+		tagged += c->flow_pool[0].reg[i] != 0;
+	CHECK_EQ_U64(tagged, 1); /* the flow went into pool sketch 0 */
+	dpmon_core_free(c);
+	dpmon_classifier_free(&cls);
+}
+
 /* @p n UDP packets from 198.51.100.1 port 1000 + i to @p dst port 53. */
 static void
 flows_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t dst,
@@ -1632,6 +1668,7 @@ main(int argc, char **argv)
 	test_history(&cls, &cfg);
 	test_reconfigure(&cfg);
 	test_reconfigure_pooled(&cfg);
+	test_epoch_tag_zero();
 	dpmon_classifier_free(&cls);
 	return test_finish("test_worker");
 }
