@@ -67,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prefix_table.h"
 #include "stats.h"
 
 extern char **environ;
@@ -96,13 +97,6 @@ struct job {
 };
 
 /* Addresses as 128-bit numbers (IPv4 mapped), for the subnet check. */
-typedef unsigned __int128 addr128;
-
-/* A range of addresses, first and last included. */
-struct span {
-	addr128 first, last;
-};
-
 struct bh {
 	struct dpmon_addr addr;
 	bool manual;
@@ -120,8 +114,8 @@ struct dpmon_actions {
 	pthread_t thread;
 	bool started, stop;
 	struct dpmon_actions_conf conf;
-	struct span *spans;   /* the monitored subnets' union, sorted, disjoint */
-	uint32_t n_spans, n_subnets;
+	struct dpmon_prefix_table subnets; /* the monitored subnets (value 1) */
+	uint32_t n_subnets;
 	/* queue */
 	struct job queue[QUEUE_LEN];
 	uint32_t head, count;
@@ -177,32 +171,11 @@ mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static addr128
-to128(const struct dpmon_addr *a)
-{
-	addr128 x = 0;
-
-	for (int i = 0; i < 16; i++)
-		x = x << 8 | a->b[i];
-	return x;
-}
-
-/* Is @p addr in a monitored subnet? A binary search of the spans. Lock held. */
+/* Is @p addr in a monitored subnet? Lock held. */
 static bool
 inside_subnets(const struct dpmon_actions *a, const struct dpmon_addr *addr)
 {
-	addr128 x = to128(addr);
-	uint32_t lo = 0, hi = a->n_spans; /* spans[0, lo) start at or before x */
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (a->spans[mid].first <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && x <= a->spans[lo - 1].last;
+	return dpmon_prefix_table_lookup(&a->subnets, addr) >= 0;
 }
 
 /* Index of @p addr in the list, or -1. Caller holds the lock. */
@@ -967,49 +940,29 @@ actions_main(void *arg)
  * Public functions.
  * --------------------------------------------------------------------- */
 
-static int
-cmp_span(const void *x, const void *y)
-{
-	const struct span *p = x, *q = y;
-
-	return p->first < q->first ? -1 : p->first > q->first;
-}
-
 /*
- * Take @p cfg's subnets as the sorted union of their address ranges (they
- * may overlap or nest), for inside_subnets; lock held or not started.
- * The same answers as dpmon_prefix_contains over every subnet: an IPv4
- * prefix covers mapped addresses only, an IPv6 one its whole range.
+ * Take @p cfg's subnets for inside_subnets (they may overlap or nest): the
+ * same answers as dpmon_prefix_contains over every subnet. Lock held or
+ * not started. @return 0, or -ENOMEM with nothing changed.
  */
 static int
 take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
 {
-	struct span *s = NULL;
-	uint32_t n = 0;
+	struct dpmon_prefix *list = malloc(sizeof(*list) * (cfg->n_subnets ? cfg->n_subnets : 1));
+	const struct dpmon_prefix *lists[1] = {list};
+	struct dpmon_prefix_table t;
+	int rc;
 
-	if (cfg->n_subnets > 0) {
-		s = malloc(cfg->n_subnets * sizeof(*s));
-		if (s == NULL)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < cfg->n_subnets; i++) {
-			const struct dpmon_prefix *p = &cfg->subnets[i].prefix;
-			unsigned bits = p->family == 4 ? 96u + p->depth : p->depth;
-
-			s[i].first = to128(&p->addr);
-			s[i].last = s[i].first | (bits >= 128 ? 0 : ~(addr128)0 >> bits);
-		}
-		qsort(s, cfg->n_subnets, sizeof(*s), cmp_span);
-		for (uint32_t i = 1; i < cfg->n_subnets; i++) {
-			if (s[i].first > s[n].last && s[i].first - 1 > s[n].last)
-				s[++n] = s[i]; /* apart: a new span */
-			else if (s[i].last > s[n].last)
-				s[n].last = s[i].last; /* overlapping or adjacent */
-		}
-		n++;
-	}
-	free(a->spans);
-	a->spans = s;
-	a->n_spans = n;
+	if (list == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cfg->n_subnets; i++)
+		list[i] = cfg->subnets[i].prefix;
+	rc = dpmon_prefix_table_build(&t, lists, &cfg->n_subnets, 1, false);
+	free(list);
+	if (rc != 0)
+		return rc;
+	dpmon_prefix_table_free(&a->subnets);
+	a->subnets = t;
 	a->n_subnets = cfg->n_subnets;
 	return 0;
 }
@@ -1298,7 +1251,7 @@ dpmon_actions_free(struct dpmon_actions *a)
 	pthread_cond_destroy(&a->idle);
 	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);
-	free(a->spans);
+	dpmon_prefix_table_free(&a->subnets);
 	free(a->bh);
 	free(a->withdraws);
 	free(a);

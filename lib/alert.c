@@ -69,12 +69,6 @@ dpmon_alert_unref(struct dpmon_alert *a)
 	free(a);
 }
 
-static double
-finite_or_zero(double x)
-{
-	return isfinite(x) ? x : 0.0;
-}
-
 static json_t *
 peak_json(const struct dpmon_alert *a)
 {
@@ -82,7 +76,7 @@ peak_json(const struct dpmon_alert *a)
 
 	for (int m = 0; o != NULL && m < DPMON_METRIC_MAX; m++) {
 		json_t *v = m == DPMON_METRIC_FLOWS && a->peak[m] < 0
-				    ? json_null() : json_real(finite_or_zero(a->peak[m]));
+				    ? json_null() : json_real(dpmon_finite_or_zero(a->peak[m]));
 
 		if (json_object_set_new(o, dpmon_metric_name(m), v) != 0) {
 			json_decref(o);
@@ -106,14 +100,14 @@ dpmon_alert_json(const struct dpmon_alert *a, double now_unix_s)
 			 "address", dpmon_addr_format(&a->addr, addr, sizeof(addr)),
 			 "direction", dpmon_dir_name(a->dir),
 			 "metric", dpmon_metric_name(a->metric),
-			 "value", finite_or_zero(a->value),
-			 "threshold", finite_or_zero(a->threshold),
+			 "value", dpmon_finite_or_zero(a->value),
+			 "threshold", dpmon_finite_or_zero(a->threshold),
 			 "type", dpmon_attack_name(a->type),
 			 "hostgroup", a->hostgroup[0] ? json_string(a->hostgroup) : json_null(),
 			 "ban", a->ban,
-			 "start_unix_s", finite_or_zero(a->start_unix_s),
+			 "start_unix_s", dpmon_finite_or_zero(a->start_unix_s),
 			 "end_unix_s", active ? json_null() : json_real(a->end_unix_s),
-			 "duration_s", finite_or_zero(duration),
+			 "duration_s", dpmon_finite_or_zero(duration),
 			 "peak", peak_json(a),
 			 "sample", a->sample ? json_deep_copy(a->sample) : json_null());
 }

@@ -111,13 +111,6 @@ text_json(const char *s, size_t max)
 	return json_stringn(buf, n);
 }
 
-/* Rates go out as JSON reals, which cannot be NaN or infinite. */
-static double
-finite_or_zero(double x)
-{
-	return isfinite(x) ? x : 0.0;
-}
-
 static int
 reply(struct request *r, unsigned status, json_t *body)
 {
@@ -221,8 +214,8 @@ static json_t *
 rate_json(const struct dpmon_rate *x)
 {
 	return json_pack("{s:I,s:I,s:f,s:f}", "packets", (json_int_t)x->packets,
-			 "bytes", (json_int_t)x->bytes, "pps", finite_or_zero(x->pps),
-			 "bps", finite_or_zero(x->bps));
+			 "bytes", (json_int_t)x->bytes, "pps", dpmon_finite_or_zero(x->pps),
+			 "bps", dpmon_finite_or_zero(x->bps));
 }
 
 json_t *
@@ -234,8 +227,8 @@ dpmon_api_dir_json(const struct dpmon_dir_stats *d)
 					      : json_integer((json_int_t)llround(d->flows))) != 0 ||
 			  json_object_set_new(o, "peers", d->peers < 0 ? json_null()
 					      : json_integer((json_int_t)llround(d->peers))) != 0 ||
-			  json_object_set_new(o, "avg_pps", json_real(finite_or_zero(d->avg_pps))) != 0 ||
-			  json_object_set_new(o, "avg_bps", json_real(finite_or_zero(d->avg_bps))) != 0)) {
+			  json_object_set_new(o, "avg_pps", json_real(dpmon_finite_or_zero(d->avg_pps))) != 0 ||
+			  json_object_set_new(o, "avg_bps", json_real(dpmon_finite_or_zero(d->avg_bps))) != 0)) {
 		json_decref(o);
 		o = NULL;
 	}
@@ -367,8 +360,8 @@ worker_json(const struct dpmon_snapshot *s, uint32_t i)
 			 "hosts", (json_int_t)w->hosts,
 			 "host_capacity", (json_int_t)w->host_capacity,
 			 "polls", (json_int_t)w->polls,
-			 "busy_s", finite_or_zero(w->busy_s),
-			 "busy_ratio", finite_or_zero(w->busy_ratio));
+			 "busy_s", dpmon_finite_or_zero(w->busy_s),
+			 "busy_ratio", dpmon_finite_or_zero(w->busy_ratio));
 }
 
 static json_t *
@@ -538,7 +531,7 @@ config_json(const struct dpmon_snapshot *s)
 	return json_pack("{s:I,s:I,s:o,s:o}", "reloads", (json_int_t)c->reloads,
 			 "reload_failures", (json_int_t)c->reload_failures,
 			 "last_reload_unix_s",
-			 any ? json_real(finite_or_zero(c->last_reload_unix_s)) : json_null(),
+			 any ? json_real(dpmon_finite_or_zero(c->last_reload_unix_s)) : json_null(),
 			 "last_reload_ok", any ? json_boolean(c->last_reload_ok) : json_null());
 }
 
@@ -570,11 +563,11 @@ ep_summary(struct request *r, const char *rest, size_t n)
 	return reply(r, 200, json_pack(
 		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o}",
 		"version", DPMON_VERSION,
-		"uptime_s", finite_or_zero(s->uptime_s),
-		"interval_s", finite_or_zero(s->interval_s),
+		"uptime_s", dpmon_finite_or_zero(s->uptime_s),
+		"interval_s", dpmon_finite_or_zero(s->interval_s),
 		"interval_ms", (json_int_t)s->interval_ms,
 		"snapshot_seq", (json_int_t)s->seq,
-		"merge_s", finite_or_zero(s->merge_s),
+		"merge_s", dpmon_finite_or_zero(s->merge_s),
 		"totals", totals_json(s),
 		"parse_errors", parse_errors_json(s),
 		"anomalies", anomalies_json(s),
@@ -724,7 +717,7 @@ ep_hosts(struct request *r, const char *rest, size_t n)
 static json_t *
 hist_rate_json(const struct dpmon_hist_rate *x)
 {
-	return json_pack("{s:f,s:f}", "pps", finite_or_zero(x->pps), "bps", finite_or_zero(x->bps));
+	return json_pack("{s:f,s:f}", "pps", dpmon_finite_or_zero(x->pps), "bps", dpmon_finite_or_zero(x->bps));
 }
 
 /* One history point: its totals and subnets' pps and bps. */
@@ -747,7 +740,7 @@ hist_point_json(const struct dpmon_hist_point *p)
 			subs = NULL;
 		}
 	return json_pack("{s:I,s:f,s:f,s:o,s:o}", "seq", (json_int_t)p->seq, "uptime_s",
-			 finite_or_zero(p->uptime_s), "interval_s", finite_or_zero(p->interval_s),
+			 dpmon_finite_or_zero(p->uptime_s), "interval_s", dpmon_finite_or_zero(p->interval_s),
 			 "totals", tot, "subnets", subs);
 }
 

@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prefix_table.h"
+
 
 /* Share of the interval's packets above which a class names the attack. */
 #define ATTACK_SHARE 0.9
@@ -56,31 +58,6 @@ struct host_state {
 	const struct dpmon_snap_host *host;     /* in this run's snapshot, or NULL */
 };
 
-/*
- * Longest-prefix match of addresses to a value: the prefixes of one family
- * flattened into disjoint address ranges, each with the value of the
- * longest prefix covering it, sorted; a lookup is a binary search. Built
- * once per configuration, a few bytes per prefix (an rte_lpm would take
- * 64 MiB of EAL memory for its tbl24 alone, for a lookup that only hosts
- * above a limit need, on the main lcore).
- */
-typedef unsigned __int128 addr128;
-
-struct range {
-	addr128 first, last;
-	uint32_t value;
-};
-
-struct lpm_table {
-	struct range *r;
-	uint32_t n;
-};
-
-/* Longest-prefix match for both families (IPv4 prefixes match IPv4 hosts only). */
-struct lpm_pair {
-	struct lpm_table v4, v6;
-};
-
 struct dpmon_detect {
 	/*
 	 * The settings in use: a copy of the configuration's (hostgroups
@@ -91,7 +68,7 @@ struct dpmon_detect {
 	const struct dpmon_detect_conf *conf; /* = &own */
 	struct dpmon_sampler *sampler;
 	struct dpmon_actions *actions;
-	struct lpm_pair groups, whitelist;
+	struct dpmon_prefix_table groups, whitelist;
 	/* Smallest watched limit per direction and metric; INFINITY = none. */
 	/* The (direction, metric) pairs some threshold watches, with the
 	 * smallest limit over the global thresholds and enabled hostgroups. */
@@ -112,172 +89,15 @@ struct dpmon_detect {
  * Hostgroup and whitelist tables.
  * --------------------------------------------------------------------- */
 
-static addr128
-to128(const struct dpmon_addr *a)
-{
-	addr128 x = 0;
-
-	for (int i = 0; i < 16; i++)
-		x = x << 8 | a->b[i];
-	return x;
-}
-
-/* A prefix to insert: its range and value. */
-struct span {
-	addr128 first, last;
-	uint32_t value;
-};
-
-static int
-span_cmp(const void *x, const void *y)
-{
-	const struct span *a = x, *b = y;
-
-	if (a->first != b->first)
-		return a->first < b->first ? -1 : 1;
-	/* Same start: the wider (outer) prefix first. */
-	return a->last > b->last ? -1 : a->last < b->last;
-}
-
-/* Append [first, last] = value to @p t (room reserved by the caller). */
-static void
-emit(struct lpm_table *t, addr128 first, addr128 last, uint32_t value)
-{
-	if (t->n > 0 && t->r[t->n - 1].value == value && t->r[t->n - 1].last + 1 == first) {
-		t->r[t->n - 1].last = last; /* adjacent pieces of one prefix */
-		return;
-	}
-	t->r[t->n++] = (struct range){first, last, value};
-}
-
-/*
- * Flatten @p n spans (prefixes: any two are nested or disjoint) into
- * disjoint ranges valued by the innermost span. A sweep in start order
- * with a stack of the open spans: each span starts a range at its first
- * address; when it closes, the span around it (if any) resumes after it.
- * At most 2n + 1 ranges.
- */
-static int
-flatten(struct lpm_table *t, struct span *sp, uint32_t n)
-{
-	struct span *stack = malloc(sizeof(*stack) * (n ? n : 1));
-	uint32_t depth = 0;
-	addr128 pos = 0;  /* first address not yet covered by a range */
-	bool full = false; /* the address space's last address is covered */
-
-	t->r = malloc(sizeof(*t->r) * (2 * (size_t)n + 1));
-	t->n = 0;
-	if (stack == NULL || t->r == NULL) {
-		free(stack);
-		return -ENOMEM;
-	}
-	qsort(sp, n, sizeof(*sp), span_cmp);
-	for (uint32_t i = 0; i <= n; i++) {
-		/* Close the open spans that end before span i (all of them at the end). */
-		while (depth > 0 && (i == n || stack[depth - 1].last < sp[i].first)) {
-			const struct span *top = &stack[--depth];
-
-			if (!full && pos <= top->last)
-				emit(t, pos, top->last, top->value);
-			if (top->last == ~(addr128)0)
-				full = true;
-			else if (!full && pos <= top->last)
-				pos = top->last + 1;
-		}
-		if (i == n)
-			break;
-		if (depth > 0 && pos < sp[i].first)
-			emit(t, pos, sp[i].first - 1, stack[depth - 1].value);
-		pos = sp[i].first;
-		stack[depth++] = sp[i];
-	}
-	free(stack);
-	return 0;
-}
-
-/* The value of the innermost prefix of @p t containing @p x, or -1. */
-static int64_t
-table_lookup(const struct lpm_table *t, addr128 x)
-{
-	uint32_t lo = 0, hi = t->n; /* the answer is the last range with first <= x */
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->r[mid].first <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && x <= t->r[lo - 1].last ? (int64_t)t->r[lo - 1].value : -1;
-}
-
-static void
-lpm_pair_free(struct lpm_pair *p)
-{
-	free(p->v4.r);
-	free(p->v6.r);
-	p->v4.r = p->v6.r = NULL;
-}
-
-/*
- * Build @p p from @p n_lists lists of prefixes; a prefix of list l has the
- * value l when @p by_list, else 1.
- */
-static int
-lpm_pair_build(struct lpm_pair *p, const struct dpmon_prefix *const *lists,
-	       const uint32_t *counts, uint32_t n_lists, bool by_list)
-{
-	uint32_t n = 0, n4 = 0, n6 = 0;
-	struct span *s4, *s6;
-	int rc;
-
-	for (uint32_t l = 0; l < n_lists; l++)
-		n += counts[l];
-	s4 = malloc(sizeof(*s4) * (n ? n : 1));
-	s6 = malloc(sizeof(*s6) * (n ? n : 1));
-	if (s4 == NULL || s6 == NULL) {
-		free(s4);
-		free(s6);
-		return -ENOMEM;
-	}
-	for (uint32_t l = 0; l < n_lists; l++)
-		for (uint32_t i = 0; i < counts[l]; i++) {
-			const struct dpmon_prefix *x = &lists[l][i];
-			/* Bits of the 128-bit address the prefix fixes. */
-			unsigned bits = x->family == 4 ? 96u + x->depth : x->depth;
-			addr128 host = bits >= 128 ? 0 : ~(addr128)0 >> bits;
-			struct span sp = {to128(&x->addr), to128(&x->addr) | host, by_list ? l : 1};
-
-			if (x->family == 4)
-				s4[n4++] = sp;
-			else
-				s6[n6++] = sp;
-		}
-	rc = flatten(&p->v4, s4, n4);
-	if (rc == 0)
-		rc = flatten(&p->v6, s6, n6);
-	free(s4);
-	free(s6);
-	return rc;
-}
-
-/* The value of the longest prefix containing @p a, or -1. */
-static int64_t
-lpm_pair_lookup(const struct lpm_pair *p, const struct dpmon_addr *a)
-{
-	return table_lookup(dpmon_addr_is_v4(a) ? &p->v4 : &p->v6, to128(a));
-}
-
 /* Hostgroup index of @p a, GROUP_GLOBAL, or GROUP_WHITELIST. */
 static int32_t
 group_of(const struct dpmon_detect *d, const struct dpmon_addr *a)
 {
-	if (d->conf->n_whitelist > 0 && lpm_pair_lookup(&d->whitelist, a) >= 0)
+	if (d->conf->n_whitelist > 0 && dpmon_prefix_table_lookup(&d->whitelist, a) >= 0)
 		return GROUP_WHITELIST;
 	if (d->conf->n_hostgroups == 0)
 		return GROUP_GLOBAL;
-	return (int32_t)lpm_pair_lookup(&d->groups, a);
+	return (int32_t)dpmon_prefix_table_lookup(&d->groups, a);
 }
 
 /* Thresholds of hosts in @p group; NULL when they never alert. */
@@ -336,8 +156,8 @@ copy_conf(struct dpmon_detect_conf *dst, const struct dpmon_detect_conf *src)
 
 /* Build the hostgroup and whitelist tables of @p conf. @return 0 or -ENOMEM. */
 static int
-build_tables(const struct dpmon_detect_conf *conf, struct lpm_pair *groups,
-	     struct lpm_pair *whitelist)
+build_tables(const struct dpmon_detect_conf *conf, struct dpmon_prefix_table *groups,
+	     struct dpmon_prefix_table *whitelist)
 {
 	const struct dpmon_prefix **lists = calloc(conf->n_hostgroups + 1, sizeof(*lists));
 	uint32_t *counts = calloc(conf->n_hostgroups + 1, sizeof(*counts));
@@ -349,11 +169,11 @@ build_tables(const struct dpmon_detect_conf *conf, struct lpm_pair *groups,
 		lists[g] = conf->hostgroups[g].prefixes;
 		counts[g] = conf->hostgroups[g].n_prefixes;
 	}
-	if ((rc = lpm_pair_build(groups, lists, counts, conf->n_hostgroups, true)) != 0)
+	if ((rc = dpmon_prefix_table_build(groups, lists, counts, conf->n_hostgroups, true)) != 0)
 		goto out;
 	lists[0] = conf->whitelist;
 	counts[0] = conf->n_whitelist;
-	rc = lpm_pair_build(whitelist, lists, counts, 1, false);
+	rc = dpmon_prefix_table_build(whitelist, lists, counts, 1, false);
 out:
 	free(lists);
 	free(counts);
@@ -392,7 +212,7 @@ int
 dpmon_detect_reconfigure(struct dpmon_detect *d, const struct dpmon_detect_conf *conf)
 {
 	struct dpmon_detect_conf own;
-	struct lpm_pair groups = {0}, whitelist = {0};
+	struct dpmon_prefix_table groups = {0}, whitelist = {0};
 	struct dpmon_alert **recent = NULL;
 	uint32_t cap = conf->recent_alerts, keep;
 	int rc;
@@ -403,8 +223,8 @@ dpmon_detect_reconfigure(struct dpmon_detect *d, const struct dpmon_detect_conf 
 	if (recent == NULL || build_tables(conf, &groups, &whitelist) != 0) {
 		free(own.hostgroups);
 		free(recent);
-		lpm_pair_free(&groups);
-		lpm_pair_free(&whitelist);
+		dpmon_prefix_table_free(&groups);
+		dpmon_prefix_table_free(&whitelist);
 		return -ENOMEM;
 	}
 	/* The newest ended alerts that fit the new bound stay, oldest first. */
@@ -421,8 +241,8 @@ dpmon_detect_reconfigure(struct dpmon_detect *d, const struct dpmon_detect_conf 
 	d->recent = recent;
 	d->recent_head = 0;
 	d->n_recent = keep;
-	lpm_pair_free(&d->groups);
-	lpm_pair_free(&d->whitelist);
+	dpmon_prefix_table_free(&d->groups);
+	dpmon_prefix_table_free(&d->whitelist);
 	d->groups = groups;
 	d->whitelist = whitelist;
 	free(d->own.hostgroups);
@@ -446,8 +266,8 @@ dpmon_detect_free(struct dpmon_detect *d)
 			dpmon_alert_unref(d->states[i].alert[dir]);
 	for (uint32_t i = 0; d->recent != NULL && i < d->n_recent; i++)
 		dpmon_alert_unref(d->recent[(d->recent_head + i) % d->conf->recent_alerts]);
-	lpm_pair_free(&d->groups);
-	lpm_pair_free(&d->whitelist);
+	dpmon_prefix_table_free(&d->groups);
+	dpmon_prefix_table_free(&d->whitelist);
 	free(d->own.hostgroups);
 	free(d->recent);
 	free(d->states);

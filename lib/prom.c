@@ -127,12 +127,6 @@ put_label_value(struct buf *b, const char *s, size_t max)
 	}
 }
 
-static double
-finite_or_zero(double x)
-{
-	return isfinite(x) ? x : 0.0;
-}
-
 /* ------------------------------------------------------------------------
  * Families and samples.
  * --------------------------------------------------------------------- */
@@ -153,7 +147,7 @@ static void
 sample_real(struct buf *b, const char *name, const char *labels, double v)
 {
 	put(b, "%s%s%s%s %.17g\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
-	    finite_or_zero(v));
+	    dpmon_finite_or_zero(v));
 }
 
 /* A one-sample family. */
@@ -198,7 +192,7 @@ rate_sample(struct buf *b, const char *name, const char *labels, const struct dp
 		sample_real(b, name, labels, r->pps);
 		break;
 	default:
-		sample_real(b, name, labels, finite_or_zero(r->bps) / 8.0);
+		sample_real(b, name, labels, dpmon_finite_or_zero(r->bps) / 8.0);
 		break;
 	}
 }

@@ -8,6 +8,7 @@
 #ifndef DPMON_STATS_H
 #define DPMON_STATS_H
 
+#include <math.h>
 #include <stdint.h>
 
 /** Protocol class of a packet, from the IP protocol / IPv6 next header. */
@@ -150,5 +151,15 @@ const char *dpmon_dir_name(enum dpmon_dir d);
 
 /** Name of a totals category ("ingress", "egress", "internal", "external"). */
 const char *dpmon_total_name(enum dpmon_total t);
+
+/**
+ * @p x, or 0 when it is NaN or infinite: rates and averages go out as JSON
+ * reals and Prometheus samples, which must be finite. Any thread.
+ */
+static inline double
+dpmon_finite_or_zero(double x)
+{
+	return isfinite(x) ? x : 0.0;
+}
 
 #endif /* DPMON_STATS_H */
