@@ -199,12 +199,12 @@ pow2_at_least(uint64_t n)
 
 /* One pass over the capture in bursts of @p burst. */
 static void
-hot_pass(struct dpmon_core *core, const struct dpmon_classifier *cls, const struct capture *c,
+hot_pass(struct dpmon_core *core, const struct dpmon_gen *g, const struct capture *c,
 	 uint16_t burst)
 {
 	for (uint32_t i = 0; i < c->n; i += burst) {
 		uint16_t n = c->n - i < burst ? (uint16_t)(c->n - i) : burst;
-		dpmon_worker_count(core, cls, c->m + i, n);
+		dpmon_worker_count(core, g, c->m + i, n);
 	}
 }
 
@@ -225,6 +225,7 @@ mode_hotpath(int argc, char **argv)
 	struct dpmon_classifier cls;
 	struct dpmon_config cfg;
 	struct dpmon_core *core;
+	struct dpmon_gen *g;
 	struct capture cap;
 	char path[4096];
 	uint64_t t0, t1, hz = rte_get_tsc_hz(), done = 0, npass = 0;
@@ -252,16 +253,16 @@ mode_hotpath(int argc, char **argv)
 		fprintf(stderr, "dpmon-bench: classifier: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	core = dpmon_core_create("bench", cfg.n_subnets, pow2_at_least(bench_mix_hosts(mx)),
-				 (int)rte_socket_id());
-	if (core == NULL) {
+	core = dpmon_core_create("bench", pow2_at_least(bench_mix_hosts(mx)), (int)rte_socket_id());
+	g = dpmon_gen_create(&cls, cfg.n_subnets, (int)rte_socket_id());
+	if (core == NULL || g == NULL) {
 		fprintf(stderr, "dpmon-bench: tables: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	hot_pass(core, &cls, &cap, (uint16_t)burst); /* warm-up: inserts every host */
+	hot_pass(core, g, &cap, (uint16_t)burst); /* warm-up: inserts every host */
 	t0 = rte_rdtsc();
 	do {
-		hot_pass(core, &cls, &cap, (uint16_t)burst);
+		hot_pass(core, g, &cap, (uint16_t)burst);
 		done += cap.n;
 		npass++;
 		t1 = rte_rdtsc();
@@ -277,6 +278,7 @@ mode_hotpath(int argc, char **argv)
 		       mx->name, burst, done, npass, s, ns, ns * (double)hz / 1e9, 1e3 / ns,
 		       core->n_hosts, core->stats.host_table_full);
 	}
+	dpmon_gen_free(g);
 	dpmon_core_free(core);
 	dpmon_classifier_free(&cls);
 	dpmon_config_free(&cfg);
@@ -318,7 +320,7 @@ sim_host(uint32_t h)
 
 /* Send one packet to every host h of table t with (h * 2654435761) % 100 < pct. */
 static int
-feed_tables(struct dpmon_core **cores, const struct dpmon_classifier *cls,
+feed_tables(struct dpmon_core **cores, struct dpmon_gen **gens,
 	    struct rte_mempool *mp, uint32_t hosts, uint32_t tables, uint32_t pct,
 	    uint32_t round)
 {
@@ -334,11 +336,11 @@ feed_tables(struct dpmon_core **cores, const struct dpmon_classifier *cls,
 			if (b[n] == NULL)
 				return -ENOMEM;
 			if (++n == DEFAULT_BURST) {
-				dpmon_worker_burst(cores[t], cls, b, n);
+				dpmon_worker_burst(cores[t], gens[t], b, n);
 				n = 0;
 			}
 		}
-		dpmon_worker_burst(cores[t], cls, b, n);
+		dpmon_worker_burst(cores[t], gens[t], b, n);
 	}
 	return 0;
 }
@@ -365,6 +367,7 @@ mode_merge(int argc, char **argv)
 	};
 	uint32_t hosts = 1000, tables = 1, pct = 100, repeat = 5, cap;
 	struct dpmon_core *cores[64];
+	struct dpmon_gen *gens[64];
 	unsigned lcores[64];
 	struct dpmon_subnet_conf sub;
 	struct dpmon_classifier cls;
@@ -406,16 +409,17 @@ mode_merge(int argc, char **argv)
 		char tag[32];
 
 		snprintf(tag, sizeof(tag), "m%u", t);
-		cores[t] = dpmon_core_create(tag, 1, cap, (int)rte_socket_id());
-		if (cores[t] == NULL) {
+		cores[t] = dpmon_core_create(tag, cap, (int)rte_socket_id());
+		gens[t] = dpmon_gen_create(&cls, 1, (int)rte_socket_id());
+		if (cores[t] == NULL || gens[t] == NULL) {
 			fprintf(stderr, "dpmon-bench: tables: %s\n", rte_strerror(rte_errno));
 			return 1;
 		}
 		lcores[t] = t + 1;
 	}
 	after = heap_used();
-	m = dpmon_merge_create(&cfg, cores, lcores, tables, rte_rdtsc(), hz);
-	if (m == NULL || feed_tables(cores, &cls, mp, hosts, tables, 100, 0) != 0)
+	m = dpmon_merge_create(&cfg, cores, gens, lcores, tables, rte_rdtsc(), hz);
+	if (m == NULL || feed_tables(cores, gens, mp, hosts, tables, 100, 0) != 0)
 		return 1;
 	dpmon_snapshot_free(dpmon_merge_run(m, rte_rdtsc(), NULL, 0)); /* maps every host */
 	for (uint32_t r = 0; r < repeat; r++) {
@@ -423,7 +427,7 @@ mode_merge(int argc, char **argv)
 		struct dpmon_merge_timing tm;
 		double dt;
 
-		if (feed_tables(cores, &cls, mp, hosts, tables, pct, r + 1) != 0)
+		if (feed_tables(cores, gens, mp, hosts, tables, pct, r + 1) != 0)
 			return 1;
 		now = rte_rdtsc();
 		s = dpmon_merge_run(m, now, NULL, 0);
@@ -448,8 +452,10 @@ mode_merge(int argc, char **argv)
 	       best_snap * 1e3, dpmon_merge_hosts(m), cap, (after - before) / tables,
 	       (double)(after - before) / ((double)cap * tables));
 	dpmon_merge_free(m);
-	for (uint32_t t = 0; t < tables; t++)
+	for (uint32_t t = 0; t < tables; t++) {
+		dpmon_gen_free(gens[t]);
 		dpmon_core_free(cores[t]);
+	}
 	dpmon_classifier_free(&cls);
 	return 0;
 }

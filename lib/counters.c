@@ -34,7 +34,7 @@ buckets_for(uint32_t capacity)
 }
 
 struct dpmon_core *
-dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int socket_id)
+dpmon_core_create(const char *tag, uint32_t capacity, int socket_id)
 {
 	struct dpmon_core *c;
 	uint32_t nb = buckets_for(capacity);
@@ -51,11 +51,8 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 	}
 	c->capacity = capacity;
 	c->xcapacity = capacity / 4 < 8 ? 8 : capacity / 4;
-	c->n_subnets = n_subnets;
 	c->bucket_mask = nb - 1;
 	c->epoch = c->worker_epoch = c->merge_epoch = 1;
-	c->subnets = rte_zmalloc_socket("dpmon_subnets", sizeof(*c->subnets) * (n_subnets + 1),
-					RTE_CACHE_LINE_SIZE, socket_id);
 	c->hosts = rte_zmalloc_socket("dpmon_hosts", sizeof(*c->hosts) * capacity,
 				      RTE_CACHE_LINE_SIZE, socket_id);
 	c->meta = rte_zmalloc_socket("dpmon_host_meta", sizeof(*c->meta) * capacity,
@@ -64,27 +61,18 @@ dpmon_core_create(const char *tag, uint32_t n_subnets, uint32_t capacity, int so
 					RTE_CACHE_LINE_SIZE, socket_id);
 	c->xhosts = rte_zmalloc_socket("dpmon_host_x", sizeof(*c->xhosts) * c->xcapacity,
 				       RTE_CACHE_LINE_SIZE, socket_id);
-	c->n_flow_subnets = n_subnets < DPMON_FLOW_SUBNETS_MAX ? n_subnets : DPMON_FLOW_SUBNETS_MAX;
 	c->flow_tot = rte_zmalloc_socket("dpmon_flow_tot", sizeof(*c->flow_tot) * DPMON_DIR_MAX,
-					 RTE_CACHE_LINE_SIZE, socket_id);
-	c->flow_sub = rte_zmalloc_socket("dpmon_flow_sub",
-					 sizeof(*c->flow_sub) * DPMON_DIR_MAX * (c->n_flow_subnets + 1),
 					 RTE_CACHE_LINE_SIZE, socket_id);
 	/* Full size even with few subnets: a reload may add more (worker.h). */
 	c->flow_pool = rte_zmalloc_socket("dpmon_flow_pool",
 					  sizeof(*c->flow_pool) * DPMON_FLOW_POOL,
 					  RTE_CACHE_LINE_SIZE, socket_id);
-	c->flow_slot = rte_zmalloc_socket("dpmon_flow_slot",
-					  sizeof(*c->flow_slot) * DPMON_DIR_MAX *
-						  (n_subnets - c->n_flow_subnets + 1),
-					  RTE_CACHE_LINE_SIZE, socket_id);
 	c->hsk = rte_zmalloc_socket("dpmon_host_sketch", sizeof(*c->hsk) * DPMON_HOST_SKETCHES,
 				    RTE_CACHE_LINE_SIZE, socket_id);
 	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
 				      RTE_CACHE_LINE_SIZE, socket_id);
-	if (!c->subnets || !c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->flow_sub || !c->hsk ||
-	    !c->flow_pool || !c->flow_slot ||
-	    !c->carry) {
+	if (!c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->hsk ||
+	    !c->flow_pool || !c->carry) {
 		dpmon_core_free(c);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -97,15 +85,12 @@ dpmon_core_free(struct dpmon_core *c)
 {
 	if (c == NULL)
 		return;
-	rte_free(c->subnets);
 	rte_free(c->hosts);
 	rte_free(c->meta);
 	rte_free(c->xhosts);
 	rte_free(c->flow_tot);
-	rte_free(c->flow_sub);
 	rte_free(c->hsk);
 	rte_free(c->flow_pool);
-	rte_free(c->flow_slot);
 	rte_free(c->buckets);
 	rte_free(c->carry);
 	rte_free(c);
@@ -114,13 +99,12 @@ dpmon_core_free(struct dpmon_core *c)
 size_t
 dpmon_core_bytes(const struct dpmon_core *c)
 {
-	return sizeof(*c) + sizeof(*c->subnets) * (c->n_subnets + 1) +
+	return sizeof(*c) +
 	       (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
 	       sizeof(*c->xhosts) * c->xcapacity +
-	       sizeof(*c->flow_tot) * DPMON_DIR_MAX * (c->n_flow_subnets + 2ull) +
+	       sizeof(*c->flow_tot) * DPMON_DIR_MAX +
 	       sizeof(*c->hsk) * DPMON_HOST_SKETCHES +
 	       sizeof(*c->flow_pool) * DPMON_FLOW_POOL +
-	       sizeof(*c->flow_slot) * DPMON_DIR_MAX * (c->n_subnets - c->n_flow_subnets + 1ull) +
 	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
 	       sizeof(*c->carry) * DPMON_CARRY_RING;
 }

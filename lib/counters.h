@@ -1,8 +1,9 @@
 /*
  * counters.h — the per-core tables a worker lcore updates for every packet.
  *
- * Each worker lcore owns one struct dpmon_core: totals, subnet counters
- * indexed by the LPM result, and a host table private to the worker: a
+ * Each worker lcore owns one struct dpmon_core: totals and a host table
+ * private to the worker (its subnet counters and subnet flow sketches
+ * belong to its generation, worker.h, not to the core): a
  * bucketised hash index (address → dense entry index) over three arrays,
  *   meta[i]    address, subnet, the merge epoch of the last update, the
  *              entry's extra line, if any, and the bitmaps of its distinct
@@ -269,7 +270,6 @@ struct dpmon_core {
 	struct dpmon_core_stats stats __rte_cache_aligned;
 	struct dpmon_dir_ctr totals[DPMON_TOTAL_MAX] __rte_cache_aligned;
 	struct dpmon_xdir_ctr xtotals[DPMON_TOTAL_MAX] __rte_cache_aligned;
-	struct dpmon_pair_ctr *subnets;    /**< n_subnets entries */
 	struct dpmon_host_ctr *hosts;      /**< capacity entries, dense from 0 */
 	struct dpmon_host_meta *meta;      /**< capacity entries */
 	struct dpmon_host_xctr *xhosts;    /**< xcapacity extra lines, dense from 0 */
@@ -277,18 +277,11 @@ struct dpmon_core {
 	uint32_t *carry;                   /**< DPMON_CARRY_RING records: entry * SLOTS + slot */
 	/** Flow sketches of the totals, [DPMON_DIR_MAX] (ingress, egress). */
 	struct dpmon_flow_sketch *flow_tot;
-	/** Flow sketches of the first n_flow_subnets subnets, [subnet][DPMON_DIR_MAX]. */
-	struct dpmon_flow_sketch *flow_sub;
-	uint32_t n_flow_subnets;           /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
-	/** DPMON_FLOW_POOL sketches for the subnets past n_flow_subnets. */
-	struct dpmon_flow_sketch *flow_pool;
 	/**
-	 * Per direction of each subnet past n_flow_subnets,
-	 * [(subnet - n_flow_subnets) * DPMON_DIR_MAX + dir]: (epoch tag << 8) |
-	 * (pool slot + 1, or DPMON_FLOW_SLOT_NONE) of the epoch it was taken
-	 * in (relaxed store/load).
+	 * DPMON_FLOW_POOL sketches for the subnets past the generation's
+	 * n_flow_subnets (their flow_slot entries, worker.h, name the slot).
 	 */
-	uint32_t *flow_slot;
+	struct dpmon_flow_sketch *flow_pool;
 	uint32_t n_flow_pool;              /**< pool slots taken in this epoch (worker only) */
 	/** DPMON_HOST_SKETCHES slots for promoted host directions (counters.h). */
 	struct dpmon_host_sketch *hsk;
@@ -300,7 +293,6 @@ struct dpmon_core {
 	uint32_t capacity;
 	uint32_t n_xhosts;                 /**< extra lines assigned (worker only) */
 	uint32_t xcapacity;                /**< capacity / 4 (at least 8) */
-	uint32_t n_subnets;
 	uint32_t epoch;                    /**< worker's copy of worker_epoch */
 	unsigned lcore_id;
 	/* Written by the worker, read by the merge. */
@@ -315,19 +307,19 @@ struct dpmon_core {
 /**
  * Allocate the tables of one worker lcore.
  * @param tag       unique name part (kept for diagnostics; "lcore3").
- * @param n_subnets monitored subnets.
  * @param capacity  host entries (>= 8, <= 2^24).
  * @param socket_id NUMA socket of the worker lcore.
  * @return the tables, or NULL with rte_errno set (ENOMEM, EINVAL).
+ * The subnet counters are not the core's: the worker counts them into a
+ * generation (dpmon_gen_create, worker.h).
  * Thread-safety: main lcore, before the worker starts.
  */
-struct dpmon_core *dpmon_core_create(const char *tag, uint32_t n_subnets,
-				     uint32_t capacity, int socket_id);
+struct dpmon_core *dpmon_core_create(const char *tag, uint32_t capacity, int socket_id);
 
 /** Free the tables. Main lcore, after the worker stopped. NULL ignored. */
 void dpmon_core_free(struct dpmon_core *c);
 
-/** Bytes allocated for @p c's tables (host entries, index, subnets). Any lcore. */
+/** Bytes allocated for @p c's tables (host entries, index, sketches). Any lcore. */
 size_t dpmon_core_bytes(const struct dpmon_core *c);
 
 /** Add one packet of @p bytes to @p c. Single writer only (the owning lcore). */

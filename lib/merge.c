@@ -101,14 +101,11 @@ struct dpmon_merge {
 	uint32_t hist_cap, hist_n, hist_head; /* head: index of the oldest */
 	struct dpmon_pair_ctr *sub_cur, *sub_prev; /* n_subnets */
 	/* Subnets of the current generation (dpmon_merge_reconfigure). */
-	uint32_t n_subnets, n_flow_subnets;
-	struct dpmon_pair_ctr **gsub;       /* per core: its subnet counters */
-	struct dpmon_flow_sketch **gflow;   /* per core: its subnet flow sketches */
-	uint32_t **gslot;                   /* per core: its pool slots of the other subnets */
+	uint32_t n_subnets;
+	struct dpmon_gen **gen;             /* per core: its current generation */
 	struct dpmon_pair_ctr *sub_base;    /* n_subnets: final counts of earlier generations */
-	/* The previous generation's sketches, read by the next merge only. */
-	struct dpmon_flow_sketch **rflow;   /* per core; NULL when none */
-	uint32_t r_nfs;                     /* its n_flow_subnets */
+	/* The previous generation, whose sketches the next merge reads once. */
+	struct dpmon_gen **retired;         /* per core; NULL when none */
 	uint32_t *r_of_new;                 /* new subnet → its old index, UINT32_MAX: none */
 	uint32_t n_unmonitored;             /* global hosts outside every subnet (g_subnet) */
 
@@ -169,7 +166,8 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 
 struct dpmon_merge *
 dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cores,
-		   const unsigned *lcores, unsigned n_cores, uint64_t start_tsc, uint64_t tsc_hz)
+		   struct dpmon_gen *const *gens, const unsigned *lcores, unsigned n_cores,
+		   uint64_t start_tsc, uint64_t tsc_hz)
 {
 	static unsigned instance;
 	struct dpmon_merge *m = calloc(1, sizeof(*m));
@@ -193,23 +191,18 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	m->sub_prev = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_prev));
 	m->sub_base = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_base));
 	m->n_subnets = cfg->n_subnets;
-	m->n_flow_subnets = n_cores ? cores[0]->n_flow_subnets : 0;
-	m->gsub = calloc(n_cores ? n_cores : 1, sizeof(*m->gsub));
-	m->gflow = calloc(n_cores ? n_cores : 1, sizeof(*m->gflow));
-	m->gslot = calloc(n_cores ? n_cores : 1, sizeof(*m->gslot));
-	m->rflow = calloc(n_cores ? n_cores : 1, sizeof(*m->rflow));
+	m->gen = calloc(n_cores ? n_cores : 1, sizeof(*m->gen));
+	m->retired = calloc(n_cores ? n_cores : 1, sizeof(*m->retired));
 	m->sub_avg = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_avg));
 	m->hist_cap = (uint32_t)((uint64_t)cfg->history_s * 1000 /
 				 (cfg->merge_interval_ms ? cfg->merge_interval_ms : 1000));
 	m->hist = calloc(m->hist_cap ? m->hist_cap : 1, sizeof(*m->hist));
 	if (!m->cores || !m->lcores || !m->map || !m->prev_busy || !m->sub_cur || !m->sub_prev ||
-	    !m->sub_avg || !m->hist || !m->sub_base || !m->gsub || !m->gflow || !m->gslot || !m->rflow)
+	    !m->sub_avg || !m->hist || !m->sub_base || !m->gen || !m->retired)
 		goto fail;
 	for (unsigned c = 0; c < n_cores; c++) {
 		m->cores[c] = cores[c];
-		m->gsub[c] = cores[c]->subnets;
-		m->gflow[c] = cores[c]->flow_sub;
-		m->gslot[c] = cores[c]->flow_slot;
+		m->gen[c] = gens[c];
 		m->lcores[c] = lcores[c];
 		m->map[c].gid = malloc(sizeof(uint32_t) * cores[c]->capacity);
 		m->map[c].next = malloc(sizeof(uint32_t) * cores[c]->capacity);
@@ -258,10 +251,8 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->sub_prev);
 	free(m->sub_avg);
 	free(m->sub_base);
-	free(m->gsub);
-	free(m->gflow);
-	free(m->gslot);
-	free(m->rflow);
+	free(m->gen);
+	free(m->retired);
 	free(m->r_of_new);
 	for (uint32_t i = 0; m->hist && i < m->hist_n; i++)
 		dpmon_hist_point_unref(m->hist[(m->hist_head + i) % m->hist_cap]);
@@ -547,7 +538,7 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	memcpy(m->sub_cur, m->sub_base, sizeof(*m->sub_cur) * n);
 	for (unsigned c = 0; c < m->n_cores; c++)
 		for (uint32_t i = 0; i < n; i++)
-			pair_read_add(&m->sub_cur[i], &m->gsub[c][i]);
+			pair_read_add(&m->sub_cur[i], &m->gen[c]->subnets[i]);
 	for (uint32_t i = 0; i < n; i++) {
 		struct dpmon_snap_subnet *ss = &s->subnets[i];
 
@@ -828,15 +819,18 @@ sketch_flows(struct dpmon_merge *m, bool sub, uint32_t k)
 
 	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
 	for (unsigned c = 0; c < m->n_cores; c++) {
-		sketch_max(m->flow_tmp, sub ? &m->gflow[c][k] : &m->cores[c]->flow_tot[k], tag);
+		const struct dpmon_gen *r = m->retired[c];
+
+		sketch_max(m->flow_tmp, sub ? &m->gen[c]->flow_sub[k] : &m->cores[c]->flow_tot[k],
+			   tag);
 		/* Just after a reload: the same subnet's sketch in the previous
 		 * generation, which counted the first part of this interval. */
-		if (sub && m->rflow[c] != NULL) {
+		if (sub && r != NULL) {
 			uint32_t old = m->r_of_new[k / DPMON_DIR_MAX];
 
-			if (old < m->r_nfs)
+			if (old < r->n_flow_subnets)
 				sketch_max(m->flow_tmp,
-					   &m->rflow[c][old * DPMON_DIR_MAX + k % DPMON_DIR_MAX], tag);
+					   &r->flow_sub[old * DPMON_DIR_MAX + k % DPMON_DIR_MAX], tag);
 		}
 	}
 	return dpmon_hll_estimate(m->flow_tmp, DPMON_FLOW_P);
@@ -855,8 +849,9 @@ pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
 	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
 	for (unsigned c = 0; c < m->n_cores; c++) {
 		const struct dpmon_core *core = m->cores[c];
-		uint32_t v = __atomic_load_n(&m->gslot[c][(i - m->n_flow_subnets) *
-							  DPMON_DIR_MAX + (uint32_t)d],
+		const struct dpmon_gen *g = m->gen[c];
+		uint32_t v = __atomic_load_n(&g->flow_slot[(i - g->n_flow_subnets) *
+							   DPMON_DIR_MAX + (uint32_t)d],
 					     __ATOMIC_RELAXED);
 
 		if ((v >> 8) != tag || (v & 0xff) == 0)
@@ -872,7 +867,7 @@ pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
 static void
 fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 {
-	uint32_t nfs = m->n_cores ? m->n_flow_subnets : 0;
+	uint32_t nfs = m->n_cores ? m->gen[0]->n_flow_subnets : 0;
 
 	s->totals[DPMON_TOTAL_INGRESS].flows = sketch_flows(m, false, DPMON_DIR_INGRESS);
 	s->totals[DPMON_TOTAL_EGRESS].flows = sketch_flows(m, false, DPMON_DIR_EGRESS);
@@ -895,7 +890,7 @@ fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 	/* The previous generation's sketches served their last interval (its
 	 * pool slots are not read: pooled subnets count from the reload on). */
 	for (unsigned c = 0; c < m->n_cores; c++)
-		m->rflow[c] = NULL;
+		m->retired[c] = NULL;
 }
 
 /*
@@ -1035,7 +1030,7 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 	memcpy(fin, m->sub_base, sizeof(*fin) * n_old);
 	for (unsigned c = 0; c < m->n_cores; c++)
 		for (uint32_t i = 0; i < n_old; i++)
-			pair_read_add(&fin[i], &m->gsub[c][i]);
+			pair_read_add(&fin[i], &m->gen[c]->subnets[i]);
 	for (uint32_t i = 0; i < n_subnets; i++) {
 		uint32_t o = old_of_new[i];
 
@@ -1048,13 +1043,9 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 		avg[i] = m->sub_avg[o];
 	}
 	for (unsigned c = 0; c < m->n_cores; c++) {
-		m->rflow[c] = m->gflow[c];
-		m->gsub[c] = gens[c]->subnets;
-		m->gflow[c] = gens[c]->flow_sub;
-		m->gslot[c] = gens[c]->flow_slot;
+		m->retired[c] = m->gen[c];
+		m->gen[c] = gens[c];
 	}
-	m->r_nfs = m->n_flow_subnets;
-	m->n_flow_subnets = m->n_cores ? gens[0]->n_flow_subnets : 0;
 	free(m->r_of_new);
 	m->r_of_new = r_of_new;
 	r_of_new = NULL;

@@ -26,6 +26,10 @@ struct dpmon_merge;
  * @param cfg      configuration (subnets, interval); must outlive the merger.
  * @param cores    worker tables; the array is copied, the tables must
  *                 outlive the merger.
+ * @param gens     each worker table's generation 0 (worker.h: subnet
+ *                 counters and sketches); the array is copied, each
+ *                 generation must stay allocated while the merger reads it
+ *                 (dpmon_merge_reconfigure).
  * @param lcores   lcore id of each worker (reported per worker).
  * @param start_tsc TSC at start (uptime zero), @param tsc_hz its frequency.
  * @return the merger, or NULL on allocation failure.
@@ -33,6 +37,7 @@ struct dpmon_merge;
  */
 struct dpmon_merge *dpmon_merge_create(const struct dpmon_config *cfg,
 				       struct dpmon_core *const *cores,
+				       struct dpmon_gen *const *gens,
 				       const unsigned *lcores, unsigned n_cores,
 				       uint64_t start_tsc, uint64_t tsc_hz);
 

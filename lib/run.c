@@ -381,7 +381,7 @@ setup_workers(struct app *a)
 			continue;
 		}
 		snprintf(tag, sizeof(tag), "lcore%u", lcore);
-		a->cores[w] = dpmon_core_create(tag, a->cfg.n_subnets, a->cfg.host_table_capacity,
+		a->cores[w] = dpmon_core_create(tag, a->cfg.host_table_capacity,
 						(int)rte_lcore_to_socket_id(lcore));
 		if (a->cores[w] == NULL) {
 			fprintf(stderr, "dpmon: lcore %u: cannot allocate a host table of %u "
@@ -391,11 +391,12 @@ setup_workers(struct app *a)
 		}
 		a->cores[w]->lcore_id = lcore;
 		a->lcores[w] = lcore;
-		a->gens[w] = dpmon_gen_of_core(a->cores[w], a->cls);
+		/* Generation 0: made like every later one (apply_reload). */
+		a->gens[w] = dpmon_gen_create(a->cls, a->cfg.n_subnets,
+					      (int)rte_lcore_to_socket_id(lcore));
 		if (a->gens[w] == NULL)
 			return -ENOMEM;
 		wk->core = a->cores[w];
-		wk->cls = a->cls;
 		wk->gen = a->gens[w];
 		wk->qsv = a->qsv;
 		wk->qs_id = w;
@@ -700,7 +701,6 @@ apply_reload(struct app *a, struct dpmon_config *next, uint32_t *kept)
 	for (unsigned w = 0; w < a->n_workers; w++) {
 		a->retired[w] = a->gens[w];
 		a->gens[w] = gens[w];
-		a->workers[w].cls = cls;
 	}
 	/* No worker uses the old classifier any more (grace period above). */
 	dpmon_classifier_free(a->cls);
@@ -1013,8 +1013,8 @@ run(struct app *a, const struct app_opts *o)
 	}
 	if (start_ports(a) != 0 || setup_workers(a) != 0)
 		return EXIT_START;
-	a->merge = dpmon_merge_create(&a->cfg, a->cores, a->lcores, a->n_workers, rte_rdtsc(),
-				      rte_get_tsc_hz());
+	a->merge = dpmon_merge_create(&a->cfg, a->cores, a->gens, a->lcores, a->n_workers,
+				      rte_rdtsc(), rte_get_tsc_hz());
 	if (a->merge == NULL) {
 		fprintf(stderr, "dpmon: cannot allocate the merge tables\n");
 		return EXIT_START;

@@ -520,36 +520,18 @@ dpmon_worker_count_gen(struct dpmon_core *core, const struct dpmon_gen *g,
 	__atomic_store_n(&core->stats.packets, core->stats.packets + n, __ATOMIC_RELEASE);
 }
 
-/* The generation of the core's own subnet counters, on the stack. */
-static inline struct dpmon_gen
-core_gen(struct dpmon_core *core, const struct dpmon_classifier *cls)
+void
+dpmon_worker_count(struct dpmon_core *core, const struct dpmon_gen *g, struct rte_mbuf **pkts,
+		   uint16_t n)
 {
-	return (struct dpmon_gen){.cls = cls, .subnets = core->subnets, .flow_sub = core->flow_sub,
-				  .flow_slot = core->flow_slot, .n_subnets = core->n_subnets,
-				  .n_flow_subnets = core->n_flow_subnets};
+	dpmon_worker_count_gen(core, g, pkts, n, 0);
 }
 
 void
-dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier *cls,
-			 struct rte_mbuf **pkts, uint16_t n, uint32_t decap)
+dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_gen *g, struct rte_mbuf **pkts,
+		   uint16_t n)
 {
-	struct dpmon_gen g = core_gen(core, cls);
-
-	dpmon_worker_count_gen(core, &g, pkts, n, decap);
-}
-
-void
-dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
-		   struct rte_mbuf **pkts, uint16_t n)
-{
-	dpmon_worker_count_decap(core, cls, pkts, n, 0);
-}
-
-void
-dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_classifier *cls,
-		   struct rte_mbuf **pkts, uint16_t n)
-{
-	dpmon_worker_count(core, cls, pkts, n);
+	dpmon_worker_count_gen(core, g, pkts, n, 0);
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 
@@ -576,14 +558,11 @@ dpmon_worker_loop(void *arg)
 {
 	struct dpmon_worker *w = arg;
 	struct rte_mbuf *pkts[DPMON_MAX_BURST];
-	struct dpmon_gen own = core_gen(w->core, w->cls);
 
 	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED)) {
 		/* Once per round: the generation these bursts count into. */
 		const struct dpmon_gen *g = __atomic_load_n(&w->gen, __ATOMIC_ACQUIRE);
 
-		if (g == NULL)
-			g = &own;
 		for (uint16_t q = 0; q < w->n_rxq; q++)
 			poll_queue(w, g, &w->rxq[q], pkts);
 		/* Outside packet processing: g is no longer referenced. */
@@ -606,10 +585,9 @@ dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets, int soc
 		return NULL;
 	}
 	g->cls = cls;
-	g->owned = true;
 	g->n_subnets = n_subnets;
 	g->n_flow_subnets = n_subnets < DPMON_FLOW_SUBNETS_MAX ? n_subnets : DPMON_FLOW_SUBNETS_MAX;
-	/* Sized as dpmon_core_create sizes the core's own (one spare entry). */
+	/* One spare entry each: never a zero-size allocation. */
 	g->subnets = rte_zmalloc_socket("dpmon_gen_subnets", sizeof(*g->subnets) * (n_subnets + 1),
 					RTE_CACHE_LINE_SIZE, socket_id);
 	g->flow_sub = rte_zmalloc_socket("dpmon_gen_flow_sub",
@@ -628,28 +606,13 @@ dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets, int soc
 	return g;
 }
 
-struct dpmon_gen *
-dpmon_gen_of_core(struct dpmon_core *core, const struct dpmon_classifier *cls)
-{
-	struct dpmon_gen *g = rte_zmalloc("dpmon_gen", sizeof(*g), RTE_CACHE_LINE_SIZE);
-
-	if (g == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	*g = core_gen(core, cls);
-	return g;
-}
-
 void
 dpmon_gen_free(struct dpmon_gen *g)
 {
 	if (g == NULL)
 		return;
-	if (g->owned) {
-		rte_free(g->subnets);
-		rte_free(g->flow_sub);
-		rte_free(g->flow_slot);
-	}
+	rte_free(g->subnets);
+	rte_free(g->flow_sub);
+	rte_free(g->flow_slot);
 	rte_free(g);
 }

@@ -3,12 +3,15 @@
  *
  * dpmon_worker_burst is the hot path: it takes a burst of mbufs (from
  * rte_eth_rx_burst, or pre-built ones in a benchmark), updates the
- * worker's own struct dpmon_core and frees the mbufs. No locks, no atomic
- * read-modify-write, no allocation.
+ * worker's own struct dpmon_core and generation and frees the mbufs. No
+ * locks, no atomic read-modify-write, no allocation.
  *
  * Generations (configuration reload, docs/architecture.md): what depends on
  * the monitored subnets — the classifier, the subnet counters and the
- * subnet flow sketches — is one struct dpmon_gen per worker. The main lcore
+ * subnet flow sketches — is one struct dpmon_gen per worker, the only owner
+ * of those counters (the core has none). Generation 0 is made at start with
+ * dpmon_gen_create like every later one; a worker always counts with a
+ * generation (dpmon_worker.gen is never NULL). On a reload the main lcore
  * builds a new one aside and publishes it in dpmon_worker.gen (release);
  * the worker loop loads that pointer once per round of polls (acquire),
  * counts the round's bursts with it, and then reports a quiescent state to
@@ -51,12 +54,17 @@ struct dpmon_rxq {
 struct dpmon_gen {
 	const struct dpmon_classifier *cls;
 	struct dpmon_pair_ctr *subnets;
+	/** Flow sketches of the first n_flow_subnets subnets, [subnet][DPMON_DIR_MAX]. */
 	struct dpmon_flow_sketch *flow_sub;
-	/** Pool slots of the subnets past n_flow_subnets (counters.h flow_slot). */
+	/**
+	 * Per direction of each subnet past n_flow_subnets,
+	 * [(subnet - n_flow_subnets) * DPMON_DIR_MAX + dir]: (epoch tag << 8) |
+	 * (slot + 1 in the core's flow_pool, or DPMON_FLOW_SLOT_NONE) of the
+	 * epoch it was taken in (relaxed store/load; counters.h).
+	 */
 	uint32_t *flow_slot;
 	uint32_t n_subnets;
 	uint32_t n_flow_subnets; /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
-	bool owned;              /**< arrays allocated by dpmon_gen_create (not the core's) */
 };
 
 /**
@@ -68,24 +76,15 @@ struct dpmon_gen {
 struct dpmon_gen *dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets,
 				   int socket_id);
 
-/**
- * The generation of the counters @p core was created with (its own subnet
- * counters and sketches, not owned) and classifier @p cls.
- * @return the generation, or NULL (rte_errno ENOMEM). Main lcore.
- */
-struct dpmon_gen *dpmon_gen_of_core(struct dpmon_core *core, const struct dpmon_classifier *cls);
-
-/** Free @p g (and its arrays when owned). NULL ignored. Main lcore, once no worker uses it. */
+/** Free @p g and its counters (not its classifier). NULL ignored. Main lcore, once no worker uses it. */
 void dpmon_gen_free(struct dpmon_gen *g);
 
 /** Everything one worker lcore needs. Built by the main lcore. */
 struct dpmon_worker {
 	struct dpmon_core *core;              /**< this worker's tables */
-	const struct dpmon_classifier *cls;   /**< shared, read-only; used when gen is NULL */
 	/**
-	 * The current generation (release store by the main lcore, acquire
-	 * load by the worker once per round of polls); NULL: count with cls
-	 * and the core's own subnet counters.
+	 * The current generation, never NULL (release store by the main
+	 * lcore, acquire load by the worker once per round of polls).
 	 */
 	struct dpmon_gen *gen;
 	struct rte_rcu_qsbr *qsv;             /**< quiescent states; NULL: none reported */
@@ -98,32 +97,25 @@ struct dpmon_worker {
 } __rte_cache_aligned;
 
 /**
- * Count @p n mbufs into @p core and free them.
+ * Count @p n mbufs into @p core and @p gen and free them.
  * @param core  the calling lcore's tables (single writer).
- * @param cls   the classifier (shared, read-only).
+ * @param gen   the generation: classifier (shared, read-only), subnet
+ *              counters and sketches (this lcore's).
  * @param pkts  mbufs; each is freed. @p n may be 0..DPMON_MAX_BURST.
  * Thread-safety: the lcore that owns @p core.
  */
-void dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_classifier *cls,
+void dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_gen *gen,
 			struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * As dpmon_worker_burst but leaves the mbufs allocated (benchmarks reuse them).
  */
-void dpmon_worker_count(struct dpmon_core *core, const struct dpmon_classifier *cls,
+void dpmon_worker_count(struct dpmon_core *core, const struct dpmon_gen *gen,
 			struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * As dpmon_worker_count, decapsulating the tunnel kinds in @p decap
  * (enum dpmon_tunnel bits, the port's `decap` configuration; 0 = none).
- * Thread-safety: the lcore that owns @p core.
- */
-void dpmon_worker_count_decap(struct dpmon_core *core, const struct dpmon_classifier *cls,
-			      struct rte_mbuf **pkts, uint16_t n, uint32_t decap);
-
-/**
- * As dpmon_worker_count_decap, counting subnets into generation @p gen
- * (classifier, subnet counters and sketches) rather than the core's own.
  * Thread-safety: the lcore that owns @p core.
  */
 void dpmon_worker_count_gen(struct dpmon_core *core, const struct dpmon_gen *gen,

@@ -66,7 +66,7 @@ udp4(struct fb *f, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, u
 
 /* Count @p n copies of frame @p f through the worker's burst function. */
 static void
-send_frames(struct dpmon_core *c, const struct dpmon_classifier *cls, const struct fb *f, unsigned n)
+send_frames(struct dpmon_core *c, const struct dpmon_gen *g, const struct fb *f, unsigned n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
 
@@ -75,7 +75,7 @@ send_frames(struct dpmon_core *c, const struct dpmon_classifier *cls, const stru
 
 		for (unsigned i = 0; i < k; i++)
 			p[i] = mbuf_of(f);
-		dpmon_worker_burst(c, cls, p, (uint16_t)k);
+		dpmon_worker_burst(c, g, p, (uint16_t)k);
 		n -= k;
 	}
 }
@@ -255,7 +255,7 @@ file_is(const char *path, const char *text)
  * both stay as they were and alert 9 gets no capture file.
  */
 static void
-test_earlier_captures(const struct dpmon_classifier *cls, const struct fb *to7,
+test_earlier_captures(const struct dpmon_gen *g, const struct fb *to7,
 		      const struct fb *to9)
 {
 	char dir[] = "/tmp/dpmon_test_sample_earlier.XXXXXX", path[128];
@@ -281,12 +281,12 @@ test_earlier_captures(const struct dpmon_classifier *cls, const struct fb *to7,
 	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", dir);
 	conf.pcap_packets = 4;
 	s = dpmon_sampler_create(1, &conf);
-	c = dpmon_core_create("sample1", 2, 64, SOCKET_ID_ANY);
+	c = dpmon_core_create("sample1", 64, SOCKET_ID_ANY);
 	REQUIRE(s != NULL && c != NULL);
 	c->sample = dpmon_sampler_core(s, 0);
 	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0);
-	send_frames(c, cls, to7, 2);
-	send_frames(c, cls, to9, 1);
+	send_frames(c, g, to7, 2);
+	send_frames(c, g, to9, 1);
 	dpmon_sampler_drain(s);
 	CHECK(dpmon_sampler_copied(s) == 3);
 
@@ -333,7 +333,7 @@ count_files(const char *dir)
  * the reload, writes to B; with pcap_dir "" alert 11 writes nothing.
  */
 static void
-test_reconfigure(const struct dpmon_classifier *cls, const struct fb *to7, const struct fb *to9)
+test_reconfigure(const struct dpmon_gen *g, const struct fb *to7, const struct fb *to9)
 {
 	char a_dir[] = "/tmp/dpmon_test_sample_a.XXXXXX", b_dir[] = "/tmp/dpmon_test_sample_b.XXXXXX";
 	char path[128];
@@ -351,23 +351,23 @@ test_reconfigure(const struct dpmon_classifier *cls, const struct fb *to7, const
 	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", a_dir);
 	conf.pcap_packets = 4;
 	s = dpmon_sampler_create(1, &conf);
-	c = dpmon_core_create("sample2", 2, 64, SOCKET_ID_ANY);
+	c = dpmon_core_create("sample2", 64, SOCKET_ID_ANY);
 	REQUIRE(s != NULL && c != NULL);
 	c->sample = dpmon_sampler_core(s, 0);
 	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0); /* alert 7 */
-	send_frames(c, cls, to7, 2);
+	send_frames(c, g, to7, 2);
 	dpmon_sampler_drain(s);
 
 	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", b_dir);
 	conf.pcap_packets = 3;
 	dpmon_sampler_reconfigure(s, &conf);
 	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0); /* alerts 7 and 9 */
-	send_frames(c, cls, to7, 5);
-	send_frames(c, cls, to9, 5);
+	send_frames(c, g, to7, 5);
+	send_frames(c, g, to9, 5);
 	dpmon_sampler_drain(s);
 	conf.pcap_packets = 10;
 	dpmon_sampler_reconfigure(s, &conf);
-	send_frames(c, cls, to7, 5);
+	send_frames(c, g, to7, 5);
 	dpmon_sampler_drain(s);
 	snprintf(path, sizeof(path), "%s/7.pcap", a_dir);
 	CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 3);
@@ -381,7 +381,7 @@ test_reconfigure(const struct dpmon_classifier *cls, const struct fb *to7, const
 	dpmon_sampler_reconfigure(s, &conf);
 	ids[0] = 11;
 	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);
-	send_frames(c, cls, to7, 2);
+	send_frames(c, g, to7, 2);
 	dpmon_sampler_drain(s);
 	CHECK(count_files(a_dir) == 1 && count_files(b_dir) == 1);
 	CHECK(dpmon_sampler_copied(s) == 19);
@@ -450,7 +450,7 @@ eal_heap_bytes(void)
  * 100 packets (1 written each: never complete).
  */
 static void
-test_alert_churn(struct dpmon_core *c, const struct dpmon_classifier *cls, const char *dir,
+test_alert_churn(struct dpmon_core *c, const struct dpmon_gen *g, const char *dir,
 		 const struct fb *to_host)
 {
 	struct dpmon_config cfg;
@@ -486,7 +486,7 @@ test_alert_churn(struct dpmon_core *c, const struct dpmon_classifier *cls, const
 		snap->hosts[0].dir[DPMON_DIR_INGRESS].avg_pps = k % 2 == 0 ? 50 : 0;
 		REQUIRE(dpmon_detect_run(d, snap, 1700000000.0 + k) == 0);
 		if (k % 2 == 0)
-			send_frames(c, cls, to_host, 1); /* copied for the new alert */
+			send_frames(c, g, to_host, 1); /* copied for the new alert */
 		else
 			ended += snap->n_alerts >= 1 && snap->alerts[0]->end_unix_s != 0 &&
 				 snap->alerts[0]->sample != NULL &&
@@ -515,6 +515,7 @@ main(int argc, char **argv)
 {
 	struct dpmon_subnet_conf sub[2];
 	struct dpmon_classifier cls;
+	struct dpmon_gen *g0; /* the subnet counters the bursts count into */
 	struct dpmon_actions_conf conf;
 	struct dpmon_sampler *s;
 	struct dpmon_core *c;
@@ -536,12 +537,14 @@ main(int argc, char **argv)
 	REQUIRE(dpmon_prefix_parse("10.1.0.0/16", &sub[0].prefix, NULL) == 0);
 	REQUIRE(dpmon_prefix_parse("2001:db8:1::/48", &sub[1].prefix, NULL) == 0);
 	REQUIRE(dpmon_classifier_create(&cls, "sample", sub, 2, SOCKET_ID_ANY) == 0);
+	g0 = dpmon_gen_create(&cls, 2, SOCKET_ID_ANY);
+	REQUIRE(g0 != NULL);
 	REQUIRE(mkdtemp(dir) != NULL);
 	memset(&conf, 0, sizeof(conf));
 	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", dir);
 	conf.pcap_packets = 4;
 	s = dpmon_sampler_create(1, &conf);
-	c = dpmon_core_create("sample0", 2, 64, SOCKET_ID_ANY);
+	c = dpmon_core_create("sample0", 64, SOCKET_ID_ANY);
 	REQUIRE(s != NULL && c != NULL);
 	c->sample = dpmon_sampler_core(s, 0);
 
@@ -558,7 +561,7 @@ main(int argc, char **argv)
 	fb_zero(&nonip, 28);
 
 	/* Nothing watched: nothing copied, no summary, no file. */
-	send_frames(c, &cls, &in1, 3);
+	send_frames(c, g0, &in1, 3);
 	dpmon_sampler_drain(s);
 	CHECK(dpmon_sampler_copied(s) == 0 && dpmon_sampler_dropped(s) == 0);
 	CHECK(dpmon_sampler_summary(s, 7) == NULL);
@@ -567,19 +570,19 @@ main(int argc, char **argv)
 
 	/* Too many hosts: refused, nothing changed. */
 	CHECK(dpmon_sampler_watch(s, hosts, ids, DPMON_SAMPLE_WATCH_MAX + 1) == -E2BIG);
-	send_frames(c, &cls, &in1, 1);
+	send_frames(c, g0, &in1, 1);
 	CHECK(dpmon_sampler_copied(s) == 0);
 
 	/* 10.1.0.1 (alert 7) and 2001:db8:1::7 (alert 9). */
 	hosts[0] = addr("10.1.0.1");
 	hosts[1] = addr("2001:db8:1::7");
 	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0);
-	send_frames(c, &cls, &in1, 5);
-	send_frames(c, &cls, &in2, 3);
-	send_frames(c, &cls, &out1, 2);
-	send_frames(c, &cls, &other, 4);
-	send_frames(c, &cls, &v6, 1);
-	send_frames(c, &cls, &nonip, 1);
+	send_frames(c, g0, &in1, 5);
+	send_frames(c, g0, &in2, 3);
+	send_frames(c, g0, &out1, 2);
+	send_frames(c, g0, &other, 4);
+	send_frames(c, g0, &v6, 1);
+	send_frames(c, g0, &nonip, 1);
 	CHECK(dpmon_sampler_copied(s) == 11);
 	dpmon_sampler_drain(s);
 	j = dpmon_sampler_summary(s, 7);
@@ -631,15 +634,15 @@ main(int argc, char **argv)
 		fb_eth(&m6from, NULL, 0, 0x86dd);
 		fb_ipv6(&m6from, 17, MAPPED, EXT6, 8);
 		fb_udp(&m6from, 7, 8, 0);
-		send_frames(c, &cls, &m6to, 2);
-		send_frames(c, &cls, &m6from, 2);
+		send_frames(c, g0, &m6to, 2);
+		send_frames(c, g0, &m6from, 2);
 		CHECK(dpmon_sampler_copied(s) == before);
 	}
 
 	/* A full ring: 1 100 copies without a drain; 1 023 fit, 77 dropped. */
 	ids[0] = 11;
 	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);
-	send_frames(c, &cls, &in2, 1100);
+	send_frames(c, g0, &in2, 1100);
 	CHECK(dpmon_sampler_copied(s) == 11 + DPMON_SAMPLE_RING - 1);
 	CHECK(dpmon_sampler_dropped(s) == 1100 - (DPMON_SAMPLE_RING - 1));
 	dpmon_sampler_drain(s);
@@ -654,8 +657,8 @@ main(int argc, char **argv)
 	ids[0] = 21;
 	ids[1] = 22;
 	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0);
-	send_frames(c, &cls, &in1, 3);
-	send_frames(c, &cls, &out1, 2);
+	send_frames(c, g0, &in1, 3);
+	send_frames(c, g0, &out1, 2);
 	dpmon_sampler_drain(s);
 	j = dpmon_sampler_summary(s, 21);
 	REQUIRE(j != NULL);
@@ -671,7 +674,7 @@ main(int argc, char **argv)
 
 	/* Watching stopped: nothing more copied; the summaries stay. */
 	CHECK(dpmon_sampler_watch(s, NULL, NULL, 0) == 0);
-	send_frames(c, &cls, &in1, 10);
+	send_frames(c, g0, &in1, 10);
 	dpmon_sampler_drain(s);
 	CHECK(dpmon_sampler_copied(s) == 11 + DPMON_SAMPLE_RING - 1 + 5);
 	j = dpmon_sampler_summary(s, 7);
@@ -685,14 +688,14 @@ main(int argc, char **argv)
 	hosts[0] = addr("10.1.0.1");
 	ids[0] = 30;
 	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);
-	send_frames(c, &cls, &in1, 2);
+	send_frames(c, g0, &in1, 2);
 	dpmon_sampler_drain(s);
 	snprintf(path, sizeof(path), "%s/30.pcap", dir);
 	CHECK(access(path, F_OK) != 0);
 	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", dir);
 	conf.pcap_packets = 3;
 	dpmon_sampler_reconfigure(s, &conf);
-	send_frames(c, &cls, &in1, 5);
+	send_frames(c, g0, &in1, 5);
 	dpmon_sampler_drain(s);
 	CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 3);
 	j = dpmon_sampler_summary(s, 30);
@@ -701,10 +704,11 @@ main(int argc, char **argv)
 	unlink(path);
 
 	dpmon_sampler_free(s);
-	test_alert_churn(c, &cls, dir, &in1);
+	test_alert_churn(c, g0, dir, &in1);
 	dpmon_core_free(c);
-	test_earlier_captures(&cls, &in1, &v6);
-	test_reconfigure(&cls, &in1, &v6);
+	test_earlier_captures(g0, &in1, &v6);
+	test_reconfigure(g0, &in1, &v6);
+	dpmon_gen_free(g0);
 	dpmon_classifier_free(&cls);
 	test_watch_race();
 	remove_dir(dir);

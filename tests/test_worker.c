@@ -79,22 +79,33 @@ subnets(uint32_t *n)
 	return s;
 }
 
+/* A worker table's generation 0 (worker.h): classifier @p cls, counters
+ * for each of its subnets. */
+static struct dpmon_gen *
+gen0(const struct dpmon_classifier *cls)
+{
+	struct dpmon_gen *g = dpmon_gen_create(cls, cls->n_subnets, SOCKET_ID_ANY);
+
+	REQUIRE(g != NULL);
+	return g;
+}
+
 #define PK(d, P) ((d).proto[DPMON_PROTO_##P].packets)
 #define BY(d, P) ((d).proto[DPMON_PROTO_##P].bytes)
 
 static void
-check_core(const struct dpmon_core *c, uint64_t k)
+check_core(const struct dpmon_core *c, const struct dpmon_gen *g, uint64_t k)
 {
 	CHECK_EQ_U64(c->stats.packets, 7 * k);
 	CHECK_EQ_U64(c->stats.reasons[DPMON_REASON_OK], 5 * k);
 	CHECK_EQ_U64(c->stats.reasons[DPMON_REASON_NON_IP], 1 * k);
 	CHECK_EQ_U64(c->stats.reasons[DPMON_REASON_IPV4_BAD_HEADER], 1 * k);
-	CHECK_EQ_U64(BY(c->subnets[0].dir[DPMON_DIR_INGRESS], UDP), 100 * k);
-	CHECK_EQ_U64(BY(c->subnets[0].dir[DPMON_DIR_INGRESS], ICMP), 300 * k);
-	CHECK_EQ_U64(BY(c->subnets[0].dir[DPMON_DIR_EGRESS], ICMP), 300 * k);
-	CHECK_EQ_U64(PK(c->subnets[0].dir[DPMON_DIR_EGRESS], TCP), 0);
-	CHECK_EQ_U64(BY(c->subnets[1].dir[DPMON_DIR_EGRESS], TCP), 200 * k);
-	CHECK_EQ_U64(BY(c->subnets[2].dir[DPMON_DIR_INGRESS], UDP), 500 * k);
+	CHECK_EQ_U64(BY(g->subnets[0].dir[DPMON_DIR_INGRESS], UDP), 100 * k);
+	CHECK_EQ_U64(BY(g->subnets[0].dir[DPMON_DIR_INGRESS], ICMP), 300 * k);
+	CHECK_EQ_U64(BY(g->subnets[0].dir[DPMON_DIR_EGRESS], ICMP), 300 * k);
+	CHECK_EQ_U64(PK(g->subnets[0].dir[DPMON_DIR_EGRESS], TCP), 0);
+	CHECK_EQ_U64(BY(g->subnets[1].dir[DPMON_DIR_EGRESS], TCP), 200 * k);
+	CHECK_EQ_U64(BY(g->subnets[2].dir[DPMON_DIR_INGRESS], UDP), 500 * k);
 	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_INGRESS], UDP), 600 * k);
 	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_INGRESS], ICMP), 300 * k);
 	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_EGRESS], TCP), 200 * k);
@@ -117,6 +128,7 @@ static void
 test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
 	struct dpmon_core *core[2];
+	struct dpmon_gen *gen[2] = {gen0(cls), gen0(cls)};
 	unsigned lcores[2] = {1, 2};
 	struct rte_mbuf *p[16];
 	uint64_t hz = 1000000000ull;
@@ -124,24 +136,24 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	struct dpmon_merge *m;
 	unsigned n;
 
-	core[0] = dpmon_core_create("t0", 3, 1024, SOCKET_ID_ANY);
-	core[1] = dpmon_core_create("t1", 3, 1024, SOCKET_ID_ANY);
+	core[0] = dpmon_core_create("t0", 1024, SOCKET_ID_ANY);
+	core[1] = dpmon_core_create("t1", 1024, SOCKET_ID_ANY);
 	CHECK(core[0] && core[1]);
 	n = burst(p);
-	dpmon_worker_burst(core[0], cls, p, (uint16_t)n);
-	check_core(core[0], 1);
+	dpmon_worker_burst(core[0], gen[0], p, (uint16_t)n);
+	check_core(core[0], gen[0], 1);
 	n = burst(p);
-	dpmon_worker_burst(core[0], cls, p, (uint16_t)n);
-	check_core(core[0], 2);
+	dpmon_worker_burst(core[0], gen[0], p, (uint16_t)n);
+	check_core(core[0], gen[0], 2);
 	n = burst(p);
-	dpmon_worker_burst(core[1], cls, p, (uint16_t)n);
-	check_core(core[1], 1);
+	dpmon_worker_burst(core[1], gen[1], p, (uint16_t)n);
+	check_core(core[1], gen[1], 1);
 	CHECK_EQ_U64(rte_mempool_in_use_count(mp), 0); /* every mbuf freed */
 
 	/* Load as the worker loop would count it (the burst calls above do not). */
 	core[0]->stats.polls = 10;
 	core[0]->stats.busy_cycles = hz / 2;
-	m = dpmon_merge_create(cfg, core, lcores, 2, 0, hz);
+	m = dpmon_merge_create(cfg, core, gen, lcores, 2, 0, hz);
 	CHECK(m != NULL);
 	s = dpmon_merge_run(m, 2 * hz, NULL, 0); /* a 2-second interval */
 	CHECK(s != NULL);
@@ -187,7 +199,7 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	/* More traffic on core 1 only; the next merge shows the delta as rate
 	 * over the new interval (0.5 s) and the cumulative count. */
 	n = burst(p);
-	dpmon_worker_burst(core[1], cls, p, (uint16_t)n);
+	dpmon_worker_burst(core[1], gen[1], p, (uint16_t)n);
 	core[0]->stats.busy_cycles += hz / 4;
 	s = dpmon_merge_run(m, 2 * hz + hz / 2, NULL, 0);
 	CHECK(s != NULL);
@@ -205,33 +217,37 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	CHECK_EQ_U64(s->seq, 3);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_core_free(core[0]);
-	dpmon_core_free(core[1]);
+	for (int k = 0; k < 2; k++) {
+		dpmon_gen_free(gen[k]);
+		dpmon_core_free(core[k]);
+	}
 }
 
 /* A full host table: the packet still counts for subnet and totals. */
 static void
 test_table_full(const struct dpmon_classifier *cls)
 {
-	struct dpmon_core *c = dpmon_core_create("full", 3, 16, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("full", 16, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
 	struct rte_mbuf *p[32];
 	uint64_t sum = 0;
 
 	for (unsigned i = 0; i < 32; i++)
 		p[i] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 100 + i), 26);
-	dpmon_worker_burst(c, cls, p, 32);
+	dpmon_worker_burst(c, g, p, 32);
 	CHECK_EQ_U64(c->n_hosts, 16);
 	CHECK_EQ_U64(c->stats.host_table_full, 16);
-	CHECK_EQ_U64(c->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets, 32);
+	CHECK_EQ_U64(g->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].packets, 32);
 	CHECK_EQ_U64(c->totals[DPMON_TOTAL_INGRESS].proto[DPMON_PROTO_UDP].packets, 32);
 	for (uint32_t i = 0; i < c->n_hosts; i++)
 		sum += c->hosts[i].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP];
 	CHECK_EQ_U64(sum, 16);
 	/* Known hosts keep counting when the table is full. */
 	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 100), 26);
-	dpmon_worker_burst(c, cls, p, 1);
+	dpmon_worker_burst(c, g, p, 1);
 	CHECK_EQ_U64(c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP], 2);
 	CHECK_EQ_U64(c->stats.host_table_full, 16);
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 }
 
@@ -239,17 +255,19 @@ test_table_full(const struct dpmon_classifier *cls)
 static void
 test_repeat_in_burst(const struct dpmon_classifier *cls)
 {
-	struct dpmon_core *c = dpmon_core_create("rep", 3, 64, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("rep", 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
 	struct rte_mbuf *p[64];
 
 	for (unsigned i = 0; i < 64; i++)
 		p[i] = v4(6, IP4(10, 1, 0, 1 + i % 3), IP4(10, 1, 9, 9), 26);
-	dpmon_worker_burst(c, cls, p, 64);
+	dpmon_worker_burst(c, g, p, 64);
 	CHECK_EQ_U64(c->n_hosts, 4);
 	/* Keys are taken ingress first: entry 0 is 10.1.9.9, entry 1 is 10.1.0.1. */
 	CHECK_EQ_U64(c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_TCP], 64);
 	CHECK_EQ_U64(c->hosts[1].packets[DPMON_DIR_EGRESS][DPMON_PROTO_TCP], 22);
 	CHECK_EQ_U64(c->totals[DPMON_TOTAL_INTERNAL].proto[DPMON_PROTO_TCP].packets, 64);
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 }
 
@@ -261,10 +279,11 @@ test_repeat_in_burst(const struct dpmon_classifier *cls)
 static void
 test_new_hosts_after_growth(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
-	struct dpmon_core *c = dpmon_core_create("grow", 3, 8192, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("grow", 8192, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
 	unsigned lcore = 1;
 	uint64_t hz = 1000000000ull, now = 0;
-	struct dpmon_merge *m = dpmon_merge_create(cfg, &c, &lcore, 1, 0, hz);
+	struct dpmon_merge *m = dpmon_merge_create(cfg, &c, &g, &lcore, 1, 0, hz);
 	struct rte_mbuf *p[32];
 	uint32_t next = 0;
 
@@ -278,7 +297,7 @@ test_new_hosts_after_growth(const struct dpmon_classifier *cls, const struct dpm
 			for (unsigned i = 0; i < 28; i++, next++)
 				p[i] = v4(17, IP4(198, 51, 100, 1),
 					  IP4(10, 1, 100 + next / 250, 1 + next % 250), 26);
-			dpmon_worker_burst(c, cls, p, 28);
+			dpmon_worker_burst(c, g, p, 28);
 		}
 		now += hz;
 		s = dpmon_merge_run(m, now, NULL, 0);
@@ -298,6 +317,7 @@ test_new_hosts_after_growth(const struct dpmon_classifier *cls, const struct dpm
 		dpmon_snapshot_free(s);
 	}
 	dpmon_merge_free(m);
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 }
 
@@ -309,7 +329,8 @@ test_new_hosts_after_growth(const struct dpmon_classifier *cls, const struct dpm
 static void
 test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
-	struct dpmon_core *c = dpmon_core_create("wrap", 3, 64, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("wrap", 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
 	unsigned lcore = 1;
 	uint64_t hz = 1000000000ull;
 	struct dpmon_merge *m;
@@ -320,8 +341,8 @@ test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config 
 	CHECK(c != NULL);
 	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 86);  /* 120 B */
 	p[1] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 2), 86);  /* 120 B */
-	dpmon_worker_burst(c, cls, p, 2);
-	m = dpmon_merge_create(cfg, &c, &lcore, 1, 0, hz);
+	dpmon_worker_burst(c, g, p, 2);
+	m = dpmon_merge_create(cfg, &c, &g, &lcore, 1, 0, hz);
 	CHECK(m != NULL);
 	s = dpmon_merge_run(m, hz, NULL, 0);
 	CHECK(s != NULL && s->n_hosts == 2);
@@ -331,7 +352,7 @@ test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config 
 	c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP] = UINT32_MAX;
 	c->hosts[0].bytes[DPMON_DIR_INGRESS][DPMON_PROTO_UDP] = UINT32_MAX - 49;
 	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 86);
-	dpmon_worker_burst(c, cls, p, 1);
+	dpmon_worker_burst(c, g, p, 1);
 	CHECK_EQ_U64(c->carry_head, 2); /* one carry for packets, one for bytes */
 	CHECK_EQ_U64(c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP], 0);
 	CHECK_EQ_U64(c->hosts[0].bytes[DPMON_DIR_INGRESS][DPMON_PROTO_UDP], 70);
@@ -350,7 +371,7 @@ test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config 
 	dpmon_snapshot_free(s);
 	/* The carries stay: one more packet is still exact. */
 	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 86);
-	dpmon_worker_burst(c, cls, p, 1);
+	dpmon_worker_burst(c, g, p, 1);
 	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
 	h = s ? host(s, "10.1.0.1") : NULL;
 	CHECK(h != NULL);
@@ -363,6 +384,7 @@ test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config 
 	}
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 }
 
@@ -373,24 +395,27 @@ test_v4mapped_not_aliased(void)
 	static const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 1, 0, 1};
 	struct dpmon_subnet_conf all[2];
 	struct dpmon_classifier cls;
-	struct dpmon_core *c = dpmon_core_create("mapped", 2, 64, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("mapped", 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g;
 	struct rte_mbuf *p[2];
 	struct fb f;
 
 	dpmon_prefix_parse("0.0.0.0/0", &all[0].prefix, NULL);
 	dpmon_prefix_parse("::/0", &all[1].prefix, NULL);
 	REQUIRE(c != NULL && dpmon_classifier_create(&cls, "all", all, 2, SOCKET_ID_ANY) == 0);
+	g = gen0(&cls);
 	p[0] = v4(17, IP4(10, 1, 0, 1), IP4(198, 51, 100, 1), 26);
 	fb_eth(&f, NULL, 0, 0x86dd);
 	fb_ipv6(&f, 17, mapped, IN6, 8);
 	fb_udp(&f, 1, 2, 0);
 	p[1] = mbuf_of(&f); /* ::ffff:10.1.0.1 -> 2001:db8:1::7 */
-	dpmon_worker_burst(c, &cls, p, 2);
+	dpmon_worker_burst(c, g, p, 2);
 	CHECK_EQ_U64(c->n_hosts, 3); /* 10.1.0.1, 198.51.100.1, 2001:db8:1::7 */
 	CHECK_EQ_U64(c->hosts[1].packets[DPMON_DIR_EGRESS][DPMON_PROTO_UDP], 1);
 	CHECK_EQ_U64(c->stats.host_v4mapped, 1);
-	CHECK_EQ_U64(c->subnets[1].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
-	CHECK_EQ_U64(c->subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
+	CHECK_EQ_U64(g->subnets[1].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
+	CHECK_EQ_U64(g->subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
+	dpmon_gen_free(g);
 	dpmon_classifier_free(&cls);
 	dpmon_core_free(c);
 }
@@ -420,8 +445,9 @@ gre_frame(void)
 static void
 test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
-	struct dpmon_core *c[2] = {dpmon_core_create("notes0", 3, 64, SOCKET_ID_ANY),
-				   dpmon_core_create("notes1", 3, 64, SOCKET_ID_ANY)};
+	struct dpmon_core *c[2] = {dpmon_core_create("notes0", 64, SOCKET_ID_ANY),
+				   dpmon_core_create("notes1", 64, SOCKET_ID_ANY)};
+	struct dpmon_gen *g[2] = {gen0(cls), gen0(cls)};
 	unsigned lcores[2] = {1, 2};
 	struct dpmon_snapshot *s;
 	struct dpmon_merge *m;
@@ -448,7 +474,7 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 		p[n] = mbuf_of(&f);
 		p[n]->ol_flags |= RTE_MBUF_F_RX_VLAN_STRIPPED;
 		p[n++]->vlan_tci = 5;
-		dpmon_worker_count_decap(c[k], cls, p, (uint16_t)n, k ? DPMON_TUNNEL_ALL : 0);
+		dpmon_worker_count_gen(c[k], g[k], p, (uint16_t)n, k ? DPMON_TUNNEL_ALL : 0);
 		rte_pktmbuf_free_bulk(p, n);
 	}
 	/* Core 0 (decap off): the GRE packet is external, class other. */
@@ -457,7 +483,7 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 	CHECK_EQ_U64(c[0]->stats.ip_stats[DPMON_IPSTAT_DECAPSULATED], 0);
 	/* Core 1 (decap on): it counts for 10.1.0.9, UDP, with the frame's 66 bytes. */
 	CHECK_EQ_U64(c[1]->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER].packets, 0);
-	CHECK_EQ_U64(c[1]->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].bytes,
+	CHECK_EQ_U64(g[1]->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP].bytes,
 		     66 + 42 + 46); /* GRE frame, fragment, stripped-tag frame (42 + 4) */
 	CHECK_EQ_U64(c[1]->stats.ip_stats[DPMON_IPSTAT_DECAPSULATED], 1);
 	for (int k = 0; k < 2; k++) {
@@ -465,9 +491,9 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 		CHECK_EQ_U64(c[k]->stats.ip_stats[DPMON_IPSTAT_TCP_SYN], 1);
 		CHECK_EQ_U64(c[k]->stats.ip_stats[DPMON_IPSTAT_FRAGMENTS], 1);
 		CHECK_EQ_U64(c[k]->stats.anomalies[DPMON_ANOM_UDP_BAD_LENGTH], 1);
-		CHECK_EQ_U64(c[k]->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].bytes, 54);
+		CHECK_EQ_U64(g[k]->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].bytes, 54);
 	}
-	m = dpmon_merge_create(cfg, c, lcores, 2, 0, 1000000000ull);
+	m = dpmon_merge_create(cfg, c, g, lcores, 2, 0, 1000000000ull);
 	s = dpmon_merge_run(m, 1000000000ull, NULL, 0);
 	CHECK(s != NULL);
 	CHECK_EQ_U64(s->anomalies[DPMON_ANOM_UDP_BAD_LENGTH], 2);
@@ -477,8 +503,10 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 	CHECK_EQ_U64(s->ip_stats[DPMON_IPSTAT_DECAPSULATED], 1);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_core_free(c[0]);
-	dpmon_core_free(c[1]);
+	for (int k = 0; k < 2; k++) {
+		dpmon_gen_free(g[k]);
+		dpmon_core_free(c[k]);
+	}
 }
 
 /* A TCP segment 198.51.100.1 -> 10.1.0.1 (or the reverse) with @p flags: 54 bytes. */
@@ -518,8 +546,9 @@ frag4(uint32_t src, uint32_t dst)
 static void
 test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
-	struct dpmon_core *c[2] = {dpmon_core_create("kinds0", 3, 64, SOCKET_ID_ANY),
-				   dpmon_core_create("kinds1", 3, 64, SOCKET_ID_ANY)};
+	struct dpmon_core *c[2] = {dpmon_core_create("kinds0", 64, SOCKET_ID_ANY),
+				   dpmon_core_create("kinds1", 64, SOCKET_ID_ANY)};
+	struct dpmon_gen *g[2] = {gen0(cls), gen0(cls)};
 	unsigned lcores[2] = {1, 2};
 	const uint32_t ext = IP4(198, 51, 100, 1), h1 = IP4(10, 1, 0, 1), h2 = IP4(10, 1, 2, 5);
 	const uint64_t hz = 1000000000ull;
@@ -539,7 +568,7 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 		p[n++] = frag4(ext, h2);             /* fragment in to 10.1.2.5 */
 		p[n++] = tcp4(h2, h1, 0x02);         /* internal SYN: out of h2, into h1 */
 		p[n++] = frag4(ext, IP4(203, 0, 113, 1)); /* external fragment */
-		dpmon_worker_burst(c[k], cls, p, (uint16_t)n);
+		dpmon_worker_burst(c[k], g[k], p, (uint16_t)n);
 	}
 	for (int k = 0; k < 2; k++) {
 		const struct dpmon_core *x = c[k];
@@ -557,7 +586,7 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 		CHECK_EQ_U64(x->n_xhosts, 2);
 		CHECK_EQ_U64(x->stats.host_ext_full, 0);
 	}
-	m = dpmon_merge_create(cfg, c, lcores, 2, 0, hz);
+	m = dpmon_merge_create(cfg, c, g, lcores, 2, 0, hz);
 	REQUIRE(m != NULL);
 	s = dpmon_merge_run(m, 2 * hz, NULL, 0); /* a 2 s interval */
 	REQUIRE(s != NULL);
@@ -626,8 +655,10 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 	CHECK(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].pps == 0.0);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_core_free(c[0]);
-	dpmon_core_free(c[1]);
+	for (int k = 0; k < 2; k++) {
+		dpmon_gen_free(g[k]);
+		dpmon_core_free(c[k]);
+	}
 }
 
 /*
@@ -638,7 +669,8 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 static void
 test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
-	struct dpmon_core *c = dpmon_core_create("kwrap", 3, 8, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("kwrap", 8, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
 	unsigned lcore = 1;
 	const uint64_t hz = 1000000000ull;
 	const uint32_t ext = IP4(198, 51, 100, 1);
@@ -652,8 +684,8 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	REQUIRE(c != NULL);
 	CHECK_EQ_U64(c->xcapacity, 8); /* capacity 8: at least 8 lines */
 	p[0] = tcp4(ext, IP4(10, 1, 0, 1), 0x02);
-	dpmon_worker_burst(c, cls, p, 1);
-	m = dpmon_merge_create(cfg, &c, &lcore, 1, 0, hz);
+	dpmon_worker_burst(c, g, p, 1);
+	m = dpmon_merge_create(cfg, &c, &g, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
 	s = dpmon_merge_run(m, hz, NULL, 0);
 	REQUIRE(s != NULL);
@@ -663,7 +695,7 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	c->xhosts[xi - 1].packets[DPMON_DIR_INGRESS][DPMON_XCLASS_SYN] = UINT32_MAX;
 	c->xhosts[xi - 1].bytes[DPMON_DIR_INGRESS][DPMON_XCLASS_SYN] = UINT32_MAX - 9;
 	p[0] = tcp4(ext, IP4(10, 1, 0, 1), 0x02);
-	dpmon_worker_burst(c, cls, p, 1);
+	dpmon_worker_burst(c, g, p, 1);
 	CHECK_EQ_U64(c->carry_head, 2);
 	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
 	REQUIRE(s != NULL);
@@ -678,7 +710,7 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	/* Fill the table: 8 hosts, 8 lines; 10.1.0.1 holds one already. */
 	for (uint32_t i = 2; i <= 9; i++)
 		p[n++] = frag4(ext, IP4(10, 1, 0, i));
-	dpmon_worker_burst(c, cls, p, (uint16_t)n);
+	dpmon_worker_burst(c, g, p, (uint16_t)n);
 	CHECK_EQ_U64(c->n_hosts, 8);
 	CHECK_EQ_U64(c->stats.host_table_full, 1); /* 10.1.0.9: no entry */
 	CHECK_EQ_U64(c->n_xhosts, 8);
@@ -687,7 +719,7 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	c->xcapacity = 7;
 	c->meta[7].xidx = 0;
 	p[0] = frag4(ext, IP4(10, 1, 0, 8));
-	dpmon_worker_burst(c, cls, p, 1);
+	dpmon_worker_burst(c, g, p, 1);
 	CHECK_EQ_U64(c->stats.host_ext_full, 1);
 	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
 	REQUIRE(s != NULL);
@@ -697,12 +729,13 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	CHECK(h != NULL && h->dir[DPMON_DIR_INGRESS].total.packets == 2);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 }
 
 /* @p n UDP packets of 100 B from outside to @p dst, counted as one burst. */
 static void
-udp_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t dst, unsigned n)
+udp_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst, unsigned n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
 
@@ -711,7 +744,7 @@ udp_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t dst
 
 		for (unsigned i = 0; i < k; i++)
 			p[i] = v4(17, IP4(198, 51, 100, 1), dst, 66);
-		dpmon_worker_burst(c, cls, p, (uint16_t)k);
+		dpmon_worker_burst(c, g, p, (uint16_t)k);
 		n -= k;
 	}
 }
@@ -754,7 +787,8 @@ static void
 test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0)
 {
 	struct dpmon_config cfg = *cfg0;
-	struct dpmon_core *c = dpmon_core_create("avg", 3, 64, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("avg", 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
 	const uint64_t hz = 1000000000ull;
 	const uint32_t dst = IP4(10, 1, 0, 1), wrap = IP4(10, 1, 0, 2);
 	const struct dpmon_snap_host *h;
@@ -767,13 +801,13 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 	cfg.average_time_constant_ms = 5000;
 	REQUIRE(c != NULL);
 	/* Host 10.1.0.2's low words start near 2^32 (earlier traffic). */
-	udp_burst(c, cls, wrap, 1);
+	udp_burst(c, g, wrap, 1);
 	c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP] = UINT32_MAX - 2;
 	c->hosts[0].bytes[DPMON_DIR_INGRESS][DPMON_PROTO_UDP] = UINT32_MAX - 99;
-	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	m = dpmon_merge_create(&cfg, &c, &g, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
 	for (int i = 1; i <= 300; i++) {
-		udp_burst(c, cls, dst, 5);
+		udp_burst(c, g, dst, 5);
 		t += hz;
 		s = dpmon_merge_run(m, t, NULL, 0);
 		REQUIRE(s != NULL);
@@ -805,8 +839,8 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 		dpmon_snapshot_free(s);
 	}
 	/* A merge 1.9 s late: 10 pps really, 19 packets; 10.1.0.2 wraps 2^32. */
-	udp_burst(c, cls, dst, 19);
-	udp_burst(c, cls, wrap, 19);
+	udp_burst(c, g, dst, 19);
+	udp_burst(c, g, wrap, 19);
 	t += 1900000000ull;
 	s = dpmon_merge_run(m, t, NULL, 0);
 	REQUIRE(s != NULL);
@@ -827,7 +861,7 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 	want = h->dir[DPMON_DIR_INGRESS].avg_pps;
 	dpmon_snapshot_free(s);
 	/* A skipped merge: 2 s at 10 pps in one step. */
-	udp_burst(c, cls, wrap, 20);
+	udp_burst(c, g, wrap, 20);
 	t += 2 * hz;
 	s = dpmon_merge_run(m, t, NULL, 0);
 	REQUIRE(s != NULL);
@@ -838,6 +872,7 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 	NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, want, 1e-9);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 }
 
@@ -872,7 +907,7 @@ test_reconfigure(const struct dpmon_config *cfg0)
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_classifier cls1, cls2, cls3;
 	struct dpmon_config cfg = *cfg0;
-	struct dpmon_core *c = dpmon_core_create("reload", 3, 64, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("reload", 64, SOCKET_ID_ANY);
 	struct dpmon_gen *g1, *g2, *g3;
 	const struct dpmon_snap_host *h;
 	struct dpmon_snapshot *s;
@@ -895,12 +930,12 @@ test_reconfigure(const struct dpmon_config *cfg0)
 	REQUIRE(dpmon_classifier_create(&cls1, "rl1", sub1, 3, SOCKET_ID_ANY) == 0);
 	REQUIRE(dpmon_classifier_create(&cls2, "rl2", sub2, 2, SOCKET_ID_ANY) == 0);
 	REQUIRE(dpmon_classifier_create(&cls3, "rl3", sub3, 3, SOCKET_ID_ANY) == 0);
-	g1 = dpmon_gen_of_core(c, &cls1);
+	g1 = dpmon_gen_create(&cls1, 3, SOCKET_ID_ANY); /* generation 0 */
 	g2 = dpmon_gen_create(&cls2, 2, SOCKET_ID_ANY);
 	g3 = dpmon_gen_create(&cls3, 3, SOCKET_ID_ANY);
 	REQUIRE(g1 != NULL && g2 != NULL && g3 != NULL);
-	CHECK(!g1->owned && g1->subnets == c->subnets && g2->owned && g2->n_flow_subnets == 2);
-	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	CHECK(g1->n_flow_subnets == 3 && g2->n_flow_subnets == 2);
+	m = dpmon_merge_create(&cfg, &c, &g1, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
 
 	/* Interval 1, first configuration. */
@@ -996,7 +1031,7 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_classifier cls1, cls2;
 	struct dpmon_config cfg = *cfg0;
-	struct dpmon_core *c = dpmon_core_create("reloadp", 2, 64, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("reloadp", 64, SOCKET_ID_ANY);
 	struct dpmon_gen *g1, *g2;
 	struct dpmon_snapshot *s;
 	struct dpmon_merge *m;
@@ -1015,10 +1050,10 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 	cfg.n_subnets = 2;
 	REQUIRE(dpmon_classifier_create(&cls1, "rp1", sub1, 2, SOCKET_ID_ANY) == 0);
 	REQUIRE(dpmon_classifier_create(&cls2, "rp2", sub2, 70, SOCKET_ID_ANY) == 0);
-	g1 = dpmon_gen_of_core(c, &cls1);
+	g1 = dpmon_gen_create(&cls1, 2, SOCKET_ID_ANY); /* generation 0 */
 	g2 = dpmon_gen_create(&cls2, 70, SOCKET_ID_ANY);
 	REQUIRE(g1 != NULL && g2 != NULL);
-	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	m = dpmon_merge_create(&cfg, &c, &g1, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
 	s = dpmon_merge_run(m, hz, NULL, 0);
 	REQUIRE(s != NULL);
@@ -1072,7 +1107,8 @@ test_epoch_tag_zero(void)
 {
 	static struct dpmon_subnet_conf sub[70];
 	struct dpmon_classifier cls;
-	struct dpmon_core *c = dpmon_core_create("tag0", 70, 64, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("tag0", 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g;
 	struct rte_mbuf *p[1];
 	uint32_t tagged = 0;
 	char text[32];
@@ -1083,23 +1119,25 @@ test_epoch_tag_zero(void)
 		REQUIRE(dpmon_prefix_parse(text, &sub[i].prefix, NULL) == 0);
 	}
 	REQUIRE(dpmon_classifier_create(&cls, "tag0", sub, 70, SOCKET_ID_ANY) == 0);
+	g = gen0(&cls);
 	c->merge_epoch = 1u << 24;
 	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 3, 69, 1), 66);
-	dpmon_worker_count(c, &cls, p, 1);
+	dpmon_worker_count(c, g, p, 1);
 	rte_pktmbuf_free_bulk(p, 1);
-	CHECK_EQ_U64(c->flow_slot[(69 - DPMON_FLOW_SUBNETS_MAX) * DPMON_DIR_MAX + DPMON_DIR_INGRESS],
+	CHECK_EQ_U64(g->flow_slot[(69 - DPMON_FLOW_SUBNETS_MAX) * DPMON_DIR_MAX + DPMON_DIR_INGRESS],
 		     1); /* tag 0, pool slot 1 */
 	CHECK_EQ_U64(c->n_flow_pool, 1);
 	for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++)
 		tagged += c->flow_pool[0].reg[i] != 0;
 	CHECK_EQ_U64(tagged, 1); /* the flow went into pool sketch 0 */
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 	dpmon_classifier_free(&cls);
 }
 
 /* @p n UDP packets from 198.51.100.1 port 1000 + i to @p dst port 53. */
 static void
-flows_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t dst,
+flows_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst,
 	    uint32_t first, uint32_t n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
@@ -1113,7 +1151,7 @@ flows_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t d
 		fb_udp(&f, (uint16_t)i, 53, 0);
 		p[k++] = mbuf_of(&f);
 		if (k == DPMON_MAX_BURST || i + 1 == first + n) {
-			dpmon_worker_burst(c, cls, p, (uint16_t)k);
+			dpmon_worker_burst(c, g, p, (uint16_t)k);
 			k = 0;
 		}
 	}
@@ -1128,8 +1166,9 @@ flows_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t d
 static void
 test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
-	struct dpmon_core *c[2] = {dpmon_core_create("flow0", 3, 64, SOCKET_ID_ANY),
-				   dpmon_core_create("flow1", 3, 64, SOCKET_ID_ANY)};
+	struct dpmon_core *c[2] = {dpmon_core_create("flow0", 64, SOCKET_ID_ANY),
+				   dpmon_core_create("flow1", 64, SOCKET_ID_ANY)};
+	struct dpmon_gen *g[2] = {gen0(cls), gen0(cls)};
 	unsigned lcores[2] = {1, 2};
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_snapshot *s;
@@ -1138,10 +1177,10 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	double f;
 
 	REQUIRE(c[0] && c[1]);
-	m = dpmon_merge_create(cfg, c, lcores, 2, 0, hz);
+	m = dpmon_merge_create(cfg, c, g, lcores, 2, 0, hz);
 	REQUIRE(m != NULL);
-	flows_burst(c[0], cls, IP4(10, 1, 0, 1), 0, 60000);
-	flows_burst(c[1], cls, IP4(10, 1, 0, 1), 40000, 60000);
+	flows_burst(c[0], g[0], IP4(10, 1, 0, 1), 0, 60000);
+	flows_burst(c[1], g[1], IP4(10, 1, 0, 1), 40000, 60000);
 	s = dpmon_merge_run(m, hz, NULL, 0);
 	REQUIRE(s != NULL);
 	f = s->totals[DPMON_TOTAL_INGRESS].flows;
@@ -1166,7 +1205,7 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	dpmon_snapshot_free(s);
 	/* Next interval: 100 flows, 50 of them seen before; plus 3 IPv6 flows
 	 * (the reference burst's IPv6 packet, three source ports). */
-	flows_burst(c[0], cls, IP4(10, 1, 0, 1), 99950, 100);
+	flows_burst(c[0], g[0], IP4(10, 1, 0, 1), 99950, 100);
 	for (uint16_t port = 1; port <= 3; port++) {
 		struct rte_mbuf *p;
 		struct fb fr;
@@ -1175,7 +1214,7 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 		fb_ipv6(&fr, 17, EXT6, IN6, 8);
 		fb_udp(&fr, port, 2, 0);
 		p = mbuf_of(&fr);
-		dpmon_worker_burst(c[1], cls, &p, 1);
+		dpmon_worker_burst(c[1], g[1], &p, 1);
 	}
 	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
 	REQUIRE(s != NULL);
@@ -1199,8 +1238,10 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	CHECK(s->totals[DPMON_TOTAL_INGRESS].flows == 0);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_core_free(c[0]);
-	dpmon_core_free(c[1]);
+	for (int k = 0; k < 2; k++) {
+		dpmon_gen_free(g[k]);
+		dpmon_core_free(c[k]);
+	}
 }
 
 /*
@@ -1208,7 +1249,7 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
  * i % @p n_src port i / n_src to @p dst port 53 (IPv4, host order).
  */
 static void
-host_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t src,
+host_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t src,
 	   uint32_t n_src, uint32_t dst, uint32_t first, uint32_t n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
@@ -1222,7 +1263,7 @@ host_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t sr
 		fb_udp(&f, (uint16_t)(i / n_src), 53, 0);
 		p[k++] = mbuf_of(&f);
 		if (k == DPMON_MAX_BURST || i + 1 == first + n) {
-			dpmon_worker_burst(c, cls, p, (uint16_t)k);
+			dpmon_worker_burst(c, g, p, (uint16_t)k);
 			k = 0;
 		}
 	}
@@ -1237,7 +1278,8 @@ host_burst(struct dpmon_core *c, const struct dpmon_classifier *cls, uint32_t sr
 static void
 test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
-	struct dpmon_core *c = dpmon_core_create("hflow", 3, 1024, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("hflow", 1024, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
 	unsigned lcore = 1;
 	const uint64_t hz = 1000000000ull;
 	const uint32_t n_full = DPMON_HOST_SKETCHES + 44;
@@ -1249,20 +1291,20 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	char a[32];
 
 	REQUIRE(c != NULL);
-	m = dpmon_merge_create(cfg, &c, &lcore, 1, 0, hz);
+	m = dpmon_merge_create(cfg, &c, &g, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
 	/* Small counts: host 10.1.1.n has n flows (each sent twice) from one peer. */
 	for (uint32_t n = 1; n <= 8; n++) {
-		host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, n), 0, n);
-		host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, n), 0, n);
+		host_burst(c, g, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, n), 0, n);
+		host_burst(c, g, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, n), 0, n);
 	}
 	/* Peers: 10.1.3.1 hears from 5 sources, one flow each, and answers 3
 	 * (as the source: egress). */
-	host_burst(c, cls, IP4(198, 51, 100, 10), 5, IP4(10, 1, 3, 1), 0, 5);
+	host_burst(c, g, IP4(198, 51, 100, 10), 5, IP4(10, 1, 3, 1), 0, 5);
 	for (uint32_t i = 0; i < 3; i++)
-		host_burst(c, cls, IP4(10, 1, 3, 1), 1, IP4(203, 0, 113, 1 + i), 0, 1);
+		host_burst(c, g, IP4(10, 1, 3, 1), 1, IP4(203, 0, 113, 1 + i), 0, 1);
 	/* A promoted host: 100 000 flows from 1 000 sources. */
-	host_burst(c, cls, IP4(198, 18, 0, 0), 1000, IP4(10, 1, 5, 1), 0, 100000);
+	host_burst(c, g, IP4(198, 18, 0, 0), 1000, IP4(10, 1, 5, 1), 0, 100000);
 	/* An IPv6 host promoted: 100 000 flows (ports) from one peer. */
 	for (uint32_t i = 0; i < 100000; i += DPMON_MAX_BURST) {
 		struct rte_mbuf *p[DPMON_MAX_BURST];
@@ -1276,12 +1318,12 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 			fb_udp(&fr, (uint16_t)(i + k), (uint16_t)(1 + ((i + k) >> 16)), 0);
 			p[k] = mbuf_of(&fr);
 		}
-		dpmon_worker_burst(c, cls, p, (uint16_t)k);
+		dpmon_worker_burst(c, g, p, (uint16_t)k);
 	}
 	/* The pool: n_full more hosts with 60 flows each; the first to reach
 	 * DPMON_HOST_PROMOTE bits get the 254 slots left, 46 find none. */
 	for (uint32_t k = 0; k < n_full; k++)
-		host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 6 + k / 200, 1 + k % 200),
+		host_burst(c, g, IP4(198, 51, 100, 1), 1, IP4(10, 1, 6 + k / 200, 1 + k % 200),
 			   0, 60);
 	s = dpmon_merge_run(m, hz, NULL, 0);
 	REQUIRE(s != NULL);
@@ -1330,8 +1372,8 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	CHECK(worst <= 0.30); /* about 3 sigma of the 64-bit bitmap at 60 */
 	dpmon_snapshot_free(s);
 	/* Next interval: only its own flows; the slots are free again. */
-	host_burst(c, cls, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, 3), 100, 2);
-	host_burst(c, cls, IP4(198, 18, 0, 0), 1000, IP4(10, 1, 5, 1), 0, 100000);
+	host_burst(c, g, IP4(198, 51, 100, 1), 1, IP4(10, 1, 1, 3), 100, 2);
+	host_burst(c, g, IP4(198, 18, 0, 0), 1000, IP4(10, 1, 5, 1), 0, 100000);
 	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
 	REQUIRE(s != NULL);
 	h = host(s, "10.1.1.3");
@@ -1346,6 +1388,7 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 2);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 }
 
@@ -1363,7 +1406,8 @@ test_flows_pooled_subnets(void)
 	static struct dpmon_subnet_conf sub[N];
 	struct dpmon_classifier cls;
 	struct dpmon_config cfg;
-	struct dpmon_core *c = dpmon_core_create("pool", N, 1024, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("pool", 1024, SOCKET_ID_ANY);
+	struct dpmon_gen *g;
 	unsigned lcore = 1;
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_snapshot *s;
@@ -1381,13 +1425,14 @@ test_flows_pooled_subnets(void)
 	cfg.subnets = sub;
 	cfg.n_subnets = N;
 	REQUIRE(dpmon_classifier_create(&cls, "pool", sub, N, SOCKET_ID_ANY) == 0);
-	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	g = gen0(&cls);
+	m = dpmon_merge_create(&cfg, &c, &g, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
 	/* Subnet 100 first (its slot), then one flow each into 64 .. 129:
 	 * 63 more slots; 128 and 129 find none. */
-	host_burst(c, &cls, IP4(198, 18, 0, 0), 1000, IP4(10, 2, 100, 1), 0, 100000);
+	host_burst(c, g, IP4(198, 18, 0, 0), 1000, IP4(10, 2, 100, 1), 0, 100000);
 	for (uint32_t k = 64; k < 130; k++)
-		host_burst(c, &cls, IP4(198, 51, 100, 1), 1, IP4(10, 2, k, 1), 0, 1);
+		host_burst(c, g, IP4(198, 51, 100, 1), 1, IP4(10, 2, k, 1), 0, 1);
 	s = dpmon_merge_run(m, hz, NULL, 0);
 	REQUIRE(s != NULL);
 	f = s->subnets[100].dir[DPMON_DIR_INGRESS].flows;
@@ -1402,7 +1447,7 @@ test_flows_pooled_subnets(void)
 	CHECK(s->subnets[63].dir[DPMON_DIR_INGRESS].flows == 0);
 	dpmon_snapshot_free(s);
 	/* Next interval: 5 flows into 129, 3 IPv6 flows into the /48. */
-	host_burst(c, &cls, IP4(198, 51, 100, 1), 1, IP4(10, 2, 129, 1), 0, 5);
+	host_burst(c, g, IP4(198, 51, 100, 1), 1, IP4(10, 2, 129, 1), 0, 5);
 	for (uint16_t port = 1; port <= 3; port++) {
 		struct rte_mbuf *p;
 		struct fb fr;
@@ -1411,7 +1456,7 @@ test_flows_pooled_subnets(void)
 		fb_ipv6(&fr, 17, EXT6, IN6, 8);
 		fb_udp(&fr, port, 2, 0);
 		p = mbuf_of(&fr);
-		dpmon_worker_burst(c, &cls, &p, 1);
+		dpmon_worker_burst(c, g, &p, 1);
 	}
 	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
 	REQUIRE(s != NULL);
@@ -1422,6 +1467,7 @@ test_flows_pooled_subnets(void)
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
 	dpmon_classifier_free(&cls);
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 }
 
@@ -1507,8 +1553,9 @@ check_invariants(const struct dpmon_snapshot *s)
 static void
 test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
-	struct dpmon_core *c[2] = {dpmon_core_create("inv0", 3, 16384, SOCKET_ID_ANY),
-				   dpmon_core_create("inv1", 3, 16384, SOCKET_ID_ANY)};
+	struct dpmon_core *c[2] = {dpmon_core_create("inv0", 16384, SOCKET_ID_ANY),
+				   dpmon_core_create("inv1", 16384, SOCKET_ID_ANY)};
+	struct dpmon_gen *g[2] = {gen0(cls), gen0(cls)};
 	static const uint8_t protos[5] = {6, 17, 1, 47, 6};
 	unsigned lcores[2] = {1, 2};
 	const uint64_t hz = 1000000000ull;
@@ -1517,7 +1564,7 @@ test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	uint32_t st = 12345;
 
 	REQUIRE(c[0] && c[1]);
-	m = dpmon_merge_create(cfg, c, lcores, 2, 0, hz);
+	m = dpmon_merge_create(cfg, c, g, lcores, 2, 0, hz);
 	REQUIRE(m != NULL);
 	for (int round = 1; round <= 4; round++) {
 		for (int b = 0; b < 64; b++) {
@@ -1547,7 +1594,7 @@ test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *c
 				fb_zero(&f, (r >> 12) & 63);
 				p[i] = mbuf_of(&f);
 			}
-			dpmon_worker_burst(c[b & 1], cls, p, DPMON_MAX_BURST);
+			dpmon_worker_burst(c[b & 1], g[b & 1], p, DPMON_MAX_BURST);
 		}
 		s = dpmon_merge_run(m, (uint64_t)round * hz, NULL, 0);
 		REQUIRE(s != NULL);
@@ -1559,8 +1606,10 @@ test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *c
 		dpmon_snapshot_free(s);
 	}
 	dpmon_merge_free(m);
-	dpmon_core_free(c[0]);
-	dpmon_core_free(c[1]);
+	for (int k = 0; k < 2; k++) {
+		dpmon_gen_free(g[k]);
+		dpmon_core_free(c[k]);
+	}
 }
 
 /* GET /api/v1/history's data (issue 4): the merger keeps the last
@@ -1570,7 +1619,8 @@ static void
 test_history(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0)
 {
 	struct dpmon_config cfg = *cfg0;
-	struct dpmon_core *c = dpmon_core_create("hist", 3, 64, SOCKET_ID_ANY);
+	struct dpmon_core *c = dpmon_core_create("hist", 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_snapshot *s, *keep = NULL;
 	struct dpmon_merge *m;
@@ -1578,10 +1628,10 @@ test_history(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0
 
 	cfg.history_s = 3; /* 1000 ms interval: 3 points */
 	REQUIRE(c != NULL);
-	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	m = dpmon_merge_create(&cfg, &c, &g, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
 	for (unsigned i = 1; i <= 5; i++) {
-		udp_burst(c, cls, IP4(10, 1, 0, 1), i); /* i pps in interval i */
+		udp_burst(c, g, IP4(10, 1, 0, 1), i); /* i pps in interval i */
 		s = dpmon_merge_run(m, i * hz, NULL, 0);
 		REQUIRE(s != NULL);
 		CHECK_EQ_U64(s->n_history, i < 3 ? i : 3);
@@ -1608,12 +1658,13 @@ test_history(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0
 	dpmon_snapshot_free(keep);
 	/* history_s 0: none kept. */
 	cfg.history_s = 0;
-	m = dpmon_merge_create(&cfg, &c, &lcore, 1, 0, hz);
+	m = dpmon_merge_create(&cfg, &c, &g, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
 	s = dpmon_merge_run(m, hz, NULL, 0);
 	CHECK(s != NULL && s->n_history == 0);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
+	dpmon_gen_free(g);
 	dpmon_core_free(c);
 }
 
