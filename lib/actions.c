@@ -67,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "prefix_table.h"
 #include "stats.h"
 
@@ -82,7 +83,9 @@ extern char **environ;
 #define LINE_LEN 256
 #define STATE_VERSION 1
 
-#define LOG(...) log_line(__VA_ARGS__)
+/* Problems and events of the actions thread: rate limited per kind (log.h). */
+#define LOG(...) log_line(DPMON_LOG_WARNING, __VA_ARGS__)
+#define LOG_INFO(...) log_line(DPMON_LOG_INFO, __VA_ARGS__)
 
 enum job_kind { JOB_ALERT_START, JOB_ALERT_END, JOB_BAN, JOB_UNBAN };
 
@@ -138,19 +141,18 @@ struct dpmon_actions {
  * Small helpers.
  * --------------------------------------------------------------------- */
 
-/* "dpmon: actions: MESSAGE\n" to stderr in one write (threads interleave). */
-static void __attribute__((format(printf, 1, 2)))
-log_line(const char *fmt, ...)
+/* "<level>dpmon: actions: MESSAGE" to the journal, within the "actions"
+ * kind's budget (log.h: one write per line, threads do not interleave). */
+static void __attribute__((format(printf, 2, 3)))
+log_line(int level, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
-	int n = snprintf(buf, sizeof(buf), "dpmon: actions: ");
 
 	va_start(ap, fmt);
-	vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	strcat(buf, "\n");
-	fputs(buf, stderr);
+	dpmon_log(DPMON_LOG_ACTIONS, level, "actions: %s", buf);
 }
 
 static double
@@ -780,7 +782,10 @@ reap(pid_t pid, uint64_t deadline, const char *what, uint32_t timeout_ms)
 		return NOTIFY_FAILED;
 	}
 	if (WIFEXITED(status)) {
-		LOG("notify script %s: exit status %d", what, WEXITSTATUS(status));
+		if (WEXITSTATUS(status) == 0)
+			LOG_INFO("notify script %s: exit status 0", what);
+		else
+			LOG("notify script %s: exit status %d", what, WEXITSTATUS(status));
 		return WEXITSTATUS(status) == 0 ? NOTIFY_OK : NOTIFY_FAILED;
 	}
 	if (WIFSIGNALED(status))

@@ -29,6 +29,8 @@ enum dpmon_log_kind {
 	DPMON_LOG_MERGE,  /**< merge failures (out of memory) */
 	DPMON_LOG_DROP,   /**< packets dropped or not counted (rings, tables) */
 	DPMON_LOG_HTTP,   /**< HTTP server problems */
+	DPMON_LOG_ACTIONS, /**< notify script runs, ExaBGP pipe, blackhole list, state file */
+	DPMON_LOG_SAMPLE, /**< alert capture files */
 	DPMON_LOG_KIND_MAX
 };
 

@@ -33,6 +33,7 @@
 #include <rte_malloc.h>
 
 #include "counters.h"
+#include "log.h"
 
 #define DRAIN_BURST 64
 #define TOP_N 10
@@ -394,12 +395,14 @@ move_earlier_capture(const char *path, const char *dir, uint64_t id)
 	snprintf(aside, sizeof(aside), "%s/%" PRIu64 ".%s.pcap", dir, id, stamp);
 	if (link(path, aside) != 0 || unlink(path) != 0) {
 		err = errno;
-		fprintf(stderr, "dpmon: sample: %s (an earlier run's capture) cannot be moved to %s: %s;"
-			" not overwriting it, alert %" PRIu64 " gets no capture file\n",
-			path, aside, strerror(err), id);
+		dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_WARNING,
+			  "sample: %s (an earlier run's capture) cannot be moved to %s: %s;"
+			  " not overwriting it, alert %" PRIu64 " gets no capture file",
+			  path, aside, strerror(err), id);
 		return -err;
 	}
-	fprintf(stderr, "dpmon: sample: %s was an earlier run's capture: moved to %s\n", path, aside);
+	dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_NOTICE,
+		  "sample: %s was an earlier run's capture: moved to %s", path, aside);
 	return 0;
 }
 
@@ -420,8 +423,8 @@ alert_open_pcap(const struct dpmon_sampler *s, struct alert_agg *a)
 	if (a->dead != NULL)
 		a->dump = pcap_dump_open(a->dead, path);
 	if (a->dump == NULL) {
-		fprintf(stderr, "dpmon: sample: cannot write %s: %s\n", path,
-			a->dead != NULL ? pcap_geterr(a->dead) : "out of memory");
+		dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_WARNING, "sample: cannot write %s: %s", path,
+			  a->dead != NULL ? pcap_geterr(a->dead) : "out of memory");
 		alert_close_pcap(a);
 		a->pcap_failed = true;
 	}
