@@ -239,10 +239,14 @@ class Dpmon:
                     raise
                 time.sleep(0.1)
 
-    def rates(self, secs, warmup=True):
-        """Mpps between consecutive snapshots over `secs` seconds of traffic."""
+    def rates(self, secs, warmup=True, min_samples=3):
+        """Mpps between consecutive snapshots over `secs` seconds of traffic,
+        and longer (up to 5 x `secs` more) until `min_samples` samples are
+        there after the warm-up: with 1 M hosts a merge takes ~0.3 s and the
+        first snapshots come late."""
         samples, last = [], None
         t_end = None
+        need = min_samples + (2 if warmup else 0)
         while True:
             s = self.summary()
             pk = sum(w['packets'] for w in s['workers'])
@@ -253,7 +257,8 @@ class Dpmon:
             if pk > 0 and t_end is None:
                 t_end = time.monotonic() + secs
             last = (s['snapshot_seq'], s['uptime_s'], pk)
-            if t_end is not None and time.monotonic() >= t_end:
+            if t_end is not None and time.monotonic() >= t_end and (
+                    len(samples) >= need or time.monotonic() >= t_end + 5 * secs):
                 break
             time.sleep(0.25)
         if warmup:
