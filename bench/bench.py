@@ -663,10 +663,13 @@ def dpmon_ip_counted(s):
         t['external']['packets']
 
 
-def run_dpmon_afp(env, pcap, subnets, loops):
+def run_dpmon_afp(env, pcap, subnets, loops, idle_sleep_us=0):
+    # framecnt 65536: the TPACKET ring holds 65 536 frames, 0.6 s of the
+    # offered ~0.1 Mpps, far more than one idle sleep.
     d = Dpmon(env, 'net_af_packet0,iface=vb1,qpairs=1,blocksz=4096,framesz=2048,framecnt=65536',
               subnets, ['-l', '0-1'], 1024, 16384,
-              1 << 17, label='dpmon-afp', netns=NS)
+              1 << 17, extra={'idle_sleep_us': idle_sleep_us},
+              label='dpmon-afp-idle%d' % idle_sleep_us, netns=NS)
     try:
         time.sleep(1)
         s0 = d.summary()
@@ -707,10 +710,13 @@ def section_fnm(env):
     when idle). tcpreplay runs on CPU 0 as another process: its CPU, and the
     veth's softirq that it triggers (where both AF_PACKET sockets are fed),
     is charged to neither. Headline: IP packets counted / that CPU time.
-    dpmon's busy-polling worker burns its CPU whether or not packets come,
-    so its figure is a lower bound of its efficiency unless the offered
-    rate saturates it; the worker's busy time (non-empty bursts, printed at
-    exit) gives the work-proportional figure too.
+    dpmon runs twice: busy polling (the default), whose worker burns its
+    CPU whether or not packets come, so its figure is a lower bound of its
+    efficiency unless the offered rate saturates it; and with
+    "idle_sleep_us" (idle.h), whose worker sleeps while the TPACKET ring is
+    empty, as FastNetMon does, so its CPU time follows the work. The busy
+    time of the busy-polling worker (non-empty bursts, printed at exit)
+    gives a third, work-proportional figure.
     """
     mix = env.args.fnm_mix
     pcap = env.capture(mix)
@@ -724,16 +730,21 @@ def section_fnm(env):
         log('fnm: FastNetMon %s' % fnm)
         dp = run_dpmon_afp(env, pcap, subnets, loops)
         log('fnm: dpmon %s' % dp)
+        dpi = run_dpmon_afp(env, pcap, subnets, loops, env.args.fnm_idle_sleep_us)
+        log('fnm: dpmon idle sleep %s' % dpi)
     finally:
         netns_down()
         shutil.rmtree(tmp, ignore_errors=True)
-    ratio = ratio_busy = None
+    ratio = ratio_busy = ratio_idle = None
     if fnm['packets_per_cpu_s'] and dp['packets_per_cpu_s']:
         ratio = dp['packets_per_cpu_s'] / fnm['packets_per_cpu_s']
+    if fnm['packets_per_cpu_s'] and dpi['packets_per_cpu_s']:
+        ratio_idle = dpi['packets_per_cpu_s'] / fnm['packets_per_cpu_s']
     if fnm['packets_per_cpu_s'] and dp.get('packets_per_busy_cpu_s'):
         ratio_busy = dp['packets_per_busy_cpu_s'] / fnm['packets_per_cpu_s']
     return {'mix': mix, 'loops': loops, 'fastnetmon': fnm, 'dpmon': dp, 'ratio': ratio,
-            'ratio_busy': ratio_busy}
+            'ratio_busy': ratio_busy, 'dpmon_idle': dpi, 'ratio_idle': ratio_idle,
+            'idle_sleep_us': env.args.fnm_idle_sleep_us}
 
 
 # ---------------------------------------------------------------------------
@@ -806,11 +817,18 @@ def print_table(res):
                                              fmt(d.get('cpu_s'), '%.3f'),
                                              fmt(d['packets_per_cpu_s'], '%.0f'),
                                              d['counted_every_packet']))
+        di = res['fnm'].get('dpmon_idle')
+        if di:
+            add('  %-11s %10d %10s %9s %14s  %s' % ('dpmon idle', di['sent'], di['counted_ip'],
+                                                 fmt(di.get('cpu_s'), '%.3f'),
+                                                 fmt(di['packets_per_cpu_s'], '%.0f'),
+                                                 di['counted_every_packet']))
         add('  dpmon worker busy time (non-empty bursts): %s s, %s packets per busy CPU-s'
             % (fmt(d['busy_cpu_s'], '%.3f'), fmt(d.get('packets_per_busy_cpu_s'), '%.0f')))
-        add('  ratio (dpmon / FastNetMon packets per process CPU-second): %s; '
-            'with dpmon busy time: %s' % (fmt(res['fnm']['ratio']),
-                                          fmt(res['fnm'].get('ratio_busy'))))
+        add('  ratio (dpmon / FastNetMon packets per process CPU-second): busy polling %s; '
+            'idle_sleep_us %s: %s; with dpmon busy time: %s'
+            % (fmt(res['fnm']['ratio']), res['fnm'].get('idle_sleep_us'),
+               fmt(res['fnm'].get('ratio_idle')), fmt(res['fnm'].get('ratio_busy'))))
     return '\n'.join(out)
 
 
@@ -827,6 +845,8 @@ def main():
     ap.add_argument('--hot-secs', type=float, default=2)
     ap.add_argument('--fnm-mix', default='udp64-254h')
     ap.add_argument('--fnm-loops', type=int, default=20)
+    ap.add_argument('--fnm-idle-sleep-us', type=int, default=1000,
+                    help='fnm: idle_sleep_us of the second dpmon run (default 1000)')
     ap.add_argument('--http-ref', default=None, metavar='BIN',
                     help='http: also measure this dpmon binary (a reference build), alternated')
     ap.add_argument('--http-reps', type=int, default=1)

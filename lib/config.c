@@ -20,7 +20,8 @@
  *                         exabgp_next_hop, exabgp_next_hop6, exabgp_community, pcap_dir,
  *                         pcap_packets, state_file
  *         -> host_table_capacity, merge_interval_ms, burst_size,
- *            mbufs_per_queue (all plain bounded integers, table-driven)
+ *            mbufs_per_queue, idle_sleep_us (all plain bounded integers,
+ *            table-driven)
  *
  * Every object is checked by iterating over *its* keys (so unknown keys and
  * misspellings are found) and dispatching on the name; required keys are
@@ -97,6 +98,7 @@ static const struct int_key top_int_keys[] = {
 	{"history_s", 0, 86400, offsetof(struct dpmon_config, history_s)},
 	{"burst_size", 1, 512, offsetof(struct dpmon_config, burst_size)},
 	{"mbufs_per_queue", 512, 1048576, offsetof(struct dpmon_config, mbufs_per_queue)},
+	{"idle_sleep_us", 0, 100000, offsetof(struct dpmon_config, idle_sleep_us)},
 };
 
 /* A subnet prefix tagged with its position, for the duplicate check. */

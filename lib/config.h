@@ -166,6 +166,12 @@ struct dpmon_config {
 	uint32_t burst_size;                 /**< rx burst, packets; default 32, 1..512 */
 	uint32_t mbufs_per_queue;            /**< mbuf pool share per RX queue; default 4096 */
 	/**
+	 * Microseconds a worker (or distributor) lcore sleeps per round of
+	 * polls once its RX queues have been empty for a while (idle.h);
+	 * default 0 = busy polling, 0..100000.
+	 */
+	uint32_t idle_sleep_us;
+	/**
 	 * "software_rss": true: the first worker lcore distributes every RX
 	 * queue's packets to the other worker lcores by a symmetric address
 	 * hash (distributor.h); default false.

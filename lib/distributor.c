@@ -7,6 +7,7 @@
  * single-consumer (the worker, through the ring PMD's rx_burst).
  */
 #include "distributor.h"
+#include "idle.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -255,15 +256,20 @@ dpmon_distributor_loop(void *arg)
 	struct dpmon_distributor *d = arg;
 	struct rte_mbuf *pkts[MAX_BURST];
 	uint16_t burst = d->burst_size > 0 && d->burst_size <= MAX_BURST ? d->burst_size : 32;
+	struct dpmon_idle idle = {.sleep_us = d->idle_sleep_us};
 
 	while (!*(volatile bool *)d->stop) {
+		uint32_t got = 0;
+
 		for (uint16_t q = 0; q < d->n_rxq; q++) {
 			uint16_t n = rte_eth_rx_burst(d->rxq[q].port_id, d->rxq[q].queue_id, pkts,
 						      burst);
 
 			if (n > 0)
 				dpmon_distributor_burst(d, d->rxq[q].port_index, pkts, n);
+			got += n;
 		}
+		dpmon_idle_round(&idle, got != 0);
 	}
 	return 0;
 }

@@ -58,6 +58,7 @@ struct dpmon_dist_rxq {
 struct dpmon_distributor {
 	unsigned lcore_id;
 	uint16_t burst_size;
+	uint32_t idle_sleep_us;                  /* sleep per empty round once idle (idle.h); 0 = busy poll */
 	uint16_t n_workers;
 	uint16_t n_ports;                        /* configuration ports */
 	uint16_t n_rxq;

@@ -317,6 +317,7 @@ setup_distributor(struct app *a)
 
 	d->lcore_id = a->dist_lcore;
 	d->burst_size = (uint16_t)a->cfg.burst_size;
+	d->idle_sleep_us = a->cfg.idle_sleep_us;
 	d->n_workers = (uint16_t)a->n_workers;
 	d->n_ports = (uint16_t)a->n_ports_started;
 	d->stop = &a->stop_workers;
@@ -402,6 +403,7 @@ setup_workers(struct app *a)
 		wk->qs_id = w;
 		wk->stop = &a->stop_workers;
 		wk->burst_size = (uint16_t)a->cfg.burst_size;
+		wk->idle_sleep_us = a->cfg.idle_sleep_us;
 		wk->lcore_id = lcore;
 		w++;
 	}
@@ -577,6 +579,8 @@ warn_restart_only(const struct app *a, const struct dpmon_config *next)
 		changed[n++] = "burst_size";
 	if (b->mbufs_per_queue != next->mbufs_per_queue)
 		changed[n++] = "mbufs_per_queue";
+	if (b->idle_sleep_us != next->idle_sleep_us)
+		changed[n++] = "idle_sleep_us";
 	if (b->software_rss != next->software_rss)
 		changed[n++] = "software_rss";
 	for (unsigned i = 0; i < n; i++)

@@ -37,6 +37,7 @@
 #include <rte_prefetch.h>
 
 #include "hll.h"
+#include "idle.h"
 #include "parse.h"
 #include "sample.h"
 
@@ -537,7 +538,7 @@ dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_gen *g, struct rt
 
 /* One rx_burst on @p rxq and its processing; counts the poll and, when
  * packets came, the cycles from before the rx_burst to the end (load). */
-static inline void
+static inline uint16_t
 poll_queue(struct dpmon_worker *w, const struct dpmon_gen *g, const struct dpmon_rxq *rxq,
 	   struct rte_mbuf **pkts)
 {
@@ -547,10 +548,11 @@ poll_queue(struct dpmon_worker *w, const struct dpmon_gen *g, const struct dpmon
 
 	dpmon_count_inc(&st->polls, 1);
 	if (n == 0)
-		return;
+		return 0;
 	dpmon_worker_count_gen(w->core, g, pkts, n, rxq->decap);
 	rte_pktmbuf_free_bulk(pkts, n);
 	dpmon_count_inc(&st->busy_cycles, rte_rdtsc() - t0);
+	return n;
 }
 
 int
@@ -558,16 +560,19 @@ dpmon_worker_loop(void *arg)
 {
 	struct dpmon_worker *w = arg;
 	struct rte_mbuf *pkts[DPMON_MAX_BURST];
+	struct dpmon_idle idle = {.sleep_us = w->idle_sleep_us};
 
 	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED)) {
 		/* Once per round: the generation these bursts count into. */
 		const struct dpmon_gen *g = __atomic_load_n(&w->gen, __ATOMIC_ACQUIRE);
+		uint32_t got = 0;
 
 		for (uint16_t q = 0; q < w->n_rxq; q++)
-			poll_queue(w, g, &w->rxq[q], pkts);
+			got += poll_queue(w, g, &w->rxq[q], pkts);
 		/* Outside packet processing: g is no longer referenced. */
 		if (w->qsv != NULL)
 			rte_rcu_qsbr_quiescent(w->qsv, w->qs_id);
+		dpmon_idle_round(&idle, got != 0);
 	}
 	if (w->qsv != NULL)
 		rte_rcu_qsbr_thread_offline(w->qsv, w->qs_id);

@@ -92,6 +92,7 @@ struct dpmon_worker {
 	const volatile bool *stop;            /**< set by the main lcore to end the loop */
 	uint16_t burst_size;                  /**< 1..DPMON_MAX_BURST */
 	uint16_t n_rxq;
+	uint32_t idle_sleep_us;               /**< sleep per empty round once idle (idle.h); 0 = busy poll */
 	struct dpmon_rxq rxq[DPMON_MAX_WORKER_QUEUES];
 	unsigned lcore_id;
 } __rte_cache_aligned;

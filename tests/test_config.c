@@ -140,7 +140,7 @@ test_full(void)
 		"             {\"prefix\": \"::/0\", \"name\": \"\"}],\n"
 		" \"http\": {\"listen\": \"::1\", \"port\": 0},\n"
 		" \"host_table_capacity\": 1024, \"merge_interval_ms\": 60000, \"burst_size\": 512,\n"
-		" \"mbufs_per_queue\": 1048576}\n";
+		" \"mbufs_per_queue\": 1048576, \"idle_sleep_us\": 100000}\n";
 	struct dpmon_config cfg;
 	char *out = NULL, p[DPMON_PREFIX_STRLEN];
 
@@ -175,6 +175,7 @@ test_full(void)
 	CHECK(cfg.merge_interval_ms == 60000);
 	CHECK(cfg.burst_size == 512);
 	CHECK(cfg.mbufs_per_queue == 1048576);
+	CHECK(cfg.idle_sleep_us == 100000);
 	dpmon_config_free(&cfg);
 	CHECK(cfg.subnets == NULL && cfg.n_subnets == 0);
 	dpmon_config_free(&cfg); /* twice is harmless */
@@ -197,6 +198,7 @@ test_defaults(void)
 	CHECK(cfg.history_s == 300);
 	CHECK(cfg.burst_size == 32);
 	CHECK(cfg.mbufs_per_queue == 4096);
+	CHECK(cfg.idle_sleep_us == 0); /* busy polling */
 	dpmon_config_free(&cfg); /* safe on a defaulted config */
 
 	CHECK(parse("{\"ports\": [{\"device\": \"net_pcap0\"}],"
@@ -314,13 +316,14 @@ test_range_and_type_errors(void)
 
 	out = parse_bad("{\"ports\": {\"device\": \"d\"}, \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
 			" \"http\": [], \"burst_size\": 513, \"merge_interval_ms\": 99,"
-			" \"mbufs_per_queue\": 511}",
-			5);
+			" \"mbufs_per_queue\": 511, \"idle_sleep_us\": 100001}",
+			6);
 	CHECK_LINE(out, "cfg.json: $.ports: wrong type: expected array, got object");
 	CHECK_LINE(out, "cfg.json: $.http: wrong type: expected object, got array");
 	CHECK_LINE(out, "cfg.json: $.burst_size: must be an integer 1..512, got 513");
 	CHECK_LINE(out, "cfg.json: $.merge_interval_ms: must be an integer 100..60000, got 99");
 	CHECK_LINE(out, "cfg.json: $.mbufs_per_queue: must be an integer 512..1048576, got 511");
+	CHECK_LINE(out, "cfg.json: $.idle_sleep_us: must be an integer 0..100000, got 100001");
 	free(out);
 
 	out = parse_bad("[1, 2]", 1);
