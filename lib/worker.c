@@ -44,8 +44,8 @@
 #include "parse.h"
 #include "sample.h"
 
-#define PREFETCH_AHEAD 8       /* frame data, packets ahead */
-#define PREFETCH_MBUF_AHEAD 16 /* mbuf headers (buf_addr, data_off, pkt_len) */
+#define PREFETCH_AHEAD 4      /* frame data, packets ahead */
+#define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
 
 /* Per-burst working set, on the worker's stack. */
 struct burst_ctx {
