@@ -13,8 +13,16 @@
  * validated. Every read is preceded by a bounds check against win. Offsets
  * are absolute (from the frame start) and never exceed win.
  *
- * The common case is a straight line: Ethernet → IPv4/IPv6 → TCP/UDP, all
- * inline. Anything else leaves it for a function of its own, marked
+ * The common frame has a fast path (parse_fast): untagged or one 802.1Q
+ * tag, IPv4 without options or IPv6 without extension headers, plain
+ * lengths, not a fragment, TCP/UDP/ICMP, nothing to decapsulate. It reads
+ * the fixed headers once, with no cursor, and fills the same fields the
+ * full parser would; any other frame (or any check it cannot pass) goes
+ * to the full parser from the start, which alone decides reasons and
+ * anomalies.
+ *
+ * The full parser's common case is a straight line: Ethernet → IPv4/IPv6 →
+ * TCP/UDP, all inline. Anything else leaves it for a function of its own, marked
  * noinline so the straight line stays small: the L2 walk (tags, VN-tag,
  * PBB, MPLS, PPPoE, CMD: one bounded loop keyed by EtherType), the IPv6
  * extension-header walk (bounded), the other L4 protocols, and tunnels.
@@ -825,12 +833,126 @@ follow_tunnels(struct cur *c, struct dpmon_pkt *pkt)
 	return DPMON_REASON_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Fast path                                                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The L4 header of a fast-path datagram: @p have bytes readable at @p l,
+ * @p plen bytes of IP payload declared (all present). TCP with a valid data
+ * offset, UDP with a valid length and not to a tunnel port while any
+ * tunnel is decapsulated, ICMP (IPv4) or ICMPv6 (IPv6) with its 4 bytes;
+ * false for anything else (the full parser decides).
+ */
+FAST bool
+fast_l4(const uint8_t *l, uint32_t have, uint32_t plen, uint8_t nh, uint8_t icmp,
+	uint32_t decap, struct dpmon_pkt *pkt)
+{
+	uint32_t n;
+
+	if (likely(nh == IPPROTO_TCP_)) {
+		if (unlikely(have < 20))
+			return false;
+		n = (uint32_t)(l[12] >> 4) * 4;
+		if (unlikely(n < 20 || n > plen))
+			return false;
+		pkt->tcp_flags = l[13];
+	} else if (likely(nh == IPPROTO_UDP_)) {
+		if (unlikely(have < 8))
+			return false;
+		n = rd16(l + 4);
+		if (unlikely(n < 8 || n > plen))
+			return false;
+		if (unlikely(decap != 0)) {
+			uint16_t dport = rd16(l + 2);
+
+			if (dport == PORT_VXLAN || dport == PORT_MPLS_UDP || dport == PORT_GRE_UDP)
+				return false;
+		}
+	} else {
+		return nh == icmp && have >= 4;
+	}
+	pkt->sport = rd16(l);
+	pkt->dport = rd16(l + 2);
+	pkt->ports = 1;
+	return true;
+}
+
+/*
+ * The overwhelmingly common frame, in one straight line: Ethernet, untagged
+ * or with one 802.1Q tag, then IPv4 without options or IPv6 without
+ * extension headers, whose length fields agree with the bytes present, not
+ * a fragment, carrying TCP, UDP or ICMP/ICMPv6 (fast_l4). Such a frame has
+ * no anomaly and no tunnel to follow, so @p pkt is filled exactly as the
+ * full parser fills it (tests/test_parse.c compares the two on every
+ * truncation and byte mutation of such frames). @return true when the
+ * frame was one; false leaves @p pkt to the full parser.
+ */
+FAST bool
+parse_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
+	   struct dpmon_pkt *pkt)
+{
+	uint32_t off = ETH_HLEN, l4, plen, lim;
+	const uint8_t *ip;
+	uint16_t type;
+	uint8_t nh, icmp;
+
+	if (unlikely(win < ETH_HLEN + 4))
+		return false;
+	type = rd16(b + 12);
+	if (type == ET_VLAN) {
+		pkt->vlan_outer = rd16(b + ETH_HLEN) & 0x0fff;
+		pkt->vlan_depth = 1;
+		type = rd16(b + ETH_HLEN + 2);
+		off += 4;
+	}
+	ip = b + off;
+	if (likely(type == ET_IPV4)) {
+		if (unlikely(win - off < IPV4_MIN_HLEN || ip[0] != 0x45))
+			return false;
+		plen = rd16(ip + 2);
+		if (unlikely(plen < IPV4_MIN_HLEN || plen > present - off ||
+			     (rd16(ip + 6) & 0x3fff) != 0))
+			return false;
+		plen -= IPV4_MIN_HLEN;
+		l4 = off + IPV4_MIN_HLEN;
+		nh = ip[9];
+		icmp = IPPROTO_ICMP_;
+		pkt->family = 4;
+		pkt->src4 = rd32(ip + 12);
+		pkt->dst4 = rd32(ip + 16);
+	} else if (type == ET_IPV6) {
+		if (unlikely(win - off < IPV6_HLEN || (ip[0] >> 4) != 6))
+			return false;
+		plen = rd16(ip + 4);
+		if (unlikely(plen == 0 || plen > present - off - IPV6_HLEN))
+			return false;
+		l4 = off + IPV6_HLEN;
+		nh = ip[6];
+		icmp = IPPROTO_ICMPV6_;
+		pkt->family = 6;
+		pkt->src6 = ip + 8;
+		pkt->dst6 = ip + 24;
+	} else {
+		return false;
+	}
+	lim = min_u32(l4 + plen, win);
+	if (!fast_l4(b + l4, lim > l4 ? lim - l4 : 0, plen, nh, icmp, decap, pkt))
+		return false;
+	pkt->ip_proto = nh;
+	pkt->proto = proto_class(nh, pkt->family);
+	pkt->l3_offset = (uint16_t)off;
+	pkt->l4_offset = (uint16_t)l4;
+	return true;
+}
+
 /*
  * Parse @p win readable bytes at @p b of a frame of which @p present bytes
- * exist (win <= present, win <= DPMON_PARSE_GATHER).
+ * exist (win <= present, win <= DPMON_PARSE_GATHER); the fast path first
+ * when @p fast.
  */
 FAST enum dpmon_reason
-parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
+parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap, bool fast,
 	  struct dpmon_pkt *pkt)
 {
 	struct cur c = {.b = b, .win = win, .present = present, .decap = decap, .next = false};
@@ -840,6 +962,11 @@ parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
 
 	memset(pkt, 0, offsetof(struct dpmon_pkt, len));
 	pkt->len = present;
+	if (likely(fast)) {
+		if (likely(parse_fast(b, win, present, decap, pkt)))
+			return DPMON_REASON_OK;
+		memset(pkt, 0, offsetof(struct dpmon_pkt, len));
+	}
 	if (unlikely(win < ETH_HLEN))
 		return DPMON_REASON_RUNT;
 	type = rd16(b + 12);
@@ -858,7 +985,14 @@ enum dpmon_reason
 dpmon_parse_frame_decap(const uint8_t *frame, uint32_t len, uint32_t decap,
 			struct dpmon_pkt *pkt)
 {
-	return parse_buf(frame, min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt);
+	return parse_buf(frame, min_u32(len, DPMON_PARSE_GATHER), len, decap, true, pkt);
+}
+
+enum dpmon_reason
+dpmon_parse_frame_full(const uint8_t *frame, uint32_t len, uint32_t decap,
+		       struct dpmon_pkt *pkt)
+{
+	return parse_buf(frame, min_u32(len, DPMON_PARSE_GATHER), len, decap, false, pkt);
 }
 
 enum dpmon_reason
@@ -917,9 +1051,10 @@ vlan_stripped(const struct rte_mbuf *m, struct dpmon_pkt *pkt)
 	pkt->len += 4;
 }
 
-enum dpmon_reason
-dpmon_parse_mbuf_decap(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
-		       uint8_t *scratch)
+/* The full parser on an mbuf (dpmon_parse_mbuf_decap without the fast path). */
+static enum dpmon_reason __rte_noinline
+parse_mbuf_full(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
+		uint8_t *scratch)
 {
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len, win;
@@ -936,13 +1071,35 @@ dpmon_parse_mbuf_decap(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pk
 			b = scratch;
 		}
 	}
-	r = parse_buf(b, win, len, decap, pkt);
+	r = parse_buf(b, win, len, decap, false, pkt);
 	pkt->len = m->pkt_len;
 	if (unlikely(len < m->pkt_len))
 		pkt->anomalies |= ANOM(DPMON_ANOM_PKT_LEN_MISMATCH);
 	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))
 		vlan_stripped(m, pkt);
 	return r;
+}
+
+/*
+ * The fast path first for a one-segment mbuf that holds its whole pkt_len
+ * and had no tag stripped (nothing to add to the parse); everything else,
+ * and every frame the fast path declines, goes to the full parser.
+ */
+enum dpmon_reason
+dpmon_parse_mbuf_decap(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
+		       uint8_t *scratch)
+{
+	if (likely(m->next == NULL && m->data_len >= m->pkt_len &&
+		   !(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))) {
+		uint32_t len = m->pkt_len;
+
+		memset(pkt, 0, offsetof(struct dpmon_pkt, len));
+		pkt->len = len;
+		if (likely(parse_fast(rte_pktmbuf_mtod(m, const uint8_t *),
+				      min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt)))
+			return DPMON_REASON_OK;
+	}
+	return parse_mbuf_full(m, decap, pkt, scratch);
 }
 
 enum dpmon_reason

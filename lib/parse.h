@@ -115,6 +115,14 @@ enum dpmon_reason dpmon_parse_frame_decap(const uint8_t *frame, uint32_t len, ui
 					  struct dpmon_pkt *pkt);
 
 /**
+ * As dpmon_parse_frame_decap without the fast path for the common frame
+ * (parse.c): the full parser alone. For tests, which check that both give
+ * the same result.
+ */
+enum dpmon_reason dpmon_parse_frame_full(const uint8_t *frame, uint32_t len, uint32_t decap,
+					 struct dpmon_pkt *pkt);
+
+/**
  * Parse an mbuf (no tunnel followed), reading only bytes its segments hold:
  * the usable length is min(pkt_len, sum of data_len) (DPDK 22.11's pcap PMD
  * delivers records over 65535 bytes with pkt_len larger than the segments;

@@ -8,15 +8,19 @@
  *      TCP SYN: one predictable branch); gather the IPv4 and IPv6
  *      addresses into flat arrays;
  *   2. classify them with one bulk LPM lookup per family;
- *   3. count totals and subnets, and gather host keys (fragments and SYNs,
- *      flagged by pass 1, also count in a third, rarely touched line);
+ *   3. count totals and subnets, gather host keys (fragments and SYNs,
+ *      flagged by pass 1, also count in a third, rarely touched line), and
+ *      hash the 5-tuple of each packet with a monitored side, prefetching
+ *      the flow-sketch registers it will update (pass 5): one loop, so a
+ *      packet's subnets are read once;
  *   4. hosts, as a software pipeline over the burst's keys: hash every key
  *      and prefetch its index bucket; find each key's candidate entry by
  *      signature and prefetch its meta and counter lines; then compare the
  *      keys, insert the rare misses and count (one counter line per host
  *      update, stamped with the merge epoch: counters.h), and add the
  *      packet's flow and remote peer to the host's bitmaps in its meta
- *      line (or, for a promoted host, to its full sketches).
+ *      line (or, for a promoted host, to its full sketches);
+ *   5. the flows into the totals' and subnets' sketches.
  * While the alert sampler watches hosts (sample.h), pass 1 is followed by
  * a copy of the packets to and from them; otherwise that costs a burst
  * one predictable branch.
@@ -47,7 +51,6 @@
 /* Per-burst working set, on the worker's stack. */
 struct burst_ctx {
 	struct dpmon_pkt pkt[DPMON_MAX_BURST];
-	uint32_t len[DPMON_MAX_BURST];
 	uint8_t xmask[DPMON_MAX_BURST]; /* packet kinds: bit DPMON_XCLASS_* (fragment, SYN) */
 	uint64_t fhash[DPMON_MAX_BURST]; /* 5-tuple hash of counted packets with a monitored side */
 	struct dpmon_flow_sketch *fsk[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet sketches, NULL = none */
@@ -110,7 +113,6 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 				rte_prefetch0(rte_pktmbuf_mtod_offset(ah, char *, RTE_CACHE_LINE_SIZE));
 		}
 		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
-		b->len[i] = p->len;
 		b->reasons[r]++;
 		b->xmask[i] = 0;
 		if (r != DPMON_REASON_OK) {
@@ -175,7 +177,7 @@ key_from_v4(struct dpmon_addr *k, uint32_t v4)
 }
 
 /* Queue the host key of packet @p i in @p dir. @return false when skipped. */
-static bool
+static __rte_always_inline bool
 host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 {
 	const struct dpmon_pkt *p = &b->pkt[i];
@@ -257,42 +259,6 @@ count_kinds(struct dpmon_core *core, struct dpmon_pair_ctr *subnets, unsigned xm
 	}
 }
 
-static void
-count_pass(struct dpmon_core *core, const struct dpmon_gen *g, struct burst_ctx *b, uint16_t n)
-{
-	struct dpmon_pair_ctr *subnets = g->subnets;
-
-	b->n_hkey = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		const struct dpmon_pkt *p = &b->pkt[i];
-		uint32_t in, out;
-		uint64_t len = b->len[i];
-
-		if (p->family == 0)
-			continue;
-		in = b->sub[i][DPMON_DIR_INGRESS];
-		out = b->sub[i][DPMON_DIR_EGRESS];
-		if (in != DPMON_NO_SUBNET) {
-			dpmon_ctr_add(&core->totals[DPMON_TOTAL_INGRESS].proto[p->proto], len);
-			dpmon_ctr_add(&subnets[in].dir[DPMON_DIR_INGRESS].proto[p->proto], len);
-			if (!host_key(b, i, DPMON_DIR_INGRESS))
-				dpmon_count_inc(&core->stats.host_v4mapped, 1);
-		}
-		if (out != DPMON_NO_SUBNET) {
-			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EGRESS].proto[p->proto], len);
-			dpmon_ctr_add(&subnets[out].dir[DPMON_DIR_EGRESS].proto[p->proto], len);
-			if (!host_key(b, i, DPMON_DIR_EGRESS))
-				dpmon_count_inc(&core->stats.host_v4mapped, 1);
-		}
-		if (in != DPMON_NO_SUBNET && out != DPMON_NO_SUBNET)
-			dpmon_ctr_add(&core->totals[DPMON_TOTAL_INTERNAL].proto[p->proto], len);
-		else if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
-			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EXTERNAL].proto[p->proto], len);
-		if (unlikely(b->xmask[i] != 0))
-			count_kinds(core, subnets, b->xmask[i], in, out, len);
-	}
-}
-
 /* 64-bit hash of packet @p i's 5-tuple (ports 0 when not read). */
 static inline uint64_t
 flow_hash(const struct burst_ctx *b, uint16_t i)
@@ -339,39 +305,59 @@ sub_sketch(struct dpmon_core *core, const struct dpmon_gen *g, uint32_t sub, uns
 	return (v & 0xff) == DPMON_FLOW_SLOT_NONE ? NULL : &core->flow_pool[(v & 0xff) - 1];
 }
 
-/* Distinct flows, stage 1: hash each counted packet's 5-tuple, find the
- * subnet sketches of its directions and prefetch the registers it will
+/*
+ * Totals and subnets of each counted packet, its host keys, and stage 1 of
+ * distinct flows: hash the 5-tuple of a packet with a monitored side, find
+ * the subnet sketches of its directions and prefetch the registers it will
  * update (the subnet sketches span megabytes; the host pass runs in
- * between and hides the misses). */
+ * between and hides the misses). One loop: each packet's subnets are read
+ * once.
+ */
 static void
-flow_hash_stage(struct dpmon_core *core, const struct dpmon_gen *g, struct burst_ctx *b,
-		uint16_t n)
+count_pass(struct dpmon_core *core, const struct dpmon_gen *g, struct burst_ctx *b, uint16_t n)
 {
+	struct dpmon_pair_ctr *subnets = g->subnets;
+
+	b->n_hkey = 0;
 	for (uint16_t i = 0; i < n; i++) {
+		const struct dpmon_pkt *p = &b->pkt[i];
 		struct dpmon_flow_sketch *si = NULL, *so = NULL;
 		uint32_t in, out;
-		uint64_t h;
+		uint64_t len = p->len, h;
 
-		b->fsk[i][DPMON_DIR_INGRESS] = b->fsk[i][DPMON_DIR_EGRESS] = NULL;
-		if (b->pkt[i].family == 0)
+		if (p->family == 0)
 			continue;
 		in = b->sub[i][DPMON_DIR_INGRESS];
 		out = b->sub[i][DPMON_DIR_EGRESS];
-		if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
+		if (unlikely(b->xmask[i] != 0))
+			count_kinds(core, subnets, b->xmask[i], in, out, len);
+		if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET) {
+			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EXTERNAL].proto[p->proto], len);
 			continue;
+		}
 		h = flow_hash(b, i);
 		b->fhash[i] = h;
 		if (in != DPMON_NO_SUBNET) {
+			dpmon_ctr_add(&core->totals[DPMON_TOTAL_INGRESS].proto[p->proto], len);
+			dpmon_ctr_add(&subnets[in].dir[DPMON_DIR_INGRESS].proto[p->proto], len);
+			if (!host_key(b, i, DPMON_DIR_INGRESS))
+				dpmon_count_inc(&core->stats.host_v4mapped, 1);
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_INGRESS], h));
 			si = sub_sketch(core, g, in, DPMON_DIR_INGRESS);
 			if (si != NULL)
 				rte_prefetch0(flow_reg(si, h));
 		}
 		if (out != DPMON_NO_SUBNET) {
+			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EGRESS].proto[p->proto], len);
+			dpmon_ctr_add(&subnets[out].dir[DPMON_DIR_EGRESS].proto[p->proto], len);
+			if (!host_key(b, i, DPMON_DIR_EGRESS))
+				dpmon_count_inc(&core->stats.host_v4mapped, 1);
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_EGRESS], h));
 			so = sub_sketch(core, g, out, DPMON_DIR_EGRESS);
 			if (so != NULL)
 				rte_prefetch0(flow_reg(so, h));
+			if (in != DPMON_NO_SUBNET)
+				dpmon_ctr_add(&core->totals[DPMON_TOTAL_INTERNAL].proto[p->proto], len);
 		}
 		b->fsk[i][DPMON_DIR_INGRESS] = si;
 		b->fsk[i][DPMON_DIR_EGRESS] = so;
@@ -463,6 +449,19 @@ peer_hash(const struct burst_ctx *b, uint16_t i, uint8_t dir)
 	return dpmon_hash64(b->a6[2 * b->slot[i] + (dir == DPMON_DIR_INGRESS ? 1 : 0)], 16, 6);
 }
 
+/* Whether host keys @p x and @p y are equal: two 64-bit compares. */
+static inline bool
+addr_eq(const struct dpmon_addr *x, const struct dpmon_addr *y)
+{
+	uint64_t x0, x1, y0, y1;
+
+	memcpy(&x0, x->b, 8);
+	memcpy(&x1, x->b + 8, 8);
+	memcpy(&y0, y->b, 8);
+	memcpy(&y1, y->b + 8, 8);
+	return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+}
+
 /* Stage 3: confirm the key (or take the slow path: full probe, insert),
  * stamp the entry, count, and add the flow and peer (counters.h). */
 static void
@@ -473,7 +472,7 @@ host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 		uint8_t d = b->hdir[k];
 		int32_t idx = b->hidx[k];
 
-		if (unlikely(idx < 0 || memcmp(core->meta[idx].addr.b, b->hkey[k].b, 16) != 0)) {
+		if (unlikely(idx < 0 || !addr_eq(&core->meta[idx].addr, &b->hkey[k]))) {
 			idx = dpmon_core_host_insert(core, &b->hkey[k], b->hsig[k], b->sub[i][d]);
 			if (idx < 0) {
 				dpmon_count_inc(&core->stats.host_table_full, 1);
@@ -481,9 +480,9 @@ host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 			}
 		}
 		dpmon_host_touch(core, (uint32_t)idx);
-		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->len[i]);
+		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->pkt[i].len);
 		if (unlikely(b->xmask[i] != 0))
-			dpmon_host_xadd(core, (uint32_t)idx, d, b->xmask[i], b->len[i]);
+			dpmon_host_xadd(core, (uint32_t)idx, d, b->xmask[i], b->pkt[i].len);
 		dpmon_host_flow_add(core, (uint32_t)idx, d, b->fhash[i], peer_hash(b, i, d));
 	}
 }
@@ -512,7 +511,6 @@ dpmon_worker_count_gen(struct dpmon_core *core, const struct dpmon_gen *g,
 	classify_pass(g->cls, &b);
 	reasons_store(core, &b);
 	count_pass(core, g, &b, n);
-	flow_hash_stage(core, g, &b, n);
 	host_pass(core, &b);
 	flow_pass(core, &b, n);
 	/* Last, with release: a merge that sees these packets counted here
