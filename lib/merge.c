@@ -71,6 +71,11 @@
 #define SLABS_MAX 64
 #define NO_POS UINT32_MAX
 
+/* Flows and peers of one touched host, per direction (host_flows). */
+struct host_fp {
+	double flows[DPMON_DIR_MAX], peers[DPMON_DIR_MAX];
+};
+
 /* High words of one worker entry's counters (from carry records). */
 struct carry_hi {
 	uint32_t hi[DPMON_HOST_SLOTS];
@@ -147,6 +152,7 @@ struct dpmon_merge {
 	uint32_t *first;   /* global id → first worker occurrence */
 	uint32_t *mark;    /* global id → seq of the last merge that touched it */
 	uint32_t *touched; /* global ids marked by this merge */
+	struct host_fp *t_fp; /* flows and peers of touched[t] (fold_touched) */
 	uint32_t n_touched;
 	struct carry_hi *carries;
 	uint32_t n_carries, cap_carries;
@@ -181,6 +187,7 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 	GROW(first);
 	GROW(mark);
 	GROW(touched);
+	GROW(t_fp);
 	GROW(g_rec);
 	GROW(g_slab);
 	GROW(g_pos);
@@ -275,6 +282,7 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->first);
 	free(m->mark);
 	free(m->touched);
+	free(m->t_fp);
 	free(m->map);
 	free(m->prev_busy);
 	free(m->cores);
@@ -706,7 +714,13 @@ entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pai
 	}
 }
 
-/* Cumulative counters of every touched host, consistent with the carries. */
+static void host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *peers);
+
+/*
+ * Cumulative counters of every touched host, consistent with the carries,
+ * and its flows and peers (host_flows) in the same visit of its worker
+ * entries, while their lines are in the cache.
+ */
 static int
 fold_touched(struct dpmon_merge *m)
 {
@@ -734,6 +748,8 @@ fold_touched(struct dpmon_merge *m)
 				entry_read_add(m, c, idx, &m->g_cur[id]);
 				o = m->map[c].next[idx];
 			}
+			for (int d = 0; d < DPMON_DIR_MAX; d++)
+				host_flows(m, id, d, &m->t_fp[t].flows[d], &m->t_fp[t].peers[d]);
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		retry = false;
@@ -754,7 +770,7 @@ fold_touched(struct dpmon_merge *m)
  * (dpmon_hll_unseen).
  */
 static void
-host_flows(struct dpmon_merge *m, uint32_t id, int d, struct dpmon_dir_stats *out)
+host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *peers)
 {
 	uint64_t fb = 0, pb = 0;
 	bool promoted = false;
@@ -786,14 +802,14 @@ host_flows(struct dpmon_merge *m, uint32_t id, int d, struct dpmon_dir_stats *ou
 		dpmon_hll_merge(m->peer_tmp, k->peers, DPMON_HOST_PEER_P);
 	}
 	if (!promoted) {
-		out->flows = dpmon_bitmap_estimate(fb);
-		out->peers = dpmon_bitmap_estimate(pb);
+		*flows = dpmon_bitmap_estimate(fb);
+		*peers = dpmon_bitmap_estimate(pb);
 		return;
 	}
-	out->flows = dpmon_hll_estimate(m->host_tmp, DPMON_HOST_FLOW_P) +
-		     dpmon_hll_unseen(fb, m->host_tmp, DPMON_HOST_FLOW_P);
-	out->peers = dpmon_hll_estimate(m->peer_tmp, DPMON_HOST_PEER_P) +
-		     dpmon_hll_unseen(pb, m->peer_tmp, DPMON_HOST_PEER_P);
+	*flows = dpmon_hll_estimate(m->host_tmp, DPMON_HOST_FLOW_P) +
+		 dpmon_hll_unseen(fb, m->host_tmp, DPMON_HOST_FLOW_P);
+	*peers = dpmon_hll_estimate(m->peer_tmp, DPMON_HOST_PEER_P) +
+		 dpmon_hll_unseen(pb, m->peer_tmp, DPMON_HOST_PEER_P);
 }
 
 /*
@@ -865,15 +881,18 @@ record_install(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id)
 		m->order[m->g_pos[id]] = h;
 }
 
-/* Write global id @p id's record for this merge into @p b (rates over @p dt s). */
+/*
+ * Write global id @p id's record for this merge into @p b (rates over
+ * @p dt s); @p fp: its flows and peers when touched, NULL when not.
+ */
 static void
-record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id, bool touched,
-	     double dt)
+record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
+	     const struct host_fp *fp, double dt)
 {
 	struct dpmon_snap_host *h = &b->h[b->n];
 	const struct dpmon_snap_host *old = m->g_rec[id];
 	const struct dpmon_pair_ctr *prev = &m->g_prev[id];
-	const struct dpmon_pair_ctr *cur = touched ? &m->g_cur[id] : prev;
+	const struct dpmon_pair_ctr *cur = fp != NULL ? &m->g_cur[id] : prev;
 	double k = old != NULL ? dpmon_avg_decay(m->t_prev - old->t_s, m->tau_s) : 0.0;
 
 	h->addr = m->g_addr[id];
@@ -884,12 +903,8 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id, bool
 		dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d], &prev->xdir[d],
 			  dt);
 		avg_continue(m, &h->dir[d], old != NULL ? &old->dir[d] : NULL, k);
-		if (touched) {
-			host_flows(m, id, d, &h->dir[d]);
-		} else {
-			h->dir[d].flows = 0;
-			h->dir[d].peers = 0;
-		}
+		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
+		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
 	}
 	record_install(m, b, id);
 }
@@ -915,10 +930,10 @@ write_records(struct dpmon_merge *m, double dt)
 	slab_add(m, b);
 	b->live = 1; /* keeps it listed while its own records are installed */
 	for (uint32_t t = 0; t < m->n_touched; t++)
-		record_write(m, b, m->touched[t], true, dt);
+		record_write(m, b, m->touched[t], &m->t_fp[t], dt);
 	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
 		if (m->mark[id] != seq)
-			record_write(m, b, id, false, dt);
+			record_write(m, b, id, NULL, dt);
 	b->live--;
 	m->n_recorded = m->n_hosts;
 	for (uint32_t t = 0; t < m->n_touched; t++)
@@ -926,27 +941,34 @@ write_records(struct dpmon_merge *m, double dt)
 	return 0;
 }
 
+/* Fewer live records first; then the larger share of dead ones. */
 static int
 cmp_live(const void *x, const void *y)
 {
-	uint32_t a = (*(struct dpmon_host_slab *const *)x)->live;
-	uint32_t b = (*(struct dpmon_host_slab *const *)y)->live;
+	const struct dpmon_host_slab *a = *(struct dpmon_host_slab *const *)x;
+	const struct dpmon_host_slab *b = *(struct dpmon_host_slab *const *)y;
 
-	return (a > b) - (a < b);
+	if (a->live != b->live)
+		return (a->live > b->live) - (a->live < b->live);
+	return (a->n < b->n) - (a->n > b->n);
 }
 
 /*
  * Move the current records of the slabs that are less than half live, of
  * the smallest ones past SLABS_MAX, or of all after a reload (with their
- * new subnet) into one new slab. Room in m->slabs is reserved by the
- * caller. On allocation failure nothing moves (memory is only wasted),
- * except after a reload: -ENOMEM, and it is tried again next merge.
+ * new subnet) into one new slab. Except after a reload, a merge moves at
+ * most as many records as it wrote, or 1/64 of the hosts (the fewest live
+ * first), so no merge pays for the moves of many: a large slab waits
+ * until it fits. Room in m->slabs is reserved by the caller. On
+ * allocation failure nothing moves (memory is only wasted), except after
+ * a reload: -ENOMEM, and it is tried again next merge.
  */
 static int
 compact_slabs(struct dpmon_merge *m)
 {
 	struct dpmon_host_slab *pick[m->n_slabs ? m->n_slabs : 1], *b;
 	uint32_t n_pick = 0, moved = 0;
+	uint32_t budget = RTE_MAX(m->n_touched, m->n_hosts / 64);
 
 	memcpy(pick, m->slabs, sizeof(*pick) * m->n_slabs);
 	if (m->resubnet) {
@@ -956,12 +978,17 @@ compact_slabs(struct dpmon_merge *m)
 		uint32_t over = m->n_slabs > SLABS_MAX ? m->n_slabs - SLABS_MAX / 2 : 0;
 
 		qsort(pick, m->n_slabs, sizeof(*pick), cmp_live);
-		for (uint32_t i = 0; i < m->n_slabs; i++)
-			if (i < over || pick[i]->live * 2 < pick[i]->n)
+		for (uint32_t i = 0; i < m->n_slabs; i++) {
+			if ((i < over || pick[i]->live * 2 < pick[i]->n) &&
+			    moved + pick[i]->live <= budget) {
+				moved += pick[i]->live;
 				pick[n_pick++] = pick[i];
+			}
+		}
 	}
-	for (uint32_t i = 0; i < n_pick; i++)
-		moved += pick[i]->live;
+	if (m->resubnet)
+		for (uint32_t i = 0; i < n_pick; i++)
+			moved += pick[i]->live;
 	if (n_pick == 0 || (n_pick == 1 && !m->resubnet && moved == pick[0]->n))
 		return 0;
 	b = dpmon_host_slab_alloc(moved);
