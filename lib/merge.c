@@ -906,6 +906,8 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
 		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
 	}
+	if (fp != NULL)
+		m->g_prev[id] = m->g_cur[id]; /* while both lines are in the cache */
 	record_install(m, b, id);
 }
 
@@ -936,8 +938,6 @@ write_records(struct dpmon_merge *m, double dt)
 			record_write(m, b, id, NULL, dt);
 	b->live--;
 	m->n_recorded = m->n_hosts;
-	for (uint32_t t = 0; t < m->n_touched; t++)
-		m->g_prev[m->touched[t]] = m->g_cur[m->touched[t]];
 	return 0;
 }
 
