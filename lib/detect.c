@@ -461,6 +461,9 @@ pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
 		const struct dpmon_snap_host *h = dpmon_snap_host_at(s, i);
 		int c = 1;
 
+		dpmon_snap_host_prefetch(s, i + 8, DPMON_DIR_INGRESS);
+		dpmon_snap_host_prefetch(s, i + 8, DPMON_DIR_EGRESS);
+
 		while (j < d->n_states && (c = dpmon_addr_cmp(&d->states[j].addr, &h->addr)) < 0) {
 			evaluate(d, NULL, &d->states[j], NULL); /* gone (hand-built snapshots) */
 			j++;

@@ -277,6 +277,24 @@ dpmon_snap_host_at(const struct dpmon_snapshot *s, uint32_t i)
 }
 
 /**
+ * Hint that host @p i will be read soon (its address, and direction
+ * @p d's total and averages), if it exists: a loop over every host reads
+ * records scattered over the slabs, a cache miss each that the hardware
+ * cannot predict. Any thread.
+ */
+static inline void
+dpmon_snap_host_prefetch(const struct dpmon_snapshot *s, uint32_t i, int d)
+{
+	if (i < s->n_hosts) {
+		const struct dpmon_snap_host *h = s->host_at[i];
+
+		__builtin_prefetch(h);
+		__builtin_prefetch(&h->dir[d].total);
+		__builtin_prefetch(&h->dir[d].avg_pps);
+	}
+}
+
+/**
  * Factor by which an average falls in @p elapsed_s seconds of zero rate
  * with time constant @p tau_s: exp(-elapsed/tau), the product of the
  * (1 - alpha) of the EWMA steps in between (rates.h); 1 when no time

@@ -97,6 +97,7 @@ dpmon_top_hosts_by(const struct dpmon_snapshot *s, int subnet, uint32_t n,
 	uint32_t count = 0;
 
 	for (uint32_t i = 0; i < s->n_hosts; i++) {
+		dpmon_snap_host_prefetch(s, i + 8, DPMON_DIR_INGRESS);
 		if (subnet >= 0 && dpmon_snap_host_at(s, i)->subnet != (uint32_t)subnet)
 			continue;
 		count++;
