@@ -382,6 +382,7 @@ mode_merge(int argc, char **argv)
 	struct rte_mempool *mp;
 	uint64_t hz = rte_get_tsc_hz(), now;
 	double best = 1e9, sum = 0, best_fold = 1e9, best_snap = 1e9;
+	uint64_t touched = 0, written = 0, moved = 0;
 	size_t before, after;
 	int opt;
 
@@ -448,6 +449,9 @@ mode_merge(int argc, char **argv)
 			return 1;
 		dpmon_merge_last_timing(m, &tm);
 		dpmon_snapshot_free(s);
+		touched += tm.touched;
+		written += tm.written;
+		moved += tm.moved;
 		sum += dt;
 		if (dt < best)
 			best = dt;
@@ -459,10 +463,12 @@ mode_merge(int argc, char **argv)
 	printf("{\"hosts\": %u, \"tables\": %u, \"touched_percent\": %u, \"repeat\": %u"
 	       ", \"merge_ms_best\": %.3f, \"merge_ms_mean\": %.3f, \"fold_ms_best\": %.3f"
 	       ", \"snapshot_ms_best\": %.3f, \"merged_hosts\": %u, \"table_capacity\": %u"
-	       ", \"table_bytes\": %zu, \"bytes_per_entry\": %.1f}\n",
+	       ", \"table_bytes\": %zu, \"bytes_per_entry\": %.1f, \"touched_hosts_mean\": %.0f"
+	       ", \"records_written_mean\": %.0f, \"records_moved_mean\": %.0f}\n",
 	       hosts, tables, pct, repeat, best * 1e3, sum * 1e3 / repeat, best_fold * 1e3,
 	       best_snap * 1e3, dpmon_merge_hosts(m), cap, (after - before) / tables,
-	       (double)(after - before) / ((double)cap * tables));
+	       (double)(after - before) / ((double)cap * tables), (double)touched / repeat,
+	       (double)written / repeat, (double)moved / repeat);
 	dpmon_merge_free(m);
 	for (uint32_t t = 0; t < tables; t++) {
 		dpmon_gen_free(gens[t]);

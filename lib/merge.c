@@ -27,10 +27,11 @@
  * instead of every host's record. A touched host's averages continue from
  * its previous record's, decayed to the previous merge (dpmon_avg_decay:
  * the steps with rate 0 it was not given), then one EWMA step. A slab
- * whose live records fall below half its size has them moved (copied
- * verbatim) into a new one, as have the smallest slabs when more than
- * SLABS_MAX are live, so memory stays within twice the live records and a
- * snapshot lists few slabs. A reload rewrites every record (new subnets).
+ * whose live records fall below a quarter of its size has them moved
+ * (copied verbatim) into a new one, as have the smallest slabs when more
+ * than SLABS_MAX are live, so memory stays within four times the live
+ * records (about 1.5 times with random touches) and a snapshot lists few
+ * slabs. A reload rewrites every record (new subnets).
  *
  * Reload (dpmon_merge_reconfigure, docs/architecture.md): the subnet
  * counters of a generation that no worker uses any more are read one last
@@ -938,6 +939,7 @@ write_records(struct dpmon_merge *m, double dt)
 			record_write(m, b, id, NULL, dt);
 	b->live--;
 	m->n_recorded = m->n_hosts;
+	m->timing.written = n;
 	return 0;
 }
 
@@ -954,7 +956,9 @@ cmp_live(const void *x, const void *y)
 }
 
 /*
- * Move the current records of the slabs that are less than half live, of
+ * Move the current records of the slabs that are less than a quarter
+ * live (moving W records then frees 3 W: the moves cost at most a third
+ * of the writes that emptied them), of
  * the smallest ones past SLABS_MAX, or of all after a reload (with their
  * new subnet) into one new slab. Except after a reload, a merge moves at
  * most as many records as it wrote, or 1/64 of the hosts (the fewest live
@@ -979,7 +983,7 @@ compact_slabs(struct dpmon_merge *m)
 
 		qsort(pick, m->n_slabs, sizeof(*pick), cmp_live);
 		for (uint32_t i = 0; i < m->n_slabs; i++) {
-			if ((i < over || pick[i]->live * 2 < pick[i]->n) &&
+			if ((i < over || pick[i]->live * 4 < pick[i]->n) &&
 			    moved + pick[i]->live <= budget) {
 				moved += pick[i]->live;
 				pick[n_pick++] = pick[i];
@@ -1013,6 +1017,7 @@ compact_slabs(struct dpmon_merge *m)
 	}
 	b->live--;
 	RTE_ASSERT(b->n == moved);
+	m->timing.moved += moved;
 	m->resubnet = false;
 	return 0;
 }
@@ -1057,6 +1062,7 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		m->slabs = p;
 		m->cap_slabs = need * 2;
 	}
+	m->timing.written = m->timing.moved = 0;
 	s->slabs = malloc(sizeof(*s->slabs) * need);
 	if (s->slabs == NULL || (m->resubnet && compact_slabs(m) != 0) ||
 	    write_records(m, dt) != 0)
@@ -1072,6 +1078,8 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	}
 	s->n_slabs = m->n_slabs;
 	s->avg_tau_s = m->tau_s;
+	m->timing.touched = m->n_touched;
+	m->timing.slabs = m->n_slabs;
 	return 0;
 }
 
