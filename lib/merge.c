@@ -25,8 +25,10 @@
  * still current. So a merge writes 8 bytes per host (the pointer array,
  * patched in place: g_pos) plus one 680-byte record per touched host,
  * instead of every host's record. A touched host's averages continue from
- * its previous record's, decayed to the previous merge (dpmon_avg_decay:
- * the steps with rate 0 it was not given), then one EWMA step. A slab
+ * its previous record's (kept dense in g_avg, beside the counters, rather
+ * than read back from the scattered record), decayed to the previous
+ * merge (dpmon_avg_decay: the steps with rate 0 it was not given), then
+ * one EWMA step. A slab
  * whose live records fall below a quarter of its size has them moved
  * (copied verbatim) into a new one, as have the smallest slabs when more
  * than SLABS_MAX are live, so memory stays within four times the live
@@ -94,6 +96,12 @@ struct avg_pair {
 	struct avg_dir d[DPMON_DIR_MAX];
 };
 
+/* A host's averages as of the merge that last touched it (its record's). */
+struct host_avg {
+	double t_s; /* that merge's uptime */
+	struct avg_pair a;
+};
+
 struct core_map {
 	uint32_t *gid;    /* worker entry → global id */
 	uint32_t *next;   /* worker entry → next occurrence of the same host */
@@ -139,6 +147,7 @@ struct dpmon_merge {
 	struct dpmon_pair_ctr *g_cur, *g_prev; /* g_cur valid for marked ids only */
 	/* Snapshot records (file comment). */
 	const struct dpmon_snap_host **g_rec; /* global id → its current record; NULL: none yet */
+	struct host_avg *g_avg;               /* global id → its record's averages, kept dense */
 	struct dpmon_host_slab **g_slab;      /* global id → the slab of that record */
 	uint32_t *g_pos;                      /* global id → index in @c order, NO_POS: not listed */
 	const struct dpmon_snap_host **order; /* current records of the listed hosts, by address */
@@ -190,6 +199,7 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 	GROW(touched);
 	GROW(t_fp);
 	GROW(g_rec);
+	GROW(g_avg);
 	GROW(g_slab);
 	GROW(g_pos);
 	GROW(order);
@@ -200,6 +210,7 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 	memset(m->g_cur + m->cap_hosts, 0, sizeof(*m->g_cur) * (cap - m->cap_hosts));
 	memset(m->mark + m->cap_hosts, 0, sizeof(*m->mark) * (cap - m->cap_hosts));
 	memset(m->g_rec + m->cap_hosts, 0, sizeof(*m->g_rec) * (cap - m->cap_hosts));
+	memset(m->g_avg + m->cap_hosts, 0, sizeof(*m->g_avg) * (cap - m->cap_hosts));
 	m->cap_hosts = cap;
 	return 0;
 }
@@ -302,6 +313,7 @@ dpmon_merge_free(struct dpmon_merge *m)
 		dpmon_host_slab_unref(m->slabs[i]);
 	free(m->slabs);
 	free(m->g_rec);
+	free(m->g_avg);
 	free(m->g_slab);
 	free(m->g_pos);
 	free(m->order);
@@ -814,27 +826,26 @@ host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *pee
 }
 
 /*
- * Step the averages of @p d (whose rates are set) from those of the host's
- * previous record @p old (NULL: none) decayed by @p k to the previous merge.
+ * Step the averages @p a (those of the host's previous record, decayed by
+ * @p k to the previous merge) with @p d's rates, and store them in @p d.
  */
 static void
-avg_continue(const struct dpmon_merge *m, struct dpmon_dir_stats *d,
-	     const struct dpmon_dir_stats *old, double k)
+avg_continue(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a, double k)
 {
-	static const struct dpmon_dir_stats zero;
-
-	if (old == NULL)
-		old = &zero;
-	d->avg_pps = dpmon_ewma_step(old->avg_pps * k, d->total.pps, m->alpha);
-	d->avg_bps = dpmon_ewma_step(old->avg_bps * k, d->total.bps, m->alpha);
+	a->pps = dpmon_ewma_step(a->pps * k, d->total.pps, m->alpha);
+	a->bps = dpmon_ewma_step(a->bps * k, d->total.bps, m->alpha);
+	d->avg_pps = a->pps;
+	d->avg_bps = a->bps;
 	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-		d->avg_proto_pps[p] = dpmon_ewma_step(old->avg_proto_pps[p] * k, d->proto[p].pps,
-						      m->alpha);
-		d->avg_proto_bps[p] = dpmon_ewma_step(old->avg_proto_bps[p] * k, d->proto[p].bps,
-						      m->alpha);
+		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p] * k, d->proto[p].pps, m->alpha);
+		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p] * k, d->proto[p].bps, m->alpha);
+		d->avg_proto_pps[p] = a->proto_pps[p];
+		d->avg_proto_bps[p] = a->proto_bps[p];
 	}
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
-		d->avg_x_pps[x] = dpmon_ewma_step(old->avg_x_pps[x] * k, d->x[x].pps, m->alpha);
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, m->alpha);
+		d->avg_x_pps[x] = a->x_pps[x];
+	}
 }
 
 /* Take a reference-holding slot in m->slabs for @p b (room reserved by the caller). */
@@ -891,10 +902,10 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	     const struct host_fp *fp, double dt)
 {
 	struct dpmon_snap_host *h = &b->h[b->n];
-	const struct dpmon_snap_host *old = m->g_rec[id];
+	struct host_avg *avg = &m->g_avg[id];
 	const struct dpmon_pair_ctr *prev = &m->g_prev[id];
 	const struct dpmon_pair_ctr *cur = fp != NULL ? &m->g_cur[id] : prev;
-	double k = old != NULL ? dpmon_avg_decay(m->t_prev - old->t_s, m->tau_s) : 0.0;
+	double k = m->g_rec[id] != NULL ? dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_s) : 0.0;
 
 	h->addr = m->g_addr[id];
 	h->subnet = m->g_subnet[id];
@@ -903,10 +914,11 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
 		dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d], &prev->xdir[d],
 			  dt);
-		avg_continue(m, &h->dir[d], old != NULL ? &old->dir[d] : NULL, k);
+		avg_continue(m, &h->dir[d], &avg->a.d[d], k);
 		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
 		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
 	}
+	avg->t_s = m->t_now;
 	if (fp != NULL)
 		m->g_prev[id] = m->g_cur[id]; /* while both lines are in the cache */
 	record_install(m, b, id);
