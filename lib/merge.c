@@ -968,16 +968,16 @@ cmp_live(const void *x, const void *y)
 }
 
 /*
- * Move the current records of the slabs that are less than a quarter
- * live (moving W records then frees 3 W: the moves cost at most a third
- * of the writes that emptied them), of
- * the smallest ones past SLABS_MAX, or of all after a reload (with their
- * new subnet) into one new slab. Except after a reload, a merge moves at
- * most as many records as it wrote, or 1/64 of the hosts (the fewest live
- * first), so no merge pays for the moves of many: a large slab waits
- * until it fits. Room in m->slabs is reserved by the caller. On
- * allocation failure nothing moves (memory is only wasted), except after
- * a reload: -ENOMEM, and it is tried again next merge.
+ * Move into one new slab the current records of the slabs less than a
+ * quarter live (moving W records then frees 3 W: the moves cost at most a
+ * third of the writes that emptied them), of the smallest ones past
+ * SLABS_MAX, or of all after a reload (with their new subnet). Except
+ * after a reload, a merge moves at most as many records as it wrote, or
+ * 1/64 of the hosts (the fewest live first), so no merge pays for the
+ * moves of many: a large slab waits until it fits. Room in m->slabs is
+ * reserved by the caller. On allocation failure nothing moves (memory is
+ * only wasted), except after a reload: -ENOMEM, and it is tried again
+ * next merge.
  */
 static int
 compact_slabs(struct dpmon_merge *m)
