@@ -22,8 +22,10 @@
  *                    --warmup W untimed rounds first: a merge visits the
  *                    entries stamped since the previous merge's epoch
  *                    (counters.h), so the first rounds after the filling
- *                    one still see most hosts touched; W = 6 reaches the
- *                    steady state of 16 tables.
+ *                    one still see most hosts touched (W = 6 is past
+ *                    that with 16 tables), and the merger's recycled
+ *                    slabs (snapshot.c) need some 30 rounds to settle
+ *                    when a share of the hosts is touched.
  *
  * Times come from the TSC (rte_rdtsc, rte_get_tsc_hz). Every mode runs
  * EAL without hugepages on one lcore; nothing here needs a NIC.
