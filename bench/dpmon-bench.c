@@ -25,7 +25,10 @@
  *                    one still see most hosts touched (W = 6 is past
  *                    that with 16 tables), and the merger's recycled
  *                    slabs (snapshot.c) need some 30 rounds to settle
- *                    when a share of the hosts is touched.
+ *                    when a share of the hosts is touched. Detection
+ *                    (pps and udp_pps limits no host reaches) runs on
+ *                    each timed snapshot, as after a merge in dpmon, and
+ *                    is timed apart (detect_ms_best).
  *
  * Times come from the TSC (rte_rdtsc, rte_get_tsc_hz). Every mode runs
  * EAL without hugepages on one lcore; nothing here needs a NIC.
@@ -33,6 +36,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +54,7 @@
 #include "classify.h"
 #include "config.h"
 #include "counters.h"
+#include "detect.h"
 #include "merge.h"
 #include "mixes.h"
 #include "worker.h"
@@ -385,6 +390,8 @@ mode_merge(int argc, char **argv)
 	uint64_t hz = rte_get_tsc_hz(), now;
 	double best = 1e9, sum = 0, best_fold = 1e9, best_snap = 1e9;
 	uint64_t touched = 0, written = 0, moved = 0;
+	double best_detect = 1e9;
+	struct dpmon_detect *det;
 	size_t before, after;
 	int opt;
 
@@ -428,6 +435,14 @@ mode_merge(int argc, char **argv)
 		lcores[t] = t + 1;
 	}
 	after = heap_used();
+	cfg.detect.enabled = true;
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		cfg.detect.thresholds.limit[d][DPMON_METRIC_PPS] = 1e6;
+		cfg.detect.thresholds.limit[d][DPMON_METRIC_UDP_PPS] = 5e5;
+	}
+	det = dpmon_detect_create(&cfg.detect, NULL, NULL);
+	if (det == NULL)
+		return 1;
 	m = dpmon_merge_create(&cfg, cores, gens, lcores, tables, rte_rdtsc(), hz);
 	if (m == NULL || feed_tables(cores, gens, mp, hosts, tables, 100, 0) != 0)
 		return 1;
@@ -450,6 +465,10 @@ mode_merge(int argc, char **argv)
 		if (s == NULL)
 			return 1;
 		dpmon_merge_last_timing(m, &tm);
+		now = rte_rdtsc();
+		if (dpmon_detect_run(det, s, 0) != 0)
+			return 1;
+		best_detect = fmin(best_detect, (double)(rte_rdtsc() - now) / (double)hz);
 		dpmon_snapshot_free(s);
 		touched += tm.touched;
 		written += tm.written;
@@ -466,12 +485,14 @@ mode_merge(int argc, char **argv)
 	       ", \"merge_ms_best\": %.3f, \"merge_ms_mean\": %.3f, \"fold_ms_best\": %.3f"
 	       ", \"snapshot_ms_best\": %.3f, \"merged_hosts\": %u, \"table_capacity\": %u"
 	       ", \"table_bytes\": %zu, \"bytes_per_entry\": %.1f, \"touched_hosts_mean\": %.0f"
-	       ", \"records_written_mean\": %.0f, \"records_moved_mean\": %.0f}\n",
+	       ", \"records_written_mean\": %.0f, \"records_moved_mean\": %.0f"
+	       ", \"detect_ms_best\": %.3f}\n",
 	       hosts, tables, pct, repeat, best * 1e3, sum * 1e3 / repeat, best_fold * 1e3,
 	       best_snap * 1e3, dpmon_merge_hosts(m), cap, (after - before) / tables,
 	       (double)(after - before) / ((double)cap * tables), (double)touched / repeat,
-	       (double)written / repeat, (double)moved / repeat);
+	       (double)written / repeat, (double)moved / repeat, best_detect * 1e3);
 	dpmon_merge_free(m);
+	dpmon_detect_free(det);
 	for (uint32_t t = 0; t < tables; t++) {
 		dpmon_gen_free(gens[t]);
 		dpmon_core_free(cores[t]);

@@ -335,21 +335,27 @@ attack_type(const struct dpmon_dir_stats *s)
 /*
  * True when some metric of @p h is above its smallest limit anywhere, as
  * of this run's snapshot: a record older than it has decayed averages and
- * no flows (snapshot.h), so its stored values scaled by the decay.
+ * no flows (snapshot.h), its stored values scaled by the decay (at most
+ * 1: a stored value within its limit needs no decay, the usual case).
  */
+/* Hosts read ahead in pass_hosts (a miss each: a merge's records are scattered). */
+#define PREFETCH_HOSTS 8
+
 static bool
 above_min(const struct dpmon_detect *d, const struct dpmon_snap_host *h)
 {
-	double k = 1.0;
+	double k = -1; /* not computed yet */
 
-	if (!dpmon_snap_host_fresh(d->snap, h))
-		k = dpmon_snap_host_decay(d->snap, h);
 	for (unsigned i = 0; i < d->n_watch; i++) {
 		double v = metric_value(&h->dir[d->watch[i].dir], d->watch[i].metric);
 
-		if (k != 1.0)
-			v = d->watch[i].metric == DPMON_METRIC_FLOWS ? 0.0 : v * k;
-		if (v > d->watch[i].limit)
+		if (!(v > d->watch[i].limit))
+			continue;
+		if (dpmon_snap_host_fresh(d->snap, h))
+			return true;
+		if (k < 0)
+			k = dpmon_snap_host_decay(d->snap, h);
+		if (d->watch[i].metric != DPMON_METRIC_FLOWS && v * k > d->watch[i].limit)
 			return true;
 	}
 	return false;
@@ -461,8 +467,8 @@ pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
 		const struct dpmon_snap_host *h = dpmon_snap_host_at(s, i);
 		int c = 1;
 
-		dpmon_snap_host_prefetch(s, i + 8, DPMON_DIR_INGRESS);
-		dpmon_snap_host_prefetch(s, i + 8, DPMON_DIR_EGRESS);
+		dpmon_snap_host_prefetch(s, i + PREFETCH_HOSTS, DPMON_DIR_INGRESS);
+		dpmon_snap_host_prefetch(s, i + PREFETCH_HOSTS, DPMON_DIR_EGRESS);
 
 		while (j < d->n_states && (c = dpmon_addr_cmp(&d->states[j].addr, &h->addr)) < 0) {
 			evaluate(d, NULL, &d->states[j], NULL); /* gone (hand-built snapshots) */
