@@ -396,7 +396,7 @@ def section_merge(env):
         out = subprocess.run(['taskset', '-c', str(CPU_WORKER), env.bench] +
                              env.eal(mem, ['-l', '0']) +
                              ['--', 'merge', '--hosts', str(h), '--tables', str(t),
-                              '--touched', str(pct), '--repeat', '3'],
+                              '--touched', str(pct), '--repeat', '3', '--warmup', '30'],
                              check=True, capture_output=True, text=True).stdout
         r = json.loads(out)
         rows.append(r)

@@ -19,6 +19,16 @@
  *                    --touched P of them receiving traffic between two
  *                    merges; prints the merge time (fold and snapshot
  *                    separately) and the memory per host entry.
+ *                    --warmup W untimed rounds first: a merge visits the
+ *                    entries stamped since the previous merge's epoch
+ *                    (counters.h), so the first rounds after the filling
+ *                    one still see most hosts touched (W = 6 is past
+ *                    that with 16 tables), and the merger's recycled
+ *                    slabs (snapshot.c) need some 30 rounds to settle
+ *                    when a share of the hosts is touched. Detection
+ *                    (pps and udp_pps limits no host reaches) runs on
+ *                    each timed snapshot, as after a merge in dpmon, and
+ *                    is timed apart (detect_ms_best).
  *
  * Times come from the TSC (rte_rdtsc, rte_get_tsc_hz). Every mode runs
  * EAL without hugepages on one lcore; nothing here needs a NIC.
@@ -26,6 +36,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +54,7 @@
 #include "classify.h"
 #include "config.h"
 #include "counters.h"
+#include "detect.h"
 #include "merge.h"
 #include "mixes.h"
 #include "worker.h"
@@ -57,7 +69,7 @@ usage(void)
 		"       dpmon-bench [EAL options] -- hotpath MIX [--dir DIR] [--burst N]\n"
 		"                          [--seconds S | --passes N]\n"
 		"       dpmon-bench [EAL options] -- merge --hosts N --tables T [--touched PCT]\n"
-		"                          [--repeat N]\n"
+		"                          [--repeat N] [--warmup W]\n"
 		"       dpmon-bench --list\n");
 	return 2;
 }
@@ -363,9 +375,10 @@ mode_merge(int argc, char **argv)
 		{"tables", required_argument, NULL, 't'},
 		{"touched", required_argument, NULL, 'p'},
 		{"repeat", required_argument, NULL, 'r'},
+		{"warmup", required_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
 	};
-	uint32_t hosts = 1000, tables = 1, pct = 100, repeat = 5, cap;
+	uint32_t hosts = 1000, tables = 1, pct = 100, repeat = 5, warmup = 0, cap;
 	struct dpmon_core *cores[64];
 	struct dpmon_gen *gens[64];
 	unsigned lcores[64];
@@ -376,6 +389,9 @@ mode_merge(int argc, char **argv)
 	struct rte_mempool *mp;
 	uint64_t hz = rte_get_tsc_hz(), now;
 	double best = 1e9, sum = 0, best_fold = 1e9, best_snap = 1e9;
+	uint64_t touched = 0, written = 0, moved = 0;
+	double best_detect = 1e9;
+	struct dpmon_detect *det;
 	size_t before, after;
 	int opt;
 
@@ -386,6 +402,7 @@ mode_merge(int argc, char **argv)
 		case 't': tables = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'p': pct = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'r': repeat = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'w': warmup = (uint32_t)strtoul(optarg, NULL, 10); break;
 		default: return usage();
 		}
 	}
@@ -418,10 +435,23 @@ mode_merge(int argc, char **argv)
 		lcores[t] = t + 1;
 	}
 	after = heap_used();
+	cfg.detect.enabled = true;
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		cfg.detect.thresholds.limit[d][DPMON_METRIC_PPS] = 1e6;
+		cfg.detect.thresholds.limit[d][DPMON_METRIC_UDP_PPS] = 5e5;
+	}
+	det = dpmon_detect_create(&cfg.detect, NULL, NULL);
+	if (det == NULL)
+		return 1;
 	m = dpmon_merge_create(&cfg, cores, gens, lcores, tables, rte_rdtsc(), hz);
 	if (m == NULL || feed_tables(cores, gens, mp, hosts, tables, 100, 0) != 0)
 		return 1;
 	dpmon_snapshot_free(dpmon_merge_run(m, rte_rdtsc(), NULL, 0)); /* maps every host */
+	for (uint32_t r = 0; r < warmup; r++) {
+		if (feed_tables(cores, gens, mp, hosts, tables, pct, repeat + 1 + r) != 0)
+			return 1;
+		dpmon_snapshot_free(dpmon_merge_run(m, rte_rdtsc(), NULL, 0));
+	}
 	for (uint32_t r = 0; r < repeat; r++) {
 		struct dpmon_snapshot *s;
 		struct dpmon_merge_timing tm;
@@ -435,7 +465,14 @@ mode_merge(int argc, char **argv)
 		if (s == NULL)
 			return 1;
 		dpmon_merge_last_timing(m, &tm);
+		now = rte_rdtsc();
+		if (dpmon_detect_run(det, s, 0) != 0)
+			return 1;
+		best_detect = fmin(best_detect, (double)(rte_rdtsc() - now) / (double)hz);
 		dpmon_snapshot_free(s);
+		touched += tm.touched;
+		written += tm.written;
+		moved += tm.moved;
 		sum += dt;
 		if (dt < best)
 			best = dt;
@@ -447,11 +484,15 @@ mode_merge(int argc, char **argv)
 	printf("{\"hosts\": %u, \"tables\": %u, \"touched_percent\": %u, \"repeat\": %u"
 	       ", \"merge_ms_best\": %.3f, \"merge_ms_mean\": %.3f, \"fold_ms_best\": %.3f"
 	       ", \"snapshot_ms_best\": %.3f, \"merged_hosts\": %u, \"table_capacity\": %u"
-	       ", \"table_bytes\": %zu, \"bytes_per_entry\": %.1f}\n",
+	       ", \"table_bytes\": %zu, \"bytes_per_entry\": %.1f, \"touched_hosts_mean\": %.0f"
+	       ", \"records_written_mean\": %.0f, \"records_moved_mean\": %.0f"
+	       ", \"detect_ms_best\": %.3f}\n",
 	       hosts, tables, pct, repeat, best * 1e3, sum * 1e3 / repeat, best_fold * 1e3,
 	       best_snap * 1e3, dpmon_merge_hosts(m), cap, (after - before) / tables,
-	       (double)(after - before) / ((double)cap * tables));
+	       (double)(after - before) / ((double)cap * tables), (double)touched / repeat,
+	       (double)written / repeat, (double)moved / repeat, best_detect * 1e3);
 	dpmon_merge_free(m);
+	dpmon_detect_free(det);
 	for (uint32_t t = 0; t < tables; t++) {
 		dpmon_gen_free(gens[t]);
 		dpmon_core_free(cores[t]);

@@ -382,14 +382,15 @@ static json_t *
 host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
 {
 	char a[DPMON_ADDR_STRLEN], p[DPMON_PREFIX_STRLEN] = "";
+	struct dpmon_dir_stats in, out;
 
 	if (h->subnet < s->n_subnets)
 		dpmon_prefix_format(&s->subnets[h->subnet].prefix, p, sizeof(p));
 	return json_pack("{s:s,s:s,s:o,s:o}",
 			 "address", dpmon_addr_format(&h->addr, a, sizeof(a)),
 			 "subnet", p,
-			 "ingress", dpmon_api_dir_json(&h->dir[DPMON_DIR_INGRESS]),
-			 "egress", dpmon_api_dir_json(&h->dir[DPMON_DIR_EGRESS]));
+			 "ingress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_INGRESS, &in)),
+			 "egress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_EGRESS, &out)));
 }
 
 /* ------------------------------------------------------------------------
@@ -421,6 +422,7 @@ static const char *const dir_names[DPMON_DIR_MAX + 1] = {
 };
 
 struct host_query {
+	const struct dpmon_snapshot *snap; /* the hosts' snapshot (their rates as of it) */
 	int subnet; /* configured subnet index; -1 = every host */
 	enum sort_key key;
 	enum dpmon_dir dir;
@@ -492,16 +494,33 @@ dir_metric(const struct dpmon_dir_stats *d, enum sort_key k)
 	}
 }
 
+/*
+ * Metric @p k of host @p h in the query's direction as of the query's
+ * snapshot (snapshot.h): a record older than the snapshot has zero
+ * interval rates, flows and peers, decayed averages, its own counts.
+ */
+static double
+host_metric(const struct host_query *q, const struct dpmon_snap_host *h, enum sort_key k)
+{
+	const struct dpmon_dir_stats *d = &h->dir[q->dir];
+
+	if (dpmon_snap_host_fresh(q->snap, h))
+		return k < SORT_AVG_PPS ? (k == SORT_PPS ? d->total.pps : d->total.bps)
+					: dir_metric(d, k);
+	if (k == SORT_AVG_PPS || k == SORT_AVG_BPS)
+		return dir_metric(d, k) * dpmon_snap_host_decay(q->snap, h);
+	return 0;
+}
+
 /* True when @p a is listed before @p b: larger metric, then lower address.
  * @p ctx is the struct host_query (a dpmon_top_before_fn). */
 static bool
 ranks_before(const struct dpmon_snap_host *a, const struct dpmon_snap_host *b, const void *ctx)
 {
 	const struct host_query *q = ctx;
-	int c = q->key < SORT_AVG_PPS
+	int c = q->key == SORT_PACKETS || q->key == SORT_BYTES
 			? rate_cmp(&a->dir[q->dir].total, &b->dir[q->dir].total, q->key)
-			: real_cmp(dir_metric(&a->dir[q->dir], q->key),
-				   dir_metric(&b->dir[q->dir], q->key));
+			: real_cmp(host_metric(q, a, q->key), host_metric(q, b, q->key));
 
 	return c != 0 ? c > 0 : dpmon_addr_cmp(&a->addr, &b->addr) < 0;
 }
@@ -653,7 +672,7 @@ parse_host_query(struct request *r, struct host_query *q)
 	const char *v;
 	int i;
 
-	*q = (struct host_query){.subnet = -1, .key = SORT_BPS,
+	*q = (struct host_query){.snap = r->snap, .subnet = -1, .key = SORT_BPS,
 				 .dir = DPMON_DIR_INGRESS, .limit = HOSTS_LIMIT_DEFAULT};
 	if ((v = arg_value(r, "sort")) != NULL) {
 		if ((i = name_index(sort_names, v)) < 0)
@@ -682,7 +701,7 @@ host_list_json(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; a != NULL && i < n; i++) {
-		if (json_array_append_new(a, host_json(s, &s->hosts[idx[i]])) != 0) {
+		if (json_array_append_new(a, host_json(s, dpmon_snap_host_at(s, idx[i]))) != 0) {
 			json_decref(a);
 			a = NULL;
 		}

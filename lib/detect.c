@@ -83,6 +83,7 @@ struct dpmon_detect {
 	uint64_t watched[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n_watched;
 	uint64_t untracked; /* hosts above a limit left out for lack of memory */
+	const struct dpmon_snapshot *snap; /* during a run: its snapshot (host values as of it) */
 };
 
 /* ------------------------------------------------------------------------
@@ -331,13 +332,32 @@ attack_type(const struct dpmon_dir_stats *s)
 	return DPMON_ATTACK_UNKNOWN;
 }
 
-/* True when some metric of @p h is above its smallest limit anywhere. */
+/*
+ * True when some metric of @p h is above its smallest limit anywhere, as
+ * of this run's snapshot: a record older than it has decayed averages and
+ * no flows (snapshot.h), its stored values scaled by the decay (at most
+ * 1: a stored value within its limit needs no decay, the usual case).
+ */
+/* Hosts read ahead in pass_hosts (a miss each: a merge's records are scattered). */
+#define PREFETCH_HOSTS 8
+
 static bool
 above_min(const struct dpmon_detect *d, const struct dpmon_snap_host *h)
 {
-	for (unsigned i = 0; i < d->n_watch; i++)
-		if (metric_value(&h->dir[d->watch[i].dir], d->watch[i].metric) > d->watch[i].limit)
+	double k = -1; /* not computed yet */
+
+	for (unsigned i = 0; i < d->n_watch; i++) {
+		double v = metric_value(&h->dir[d->watch[i].dir], d->watch[i].metric);
+
+		if (!(v > d->watch[i].limit))
+			continue;
+		if (dpmon_snap_host_fresh(d->snap, h))
 			return true;
+		if (k < 0)
+			k = dpmon_snap_host_decay(d->snap, h);
+		if (d->watch[i].metric != DPMON_METRIC_FLOWS && v * k > d->watch[i].limit)
+			return true;
+	}
 	return false;
 }
 
@@ -406,8 +426,12 @@ evaluate(struct dpmon_detect *d, const struct dpmon_snap_host *h, const struct h
 	int8_t fired[DPMON_DIR_MAX] = {-1, -1};
 	struct host_state *st;
 
-	for (int dir = 0; h != NULL && t != NULL && dir < DPMON_DIR_MAX; dir++)
-		fired[dir] = (int8_t)fired_metric(&h->dir[dir], t->limit[dir]);
+	for (int dir = 0; h != NULL && t != NULL && dir < DPMON_DIR_MAX; dir++) {
+		struct dpmon_dir_stats tmp;
+
+		fired[dir] = (int8_t)fired_metric(dpmon_snap_host_dir(d->snap, h, dir, &tmp),
+						  t->limit[dir]);
+	}
 	if (fired[0] < 0 && fired[1] < 0 && (old == NULL || !has_alert(old)))
 		return; /* nothing to remember; @p old's counts end here */
 	assert(d->n_next < d->cap_next);
@@ -440,8 +464,11 @@ pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
 	if (reserve_next(d, d->n_states + 1) != 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->n_hosts; i++) {
-		const struct dpmon_snap_host *h = &s->hosts[i];
+		const struct dpmon_snap_host *h = dpmon_snap_host_at(s, i);
 		int c = 1;
+
+		dpmon_snap_host_prefetch(s, i + PREFETCH_HOSTS, DPMON_DIR_INGRESS);
+		dpmon_snap_host_prefetch(s, i + PREFETCH_HOSTS, DPMON_DIR_EGRESS);
 
 		while (j < d->n_states && (c = dpmon_addr_cmp(&d->states[j].addr, &h->addr)) < 0) {
 			evaluate(d, NULL, &d->states[j], NULL); /* gone (hand-built snapshots) */
@@ -489,7 +516,8 @@ post(struct dpmon_detect *d, enum dpmon_action_kind kind, const struct dpmon_ale
 static int
 start_alert(struct dpmon_detect *d, struct host_state *st, int dir, double now_unix_s)
 {
-	const struct dpmon_dir_stats *ds = &st->host->dir[dir];
+	struct dpmon_dir_stats tmp;
+	const struct dpmon_dir_stats *ds = dpmon_snap_host_dir(d->snap, st->host, dir, &tmp);
 	const struct dpmon_thresholds *t = thresholds_of(d, st->group);
 	struct dpmon_alert *a = dpmon_alert_alloc();
 	int m = st->fired[dir];
@@ -590,10 +618,12 @@ follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double upti
 	     double now_unix_s, bool stop)
 {
 	struct dpmon_alert *old = st->alert[dir], *a;
+	struct dpmon_dir_stats tmp;
 	bool ending = stop ||
 		      (st->fired[dir] < 0 && uptime_s - st->last_above_s[dir] >= d->conf->hold_s);
 
-	a = new_version(old, sample_of(d, old->id), st->host ? &st->host->dir[dir] : NULL, ending);
+	a = new_version(old, sample_of(d, old->id),
+			st->host ? dpmon_snap_host_dir(d->snap, st->host, dir, &tmp) : NULL, ending);
 	if (a == NULL)
 		return; /* unchanged; or out of memory, and an end is retried next interval */
 	if (ending)
@@ -747,6 +777,7 @@ dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_un
 
 	if (d->sampler != NULL)
 		dpmon_sampler_drain(d->sampler);
+	d->snap = s;
 	if (d->conf->enabled) {
 		rc = pass_hosts(d, s);
 		if (rc == 0) {
@@ -766,5 +797,6 @@ dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_un
 	}
 	if (attach_alerts(d, s, now_unix_s) != 0)
 		rc = -ENOMEM;
+	d->snap = NULL;
 	return rc;
 }

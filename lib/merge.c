@@ -18,6 +18,23 @@
  * under each worker's wrap_seq (retried when a wrap happened meanwhile).
  * Unmarked hosts keep their cumulative values and get zero rates.
  *
+ * Snapshot hosts (snapshot.h): a merge writes a record only for the hosts
+ * it touched (and those new to it), into one new slab; the other hosts
+ * keep the record of the merge that last touched them, and the snapshot
+ * lists them by pointer, holding a reference to every slab with a record
+ * still current. So a merge writes 8 bytes per host (the pointer array,
+ * patched in place: g_pos) plus one 680-byte record per touched host,
+ * instead of every host's record. A touched host's averages continue from
+ * its previous record's (kept dense in g_avg, beside the counters, rather
+ * than read back from the scattered record), decayed to the previous
+ * merge (dpmon_avg_decay: the steps with rate 0 it was not given), then
+ * one EWMA step. A slab
+ * whose live records fall below a quarter of its size has them moved
+ * (copied verbatim) into a new one, as have the smallest slabs when more
+ * than SLABS_MAX are live, so memory stays within four times the live
+ * records (about 1.5 times with random touches) and a snapshot lists few
+ * slabs. A reload rewrites every record (new subnets).
+ *
  * Reload (dpmon_merge_reconfigure, docs/architecture.md): the subnet
  * counters of a generation that no worker uses any more are read one last
  * time and folded into sub_base, by exact prefix, so a subnet's cumulative
@@ -53,6 +70,14 @@
 #define OCC(core, idx) ((uint32_t)(core) << 24 | (idx))
 #define OCC_END UINT32_MAX
 #define MAX_CORES 255
+/* Live slabs above which the smallest are merged into one (file comment). */
+#define SLABS_MAX 64
+#define NO_POS UINT32_MAX
+
+/* Flows and peers of one touched host, per direction (host_flows). */
+struct host_fp {
+	double flows[DPMON_DIR_MAX], peers[DPMON_DIR_MAX];
+};
 
 /* High words of one worker entry's counters (from carry records). */
 struct carry_hi {
@@ -69,6 +94,12 @@ struct avg_dir {
 /* State of the averages of one direction pair. */
 struct avg_pair {
 	struct avg_dir d[DPMON_DIR_MAX];
+};
+
+/* A host's averages as of the merge that last touched it (its record's). */
+struct host_avg {
+	double t_s; /* that merge's uptime */
+	struct avg_pair a;
 };
 
 struct core_map {
@@ -114,10 +145,24 @@ struct dpmon_merge {
 	struct dpmon_addr *g_addr;
 	uint32_t *g_subnet;
 	struct dpmon_pair_ctr *g_cur, *g_prev; /* g_cur valid for marked ids only */
-	struct avg_pair *g_avg;
+	/* Snapshot records (file comment). */
+	const struct dpmon_snap_host **g_rec; /* global id → its current record; NULL: none yet */
+	struct host_avg *g_avg;               /* global id → its record's averages, kept dense */
+	struct dpmon_host_slab **g_slab;      /* global id → the slab of that record */
+	uint32_t *g_pos;                      /* global id → index in @c order, NO_POS: not listed */
+	const struct dpmon_snap_host **order; /* current records of the listed hosts, by address */
+	uint32_t n_order;
+	uint32_t n_recorded;                  /* ids [0, n_recorded) have a record */
+	bool order_stale;                     /* new hosts or a reload: rebuild order and g_pos */
+	bool resubnet;                        /* a reload: rewrite every record (new subnets) */
+	struct dpmon_host_slab **slabs;       /* slabs with a current record, one reference each */
+	uint32_t n_slabs, cap_slabs;
+	double tau_s;                         /* time constant of the averages, seconds */
+	double t_prev, t_now;                 /* uptime of the previous merge and of this one */
 	uint32_t *first;   /* global id → first worker occurrence */
 	uint32_t *mark;    /* global id → seq of the last merge that touched it */
 	uint32_t *touched; /* global ids marked by this merge */
+	struct host_fp *t_fp; /* flows and peers of touched[t] (fold_touched) */
 	uint32_t n_touched;
 	struct carry_hi *carries;
 	uint32_t n_carries, cap_carries;
@@ -152,13 +197,19 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 	GROW(first);
 	GROW(mark);
 	GROW(touched);
+	GROW(t_fp);
+	GROW(g_rec);
 	GROW(g_avg);
+	GROW(g_slab);
+	GROW(g_pos);
+	GROW(order);
 #undef GROW
 	/* Both halves of the double buffer: they swap every merge, and a new
 	 * host's previous cumulative value must read as zero. */
 	memset(m->g_prev + m->cap_hosts, 0, sizeof(*m->g_prev) * (cap - m->cap_hosts));
 	memset(m->g_cur + m->cap_hosts, 0, sizeof(*m->g_cur) * (cap - m->cap_hosts));
 	memset(m->mark + m->cap_hosts, 0, sizeof(*m->mark) * (cap - m->cap_hosts));
+	memset(m->g_rec + m->cap_hosts, 0, sizeof(*m->g_rec) * (cap - m->cap_hosts));
 	memset(m->g_avg + m->cap_hosts, 0, sizeof(*m->g_avg) * (cap - m->cap_hosts));
 	m->cap_hosts = cap;
 	return 0;
@@ -243,6 +294,7 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->first);
 	free(m->mark);
 	free(m->touched);
+	free(m->t_fp);
 	free(m->map);
 	free(m->prev_busy);
 	free(m->cores);
@@ -257,7 +309,14 @@ dpmon_merge_free(struct dpmon_merge *m)
 	for (uint32_t i = 0; m->hist && i < m->hist_n; i++)
 		dpmon_hist_point_unref(m->hist[(m->hist_head + i) % m->hist_cap]);
 	free(m->hist);
+	for (uint32_t i = 0; m->slabs && i < m->n_slabs; i++)
+		dpmon_host_slab_unref(m->slabs[i]);
+	free(m->slabs);
+	free(m->g_rec);
 	free(m->g_avg);
+	free(m->g_slab);
+	free(m->g_pos);
+	free(m->order);
 	rte_hash_free(m->ghash);
 	free(m->g_addr);
 	free(m->g_subnet);
@@ -440,6 +499,7 @@ sort_new_hosts(struct dpmon_merge *m)
 	memcpy(m->sorted, tmp, sizeof(uint32_t) * m->n_hosts);
 	free(tmp);
 	m->n_sorted = m->n_hosts;
+	m->order_stale = true;
 	return 0;
 }
 
@@ -667,7 +727,13 @@ entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pai
 	}
 }
 
-/* Cumulative counters of every touched host, consistent with the carries. */
+static void host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *peers);
+
+/*
+ * Cumulative counters of every touched host, consistent with the carries,
+ * and its flows and peers (host_flows) in the same visit of its worker
+ * entries, while their lines are in the cache.
+ */
 static int
 fold_touched(struct dpmon_merge *m)
 {
@@ -695,6 +761,8 @@ fold_touched(struct dpmon_merge *m)
 				entry_read_add(m, c, idx, &m->g_cur[id]);
 				o = m->map[c].next[idx];
 			}
+			for (int d = 0; d < DPMON_DIR_MAX; d++)
+				host_flows(m, id, d, &m->t_fp[t].flows[d], &m->t_fp[t].peers[d]);
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		retry = false;
@@ -715,7 +783,7 @@ fold_touched(struct dpmon_merge *m)
  * (dpmon_hll_unseen).
  */
 static void
-host_flows(struct dpmon_merge *m, uint32_t id, int d, struct dpmon_dir_stats *out)
+host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *peers)
 {
 	uint64_t fb = 0, pb = 0;
 	bool promoted = false;
@@ -747,51 +815,284 @@ host_flows(struct dpmon_merge *m, uint32_t id, int d, struct dpmon_dir_stats *ou
 		dpmon_hll_merge(m->peer_tmp, k->peers, DPMON_HOST_PEER_P);
 	}
 	if (!promoted) {
-		out->flows = dpmon_bitmap_estimate(fb);
-		out->peers = dpmon_bitmap_estimate(pb);
+		*flows = dpmon_bitmap_estimate(fb);
+		*peers = dpmon_bitmap_estimate(pb);
 		return;
 	}
-	out->flows = dpmon_hll_estimate(m->host_tmp, DPMON_HOST_FLOW_P) +
-		     dpmon_hll_unseen(fb, m->host_tmp, DPMON_HOST_FLOW_P);
-	out->peers = dpmon_hll_estimate(m->peer_tmp, DPMON_HOST_PEER_P) +
-		     dpmon_hll_unseen(pb, m->peer_tmp, DPMON_HOST_PEER_P);
+	*flows = dpmon_hll_estimate(m->host_tmp, DPMON_HOST_FLOW_P) +
+		 dpmon_hll_unseen(fb, m->host_tmp, DPMON_HOST_FLOW_P);
+	*peers = dpmon_hll_estimate(m->peer_tmp, DPMON_HOST_PEER_P) +
+		 dpmon_hll_unseen(pb, m->peer_tmp, DPMON_HOST_PEER_P);
 }
 
+/*
+ * Step the averages @p a (those of the host's previous record, decayed by
+ * @p k to the previous merge) with @p d's rates, and store them in @p d.
+ */
 static void
-fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
+avg_continue(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a, double k)
 {
-	uint32_t seq = (uint32_t)m->seq, k = 0;
+	a->pps = dpmon_ewma_step(a->pps * k, d->total.pps, m->alpha);
+	a->bps = dpmon_ewma_step(a->bps * k, d->total.bps, m->alpha);
+	d->avg_pps = a->pps;
+	d->avg_bps = a->bps;
+	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p] * k, d->proto[p].pps, m->alpha);
+		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p] * k, d->proto[p].bps, m->alpha);
+		d->avg_proto_pps[p] = a->proto_pps[p];
+		d->avg_proto_bps[p] = a->proto_bps[p];
+	}
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, m->alpha);
+		d->avg_x_pps[x] = a->x_pps[x];
+	}
+}
 
-	for (uint32_t j = 0; j < m->n_hosts; j++) {
-		uint32_t id = m->sorted[j];
-		struct dpmon_snap_host *h;
-		int touched = m->mark[id] == seq;
-		const struct dpmon_pair_ctr *cur = touched ? &m->g_cur[id] : &m->g_prev[id];
+/* Take a reference-holding slot in m->slabs for @p b (room reserved by the caller). */
+static void
+slab_add(struct dpmon_merge *m, struct dpmon_host_slab *b)
+{
+	RTE_ASSERT(m->n_slabs < m->cap_slabs);
+	m->slabs[m->n_slabs++] = b;
+}
 
-		if (m->g_subnet[id] == DPMON_NO_SUBNET)
-			continue; /* no longer monitored (reload) */
-		RTE_ASSERT(k < s->n_hosts);
-		h = &s->hosts[k++];
+/* Global id @p id's record is replaced: its slab loses a live record. */
+static void
+record_retire(struct dpmon_merge *m, uint32_t id)
+{
+	struct dpmon_host_slab *b = m->g_slab[id];
 
-		h->addr = m->g_addr[id];
-		h->subnet = m->g_subnet[id];
-		const struct dpmon_pair_ctr *prev = touched ? &m->g_prev[id] : cur;
+	if (m->g_rec[id] == NULL)
+		return;
+	RTE_ASSERT(b->live > 0);
+	if (--b->live > 0)
+		return;
+	for (uint32_t i = 0; i < m->n_slabs; i++) {
+		if (m->slabs[i] == b) {
+			m->slabs[i] = m->slabs[--m->n_slabs];
+			dpmon_host_slab_unref(b);
+			return;
+		}
+	}
+	RTE_ASSERT(0); /* a slab with live records is listed */
+}
 
-		for (int d = 0; d < DPMON_DIR_MAX; d++) {
-			dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d],
-				  &prev->xdir[d], dt);
-			avg_update(m, &h->dir[d], &m->g_avg[id].d[d]);
-			if (touched) {
-				host_flows(m, id, d, &h->dir[d]);
-			} else {
-				h->dir[d].flows = 0;
-				h->dir[d].peers = 0;
+/* Make record @p b->h[b->n] (written by the caller) global id @p id's current one. */
+static void
+record_install(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id)
+{
+	const struct dpmon_snap_host *h = &b->h[b->n];
+
+	RTE_ASSERT(b->n < b->cap);
+	record_retire(m, id);
+	b->gid[b->n++] = id;
+	b->live++;
+	m->g_rec[id] = h;
+	m->g_slab[id] = b;
+	if (!m->order_stale && m->g_pos[id] != NO_POS)
+		m->order[m->g_pos[id]] = h;
+}
+
+/*
+ * Write global id @p id's record for this merge into @p b (rates over
+ * @p dt s); @p fp: its flows and peers when touched, NULL when not.
+ */
+static void
+record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
+	     const struct host_fp *fp, double dt)
+{
+	struct dpmon_snap_host *h = &b->h[b->n];
+	struct host_avg *avg = &m->g_avg[id];
+	const struct dpmon_pair_ctr *prev = &m->g_prev[id];
+	const struct dpmon_pair_ctr *cur = fp != NULL ? &m->g_cur[id] : prev;
+	double k = m->g_rec[id] != NULL ? dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_s) : 0.0;
+
+	h->addr = m->g_addr[id];
+	h->subnet = m->g_subnet[id];
+	h->seq = m->seq;
+	h->t_s = m->t_now;
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d], &prev->xdir[d],
+			  dt);
+		avg_continue(m, &h->dir[d], &avg->a.d[d], k);
+		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
+		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
+	}
+	avg->t_s = m->t_now;
+	if (fp != NULL)
+		m->g_prev[id] = m->g_cur[id]; /* while both lines are in the cache */
+	record_install(m, b, id);
+}
+
+/*
+ * Records for this merge: the touched hosts' and those of new hosts not
+ * touched (none of these normally: a host is published with a stamp).
+ * Room in m->slabs is reserved by the caller.
+ */
+static int
+write_records(struct dpmon_merge *m, double dt)
+{
+	uint32_t seq = (uint32_t)m->seq, n = m->n_touched;
+	struct dpmon_host_slab *b;
+
+	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
+		n += m->mark[id] != seq;
+	if (n == 0)
+		return 0;
+	b = dpmon_host_slab_alloc(n);
+	if (b == NULL)
+		return -ENOMEM;
+	slab_add(m, b);
+	b->live = 1; /* keeps it listed while its own records are installed */
+	for (uint32_t t = 0; t < m->n_touched; t++)
+		record_write(m, b, m->touched[t], &m->t_fp[t], dt);
+	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
+		if (m->mark[id] != seq)
+			record_write(m, b, id, NULL, dt);
+	b->live--;
+	m->n_recorded = m->n_hosts;
+	m->timing.written = n;
+	return 0;
+}
+
+/* Fewer live records first; then the larger share of dead ones. */
+static int
+cmp_live(const void *x, const void *y)
+{
+	const struct dpmon_host_slab *a = *(struct dpmon_host_slab *const *)x;
+	const struct dpmon_host_slab *b = *(struct dpmon_host_slab *const *)y;
+
+	if (a->live != b->live)
+		return (a->live > b->live) - (a->live < b->live);
+	return (a->n < b->n) - (a->n > b->n);
+}
+
+/*
+ * Move into one new slab the current records of the slabs less than a
+ * quarter live (moving W records then frees 3 W: the moves cost at most a
+ * third of the writes that emptied them), of the smallest ones past
+ * SLABS_MAX, or of all after a reload (with their new subnet). Except
+ * after a reload, a merge moves at most as many records as it wrote, or
+ * 1/64 of the hosts (the fewest live first), so no merge pays for the
+ * moves of many: a large slab waits until it fits. Room in m->slabs is
+ * reserved by the caller. On allocation failure nothing moves (memory is
+ * only wasted), except after a reload: -ENOMEM, and it is tried again
+ * next merge.
+ */
+static int
+compact_slabs(struct dpmon_merge *m)
+{
+	struct dpmon_host_slab *pick[m->n_slabs ? m->n_slabs : 1], *b;
+	uint32_t n_pick = 0, moved = 0;
+	uint32_t budget = RTE_MAX(m->n_touched, m->n_hosts / 64);
+
+	memcpy(pick, m->slabs, sizeof(*pick) * m->n_slabs);
+	if (m->resubnet) {
+		n_pick = m->n_slabs;
+	} else {
+		/* The smallest ones past SLABS_MAX: down to SLABS_MAX / 2. */
+		uint32_t over = m->n_slabs > SLABS_MAX ? m->n_slabs - SLABS_MAX / 2 : 0;
+
+		qsort(pick, m->n_slabs, sizeof(*pick), cmp_live);
+		for (uint32_t i = 0; i < m->n_slabs; i++) {
+			if ((i < over || pick[i]->live * 4 < pick[i]->n) &&
+			    moved + pick[i]->live <= budget) {
+				moved += pick[i]->live;
+				pick[n_pick++] = pick[i];
 			}
 		}
 	}
-	RTE_ASSERT(k == s->n_hosts);
-	for (uint32_t t = 0; t < m->n_touched; t++)
-		m->g_prev[m->touched[t]] = m->g_cur[m->touched[t]];
+	if (m->resubnet)
+		for (uint32_t i = 0; i < n_pick; i++)
+			moved += pick[i]->live;
+	if (n_pick == 0 || (n_pick == 1 && !m->resubnet && moved == pick[0]->n))
+		return 0;
+	b = dpmon_host_slab_alloc(moved);
+	if (b == NULL)
+		return m->resubnet ? -ENOMEM : 0;
+	slab_add(m, b);
+	b->live = 1; /* as in write_records */
+	for (uint32_t i = 0; i < n_pick; i++) {
+		struct dpmon_host_slab *o = pick[i];
+
+		dpmon_host_slab_ref(o); /* its last live record may leave it */
+		for (uint32_t j = 0; j < o->n; j++) {
+			uint32_t id = o->gid[j];
+
+			if (m->g_rec[id] != &o->h[j])
+				continue;
+			b->h[b->n] = o->h[j];
+			b->h[b->n].subnet = m->g_subnet[id];
+			record_install(m, b, id);
+		}
+		dpmon_host_slab_unref(o);
+	}
+	b->live--;
+	RTE_ASSERT(b->n == moved);
+	m->timing.moved += moved;
+	m->resubnet = false;
+	return 0;
+}
+
+/* Listed hosts by address, and each one's place, from scratch (new hosts, reload). */
+static void
+rebuild_order(struct dpmon_merge *m)
+{
+	uint32_t k = 0;
+
+	for (uint32_t j = 0; j < m->n_hosts; j++) {
+		uint32_t id = m->sorted[j];
+
+		if (m->g_subnet[id] == DPMON_NO_SUBNET) {
+			m->g_pos[id] = NO_POS;
+			continue; /* no longer monitored (reload) */
+		}
+		RTE_ASSERT(m->g_rec[id] != NULL);
+		m->g_pos[id] = k;
+		m->order[k++] = m->g_rec[id];
+	}
+	m->n_order = k;
+	m->order_stale = false;
+}
+
+/*
+ * The hosts of @p s: this merge's records, and the earlier ones still
+ * current. On -ENOMEM no record of this merge is listed (a reload's moves
+ * may be done: they change no value).
+ */
+static int
+fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
+{
+	/* A reload's moves, write_records and compact_slabs each add at most one slab. */
+	uint32_t need = m->n_slabs + 3;
+
+	if (need > m->cap_slabs) {
+		void *p = realloc(m->slabs, sizeof(*m->slabs) * need * 2);
+
+		if (p == NULL)
+			return -ENOMEM;
+		m->slabs = p;
+		m->cap_slabs = need * 2;
+	}
+	m->timing.written = m->timing.moved = 0;
+	s->slabs = malloc(sizeof(*s->slabs) * need);
+	if (s->slabs == NULL || (m->resubnet && compact_slabs(m) != 0) ||
+	    write_records(m, dt) != 0)
+		return -ENOMEM;
+	(void)compact_slabs(m); /* cannot fail without a reload pending */
+	if (m->order_stale)
+		rebuild_order(m);
+	RTE_ASSERT(m->n_order == s->n_hosts);
+	memcpy(s->host_at, m->order, sizeof(*m->order) * m->n_order);
+	for (uint32_t i = 0; i < m->n_slabs; i++) {
+		dpmon_host_slab_ref(m->slabs[i]);
+		s->slabs[i] = m->slabs[i];
+	}
+	s->n_slabs = m->n_slabs;
+	s->avg_tau_s = m->tau_s;
+	m->timing.touched = m->n_touched;
+	m->timing.slabs = m->n_slabs;
+	return 0;
 }
 
 /* t = register-wise max(t, registers of @p s tagged with @p tag). */
@@ -1057,6 +1358,8 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 #undef SWAP_IN
 	m->n_subnets = n_subnets;
 	m->n_unmonitored = 0;
+	m->order_stale = true;
+	m->resubnet = true;
 	for (uint32_t id = 0; id < m->n_hosts; id++) {
 		m->g_subnet[id] = classify_host(cls, &m->g_addr[id]);
 		if (m->g_subnet[id] == DPMON_NO_SUBNET)
@@ -1113,7 +1416,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 		return NULL;
 	}
 	t_fold = rte_rdtsc();
-	s = dpmon_snapshot_alloc_uninit_hosts(n_ports, m->n_cores, m->n_subnets,
+	s = dpmon_snapshot_alloc_shared_hosts(n_ports, m->n_cores, m->n_subnets,
 					      m->n_hosts - m->n_unmonitored);
 	if (s == NULL) {
 		m->seq--;
@@ -1128,8 +1431,17 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	s->interval_ms = m->cfg->merge_interval_ms;
 	if (n_ports > 0)
 		memcpy(s->ports, ports, sizeof(*ports) * n_ports);
-	m->alpha = dpmon_ewma_alpha(dt, m->cfg->average_time_constant_ms / 1000.0);
-	fill_hosts(m, s, dt);
+	m->tau_s = m->cfg->average_time_constant_ms / 1000.0;
+	m->alpha = dpmon_ewma_alpha(dt, m->tau_s);
+	m->t_prev = (double)(m->prev_tsc - m->start_tsc) / (double)m->tsc_hz;
+	m->t_now = s->uptime_s;
+	if (fill_hosts(m, s, dt) != 0) {
+		dpmon_snapshot_free(s);
+		for (uint32_t t = 0; t < m->n_touched; t++)
+			m->mark[m->touched[t]] = 0; /* collected again by the next merge */
+		m->seq--;
+		return NULL;
+	}
 	fill_subnets(m, s, dt);
 	fill_totals(m, s, dt);
 	fill_flows(m, s);

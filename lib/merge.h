@@ -78,6 +78,10 @@ int dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier
 struct dpmon_merge_timing {
 	double fold_s;     /**< reading the worker tables into the merger, seconds */
 	double snapshot_s; /**< building the snapshot from the merger's state, seconds */
+	uint32_t touched;  /**< global hosts whose worker entries were visited */
+	uint32_t written;  /**< host records written (touched and new hosts) */
+	uint32_t moved;    /**< host records moved out of mostly dead slabs */
+	uint32_t slabs;    /**< slabs listed by the snapshot */
 };
 
 /** Timing of the last dpmon_merge_run into @p t. Main lcore. */

@@ -356,7 +356,8 @@ host_families(struct buf *b, const struct dpmon_snapshot *s, const uint32_t *idx
 			     "to (ingress) and from (egress) one of the top hosts by bytes "
 			     "(metrics.top_hosts), by protocol", name, sizeof(name));
 		for (uint32_t k = 0; k < n; k++) {
-			const struct dpmon_snap_host *h = &s->hosts[idx[k]];
+			const struct dpmon_snap_host *h = dpmon_snap_host_at(s, idx[k]);
+			struct dpmon_dir_stats tmp;
 
 			p[0] = '\0';
 			if (h->subnet < s->n_subnets)
@@ -366,7 +367,8 @@ host_families(struct buf *b, const struct dpmon_snapshot *s, const uint32_t *idx
 				snprintf(base, sizeof(base),
 					 "subnet=\"%s\",host=\"%s\",direction=\"%s\"", p, a,
 					 dpmon_dir_name((enum dpmon_dir)d));
-				dir_samples(b, name, base, &h->dir[d], (enum field)f);
+				dir_samples(b, name, base, dpmon_snap_host_dir(s, h, d, &tmp),
+					    (enum field)f);
 			}
 		}
 	}

@@ -10,16 +10,22 @@
  * moves on, and the old snapshot dies when its last reader lets go.
  *
  * A snapshot is immutable once published, which is why readers can use it
- * without any lock. The host array of a freed snapshot is kept for the next
- * merge (one array, under its own mutex): a million hosts are 340 MB, and
- * a fresh allocation would fault in every page of it again each interval. Hosts are kept sorted by address (merge.c does that)
+ * without any lock. Hosts are kept sorted by address (merge.c does that)
  * so lookups are a binary search; subnets are few and stay in
  * configuration order, so their lookup is a linear scan.
+ *
+ * A merge's snapshot does not own its host records: it lists pointers to
+ * records in slabs shared with other snapshots (snapshot.h), holding a
+ * reference to each slab. The pointer array of a freed snapshot is kept
+ * for the next merge (one array, under its own mutex): at a million hosts
+ * it is 8 MB, and a fresh allocation would fault in every page of it
+ * again each interval.
  */
 #include "snapshot.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* calloc that never returns NULL for a zero count (arrays always exist). */
 static void *
@@ -28,51 +34,51 @@ array_alloc(uint32_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
-/* One recycled host array (see the file comment). */
+/* One recycled host pointer array (see the file comment). */
 static struct {
 	pthread_mutex_t lock;
-	struct dpmon_snap_host *hosts;
+	const struct dpmon_snap_host **ptr;
 	uint32_t cap;
 } spare = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
 
-/* A host array of at least @p n entries, recycled when one is big enough
+/* A pointer array of at least @p n entries, recycled when one is big enough
  * and at most twice that (so one huge array is not kept for a small run). */
-static struct dpmon_snap_host *
-hosts_take(uint32_t n, uint32_t *cap)
+static const struct dpmon_snap_host **
+host_at_take(uint32_t n, uint32_t *cap)
 {
-	struct dpmon_snap_host *h = NULL;
+	const struct dpmon_snap_host **p = NULL;
 
 	pthread_mutex_lock(&spare.lock);
-	if (spare.hosts != NULL && spare.cap >= n && spare.cap / 2 <= n) {
-		h = spare.hosts;
+	if (spare.ptr != NULL && spare.cap >= n && spare.cap / 2 <= n) {
+		p = spare.ptr;
 		*cap = spare.cap;
-		spare.hosts = NULL;
+		spare.ptr = NULL;
 	}
 	pthread_mutex_unlock(&spare.lock);
-	if (h == NULL) {
+	if (p == NULL) {
 		*cap = n ? n : 1;
-		h = malloc(sizeof(*h) * *cap);
+		p = malloc(sizeof(*p) * *cap);
 	}
-	return h;
+	return p;
 }
 
 static void
-hosts_give(struct dpmon_snap_host *h, uint32_t cap)
+host_at_give(const struct dpmon_snap_host **p, uint32_t cap)
 {
-	struct dpmon_snap_host *old;
+	const struct dpmon_snap_host **old;
 
 	pthread_mutex_lock(&spare.lock);
-	old = spare.hosts;
-	spare.hosts = h;
+	old = spare.ptr;
+	spare.ptr = p;
 	spare.cap = cap;
 	pthread_mutex_unlock(&spare.lock);
 	free(old);
 }
 
-/* Both allocators: header and small arrays zeroed; hosts zeroed or recycled. */
+/* Both allocators: header and small arrays zeroed; hosts owned (zeroed) or shared. */
 static struct dpmon_snapshot *
 snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets, uint32_t n_hosts,
-	       bool zero_hosts)
+	       bool own_hosts)
 {
 	struct dpmon_snapshot *s = calloc(1, sizeof(*s));
 
@@ -81,13 +87,13 @@ snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets, uint32_
 	s->ports = array_alloc(n_ports, sizeof(*s->ports));
 	s->workers = array_alloc(n_workers, sizeof(*s->workers));
 	s->subnets = array_alloc(n_subnets, sizeof(*s->subnets));
-	if (zero_hosts) {
+	s->host_at = host_at_take(n_hosts, &s->host_at_cap);
+	if (own_hosts) {
 		s->hosts = array_alloc(n_hosts, sizeof(*s->hosts));
-		s->hosts_cap = n_hosts ? n_hosts : 1;
-	} else {
-		s->hosts = hosts_take(n_hosts, &s->hosts_cap);
+		for (uint32_t i = 0; s->hosts != NULL && s->host_at != NULL && i < n_hosts; i++)
+			s->host_at[i] = &s->hosts[i];
 	}
-	if (!s->ports || !s->workers || !s->subnets || !s->hosts) {
+	if (!s->ports || !s->workers || !s->subnets || !s->host_at || (own_hosts && !s->hosts)) {
 		dpmon_snapshot_free(s);
 		return NULL;
 	}
@@ -99,7 +105,7 @@ snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets, uint32_
 }
 
 struct dpmon_snapshot *
-dpmon_snapshot_alloc_uninit_hosts(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
+dpmon_snapshot_alloc_shared_hosts(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
 				  uint32_t n_hosts)
 {
 	return snapshot_alloc(n_ports, n_workers, n_subnets, n_hosts, false);
@@ -110,6 +116,154 @@ dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
 		     uint32_t n_hosts)
 {
 	return snapshot_alloc(n_ports, n_workers, n_subnets, n_hosts, true);
+}
+
+/*
+ * Freed slabs kept for the next merges (most merges write slabs of similar
+ * sizes): a fresh one would fault in every page again. At most SPARE_SLABS
+ * of them, and SPARE_RECORDS records besides the largest one (a merge that
+ * touches every host writes one slab of them all, as big as the host array
+ * the snapshots used to recycle); the largest goes first.
+ */
+#define SPARE_SLABS 8
+#define SPARE_RECORDS (512u * 1024)
+static struct {
+	pthread_mutex_t lock;
+	struct dpmon_host_slab *b[SPARE_SLABS];
+	unsigned n;
+	uint64_t records;
+} spare_slabs = {PTHREAD_MUTEX_INITIALIZER, {NULL}, 0, 0};
+
+static void
+slab_destroy(struct dpmon_host_slab *b)
+{
+	free(b->gid);
+	free(b);
+}
+
+/* A spare slab of @p cap to 2 * @p cap records, or NULL. */
+static struct dpmon_host_slab *
+slab_take(uint32_t cap)
+{
+	struct dpmon_host_slab *b = NULL;
+	unsigned best = SPARE_SLABS;
+
+	pthread_mutex_lock(&spare_slabs.lock);
+	for (unsigned i = 0; i < spare_slabs.n; i++) {
+		uint32_t c = spare_slabs.b[i]->cap;
+
+		if (c >= cap && c / 2 < cap && (best == SPARE_SLABS || c < spare_slabs.b[best]->cap))
+			best = i;
+	}
+	if (best < SPARE_SLABS) {
+		b = spare_slabs.b[best];
+		spare_slabs.b[best] = spare_slabs.b[--spare_slabs.n];
+		spare_slabs.records -= b->cap;
+	}
+	pthread_mutex_unlock(&spare_slabs.lock);
+	return b;
+}
+
+/* Keep @p b as a spare, evicting the largest ones over the limits. */
+static void
+slab_give(struct dpmon_host_slab *b)
+{
+	struct dpmon_host_slab *out[SPARE_SLABS + 1];
+	unsigned n_out = 0;
+
+	pthread_mutex_lock(&spare_slabs.lock);
+	spare_slabs.b[spare_slabs.n++] = b; /* room: the pool is trimmed to SPARE_SLABS - 1 */
+	spare_slabs.records += b->cap;
+	for (;;) {
+		unsigned big = 0, second = 0, small = 0, go;
+
+		for (unsigned i = 1; i < spare_slabs.n; i++) {
+			if (spare_slabs.b[i]->cap > spare_slabs.b[big]->cap)
+				big = i;
+			if (spare_slabs.b[i]->cap < spare_slabs.b[small]->cap)
+				small = i;
+		}
+		second = big == 0 ? 1 : 0; /* used only with two slabs or more */
+		for (unsigned i = 0; spare_slabs.n > 1 && i < spare_slabs.n; i++)
+			if (i != big && spare_slabs.b[i]->cap > spare_slabs.b[second]->cap)
+				second = i;
+		if (spare_slabs.n == SPARE_SLABS)
+			go = small;
+		else if (spare_slabs.records - spare_slabs.b[big]->cap > SPARE_RECORDS)
+			go = second; /* there is one: the largest alone is within the limit */
+		else
+			break;
+		out[n_out++] = spare_slabs.b[go];
+		spare_slabs.records -= spare_slabs.b[go]->cap;
+		spare_slabs.b[go] = spare_slabs.b[--spare_slabs.n];
+	}
+	pthread_mutex_unlock(&spare_slabs.lock);
+	for (unsigned i = 0; i < n_out; i++)
+		slab_destroy(out[i]);
+}
+
+struct dpmon_host_slab *
+dpmon_host_slab_alloc(uint32_t cap)
+{
+	struct dpmon_host_slab *b;
+
+	/* A power of two (at most twice the need) so freed slabs fit again. */
+	cap = cap <= 64 ? 64 : cap > (1u << 31) ? cap : 1u << (32 - __builtin_clz(cap - 1));
+	b = slab_take(cap);
+	if (b == NULL) {
+		b = malloc(sizeof(*b) + sizeof(b->h[0]) * (size_t)cap);
+		if (b == NULL)
+			return NULL;
+		b->gid = malloc(sizeof(*b->gid) * (cap ? cap : 1));
+		if (b->gid == NULL) {
+			free(b);
+			return NULL;
+		}
+		b->cap = cap;
+	}
+	b->refs = 1;
+	b->n = b->live = 0;
+	return b;
+}
+
+void
+dpmon_host_slab_ref(struct dpmon_host_slab *b)
+{
+	__atomic_fetch_add(&b->refs, 1, __ATOMIC_RELAXED);
+}
+
+void
+dpmon_host_slab_unref(struct dpmon_host_slab *b)
+{
+	if (b != NULL && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		slab_give(b);
+}
+
+const struct dpmon_dir_stats *
+dpmon_snap_host_dir(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h, int d,
+		    struct dpmon_dir_stats *tmp)
+{
+	const struct dpmon_dir_stats *src = &h->dir[d];
+	double k;
+
+	if (dpmon_snap_host_fresh(s, h))
+		return src;
+	k = dpmon_snap_host_decay(s, h);
+	*tmp = *src;
+	tmp->total.pps = tmp->total.bps = 0;
+	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+		tmp->proto[p].pps = tmp->proto[p].bps = 0;
+		tmp->avg_proto_pps[p] *= k;
+		tmp->avg_proto_bps[p] *= k;
+	}
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+		tmp->x[x].pps = tmp->x[x].bps = 0;
+		tmp->avg_x_pps[x] *= k;
+	}
+	tmp->avg_pps *= k;
+	tmp->avg_bps *= k;
+	tmp->flows = tmp->peers = 0;
+	return tmp;
 }
 
 struct dpmon_hist_point *
@@ -152,8 +306,12 @@ dpmon_snapshot_free(struct dpmon_snapshot *s)
 	free(s->ports);
 	free(s->workers);
 	free(s->subnets);
-	if (s->hosts != NULL)
-		hosts_give(s->hosts, s->hosts_cap);
+	for (uint32_t i = 0; i < s->n_slabs; i++)
+		dpmon_host_slab_unref(s->slabs[i]);
+	free(s->slabs);
+	free(s->hosts);
+	if (s->host_at != NULL)
+		host_at_give(s->host_at, s->host_at_cap);
 	free(s);
 }
 
@@ -164,10 +322,10 @@ dpmon_snapshot_find_host(const struct dpmon_snapshot *s, const struct dpmon_addr
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		int c = dpmon_addr_cmp(&s->hosts[mid].addr, a);
+		int c = dpmon_addr_cmp(&s->host_at[mid]->addr, a);
 
 		if (c == 0)
-			return &s->hosts[mid];
+			return s->host_at[mid];
 		if (c < 0)
 			lo = mid + 1;
 		else

@@ -11,10 +11,25 @@
  * Units: packets and bytes are cumulative since start (bytes = frame length
  * as received, L2 header included, FCS excluded); pps and bps are the last
  * interval's rates, divided by the measured interval (bps in bits/s).
+ *
+ * Hosts are shared between snapshots. A merge writes a new record only for
+ * the hosts it touched (traffic in the interval); every other host keeps
+ * the record of the merge that last touched it, in a slab (a refcounted
+ * block of records) that the snapshot holds a reference to. Such a record
+ * is as of its own merge (seq, t_s): its interval rates are those of that
+ * merge, and its averages those after that merge's step. A reader gets the
+ * host's values as of the snapshot through dpmon_snap_host_dir (or
+ * dpmon_snap_host_fresh and dpmon_snap_host_decay): rates are zero when
+ * the record is older than the snapshot, and averages are decayed by
+ * exp(-(uptime_s - t_s) / tau), which is exactly the chain of EWMA steps
+ * with rate 0 the merges in between would have made (rates.h). A record
+ * with seq 0 (a snapshot filled by hand, dpmon_snapshot_alloc) is current
+ * in any snapshot.
  */
 #ifndef DPMON_SNAPSHOT_H
 #define DPMON_SNAPSHOT_H
 
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,8 +91,39 @@ struct dpmon_snap_subnet {
 struct dpmon_snap_host {
 	struct dpmon_addr addr;
 	uint32_t subnet; /**< index into dpmon_snapshot.subnets */
+	/**
+	 * The merge this record is as of (dpmon_snapshot.seq): dir[] holds its
+	 * interval rates and its averages; 0 = as of any snapshot (filled by
+	 * hand). Read through dpmon_snap_host_dir (see the file comment).
+	 */
+	uint64_t seq;
+	double t_s; /**< that merge's uptime_s, seconds */
 	struct dpmon_dir_stats dir[DPMON_DIR_MAX];
 };
+
+/**
+ * Host records written by one merge, shared by every snapshot that lists
+ * one of them (refcounted with atomics: dropped by whichever thread frees
+ * a snapshot). Written by the merge before the first snapshot that lists
+ * them is published; immutable after.
+ */
+struct dpmon_host_slab {
+	int refs;
+	uint32_t n;    /**< records written */
+	uint32_t cap;  /**< records allocated */
+	uint32_t live; /**< records still current in the merger; main lcore only */
+	uint32_t *gid; /**< merger's global id of each record; main lcore only */
+	struct dpmon_snap_host h[];
+};
+
+/** A slab with room for @p cap records, one reference. NULL on failure. Any thread. */
+struct dpmon_host_slab *dpmon_host_slab_alloc(uint32_t cap);
+
+/** Take a reference to @p b. Any thread. */
+void dpmon_host_slab_ref(struct dpmon_host_slab *b);
+
+/** Drop a reference; the last one frees. NULL ignored. Any thread. */
+void dpmon_host_slab_unref(struct dpmon_host_slab *b);
 
 /** NIC counters of one port, from rte_eth_stats_get at merge time. */
 struct dpmon_snap_port {
@@ -172,7 +218,17 @@ struct dpmon_snapshot {
 	uint32_t n_subnets;
 	struct dpmon_snap_subnet *subnets; /**< in configuration order */
 	uint32_t n_hosts;
-	struct dpmon_snap_host *hosts;     /**< sorted by address (dpmon_addr_cmp) */
+	/**
+	 * The host records, sorted by address (dpmon_addr_cmp): read them with
+	 * dpmon_snap_host_at. Those of a merge's snapshot live in @c slabs;
+	 * those of dpmon_snapshot_alloc in @c hosts.
+	 */
+	const struct dpmon_snap_host **host_at;
+	/** dpmon_snapshot_alloc only: the records, host_at[i] == &hosts[i]; NULL otherwise. */
+	struct dpmon_snap_host *hosts;
+	uint32_t n_slabs;
+	struct dpmon_host_slab **slabs; /**< one reference each */
+	double avg_tau_s; /**< time constant of the averages, seconds (average_time_constant_ms) */
 	/** The last merges' rates, oldest first, this one last; one reference each. */
 	uint32_t n_history;
 	struct dpmon_hist_point **history;
@@ -191,7 +247,7 @@ struct dpmon_snapshot {
 	double alerts_unix_s; /**< wall-clock time of the detection run, seconds since the epoch */
 
 	int refs; /**< managed by the store; do not touch */
-	uint32_t hosts_cap; /**< entries allocated at @c hosts; private to snapshot.c */
+	uint32_t host_at_cap; /**< entries allocated at @c host_at; private to snapshot.c */
 };
 
 /**
@@ -203,13 +259,81 @@ struct dpmon_snapshot *dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers
 					    uint32_t n_subnets, uint32_t n_hosts);
 
 /**
- * As dpmon_snapshot_alloc, but the host array is not zeroed: the caller
- * writes every field of every host (the merge does). The array may be a
- * recycled one, which spares a large snapshot its page faults.
- * @return NULL on allocation failure. Thread-safety: any thread.
+ * As dpmon_snapshot_alloc, but with no host records: host_at (n_hosts
+ * entries) is not initialised and @c hosts is NULL; the caller points
+ * every host_at entry into slabs it lists in @c slabs (the merge does).
+ * The host_at array may be a recycled one, which spares a large snapshot
+ * its page faults. @return NULL on allocation failure. Thread-safety: any
+ * thread.
  */
-struct dpmon_snapshot *dpmon_snapshot_alloc_uninit_hosts(uint32_t n_ports, uint32_t n_workers,
+struct dpmon_snapshot *dpmon_snapshot_alloc_shared_hosts(uint32_t n_ports, uint32_t n_workers,
 							 uint32_t n_subnets, uint32_t n_hosts);
+
+/** Host @p i (< s->n_hosts) of @p s in address order. Any thread. */
+static inline const struct dpmon_snap_host *
+dpmon_snap_host_at(const struct dpmon_snapshot *s, uint32_t i)
+{
+	return s->host_at[i];
+}
+
+/**
+ * Hint that host @p i will be read soon (its address, and direction
+ * @p d's total and averages), if it exists: a loop over every host reads
+ * records scattered over the slabs, a cache miss each that the hardware
+ * cannot predict. Any thread.
+ */
+static inline void
+dpmon_snap_host_prefetch(const struct dpmon_snapshot *s, uint32_t i, int d)
+{
+	if (i < s->n_hosts) {
+		const struct dpmon_snap_host *h = s->host_at[i];
+
+		__builtin_prefetch(h);
+		__builtin_prefetch(&h->dir[d].total);
+		__builtin_prefetch(&h->dir[d].avg_pps);
+	}
+}
+
+/**
+ * Factor by which an average falls in @p elapsed_s seconds of zero rate
+ * with time constant @p tau_s: exp(-elapsed/tau), the product of the
+ * (1 - alpha) of the EWMA steps in between (rates.h); 1 when no time
+ * passed, 0 with no time constant (each step replaces the average).
+ */
+static inline double
+dpmon_avg_decay(double elapsed_s, double tau_s)
+{
+	if (!(elapsed_s > 0))
+		return 1.0;
+	if (!(tau_s > 0))
+		return 0.0;
+	return exp(-elapsed_s / tau_s);
+}
+
+/** True when @p h's rates are those of snapshot @p s (else they are 0 in @p s). Any thread. */
+static inline bool
+dpmon_snap_host_fresh(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
+{
+	return h->seq == 0 || h->seq == s->seq;
+}
+
+/** Factor from @p h's stored averages to their values in snapshot @p s (0..1). Any thread. */
+static inline double
+dpmon_snap_host_decay(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
+{
+	return h->seq == 0 ? 1.0 : dpmon_avg_decay(s->uptime_s - h->t_s, s->avg_tau_s);
+}
+
+/**
+ * Direction @p d of host @p h as of snapshot @p s: @p h's own stats when
+ * its record is as of @p s, else a copy in @p tmp with the interval rates,
+ * flows and peers zero and the averages decayed (file comment).
+ * Cumulative counts are always the record's. @return &h->dir[d] or @p tmp.
+ * Thread-safety: any thread.
+ */
+const struct dpmon_dir_stats *dpmon_snap_host_dir(const struct dpmon_snapshot *s,
+						  const struct dpmon_snap_host *h, int d,
+						  struct dpmon_dir_stats *tmp);
 
 /** Free a snapshot that was never published. */
 void dpmon_snapshot_free(struct dpmon_snapshot *s);

@@ -276,13 +276,16 @@ host_list(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 	char key[16], a[DPMON_ADDR_STRLEN];
 
 	for (uint32_t k = 0; list != NULL && k < n; k++) {
-		const struct dpmon_snap_host *h = &s->hosts[idx[k]];
+		const struct dpmon_snap_host *h = dpmon_snap_host_at(s, idx[k]);
 		struct rte_tel_data *one = new_dict();
+		struct dpmon_dir_stats dir[DPMON_DIR_MAX];
 
 		if (one != NULL) {
 			rte_tel_data_add_dict_string(one, "address",
 						     dpmon_addr_format(&h->addr, a, sizeof(a)));
-			add_dirs(one, h->dir);
+			for (int d = 0; d < DPMON_DIR_MAX; d++)
+				dir[d] = *dpmon_snap_host_dir(s, h, d, &dir[d]);
+			add_dirs(one, dir);
 		}
 		snprintf(key, sizeof(key), "%u", k);
 		add_container(list, key, one);

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 struct heap {
-	const struct dpmon_snap_host *hosts;
+	const struct dpmon_snapshot *s;
 	dpmon_top_before_fn before;
 	const void *ctx;
 	uint32_t *idx;
@@ -37,7 +37,8 @@ more_bytes(const struct dpmon_snap_host *x, const struct dpmon_snap_host *y, con
 static bool
 worse(const struct heap *t, uint32_t i, uint32_t j)
 {
-	return t->before(&t->hosts[t->idx[j]], &t->hosts[t->idx[i]], t->ctx);
+	return t->before(dpmon_snap_host_at(t->s, t->idx[j]), dpmon_snap_host_at(t->s, t->idx[i]),
+			 t->ctx);
 }
 
 static void
@@ -81,7 +82,8 @@ offer(struct heap *t, uint32_t h)
 	if (t->n < t->cap) {
 		t->idx[t->n] = h;
 		sift_up(t, t->n++);
-	} else if (t->cap > 0 && t->before(&t->hosts[h], &t->hosts[t->idx[0]], t->ctx)) {
+	} else if (t->cap > 0 && t->before(dpmon_snap_host_at(t->s, h),
+					   dpmon_snap_host_at(t->s, t->idx[0]), t->ctx)) {
 		t->idx[0] = h;
 		sift_down(t, 0, t->n);
 	}
@@ -91,11 +93,12 @@ uint32_t
 dpmon_top_hosts_by(const struct dpmon_snapshot *s, int subnet, uint32_t n,
 		   dpmon_top_before_fn before, const void *ctx, uint32_t *idx, uint32_t *matched)
 {
-	struct heap t = {.hosts = s->hosts, .before = before, .ctx = ctx, .idx = idx, .cap = n};
+	struct heap t = {.s = s, .before = before, .ctx = ctx, .idx = idx, .cap = n};
 	uint32_t count = 0;
 
 	for (uint32_t i = 0; i < s->n_hosts; i++) {
-		if (subnet >= 0 && s->hosts[i].subnet != (uint32_t)subnet)
+		dpmon_snap_host_prefetch(s, i + 8, DPMON_DIR_INGRESS);
+		if (subnet >= 0 && dpmon_snap_host_at(s, i)->subnet != (uint32_t)subnet)
 			continue;
 		count++;
 		offer(&t, i);

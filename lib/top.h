@@ -38,7 +38,7 @@ uint32_t dpmon_top_hosts_by(const struct dpmon_snapshot *s, int subnet, uint32_t
  * @param subnet  only hosts of this subnet index (their longest-prefix
  *                match); -1 = every host.
  * @param n       at most this many (0 is allowed: nothing is picked).
- * @param idx     receives up to @p n indices into s->hosts, best first;
+ * @param idx     receives up to @p n host indices (dpmon_snap_host_at), best first;
  *                room for @p n entries.
  * @param matched if not NULL, receives the number of hosts that passed the
  *                subnet filter.

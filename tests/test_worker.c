@@ -116,12 +116,47 @@ check_core(const struct dpmon_core *c, const struct dpmon_gen *g, uint64_t k)
 	CHECK_EQ_U64(c->n_hosts, 5); /* 10.1.0.1, 10.1.2.5, .17, .18, 2001:db8:1::7 */
 }
 
+/*
+ * Host @p h as of snapshot @p s (snapshot.h: a record older than @p s has
+ * zero rates and decayed averages there), in one of a few static copies.
+ */
+static const struct dpmon_snap_host *
+as_of(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
+{
+	static struct dpmon_snap_host view[8];
+	static unsigned next;
+	struct dpmon_snap_host *v = &view[next++ % 8];
+
+	if (h == NULL)
+		return NULL;
+	*v = *h;
+	for (int d = 0; d < DPMON_DIR_MAX; d++)
+		v->dir[d] = *dpmon_snap_host_dir(s, h, d, &v->dir[d]);
+	return v;
+}
+
+/* Host @p i of @p s in address order, as of @p s. */
+static const struct dpmon_snap_host *
+host_i(const struct dpmon_snapshot *s, uint32_t i)
+{
+	return as_of(s, dpmon_snap_host_at(s, i));
+}
+
+/* Host @p text's record in @p s as stored (NULL: none). */
+static const struct dpmon_snap_host *
+find(const struct dpmon_snapshot *s, const char *text)
+{
+	struct dpmon_addr a;
+	dpmon_addr_parse(text, &a);
+	return dpmon_snapshot_find_host(s, &a);
+}
+
 static const struct dpmon_snap_host *
 host(const struct dpmon_snapshot *s, const char *text)
 {
 	struct dpmon_addr a;
 	dpmon_addr_parse(text, &a);
-	return dpmon_snapshot_find_host(s, &a);
+	return as_of(s, dpmon_snapshot_find_host(s, &a));
 }
 
 static void
@@ -184,7 +219,7 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	CHECK_EQ_U64(s->totals[DPMON_TOTAL_EXTERNAL].total.bytes, 1200);
 	/* Hosts: sorted by address, IPv4 (mapped) before IPv6. */
 	for (uint32_t i = 1; i < s->n_hosts; i++)
-		CHECK(dpmon_addr_cmp(&s->hosts[i - 1].addr, &s->hosts[i].addr) < 0);
+		CHECK(dpmon_addr_cmp(&host_i(s, i - 1)->addr, &host_i(s, i)->addr) < 0);
 	CHECK(host(s, "10.1.0.1") && host(s, "10.1.0.1")->dir[DPMON_DIR_INGRESS].total.bytes == 300);
 	CHECK(host(s, "10.1.0.1")->subnet == 0);
 	CHECK(host(s, "10.1.2.5") && host(s, "10.1.2.5")->subnet == 1);
@@ -304,13 +339,13 @@ test_new_hosts_after_growth(const struct dpmon_classifier *cls, const struct dpm
 		REQUIRE(s != NULL);
 		CHECK_EQ_U64(s->n_hosts, 700u * k);
 		for (uint32_t h = 0; h < s->n_hosts; h++) {
-			const struct dpmon_dir_stats *in = &s->hosts[h].dir[DPMON_DIR_INGRESS];
-			uint32_t id = (dpmon_addr_v4(&s->hosts[h].addr) >> 8 & 0xff) - 100;
-			uint32_t seq = id * 250 + (dpmon_addr_v4(&s->hosts[h].addr) & 0xff) - 1;
+			const struct dpmon_dir_stats *in = &host_i(s, h)->dir[DPMON_DIR_INGRESS];
+			uint32_t id = (dpmon_addr_v4(&host_i(s, h)->addr) >> 8 & 0xff) - 100;
+			uint32_t seq = id * 250 + (dpmon_addr_v4(&host_i(s, h)->addr) & 0xff) - 1;
 			double want = seq >= 700u * (k - 1) ? 1.0 : 0.0; /* new this interval */
 
 			if (in->total.packets != 1 || in->total.pps != want ||
-			    s->hosts[h].dir[DPMON_DIR_EGRESS].total.pps != 0.0)
+			    host_i(s, h)->dir[DPMON_DIR_EGRESS].total.pps != 0.0)
 				bad++;
 		}
 		CHECK_EQ_U64(bad, 0);
@@ -626,10 +661,10 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 				uint64_t hp = 0, hb = 0;
 
 				for (uint32_t j = 0; j < s->n_hosts; j++) {
-					if (s->hosts[j].subnet != i)
+					if (host_i(s, j)->subnet != i)
 						continue;
-					hp += s->hosts[j].dir[d].x[x].packets;
-					hb += s->hosts[j].dir[d].x[x].bytes;
+					hp += host_i(s, j)->dir[d].x[x].packets;
+					hb += host_i(s, j)->dir[d].x[x].bytes;
 				}
 				CHECK_EQ_U64(hp, s->subnets[i].dir[d].x[x].packets);
 				CHECK_EQ_U64(hb, s->subnets[i].dir[d].x[x].bytes);
@@ -887,6 +922,79 @@ gen_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst, unsigne
 		p[i] = v4(17, IP4(198, 51, 100, 1), dst, 66);
 	dpmon_worker_count_gen(c, g, p, (uint16_t)n, 0);
 	rte_pktmbuf_free_bulk(p, n);
+}
+
+/* |x - want| within @p rel of |want| (or absolutely, near 0). */
+#define NEAR_REL(x, want, rel) CHECK(fabs((x) - (want)) <= (rel) * fmax(fabs(want), 1e-300))
+
+/*
+ * Averages at read time (snapshot.h): a host with traffic in the first
+ * merges and none after keeps the record of the merge that last touched it
+ * (the same record, shared by the following snapshots), and its averages
+ * read through dpmon_snap_host_dir equal the chain of EWMA steps with rate
+ * 0 over intervals of varying length, to 1e-9 relative; its rates are 0.
+ */
+static void
+test_read_time_decay(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0)
+{
+	static const double dts[] = {1.0, 0.3, 2.9, 1.7, 0.05, 4.2, 1.0, 0.61, 3.3, 1.25};
+	struct dpmon_config cfg = *cfg0;
+	struct dpmon_core *c = dpmon_core_create("decay", 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
+	const uint64_t hz = 1000000000ull;
+	const uint32_t quiet = IP4(10, 1, 0, 1), busy = IP4(10, 1, 0, 2);
+	const double tau = 5.0;
+	struct dpmon_snapshot *s, *prev = NULL;
+	const struct dpmon_snap_host *raw, *raw_prev = NULL;
+	struct dpmon_dir_stats tmp;
+	const struct dpmon_dir_stats *d;
+	struct dpmon_merge *m;
+	unsigned lcore = 1, shared = 0, stale = 0;
+	uint64_t t = 0;
+	double pps = 0, bps = 0;
+
+	cfg.average_time_constant_ms = 5000;
+	REQUIRE(c != NULL);
+	m = dpmon_merge_create(&cfg, &c, &g, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	for (int i = 0; i < 43; i++) {
+		double dt = i < 3 ? 1.0 : dts[i % 10];
+		double a = dpmon_ewma_alpha(dt, tau);
+
+		if (i < 3)
+			udp_burst(c, g, quiet, 7); /* 7 pps, 100-byte frames */
+		udp_burst(c, g, busy, 1);
+		t += (uint64_t)llround(dt * (double)hz);
+		s = dpmon_merge_run(m, t, NULL, 0);
+		REQUIRE(s != NULL);
+		pps = dpmon_ewma_step(pps, i < 3 ? 7.0 : 0.0, a);
+		bps = dpmon_ewma_step(bps, i < 3 ? 5600.0 : 0.0, a);
+		raw = find(s, "10.1.0.1");
+		REQUIRE(raw != NULL);
+		d = dpmon_snap_host_dir(s, raw, DPMON_DIR_INGRESS, &tmp);
+		NEAR_REL(d->avg_pps, pps, 1e-9);
+		NEAR_REL(d->avg_bps, bps, 1e-9);
+		NEAR_REL(d->avg_proto_pps[DPMON_PROTO_UDP], pps, 1e-9);
+		NEAR_REL(d->avg_proto_bps[DPMON_PROTO_UDP], bps, 1e-9);
+		CHECK(d->avg_proto_pps[DPMON_PROTO_TCP] == 0.0);
+		CHECK_EQ_U64(d->total.packets, 7 * (uint64_t)(i < 3 ? i + 1 : 3));
+		if (i >= 3)
+			CHECK(d->total.pps == 0.0 && d->total.bps == 0.0 &&
+			      d->proto[DPMON_PROTO_UDP].pps == 0.0 && d->flows == 0.0);
+		stale += !dpmon_snap_host_fresh(s, raw);
+		shared += raw == raw_prev;
+		dpmon_snapshot_free(prev); /* after the new one took its own references */
+		prev = s;
+		raw_prev = raw;
+	}
+	/* The last merges read the old record (not rewritten, not copied). */
+	CHECK(stale >= 35);
+	CHECK(shared >= 35);
+	CHECK(pps > 0 && pps < 7.0 * 1e-3);
+	dpmon_snapshot_free(prev);
+	dpmon_merge_free(m);
+	dpmon_gen_free(g);
+	dpmon_core_free(c);
 }
 
 /*
@@ -1518,10 +1626,10 @@ check_invariants(const struct dpmon_snapshot *s)
 				uint64_t hpk = 0, hby = 0;
 
 				for (uint32_t j = 0; j < s->n_hosts; j++) {
-					if (s->hosts[j].subnet != i)
+					if (host_i(s, j)->subnet != i)
 						continue;
-					hpk += RATE_OF(s->hosts[j].dir[d])->packets;
-					hby += RATE_OF(s->hosts[j].dir[d])->bytes;
+					hpk += RATE_OF(host_i(s, j)->dir[d])->packets;
+					hby += RATE_OF(host_i(s, j)->dir[d])->bytes;
 				}
 				CHECK_EQ_U64(hpk, RATE_OF(s->subnets[i].dir[d])->packets);
 				CHECK_EQ_U64(hby, RATE_OF(s->subnets[i].dir[d])->bytes);
@@ -1712,6 +1820,7 @@ main(int argc, char **argv)
 	test_kinds_wrap_and_full(&cls, &cfg);
 	test_rate_arithmetic();
 	test_rates_and_averages(&cls, &cfg);
+	test_read_time_decay(&cls, &cfg);
 	test_flows(&cls, &cfg);
 	test_host_flows(&cls, &cfg);
 	test_flows_pooled_subnets();
