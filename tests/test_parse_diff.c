@@ -48,7 +48,7 @@
 #include "parse.h"
 
 #define SEED 0x5eed2026d1ffull
-#define MUTATIONS 200000u
+#define MUTATIONS 1000000u
 #define MAX_REPORTED 20  /* mismatches printed in full */
 #define MAX_SEGS 16      /* segments of a multi-segment layout */
 #define GROW 70000u      /* room a mutation may pad a frame by */
