@@ -641,6 +641,18 @@ collect_touched(struct dpmon_merge *m)
 	}
 }
 
+/*
+ * Undo collect_touched when this merge fails: the next one, with the same
+ * seq, must collect (and write the records of) the same hosts again.
+ */
+static void
+unmark_touched(struct dpmon_merge *m)
+{
+	for (uint32_t t = 0; t < m->n_touched; t++)
+		m->mark[m->touched[t]] = 0;
+	m->n_touched = 0;
+}
+
 static struct carry_hi *
 carry_of(struct dpmon_merge *m, unsigned c, uint32_t idx)
 {
@@ -927,16 +939,20 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 /*
  * Records for this merge: the touched hosts' and those of new hosts not
  * touched (none of these normally: a host is published with a stamp).
- * Room in m->slabs is reserved by the caller.
+ * The latter are the new ids still without a record once the touched ones
+ * have theirs (not chosen by mark: every id the snapshot lists must get
+ * one). Room in m->slabs is reserved by the caller.
  */
 static int
 write_records(struct dpmon_merge *m, double dt)
 {
-	uint32_t seq = (uint32_t)m->seq, n = m->n_touched;
+	uint32_t n = m->n_touched;
 	struct dpmon_host_slab *b;
 
 	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
-		n += m->mark[id] != seq;
+		n += m->g_rec[id] == NULL;
+	for (uint32_t t = 0; t < m->n_touched; t++)
+		n -= m->g_rec[m->touched[t]] == NULL; /* new and touched: counted twice */
 	if (n == 0)
 		return 0;
 	b = dpmon_host_slab_alloc(n);
@@ -947,8 +963,9 @@ write_records(struct dpmon_merge *m, double dt)
 	for (uint32_t t = 0; t < m->n_touched; t++)
 		record_write(m, b, m->touched[t], &m->t_fp[t], dt);
 	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
-		if (m->mark[id] != seq)
+		if (m->g_rec[id] == NULL)
 			record_write(m, b, id, NULL, dt);
+	RTE_ASSERT(b->n == n);
 	b->live--;
 	m->n_recorded = m->n_hosts;
 	m->timing.written = n;
@@ -1412,6 +1429,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	m->seq++;
 	collect_touched(m);
 	if (fold_touched(m) != 0) {
+		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
@@ -1419,6 +1437,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	s = dpmon_snapshot_alloc_shared_hosts(n_ports, m->n_cores, m->n_subnets,
 					      m->n_hosts - m->n_unmonitored);
 	if (s == NULL) {
+		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
@@ -1437,8 +1456,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	m->t_now = s->uptime_s;
 	if (fill_hosts(m, s, dt) != 0) {
 		dpmon_snapshot_free(s);
-		for (uint32_t t = 0; t < m->n_touched; t++)
-			m->mark[m->touched[t]] = 0; /* collected again by the next merge */
+		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
