@@ -33,7 +33,10 @@
  * (copied verbatim) into a new one, as have the smallest slabs when more
  * than SLABS_MAX are live, so memory stays within four times the live
  * records (about 1.5 times with random touches) and a snapshot lists few
- * slabs. A reload rewrites every record (new subnets).
+ * slabs. A reload copies every record (new subnets), its averages brought
+ * to the previous merge with the time constant the merges until then used
+ * (avg_rebase): the reload may change it, and a record's averages are read
+ * and continued with the current one from its t_s on.
  *
  * Reload (dpmon_merge_reconfigure, docs/architecture.md): the subnet
  * counters of a generation that no worker uses any more are read one last
@@ -158,6 +161,7 @@ struct dpmon_merge {
 	struct dpmon_host_slab **slabs;       /* slabs with a current record, one reference each */
 	uint32_t n_slabs, cap_slabs;
 	double tau_s;                         /* time constant of the averages, seconds */
+	double tau_prev_s;                    /* that of the previous merge (a reload may change it) */
 	double t_prev, t_now;                 /* uptime of the previous merge and of this one */
 	uint32_t *first;   /* global id → first worker occurrence */
 	uint32_t *mark;    /* global id → seq of the last merge that touched it */
@@ -860,6 +864,36 @@ avg_continue(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_
 	}
 }
 
+/*
+ * Bring the averages of record @p h and of global id @p id's state, as of
+ * merge time g_avg[id].t_s, to the previous merge (m->t_prev), decayed
+ * with the time constant the merges in between used (m->tau_prev_s): the
+ * record is then read, and continued, with the current time constant from
+ * there only. Its seq (freshness) is kept. After a reload (file comment).
+ */
+static void
+avg_rebase(struct dpmon_merge *m, struct dpmon_snap_host *h, uint32_t id)
+{
+	struct host_avg *avg = &m->g_avg[id];
+	double k = dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_prev_s);
+
+	RTE_ASSERT(h->t_s == avg->t_s);
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		struct dpmon_dir_stats *st = &h->dir[d];
+		struct avg_dir *a = &avg->a.d[d];
+
+		st->avg_pps = a->pps *= k;
+		st->avg_bps = a->bps *= k;
+		for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+			st->avg_proto_pps[p] = a->proto_pps[p] *= k;
+			st->avg_proto_bps[p] = a->proto_bps[p] *= k;
+		}
+		for (int x = 0; x < DPMON_XCLASS_MAX; x++)
+			st->avg_x_pps[x] = a->x_pps[x] *= k;
+	}
+	h->t_s = avg->t_s = m->t_prev;
+}
+
 /* Take a reference-holding slot in m->slabs for @p b (room reserved by the caller). */
 static void
 slab_add(struct dpmon_merge *m, struct dpmon_host_slab *b)
@@ -1040,6 +1074,8 @@ compact_slabs(struct dpmon_merge *m)
 				continue;
 			b->h[b->n] = o->h[j];
 			b->h[b->n].subnet = m->g_subnet[id];
+			if (m->resubnet)
+				avg_rebase(m, &b->h[b->n], id);
 			record_install(m, b, id);
 		}
 		dpmon_host_slab_unref(o);
@@ -1465,6 +1501,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	fill_flows(m, s);
 	fill_history(m, s);
 	advance_epochs(m);
+	m->tau_prev_s = m->tau_s;
 	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->tsc_hz;
 	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->tsc_hz;
 	m->prev_tsc = now_tsc;
