@@ -33,7 +33,10 @@
  * (copied verbatim) into a new one, as have the smallest slabs when more
  * than SLABS_MAX are live, so memory stays within four times the live
  * records (about 1.5 times with random touches) and a snapshot lists few
- * slabs. A reload rewrites every record (new subnets).
+ * slabs. A reload copies every record (new subnets), its averages brought
+ * to the previous merge with the time constant the merges until then used
+ * (avg_rebase): the reload may change it, and a record's averages are read
+ * and continued with the current one from its t_s on.
  *
  * Reload (dpmon_merge_reconfigure, docs/architecture.md): the subnet
  * counters of a generation that no worker uses any more are read one last
@@ -158,6 +161,7 @@ struct dpmon_merge {
 	struct dpmon_host_slab **slabs;       /* slabs with a current record, one reference each */
 	uint32_t n_slabs, cap_slabs;
 	double tau_s;                         /* time constant of the averages, seconds */
+	double tau_prev_s;                    /* that of the previous merge (a reload may change it) */
 	double t_prev, t_now;                 /* uptime of the previous merge and of this one */
 	uint32_t *first;   /* global id → first worker occurrence */
 	uint32_t *mark;    /* global id → seq of the last merge that touched it */
@@ -641,6 +645,18 @@ collect_touched(struct dpmon_merge *m)
 	}
 }
 
+/*
+ * Undo collect_touched when this merge fails: the next one, with the same
+ * seq, must collect (and write the records of) the same hosts again.
+ */
+static void
+unmark_touched(struct dpmon_merge *m)
+{
+	for (uint32_t t = 0; t < m->n_touched; t++)
+		m->mark[m->touched[t]] = 0;
+	m->n_touched = 0;
+}
+
 static struct carry_hi *
 carry_of(struct dpmon_merge *m, unsigned c, uint32_t idx)
 {
@@ -848,6 +864,36 @@ avg_continue(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_
 	}
 }
 
+/*
+ * Bring the averages of record @p h and of global id @p id's state, as of
+ * merge time g_avg[id].t_s, to the previous merge (m->t_prev), decayed
+ * with the time constant the merges in between used (m->tau_prev_s): the
+ * record is then read, and continued, with the current time constant from
+ * there only. Its seq (freshness) is kept. After a reload (file comment).
+ */
+static void
+avg_rebase(struct dpmon_merge *m, struct dpmon_snap_host *h, uint32_t id)
+{
+	struct host_avg *avg = &m->g_avg[id];
+	double k = dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_prev_s);
+
+	RTE_ASSERT(h->t_s == avg->t_s);
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		struct dpmon_dir_stats *st = &h->dir[d];
+		struct avg_dir *a = &avg->a.d[d];
+
+		st->avg_pps = a->pps *= k;
+		st->avg_bps = a->bps *= k;
+		for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+			st->avg_proto_pps[p] = a->proto_pps[p] *= k;
+			st->avg_proto_bps[p] = a->proto_bps[p] *= k;
+		}
+		for (int x = 0; x < DPMON_XCLASS_MAX; x++)
+			st->avg_x_pps[x] = a->x_pps[x] *= k;
+	}
+	h->t_s = avg->t_s = m->t_prev;
+}
+
 /* Take a reference-holding slot in m->slabs for @p b (room reserved by the caller). */
 static void
 slab_add(struct dpmon_merge *m, struct dpmon_host_slab *b)
@@ -927,16 +973,20 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 /*
  * Records for this merge: the touched hosts' and those of new hosts not
  * touched (none of these normally: a host is published with a stamp).
- * Room in m->slabs is reserved by the caller.
+ * The latter are the new ids still without a record once the touched ones
+ * have theirs (not chosen by mark: every id the snapshot lists must get
+ * one). Room in m->slabs is reserved by the caller.
  */
 static int
 write_records(struct dpmon_merge *m, double dt)
 {
-	uint32_t seq = (uint32_t)m->seq, n = m->n_touched;
+	uint32_t n = m->n_touched;
 	struct dpmon_host_slab *b;
 
 	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
-		n += m->mark[id] != seq;
+		n += m->g_rec[id] == NULL;
+	for (uint32_t t = 0; t < m->n_touched; t++)
+		n -= m->g_rec[m->touched[t]] == NULL; /* new and touched: counted twice */
 	if (n == 0)
 		return 0;
 	b = dpmon_host_slab_alloc(n);
@@ -947,8 +997,9 @@ write_records(struct dpmon_merge *m, double dt)
 	for (uint32_t t = 0; t < m->n_touched; t++)
 		record_write(m, b, m->touched[t], &m->t_fp[t], dt);
 	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
-		if (m->mark[id] != seq)
+		if (m->g_rec[id] == NULL)
 			record_write(m, b, id, NULL, dt);
+	RTE_ASSERT(b->n == n);
 	b->live--;
 	m->n_recorded = m->n_hosts;
 	m->timing.written = n;
@@ -1023,6 +1074,8 @@ compact_slabs(struct dpmon_merge *m)
 				continue;
 			b->h[b->n] = o->h[j];
 			b->h[b->n].subnet = m->g_subnet[id];
+			if (m->resubnet)
+				avg_rebase(m, &b->h[b->n], id);
 			record_install(m, b, id);
 		}
 		dpmon_host_slab_unref(o);
@@ -1412,6 +1465,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	m->seq++;
 	collect_touched(m);
 	if (fold_touched(m) != 0) {
+		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
@@ -1419,6 +1473,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	s = dpmon_snapshot_alloc_shared_hosts(n_ports, m->n_cores, m->n_subnets,
 					      m->n_hosts - m->n_unmonitored);
 	if (s == NULL) {
+		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
@@ -1437,8 +1492,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	m->t_now = s->uptime_s;
 	if (fill_hosts(m, s, dt) != 0) {
 		dpmon_snapshot_free(s);
-		for (uint32_t t = 0; t < m->n_touched; t++)
-			m->mark[m->touched[t]] = 0; /* collected again by the next merge */
+		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
@@ -1447,6 +1501,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	fill_flows(m, s);
 	fill_history(m, s);
 	advance_epochs(m);
+	m->tau_prev_s = m->tau_s;
 	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->tsc_hz;
 	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->tsc_hz;
 	m->prev_tsc = now_tsc;

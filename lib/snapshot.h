@@ -22,7 +22,9 @@
  * dpmon_snap_host_fresh and dpmon_snap_host_decay): rates are zero when
  * the record is older than the snapshot, and averages are decayed by
  * exp(-(uptime_s - t_s) / tau), which is exactly the chain of EWMA steps
- * with rate 0 the merges in between would have made (rates.h). A record
+ * with rate 0 the merges in between would have made (rates.h); a reload
+ * that changes tau brings every record to the previous merge with the old
+ * tau first (merge.c), so tau applies only from there on. A record
  * with seq 0 (a snapshot filled by hand, dpmon_snapshot_alloc) is current
  * in any snapshot.
  */

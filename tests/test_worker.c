@@ -998,6 +998,138 @@ test_read_time_decay(const struct dpmon_classifier *cls, const struct dpmon_conf
 }
 
 /*
+ * Fault injection: test_worker is linked with -Wl,--wrap=calloc
+ * (tests/meson.build), so every calloc of libdpmon and of this file comes
+ * here; setting fail_snapshot_calloc makes the next allocation of a
+ * snapshot header fail, once. Under ASan, __real_calloc is its
+ * interceptor, so the allocator stays the sanitizer's.
+ */
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+static int fail_snapshot_calloc;
+
+void *
+__wrap_calloc(size_t n, size_t size)
+{
+	if (fail_snapshot_calloc && n == 1 && size == sizeof(struct dpmon_snapshot)) {
+		fail_snapshot_calloc = 0;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
+/*
+ * A merge that fails after collecting its touched hosts (here: the
+ * snapshot cannot be allocated) while a new host is among them: the retry,
+ * with the same seq, still writes the new host's record, so no snapshot
+ * lists a NULL host.
+ */
+static void
+test_failed_merge_new_host(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
+{
+	struct dpmon_core *c = dpmon_core_create("failnew", 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls);
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_merge *m;
+	struct dpmon_snapshot *s;
+	const struct dpmon_snap_host *h;
+	unsigned lcore = 1;
+	uint32_t nulls = 0;
+	uint64_t t = 0;
+
+	REQUIRE(c != NULL);
+	m = dpmon_merge_create(cfg, &c, &g, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	udp_burst(c, g, IP4(10, 1, 0, 1), 3);
+	dpmon_snapshot_free(dpmon_merge_run(m, t += hz, NULL, 0));
+	udp_burst(c, g, IP4(10, 1, 0, 9), 4); /* a new host */
+	fail_snapshot_calloc = 1;
+	CHECK(dpmon_merge_run(m, t += hz, NULL, 0) == NULL);
+	CHECK(fail_snapshot_calloc == 0);
+	s = dpmon_merge_run(m, t += hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK_EQ_U64(s->n_hosts, 2);
+	for (uint32_t i = 0; i < s->n_hosts; i++)
+		nulls += dpmon_snap_host_at(s, i) == NULL;
+	CHECK_EQ_U64(nulls, 0);
+	h = nulls == 0 ? host(s, "10.1.0.9") : NULL;
+	CHECK(h != NULL);
+	if (h != NULL) {
+		CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].total.packets, 4);
+		CHECK(dpmon_snap_host_fresh(s, find(s, "10.1.0.9")));
+	}
+	h = nulls == 0 ? host(s, "10.1.0.1") : NULL;
+	CHECK(h != NULL && h->dir[DPMON_DIR_INGRESS].total.packets == 3);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_gen_free(g);
+	dpmon_core_free(c);
+}
+
+/*
+ * A reload that changes average_time_constant_ms: a host idle since
+ * before it reads, in every later snapshot, the averages of the chain of
+ * EWMA steps in which each merge used its own time constant (1 s up to the
+ * reload, then 3600 s), to 1e-9 relative; and when it is touched again its
+ * averages continue from that chain.
+ */
+static void
+test_reload_time_constant(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0)
+{
+	const uint32_t map[3] = {0, 1, 2};
+	const uint32_t quiet = IP4(10, 1, 0, 1), busy = IP4(10, 1, 0, 2);
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_config cfg = *cfg0;
+	struct dpmon_core *c = dpmon_core_create("retau", 64, SOCKET_ID_ANY);
+	struct dpmon_gen *g = gen0(cls), *g2 = NULL;
+	const struct dpmon_dir_stats *d;
+	struct dpmon_dir_stats tmp;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	unsigned lcore = 1;
+	double pps = 0, bps = 0;
+
+	REQUIRE(c != NULL);
+	REQUIRE(cls->n_subnets == 3);
+	cfg.average_time_constant_ms = 1000;
+	m = dpmon_merge_create(&cfg, &c, &g, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	for (int i = 1; i <= 40; i++) {
+		struct dpmon_gen *cur = g2 != NULL ? g2 : g;
+		unsigned n = i == 1 ? 7 : i == 36 ? 3 : 0;
+		double a;
+
+		if (i == 32) { /* the reload, as run.c makes it */
+			cfg.average_time_constant_ms = 3600000;
+			g2 = gen0(cls);
+			REQUIRE(dpmon_merge_reconfigure(m, cls, &g2, 3, map) == 0);
+			cur = g2;
+		}
+		a = dpmon_ewma_alpha(1.0, cfg.average_time_constant_ms / 1000.0);
+		if (n > 0)
+			udp_burst(c, cur, quiet, n);
+		udp_burst(c, cur, busy, 1); /* no merge is empty */
+		s = dpmon_merge_run(m, (uint64_t)i * hz, NULL, 0);
+		REQUIRE(s != NULL);
+		pps = dpmon_ewma_step(pps, (double)n, a);
+		bps = dpmon_ewma_step(bps, 800.0 * n, a);
+		REQUIRE(find(s, "10.1.0.1") != NULL);
+		d = dpmon_snap_host_dir(s, find(s, "10.1.0.1"), DPMON_DIR_INGRESS, &tmp);
+		NEAR_REL(d->avg_pps, pps, 1e-9);
+		NEAR_REL(d->avg_bps, bps, 1e-9);
+		NEAR_REL(d->avg_proto_pps[DPMON_PROTO_UDP], pps, 1e-9);
+		NEAR_REL(d->avg_proto_bps[DPMON_PROTO_UDP], bps, 1e-9);
+		CHECK_EQ_U64(d->total.packets, 7 + (i >= 36 ? 3 : 0));
+		dpmon_snapshot_free(s);
+	}
+	CHECK(pps > 2.99 / 3600 && pps < 3.0 / 3600);
+	dpmon_merge_free(m);
+	dpmon_gen_free(g);
+	dpmon_gen_free(g2);
+	dpmon_core_free(c);
+}
+
+/*
  * A configuration reload through the merger (merge.h): subnets matched by
  * prefix keep their cumulative counts, rates, averages and history across
  * the swap (packets counted in the old generation after the last merge
@@ -1821,6 +1953,8 @@ main(int argc, char **argv)
 	test_rate_arithmetic();
 	test_rates_and_averages(&cls, &cfg);
 	test_read_time_decay(&cls, &cfg);
+	test_failed_merge_new_host(&cls, &cfg);
+	test_reload_time_constant(&cls, &cfg);
 	test_flows(&cls, &cfg);
 	test_host_flows(&cls, &cfg);
 	test_flows_pooled_subnets();
