@@ -500,12 +500,14 @@ def http_rows(env, binary):
             % ((base1 + base2) / 2, burned))
         base1 = base2
         # (path, connections, pace): flat out with 4 connections, and the
-        # summary paced at the target (64 connections, each waiting 4 ms
+        # summary paced at the target (48 connections, each waiting 3 ms
         # before each request: at most 16 k requests/s, about 11-12 k with
-        # each request's own time; 48 gave 8.6-9.5 k), which is the
+        # each request's own time; 4 ms gave 8.6-9.5 k; more than 63
+        # connections would take every slot one client address gets,
+        # HTTP_MAX_PER_IP, and lock out the rate polls), which is the
         # data-plane cost to quote. The HTTP thread's own CPU time per
         # request is measured too (libmicrohttpd's thread, /proc).
-        for path, conns, pace in (('/api/v1/summary', 4, None), ('/api/v1/summary', 64, 4),
+        for path, conns, pace in (('/api/v1/summary', 4, None), ('/api/v1/summary', 48, 3),
                                   ('/api/v1/hosts?limit=100', 4, None), ('/metrics', 4, None)):
             url = 'http://127.0.0.1:%d%s' % (d.port, path)
             try:
