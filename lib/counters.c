@@ -109,18 +109,6 @@ dpmon_core_bytes(const struct dpmon_core *c)
 	       sizeof(*c->carry) * DPMON_CARRY_RING;
 }
 
-static inline int
-addr_eq(const struct dpmon_addr *x, const struct dpmon_addr *y)
-{
-	uint64_t x0, x1, y0, y1;
-
-	memcpy(&x0, x->b, 8);
-	memcpy(&x1, x->b + 8, 8);
-	memcpy(&y0, y->b, 8);
-	memcpy(&y1, y->b + 8, 8);
-	return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-}
-
 int32_t
 dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig)
 {
@@ -133,7 +121,7 @@ dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr *a, uin
 
 			if (idx == 0)
 				return -ENOENT;
-			if (bk->sig[s] == sig && addr_eq(&c->meta[idx - 1].addr, a))
+			if (bk->sig[s] == sig && dpmon_addr_eq(&c->meta[idx - 1].addr, a))
 				return (int32_t)(idx - 1);
 		}
 	}
@@ -154,7 +142,7 @@ dpmon_core_host_insert(struct dpmon_core *c, const struct dpmon_addr *a, uint32_
 			uint32_t cur = bk->idx[s];
 
 			if (cur != 0) {
-				if (bk->sig[s] == sig && addr_eq(&c->meta[cur - 1].addr, a))
+				if (bk->sig[s] == sig && dpmon_addr_eq(&c->meta[cur - 1].addr, a))
 					return (int32_t)(cur - 1);
 				continue;
 			}

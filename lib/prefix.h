@@ -85,6 +85,22 @@ dpmon_addr_cmp(const struct dpmon_addr *x, const struct dpmon_addr *y)
 }
 
 /**
+ * Whether @p x and @p y are the same address: two 64-bit compares (the
+ * host tables' key compare, on the worker's hot path). Any thread.
+ */
+static inline bool
+dpmon_addr_eq(const struct dpmon_addr *x, const struct dpmon_addr *y)
+{
+	uint64_t x0, x1, y0, y1;
+
+	memcpy(&x0, x->b, 8);
+	memcpy(&x1, x->b + 8, 8);
+	memcpy(&y0, y->b, 8);
+	memcpy(&y1, y->b + 8, 8);
+	return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+}
+
+/**
  * Parse a CIDR prefix "ADDR/LEN" (RFC 4632 section 3.1; RFC 4291 section
  * 2.3 for IPv6). A missing "/LEN" is rejected.
  * @param why  on error, set to a static English reason ("bad address",

@@ -44,6 +44,22 @@ dpmon_ewma_alpha(double dt, double tau)
 	return -expm1(-dt / tau);
 }
 
+/**
+ * Factor by which an average falls in @p elapsed_s seconds of zero rate
+ * with time constant @p tau_s: exp(-elapsed/tau), the product of the
+ * (1 - alpha) of the EWMA steps in between (dpmon_ewma_alpha); 1 when no time
+ * passed, 0 with no time constant (each step replaces the average).
+ */
+static inline double
+dpmon_avg_decay(double elapsed_s, double tau_s)
+{
+	if (!(elapsed_s > 0))
+		return 1.0;
+	if (!(tau_s > 0))
+		return 0.0;
+	return exp(-elapsed_s / tau_s);
+}
+
 /** One step of the average @p avg towards @p x with weight @p alpha. */
 static inline double
 dpmon_ewma_step(double avg, double x, double alpha)

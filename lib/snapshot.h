@@ -39,6 +39,7 @@
 #include "alert.h"
 #include "config.h"
 #include "prefix.h"
+#include "rates.h"
 #include "stats.h"
 
 /** Counters and rates of one protocol class (or of the total). */
@@ -294,22 +295,6 @@ dpmon_snap_host_prefetch(const struct dpmon_snapshot *s, uint32_t i, int d)
 		__builtin_prefetch(&h->dir[d].total);
 		__builtin_prefetch(&h->dir[d].avg_pps);
 	}
-}
-
-/**
- * Factor by which an average falls in @p elapsed_s seconds of zero rate
- * with time constant @p tau_s: exp(-elapsed/tau), the product of the
- * (1 - alpha) of the EWMA steps in between (rates.h); 1 when no time
- * passed, 0 with no time constant (each step replaces the average).
- */
-static inline double
-dpmon_avg_decay(double elapsed_s, double tau_s)
-{
-	if (!(elapsed_s > 0))
-		return 1.0;
-	if (!(tau_s > 0))
-		return 0.0;
-	return exp(-elapsed_s / tau_s);
 }
 
 /** True when @p h's rates are those of snapshot @p s (else they are 0 in @p s). Any thread. */

@@ -449,19 +449,6 @@ peer_hash(const struct burst_ctx *b, uint16_t i, uint8_t dir)
 	return dpmon_hash64(b->a6[2 * b->slot[i] + (dir == DPMON_DIR_INGRESS ? 1 : 0)], 16, 6);
 }
 
-/* Whether host keys @p x and @p y are equal: two 64-bit compares. */
-static inline bool
-addr_eq(const struct dpmon_addr *x, const struct dpmon_addr *y)
-{
-	uint64_t x0, x1, y0, y1;
-
-	memcpy(&x0, x->b, 8);
-	memcpy(&x1, x->b + 8, 8);
-	memcpy(&y0, y->b, 8);
-	memcpy(&y1, y->b + 8, 8);
-	return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-}
-
 /* Stage 3: confirm the key (or take the slow path: full probe, insert),
  * stamp the entry, count, and add the flow and peer (counters.h). */
 static void
@@ -472,7 +459,7 @@ host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 		uint8_t d = b->hdir[k];
 		int32_t idx = b->hidx[k];
 
-		if (unlikely(idx < 0 || !addr_eq(&core->meta[idx].addr, &b->hkey[k]))) {
+		if (unlikely(idx < 0 || !dpmon_addr_eq(&core->meta[idx].addr, &b->hkey[k]))) {
 			idx = dpmon_core_host_insert(core, &b->hkey[k], b->hsig[k], b->sub[i][d]);
 			if (idx < 0) {
 				dpmon_count_inc(&core->stats.host_table_full, 1);
