@@ -214,7 +214,7 @@ dpmon_host_slab_alloc(uint32_t cap)
 		b = malloc(sizeof(*b) + sizeof(b->h[0]) * (size_t)cap);
 		if (b == NULL)
 			return NULL;
-		b->gid = malloc(sizeof(*b->gid) * (cap ? cap : 1));
+		b->gid = malloc(sizeof(*b->gid) * cap);
 		if (b->gid == NULL) {
 			free(b);
 			return NULL;

@@ -31,7 +31,6 @@
 #ifndef DPMON_SNAPSHOT_H
 #define DPMON_SNAPSHOT_H
 
-#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
