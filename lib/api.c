@@ -16,11 +16,12 @@
  * -ENOMEM into a 500.
  *
  * Rendering only reads the immutable snapshot, so no lock is needed. The
- * one endpoint whose cost grows with traffic is /api/v1/hosts: it scans the
- * host array once and keeps the best `limit` hosts in a bounded heap, which
- * is O(n log k) time and O(k) memory — a million hosts cost one linear
- * pass, never a sort of everything per request. Ties are broken by address,
- * so equal hosts always come out in the same order.
+ * one endpoint whose cost grows with traffic is /api/v1/hosts: it visits
+ * each host of the snapshot once (dpmon_top_hosts_by, top.c) and keeps the
+ * best `limit` hosts in a bounded heap, which is O(n log k) time and O(k)
+ * memory — a million hosts cost one linear pass, never a sort of everything
+ * per request. Ties are broken by address, so equal hosts always come out
+ * in the same order.
  *
  * Client text echoed in error messages is cut to ECHO_MAX bytes and limited
  * to printable ASCII, so any byte sequence in a URL still yields a valid

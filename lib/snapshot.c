@@ -123,7 +123,8 @@ dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
  * sizes): a fresh one would fault in every page again. At most SPARE_SLABS
  * of them, and SPARE_RECORDS records besides the largest one (a merge that
  * touches every host writes one slab of them all, as big as the host array
- * the snapshots used to recycle); the largest goes first.
+ * the snapshots used to recycle). The largest is always kept: over the
+ * record limit the second-largest goes, over the count limit the smallest.
  */
 #define SPARE_SLABS 8
 #define SPARE_RECORDS (512u * 1024)
@@ -164,7 +165,7 @@ slab_take(uint32_t cap)
 	return b;
 }
 
-/* Keep @p b as a spare, evicting the largest ones over the limits. */
+/* Keep @p b as a spare, evicting others over the limits (see spare_slabs). */
 static void
 slab_give(struct dpmon_host_slab *b)
 {
