@@ -16,11 +16,12 @@
  * -ENOMEM into a 500.
  *
  * Rendering only reads the immutable snapshot, so no lock is needed. The
- * one endpoint whose cost grows with traffic is /api/v1/hosts: it scans the
- * host array once and keeps the best `limit` hosts in a bounded heap, which
- * is O(n log k) time and O(k) memory — a million hosts cost one linear
- * pass, never a sort of everything per request. Ties are broken by address,
- * so equal hosts always come out in the same order.
+ * one endpoint whose cost grows with traffic is /api/v1/hosts: it visits
+ * each host of the snapshot once (dpmon_top_hosts_by, top.c) and keeps the
+ * best `limit` hosts in a bounded heap, which is O(n log k) time and O(k)
+ * memory — a million hosts cost one linear pass, never a sort of everything
+ * per request. Ties are broken by address, so equal hosts always come out
+ * in the same order.
  *
  * Client text echoed in error messages is cut to ECHO_MAX bytes and limited
  * to printable ASCII, so any byte sequence in a URL still yields a valid
@@ -28,6 +29,7 @@
  */
 #include "api.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -444,27 +446,25 @@ count_cmp(uint64_t x, uint64_t y)
 	return (x > y) - (x < y);
 }
 
+/* Compares the counts of @p x and @p y: packets or bytes, by @p k. */
 static int
 rate_cmp(const struct dpmon_rate *x, const struct dpmon_rate *y, enum sort_key k)
 {
-	switch (k) {
-	case SORT_PPS:
-		return real_cmp(x->pps, y->pps);
-	case SORT_BPS:
-		return real_cmp(x->bps, y->bps);
-	case SORT_PACKETS:
-		return count_cmp(x->packets, y->packets);
-	case SORT_BYTES:
-	default:
-		return count_cmp(x->bytes, y->bytes);
-	}
+	assert(k == SORT_PACKETS || k == SORT_BYTES);
+	return k == SORT_PACKETS ? count_cmp(x->packets, y->packets)
+				 : count_cmp(x->bytes, y->bytes);
 }
 
-/* The real-valued metric @p k (>= SORT_AVG_PPS) of direction @p d. */
+/* The real-valued metric @p k (neither SORT_PACKETS nor SORT_BYTES) of
+ * direction @p d. */
 static double
 dir_metric(const struct dpmon_dir_stats *d, enum sort_key k)
 {
 	switch (k) {
+	case SORT_PPS:
+		return d->total.pps;
+	case SORT_BPS:
+		return d->total.bps;
 	case SORT_AVG_PPS:
 		return d->avg_pps;
 	case SORT_AVG_BPS:
@@ -505,8 +505,7 @@ host_metric(const struct host_query *q, const struct dpmon_snap_host *h, enum so
 	const struct dpmon_dir_stats *d = &h->dir[q->dir];
 
 	if (dpmon_snap_host_fresh(q->snap, h))
-		return k < SORT_AVG_PPS ? (k == SORT_PPS ? d->total.pps : d->total.bps)
-					: dir_metric(d, k);
+		return dir_metric(d, k);
 	if (k == SORT_AVG_PPS || k == SORT_AVG_BPS)
 		return dir_metric(d, k) * dpmon_snap_host_decay(q->snap, h);
 	return 0;

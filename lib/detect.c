@@ -338,9 +338,6 @@ attack_type(const struct dpmon_dir_stats *s)
  * no flows (snapshot.h), its stored values scaled by the decay (at most
  * 1: a stored value within its limit needs no decay, the usual case).
  */
-/* Hosts read ahead in pass_hosts (a miss each: a merge's records are scattered). */
-#define PREFETCH_HOSTS 8
-
 static bool
 above_min(const struct dpmon_detect *d, const struct dpmon_snap_host *h)
 {
@@ -467,8 +464,8 @@ pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
 		const struct dpmon_snap_host *h = dpmon_snap_host_at(s, i);
 		int c = 1;
 
-		dpmon_snap_host_prefetch(s, i + PREFETCH_HOSTS, DPMON_DIR_INGRESS);
-		dpmon_snap_host_prefetch(s, i + PREFETCH_HOSTS, DPMON_DIR_EGRESS);
+		dpmon_snap_host_prefetch(s, i + DPMON_SNAP_PREFETCH_AHEAD, DPMON_DIR_INGRESS);
+		dpmon_snap_host_prefetch(s, i + DPMON_SNAP_PREFETCH_AHEAD, DPMON_DIR_EGRESS);
 
 		while (j < d->n_states && (c = dpmon_addr_cmp(&d->states[j].addr, &h->addr)) < 0) {
 			evaluate(d, NULL, &d->states[j], NULL); /* gone (hand-built snapshots) */

@@ -29,7 +29,6 @@
 struct dpmon_idle {
 	uint32_t sleep_us;     /**< sleep per empty round once idle, microseconds; 0 = never sleep */
 	uint32_t empty_rounds; /**< rounds without a packet since the last packet */
-	uint64_t sleeps;       /**< sleeps taken (read by its own lcore only) */
 };
 
 /**
@@ -53,7 +52,6 @@ dpmon_idle_round(struct dpmon_idle *st, bool got)
 		return;
 	}
 	rte_delay_us_sleep(st->sleep_us);
-	st->sleeps++;
 }
 
 #endif /* DPMON_IDLE_H */

@@ -23,6 +23,7 @@
  */
 #include "snapshot.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,13 +124,16 @@ dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
  * sizes): a fresh one would fault in every page again. At most SPARE_SLABS
  * of them, and SPARE_RECORDS records besides the largest one (a merge that
  * touches every host writes one slab of them all, as big as the host array
- * the snapshots used to recycle); the largest goes first.
+ * the snapshots used to recycle). The largest is always kept: over the
+ * record limit the second-largest goes, over the count limit the smallest.
+ * The pool is sorted by capacity, smallest first, so each of them is at an
+ * end of it.
  */
 #define SPARE_SLABS 8
 #define SPARE_RECORDS (512u * 1024)
 static struct {
 	pthread_mutex_t lock;
-	struct dpmon_host_slab *b[SPARE_SLABS];
+	struct dpmon_host_slab *b[SPARE_SLABS]; /* [0, n), by ascending cap */
 	unsigned n;
 	uint64_t records;
 } spare_slabs = {PTHREAD_MUTEX_INITIALIZER, {NULL}, 0, 0};
@@ -141,30 +145,52 @@ slab_destroy(struct dpmon_host_slab *b)
 	free(b);
 }
 
+/* Removes and returns spare @p i, keeping the order. Lock held. */
+static struct dpmon_host_slab *
+spare_remove(unsigned i)
+{
+	struct dpmon_host_slab *b = spare_slabs.b[i];
+
+	assert(i < spare_slabs.n);
+	memmove(&spare_slabs.b[i], &spare_slabs.b[i + 1],
+		sizeof(spare_slabs.b[0]) * (spare_slabs.n - i - 1));
+	spare_slabs.n--;
+	spare_slabs.records -= b->cap;
+	return b;
+}
+
+/* Adds @p b in its place by cap; there must be room. Lock held. */
+static void
+spare_insert(struct dpmon_host_slab *b)
+{
+	unsigned i = spare_slabs.n;
+
+	assert(i < SPARE_SLABS);
+	for (; i > 0 && spare_slabs.b[i - 1]->cap > b->cap; i--)
+		spare_slabs.b[i] = spare_slabs.b[i - 1];
+	spare_slabs.b[i] = b;
+	spare_slabs.n++;
+	spare_slabs.records += b->cap;
+}
+
 /* A spare slab of @p cap to 2 * @p cap records, or NULL. */
 static struct dpmon_host_slab *
 slab_take(uint32_t cap)
 {
 	struct dpmon_host_slab *b = NULL;
-	unsigned best = SPARE_SLABS;
+	unsigned i = 0;
 
 	pthread_mutex_lock(&spare_slabs.lock);
-	for (unsigned i = 0; i < spare_slabs.n; i++) {
-		uint32_t c = spare_slabs.b[i]->cap;
-
-		if (c >= cap && c / 2 < cap && (best == SPARE_SLABS || c < spare_slabs.b[best]->cap))
-			best = i;
-	}
-	if (best < SPARE_SLABS) {
-		b = spare_slabs.b[best];
-		spare_slabs.b[best] = spare_slabs.b[--spare_slabs.n];
-		spare_slabs.records -= b->cap;
-	}
+	while (i < spare_slabs.n && spare_slabs.b[i]->cap < cap)
+		i++;
+	/* The smallest that is large enough; the later ones are larger. */
+	if (i < spare_slabs.n && spare_slabs.b[i]->cap / 2 < cap)
+		b = spare_remove(i);
 	pthread_mutex_unlock(&spare_slabs.lock);
 	return b;
 }
 
-/* Keep @p b as a spare, evicting the largest ones over the limits. */
+/* Keep @p b as a spare, evicting others over the limits (see spare_slabs). */
 static void
 slab_give(struct dpmon_host_slab *b)
 {
@@ -172,31 +198,12 @@ slab_give(struct dpmon_host_slab *b)
 	unsigned n_out = 0;
 
 	pthread_mutex_lock(&spare_slabs.lock);
-	spare_slabs.b[spare_slabs.n++] = b; /* room: the pool is trimmed to SPARE_SLABS - 1 */
-	spare_slabs.records += b->cap;
-	for (;;) {
-		unsigned big = 0, second = 0, small = 0, go;
-
-		for (unsigned i = 1; i < spare_slabs.n; i++) {
-			if (spare_slabs.b[i]->cap > spare_slabs.b[big]->cap)
-				big = i;
-			if (spare_slabs.b[i]->cap < spare_slabs.b[small]->cap)
-				small = i;
-		}
-		second = big == 0 ? 1 : 0; /* used only with two slabs or more */
-		for (unsigned i = 0; spare_slabs.n > 1 && i < spare_slabs.n; i++)
-			if (i != big && spare_slabs.b[i]->cap > spare_slabs.b[second]->cap)
-				second = i;
-		if (spare_slabs.n == SPARE_SLABS)
-			go = small;
-		else if (spare_slabs.records - spare_slabs.b[big]->cap > SPARE_RECORDS)
-			go = second; /* there is one: the largest alone is within the limit */
-		else
-			break;
-		out[n_out++] = spare_slabs.b[go];
-		spare_slabs.records -= spare_slabs.b[go]->cap;
-		spare_slabs.b[go] = spare_slabs.b[--spare_slabs.n];
-	}
+	spare_insert(b); /* room: the pool is trimmed to SPARE_SLABS - 1 */
+	while (spare_slabs.n == SPARE_SLABS)
+		out[n_out++] = spare_remove(0);
+	/* There is a second-largest: the largest alone is within the limit. */
+	while (spare_slabs.records - spare_slabs.b[spare_slabs.n - 1]->cap > SPARE_RECORDS)
+		out[n_out++] = spare_remove(spare_slabs.n - 2);
 	pthread_mutex_unlock(&spare_slabs.lock);
 	for (unsigned i = 0; i < n_out; i++)
 		slab_destroy(out[i]);
@@ -214,7 +221,7 @@ dpmon_host_slab_alloc(uint32_t cap)
 		b = malloc(sizeof(*b) + sizeof(b->h[0]) * (size_t)cap);
 		if (b == NULL)
 			return NULL;
-		b->gid = malloc(sizeof(*b->gid) * (cap ? cap : 1));
+		b->gid = malloc(sizeof(*b->gid) * cap);
 		if (b->gid == NULL) {
 			free(b);
 			return NULL;

@@ -31,7 +31,6 @@
 #ifndef DPMON_SNAPSHOT_H
 #define DPMON_SNAPSHOT_H
 
-#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -278,6 +277,9 @@ dpmon_snap_host_at(const struct dpmon_snapshot *s, uint32_t i)
 {
 	return s->host_at[i];
 }
+
+/** Hosts a loop over every host reads ahead with dpmon_snap_host_prefetch. */
+#define DPMON_SNAP_PREFETCH_AHEAD 8
 
 /**
  * Hint that host @p i will be read soon (its address, and direction

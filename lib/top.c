@@ -97,7 +97,9 @@ dpmon_top_hosts_by(const struct dpmon_snapshot *s, int subnet, uint32_t n,
 	uint32_t count = 0;
 
 	for (uint32_t i = 0; i < s->n_hosts; i++) {
-		dpmon_snap_host_prefetch(s, i + 8, DPMON_DIR_INGRESS);
+		/* Both directions: rankings read either, more_bytes both. */
+		dpmon_snap_host_prefetch(s, i + DPMON_SNAP_PREFETCH_AHEAD, DPMON_DIR_INGRESS);
+		dpmon_snap_host_prefetch(s, i + DPMON_SNAP_PREFETCH_AHEAD, DPMON_DIR_EGRESS);
 		if (subnet >= 0 && dpmon_snap_host_at(s, i)->subnet != (uint32_t)subnet)
 			continue;
 		count++;
