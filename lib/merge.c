@@ -426,26 +426,42 @@ rate_of(struct dpmon_rate *r, const struct dpmon_ctr *cur, const struct dpmon_ct
 }
 
 /*
- * Step the averages @p a with @p d's rates (total, each protocol class,
- * each packet kind's pps) and store them in @p d.
+ * Step the averages @p a, first scaled by @p k (a host's, decayed to the
+ * previous merge: record_write; 1 for totals and subnets), with @p d's
+ * rates (total, each protocol class, each packet kind's pps) and store
+ * them in @p d.
  */
 static void
-avg_update(struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a)
+avg_update(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a, double k)
 {
-	a->pps = dpmon_ewma_step(a->pps, d->total.pps, m->alpha);
-	a->bps = dpmon_ewma_step(a->bps, d->total.bps, m->alpha);
+	a->pps = dpmon_ewma_step(a->pps * k, d->total.pps, m->alpha);
+	a->bps = dpmon_ewma_step(a->bps * k, d->total.bps, m->alpha);
 	d->avg_pps = a->pps;
 	d->avg_bps = a->bps;
 	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p], d->proto[p].pps, m->alpha);
-		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p], d->proto[p].bps, m->alpha);
+		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p] * k, d->proto[p].pps, m->alpha);
+		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p] * k, d->proto[p].bps, m->alpha);
 		d->avg_proto_pps[p] = a->proto_pps[p];
 		d->avg_proto_bps[p] = a->proto_bps[p];
 	}
 	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
-		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x], d->x[x].pps, m->alpha);
+		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, m->alpha);
 		d->avg_x_pps[x] = a->x_pps[x];
 	}
+}
+
+/* Multiply every average of @p a by @p k (as dpmon_dir_avgs_scale does a record's). */
+static void
+avg_scale(struct avg_dir *a, double k)
+{
+	a->pps *= k;
+	a->bps *= k;
+	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+		a->proto_pps[p] *= k;
+		a->proto_bps[p] *= k;
+	}
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
+		a->x_pps[x] *= k;
 }
 
 /* Cumulative values and rates of one direction (protocols, then kinds). */
@@ -586,7 +602,7 @@ fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
 		dir_stats(&s->totals[t], &cur[t], &xcur[t], &m->prev_totals[t],
 			  &m->prev_xtotals[t], dt);
-		avg_update(m, &s->totals[t], &m->tot_avg[t]);
+		avg_update(m, &s->totals[t], &m->tot_avg[t], 1.0);
 	}
 	memcpy(m->prev_totals, cur, sizeof(cur));
 	memcpy(m->prev_xtotals, xcur, sizeof(xcur));
@@ -611,7 +627,7 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
 			dir_stats(&ss->dir[d], &m->sub_cur[i].dir[d], &m->sub_cur[i].xdir[d],
 				  &m->sub_prev[i].dir[d], &m->sub_prev[i].xdir[d], dt);
-			avg_update(m, &ss->dir[d], &m->sub_avg[i].d[d]);
+			avg_update(m, &ss->dir[d], &m->sub_avg[i].d[d], 1.0);
 		}
 	}
 	t = m->sub_prev;
@@ -842,29 +858,6 @@ host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *pee
 }
 
 /*
- * Step the averages @p a (those of the host's previous record, decayed by
- * @p k to the previous merge) with @p d's rates, and store them in @p d.
- */
-static void
-avg_continue(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a, double k)
-{
-	a->pps = dpmon_ewma_step(a->pps * k, d->total.pps, m->alpha);
-	a->bps = dpmon_ewma_step(a->bps * k, d->total.bps, m->alpha);
-	d->avg_pps = a->pps;
-	d->avg_bps = a->bps;
-	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p] * k, d->proto[p].pps, m->alpha);
-		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p] * k, d->proto[p].bps, m->alpha);
-		d->avg_proto_pps[p] = a->proto_pps[p];
-		d->avg_proto_bps[p] = a->proto_bps[p];
-	}
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
-		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, m->alpha);
-		d->avg_x_pps[x] = a->x_pps[x];
-	}
-}
-
-/*
  * Bring the averages of record @p h and of global id @p id's state, as of
  * merge time g_avg[id].t_s, to the previous merge (m->t_prev), decayed
  * with the time constant the merges in between used (m->tau_prev_s): the
@@ -877,19 +870,10 @@ avg_rebase(struct dpmon_merge *m, struct dpmon_snap_host *h, uint32_t id)
 	struct host_avg *avg = &m->g_avg[id];
 	double k = dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_prev_s);
 
-	RTE_ASSERT(h->t_s == avg->t_s);
+	RTE_ASSERT(h->t_s == avg->t_s); /* so the record's averages are avg's */
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
-		struct dpmon_dir_stats *st = &h->dir[d];
-		struct avg_dir *a = &avg->a.d[d];
-
-		st->avg_pps = a->pps *= k;
-		st->avg_bps = a->bps *= k;
-		for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-			st->avg_proto_pps[p] = a->proto_pps[p] *= k;
-			st->avg_proto_bps[p] = a->proto_bps[p] *= k;
-		}
-		for (int x = 0; x < DPMON_XCLASS_MAX; x++)
-			st->avg_x_pps[x] = a->x_pps[x] *= k;
+		avg_scale(&avg->a.d[d], k);
+		dpmon_dir_avgs_scale(&h->dir[d], k);
 	}
 	h->t_s = avg->t_s = m->t_prev;
 }
@@ -960,7 +944,7 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
 		dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d], &prev->xdir[d],
 			  dt);
-		avg_continue(m, &h->dir[d], &avg->a.d[d], k);
+		avg_update(m, &h->dir[d], &avg->a.d[d], k);
 		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
 		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
 	}
