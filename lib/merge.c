@@ -155,7 +155,7 @@ struct dpmon_merge {
 	uint32_t *g_pos;                      /* global id → index in @c order, NO_POS: not listed */
 	const struct dpmon_snap_host **order; /* current records of the listed hosts, by address */
 	uint32_t n_order;
-	uint32_t n_recorded;                  /* ids [0, n_recorded) have a record */
+	uint32_t n_recorded;                  /* ids [0, n_recorded) have a record, the others none */
 	bool order_stale;                     /* new hosts or a reload: rebuild order and g_pos */
 	bool resubnet;                        /* a reload: rewrite every record (new subnets) */
 	struct dpmon_host_slab **slabs;       /* slabs with a current record, one reference each */
@@ -935,7 +935,8 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	struct host_avg *avg = &m->g_avg[id];
 	const struct dpmon_pair_ctr *prev = &m->g_prev[id];
 	const struct dpmon_pair_ctr *cur = fp != NULL ? &m->g_cur[id] : prev;
-	double k = m->g_rec[id] != NULL ? dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_s) : 0.0;
+	/* A new id's averages are still zero (grow_hosts): any k keeps them so. */
+	double k = dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_s);
 
 	h->addr = m->g_addr[id];
 	h->subnet = m->g_subnet[id];
@@ -964,13 +965,12 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 static int
 write_records(struct dpmon_merge *m, double dt)
 {
-	uint32_t n = m->n_touched;
+	/* Without a record: exactly the ids from n_recorded on (its rule). */
+	uint32_t n = m->n_touched + (m->n_hosts - m->n_recorded);
 	struct dpmon_host_slab *b;
 
-	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
-		n += m->g_rec[id] == NULL;
 	for (uint32_t t = 0; t < m->n_touched; t++)
-		n -= m->g_rec[m->touched[t]] == NULL; /* new and touched: counted twice */
+		n -= m->touched[t] >= m->n_recorded; /* new and touched: counted twice */
 	if (n == 0)
 		return 0;
 	b = dpmon_host_slab_alloc(n);
