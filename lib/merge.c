@@ -164,7 +164,8 @@ struct dpmon_merge {
 	double tau_prev_s;                    /* that of the previous merge (a reload may change it) */
 	double t_prev, t_now;                 /* uptime of the previous merge and of this one */
 	uint32_t *first;   /* global id → first worker occurrence */
-	uint32_t *mark;    /* global id → seq of the last merge that touched it */
+	uint32_t *mark;    /* global id → n_collects of the collect_touched that last marked it */
+	uint32_t n_collects; /* collect_touched calls, failed merges' too (never 0 once called) */
 	uint32_t *touched; /* global ids marked by this merge */
 	struct host_fp *t_fp; /* flows and peers of touched[t] (fold_touched) */
 	uint32_t n_touched;
@@ -635,11 +636,19 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	m->sub_cur = t;
 }
 
-/* Mark the global ids of entries stamped since each worker's previous epoch. */
+/*
+ * Mark the global ids of entries stamped since each worker's previous
+ * epoch, with a count of its own: a merge that fails after this leaves
+ * nothing to undo (w_prev does not advance, so the next call marks the
+ * same hosts again, and more).
+ */
 static void
 collect_touched(struct dpmon_merge *m)
 {
-	uint32_t seq = (uint32_t)m->seq;
+	uint32_t mark = ++m->n_collects;
+
+	if (mark == 0) /* 0: never marked (grow_hosts) */
+		mark = m->n_collects = 1;
 
 	m->n_touched = 0;
 	for (unsigned c = 0; c < m->n_cores; c++) {
@@ -653,24 +662,12 @@ collect_touched(struct dpmon_merge *m)
 			if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) < since)
 				continue;
 			id = gid[i];
-			if (m->mark[id] != seq) {
-				m->mark[id] = seq;
+			if (m->mark[id] != mark) {
+				m->mark[id] = mark;
 				m->touched[m->n_touched++] = id;
 			}
 		}
 	}
-}
-
-/*
- * Undo collect_touched when this merge fails: the next one, with the same
- * seq, must collect (and write the records of) the same hosts again.
- */
-static void
-unmark_touched(struct dpmon_merge *m)
-{
-	for (uint32_t t = 0; t < m->n_touched; t++)
-		m->mark[m->touched[t]] = 0;
-	m->n_touched = 0;
 }
 
 static struct carry_hi *
@@ -1449,7 +1446,6 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	m->seq++;
 	collect_touched(m);
 	if (fold_touched(m) != 0) {
-		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
@@ -1457,7 +1453,6 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	s = dpmon_snapshot_alloc_shared_hosts(n_ports, m->n_cores, m->n_subnets,
 					      m->n_hosts - m->n_unmonitored);
 	if (s == NULL) {
-		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
@@ -1476,7 +1471,6 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	m->t_now = s->uptime_s;
 	if (fill_hosts(m, s, dt) != 0) {
 		dpmon_snapshot_free(s);
-		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
