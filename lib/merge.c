@@ -1125,7 +1125,6 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	s->n_slabs = m->n_slabs;
 	s->avg_tau_s = m->tau_s;
 	m->timing.touched = m->n_touched;
-	m->timing.slabs = m->n_slabs;
 	return 0;
 }
 
