@@ -23,7 +23,7 @@
  * keep the record of the merge that last touched them, and the snapshot
  * lists them by pointer, holding a reference to every slab with a record
  * still current. So a merge writes 8 bytes per host (the pointer array,
- * patched in place: g_pos) plus one 680-byte record per touched host,
+ * patched in place: g_pos) plus one 712-byte record per touched host,
  * instead of every host's record. A touched host's averages continue from
  * its previous record's (kept dense in g_avg, beside the counters, rather
  * than read back from the scattered record), decayed to the previous
