@@ -23,7 +23,7 @@
  * keep the record of the merge that last touched them, and the snapshot
  * lists them by pointer, holding a reference to every slab with a record
  * still current. So a merge writes 8 bytes per host (the pointer array,
- * patched in place: g_pos) plus one 680-byte record per touched host,
+ * patched in place: g_pos) plus one 712-byte record per touched host,
  * instead of every host's record. A touched host's averages continue from
  * its previous record's (kept dense in g_avg, beside the counters, rather
  * than read back from the scattered record), decayed to the previous
@@ -155,7 +155,7 @@ struct dpmon_merge {
 	uint32_t *g_pos;                      /* global id → index in @c order, NO_POS: not listed */
 	const struct dpmon_snap_host **order; /* current records of the listed hosts, by address */
 	uint32_t n_order;
-	uint32_t n_recorded;                  /* ids [0, n_recorded) have a record */
+	uint32_t n_recorded;                  /* ids [0, n_recorded) have a record, the others none */
 	bool order_stale;                     /* new hosts or a reload: rebuild order and g_pos */
 	bool resubnet;                        /* a reload: rewrite every record (new subnets) */
 	struct dpmon_host_slab **slabs;       /* slabs with a current record, one reference each */
@@ -164,7 +164,8 @@ struct dpmon_merge {
 	double tau_prev_s;                    /* that of the previous merge (a reload may change it) */
 	double t_prev, t_now;                 /* uptime of the previous merge and of this one */
 	uint32_t *first;   /* global id → first worker occurrence */
-	uint32_t *mark;    /* global id → seq of the last merge that touched it */
+	uint32_t *mark;    /* global id → n_collects of the collect_touched that last marked it */
+	uint32_t n_collects; /* collect_touched calls, failed merges' too (never 0 once called) */
 	uint32_t *touched; /* global ids marked by this merge */
 	struct host_fp *t_fp; /* flows and peers of touched[t] (fold_touched) */
 	uint32_t n_touched;
@@ -426,26 +427,42 @@ rate_of(struct dpmon_rate *r, const struct dpmon_ctr *cur, const struct dpmon_ct
 }
 
 /*
- * Step the averages @p a with @p d's rates (total, each protocol class,
- * each packet kind's pps) and store them in @p d.
+ * Step the averages @p a, first scaled by @p k (a host's, decayed to the
+ * previous merge: record_write; 1 for totals and subnets), with @p d's
+ * rates (total, each protocol class, each packet kind's pps) and store
+ * them in @p d.
  */
 static void
-avg_update(struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a)
+avg_update(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a, double k)
 {
-	a->pps = dpmon_ewma_step(a->pps, d->total.pps, m->alpha);
-	a->bps = dpmon_ewma_step(a->bps, d->total.bps, m->alpha);
+	a->pps = dpmon_ewma_step(a->pps * k, d->total.pps, m->alpha);
+	a->bps = dpmon_ewma_step(a->bps * k, d->total.bps, m->alpha);
 	d->avg_pps = a->pps;
 	d->avg_bps = a->bps;
 	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p], d->proto[p].pps, m->alpha);
-		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p], d->proto[p].bps, m->alpha);
+		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p] * k, d->proto[p].pps, m->alpha);
+		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p] * k, d->proto[p].bps, m->alpha);
 		d->avg_proto_pps[p] = a->proto_pps[p];
 		d->avg_proto_bps[p] = a->proto_bps[p];
 	}
 	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
-		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x], d->x[x].pps, m->alpha);
+		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, m->alpha);
 		d->avg_x_pps[x] = a->x_pps[x];
 	}
+}
+
+/* Multiply every average of @p a by @p k (as dpmon_dir_avgs_scale does a record's). */
+static void
+avg_scale(struct avg_dir *a, double k)
+{
+	a->pps *= k;
+	a->bps *= k;
+	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+		a->proto_pps[p] *= k;
+		a->proto_bps[p] *= k;
+	}
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
+		a->x_pps[x] *= k;
 }
 
 /* Cumulative values and rates of one direction (protocols, then kinds). */
@@ -586,7 +603,7 @@ fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
 		dir_stats(&s->totals[t], &cur[t], &xcur[t], &m->prev_totals[t],
 			  &m->prev_xtotals[t], dt);
-		avg_update(m, &s->totals[t], &m->tot_avg[t]);
+		avg_update(m, &s->totals[t], &m->tot_avg[t], 1.0);
 	}
 	memcpy(m->prev_totals, cur, sizeof(cur));
 	memcpy(m->prev_xtotals, xcur, sizeof(xcur));
@@ -611,7 +628,7 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
 			dir_stats(&ss->dir[d], &m->sub_cur[i].dir[d], &m->sub_cur[i].xdir[d],
 				  &m->sub_prev[i].dir[d], &m->sub_prev[i].xdir[d], dt);
-			avg_update(m, &ss->dir[d], &m->sub_avg[i].d[d]);
+			avg_update(m, &ss->dir[d], &m->sub_avg[i].d[d], 1.0);
 		}
 	}
 	t = m->sub_prev;
@@ -619,11 +636,19 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	m->sub_cur = t;
 }
 
-/* Mark the global ids of entries stamped since each worker's previous epoch. */
+/*
+ * Mark the global ids of entries stamped since each worker's previous
+ * epoch, with a count of its own: a merge that fails after this leaves
+ * nothing to undo (w_prev does not advance, so the next call marks the
+ * same hosts again, and more).
+ */
 static void
 collect_touched(struct dpmon_merge *m)
 {
-	uint32_t seq = (uint32_t)m->seq;
+	uint32_t mark = ++m->n_collects;
+
+	if (mark == 0) /* 0: never marked (grow_hosts) */
+		mark = m->n_collects = 1;
 
 	m->n_touched = 0;
 	for (unsigned c = 0; c < m->n_cores; c++) {
@@ -637,24 +662,12 @@ collect_touched(struct dpmon_merge *m)
 			if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) < since)
 				continue;
 			id = gid[i];
-			if (m->mark[id] != seq) {
-				m->mark[id] = seq;
+			if (m->mark[id] != mark) {
+				m->mark[id] = mark;
 				m->touched[m->n_touched++] = id;
 			}
 		}
 	}
-}
-
-/*
- * Undo collect_touched when this merge fails: the next one, with the same
- * seq, must collect (and write the records of) the same hosts again.
- */
-static void
-unmark_touched(struct dpmon_merge *m)
-{
-	for (uint32_t t = 0; t < m->n_touched; t++)
-		m->mark[m->touched[t]] = 0;
-	m->n_touched = 0;
 }
 
 static struct carry_hi *
@@ -842,29 +855,6 @@ host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *pee
 }
 
 /*
- * Step the averages @p a (those of the host's previous record, decayed by
- * @p k to the previous merge) with @p d's rates, and store them in @p d.
- */
-static void
-avg_continue(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a, double k)
-{
-	a->pps = dpmon_ewma_step(a->pps * k, d->total.pps, m->alpha);
-	a->bps = dpmon_ewma_step(a->bps * k, d->total.bps, m->alpha);
-	d->avg_pps = a->pps;
-	d->avg_bps = a->bps;
-	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p] * k, d->proto[p].pps, m->alpha);
-		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p] * k, d->proto[p].bps, m->alpha);
-		d->avg_proto_pps[p] = a->proto_pps[p];
-		d->avg_proto_bps[p] = a->proto_bps[p];
-	}
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
-		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, m->alpha);
-		d->avg_x_pps[x] = a->x_pps[x];
-	}
-}
-
-/*
  * Bring the averages of record @p h and of global id @p id's state, as of
  * merge time g_avg[id].t_s, to the previous merge (m->t_prev), decayed
  * with the time constant the merges in between used (m->tau_prev_s): the
@@ -877,19 +867,10 @@ avg_rebase(struct dpmon_merge *m, struct dpmon_snap_host *h, uint32_t id)
 	struct host_avg *avg = &m->g_avg[id];
 	double k = dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_prev_s);
 
-	RTE_ASSERT(h->t_s == avg->t_s);
+	RTE_ASSERT(h->t_s == avg->t_s); /* so the record's averages are avg's */
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
-		struct dpmon_dir_stats *st = &h->dir[d];
-		struct avg_dir *a = &avg->a.d[d];
-
-		st->avg_pps = a->pps *= k;
-		st->avg_bps = a->bps *= k;
-		for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-			st->avg_proto_pps[p] = a->proto_pps[p] *= k;
-			st->avg_proto_bps[p] = a->proto_bps[p] *= k;
-		}
-		for (int x = 0; x < DPMON_XCLASS_MAX; x++)
-			st->avg_x_pps[x] = a->x_pps[x] *= k;
+		avg_scale(&avg->a.d[d], k);
+		dpmon_dir_avgs_scale(&h->dir[d], k);
 	}
 	h->t_s = avg->t_s = m->t_prev;
 }
@@ -951,7 +932,8 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	struct host_avg *avg = &m->g_avg[id];
 	const struct dpmon_pair_ctr *prev = &m->g_prev[id];
 	const struct dpmon_pair_ctr *cur = fp != NULL ? &m->g_cur[id] : prev;
-	double k = m->g_rec[id] != NULL ? dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_s) : 0.0;
+	/* A new id's averages are still zero (grow_hosts): any k keeps them so. */
+	double k = dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_s);
 
 	h->addr = m->g_addr[id];
 	h->subnet = m->g_subnet[id];
@@ -960,7 +942,7 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
 		dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d], &prev->xdir[d],
 			  dt);
-		avg_continue(m, &h->dir[d], &avg->a.d[d], k);
+		avg_update(m, &h->dir[d], &avg->a.d[d], k);
 		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
 		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
 	}
@@ -980,13 +962,12 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 static int
 write_records(struct dpmon_merge *m, double dt)
 {
-	uint32_t n = m->n_touched;
+	/* Without a record: exactly the ids from n_recorded on (its rule). */
+	uint32_t n = m->n_touched + (m->n_hosts - m->n_recorded);
 	struct dpmon_host_slab *b;
 
-	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
-		n += m->g_rec[id] == NULL;
 	for (uint32_t t = 0; t < m->n_touched; t++)
-		n -= m->g_rec[m->touched[t]] == NULL; /* new and touched: counted twice */
+		n -= m->touched[t] >= m->n_recorded; /* new and touched: counted twice */
 	if (n == 0)
 		return 0;
 	b = dpmon_host_slab_alloc(n);
@@ -1144,7 +1125,6 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	s->n_slabs = m->n_slabs;
 	s->avg_tau_s = m->tau_s;
 	m->timing.touched = m->n_touched;
-	m->timing.slabs = m->n_slabs;
 	return 0;
 }
 
@@ -1465,7 +1445,6 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	m->seq++;
 	collect_touched(m);
 	if (fold_touched(m) != 0) {
-		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
@@ -1473,7 +1452,6 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	s = dpmon_snapshot_alloc_shared_hosts(n_ports, m->n_cores, m->n_subnets,
 					      m->n_hosts - m->n_unmonitored);
 	if (s == NULL) {
-		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}
@@ -1492,7 +1470,6 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap
 	m->t_now = s->uptime_s;
 	if (fill_hosts(m, s, dt) != 0) {
 		dpmon_snapshot_free(s);
-		unmark_touched(m);
 		m->seq--;
 		return NULL;
 	}

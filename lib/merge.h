@@ -81,7 +81,6 @@ struct dpmon_merge_timing {
 	uint32_t touched;  /**< global hosts whose worker entries were visited */
 	uint32_t written;  /**< host records written (touched and new hosts) */
 	uint32_t moved;    /**< host records moved out of mostly dead slabs */
-	uint32_t slabs;    /**< slabs listed by the snapshot */
 };
 
 /** Timing of the last dpmon_merge_run into @p t. Main lcore. */

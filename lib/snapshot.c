@@ -258,17 +258,11 @@ dpmon_snap_host_dir(const struct dpmon_snapshot *s, const struct dpmon_snap_host
 	k = dpmon_snap_host_decay(s, h);
 	*tmp = *src;
 	tmp->total.pps = tmp->total.bps = 0;
-	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+	for (int p = 0; p < DPMON_PROTO_MAX; p++)
 		tmp->proto[p].pps = tmp->proto[p].bps = 0;
-		tmp->avg_proto_pps[p] *= k;
-		tmp->avg_proto_bps[p] *= k;
-	}
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
 		tmp->x[x].pps = tmp->x[x].bps = 0;
-		tmp->avg_x_pps[x] *= k;
-	}
-	tmp->avg_pps *= k;
-	tmp->avg_bps *= k;
+	dpmon_dir_avgs_scale(tmp, k);
 	tmp->flows = tmp->peers = 0;
 	return tmp;
 }

@@ -299,6 +299,20 @@ dpmon_snap_host_prefetch(const struct dpmon_snapshot *s, uint32_t i, int d)
 	}
 }
 
+/** Multiply every average of @p d (avg_pps, avg_bps, avg_proto_*, avg_x_pps) by @p k. Any thread. */
+static inline void
+dpmon_dir_avgs_scale(struct dpmon_dir_stats *d, double k)
+{
+	d->avg_pps *= k;
+	d->avg_bps *= k;
+	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+		d->avg_proto_pps[p] *= k;
+		d->avg_proto_bps[p] *= k;
+	}
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
+		d->avg_x_pps[x] *= k;
+}
+
 /** True when @p h's rates are those of snapshot @p s (else they are 0 in @p s). Any thread. */
 static inline bool
 dpmon_snap_host_fresh(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
