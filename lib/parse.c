@@ -1064,10 +1064,13 @@ vlan_stripped(const struct rte_mbuf *m, struct dpmon_pkt *pkt)
 	pkt->len += 4;
 }
 
-/* The full parser on an mbuf (dpmon_parse_mbuf_decap without the fast path). */
-static enum dpmon_reason __rte_noinline
-parse_mbuf_full(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
-		uint8_t *scratch)
+/*
+ * The full parser on an mbuf (dpmon_parse_mbuf_decap without the fast path);
+ * noinline: the worker's loop keeps only the fast path inline.
+ */
+enum dpmon_reason __rte_noinline
+dpmon_parse_mbuf_full(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
+		      uint8_t *scratch)
 {
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len, win;
@@ -1110,7 +1113,7 @@ dpmon_parse_mbuf_decap(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pk
 				    min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt)))
 			return DPMON_REASON_OK;
 	}
-	return parse_mbuf_full(m, decap, pkt, scratch);
+	return dpmon_parse_mbuf_full(m, decap, pkt, scratch);
 }
 
 enum dpmon_reason
