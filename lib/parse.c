@@ -947,12 +947,26 @@ parse_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
 }
 
 /*
- * Parse @p win readable bytes at @p b of a frame of which @p present bytes
- * exist (win <= present, win <= DPMON_PARSE_GATHER); the fast path first
- * when @p fast.
+ * The fast path as an entry point starts it: clear @p pkt, count @p present
+ * bytes, then parse_fast. @return true when the frame was the common one
+ * and @p pkt is filled; false leaves @p pkt to the full parser (parse_buf,
+ * which clears it again).
+ */
+FAST bool
+try_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
+	 struct dpmon_pkt *pkt)
+{
+	memset(pkt, 0, offsetof(struct dpmon_pkt, len));
+	pkt->len = present;
+	return parse_fast(b, win, present, decap, pkt);
+}
+
+/*
+ * The full parser: parse @p win readable bytes at @p b of a frame of which
+ * @p present bytes exist (win <= present, win <= DPMON_PARSE_GATHER).
  */
 FAST enum dpmon_reason
-parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap, bool fast,
+parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
 	  struct dpmon_pkt *pkt)
 {
 	struct cur c = {.b = b, .win = win, .present = present, .decap = decap, .next = false};
@@ -962,11 +976,6 @@ parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap, bool
 
 	memset(pkt, 0, offsetof(struct dpmon_pkt, len));
 	pkt->len = present;
-	if (likely(fast)) {
-		if (likely(parse_fast(b, win, present, decap, pkt)))
-			return DPMON_REASON_OK;
-		memset(pkt, 0, offsetof(struct dpmon_pkt, len));
-	}
 	if (unlikely(win < ETH_HLEN))
 		return DPMON_REASON_RUNT;
 	type = rd16(b + 12);
@@ -985,14 +994,18 @@ enum dpmon_reason
 dpmon_parse_frame_decap(const uint8_t *frame, uint32_t len, uint32_t decap,
 			struct dpmon_pkt *pkt)
 {
-	return parse_buf(frame, min_u32(len, DPMON_PARSE_GATHER), len, decap, true, pkt);
+	uint32_t win = min_u32(len, DPMON_PARSE_GATHER);
+
+	if (likely(try_fast(frame, win, len, decap, pkt)))
+		return DPMON_REASON_OK;
+	return parse_buf(frame, win, len, decap, pkt);
 }
 
 enum dpmon_reason
 dpmon_parse_frame_full(const uint8_t *frame, uint32_t len, uint32_t decap,
 		       struct dpmon_pkt *pkt)
 {
-	return parse_buf(frame, min_u32(len, DPMON_PARSE_GATHER), len, decap, false, pkt);
+	return parse_buf(frame, min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt);
 }
 
 enum dpmon_reason
@@ -1051,10 +1064,13 @@ vlan_stripped(const struct rte_mbuf *m, struct dpmon_pkt *pkt)
 	pkt->len += 4;
 }
 
-/* The full parser on an mbuf (dpmon_parse_mbuf_decap without the fast path). */
-static enum dpmon_reason __rte_noinline
-parse_mbuf_full(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
-		uint8_t *scratch)
+/*
+ * The full parser on an mbuf (dpmon_parse_mbuf_decap without the fast path);
+ * noinline: the worker's loop keeps only the fast path inline.
+ */
+enum dpmon_reason __rte_noinline
+dpmon_parse_mbuf_full(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
+		      uint8_t *scratch)
 {
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len, win;
@@ -1071,7 +1087,7 @@ parse_mbuf_full(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
 			b = scratch;
 		}
 	}
-	r = parse_buf(b, win, len, decap, false, pkt);
+	r = parse_buf(b, win, len, decap, pkt);
 	pkt->len = m->pkt_len;
 	if (unlikely(len < m->pkt_len))
 		pkt->anomalies |= ANOM(DPMON_ANOM_PKT_LEN_MISMATCH);
@@ -1093,13 +1109,11 @@ dpmon_parse_mbuf_decap(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pk
 		   !(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))) {
 		uint32_t len = m->pkt_len;
 
-		memset(pkt, 0, offsetof(struct dpmon_pkt, len));
-		pkt->len = len;
-		if (likely(parse_fast(rte_pktmbuf_mtod(m, const uint8_t *),
-				      min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt)))
+		if (likely(try_fast(rte_pktmbuf_mtod(m, const uint8_t *),
+				    min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt)))
 			return DPMON_REASON_OK;
 	}
-	return parse_mbuf_full(m, decap, pkt, scratch);
+	return dpmon_parse_mbuf_full(m, decap, pkt, scratch);
 }
 
 enum dpmon_reason

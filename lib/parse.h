@@ -143,4 +143,13 @@ enum dpmon_reason dpmon_parse_mbuf(const struct rte_mbuf *m, struct dpmon_pkt *p
 enum dpmon_reason dpmon_parse_mbuf_decap(const struct rte_mbuf *m, uint32_t decap,
 					 struct dpmon_pkt *pkt, uint8_t *scratch);
 
+/**
+ * As dpmon_parse_mbuf_decap without the fast path for the common frame
+ * (parse.c): the full parser alone, with the same mbuf rules (usable
+ * length, pkt_len_mismatch, stripped tags). For tests, which check that
+ * both give the same result.
+ */
+enum dpmon_reason dpmon_parse_mbuf_full(const struct rte_mbuf *m, uint32_t decap,
+					struct dpmon_pkt *pkt, uint8_t *scratch);
+
 #endif /* DPMON_PARSE_H */

@@ -19,6 +19,7 @@
 
 #include "frames.h"
 #include "parse.h"
+#include "parse_same.h"
 #include "test_eal.h"
 
 static const uint8_t A6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
@@ -1573,11 +1574,7 @@ check_fast_same(const uint8_t *b, uint32_t n, uint32_t decap)
 	rf = dpmon_parse_frame_decap(copy, n, decap, &fast);
 	rs = dpmon_parse_frame_full(copy, n, decap, &full);
 	CHECK_EQ_U64(rf, rs);
-	CHECK(memcmp(&fast, &full, offsetof(struct dpmon_pkt, src4)) == 0);
-	if (rf == OK && rs == OK && full.family == 4)
-		CHECK(fast.src4 == full.src4 && fast.dst4 == full.dst4);
-	else if (rf == OK && rs == OK)
-		CHECK(fast.src6 == full.src6 && fast.dst6 == full.dst6);
+	CHECK(same_result(rf, &fast, rs, &full));
 	free(copy);
 }
 

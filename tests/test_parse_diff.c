@@ -24,9 +24,9 @@
  *    ASan sees any read past the bytes held) in these layouts: one
  *    segment; data_len > pkt_len; pkt_len > the bytes held; a stripped
  *    VLAN tag; stripped QinQ tags; several segments cut at random. The
- *    mbuf result is compared with the full parser on the bytes held,
- *    adjusted by the mbuf rules of parse.h (pkt_len, pkt_len_mismatch,
- *    stripped tags).
+ *    mbuf result is compared with dpmon_parse_mbuf_full (the full parser
+ *    with the mbuf rules of parse.h: pkt_len, pkt_len_mismatch, stripped
+ *    tags) on one segment holding the same bytes.
  *
  * The seed is fixed, so a failure reproduces. A mismatch prints the frame
  * in hex, the entry point, the mbuf layout, the decap set and both
@@ -46,6 +46,7 @@
 
 #include "check.h"
 #include "parse.h"
+#include "parse_same.h"
 
 #define SEED 0x5eed2026d1ffull
 #define MUTATIONS 1000000u
@@ -237,19 +238,6 @@ load_captures(const char *testdata)
 /* comparison and report                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Same result: reason, every field before the addresses, addresses when OK. */
-static int
-same_result(int ra, const struct dpmon_pkt *a, int rb, const struct dpmon_pkt *b)
-{
-	if (ra != rb || memcmp(a, b, offsetof(struct dpmon_pkt, src4)) != 0)
-		return 0;
-	if (ra != DPMON_REASON_OK)
-		return 1;
-	if (a->family == 4)
-		return a->src4 == b->src4 && a->dst4 == b->dst4;
-	return memcmp(a->src6, b->src6, 16) == 0 && memcmp(a->dst6, b->dst6, 16) == 0;
-}
-
 static void
 print_hex(const uint8_t *b, uint32_t n)
 {
@@ -308,31 +296,35 @@ record(const char *entry, const struct layout *l, const uint8_t *b, uint32_t n,
 /* entry points                                                             */
 /* ------------------------------------------------------------------------ */
 
-/* The full parser's answer for an mbuf holding @p held bytes of @p b (parse.h rules). */
+/* The head of a fake mbuf of layout @p l: pkt_len, offload flags, stripped tags. */
+static void
+set_head(struct rte_mbuf *m, const struct layout *l, uint16_t nb_segs)
+{
+	m->nb_segs = nb_segs;
+	m->pkt_len = l->pkt_len;
+	m->ol_flags = l->ol_flags;
+	m->vlan_tci = l->tci;
+	m->vlan_tci_outer = l->tci_outer;
+}
+
+/*
+ * The full parser's answer for the mbuf of layout @p l holding @p b (n
+ * bytes): dpmon_parse_mbuf_full on one segment of the same bytes, so a
+ * chain cut into segments is also checked against the frame in one piece.
+ */
 static int
-expect_mbuf(const uint8_t *b, uint32_t held, const struct layout *l, uint32_t decap,
+expect_mbuf(const uint8_t *b, uint32_t n, const struct layout *l, uint32_t decap,
 	    struct dpmon_pkt *p)
 {
-	uint32_t len = held < l->pkt_len ? held : l->pkt_len;
-	int r = dpmon_parse_frame_full(b, len, decap, p);
+	static uint8_t scratch_full[DPMON_PARSE_GATHER];
+	struct rte_mbuf m;
 
-	p->len = l->pkt_len;
-	if (len < l->pkt_len)
-		p->anomalies |= 1u << DPMON_ANOM_PKT_LEN_MISMATCH;
-	if (!(l->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))
-		return r;
-	if (l->ol_flags & RTE_MBUF_F_RX_QINQ_STRIPPED) {
-		p->vlan_outer = l->tci_outer & 0xfff;
-		p->vlan_inner = l->tci & 0xfff;
-		p->vlan_depth += 2;
-		p->len += 8;
-	} else {
-		p->vlan_inner = p->vlan_depth ? p->vlan_outer : 0;
-		p->vlan_outer = l->tci & 0xfff;
-		p->vlan_depth += 1;
-		p->len += 4;
-	}
-	return r;
+	assert(n <= UINT16_MAX);
+	memset(&m, 0, sizeof(m));
+	m.buf_addr = (void *)(uintptr_t)b;
+	m.data_len = (uint16_t)n;
+	set_head(&m, l, 1);
+	return dpmon_parse_mbuf_full(&m, decap, p, scratch_full);
 }
 
 /* dpmon_parse_mbuf_decap on @p b (n bytes) as a fake mbuf chain of layout @p l. */
@@ -357,11 +349,7 @@ compare_mbuf(const uint8_t *b, uint32_t n, const struct layout *l, uint32_t deca
 		segs[i].next = i < l->ncuts ? &segs[i + 1] : NULL;
 		from = to;
 	}
-	segs[0].nb_segs = (uint16_t)(l->ncuts + 1);
-	segs[0].pkt_len = l->pkt_len;
-	segs[0].ol_flags = l->ol_flags;
-	segs[0].vlan_tci = l->tci;
-	segs[0].vlan_tci_outer = l->tci_outer;
+	set_head(&segs[0], l, (uint16_t)(l->ncuts + 1));
 	memset(&fast, 0xa5, sizeof(fast));
 	memset(&full, 0xa5, sizeof(full));
 	rf = dpmon_parse_mbuf_decap(&segs[0], decap, &fast, scratch);

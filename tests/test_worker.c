@@ -154,9 +154,7 @@ find(const struct dpmon_snapshot *s, const char *text)
 static const struct dpmon_snap_host *
 host(const struct dpmon_snapshot *s, const char *text)
 {
-	struct dpmon_addr a;
-	dpmon_addr_parse(text, &a);
-	return as_of(s, dpmon_snapshot_find_host(s, &a));
+	return as_of(s, find(s, text));
 }
 
 static void
