@@ -1226,17 +1226,6 @@ dpmon_actions_stats(struct dpmon_actions *a, struct dpmon_actions_stats *st)
 	pthread_mutex_unlock(&a->lock);
 }
 
-uint64_t
-dpmon_actions_dropped(struct dpmon_actions *a)
-{
-	uint64_t n;
-
-	pthread_mutex_lock(&a->lock);
-	n = a->dropped;
-	pthread_mutex_unlock(&a->lock);
-	return n;
-}
-
 void
 dpmon_actions_free(struct dpmon_actions *a)
 {

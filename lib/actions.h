@@ -148,9 +148,6 @@ json_t *dpmon_blackhole_json(const struct dpmon_blackhole *b);
  */
 void dpmon_actions_flush(struct dpmon_actions *a);
 
-/** Events dropped on a full queue since the start. Any thread. */
-uint64_t dpmon_actions_dropped(struct dpmon_actions *a);
-
 /** What the actions did since start (dpmon_actions_stats), for the API and /metrics. */
 struct dpmon_actions_stats {
 	uint64_t events_dropped; /**< posts refused on a full queue (their scripts not run) */
