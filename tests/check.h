@@ -4,13 +4,15 @@
  * CHECK counts and reports a failure and goes on, so one run shows every
  * broken expectation; REQUIRE stops the test at once, for checks whose
  * failure would make the next lines meaningless (a NULL pointer, a missing
- * object). check_finish prints the count and gives the exit status.
+ * object). check_finish prints the count and gives the exit status;
+ * check_now_s is the clock the tests time their waits with.
  */
 #ifndef DPMON_TEST_CHECK_H
 #define DPMON_TEST_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static int test_failures;
 static int test_checks;
@@ -59,6 +61,16 @@ check_finish(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, test_checks, test_failures);
 	return test_failures ? 1 : 0;
+}
+
+/** Seconds on the monotonic clock, for the tests that time their waits. */
+static inline double
+check_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 #endif

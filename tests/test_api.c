@@ -981,15 +981,6 @@ build_big(void)
 	return s;
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Compare GET @p target with a full sort of @p pool (indices of the
  * filtered hosts). */
 static void
@@ -997,11 +988,11 @@ check_big(const struct dpmon_snapshot *s, const char *target, struct rank_ctx ct
 	  uint32_t *pool, size_t n, size_t limit)
 {
 	char want[DPMON_ADDR_STRLEN], path[64];
-	double t0 = now_s(), t1;
+	double t0 = check_now_s(), t1;
 	struct dpmon_api_response r = get(s, target);
 	size_t expect = n < limit ? n : limit;
 
-	t1 = now_s();
+	t1 = check_now_s();
 	REQUIRE(r.status == 200);
 	CHECK_INT(r.body, "total", (long long)n);
 	CHECK_SIZE(r.body, "hosts", expect);
