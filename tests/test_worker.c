@@ -1373,10 +1373,13 @@ test_epoch_tag_zero(void)
 	dpmon_classifier_free(&cls);
 }
 
-/* @p n UDP packets from 198.51.100.1 port 1000 + i to @p dst port 53. */
+/*
+ * @p n UDP packets, flow i = first .. first + n - 1 from source @p src +
+ * i % @p n_src port i / n_src to @p dst port 53 (IPv4, host order).
+ */
 static void
-flows_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst,
-	    uint32_t first, uint32_t n)
+host_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t src,
+	   uint32_t n_src, uint32_t dst, uint32_t first, uint32_t n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
 	unsigned k = 0;
@@ -1385,13 +1388,28 @@ flows_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst,
 		struct fb f;
 
 		fb_eth(&f, NULL, 0, 0x0800);
-		fb_ipv4(&f, 5, 17, IP4(198, 51, (100 + (i >> 16)) & 0xff, 1), dst, 0, 28);
-		fb_udp(&f, (uint16_t)i, 53, 0);
+		fb_ipv4(&f, 5, 17, src + i % n_src, dst, 0, 28);
+		fb_udp(&f, (uint16_t)(i / n_src), 53, 0);
 		p[k++] = mbuf_of(&f);
 		if (k == DPMON_MAX_BURST || i + 1 == first + n) {
 			dpmon_worker_burst(c, g, p, (uint16_t)k);
 			k = 0;
 		}
+	}
+}
+
+/*
+ * @p n UDP packets, flow i = first .. first + n - 1 from 198.51.(100 +
+ * i / 65536).1 port i % 65536 to @p dst port 53: distinct 5-tuples past
+ * 65 536 flows (host_burst, one source per 65 536 flows).
+ */
+static void
+flows_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst,
+	    uint32_t first, uint32_t n)
+{
+	for (uint32_t i = first, end; i < first + n; i = end) {
+		end = RTE_MIN(first + n, (i | 0xffffu) + 1);
+		host_burst(c, g, IP4(198, 51, (100 + (i >> 16)) & 0xff, 1), 1, dst, i, end - i);
 	}
 }
 
@@ -1482,30 +1500,6 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	}
 }
 
-/*
- * @p n UDP packets, flow i = first .. first + n - 1 from source @p src +
- * i % @p n_src port i / n_src to @p dst port 53 (IPv4, host order).
- */
-static void
-host_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t src,
-	   uint32_t n_src, uint32_t dst, uint32_t first, uint32_t n)
-{
-	struct rte_mbuf *p[DPMON_MAX_BURST];
-	unsigned k = 0;
-
-	for (uint32_t i = first; i < first + n; i++) {
-		struct fb f;
-
-		fb_eth(&f, NULL, 0, 0x0800);
-		fb_ipv4(&f, 5, 17, src + i % n_src, dst, 0, 28);
-		fb_udp(&f, (uint16_t)(i / n_src), 53, 0);
-		p[k++] = mbuf_of(&f);
-		if (k == DPMON_MAX_BURST || i + 1 == first + n) {
-			dpmon_worker_burst(c, g, p, (uint16_t)k);
-			k = 0;
-		}
-	}
-}
 
 /*
  * Per-host flows and peers (issue 4, counters.h): small counts on the
