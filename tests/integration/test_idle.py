@@ -21,7 +21,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import LCORES_ONE_WORKER  # noqa: E402
-from test_srss import LCORES_SRSS, view  # noqa: E402
+from test_srss import LCORES_SRSS, example, view  # noqa: E402
 
 IDLE = {'idle_sleep_us': 2000}
 TICKS = os.sysconf('SC_CLK_TCK')
@@ -74,10 +74,7 @@ def run(h, c, pcap, packets, subnets, label, lcores, extra, busy):
 
 
 def test_example(h):
-    pcap = h.td('pcaps', 'pcapplusplus', 'example.pcap')
-    packets = len(harness.pcap_records(pcap))
-    rows = harness.read_tsv(h.td('expected', 'benchmark', 'example.pcap.dst_subnets.tsv'))
-    subnets = [(r['dst_prefix'], 's%d' % i) for i, r in enumerate(rows)]
+    pcap, packets, subnets = example(h)
     c = h.checker('idle example')
     busy = run(h, c, pcap, packets, subnets, 'busy polling', LCORES_ONE_WORKER, None, True)
     idle = run(h, c, pcap, packets, subnets, 'idle sleep', LCORES_ONE_WORKER, IDLE, False)

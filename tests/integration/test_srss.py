@@ -86,11 +86,16 @@ def compare(c, pcap, packets, subnets, h, spread):
     c.eq('hosts whose counts differ', [], sorted(diff)[:10])
 
 
-def test_example(h):
+def example(h):
+    """pcapplusplus/example.pcap, its packet count and its destination subnets."""
     pcap = h.td('pcaps', 'pcapplusplus', 'example.pcap')
     packets = len(harness.pcap_records(pcap))
     rows = harness.read_tsv(h.td('expected', 'benchmark', 'example.pcap.dst_subnets.tsv'))
-    subnets = [(r['dst_prefix'], 's%d' % i) for i, r in enumerate(rows)]
+    return pcap, packets, [(r['dst_prefix'], 's%d' % i) for i, r in enumerate(rows)]
+
+
+def test_example(h):
+    pcap, packets, subnets = example(h)
     c = h.checker('srss example')
     compare(c, pcap, packets, subnets, h, spread=False)
     c.done()
