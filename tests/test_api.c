@@ -307,7 +307,7 @@ build_snapshot(void)
 	s->ip_stats[DPMON_IPSTAT_FRAGMENTS] = 6;
 	s->ip_stats[DPMON_IPSTAT_TCP_SYN] = 8;
 
-	s->ports[0] = (struct dpmon_snap_port){.device = "net_pcap0", .port_id = 0, .rx_queues = 2,
+	s->ports[0] = (struct dpmon_port_stats){.device = "net_pcap0", .port_id = 0, .rx_queues = 2,
 					       .ipackets = 5000, .ibytes = 320000, .imissed = 4,
 					       .ierrors = 1, .rx_nombuf = 2};
 	s->workers[0] = (struct dpmon_snap_worker){.lcore = 1, .packets = 2600, .bursts = 100,

@@ -152,7 +152,7 @@ build(void)
 	s->anomalies[DPMON_ANOM_UDP_BAD_LENGTH] = 3;
 	s->ip_stats[DPMON_IPSTAT_TCP_SYN] = 11;
 	snprintf(s->ports[0].device, sizeof(s->ports[0].device), "net_pcap0");
-	s->ports[0] = (struct dpmon_snap_port){.device = "net_pcap0", .rx_queues = 2, .ipackets = 99,
+	s->ports[0] = (struct dpmon_port_stats){.device = "net_pcap0", .rx_queues = 2, .ipackets = 99,
 					       .ibytes = 9900, .imissed = 7, .ierrors = 1, .rx_nombuf = 2};
 	s->workers[0] = (struct dpmon_snap_worker){.lcore = 1, .packets = 60, .bursts = 6, .polls = 600,
 						   .hosts = 256, .host_capacity = 1024,

@@ -240,7 +240,7 @@ fail:
 }
 
 void
-dpmon_port_read_stats(uint16_t port_id, struct dpmon_snap_port *out)
+dpmon_port_read_stats(uint16_t port_id, struct dpmon_port_stats *out)
 {
 	struct rte_eth_stats st;
 

@@ -14,7 +14,6 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "snapshot.h"
 
 /**
  * Resolve a device name ("net_pcap0", "0000:01:00.0") or a decimal port id
@@ -44,8 +43,16 @@ int dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc,
  */
 uint64_t dpmon_port_pcap_resident(uint16_t port_id);
 
+/** NIC counters of one port (rte_eth_stats_get), as the snapshot lists them. */
+struct dpmon_port_stats {
+	char device[DPMON_DEVICE_LEN];
+	uint16_t port_id;
+	uint16_t rx_queues;
+	uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
+};
+
 /** Read the NIC counters (rte_eth_stats_get) into @p out. Main lcore. */
-void dpmon_port_read_stats(uint16_t port_id, struct dpmon_snap_port *out);
+void dpmon_port_read_stats(uint16_t port_id, struct dpmon_port_stats *out);
 
 /** Stop and close the port (its mbuf pool lives until rte_eal_cleanup). Main lcore. */
 void dpmon_port_stop(uint16_t port_id);

@@ -1426,7 +1426,7 @@ advance_epochs(struct dpmon_merge *m)
 }
 
 struct dpmon_snapshot *
-dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_snap_port *ports,
+dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port_stats *ports,
 		uint32_t n_ports)
 {
 	double dt = (double)(now_tsc - m->prev_tsc) / (double)m->tsc_hz;

@@ -50,7 +50,7 @@ struct dpmon_merge *dpmon_merge_create(const struct dpmon_config *cfg,
  * Thread-safety: main lcore only, concurrent with the workers.
  */
 struct dpmon_snapshot *dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc,
-				       const struct dpmon_snap_port *ports, uint32_t n_ports);
+				       const struct dpmon_port_stats *ports, uint32_t n_ports);
 
 /**
  * Switch to new subnets (configuration reload; see merge.c): fold the

@@ -37,6 +37,7 @@
 
 #include "alert.h"
 #include "config.h"
+#include "port.h"
 #include "prefix.h"
 #include "rates.h"
 #include "stats.h"
@@ -127,14 +128,6 @@ void dpmon_host_slab_ref(struct dpmon_host_slab *b);
 /** Drop a reference; the last one frees. NULL ignored. Any thread. */
 void dpmon_host_slab_unref(struct dpmon_host_slab *b);
 
-/** NIC counters of one port, from rte_eth_stats_get at merge time. */
-struct dpmon_snap_port {
-	char device[DPMON_DEVICE_LEN];
-	uint16_t port_id;
-	uint16_t rx_queues;
-	uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
-};
-
 /** Counters of one worker lcore (cumulative). */
 struct dpmon_snap_worker {
 	unsigned lcore;
@@ -214,7 +207,7 @@ struct dpmon_snapshot {
 	uint64_t ip_stats[DPMON_IPSTAT_MAX];     /**< IP packets counted, by kind */
 
 	uint32_t n_ports;
-	struct dpmon_snap_port *ports;
+	struct dpmon_port_stats *ports;
 	uint32_t n_workers;
 	struct dpmon_snap_worker *workers;
 	uint32_t n_subnets;

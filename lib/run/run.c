@@ -428,7 +428,7 @@ setup_workers(struct app *a)
 }
 
 static void
-read_ports(struct app *a, struct dpmon_snap_port *ports)
+read_ports(struct app *a, struct dpmon_port_stats *ports)
 {
 	for (unsigned p = 0; p < a->n_ports_started; p++) {
 		memset(&ports[p], 0, sizeof(ports[p]));
@@ -474,7 +474,7 @@ fill_actions(struct app *a, struct dpmon_snap_actions *out)
 static void
 merge_once(struct app *a)
 {
-	struct dpmon_snap_port ports[DPMON_MAX_PORTS];
+	struct dpmon_port_stats ports[DPMON_MAX_PORTS];
 	struct dpmon_snapshot *s;
 	struct timespec now;
 

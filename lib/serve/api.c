@@ -338,7 +338,7 @@ ip_stats_json(const struct dpmon_snapshot *s)
 static json_t *
 port_json(const struct dpmon_snapshot *s, uint32_t i)
 {
-	const struct dpmon_snap_port *p = &s->ports[i];
+	const struct dpmon_port_stats *p = &s->ports[i];
 
 	return json_pack("{s:o,s:i,s:i,s:I,s:I,s:I,s:I,s:I}",
 			 "device", text_json(p->device, sizeof(p->device)),

@@ -394,26 +394,26 @@ hosts(struct buf *b, const struct dpmon_snapshot *s, uint32_t top_hosts)
 
 struct port_field {
 	const char *name, *type, *help;
-	size_t offset; /* of a uint64_t in struct dpmon_snap_port */
+	size_t offset; /* of a uint64_t in struct dpmon_port_stats */
 };
 
 static const struct port_field port_fields[] = {
 	{"dpmon_port_rx_packets_total", "counter", "Packets received by the NIC (ipackets).",
-	 offsetof(struct dpmon_snap_port, ipackets)},
+	 offsetof(struct dpmon_port_stats, ipackets)},
 	{"dpmon_port_rx_bytes_total", "counter", "Bytes received by the NIC (ibytes).",
-	 offsetof(struct dpmon_snap_port, ibytes)},
+	 offsetof(struct dpmon_port_stats, ibytes)},
 	{"dpmon_port_rx_missed_packets_total", "counter",
 	 "Packets the NIC dropped for lack of RX descriptors: dpmon too slow (imissed).",
-	 offsetof(struct dpmon_snap_port, imissed)},
+	 offsetof(struct dpmon_port_stats, imissed)},
 	{"dpmon_port_rx_errors_total", "counter", "Erroneous frames received (ierrors).",
-	 offsetof(struct dpmon_snap_port, ierrors)},
+	 offsetof(struct dpmon_port_stats, ierrors)},
 	{"dpmon_port_rx_nombuf_total", "counter", "RX mbuf allocation failures (rx_nombuf).",
-	 offsetof(struct dpmon_snap_port, rx_nombuf)},
+	 offsetof(struct dpmon_port_stats, rx_nombuf)},
 };
 
 /* The port label: the configured device name, escaped. */
 static void
-port_sample(struct buf *b, const char *name, const struct dpmon_snap_port *p, uint64_t v)
+port_sample(struct buf *b, const char *name, const struct dpmon_port_stats *p, uint64_t v)
 {
 	put(b, "%s{port=\"", name);
 	put_label_value(b, p->device, sizeof(p->device));

@@ -147,7 +147,7 @@ ports_dict(const struct dpmon_snapshot *s)
 	char key[16];
 
 	for (uint32_t i = 0; c != NULL && i < s->n_ports; i++) {
-		const struct dpmon_snap_port *p = &s->ports[i];
+		const struct dpmon_port_stats *p = &s->ports[i];
 		struct rte_tel_data *one = new_dict();
 
 		if (one != NULL) {
