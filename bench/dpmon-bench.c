@@ -211,7 +211,7 @@ pow2_at_least(uint64_t n)
 
 /* One pass over the capture in bursts of @p burst. */
 static void
-hot_pass(struct dpmon_core *core, const struct dpmon_gen *g, const struct capture *c,
+hot_pass(struct dpmon_core *core, const struct dpmon_generation *g, const struct capture *c,
 	 uint16_t burst)
 {
 	for (uint32_t i = 0; i < c->n; i += burst) {
@@ -237,7 +237,7 @@ mode_hotpath(int argc, char **argv)
 	struct dpmon_classifier cls;
 	struct dpmon_config cfg;
 	struct dpmon_core *core;
-	struct dpmon_gen *g;
+	struct dpmon_generation *g;
 	struct capture cap;
 	char path[4096];
 	uint64_t t0, t1, hz = rte_get_tsc_hz(), done = 0, npass = 0;
@@ -266,7 +266,7 @@ mode_hotpath(int argc, char **argv)
 		return 1;
 	}
 	core = dpmon_core_create("bench", pow2_at_least(bench_mix_hosts(mx)), (int)rte_socket_id());
-	g = dpmon_gen_create(&cls, cfg.n_subnets, (int)rte_socket_id());
+	g = dpmon_generation_create(&cls, cfg.n_subnets, (int)rte_socket_id());
 	if (core == NULL || g == NULL) {
 		fprintf(stderr, "dpmon-bench: tables: %s\n", rte_strerror(rte_errno));
 		return 1;
@@ -290,7 +290,7 @@ mode_hotpath(int argc, char **argv)
 		       mx->name, burst, done, npass, s, ns, ns * (double)hz / 1e9, 1e3 / ns,
 		       core->n_hosts, core->stats.host_table_full);
 	}
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(core);
 	dpmon_classifier_free(&cls);
 	dpmon_config_free(&cfg);
@@ -332,7 +332,7 @@ sim_host(uint32_t h)
 
 /* Send one packet to every host h of table t with (h * 2654435761) % 100 < pct. */
 static int
-feed_tables(struct dpmon_core **cores, struct dpmon_gen **gens,
+feed_tables(struct dpmon_core **cores, struct dpmon_generation **gens,
 	    struct rte_mempool *mp, uint32_t hosts, uint32_t tables, uint32_t pct,
 	    uint32_t round)
 {
@@ -380,7 +380,7 @@ mode_merge(int argc, char **argv)
 	};
 	uint32_t hosts = 1000, tables = 1, pct = 100, repeat = 5, warmup = 0, cap;
 	struct dpmon_core *cores[64];
-	struct dpmon_gen *gens[64];
+	struct dpmon_generation *gens[64];
 	unsigned lcores[64];
 	struct dpmon_subnet_conf sub;
 	struct dpmon_classifier cls;
@@ -427,7 +427,7 @@ mode_merge(int argc, char **argv)
 
 		snprintf(tag, sizeof(tag), "m%u", t);
 		cores[t] = dpmon_core_create(tag, cap, (int)rte_socket_id());
-		gens[t] = dpmon_gen_create(&cls, 1, (int)rte_socket_id());
+		gens[t] = dpmon_generation_create(&cls, 1, (int)rte_socket_id());
 		if (cores[t] == NULL || gens[t] == NULL) {
 			fprintf(stderr, "dpmon-bench: tables: %s\n", rte_strerror(rte_errno));
 			return 1;
@@ -494,7 +494,7 @@ mode_merge(int argc, char **argv)
 	dpmon_merge_free(m);
 	dpmon_detect_free(det);
 	for (uint32_t t = 0; t < tables; t++) {
-		dpmon_gen_free(gens[t]);
+		dpmon_generation_free(gens[t]);
 		dpmon_core_free(cores[t]);
 	}
 	dpmon_classifier_free(&cls);

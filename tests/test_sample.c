@@ -66,7 +66,7 @@ udp4(struct fb *f, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, u
 
 /* Count @p n copies of frame @p f through the worker's burst function. */
 static void
-send_frames(struct dpmon_core *c, const struct dpmon_gen *g, const struct fb *f, unsigned n)
+send_frames(struct dpmon_core *c, const struct dpmon_generation *g, const struct fb *f, unsigned n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
 
@@ -255,7 +255,7 @@ file_is(const char *path, const char *text)
  * both stay as they were and alert 9 gets no capture file.
  */
 static void
-test_earlier_captures(const struct dpmon_gen *g, const struct fb *to7,
+test_earlier_captures(const struct dpmon_generation *g, const struct fb *to7,
 		      const struct fb *to9)
 {
 	char dir[] = "/tmp/dpmon_test_sample_earlier.XXXXXX", path[128];
@@ -333,7 +333,7 @@ count_files(const char *dir)
  * the reload, writes to B; with pcap_dir "" alert 11 writes nothing.
  */
 static void
-test_reconfigure(const struct dpmon_gen *g, const struct fb *to7, const struct fb *to9)
+test_reconfigure(const struct dpmon_generation *g, const struct fb *to7, const struct fb *to9)
 {
 	char a_dir[] = "/tmp/dpmon_test_sample_a.XXXXXX", b_dir[] = "/tmp/dpmon_test_sample_b.XXXXXX";
 	char path[128];
@@ -450,7 +450,7 @@ eal_heap_bytes(void)
  * 100 packets (1 written each: never complete).
  */
 static void
-test_alert_churn(struct dpmon_core *c, const struct dpmon_gen *g, const char *dir,
+test_alert_churn(struct dpmon_core *c, const struct dpmon_generation *g, const char *dir,
 		 const struct fb *to_host)
 {
 	struct dpmon_config cfg;
@@ -515,7 +515,7 @@ main(int argc, char **argv)
 {
 	struct dpmon_subnet_conf sub[2];
 	struct dpmon_classifier cls;
-	struct dpmon_gen *g0; /* the subnet counters the bursts count into */
+	struct dpmon_generation *g0; /* the subnet counters the bursts count into */
 	struct dpmon_actions_conf conf;
 	struct dpmon_sampler *s;
 	struct dpmon_core *c;
@@ -537,7 +537,7 @@ main(int argc, char **argv)
 	REQUIRE(dpmon_prefix_parse("10.1.0.0/16", &sub[0].prefix, NULL) == 0);
 	REQUIRE(dpmon_prefix_parse("2001:db8:1::/48", &sub[1].prefix, NULL) == 0);
 	REQUIRE(dpmon_classifier_create(&cls, "sample", sub, 2, SOCKET_ID_ANY) == 0);
-	g0 = dpmon_gen_create(&cls, 2, SOCKET_ID_ANY);
+	g0 = dpmon_generation_create(&cls, 2, SOCKET_ID_ANY);
 	REQUIRE(g0 != NULL);
 	REQUIRE(mkdtemp(dir) != NULL);
 	memset(&conf, 0, sizeof(conf));
@@ -708,7 +708,7 @@ main(int argc, char **argv)
 	dpmon_core_free(c);
 	test_earlier_captures(g0, &in1, &v6);
 	test_reconfigure(g0, &in1, &v6);
-	dpmon_gen_free(g0);
+	dpmon_generation_free(g0);
 	dpmon_classifier_free(&cls);
 	test_watch_race();
 	remove_dir(dir);

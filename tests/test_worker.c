@@ -81,10 +81,10 @@ subnets(uint32_t *n)
 
 /* A worker table's generation 0 (worker.h): classifier @p cls, counters
  * for each of its subnets. */
-static struct dpmon_gen *
+static struct dpmon_generation *
 gen0(const struct dpmon_classifier *cls)
 {
-	struct dpmon_gen *g = dpmon_gen_create(cls, cls->n_subnets, SOCKET_ID_ANY);
+	struct dpmon_generation *g = dpmon_generation_create(cls, cls->n_subnets, SOCKET_ID_ANY);
 
 	REQUIRE(g != NULL);
 	return g;
@@ -94,7 +94,7 @@ gen0(const struct dpmon_classifier *cls)
 #define BY(d, P) ((d).proto[DPMON_PROTO_##P].bytes)
 
 static void
-check_core(const struct dpmon_core *c, const struct dpmon_gen *g, uint64_t k)
+check_core(const struct dpmon_core *c, const struct dpmon_generation *g, uint64_t k)
 {
 	CHECK_EQ_U64(c->stats.packets, 7 * k);
 	CHECK_EQ_U64(c->stats.reasons[DPMON_REASON_OK], 5 * k);
@@ -161,7 +161,7 @@ static void
 test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
 	struct dpmon_core *core[2];
-	struct dpmon_gen *gen[2] = {gen0(cls), gen0(cls)};
+	struct dpmon_generation *gen[2] = {gen0(cls), gen0(cls)};
 	unsigned lcores[2] = {1, 2};
 	struct rte_mbuf *p[16];
 	uint64_t hz = 1000000000ull;
@@ -251,7 +251,7 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
 	for (int k = 0; k < 2; k++) {
-		dpmon_gen_free(gen[k]);
+		dpmon_generation_free(gen[k]);
 		dpmon_core_free(core[k]);
 	}
 }
@@ -261,7 +261,7 @@ static void
 test_table_full(const struct dpmon_classifier *cls)
 {
 	struct dpmon_core *c = dpmon_core_create("full", 16, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	struct rte_mbuf *p[32];
 	uint64_t sum = 0;
 
@@ -280,7 +280,7 @@ test_table_full(const struct dpmon_classifier *cls)
 	dpmon_worker_burst(c, g, p, 1);
 	CHECK_EQ_U64(c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_UDP], 2);
 	CHECK_EQ_U64(c->stats.host_table_full, 16);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
@@ -289,7 +289,7 @@ static void
 test_repeat_in_burst(const struct dpmon_classifier *cls)
 {
 	struct dpmon_core *c = dpmon_core_create("rep", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	struct rte_mbuf *p[64];
 
 	for (unsigned i = 0; i < 64; i++)
@@ -300,7 +300,7 @@ test_repeat_in_burst(const struct dpmon_classifier *cls)
 	CHECK_EQ_U64(c->hosts[0].packets[DPMON_DIR_INGRESS][DPMON_PROTO_TCP], 64);
 	CHECK_EQ_U64(c->hosts[1].packets[DPMON_DIR_EGRESS][DPMON_PROTO_TCP], 22);
 	CHECK_EQ_U64(c->totals[DPMON_TOTAL_INTERNAL].proto[DPMON_PROTO_TCP].packets, 64);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
@@ -313,7 +313,7 @@ static void
 test_new_hosts_after_growth(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
 	struct dpmon_core *c = dpmon_core_create("grow", 8192, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	unsigned lcore = 1;
 	uint64_t hz = 1000000000ull, now = 0;
 	struct dpmon_merge *m = dpmon_merge_create(cfg, &c, &g, &lcore, 1, 0, hz);
@@ -350,7 +350,7 @@ test_new_hosts_after_growth(const struct dpmon_classifier *cls, const struct dpm
 		dpmon_snapshot_free(s);
 	}
 	dpmon_merge_free(m);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
@@ -363,7 +363,7 @@ static void
 test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
 	struct dpmon_core *c = dpmon_core_create("wrap", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	unsigned lcore = 1;
 	uint64_t hz = 1000000000ull;
 	struct dpmon_merge *m;
@@ -417,7 +417,7 @@ test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config 
 	}
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
@@ -429,7 +429,7 @@ test_v4mapped_not_aliased(void)
 	struct dpmon_subnet_conf all[2];
 	struct dpmon_classifier cls;
 	struct dpmon_core *c = dpmon_core_create("mapped", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g;
+	struct dpmon_generation *g;
 	struct rte_mbuf *p[2];
 	struct fb f;
 
@@ -448,7 +448,7 @@ test_v4mapped_not_aliased(void)
 	CHECK_EQ_U64(c->stats.host_v4mapped, 1);
 	CHECK_EQ_U64(g->subnets[1].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
 	CHECK_EQ_U64(g->subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].packets, 1);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_classifier_free(&cls);
 	dpmon_core_free(c);
 }
@@ -480,7 +480,7 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 {
 	struct dpmon_core *c[2] = {dpmon_core_create("notes0", 64, SOCKET_ID_ANY),
 				   dpmon_core_create("notes1", 64, SOCKET_ID_ANY)};
-	struct dpmon_gen *g[2] = {gen0(cls), gen0(cls)};
+	struct dpmon_generation *g[2] = {gen0(cls), gen0(cls)};
 	unsigned lcores[2] = {1, 2};
 	struct dpmon_snapshot *s;
 	struct dpmon_merge *m;
@@ -507,7 +507,7 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 		p[n] = mbuf_of(&f);
 		p[n]->ol_flags |= RTE_MBUF_F_RX_VLAN_STRIPPED;
 		p[n++]->vlan_tci = 5;
-		dpmon_worker_count_gen(c[k], g[k], p, (uint16_t)n, k ? DPMON_TUNNEL_ALL : 0);
+		dpmon_worker_count_generation(c[k], g[k], p, (uint16_t)n, k ? DPMON_TUNNEL_ALL : 0);
 		rte_pktmbuf_free_bulk(p, n);
 	}
 	/* Core 0 (decap off): the GRE packet is external, class other. */
@@ -537,7 +537,7 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
 	for (int k = 0; k < 2; k++) {
-		dpmon_gen_free(g[k]);
+		dpmon_generation_free(g[k]);
 		dpmon_core_free(c[k]);
 	}
 }
@@ -581,7 +581,7 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 {
 	struct dpmon_core *c[2] = {dpmon_core_create("kinds0", 64, SOCKET_ID_ANY),
 				   dpmon_core_create("kinds1", 64, SOCKET_ID_ANY)};
-	struct dpmon_gen *g[2] = {gen0(cls), gen0(cls)};
+	struct dpmon_generation *g[2] = {gen0(cls), gen0(cls)};
 	unsigned lcores[2] = {1, 2};
 	const uint32_t ext = IP4(198, 51, 100, 1), h1 = IP4(10, 1, 0, 1), h2 = IP4(10, 1, 2, 5);
 	const uint64_t hz = 1000000000ull;
@@ -689,7 +689,7 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
 	for (int k = 0; k < 2; k++) {
-		dpmon_gen_free(g[k]);
+		dpmon_generation_free(g[k]);
 		dpmon_core_free(c[k]);
 	}
 }
@@ -703,7 +703,7 @@ static void
 test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
 	struct dpmon_core *c = dpmon_core_create("kwrap", 8, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	unsigned lcore = 1;
 	const uint64_t hz = 1000000000ull;
 	const uint32_t ext = IP4(198, 51, 100, 1);
@@ -762,13 +762,13 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	CHECK(h != NULL && h->dir[DPMON_DIR_INGRESS].total.packets == 2);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
 /* @p n UDP packets of 100 B from outside to @p dst, counted as one burst. */
 static void
-udp_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst, unsigned n)
+udp_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst, unsigned n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
 
@@ -821,7 +821,7 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 {
 	struct dpmon_config cfg = *cfg0;
 	struct dpmon_core *c = dpmon_core_create("avg", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	const uint64_t hz = 1000000000ull;
 	const uint32_t dst = IP4(10, 1, 0, 1), wrap = IP4(10, 1, 0, 2);
 	const struct dpmon_snap_host *h;
@@ -905,20 +905,20 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 	NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, want, 1e-9);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
 /* @p n UDP packets of 100 B from outside to @p dst, counted into generation @p g. */
 static void
-gen_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst, unsigned n)
+gen_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst, unsigned n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
 
 	REQUIRE(n <= DPMON_MAX_BURST);
 	for (unsigned i = 0; i < n; i++)
 		p[i] = v4(17, IP4(198, 51, 100, 1), dst, 66);
-	dpmon_worker_count_gen(c, g, p, (uint16_t)n, 0);
+	dpmon_worker_count_generation(c, g, p, (uint16_t)n, 0);
 	rte_pktmbuf_free_bulk(p, n);
 }
 
@@ -938,7 +938,7 @@ test_read_time_decay(const struct dpmon_classifier *cls, const struct dpmon_conf
 	static const double dts[] = {1.0, 0.3, 2.9, 1.7, 0.05, 4.2, 1.0, 0.61, 3.3, 1.25};
 	struct dpmon_config cfg = *cfg0;
 	struct dpmon_core *c = dpmon_core_create("decay", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	const uint64_t hz = 1000000000ull;
 	const uint32_t quiet = IP4(10, 1, 0, 1), busy = IP4(10, 1, 0, 2);
 	const double tau = 5.0;
@@ -991,7 +991,7 @@ test_read_time_decay(const struct dpmon_classifier *cls, const struct dpmon_conf
 	CHECK(pps > 0 && pps < 7.0 * 1e-3);
 	dpmon_snapshot_free(prev);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
@@ -1026,7 +1026,7 @@ static void
 test_failed_merge_new_host(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
 	struct dpmon_core *c = dpmon_core_create("failnew", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_merge *m;
 	struct dpmon_snapshot *s;
@@ -1060,7 +1060,7 @@ test_failed_merge_new_host(const struct dpmon_classifier *cls, const struct dpmo
 	CHECK(h != NULL && h->dir[DPMON_DIR_INGRESS].total.packets == 3);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
@@ -1079,7 +1079,7 @@ test_reload_time_constant(const struct dpmon_classifier *cls, const struct dpmon
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_config cfg = *cfg0;
 	struct dpmon_core *c = dpmon_core_create("retau", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls), *g2 = NULL;
+	struct dpmon_generation *g = gen0(cls), *g2 = NULL;
 	const struct dpmon_dir_stats *d;
 	struct dpmon_dir_stats tmp;
 	struct dpmon_snapshot *s;
@@ -1093,7 +1093,7 @@ test_reload_time_constant(const struct dpmon_classifier *cls, const struct dpmon
 	m = dpmon_merge_create(&cfg, &c, &g, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
 	for (int i = 1; i <= 40; i++) {
-		struct dpmon_gen *cur = g2 != NULL ? g2 : g;
+		struct dpmon_generation *cur = g2 != NULL ? g2 : g;
 		unsigned n = i == 1 ? 7 : i == 36 ? 3 : 0;
 		double a;
 
@@ -1122,8 +1122,8 @@ test_reload_time_constant(const struct dpmon_classifier *cls, const struct dpmon
 	}
 	CHECK(pps > 2.99 / 3600 && pps < 3.0 / 3600);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g);
-	dpmon_gen_free(g2);
+	dpmon_generation_free(g);
+	dpmon_generation_free(g2);
 	dpmon_core_free(c);
 }
 
@@ -1146,7 +1146,7 @@ test_reconfigure(const struct dpmon_config *cfg0)
 	struct dpmon_classifier cls1, cls2, cls3;
 	struct dpmon_config cfg = *cfg0;
 	struct dpmon_core *c = dpmon_core_create("reload", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g1, *g2, *g3;
+	struct dpmon_generation *g1, *g2, *g3;
 	const struct dpmon_snap_host *h;
 	struct dpmon_snapshot *s;
 	struct dpmon_merge *m;
@@ -1168,9 +1168,9 @@ test_reconfigure(const struct dpmon_config *cfg0)
 	REQUIRE(dpmon_classifier_create(&cls1, "rl1", sub1, 3, SOCKET_ID_ANY) == 0);
 	REQUIRE(dpmon_classifier_create(&cls2, "rl2", sub2, 2, SOCKET_ID_ANY) == 0);
 	REQUIRE(dpmon_classifier_create(&cls3, "rl3", sub3, 3, SOCKET_ID_ANY) == 0);
-	g1 = dpmon_gen_create(&cls1, 3, SOCKET_ID_ANY); /* generation 0 */
-	g2 = dpmon_gen_create(&cls2, 2, SOCKET_ID_ANY);
-	g3 = dpmon_gen_create(&cls3, 3, SOCKET_ID_ANY);
+	g1 = dpmon_generation_create(&cls1, 3, SOCKET_ID_ANY); /* generation 0 */
+	g2 = dpmon_generation_create(&cls2, 2, SOCKET_ID_ANY);
+	g3 = dpmon_generation_create(&cls3, 3, SOCKET_ID_ANY);
 	REQUIRE(g1 != NULL && g2 != NULL && g3 != NULL);
 	CHECK(g1->n_flow_subnets == 3 && g2->n_flow_subnets == 2);
 	m = dpmon_merge_create(&cfg, &c, &g1, &lcore, 1, 0, hz);
@@ -1221,7 +1221,7 @@ test_reconfigure(const struct dpmon_config *cfg0)
 	CHECK(s->history[0]->sub[0 * DPMON_DIR_MAX + DPMON_DIR_INGRESS].pps == 7.0);
 	CHECK(s->history[0]->sub[1 * DPMON_DIR_MAX + DPMON_DIR_INGRESS].pps == 0.0);
 	dpmon_snapshot_free(s);
-	dpmon_gen_free(g1); /* served its last merge */
+	dpmon_generation_free(g1); /* served its last merge */
 
 	/* 10.1.0.0/16 monitored again: a new subnet (zero), its host returns
 	 * with what it had counted while monitored. */
@@ -1248,8 +1248,8 @@ test_reconfigure(const struct dpmon_config *cfg0)
 	CHECK(h != NULL && h->dir[DPMON_DIR_INGRESS].total.packets == 13);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g2);
-	dpmon_gen_free(g3);
+	dpmon_generation_free(g2);
+	dpmon_generation_free(g3);
 	dpmon_core_free(c);
 	dpmon_classifier_free(&cls1);
 	dpmon_classifier_free(&cls2);
@@ -1270,7 +1270,7 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 	struct dpmon_classifier cls1, cls2;
 	struct dpmon_config cfg = *cfg0;
 	struct dpmon_core *c = dpmon_core_create("reloadp", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g1, *g2;
+	struct dpmon_generation *g1, *g2;
 	struct dpmon_snapshot *s;
 	struct dpmon_merge *m;
 	unsigned lcore = 1;
@@ -1288,8 +1288,8 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 	cfg.n_subnets = 2;
 	REQUIRE(dpmon_classifier_create(&cls1, "rp1", sub1, 2, SOCKET_ID_ANY) == 0);
 	REQUIRE(dpmon_classifier_create(&cls2, "rp2", sub2, 70, SOCKET_ID_ANY) == 0);
-	g1 = dpmon_gen_create(&cls1, 2, SOCKET_ID_ANY); /* generation 0 */
-	g2 = dpmon_gen_create(&cls2, 70, SOCKET_ID_ANY);
+	g1 = dpmon_generation_create(&cls1, 2, SOCKET_ID_ANY); /* generation 0 */
+	g2 = dpmon_generation_create(&cls2, 70, SOCKET_ID_ANY);
 	REQUIRE(g1 != NULL && g2 != NULL);
 	m = dpmon_merge_create(&cfg, &c, &g1, &lcore, 1, 0, hz);
 	REQUIRE(m != NULL);
@@ -1314,7 +1314,7 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 			fb_udp(&f, (uint16_t)(1000 + i + k), 53, 0);
 			p[k] = mbuf_of(&f);
 		}
-		dpmon_worker_count_gen(c, g2, p, 30, 0);
+		dpmon_worker_count_generation(c, g2, p, 30, 0);
 		rte_pktmbuf_free_bulk(p, 30);
 	}
 	gen_burst(c, g2, IP4(10, 2, 0, 9), 5);
@@ -1327,8 +1327,8 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 	CHECK(s->subnets[68].dir[DPMON_DIR_INGRESS].flows == 0.0); /* no packet: no slot */
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g1);
-	dpmon_gen_free(g2);
+	dpmon_generation_free(g1);
+	dpmon_generation_free(g2);
 	dpmon_core_free(c);
 	dpmon_classifier_free(&cls1);
 	dpmon_classifier_free(&cls2);
@@ -1346,7 +1346,7 @@ test_epoch_tag_zero(void)
 	static struct dpmon_subnet_conf sub[70];
 	struct dpmon_classifier cls;
 	struct dpmon_core *c = dpmon_core_create("tag0", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g;
+	struct dpmon_generation *g;
 	struct rte_mbuf *p[1];
 	uint32_t tagged = 0;
 	char text[32];
@@ -1368,7 +1368,7 @@ test_epoch_tag_zero(void)
 	for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++)
 		tagged += c->flow_pool[0].reg[i] != 0;
 	CHECK_EQ_U64(tagged, 1); /* the flow went into pool sketch 0 */
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 	dpmon_classifier_free(&cls);
 }
@@ -1378,7 +1378,7 @@ test_epoch_tag_zero(void)
  * i % @p n_src port i / n_src to @p dst port 53 (IPv4, host order).
  */
 static void
-host_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t src,
+host_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t src,
 	   uint32_t n_src, uint32_t dst, uint32_t first, uint32_t n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
@@ -1404,7 +1404,7 @@ host_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t src,
  * 65 536 flows (host_burst, one source per 65 536 flows).
  */
 static void
-flows_burst(struct dpmon_core *c, const struct dpmon_gen *g, uint32_t dst,
+flows_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst,
 	    uint32_t first, uint32_t n)
 {
 	for (uint32_t i = first, end; i < first + n; i = end) {
@@ -1424,7 +1424,7 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
 	struct dpmon_core *c[2] = {dpmon_core_create("flow0", 64, SOCKET_ID_ANY),
 				   dpmon_core_create("flow1", 64, SOCKET_ID_ANY)};
-	struct dpmon_gen *g[2] = {gen0(cls), gen0(cls)};
+	struct dpmon_generation *g[2] = {gen0(cls), gen0(cls)};
 	unsigned lcores[2] = {1, 2};
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_snapshot *s;
@@ -1495,7 +1495,7 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
 	for (int k = 0; k < 2; k++) {
-		dpmon_gen_free(g[k]);
+		dpmon_generation_free(g[k]);
 		dpmon_core_free(c[k]);
 	}
 }
@@ -1511,7 +1511,7 @@ static void
 test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
 	struct dpmon_core *c = dpmon_core_create("hflow", 1024, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	unsigned lcore = 1;
 	const uint64_t hz = 1000000000ull;
 	const uint32_t n_full = DPMON_HOST_SKETCHES + 44;
@@ -1620,7 +1620,7 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	CHECK_EQ_U64(c->stats.host_flow_full, n_full - DPMON_HOST_SKETCHES + 2);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
@@ -1639,7 +1639,7 @@ test_flows_pooled_subnets(void)
 	struct dpmon_classifier cls;
 	struct dpmon_config cfg;
 	struct dpmon_core *c = dpmon_core_create("pool", 1024, SOCKET_ID_ANY);
-	struct dpmon_gen *g;
+	struct dpmon_generation *g;
 	unsigned lcore = 1;
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_snapshot *s;
@@ -1699,7 +1699,7 @@ test_flows_pooled_subnets(void)
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
 	dpmon_classifier_free(&cls);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 
@@ -1787,7 +1787,7 @@ test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *c
 {
 	struct dpmon_core *c[2] = {dpmon_core_create("inv0", 16384, SOCKET_ID_ANY),
 				   dpmon_core_create("inv1", 16384, SOCKET_ID_ANY)};
-	struct dpmon_gen *g[2] = {gen0(cls), gen0(cls)};
+	struct dpmon_generation *g[2] = {gen0(cls), gen0(cls)};
 	static const uint8_t protos[5] = {6, 17, 1, 47, 6};
 	unsigned lcores[2] = {1, 2};
 	const uint64_t hz = 1000000000ull;
@@ -1839,7 +1839,7 @@ test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	}
 	dpmon_merge_free(m);
 	for (int k = 0; k < 2; k++) {
-		dpmon_gen_free(g[k]);
+		dpmon_generation_free(g[k]);
 		dpmon_core_free(c[k]);
 	}
 }
@@ -1852,7 +1852,7 @@ test_history(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0
 {
 	struct dpmon_config cfg = *cfg0;
 	struct dpmon_core *c = dpmon_core_create("hist", 64, SOCKET_ID_ANY);
-	struct dpmon_gen *g = gen0(cls);
+	struct dpmon_generation *g = gen0(cls);
 	const uint64_t hz = 1000000000ull;
 	struct dpmon_snapshot *s, *keep = NULL;
 	struct dpmon_merge *m;
@@ -1896,7 +1896,7 @@ test_history(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0
 	CHECK(s != NULL && s->n_history == 0);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
-	dpmon_gen_free(g);
+	dpmon_generation_free(g);
 	dpmon_core_free(c);
 }
 

@@ -311,7 +311,7 @@ struct dpmon_core {
  * @param socket_id NUMA socket of the worker lcore.
  * @return the tables, or NULL with rte_errno set (ENOMEM, EINVAL).
  * The subnet counters are not the core's: the worker counts them into a
- * generation (dpmon_gen_create, worker.h).
+ * generation (dpmon_generation_create, worker.h).
  * Thread-safety: main lcore, before the worker starts.
  */
 struct dpmon_core *dpmon_core_create(const char *tag, uint32_t capacity, int socket_id);

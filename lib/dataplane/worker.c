@@ -292,7 +292,7 @@ flow_reg(const struct dpmon_flow_sketch *s, uint64_t h)
  * for the first subnets, from the core's pool past them (counters.h); NULL
  * when none is left. */
 static inline struct dpmon_flow_sketch *
-sub_sketch(struct dpmon_core *core, const struct dpmon_gen *g, uint32_t sub, unsigned d)
+sub_sketch(struct dpmon_core *core, const struct dpmon_generation *g, uint32_t sub, unsigned d)
 {
 	uint32_t *slot, v;
 
@@ -314,7 +314,7 @@ sub_sketch(struct dpmon_core *core, const struct dpmon_gen *g, uint32_t sub, uns
  * once.
  */
 static void
-count_pass(struct dpmon_core *core, const struct dpmon_gen *g, struct burst_ctx *b, uint16_t n)
+count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct burst_ctx *b, uint16_t n)
 {
 	struct dpmon_pair_ctr *subnets = g->subnets;
 
@@ -483,7 +483,7 @@ host_pass(struct dpmon_core *core, struct burst_ctx *b)
 }
 
 void
-dpmon_worker_count_gen(struct dpmon_core *core, const struct dpmon_gen *g,
+dpmon_worker_count_generation(struct dpmon_core *core, const struct dpmon_generation *g,
 		       struct rte_mbuf **pkts, uint16_t n, uint32_t decap)
 {
 	struct burst_ctx b;
@@ -507,24 +507,24 @@ dpmon_worker_count_gen(struct dpmon_core *core, const struct dpmon_gen *g,
 }
 
 void
-dpmon_worker_count(struct dpmon_core *core, const struct dpmon_gen *g, struct rte_mbuf **pkts,
+dpmon_worker_count(struct dpmon_core *core, const struct dpmon_generation *g, struct rte_mbuf **pkts,
 		   uint16_t n)
 {
-	dpmon_worker_count_gen(core, g, pkts, n, 0);
+	dpmon_worker_count_generation(core, g, pkts, n, 0);
 }
 
 void
-dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_gen *g, struct rte_mbuf **pkts,
+dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_generation *g, struct rte_mbuf **pkts,
 		   uint16_t n)
 {
-	dpmon_worker_count_gen(core, g, pkts, n, 0);
+	dpmon_worker_count_generation(core, g, pkts, n, 0);
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 
 /* One rx_burst on @p rxq and its processing; counts the poll and, when
  * packets came, the cycles from before the rx_burst to the end (load). */
 static inline uint16_t
-poll_queue(struct dpmon_worker *w, const struct dpmon_gen *g, const struct dpmon_rxq *rxq,
+poll_queue(struct dpmon_worker *w, const struct dpmon_generation *g, const struct dpmon_rxq *rxq,
 	   struct rte_mbuf **pkts)
 {
 	struct dpmon_core_stats *st = &w->core->stats;
@@ -534,7 +534,7 @@ poll_queue(struct dpmon_worker *w, const struct dpmon_gen *g, const struct dpmon
 	dpmon_count_inc(&st->polls, 1);
 	if (n == 0)
 		return 0;
-	dpmon_worker_count_gen(w->core, g, pkts, n, rxq->decap);
+	dpmon_worker_count_generation(w->core, g, pkts, n, rxq->decap);
 	rte_pktmbuf_free_bulk(pkts, n);
 	dpmon_count_inc(&st->busy_cycles, rte_rdtsc() - t0);
 	return n;
@@ -549,7 +549,7 @@ dpmon_worker_loop(void *arg)
 
 	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED)) {
 		/* Once per round: the generation these bursts count into. */
-		const struct dpmon_gen *g = __atomic_load_n(&w->gen, __ATOMIC_ACQUIRE);
+		const struct dpmon_generation *g = __atomic_load_n(&w->gen, __ATOMIC_ACQUIRE);
 		uint32_t got = 0;
 
 		for (uint16_t q = 0; q < w->n_rxq; q++)
@@ -564,10 +564,10 @@ dpmon_worker_loop(void *arg)
 	return 0;
 }
 
-struct dpmon_gen *
-dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets, int socket_id)
+struct dpmon_generation *
+dpmon_generation_create(const struct dpmon_classifier *cls, uint32_t n_subnets, int socket_id)
 {
-	struct dpmon_gen *g = rte_zmalloc_socket("dpmon_gen", sizeof(*g), RTE_CACHE_LINE_SIZE,
+	struct dpmon_generation *g = rte_zmalloc_socket("dpmon_generation", sizeof(*g), RTE_CACHE_LINE_SIZE,
 						 socket_id);
 
 	if (g == NULL) {
@@ -589,7 +589,7 @@ dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets, int soc
 						  (n_subnets - g->n_flow_subnets + 1),
 					  RTE_CACHE_LINE_SIZE, socket_id);
 	if (g->subnets == NULL || g->flow_sub == NULL || g->flow_slot == NULL) {
-		dpmon_gen_free(g);
+		dpmon_generation_free(g);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -597,7 +597,7 @@ dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets, int soc
 }
 
 void
-dpmon_gen_free(struct dpmon_gen *g)
+dpmon_generation_free(struct dpmon_generation *g)
 {
 	if (g == NULL)
 		return;

@@ -8,9 +8,9 @@
  *
  * Generations (configuration reload, docs/architecture.md): what depends on
  * the monitored subnets — the classifier, the subnet counters and the
- * subnet flow sketches — is one struct dpmon_gen per worker, the only owner
+ * subnet flow sketches — is one struct dpmon_generation per worker, the only owner
  * of those counters (the core has none). Generation 0 is made at start with
- * dpmon_gen_create like every later one; a worker always counts with a
+ * dpmon_generation_create like every later one; a worker always counts with a
  * generation (dpmon_worker.gen is never NULL). On a reload the main lcore
  * builds a new one aside and publishes it in dpmon_worker.gen (release);
  * the worker loop loads that pointer once per round of polls (acquire),
@@ -51,7 +51,7 @@ struct dpmon_rxq {
  * (n_flow_subnets + 1) entries, counters.h), indexed by the classifier's
  * results. Immutable once published, except the counters it points to.
  */
-struct dpmon_gen {
+struct dpmon_generation {
 	const struct dpmon_classifier *cls;
 	struct dpmon_pair_ctr *subnets;
 	/** Flow sketches of the first n_flow_subnets subnets, [subnet][DPMON_DIR_MAX]. */
@@ -73,11 +73,11 @@ struct dpmon_gen {
  * @return the generation, or NULL (rte_errno ENOMEM).
  * Thread-safety: main lcore.
  */
-struct dpmon_gen *dpmon_gen_create(const struct dpmon_classifier *cls, uint32_t n_subnets,
+struct dpmon_generation *dpmon_generation_create(const struct dpmon_classifier *cls, uint32_t n_subnets,
 				   int socket_id);
 
 /** Free @p g and its counters (not its classifier). NULL ignored. Main lcore, once no worker uses it. */
-void dpmon_gen_free(struct dpmon_gen *g);
+void dpmon_generation_free(struct dpmon_generation *g);
 
 /** Everything one worker lcore needs. Built by the main lcore. */
 struct dpmon_worker {
@@ -86,7 +86,7 @@ struct dpmon_worker {
 	 * The current generation, never NULL (release store by the main
 	 * lcore, acquire load by the worker once per round of polls).
 	 */
-	struct dpmon_gen *gen;
+	struct dpmon_generation *gen;
 	struct rte_rcu_qsbr *qsv;             /**< quiescent states; NULL: none reported */
 	unsigned qs_id;                       /**< this worker's thread id in qsv */
 	const volatile bool *stop;            /**< set by the main lcore to end the loop */
@@ -105,13 +105,13 @@ struct dpmon_worker {
  * @param pkts  mbufs; each is freed. @p n may be 0..DPMON_MAX_BURST.
  * Thread-safety: the lcore that owns @p core.
  */
-void dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_gen *gen,
+void dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_generation *gen,
 			struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * As dpmon_worker_burst but leaves the mbufs allocated (benchmarks reuse them).
  */
-void dpmon_worker_count(struct dpmon_core *core, const struct dpmon_gen *gen,
+void dpmon_worker_count(struct dpmon_core *core, const struct dpmon_generation *gen,
 			struct rte_mbuf **pkts, uint16_t n);
 
 /**
@@ -119,7 +119,7 @@ void dpmon_worker_count(struct dpmon_core *core, const struct dpmon_gen *gen,
  * (enum dpmon_tunnel bits, the port's `decap` configuration; 0 = none).
  * Thread-safety: the lcore that owns @p core.
  */
-void dpmon_worker_count_gen(struct dpmon_core *core, const struct dpmon_gen *gen,
+void dpmon_worker_count_generation(struct dpmon_core *core, const struct dpmon_generation *gen,
 			    struct rte_mbuf **pkts, uint16_t n, uint32_t decap);
 
 /**

@@ -136,11 +136,11 @@ struct dpmon_merge {
 	struct dpmon_pair_ctr *sub_cur, *sub_prev; /* n_subnets */
 	/* Subnets of the current generation (dpmon_merge_reconfigure). */
 	uint32_t n_subnets;
-	struct dpmon_gen **gen;             /* per core: its current generation */
+	struct dpmon_generation **gen;             /* per core: its current generation */
 	struct dpmon_pair_ctr *sub_base;    /* n_subnets: final counts of earlier generations */
 	/* The previous generation, whose sketches the next merge reads once. */
-	struct dpmon_gen **retired;         /* per core; NULL when none */
-	uint32_t *r_of_new;                 /* new subnet → its old index, UINT32_MAX: none */
+	struct dpmon_generation **retired;         /* per core; NULL when none */
+	uint32_t *old_of_new;                 /* new subnet → its old index, UINT32_MAX: none */
 	uint32_t n_unmonitored;             /* global hosts outside every subnet (g_subnet) */
 
 	struct rte_hash *ghash; /* address → global id */
@@ -222,7 +222,7 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 
 struct dpmon_merge *
 dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cores,
-		   struct dpmon_gen *const *gens, const unsigned *lcores, unsigned n_cores,
+		   struct dpmon_generation *const *gens, const unsigned *lcores, unsigned n_cores,
 		   uint64_t start_tsc, uint64_t tsc_hz)
 {
 	static unsigned instance;
@@ -310,7 +310,7 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->sub_base);
 	free(m->gen);
 	free(m->retired);
-	free(m->r_of_new);
+	free(m->old_of_new);
 	for (uint32_t i = 0; m->hist && i < m->hist_n; i++)
 		dpmon_hist_point_unref(m->hist[(m->hist_head + i) % m->hist_cap]);
 	free(m->hist);
@@ -1153,14 +1153,14 @@ sketch_flows(struct dpmon_merge *m, bool sub, uint32_t k)
 
 	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
 	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_gen *r = m->retired[c];
+		const struct dpmon_generation *r = m->retired[c];
 
 		sketch_max(m->flow_tmp, sub ? &m->gen[c]->flow_sub[k] : &m->cores[c]->flow_tot[k],
 			   tag);
 		/* Just after a reload: the same subnet's sketch in the previous
 		 * generation, which counted the first part of this interval. */
 		if (sub && r != NULL) {
-			uint32_t old = m->r_of_new[k / DPMON_DIR_MAX];
+			uint32_t old = m->old_of_new[k / DPMON_DIR_MAX];
 
 			if (old < r->n_flow_subnets)
 				sketch_max(m->flow_tmp,
@@ -1183,7 +1183,7 @@ pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
 	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
 	for (unsigned c = 0; c < m->n_cores; c++) {
 		const struct dpmon_core *core = m->cores[c];
-		const struct dpmon_gen *g = m->gen[c];
+		const struct dpmon_generation *g = m->gen[c];
 		uint32_t v = __atomic_load_n(&g->flow_slot[(i - g->n_flow_subnets) *
 							   DPMON_DIR_MAX + (uint32_t)d],
 					     __ATOMIC_RELAXED);
@@ -1341,7 +1341,7 @@ remap_history(struct dpmon_merge *m, const uint32_t *old_of_new, uint32_t n)
 
 int
 dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cls,
-			struct dpmon_gen *const *gens, uint32_t n_subnets,
+			struct dpmon_generation *const *gens, uint32_t n_subnets,
 			const uint32_t *old_of_new)
 {
 	uint32_t n_old = m->n_subnets;
@@ -1350,10 +1350,11 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 	struct dpmon_pair_ctr *prev = calloc(n_subnets ? n_subnets : 1, sizeof(*prev));
 	struct dpmon_pair_ctr *cur = calloc(n_subnets ? n_subnets : 1, sizeof(*cur));
 	struct avg_pair *avg = calloc(n_subnets ? n_subnets : 1, sizeof(*avg));
-	uint32_t *r_of_new = malloc(sizeof(*r_of_new) * (n_subnets ? n_subnets : 1));
+	/* The merge keeps its own copy of old_of_new (m->old_of_new). */
+	uint32_t *own_map = malloc(sizeof(*own_map) * (n_subnets ? n_subnets : 1));
 	int rc = -ENOMEM;
 
-	if (!fin || !base || !prev || !cur || !avg || !r_of_new)
+	if (!fin || !base || !prev || !cur || !avg || !own_map)
 		goto out;
 	/* Hosts the old generation inserted, before their subnets renumber. */
 	if (map_new_hosts(m) != 0 || sort_new_hosts(m) != 0)
@@ -1369,7 +1370,7 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 		uint32_t o = old_of_new[i];
 
 		RTE_ASSERT(o == UINT32_MAX || o < n_old);
-		r_of_new[i] = o;
+		own_map[i] = o;
 		if (o == UINT32_MAX)
 			continue;
 		base[i] = fin[o];
@@ -1380,9 +1381,9 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 		m->retired[c] = m->gen[c];
 		m->gen[c] = gens[c];
 	}
-	free(m->r_of_new);
-	m->r_of_new = r_of_new;
-	r_of_new = NULL;
+	free(m->old_of_new);
+	m->old_of_new = own_map;
+	own_map = NULL;
 #define SWAP_IN(field, v) do { free(m->field); m->field = (v); (v) = NULL; } while (0)
 	SWAP_IN(sub_base, base);
 	SWAP_IN(sub_prev, prev);
@@ -1405,7 +1406,7 @@ out:
 	free(prev);
 	free(cur);
 	free(avg);
-	free(r_of_new);
+	free(own_map);
 	return rc;
 }
 

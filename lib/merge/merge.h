@@ -37,7 +37,7 @@ struct dpmon_merge;
  */
 struct dpmon_merge *dpmon_merge_create(const struct dpmon_config *cfg,
 				       struct dpmon_core *const *cores,
-				       struct dpmon_gen *const *gens,
+				       struct dpmon_generation *const *gens,
 				       const unsigned *lcores, unsigned n_cores,
 				       uint64_t start_tsc, uint64_t tsc_hz);
 
@@ -71,7 +71,7 @@ struct dpmon_snapshot *dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc,
  * Thread-safety: main lcore, between two dpmon_merge_run.
  */
 int dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cls,
-			    struct dpmon_gen *const *gens, uint32_t n_subnets,
+			    struct dpmon_generation *const *gens, uint32_t n_subnets,
 			    const uint32_t *old_of_new);
 
 /** Where the last dpmon_merge_run spent its time (benchmarks). */

@@ -88,8 +88,8 @@ struct app {
 	 * start-up resolution, e.g. rx_queues), to tell what a reload changes. */
 	struct dpmon_config boot;      /* scalars and ports only: no allocation */
 	struct dpmon_classifier *cls;  /* the running classifier */
-	struct dpmon_gen **gens;       /* n_workers: each worker's running generation */
-	struct dpmon_gen **retired;    /* n_workers: the previous ones, until the next merge */
+	struct dpmon_generation **gens;       /* n_workers: each worker's running generation */
+	struct dpmon_generation **retired;    /* n_workers: the previous ones, until the next merge */
 	struct rte_rcu_qsbr *qsv;      /* the workers' quiescent states */
 	unsigned n_reloads;            /* names the DPDK objects of each classifier */
 	struct reload_stats reload;
@@ -393,7 +393,7 @@ setup_workers(struct app *a)
 		a->cores[w]->lcore_id = lcore;
 		a->lcores[w] = lcore;
 		/* Generation 0: made like every later one (apply_reload). */
-		a->gens[w] = dpmon_gen_create(a->cls, a->cfg.n_subnets,
+		a->gens[w] = dpmon_generation_create(a->cls, a->cfg.n_subnets,
 					      (int)rte_lcore_to_socket_id(lcore));
 		if (a->gens[w] == NULL)
 			return -ENOMEM;
@@ -444,10 +444,10 @@ read_ports(struct app *a, struct dpmon_port_stats *ports)
 
 /* Free the generations in @p g (n entries) and clear them. */
 static void
-free_gens(struct dpmon_gen **g, unsigned n)
+free_gens(struct dpmon_generation **g, unsigned n)
 {
 	for (unsigned w = 0; g != NULL && w < n; w++) {
-		dpmon_gen_free(g[w]);
+		dpmon_generation_free(g[w]);
 		g[w] = NULL;
 	}
 }
@@ -606,7 +606,7 @@ wait_grace_period(struct app *a)
 
 /* Publish @p gens to the workers (release: their contents first). */
 static void
-publish_gens(struct app *a, struct dpmon_gen **gens)
+publish_gens(struct app *a, struct dpmon_generation **gens)
 {
 	for (unsigned w = 0; w < a->n_workers; w++)
 		__atomic_store_n(&a->workers[w].gen, gens[w], __ATOMIC_RELEASE);
@@ -649,7 +649,7 @@ static int
 apply_reload(struct app *a, struct dpmon_config *next, uint32_t *kept)
 {
 	struct dpmon_classifier *cls = calloc(1, sizeof(*cls));
-	struct dpmon_gen **gens = calloc(a->n_workers, sizeof(*gens));
+	struct dpmon_generation **gens = calloc(a->n_workers, sizeof(*gens));
 	uint32_t *old_of_new = malloc(sizeof(*old_of_new) * next->n_subnets);
 	char tag[32];
 	int rc = -ENOMEM;
@@ -666,7 +666,7 @@ apply_reload(struct app *a, struct dpmon_config *next, uint32_t *kept)
 	}
 	rc = -ENOMEM;
 	for (unsigned w = 0; w < a->n_workers; w++) {
-		gens[w] = dpmon_gen_create(cls, next->n_subnets,
+		gens[w] = dpmon_generation_create(cls, next->n_subnets,
 					   (int)rte_lcore_to_socket_id(a->lcores[w]));
 		if (gens[w] == NULL)
 			goto fail;
