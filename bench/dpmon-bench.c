@@ -501,6 +501,9 @@ mode_merge(int argc, char **argv)
 	return 0;
 }
 
+/* argv[0] for the modes (getopt takes writable strings). */
+static char bench_name[] = "dpmon-bench";
+
 int
 main(int argc, char **argv)
 {
@@ -522,7 +525,7 @@ main(int argc, char **argv)
 	argv += n;
 	if (argc < 2)
 		return usage();
-	argv[0] = "dpmon-bench";
+	argv[0] = bench_name;
 	if (strcmp(argv[1], "gen") == 0)
 		n = mode_gen(argc - 1, argv + 1);
 	else if (strcmp(argv[1], "hotpath") == 0)

@@ -56,18 +56,20 @@ enum field { F_PACKETS, F_BYTES, F_PPS, F_BYTES_PER_S, F_MAX };
 struct field_def {
 	const char *suffix; /* appended to the family's prefix */
 	const char *type;
-	const char *help;   /* "%s" is the family's own words */
+	/* The help text is help_head, the family's own words, help_tail. */
+	const char *help_head;
+	const char *help_tail;
 };
 
 static const struct field_def fields[F_MAX] = {
-	[F_PACKETS] = {"packets_total", "counter", "Packets %s, cumulative since start."},
-	[F_BYTES] = {"bytes_total", "counter",
-		     "Bytes %s (frame length as received: L2 header included, FCS excluded), "
+	[F_PACKETS] = {"packets_total", "counter", "Packets ", ", cumulative since start."},
+	[F_BYTES] = {"bytes_total", "counter", "Bytes ",
+		     " (frame length as received: L2 header included, FCS excluded), "
 		     "cumulative since start."},
-	[F_PPS] = {"packets_per_second", "gauge",
-		   "Packets per second %s over the last merge interval."},
-	[F_BYTES_PER_S] = {"bytes_per_second", "gauge",
-			   "Bytes per second %s over the last merge interval."},
+	[F_PPS] = {"packets_per_second", "gauge", "Packets per second ",
+		   " over the last merge interval."},
+	[F_BYTES_PER_S] = {"bytes_per_second", "gauge", "Bytes per second ",
+			   " over the last merge interval."},
 };
 
 /* ------------------------------------------------------------------------
@@ -173,7 +175,7 @@ field_family(struct buf *b, const char *prefix, enum field f, const char *words,
 	char help[256];
 
 	snprintf(name, name_len, "%s_%s", prefix, fields[f].suffix);
-	snprintf(help, sizeof(help), fields[f].help, words);
+	snprintf(help, sizeof(help), "%s%s%s", fields[f].help_head, words, fields[f].help_tail);
 	family(b, name, fields[f].type, help);
 }
 
