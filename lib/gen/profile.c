@@ -19,10 +19,10 @@
  * plain arithmetic. Random draws use splitmix64 from the seed.
  */
 #include "cksum.h"
+#include "numbers.h"
 #include "profile.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
@@ -170,34 +170,6 @@ bad(struct parse *ps, const char *fmt, ...)
 
 /* ------------------------------------------------------------ value parsers */
 
-/* Decimal integer in [0, max]; false on anything else. */
-static bool
-parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)s[0]))
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool
-parse_u32(const char *s, uint32_t max, uint32_t *out)
-{
-	uint64_t v;
-
-	if (!parse_uint(s, max, &v))
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
-
 static u128
 bytes_to_u128(const uint8_t *b, size_t n)
 {
@@ -241,7 +213,7 @@ parse_ip_mask(const char *s, u128 *v, unsigned *fam)
 	buf[slash - s] = '\0';
 	if (!parse_ip(buf, v, fam))
 		return false;
-	return parse_u32(slash + 1, *fam == 4 ? 32 : 128, &len);
+	return gen_parse_u32(slash + 1, *fam == 4 ? 32 : 128, &len) == 0;
 }
 
 /* MAC as 00:11:22:33:44:55 or 0011:2233:4455 (both pktgen forms). */
@@ -359,7 +331,7 @@ pkt_set_number(struct parse *ps, const char *key, const char *val)
 	struct pkt_conf *pc = &ps->pc;
 	uint32_t v;
 
-	if (!parse_u32(val, UINT32_MAX, &v)) {
+	if (gen_parse_u32(val, UINT32_MAX, &v) != 0) {
 		bad(ps, "set %s: '%s' is not a number", key, val);
 		return;
 	}
@@ -457,7 +429,7 @@ range_number(struct parse *ps, struct rfield *r, int i, const char *val, uint32_
 {
 	uint32_t v;
 
-	if (!parse_u32(val, max, &v)) {
+	if (gen_parse_u32(val, max, &v) != 0) {
 		bad(ps, "range %s: '%s' is not a number 0..%u", what, val, max);
 		return;
 	}
@@ -546,7 +518,7 @@ static void
 seq_fill(struct parse *ps, struct stream *s, char **v)
 {
 	unsigned fd, fs;
-	uint32_t sp, dp, vlan, size;
+	uint32_t sp = 0, dp = 0, vlan = 0, size = 0; /* 0 if not a number: the load fails */
 
 	*s = ps->pc.single;
 	if (!parse_mac(v[0], s->dmac) || !parse_mac(v[1], s->smac))
@@ -557,13 +529,13 @@ seq_fill(struct parse *ps, struct stream *s, char **v)
 		bad(ps, "seq: source '%s' needs ADDRESS/MASK", v[3]);
 	else if (fd != fs)
 		bad(ps, "seq: source and destination are of different families");
-	if (!parse_u32(v[4], 65535, &sp) || !parse_u32(v[5], 65535, &dp))
+	if (gen_parse_u32(v[4], 65535, &sp) != 0 || gen_parse_u32(v[5], 65535, &dp) != 0)
 		bad(ps, "seq: ports '%s' '%s' must be 0..65535", v[4], v[5]);
 	if (!pkt_type(v[6], &s->family) || s->family != fd)
 		bad(ps, "seq: type '%s' does not match the addresses", v[6]);
 	if (!pkt_proto(v[7], true, &s->proto))
 		bad(ps, "seq: protocol '%s': expected udp, tcp or icmp", v[7]);
-	if (!parse_u32(v[8], 4095, &vlan) || !parse_u32(v[9], 65535, &size))
+	if (gen_parse_u32(v[8], 4095, &vlan) != 0 || gen_parse_u32(v[9], 65535, &size) != 0)
 		bad(ps, "seq: vlan '%s' (0..4095) or size '%s' invalid", v[8], v[9]);
 	s->sport.start = sp;
 	s->dport.start = dp;
@@ -582,7 +554,7 @@ pkt_seq(struct parse *ps, char **tv, int tc)
 	char *v[10];
 	uint32_t idx;
 
-	if (tc < 3 || !parse_u32(tv[1], MAX_SEQ - 1, &idx)) {
+	if (tc < 3 || gen_parse_u32(tv[1], MAX_SEQ - 1, &idx) != 0) {
 		bad(ps, "seq: expected an entry number 0..%d", MAX_SEQ - 1);
 		return;
 	}
@@ -839,8 +811,8 @@ k_imix(struct parse *ps, char **a, int n)
 			return;
 		}
 		*comma = '\0';
-		if (!parse_u32(a[i], MAX_FRAME, &size) || !parse_u32(comma + 1, 1000000, &w) ||
-		    w == 0) {
+		if (gen_parse_u32(a[i], MAX_FRAME, &size) != 0 ||
+		    gen_parse_u32(comma + 1, 1000000, &w) != 0 || w == 0) {
 			bad(ps, "imix_weights: bad size or weight '%s,%s'", a[i], comma + 1);
 			return;
 		}
@@ -869,7 +841,7 @@ k_number(struct parse *ps, const char *key, const char *val)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		if (strcmp(key, t[i].key) != 0)
 			continue;
-		if (!parse_u32(val, t[i].max, &v)) {
+		if (gen_parse_u32(val, t[i].max, &v) != 0) {
 			bad(ps, "%s %s: expected a number 0..%u", key, val, t[i].max);
 			return true;
 		}
