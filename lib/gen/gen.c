@@ -719,20 +719,6 @@ pick_packet(struct run *r, struct pkt *p)
 
 /* ----------------------------------------------------------- building */
 
-static inline void
-put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
-
 static uint8_t
 ip_proto(const struct pkt *p)
 {

@@ -1,7 +1,8 @@
 /*
- * numbers.h — numbers for dpmon-gen: the one decimal parser of its command
- * line, its option lists and the profiles it renders. Header only, plain
- * C, no DPDK (dpmon-gen's library code runs without EAL).
+ * numbers.h — numbers in and out for dpmon-gen: the one decimal parser of
+ * its command line, its option lists and the profiles it renders, and the
+ * big-endian stores that write the frames' header fields. Header only,
+ * plain C, no DPDK (dpmon-gen's library code runs without EAL).
  */
 #ifndef DPMON_GEN_NUMBERS_H
 #define DPMON_GEN_NUMBERS_H
@@ -60,6 +61,30 @@ gen_parse_u32(const char *s, uint32_t max, uint32_t *out)
 	if (rc == 0)
 		*out = (uint32_t)v;
 	return rc;
+}
+
+/* -------------------------------------------------------- big-endian out */
+
+/**
+ * Store the low 16 bits of @p v at @p p, most significant byte first
+ * (network order); @p p needs no alignment. Thread-safety: any thread.
+ */
+static inline void
+put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/**
+ * Store @p v at @p p, most significant byte first (network order);
+ * @p p needs no alignment. Thread-safety: any thread.
+ */
+static inline void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v);
 }
 
 #endif /* DPMON_GEN_NUMBERS_H */

@@ -1295,20 +1295,6 @@ next_kernel(struct render *r, uint64_t i, struct pkt *k)
 /* ------------------------------------------------------------------ frames */
 
 static void
-put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
-
-static void
 put_addr(uint8_t *p, u128 v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
