@@ -571,7 +571,7 @@ frag4(uint32_t src, uint32_t dst)
 
 /*
  * Fragments and TCP SYNs (SYN set, ACK clear) per direction for totals,
- * subnets and hosts (issue 4): SYN+ACK and plain ACK are not SYNs; a host
+ * subnets and hosts: SYN+ACK and plain ACK are not SYNs; a host
  * gets an extra counter line at its first such packet only; counts of two
  * cores merge; the host sums equal the subnet's and the subnets' the
  * totals'; rates use the measured interval.
@@ -1414,7 +1414,7 @@ flows_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst
 }
 
 /*
- * Distinct flows per interval (issue 4): 100 000 distinct 5-tuples spread
+ * Distinct flows per interval: 100 000 distinct 5-tuples spread
  * over two cores (a fifth of them seen by both) estimate within 2 % for
  * the totals, the subnet and their host; the next interval counts only
  * its own flows; IPv6 flows count, for the subnet and for the host.
@@ -1502,7 +1502,7 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 
 
 /*
- * Per-host flows and peers (issue 4, counters.h): small counts on the
+ * Per-host flows and peers (counters.h): small counts on the
  * bitmaps, peers of both directions, a promoted host's flows and peers at
  * 100 000 within 2 % (IPv4 and IPv6), the pool of full sketches exhausted (counted, the
  * rest stay on their bitmaps), and all of it per interval.
@@ -1778,7 +1778,7 @@ check_invariants(const struct dpmon_snapshot *s)
 }
 
 /*
- * Invariants (issue 4) on pseudo-random traffic over two cores and several
+ * Invariants on pseudo-random traffic over two cores and several
  * merges: IPv4 and IPv6, nested subnets, every protocol class, fragments
  * and SYNs; every host fits its table.
  */
@@ -1844,7 +1844,7 @@ test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	}
 }
 
-/* GET /api/v1/history's data (issue 4): the merger keeps the last
+/* GET /api/v1/history's data: the merger keeps the last
  * history_s / interval points of totals and subnet rates, oldest first,
  * shared by the snapshots that list them. */
 static void
