@@ -8,40 +8,10 @@
  */
 #include <math.h>
 
-#include <rte_cycles.h>
-#include <rte_mbuf.h>
+#include <rte_common.h>
 
-#include "classify.h"
-#include "counters.h"
-#include "frames.h"
-#include "merge.h"
 #include "rates.h"
-#include "test_eal.h"
-#include "worker.h"
-
-static struct rte_mempool *mp;
-
-#define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
-static const uint8_t EXT6[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-static const uint8_t IN6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
-
-static struct rte_mbuf *
-mbuf_of(const struct fb *f)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-	memcpy(rte_pktmbuf_append(m, (uint16_t)f->n), f->b, f->n);
-	return m;
-}
-
-static struct rte_mbuf *
-v4(uint8_t proto, uint32_t src, uint32_t dst, uint32_t payload)
-{
-	struct fb f;
-	fb_eth(&f, NULL, 0, 0x0800);
-	fb_ipv4(&f, 5, proto, src, dst, 0, (uint16_t)(20 + payload));
-	fb_zero(&f, payload);
-	return mbuf_of(&f);
-}
+#include "worker_fixture.h"
 
 /* The reference burst. Frame lengths: 14 + 20 + payload. */
 static unsigned
@@ -68,28 +38,6 @@ burst(struct rte_mbuf **p)
 	return n;
 }
 
-static const struct dpmon_subnet_conf *
-subnets(uint32_t *n)
-{
-	static struct dpmon_subnet_conf s[3];
-	dpmon_prefix_parse("10.1.0.0/16", &s[0].prefix, NULL);
-	dpmon_prefix_parse("10.1.2.0/24", &s[1].prefix, NULL);
-	dpmon_prefix_parse("2001:db8:1::/48", &s[2].prefix, NULL);
-	*n = 3;
-	return s;
-}
-
-/* A worker table's generation 0 (worker.h): classifier @p cls, counters
- * for each of its subnets. */
-static struct dpmon_generation *
-gen0(const struct dpmon_classifier *cls)
-{
-	struct dpmon_generation *g = dpmon_generation_create(cls, cls->n_subnets, SOCKET_ID_ANY);
-
-	REQUIRE(g != NULL);
-	return g;
-}
-
 #define PK(d, P) ((d).proto[DPMON_PROTO_##P].packets)
 #define BY(d, P) ((d).proto[DPMON_PROTO_##P].bytes)
 
@@ -114,47 +62,6 @@ check_core(const struct dpmon_core *c, const struct dpmon_generation *g, uint64_
 	CHECK_EQ_U64(PK(c->totals[DPMON_TOTAL_INTERNAL], UDP), 0);
 	CHECK_EQ_U64(BY(c->totals[DPMON_TOTAL_EXTERNAL], OTHER), 400 * k);
 	CHECK_EQ_U64(c->n_hosts, 5); /* 10.1.0.1, 10.1.2.5, .17, .18, 2001:db8:1::7 */
-}
-
-/*
- * Host @p h as of snapshot @p s (snapshot.h: a record older than @p s has
- * zero rates and decayed averages there), in one of a few static copies.
- */
-static const struct dpmon_snap_host *
-as_of(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
-{
-	static struct dpmon_snap_host view[8];
-	static unsigned next;
-	struct dpmon_snap_host *v = &view[next++ % 8];
-
-	if (h == NULL)
-		return NULL;
-	*v = *h;
-	for (int d = 0; d < DPMON_DIR_MAX; d++)
-		v->dir[d] = *dpmon_snap_host_dir(s, h, d, &v->dir[d]);
-	return v;
-}
-
-/* Host @p i of @p s in address order, as of @p s. */
-static const struct dpmon_snap_host *
-host_i(const struct dpmon_snapshot *s, uint32_t i)
-{
-	return as_of(s, dpmon_snap_host_at(s, i));
-}
-
-/* Host @p text's record in @p s as stored (NULL: none). */
-static const struct dpmon_snap_host *
-find(const struct dpmon_snapshot *s, const char *text)
-{
-	struct dpmon_addr a;
-	dpmon_addr_parse(text, &a);
-	return dpmon_snapshot_find_host(s, &a);
-}
-
-static const struct dpmon_snap_host *
-host(const struct dpmon_snapshot *s, const char *text)
-{
-	return as_of(s, find(s, text));
 }
 
 static void
@@ -766,24 +673,6 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	dpmon_core_free(c);
 }
 
-/* @p n UDP packets of 100 B from outside to @p dst, counted as one burst. */
-static void
-udp_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst, unsigned n)
-{
-	struct rte_mbuf *p[DPMON_MAX_BURST];
-
-	while (n > 0) {
-		unsigned k = n < DPMON_MAX_BURST ? n : DPMON_MAX_BURST;
-
-		for (unsigned i = 0; i < k; i++)
-			p[i] = v4(17, IP4(198, 51, 100, 1), dst, 66);
-		dpmon_worker_burst(c, g, p, (uint16_t)k);
-		n -= k;
-	}
-}
-
-#define NEAR(x, want, tol) CHECK(fabs((x) - (want)) <= (tol))
-
 /* The arithmetic alone (rates.h): differences across 2^32 and 2^64, the
  * measured interval, and an average that depends only on elapsed time. */
 static void
@@ -921,9 +810,6 @@ gen_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst, 
 	dpmon_worker_count_generation(c, g, p, (uint16_t)n, 0);
 	rte_pktmbuf_free_bulk(p, n);
 }
-
-/* |x - want| within @p rel of |want| (or absolutely, near 0). */
-#define NEAR_REL(x, want, rel) CHECK(fabs((x) - (want)) <= (rel) * fmax(fabs(want), 1e-300))
 
 /*
  * Averages at read time (snapshot.h): a host with traffic in the first
@@ -1500,7 +1386,6 @@ test_flows(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 	}
 }
 
-
 /*
  * Per-host flows and peers (counters.h): small counts on the
  * bitmaps, peers of both directions, a promoted host's flows and peers at
@@ -1917,21 +1802,16 @@ test_classify_edges(void)
 	dpmon_classifier_free(&c);
 }
 
+/* --------------------------------------------------------------- main */
+
 int
 main(int argc, char **argv)
 {
 	struct dpmon_classifier cls;
 	struct dpmon_config cfg;
-	uint32_t n;
 
 	(void)argc;
-	test_eal_init(argv[0]);
-	mp = rte_pktmbuf_pool_create("test_worker", 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				     SOCKET_ID_ANY);
-	dpmon_config_defaults(&cfg);
-	cfg.subnets = (struct dpmon_subnet_conf *)subnets(&n);
-	cfg.n_subnets = n;
-	CHECK(dpmon_classifier_create(&cls, "test", cfg.subnets, n, SOCKET_ID_ANY) == 0);
+	worker_fixture_init(argv[0], &cls, &cfg);
 	test_count_and_merge(&cls, &cfg);
 	test_table_full(&cls);
 	test_repeat_in_burst(&cls);
@@ -1955,6 +1835,5 @@ main(int argc, char **argv)
 	test_reconfigure(&cfg);
 	test_reconfigure_pooled(&cfg);
 	test_epoch_tag_zero();
-	dpmon_classifier_free(&cls);
-	return test_finish("test_worker");
+	return worker_fixture_finish("test_worker", &cls);
 }
