@@ -31,7 +31,10 @@ static struct rte_mempool *mp;
 static const uint8_t EXT6[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 static const uint8_t IN6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
 
-/* A copy of frame @p f in a new mbuf of the pool; the burst calls free it. */
+/**
+ * A copy of frame @p f (f->n bytes) in a new mbuf of the pool; the burst
+ * calls free it. @return the mbuf. Thread-safety: the test thread.
+ */
 static inline struct rte_mbuf *
 mbuf_of(const struct fb *f)
 {
@@ -40,9 +43,11 @@ mbuf_of(const struct fb *f)
 	return m;
 }
 
-/* An IPv4 packet of protocol @p proto from @p src to @p dst (host order)
- * with @p payload zero bytes after the 20-byte header: a frame of
- * 34 + @p payload bytes. */
+/**
+ * An IPv4 packet of protocol @p proto from @p src to @p dst (host order)
+ * with @p payload zero bytes after the 20-byte header.
+ * @return an mbuf of 34 + @p payload bytes. Thread-safety: the test thread.
+ */
 static inline struct rte_mbuf *
 v4(uint8_t proto, uint32_t src, uint32_t dst, uint32_t payload)
 {
@@ -53,8 +58,12 @@ v4(uint8_t proto, uint32_t src, uint32_t dst, uint32_t payload)
 	return mbuf_of(&f);
 }
 
-/* @p n UDP packets of 100 B from outside (198.51.100.1) to @p dst, counted
- * by dpmon_worker_burst in bursts of at most DPMON_MAX_BURST. */
+/**
+ * Count @p n UDP packets of 100 bytes from outside (198.51.100.1) to
+ * @p dst (host order) on core @p c into generation @p g, through
+ * dpmon_worker_burst in bursts of at most DPMON_MAX_BURST.
+ * Thread-safety: the thread writing @p c (the test thread).
+ */
 static inline void
 udp_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst, unsigned n)
 {
@@ -72,8 +81,11 @@ udp_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst, 
 
 /* -------------------------------------------- subnets and generations */
 
-/* The reference subnets: 10.1.0.0/16 [0], 10.1.2.0/24 [1] inside it,
- * 2001:db8:1::/48 [2]. */
+/**
+ * The reference subnets: 10.1.0.0/16 [0], 10.1.2.0/24 [1] inside it,
+ * 2001:db8:1::/48 [2]. @param n  set to 3. @return a static array.
+ * Thread-safety: the test thread.
+ */
 static inline const struct dpmon_subnet_conf *
 subnets(uint32_t *n)
 {
@@ -85,8 +97,11 @@ subnets(uint32_t *n)
 	return s;
 }
 
-/* A worker table's generation 0 (worker.h): classifier @p cls, counters
- * for each of its subnets. */
+/**
+ * A worker table's generation 0 (worker.h): classifier @p cls, counters
+ * for each of its subnets. @return it (REQUIRE: never NULL); free it with
+ * dpmon_generation_free. Thread-safety: the test thread.
+ */
 static inline struct dpmon_generation *
 gen0(const struct dpmon_classifier *cls)
 {
@@ -98,9 +113,11 @@ gen0(const struct dpmon_classifier *cls)
 
 /* ---------------------------------------------------------- snapshots */
 
-/*
+/**
  * Host @p h as of snapshot @p s (snapshot.h: a record older than @p s has
  * zero rates and decayed averages there), in one of a few static copies.
+ * @return the copy, valid for the next 7 calls; NULL when @p h is NULL.
+ * Thread-safety: the test thread (static copies).
  */
 static inline const struct dpmon_snap_host *
 as_of(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
@@ -117,14 +134,14 @@ as_of(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
 	return v;
 }
 
-/* Host @p i of @p s in address order, as of @p s. */
+/** Host @p i of @p s in address order, as of @p s (as_of). */
 static inline const struct dpmon_snap_host *
 host_i(const struct dpmon_snapshot *s, uint32_t i)
 {
 	return as_of(s, dpmon_snap_host_at(s, i));
 }
 
-/* Host @p text's record in @p s as stored (NULL: none). */
+/** Host @p text's record in @p s as stored. @return it, or NULL: none. */
 static inline const struct dpmon_snap_host *
 find(const struct dpmon_snapshot *s, const char *text)
 {
@@ -133,7 +150,7 @@ find(const struct dpmon_snapshot *s, const char *text)
 	return dpmon_snapshot_find_host(s, &a);
 }
 
-/* Host @p text as of @p s (NULL: none). */
+/** Host @p text as of @p s (as_of). @return it, or NULL: none. */
 static inline const struct dpmon_snap_host *
 host(const struct dpmon_snapshot *s, const char *text)
 {
