@@ -30,6 +30,8 @@
 
 #define EXIT_USAGE 2
 
+/* --------------------------------------------------- the command line */
+
 enum {
 	OPT_HOSTS = 256,
 	OPT_MIX,
@@ -100,6 +102,8 @@ usage(FILE *out)
 	      out);
 }
 
+/* ------------------------------------------------------ option values */
+
 static int
 bad_value(const char *opt, const char *arg, const char *why)
 {
@@ -156,6 +160,8 @@ apply_option(int c, const char *arg, struct dpmon_gen_opts *o, bool *json)
 		return -EINVAL;
 	}
 }
+
+/* ---------------------------------------------------------- --profile */
 
 /* Command-line state beyond struct dpmon_gen_opts. */
 struct cli {
@@ -217,6 +223,8 @@ run_profile(const struct dpmon_gen_opts *o, const struct cli *cli)
 	dpmon_profile_free(p);
 	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+/* --------------------------------------------------------------- main */
 
 int
 main(int argc, char **argv)
