@@ -2,10 +2,11 @@
  * dpmon-gen.c — command line front end of the synthetic traffic writer.
  *
  * Design: parse the options with getopt_long into a struct dpmon_gen_opts
- * (lib/gen.h does the parsing of subnets, mixes and sizes, and all the
- * validation), call dpmon_gen_write(), print the summary on stdout.
+ * (lib/gen/gen.h does the parsing of subnets, mixes and sizes, and all
+ * the validation; lib/gen/numbers.h the plain numbers), call
+ * dpmon_gen_write(), print the summary on stdout.
  * With --profile FILE the packets come from a Pktgen-DPDK or kernel
- * pktgen profile instead (lib/profile.h): only --output, --packets, --seed
+ * pktgen profile instead (lib/gen/profile.h): only --output, --packets, --seed
  * and --summary apply, and any synthetic-traffic option is a usage error.
  * Exit status: 0 written, 1 write failed, 2 usage error (a profile line
  * dpmon-gen does not understand is a usage error too).
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "numbers.h"
 #include "profile.h"
 
 #ifndef DPMON_VERSION
@@ -27,6 +29,8 @@
 #endif
 
 #define EXIT_USAGE 2
+
+/* --------------------------------------------------- the command line */
 
 enum {
 	OPT_HOSTS = 256,
@@ -98,33 +102,7 @@ usage(FILE *out)
 	      out);
 }
 
-/* Parse a decimal unsigned integer in [0, max]; false on junk or overflow. */
-static bool
-parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s[0] < '0' || s[0] > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool
-parse_u32(const char *s, uint32_t max, uint32_t *out)
-{
-	uint64_t v;
-
-	if (!parse_u64(s, max, &v))
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
+/* ------------------------------------------------------ option values */
 
 static int
 bad_value(const char *opt, const char *arg, const char *why)
@@ -147,31 +125,31 @@ apply_option(int c, const char *arg, struct dpmon_gen_opts *o, bool *json)
 	case 's':
 		return dpmon_gen_add_subnet(o, arg, &why) ? bad_value("subnet", arg, why) : 0;
 	case 'n':
-		return parse_u64(arg, UINT64_MAX, &o->packets)
+		return gen_parse_uint(arg, strlen(arg), UINT64_MAX, &o->packets) == 0
 			       ? 0 : bad_value("packets", arg, "expected a number of packets");
 	case OPT_HOSTS:
-		return parse_u32(arg, DPMON_GEN_MAX_HOSTS, &o->hosts) && o->hosts > 0
+		return gen_parse_u32(arg, DPMON_GEN_MAX_HOSTS, &o->hosts) == 0 && o->hosts > 0
 			       ? 0 : bad_value("hosts", arg, "expected 1..16777216");
 	case OPT_MIX:
 		return dpmon_gen_parse_mix(o, arg, &why) ? bad_value("mix", arg, why) : 0;
 	case OPT_SIZE:
 		return dpmon_gen_parse_sizes(o, arg, &why) ? bad_value("size", arg, why) : 0;
 	case OPT_EGRESS:
-		return parse_u32(arg, 100, &o->egress_percent)
+		return gen_parse_u32(arg, 100, &o->egress_percent) == 0
 			       ? 0 : bad_value("egress-percent", arg, "expected 0..100");
 	case OPT_INTERNAL:
-		return parse_u32(arg, 100, &o->internal_percent)
+		return gen_parse_u32(arg, 100, &o->internal_percent) == 0
 			       ? 0 : bad_value("internal-percent", arg, "expected 0..100");
 	case OPT_PEERS:
-		return parse_u32(arg, DPMON_GEN_MAX_PEERS, &o->peers) && o->peers > 0
+		return gen_parse_u32(arg, DPMON_GEN_MAX_PEERS, &o->peers) == 0 && o->peers > 0
 			       ? 0 : bad_value("peers", arg, "expected 1..16777216");
 	case OPT_VLAN:
-		if (!parse_u32(arg, 4094, &v32))
+		if (gen_parse_u32(arg, 4094, &v32) != 0)
 			return bad_value("vlan", arg, "expected a VLAN id 0..4094");
 		o->vlan = (int32_t)v32;
 		return 0;
 	case OPT_SEED:
-		return parse_u64(arg, UINT64_MAX, &o->seed)
+		return gen_parse_uint(arg, strlen(arg), UINT64_MAX, &o->seed) == 0
 			       ? 0 : bad_value("seed", arg, "expected an unsigned 64-bit number");
 	case OPT_SUMMARY:
 		if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
@@ -182,6 +160,8 @@ apply_option(int c, const char *arg, struct dpmon_gen_opts *o, bool *json)
 		return -EINVAL;
 	}
 }
+
+/* ---------------------------------------------------------- --profile */
 
 /* Command-line state beyond struct dpmon_gen_opts. */
 struct cli {
@@ -243,6 +223,8 @@ run_profile(const struct dpmon_gen_opts *o, const struct cli *cli)
 	dpmon_profile_free(p);
 	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+/* --------------------------------------------------------------- main */
 
 int
 main(int argc, char **argv)

@@ -1,5 +1,5 @@
 /*
- * test_gen.c — unit tests of lib/gen.c (dpmon-gen's writer).
+ * test_gen.c — unit tests of lib/gen/gen.c (dpmon-gen's writer).
  *
  * Design: every test writes a small capture to a temporary file, reads it
  * back with libpcap and checks it with an independent minimal decoder

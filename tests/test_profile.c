@@ -1,5 +1,5 @@
 /*
- * test_profile.c — unit tests of lib/profile.c (dpmon-gen --profile).
+ * test_profile.c — unit tests of lib/gen/profile*.c (dpmon-gen --profile).
  *
  * Design: each test writes a small profile to a temporary directory,
  * loads and renders it, and reads the capture back with libpcap, looking

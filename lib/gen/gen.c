@@ -27,6 +27,7 @@
  */
 #include "cksum.h"
 #include "gen.h"
+#include "numbers.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -214,20 +215,16 @@ dpmon_gen_default_subnets(struct dpmon_gen_opts *o)
 	return 0;
 }
 
-/* Parse a decimal unsigned integer no larger than @p max; the whole string. */
+/*
+ * One number of a --mix or --size list: the @p len bytes at @p s, decimal,
+ * at most @p max, and at most 10 characters long, leading zeros included.
+ */
 static bool
-parse_uint(const char *s, size_t len, uint32_t max, uint32_t *out)
+list_number(const char *s, size_t len, uint32_t max, uint32_t *out)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	if (len == 0 || len > 10)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v > max)
+	if (len > 10 || gen_parse_uint(s, len, max, &v) != 0)
 		return false;
 	*out = (uint32_t)v;
 	return true;
@@ -271,7 +268,7 @@ dpmon_gen_parse_mix(struct dpmon_gen_opts *o, const char *text, const char **why
 			return -EINVAL;
 		}
 		seen[proto] = true;
-		if (!parse_uint(eq + 1, len - (size_t)(eq + 1 - p), 1000000, &mix[proto])) {
+		if (!list_number(eq + 1, len - (size_t)(eq + 1 - p), 1000000, &mix[proto])) {
 			*why = "bad mix weight (expected an integer 0..1000000)";
 			return -EINVAL;
 		}
@@ -311,7 +308,7 @@ dpmon_gen_parse_sizes(struct dpmon_gen_opts *o, const char *text, const char **w
 			*why = "too many sizes (at most 64)";
 			return -EINVAL;
 		}
-		if (!parse_uint(p, len, DPMON_GEN_MAX_FRAME, &sizes[n]) || sizes[n] == 0) {
+		if (!list_number(p, len, DPMON_GEN_MAX_FRAME, &sizes[n]) || sizes[n] == 0) {
 			*why = "bad size (expected imix, or bytes 1..65531, comma separated)";
 			return -EINVAL;
 		}
@@ -721,20 +718,6 @@ pick_packet(struct run *r, struct pkt *p)
 }
 
 /* ----------------------------------------------------------- building */
-
-static inline void
-put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
 
 static uint8_t
 ip_proto(const struct pkt *p)

@@ -122,7 +122,10 @@ struct dpmon_gen_summary {
  */
 void dpmon_gen_defaults(struct dpmon_gen_opts *o);
 
-/** Release what @p o owns (the subnets) and leave it with no subnets. */
+/**
+ * Release what @p o owns (the subnets) and leave it with no subnets.
+ * Thread-safety: any thread, distinct @p o.
+ */
 void dpmon_gen_opts_free(struct dpmon_gen_opts *o);
 
 /**
@@ -147,6 +150,7 @@ int dpmon_gen_default_subnets(struct dpmon_gen_opts *o);
  * Weights are non-negative integers (not necessarily summing to 100);
  * protocols not named get weight 0; their sum must be positive.
  * @return 0, or -EINVAL (@p why set; may be NULL) leaving @p o unchanged.
+ * Thread-safety: any thread, distinct @p o.
  */
 int dpmon_gen_parse_mix(struct dpmon_gen_opts *o, const char *text, const char **why);
 
@@ -156,6 +160,7 @@ int dpmon_gen_parse_mix(struct dpmon_gen_opts *o, const char *text, const char *
  * DPMON_GEN_MAX_SIZES). Each size is in bytes, 1..DPMON_GEN_MAX_FRAME;
  * sizes under a packet's minimum grow to it at write time.
  * @return 0, or -EINVAL (@p why set; may be NULL) leaving @p o unchanged.
+ * Thread-safety: any thread, distinct @p o.
  */
 int dpmon_gen_parse_sizes(struct dpmon_gen_opts *o, const char *text, const char **why);
 
@@ -163,6 +168,7 @@ int dpmon_gen_parse_sizes(struct dpmon_gen_opts *o, const char *text, const char
  * Smallest frame (bytes, Ethernet header included, VLAN tag excluded) of
  * a packet of @p family (4 or 6) and protocol @p proto: 54/42/42/38 for
  * IPv4 TCP/UDP/ICMP/other, 74/62/62/54 for IPv6.
+ * Thread-safety: any thread (a table lookup).
  */
 uint32_t dpmon_gen_min_frame(unsigned family, enum dpmon_proto proto);
 
@@ -197,7 +203,7 @@ int dpmon_gen_check(const struct dpmon_gen_opts *o, FILE *err);
  */
 int dpmon_gen_write(const struct dpmon_gen_opts *o, struct dpmon_gen_summary *s, FILE *err);
 
-/** Release what @p s owns; @p s is left zeroed. NULL-safe. */
+/** Release what @p s owns; @p s is left zeroed. NULL-safe. Thread-safety: distinct @p s. */
 void dpmon_gen_summary_free(struct dpmon_gen_summary *s);
 
 /**

@@ -1,5 +1,7 @@
 /*
- * profile.c — Pktgen-DPDK / kernel pktgen profiles rendered to pcap (see profile.h).
+ * profile.c — loading a traffic-generator profile (profile.h), and the
+ * Pktgen-DPDK (.pkt) parser; the kernel pktgen parser is profile_kernel.c,
+ * the rendering profile_render.c, what they share profile_private.h.
  *
  * Design. Parsing fills a struct dpmon_profile with "streams": packet
  * templates whose variable fields (source, destination, ports, size, VLAN
@@ -10,222 +12,20 @@
  * as "PATH:LINE: ..." and the load fails. Whole-profile checks (range mode
  * needs every ranged field, sequence entries must exist, ICMP is IPv4 only
  * in pktgen, ...) run after the last line.
- *
- * Rendering walks the packets: pick the stream (sequence: i mod n), move
- * the fields when the generator would, resolve the size with the
- * generator's minimums, build the frame (Ethernet, optional 802.1Q, IPv4
- * or IPv6, TCP/UDP/ICMP, payload) in one buffer and dump it. Addresses are
- * 128-bit integers (IPv4 in the low 32 bits) so stepping and masking are
- * plain arithmetic. Random draws use splitmix64 from the seed.
  */
-#include "cksum.h"
+#include "numbers.h"
 #include "profile.h"
+#include "profile_private.h"
 
-#include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <pcap/pcap.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "gen.h" /* DPMON_GEN_EPOCH_SEC */
-
-typedef unsigned __int128 u128;
-
-#define MAX_TOKENS 32
 #define MAX_LINE 1024
-#define MAX_SEQ 16            /* pktgen NUM_SEQ_PKTS */
-#define MAX_IMIX 20           /* kernel MAX_IMIX_ENTRIES */
-#define IMIX_PRECISION 100    /* kernel IMIX_PRECISION */
-#define MAX_REPORTED 20
-#define FCS 4
-#define PKTGEN_MIN_FRAME 64   /* pktgen sizes, FCS included */
-#define PKTGEN_MIN_V6 78      /* pktgen MIN_v6_PKT_SIZE, FCS included */
 #define PKTGEN_MAX_FRAME 1518
-#define KPKTGEN_HDR 16        /* struct pktgen_hdr: magic, seq, tv_sec, tv_usec */
-#define KPKTGEN_MAGIC 0xbe9be955u
-#define MAX_FRAME 9018
-#define STDIO_BUFFER (1u << 20)
 
-enum { TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_RST = 0x04, TCP_PSH = 0x08, TCP_ACK = 0x10,
-       TCP_URG = 0x20 };
-
-/* How a field moves between packets (pktgen) or skbs (kernel). */
-enum fmode {
-	F_FIXED,      /* always start */
-	F_STEP,       /* pktgen range: start first, += inc, past max -> min */
-	F_KSEQ,       /* kernel address: ++ before each skb, past max -> min */
-	F_KSEQ_PORT,  /* kernel UDP port: ++ before each skb, reaching max -> min */
-	F_KRAND,      /* kernel: min + rand % (max - min) */
-	F_KMASK,      /* kernel IPv6 dst6_min/max: (rand | min) & max */
-};
-
-struct field {
-	enum fmode mode;
-	u128 start, min, max, inc;
-	u128 cur;
-};
-
-struct stream {
-	unsigned family;     /* 4 or 6 */
-	uint8_t proto;       /* 6, 17 or 1 */
-	uint8_t tcp_flags;
-	uint8_t ttl;
-	bool tagged;
-	uint8_t dmac[6], smac[6];
-	struct field src, dst, sport, dport, size, vlan;
-};
-
-struct dpmon_profile {
-	char *path;
-	enum dpmon_profile_kind kind;
-	uint64_t count;
-	struct stream streams[MAX_SEQ];
-	uint32_t n_streams;
-	/* kernel only */
-	uint32_t repeat;                 /* packets per skb */
-	uint32_t imix_size[MAX_IMIX];
-	uint32_t n_imix;
-	uint8_t imix_dist[IMIX_PRECISION];
-	bool udp_csum, no_timestamp;
-};
-
-/* ------------------------------------------------------------ parsing state */
-
-/* Four values of a pktgen range field; @c set has bit i when value i was given. */
-struct rfield {
-	u128 v[4];
-	unsigned fam[4];
-	unsigned set;
-};
-
-struct seq_entry {
-	bool set;
-	struct stream s;
-};
-
-/* Everything a .pkt file says, before it becomes streams. */
-struct pkt_conf {
-	struct stream single; /* family, proto, flags, ttl, macs, fixed fields */
-	bool src_set, dst_set;
-	uint32_t vlan_id;
-	bool vlan_on, range_on;
-	uint32_t seq_cnt;
-	unsigned range_family;
-	uint8_t range_proto, range_flags;
-	bool range_proto_set;
-	uint8_t range_dmac[6], range_smac[6];
-	struct rfield r_src, r_dst, r_sport, r_dport, r_size, r_vlan;
-	struct seq_entry seq[MAX_SEQ];
-};
-
-/* Everything a kernel script says. */
-struct k_conf {
-	uint32_t pkt_size, clone_skb, burst, vlan_id;
-	bool tagged, v4, v6;
-	bool dst_set, src_set, dst6_set, src6_set;
-	u128 dst_min, dst_max, src_min, src_max, dst6, src6, dst6_min, dst6_max;
-	uint32_t usrc_min, usrc_max, udst_min, udst_max;
-	bool ipsrc_rnd, ipdst_rnd, usrc_rnd, udst_rnd;
-	uint8_t dmac[6], smac[6];
-	uint32_t imix_w[MAX_IMIX];
-};
-
-struct parse {
-	const char *path;
-	unsigned line;
-	FILE *err;
-	unsigned n_errors;
-	struct dpmon_profile *p;
-	struct pkt_conf pc;
-	struct k_conf kc;
-};
-
-static const uint8_t default_dmac[6] = {0x02, 0, 0, 0, 0, 0x02};
-static const uint8_t default_smac[6] = {0x02, 0, 0, 0, 0, 0x01};
-
-/* Report one problem at the current line (line 0: the whole file). */
-static void
-bad(struct parse *ps, const char *fmt, ...)
-{
-	va_list ap;
-
-	ps->n_errors++;
-	if (ps->err == NULL || ps->n_errors > MAX_REPORTED)
-		return;
-	if (ps->line)
-		fprintf(ps->err, "%s:%u: ", ps->path, ps->line);
-	else
-		fprintf(ps->err, "%s: ", ps->path);
-	va_start(ap, fmt);
-	vfprintf(ps->err, fmt, ap);
-	va_end(ap);
-	fputc('\n', ps->err);
-}
-
-/* ------------------------------------------------------------ value parsers */
-
-/* Decimal integer in [0, max]; false on anything else. */
-static bool
-parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)s[0]))
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool
-parse_u32(const char *s, uint32_t max, uint32_t *out)
-{
-	uint64_t v;
-
-	if (!parse_uint(s, max, &v))
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
-
-static u128
-bytes_to_u128(const uint8_t *b, size_t n)
-{
-	u128 v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return v;
-}
-
-/* An IPv4 or IPv6 address (no mask) into @p v, family into @p fam. */
-static bool
-parse_ip(const char *s, u128 *v, unsigned *fam)
-{
-	uint8_t b[16];
-
-	if (inet_pton(AF_INET, s, b) == 1) {
-		*v = bytes_to_u128(b, 4);
-		*fam = 4;
-		return true;
-	}
-	if (inet_pton(AF_INET6, s, b) == 1) {
-		*v = bytes_to_u128(b, 16);
-		*fam = 6;
-		return true;
-	}
-	return false;
-}
+/* ----------------------------------------------------- Pktgen-DPDK values */
 
 /* "ADDR/LEN": the address part; false without a valid mask. */
 static bool
@@ -241,34 +41,10 @@ parse_ip_mask(const char *s, u128 *v, unsigned *fam)
 	buf[slash - s] = '\0';
 	if (!parse_ip(buf, v, fam))
 		return false;
-	return parse_u32(slash + 1, *fam == 4 ? 32 : 128, &len);
+	return gen_parse_u32(slash + 1, *fam == 4 ? 32 : 128, &len) == 0;
 }
 
-/* MAC as 00:11:22:33:44:55 or 0011:2233:4455 (both pktgen forms). */
-static bool
-parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned x[6];
-	int n = -1;
-
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%n", &x[0], &x[1], &x[2], &x[3], &x[4], &x[5],
-		   &n) == 6 && n == 17 && s[n] == '\0') {
-		for (int i = 0; i < 6; i++)
-			mac[i] = (uint8_t)x[i];
-		return true;
-	}
-	n = -1;
-	if (sscanf(s, "%4x:%4x:%4x%n", &x[0], &x[1], &x[2], &n) == 3 && n == 14 &&
-	    s[n] == '\0') {
-		for (int i = 0; i < 3; i++) {
-			mac[2 * i] = (uint8_t)(x[i] >> 8);
-			mac[2 * i + 1] = (uint8_t)x[i];
-		}
-		return true;
-	}
-	return false;
-}
-
+/* A pktgen TCP flag name (urg, ack, psh, rst, syn, fin, or all) as its bits. */
 static bool
 parse_tcp_flag(const char *s, uint8_t *flag)
 {
@@ -300,21 +76,7 @@ smmi_index(const char *s)
 	return -1;
 }
 
-/* Split @p line in place at blanks; returns the token count (-1: too many). */
-static int
-tokenize(char *line, char **tv)
-{
-	int tc = 0;
-
-	for (char *s = strtok(line, " \t\r\n"); s; s = strtok(NULL, " \t\r\n")) {
-		if (tc == MAX_TOKENS)
-			return -1;
-		tv[tc++] = s;
-	}
-	return tc;
-}
-
-/* ---------------------------------------------------- Pktgen-DPDK commands */
+/* --------------------------------------------------- Pktgen-DPDK commands */
 
 /* The port list: dpmon-gen renders port 0 ("0" or "all"). */
 static bool
@@ -359,7 +121,7 @@ pkt_set_number(struct parse *ps, const char *key, const char *val)
 	struct pkt_conf *pc = &ps->pc;
 	uint32_t v;
 
-	if (!parse_u32(val, UINT32_MAX, &v)) {
+	if (gen_parse_u32(val, UINT32_MAX, &v) != 0) {
 		bad(ps, "set %s: '%s' is not a number", key, val);
 		return;
 	}
@@ -457,7 +219,7 @@ range_number(struct parse *ps, struct rfield *r, int i, const char *val, uint32_
 {
 	uint32_t v;
 
-	if (!parse_u32(val, max, &v)) {
+	if (gen_parse_u32(val, max, &v) != 0) {
 		bad(ps, "range %s: '%s' is not a number 0..%u", what, val, max);
 		return;
 	}
@@ -545,8 +307,8 @@ pkt_range(struct parse *ps, char **a, int n)
 static void
 seq_fill(struct parse *ps, struct stream *s, char **v)
 {
-	unsigned fd, fs;
-	uint32_t sp, dp, vlan, size;
+	unsigned fd = 0, fs = 0; /* 0 if not an address: the load fails */
+	uint32_t sp = 0, dp = 0, vlan = 0, size = 0; /* 0 if not a number: the load fails */
 
 	*s = ps->pc.single;
 	if (!parse_mac(v[0], s->dmac) || !parse_mac(v[1], s->smac))
@@ -557,13 +319,13 @@ seq_fill(struct parse *ps, struct stream *s, char **v)
 		bad(ps, "seq: source '%s' needs ADDRESS/MASK", v[3]);
 	else if (fd != fs)
 		bad(ps, "seq: source and destination are of different families");
-	if (!parse_u32(v[4], 65535, &sp) || !parse_u32(v[5], 65535, &dp))
+	if (gen_parse_u32(v[4], 65535, &sp) != 0 || gen_parse_u32(v[5], 65535, &dp) != 0)
 		bad(ps, "seq: ports '%s' '%s' must be 0..65535", v[4], v[5]);
 	if (!pkt_type(v[6], &s->family) || s->family != fd)
 		bad(ps, "seq: type '%s' does not match the addresses", v[6]);
 	if (!pkt_proto(v[7], true, &s->proto))
 		bad(ps, "seq: protocol '%s': expected udp, tcp or icmp", v[7]);
-	if (!parse_u32(v[8], 4095, &vlan) || !parse_u32(v[9], 65535, &size))
+	if (gen_parse_u32(v[8], 4095, &vlan) != 0 || gen_parse_u32(v[9], 65535, &size) != 0)
 		bad(ps, "seq: vlan '%s' (0..4095) or size '%s' invalid", v[8], v[9]);
 	s->sport.start = sp;
 	s->dport.start = dp;
@@ -582,7 +344,7 @@ pkt_seq(struct parse *ps, char **tv, int tc)
 	char *v[10];
 	uint32_t idx;
 
-	if (tc < 3 || !parse_u32(tv[1], MAX_SEQ - 1, &idx)) {
+	if (tc < 3 || gen_parse_u32(tv[1], MAX_SEQ - 1, &idx) != 0) {
 		bad(ps, "seq: expected an entry number 0..%d", MAX_SEQ - 1);
 		return;
 	}
@@ -651,7 +413,7 @@ pkt_line(struct parse *ps, char **tv, int tc)
 	}
 }
 
-/* -------------------------------------------- Pktgen-DPDK: build the streams */
+/* ----------------------------------------- Pktgen-DPDK: build the streams */
 
 /* A ranged field from its four values; false (reported) when one is missing. */
 static bool
@@ -761,287 +523,7 @@ finish_pktgen(struct parse *ps)
 	check_stream(ps, &p->streams[0], "single mode");
 }
 
-/* ------------------------------------------------------ kernel pktgen lines */
-
-/* Exact lines of the kpktgen.sh skeleton that carry no packet parameter. */
-static const char *const k_skeleton[] = {
-	"set -eu",
-	". \"$(dirname \"$0\")/kpktgen.sh\"",
-	"pg_start \"$@\"",
-	"pg_run",
-};
-
-static void
-k_addr4(struct parse *ps, const char *key, const char *val, u128 *out, bool *set)
-{
-	unsigned fam;
-
-	if (!parse_ip(val, out, &fam) || fam != 4) {
-		bad(ps, "%s %s: not an IPv4 address", key, val);
-		return;
-	}
-	*set = true;
-	ps->kc.v4 = true;
-}
-
-static void
-k_addr6(struct parse *ps, const char *key, const char *val, u128 *out, bool *set)
-{
-	unsigned fam;
-
-	if (!parse_ip(val, out, &fam) || fam != 6) {
-		bad(ps, "%s %s: not an IPv6 address", key, val);
-		return;
-	}
-	*set = true;
-	ps->kc.v6 = true;
-}
-
-static void
-k_flag(struct parse *ps, const char *f)
-{
-	struct k_conf *kc = &ps->kc;
-
-	if (strcmp(f, "IPSRC_RND") == 0)
-		kc->ipsrc_rnd = true;
-	else if (strcmp(f, "IPDST_RND") == 0)
-		kc->ipdst_rnd = true;
-	else if (strcmp(f, "UDPSRC_RND") == 0)
-		kc->usrc_rnd = true;
-	else if (strcmp(f, "UDPDST_RND") == 0)
-		kc->udst_rnd = true;
-	else if (strcmp(f, "UDPCSUM") == 0)
-		ps->p->udp_csum = true;
-	else if (strcmp(f, "NO_TIMESTAMP") == 0)
-		ps->p->no_timestamp = true;
-	else if (strcmp(f, "QUEUE_MAP_CPU") == 0)
-		; /* which TX queue: no effect on the packets */
-	else
-		bad(ps, "flag %s: not a flag dpmon-gen renders", f);
-}
-
-/* "imix_weights SIZE,WEIGHT ..." */
-static void
-k_imix(struct parse *ps, char **a, int n)
-{
-	struct dpmon_profile *p = ps->p;
-
-	if (n < 1 || n > MAX_IMIX) {
-		bad(ps, "imix_weights: 1..%d SIZE,WEIGHT pairs", MAX_IMIX);
-		return;
-	}
-	for (int i = 0; i < n; i++) {
-		char *comma = strchr(a[i], ',');
-		uint32_t size, w;
-
-		if (comma == NULL) {
-			bad(ps, "imix_weights: '%s' is not SIZE,WEIGHT", a[i]);
-			return;
-		}
-		*comma = '\0';
-		if (!parse_u32(a[i], MAX_FRAME, &size) || !parse_u32(comma + 1, 1000000, &w) ||
-		    w == 0) {
-			bad(ps, "imix_weights: bad size or weight '%s,%s'", a[i], comma + 1);
-			return;
-		}
-		p->imix_size[i] = size;
-		ps->kc.imix_w[i] = w;
-	}
-	p->n_imix = (uint32_t)n;
-}
-
-/* A numeric kernel parameter; true when @p key is one. */
-static bool
-k_number(struct parse *ps, const char *key, const char *val)
-{
-	static const struct { const char *key; uint32_t max; } t[] = {
-		{"count", UINT32_MAX}, {"pkt_size", MAX_FRAME}, {"clone_skb", UINT32_MAX},
-		{"burst", 1024}, {"delay", UINT32_MAX}, {"ratep", UINT32_MAX},
-		{"rate", UINT32_MAX}, {"udp_src_min", 65535}, {"udp_src_max", 65535},
-		{"udp_dst_min", 65535}, {"udp_dst_max", 65535}, {"vlan_id", 4095},
-	};
-	struct k_conf *kc = &ps->kc;
-	uint32_t *dst[] = {NULL, &kc->pkt_size, &kc->clone_skb, &kc->burst, NULL, NULL, NULL,
-			   &kc->usrc_min, &kc->usrc_max, &kc->udst_min, &kc->udst_max,
-			   &kc->vlan_id};
-	uint32_t v;
-
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (strcmp(key, t[i].key) != 0)
-			continue;
-		if (!parse_u32(val, t[i].max, &v)) {
-			bad(ps, "%s %s: expected a number 0..%u", key, val, t[i].max);
-			return true;
-		}
-		if (i == 0)
-			ps->p->count = v;
-		else if (dst[i])
-			*dst[i] = v;
-		if (dst[i] == &kc->vlan_id)
-			kc->tagged = true;
-		return true;
-	}
-	return false;
-}
-
-/* One kernel pktgen device parameter: "KEY VALUE..." as written to /proc/net/pktgen/DEV. */
-static void
-k_param(struct parse *ps, char **a, int n)
-{
-	struct k_conf *kc = &ps->kc;
-	const char *k = a[0];
-
-	if (strcmp(k, "imix_weights") == 0) {
-		k_imix(ps, a + 1, n - 1);
-		return;
-	}
-	if (n != 2) {
-		bad(ps, "pg_set \"%s ...\": expected one value", k);
-		return;
-	}
-	if (k_number(ps, k, a[1]))
-		return;
-	if (strcmp(k, "dst") == 0 || strcmp(k, "dst_min") == 0)
-		k_addr4(ps, k, a[1], &kc->dst_min, &kc->dst_set);
-	if (strcmp(k, "dst") == 0 || strcmp(k, "dst_max") == 0)
-		k_addr4(ps, k, a[1], &kc->dst_max, &kc->dst_set);
-	else if (strcmp(k, "src_min") == 0)
-		k_addr4(ps, k, a[1], &kc->src_min, &kc->src_set);
-	else if (strcmp(k, "src_max") == 0)
-		k_addr4(ps, k, a[1], &kc->src_max, &kc->src_set);
-	else if (strcmp(k, "dst6") == 0)
-		k_addr6(ps, k, a[1], &kc->dst6, &kc->dst6_set);
-	else if (strcmp(k, "dst6_min") == 0)
-		k_addr6(ps, k, a[1], &kc->dst6_min, &kc->dst6_set);
-	else if (strcmp(k, "dst6_max") == 0)
-		k_addr6(ps, k, a[1], &kc->dst6_max, &kc->dst6_set);
-	else if (strcmp(k, "src6") == 0)
-		k_addr6(ps, k, a[1], &kc->src6, &kc->src6_set);
-	else if (strcmp(k, "dst_mac") == 0 || strcmp(k, "src_mac") == 0) {
-		if (!parse_mac(a[1], k[0] == 'd' ? kc->dmac : kc->smac))
-			bad(ps, "%s %s: not a MAC address", k, a[1]);
-	} else if (strcmp(k, "flag") == 0)
-		k_flag(ps, a[1]);
-	else if (strcmp(k, "dst_min") != 0)
-		bad(ps, "pg_set \"%s\": not a parameter dpmon-gen renders", k);
-}
-
-/* A line of a kernel pktgen script: skeleton, pg_set "...", comment or blank. */
-static void
-k_line(struct parse *ps, char *line)
-{
-	char *tv[MAX_TOKENS];
-	size_t len = strlen(line);
-	int tc;
-
-	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
-		line[--len] = '\0';
-	for (size_t i = 0; i < sizeof(k_skeleton) / sizeof(k_skeleton[0]); i++)
-		if (strcmp(line, k_skeleton[i]) == 0)
-			return;
-	if (strncmp(line, "pg_set \"", 8) != 0 || len < 10 || line[len - 1] != '"' ||
-	    memchr(line + 8, '"', len - 9) != NULL) {
-		bad(ps, "not a line dpmon-gen understands (expected pg_set \"PARAM VALUE\")");
-		return;
-	}
-	line[len - 1] = '\0';
-	tc = tokenize(line + 8, tv);
-	if (tc <= 0) {
-		bad(ps, "pg_set: empty or too long parameter");
-		return;
-	}
-	k_param(ps, tv, tc);
-}
-
-/* ------------------------------------------------ kernel: build the stream */
-
-static void
-k_field_addr(struct field *f, u128 min, u128 max, bool rnd)
-{
-	f->start = f->cur = f->min = min;
-	f->max = max;
-	f->mode = min < max ? (rnd ? F_KRAND : F_KSEQ) : F_FIXED;
-}
-
-static void
-k_field_port(struct field *f, uint32_t min, uint32_t max, bool rnd)
-{
-	f->start = f->cur = f->min = min;
-	f->max = max;
-	f->mode = min < max ? (rnd ? F_KRAND : F_KSEQ_PORT) : F_FIXED;
-}
-
-/* The kernel's imix_distribution table (net/core/pktgen.c fill_imix_distribution). */
-static void
-k_imix_table(struct dpmon_profile *p, const uint32_t *w)
-{
-	uint64_t total = 0, cum = 0;
-	uint32_t cumul[MAX_IMIX];
-	uint32_t j = 0;
-
-	for (uint32_t i = 0; i < p->n_imix; i++)
-		total += w[i];
-	for (uint32_t i = 0; i + 1 < p->n_imix; i++) {
-		cum += (uint64_t)w[i] * IMIX_PRECISION / total;
-		cumul[i] = (uint32_t)cum;
-	}
-	cumul[p->n_imix - 1] = IMIX_PRECISION;
-	for (uint32_t i = 0; i < IMIX_PRECISION; i++) {
-		while (j + 1 < p->n_imix && i >= cumul[j])
-			j++;
-		p->imix_dist[i] = (uint8_t)j;
-	}
-}
-
-static void
-finish_kernel(struct parse *ps)
-{
-	struct k_conf *kc = &ps->kc;
-	struct dpmon_profile *p = ps->p;
-	struct stream *s = &p->streams[0];
-
-	ps->line = 0;
-	p->n_streams = 1;
-	p->repeat = (kc->clone_skb ? kc->clone_skb : 1) * (kc->burst ? kc->burst : 1);
-	s->proto = 17;
-	s->ttl = 32;
-	s->tagged = kc->tagged;
-	s->vlan.start = kc->vlan_id;
-	memcpy(s->dmac, kc->dmac, 6);
-	memcpy(s->smac, kc->smac, 6);
-	s->size.start = kc->pkt_size;
-	k_field_port(&s->sport, kc->usrc_min, kc->usrc_max, kc->usrc_rnd);
-	k_field_port(&s->dport, kc->udst_min, kc->udst_max, kc->udst_rnd);
-	if (kc->v4 && kc->v6) {
-		bad(ps, "IPv4 (dst, src_min, ...) and IPv6 (dst6, src6, ...) parameters mixed");
-		return;
-	}
-	if (kc->v6) {
-		s->family = 6;
-		if (!kc->dst6_set || !kc->src6_set)
-			bad(ps, "IPv6: dst6 (or dst6_min/dst6_max) and src6 are needed");
-		s->src.start = s->src.cur = kc->src6;
-		s->dst.start = s->dst.cur = kc->dst6;
-		if (kc->dst6_min) { /* the kernel randomises only when dst6_min is set */
-			s->dst.mode = F_KMASK;
-			s->dst.min = kc->dst6_min;
-			s->dst.max = kc->dst6_max;
-		}
-		return;
-	}
-	s->family = 4;
-	if (!kc->dst_set || !kc->src_set)
-		bad(ps, "IPv4: dst (or dst_min/dst_max) and src_min/src_max are needed (the kernel "
-			"would use the device's own address, which dpmon-gen cannot know)");
-	k_field_addr(&s->src, kc->src_min, kc->src_max ? kc->src_max : kc->src_min,
-		     kc->ipsrc_rnd);
-	k_field_addr(&s->dst, kc->dst_min, kc->dst_max ? kc->dst_max : kc->dst_min,
-		     kc->ipdst_rnd);
-	if (p->n_imix)
-		k_imix_table(p, kc->imix_w);
-}
-
-/* ------------------------------------------------------------------ loading */
+/* ---------------------------------------------------------------- loading */
 
 static bool
 ends_with(const char *s, const char *suffix)
@@ -1070,11 +552,7 @@ defaults(struct parse *ps)
 	ps->pc.range_flags = TCP_ACK;
 	memcpy(ps->pc.range_dmac, default_dmac, 6);
 	memcpy(ps->pc.range_smac, default_smac, 6);
-	ps->kc.pkt_size = 60; /* ETH_ZLEN */
-	ps->kc.usrc_min = ps->kc.usrc_max = 9;
-	ps->kc.udst_min = ps->kc.udst_max = 9;
-	memcpy(ps->kc.dmac, default_dmac, 6);
-	memcpy(ps->kc.smac, default_smac, 6);
+	dpmon_profile_kernel_defaults(&ps->kc);
 	ps->p->count = ps->p->kind == DPMON_PROFILE_LINUX_PKTGEN ? 1000 : 0;
 }
 
@@ -1099,7 +577,7 @@ parse_lines(struct parse *ps, FILE *f)
 		if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0')
 			continue;
 		if (ps->p->kind == DPMON_PROFILE_LINUX_PKTGEN) {
-			k_line(ps, s);
+			dpmon_profile_kernel_line(ps, s);
 			continue;
 		}
 		tc = tokenize(s, tv);
@@ -1155,7 +633,7 @@ dpmon_profile_load(const char *path, struct dpmon_profile **out, FILE *err)
 		if (p->kind == DPMON_PROFILE_PKTGEN_DPDK)
 			finish_pktgen(ps);
 		else
-			finish_kernel(ps);
+			dpmon_profile_kernel_finish(ps);
 	}
 	if (ps->n_errors > MAX_REPORTED && err)
 		fprintf(err, "%s: ... and %u more problems\n", path, ps->n_errors - MAX_REPORTED);
@@ -1190,395 +668,3 @@ dpmon_profile_free(struct dpmon_profile *p)
 	free(p);
 }
 
-/* ---------------------------------------------------------------- rendering */
-
-struct render {
-	const struct dpmon_profile *p;
-	struct stream streams[MAX_SEQ]; /* mutable copies: the fields' current values */
-	uint64_t rng;
-	uint8_t frame[MAX_FRAME + 64];
-	struct dpmon_profile_summary *s;
-};
-
-static uint64_t
-rng_next(struct render *r)
-{
-	uint64_t z = (r->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* pktgen range: the value to send now, then step for the next packet. */
-static u128
-field_take(struct field *f)
-{
-	u128 v = f->mode == F_STEP ? f->cur : f->start;
-
-	if (f->mode == F_STEP) {
-		f->cur += f->inc;
-		if (f->cur > f->max || f->cur < f->min)
-			f->cur = f->min;
-	}
-	return v;
-}
-
-/* kernel: move the field before a new skb (mod_cur_headers). */
-static void
-field_advance(struct render *r, struct field *f)
-{
-	switch (f->mode) {
-	case F_KSEQ:
-		f->cur = f->cur + 1 > f->max ? f->min : f->cur + 1;
-		break;
-	case F_KSEQ_PORT:
-		f->cur = f->cur + 1 >= f->max ? f->min : f->cur + 1;
-		break;
-	case F_KRAND:
-		f->cur = f->min + rng_next(r) % (uint64_t)(f->max - f->min);
-		break;
-	case F_KMASK: {
-		u128 rnd = (u128)rng_next(r) << 64 | rng_next(r);
-		f->cur = (rnd | f->min) & f->max;
-		break;
-	}
-	default:
-		break;
-	}
-}
-
-/* One packet's resolved values. */
-struct pkt {
-	const struct stream *s;
-	u128 src, dst;
-	uint32_t sport, dport, vlan;
-	uint32_t size; /* captured bytes, VLAN tag included, no FCS */
-};
-
-static uint32_t
-min_l4(uint8_t proto)
-{
-	return proto == 6 ? 20 : 8;
-}
-
-/* pktgen: the size in bytes with FCS -> captured bytes, with pktgen's clamps. */
-static uint32_t
-pktgen_size(const struct stream *s, uint32_t size_fcs)
-{
-	uint32_t floor = s->family == 6 ? PKTGEN_MIN_V6 : PKTGEN_MIN_FRAME;
-
-	return (size_fcs < floor ? floor : size_fcs) - FCS;
-}
-
-/* kernel: pkt_size -> captured bytes; the payload holds at least the pktgen header. */
-static uint32_t
-kernel_size(const struct stream *s, uint32_t pkt_size)
-{
-	uint32_t min = 14 + (s->tagged ? 4 : 0) + (s->family == 6 ? 40 : 20) + 8 + KPKTGEN_HDR;
-
-	return pkt_size < min ? min : pkt_size;
-}
-
-static void
-next_pktgen(struct render *r, uint64_t i, struct pkt *k)
-{
-	const struct dpmon_profile *p = r->p;
-	struct stream *s = &r->streams[p->n_streams > 1 ? i % p->n_streams : 0];
-
-	k->s = s;
-	k->src = field_take(&s->src);
-	k->dst = field_take(&s->dst);
-	k->sport = (uint32_t)field_take(&s->sport);
-	k->dport = (uint32_t)field_take(&s->dport);
-	k->size = pktgen_size(s, (uint32_t)field_take(&s->size));
-	k->vlan = (uint32_t)field_take(&s->vlan);
-}
-
-static void
-next_kernel(struct render *r, uint64_t i, struct pkt *k)
-{
-	const struct dpmon_profile *p = r->p;
-	struct stream *s = &r->streams[0];
-
-	if (i % p->repeat == 0) { /* a new skb: the kernel's order of updates */
-		field_advance(r, &s->sport);
-		field_advance(r, &s->dport);
-		field_advance(r, &s->src);
-		field_advance(r, &s->dst);
-		if (p->n_imix)
-			s->size.cur = p->imix_size[p->imix_dist[rng_next(r) % IMIX_PRECISION]];
-		else
-			s->size.cur = s->size.start;
-	}
-	k->s = s;
-	k->src = s->src.mode == F_FIXED ? s->src.start : s->src.cur;
-	k->dst = s->dst.mode == F_FIXED ? s->dst.start : s->dst.cur;
-	k->sport = (uint32_t)(s->sport.mode == F_FIXED ? s->sport.start : s->sport.cur);
-	k->dport = (uint32_t)(s->dport.mode == F_FIXED ? s->dport.start : s->dport.cur);
-	k->size = kernel_size(s, (uint32_t)s->size.cur);
-	k->vlan = (uint32_t)s->vlan.start;
-}
-
-/* ------------------------------------------------------------------ frames */
-
-static void
-put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
-
-static void
-put_addr(uint8_t *p, u128 v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[n - 1 - i] = (uint8_t)(v >> (8 * i));
-}
-
-/* Ethernet (+ 802.1Q); returns the L2 header length. */
-static size_t
-put_l2(uint8_t *f, const struct pkt *k)
-{
-	const struct stream *s = k->s;
-
-	memcpy(f, s->dmac, 6);
-	memcpy(f + 6, s->smac, 6);
-	if (!s->tagged) {
-		put16(f + 12, s->family == 4 ? 0x0800 : 0x86dd);
-		return 14;
-	}
-	put16(f + 12, 0x8100);
-	put16(f + 14, k->vlan & 0xfff);
-	put16(f + 16, s->family == 4 ? 0x0800 : 0x86dd);
-	return 18;
-}
-
-/* IP header; returns its length. @p l3_len: IP header + payload bytes. */
-static size_t
-put_l3(uint8_t *h, const struct pkt *k, uint32_t l3_len, uint64_t id)
-{
-	const struct stream *s = k->s;
-	uint8_t proto = s->family == 6 && s->proto == 1 ? 58 : s->proto;
-
-	if (s->family == 4) {
-		h[0] = 0x45;
-		put16(h + 2, l3_len);
-		put16(h + 4, (uint32_t)(id & 0xffff));
-		h[8] = s->ttl;
-		h[9] = proto;
-		put_addr(h + 12, k->src, 4);
-		put_addr(h + 16, k->dst, 4);
-		put16(h + 10, csum_fold(csum_add(0, h, 20)));
-		return 20;
-	}
-	put32(h, 0x60000000u);
-	put16(h + 4, l3_len - 40);
-	h[6] = proto;
-	h[7] = s->ttl;
-	put_addr(h + 8, k->src, 16);
-	put_addr(h + 24, k->dst, 16);
-	return 40;
-}
-
-/* TCP/UDP/ICMP header and checksum over header + @p payload bytes at h + hlen. */
-static void
-put_l4(uint8_t *h, const uint8_t *l3, const struct pkt *k, uint32_t l4_len, bool csum)
-{
-	const struct stream *s = k->s;
-	bool v4 = s->family == 4;
-	uint32_t sum = s->proto + (l4_len >> 16) + (l4_len & 0xffff);
-	uint16_t c;
-
-	sum = csum_add(sum, l3 + (v4 ? 12 : 8), v4 ? 8 : 32); /* pseudo-header addresses */
-	if (s->proto == 6) {
-		put16(h, k->sport);
-		put16(h + 2, k->dport);
-		put32(h + 4, 0x12378); /* pktgen DEFAULT_TCP_SEQ_NUMBER */
-		put32(h + 8, 0x12390); /* DEFAULT_TCP_ACK_NUMBER */
-		h[12] = 5 << 4;
-		h[13] = s->tcp_flags;
-		put16(h + 14, 8192);   /* DEFAULT_WND_SIZE */
-		put16(h + 16, csum_fold(csum_add(sum, h, l4_len)));
-	} else if (s->proto == 17) {
-		put16(h, k->sport);
-		put16(h + 2, k->dport);
-		put16(h + 4, l4_len);
-		c = csum_fold(csum_add(sum, h, l4_len));
-		put16(h + 6, csum ? (c ? c : 0xffff) : 0);
-	} else {
-		h[0] = 8; /* ICMP echo request */
-		put16(h + 2, csum_fold(csum_add(0, h, l4_len)));
-	}
-}
-
-/* Build packet @p i of @p k in r->frame; returns its length. */
-static uint32_t
-build_frame(struct render *r, const struct pkt *k, uint64_t i)
-{
-	bool kernel = r->p->kind == DPMON_PROFILE_LINUX_PKTGEN;
-	uint8_t *f = r->frame;
-	size_t l2, l3h;
-	uint32_t l4_len;
-	uint8_t *l3, *l4;
-
-	memset(f, 0, k->size);
-	l2 = put_l2(f, k);
-	l3 = f + l2;
-	l3h = put_l3(l3, k, k->size - (uint32_t)l2, kernel ? i / r->p->repeat : 0);
-	l4 = l3 + l3h;
-	l4_len = k->size - (uint32_t)(l2 + l3h);
-	if (kernel && l4_len >= 8 + KPKTGEN_HDR) {
-		uint64_t skb = i / r->p->repeat;
-		put32(l4 + 8, KPKTGEN_MAGIC);
-		put32(l4 + 12, (uint32_t)skb);
-		if (!r->p->no_timestamp) {
-			put32(l4 + 16, (uint32_t)(DPMON_GEN_EPOCH_SEC + i / 1000000));
-			put32(l4 + 20, (uint32_t)(i % 1000000));
-		}
-	}
-	put_l4(l4, l3, k, l4_len, !kernel || r->p->udp_csum);
-	return k->size;
-}
-
-static void
-account(struct dpmon_profile_summary *s, const struct pkt *k, const uint8_t *frame)
-{
-	const struct stream *st = k->s;
-	enum dpmon_proto pr = st->proto == 6 ? DPMON_PROTO_TCP
-			    : st->proto == 17 ? DPMON_PROTO_UDP : DPMON_PROTO_ICMP;
-	size_t l4 = (st->tagged ? 18 : 14) + (st->family == 4 ? 20 : 40);
-
-	s->total.packets++;
-	s->total.bytes += k->size;
-	s->proto[pr].packets++;
-	s->proto[pr].bytes += k->size;
-	if (st->proto == 6 && (frame[l4 + 13] & (TCP_SYN | TCP_ACK)) == TCP_SYN)
-		s->tcp_syn++;
-	s->tagged += st->tagged;
-	if (s->min_frame == 0 || k->size < s->min_frame)
-		s->min_frame = k->size;
-	if (k->size > s->max_frame)
-		s->max_frame = k->size;
-}
-
-static int
-write_all(struct render *r, pcap_dumper_t *d, FILE *fp, uint64_t packets)
-{
-	struct pcap_pkthdr h;
-	struct pkt k;
-
-	for (uint64_t i = 0; i < packets; i++) {
-		if (r->p->kind == DPMON_PROFILE_LINUX_PKTGEN)
-			next_kernel(r, i, &k);
-		else
-			next_pktgen(r, i, &k);
-		if (k.size < 14 + (k.s->tagged ? 4 : 0) + (k.s->family == 4 ? 20 : 40) +
-				     min_l4(k.s->proto) || k.size > MAX_FRAME)
-			return -EINVAL; /* excluded by the size rules; a bug if reached */
-		h.caplen = h.len = build_frame(r, &k, i);
-		h.ts.tv_sec = (time_t)(DPMON_GEN_EPOCH_SEC + i / 1000000);
-		h.ts.tv_usec = (suseconds_t)(i % 1000000);
-		pcap_dump((u_char *)d, &h, r->frame);
-		account(r->s, &k, r->frame);
-		if ((i & 0xffff) == 0xffff && ferror(fp))
-			return errno ? -errno : -EIO;
-	}
-	errno = 0;
-	if (pcap_dump_flush(d) != 0 || ferror(fp))
-		return errno ? -errno : -EIO;
-	return 0;
-}
-
-int
-dpmon_profile_render(const struct dpmon_profile *p, const char *output, uint64_t packets,
-		     uint64_t seed, struct dpmon_profile_summary *s, FILE *err)
-{
-	struct render *r = calloc(1, sizeof(*r));
-	pcap_t *pd = pcap_open_dead(DLT_EN10MB, 65535);
-	pcap_dumper_t *d = NULL;
-	FILE *fp = NULL;
-	char *buf = malloc(STDIO_BUFFER);
-	struct stat st;
-	int rc = 0;
-
-	memset(s, 0, sizeof(*s));
-	if (r == NULL || pd == NULL || buf == NULL)
-		rc = -ENOMEM;
-	else if ((fp = fopen(output, "wb")) == NULL)
-		rc = -errno;
-	if (rc == 0) {
-		setvbuf(fp, buf, _IOFBF, STDIO_BUFFER);
-		d = pcap_dump_fopen(pd, fp);
-		if (d == NULL) {
-			fclose(fp);
-			rc = -EIO;
-		}
-	}
-	if (rc == 0) {
-		r->p = p;
-		r->s = s;
-		r->rng = seed;
-		memcpy(r->streams, p->streams, sizeof(r->streams));
-		rc = write_all(r, d, fp, packets);
-		pcap_dump_close(d);
-		if (rc != 0 && stat(output, &st) == 0 && S_ISREG(st.st_mode))
-			unlink(output);
-	}
-	if (rc != 0 && err)
-		fprintf(err, "dpmon-gen: %s: %s\n", output, strerror(-rc));
-	if (pd)
-		pcap_close(pd);
-	free(buf);
-	free(r);
-	return rc;
-}
-
-/* ---------------------------------------------------------------- printing */
-
-static const char *
-kind_name(const struct dpmon_profile *p)
-{
-	return p->kind == DPMON_PROFILE_PKTGEN_DPDK ? "pktgen-dpdk" : "linux-pktgen";
-}
-
-int
-dpmon_profile_summary_print_json(const struct dpmon_profile *p, const char *output,
-				 uint64_t seed, const struct dpmon_profile_summary *s, FILE *out)
-{
-	fputs("{\"profile\": ", out);
-	dpmon_gen_json_string(out, p->path);
-	fprintf(out, ", \"generator\": \"%s\", \"output\": ", kind_name(p));
-	dpmon_gen_json_string(out, output);
-	fprintf(out, ", \"seed\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64,
-		seed, s->total.packets, s->total.bytes);
-	for (int i = 0; i < DPMON_PROTO_MAX; i++)
-		fprintf(out, ", \"%s\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
-			dpmon_proto_name((enum dpmon_proto)i), s->proto[i].packets,
-			s->proto[i].bytes);
-	fprintf(out, ", \"tcp_syn\": %" PRIu64 ", \"tagged\": %" PRIu64 ", \"min_frame\": %" PRIu32
-		", \"max_frame\": %" PRIu32 "}\n", s->tcp_syn, s->tagged, s->min_frame,
-		s->max_frame);
-	return fflush(out) != 0 || ferror(out) ? -EIO : 0;
-}
-
-int
-dpmon_profile_summary_print_text(const struct dpmon_profile *p, const char *output,
-				 uint64_t seed, const struct dpmon_profile_summary *s, FILE *out)
-{
-	fprintf(out, "dpmon-gen: rendered %s profile %s: %" PRIu64 " packets, %" PRIu64
-		" bytes to %s (seed %" PRIu64 ")\n", kind_name(p), p->path, s->total.packets,
-		s->total.bytes, output, seed);
-	fprintf(out, "tcp %" PRIu64 " (syn %" PRIu64 "), udp %" PRIu64 ", icmp %" PRIu64
-		", tagged %" PRIu64 ", frames %" PRIu32 "..%" PRIu32 " bytes\n",
-		s->proto[DPMON_PROTO_TCP].packets, s->tcp_syn, s->proto[DPMON_PROTO_UDP].packets,
-		s->proto[DPMON_PROTO_ICMP].packets, s->tagged, s->min_frame, s->max_frame);
-	return fflush(out) != 0 || ferror(out) ? -EIO : 0;
-}

@@ -73,14 +73,22 @@ struct dpmon_profile_summary {
  *             may be NULL.
  * @return 0; -EINVAL when a line is not understood or the profile is
  *         inconsistent; -ENOMEM; the negative errno of a failed read.
- * Thread-safety: any thread.
+ * Thread-safety: one load at a time per process (lines are split with
+ *         strtok); the loaded profile is then read-only.
  */
 int dpmon_profile_load(const char *path, struct dpmon_profile **out, FILE *err);
 
-/** The generator @p p is written for. */
+/**
+ * The generator @p p is written for.
+ * @return its kind; never fails. Thread-safety: any thread.
+ */
 enum dpmon_profile_kind dpmon_profile_kind(const struct dpmon_profile *p);
 
-/** The packet count the profile sets itself ("set 0 count", "count"); 0 = forever. */
+/**
+ * The packet count the profile sets itself ("set 0 count", "count").
+ * @return packets; 0 = until stopped (Pktgen-DPDK's default; the kernel's
+ *         is 1000). Thread-safety: any thread.
+ */
 uint64_t dpmon_profile_count(const struct dpmon_profile *p);
 
 /**
@@ -88,6 +96,7 @@ uint64_t dpmon_profile_count(const struct dpmon_profile *p);
  * microsecond timestamps: packet i at DPMON_GEN_EPOCH_SEC + i us) and fill
  * @p s. Deterministic: the same profile, @p packets and @p seed give a
  * byte-identical file. On failure the partial file is removed.
+ * @param packets  frames to write (any number; 0 writes an empty capture).
  * @param seed  seeds the PRNG used for the kernel's random choices.
  * @param err   problems are printed there; may be NULL.
  * @return 0; -ENOMEM; the negative errno of a failed open or write (-EIO
@@ -96,21 +105,25 @@ uint64_t dpmon_profile_count(const struct dpmon_profile *p);
 int dpmon_profile_render(const struct dpmon_profile *p, const char *output, uint64_t packets,
 			 uint64_t seed, struct dpmon_profile_summary *s, FILE *err);
 
-/** Release @p p. NULL-safe. */
+/** Release @p p. NULL-safe. Thread-safety: any thread, once nothing uses @p p. */
 void dpmon_profile_free(struct dpmon_profile *p);
 
 /**
  * Print @p s as one JSON object, newline-terminated:
  * {"profile", "generator", "output", "seed", "packets", "bytes",
  *  "tcp"|"udp"|"icmp"|"other": {"packets", "bytes"}, "tcp_syn", "tagged",
- *  "min_frame", "max_frame"}.
- * @return 0, or -EIO when writing to @p out failed.
+ *  "min_frame", "max_frame"}; frame sizes in bytes, no FCS.
+ * @param output  the capture's name as given to dpmon_profile_render.
+ * @return 0, or -EIO when writing to @p out failed. Thread-safety: any thread.
  */
 int dpmon_profile_summary_print_json(const struct dpmon_profile *p, const char *output,
 				     uint64_t seed, const struct dpmon_profile_summary *s,
 				     FILE *out);
 
-/** As dpmon_profile_summary_print_json, as two human-readable lines. */
+/**
+ * As dpmon_profile_summary_print_json, as two human-readable lines.
+ * @return 0, or -EIO when writing to @p out failed. Thread-safety: any thread.
+ */
 int dpmon_profile_summary_print_text(const struct dpmon_profile *p, const char *output,
 				     uint64_t seed, const struct dpmon_profile_summary *s,
 				     FILE *out);

@@ -484,6 +484,26 @@ class Harness:
     def dpmon_run(self, pcaps, subnets, label, **kw):
         return Dpmon(self, pcaps, subnets, label, **kw)
 
+    def gen(self, tmp, name, args, timeout=120):
+        """Write <tmp>/<name>.pcap with dpmon-gen and the options `args`
+        (a list of strings); return (path, summary), the summary being
+        dpmon-gen's --summary json output as a dict (docs/dpmon-gen.md).
+        A failed run or a summary that is not JSON raises TestFailure
+        naming `name`. `timeout` is in seconds."""
+        out = os.path.join(tmp, name + '.pcap')
+        argv = [self.dpmon_gen, '--output', out, '--summary', 'json'] + list(args)
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout)
+        if p.returncode != 0:
+            raise TestFailure('%s: %s exited %d\n%s' % (
+                name, ' '.join(argv), p.returncode, p.stderr.decode('utf-8', 'replace')))
+        try:
+            summary = json.loads(p.stdout.decode('utf-8'))
+        except ValueError as e:
+            raise TestFailure('%s: dpmon-gen --summary json is not JSON (%s): %r' % (
+                name, e, p.stdout[:300]))
+        return out, summary
+
     def manifest(self):
         rows = read_tsv(self.td('MANIFEST.tsv'))
         if not rows:

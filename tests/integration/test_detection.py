@@ -37,7 +37,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -51,26 +50,16 @@ SUBNETS = [('10.0.0.0/24', 'lan'), ('10.0.1.0/24', 'bg')]
 LIMIT = 4000.0
 
 
-def gen(h, tmp, name, args):
-    out = os.path.join(tmp, name + '.pcap')
-    argv = [h.dpmon_gen, '--output', out, '--summary', 'json'] + args
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    if p.returncode != 0:
-        raise TestFailure('%s exited %d: %s' % (' '.join(argv), p.returncode,
-                                               p.stderr.decode('utf-8', 'replace')))
-    return out
-
-
 def captures(h, tmp):
     flood = ['--hosts', '1', '--packets', '40000', '--mix', 'udp=1']
     return {
-        'in5': gen(h, tmp, 'in5', ['--subnet', '10.0.0.4/30', '--egress-percent', '0'] + flood),
-        'in13': gen(h, tmp, 'in13', ['--subnet', '10.0.0.12/30', '--egress-percent', '0',
-                                     '--seed', '2'] + flood),
-        'out9': gen(h, tmp, 'out9', ['--subnet', '10.0.0.8/30', '--egress-percent', '100',
-                                     '--seed', '3'] + flood),
-        'bg': gen(h, tmp, 'bg', ['--subnet', '10.0.1.0/24', '--hosts', '64',
-                                 '--packets', '20000', '--seed', '4']),
+        'in5': h.gen(tmp, 'in5', ['--subnet', '10.0.0.4/30', '--egress-percent', '0'] + flood)[0],
+        'in13': h.gen(tmp, 'in13', ['--subnet', '10.0.0.12/30', '--egress-percent', '0',
+                                    '--seed', '2'] + flood)[0],
+        'out9': h.gen(tmp, 'out9', ['--subnet', '10.0.0.8/30', '--egress-percent', '100',
+                                    '--seed', '3'] + flood)[0],
+        'bg': h.gen(tmp, 'bg', ['--subnet', '10.0.1.0/24', '--hosts', '64',
+                                '--packets', '20000', '--seed', '4'])[0],
     }
 
 

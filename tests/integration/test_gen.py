@@ -12,9 +12,7 @@ The pcap's record count and captured bytes are also checked from its
 record headers against the summary, so the oracle itself is checked
 against the file it describes.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -33,21 +31,6 @@ RUNS = [
 ]
 
 
-def gen(h, tmp, label, args):
-    out = os.path.join(tmp, label + '.pcap')
-    argv = [h.dpmon_gen, '--output', out, '--summary', 'json'] + args
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    if p.returncode != 0:
-        raise TestFailure('%s: %s exited %d\n%s' % (label, ' '.join(argv), p.returncode,
-                                                   p.stderr.decode('utf-8', 'replace')))
-    try:
-        summary = json.loads(p.stdout.decode('utf-8'))
-    except ValueError as e:
-        raise TestFailure('%s: dpmon-gen --summary json is not JSON (%s): %r' % (
-            label, e, p.stdout[:300]))
-    return out, summary
-
-
 def counts(d):
     """packets/bytes, total and per protocol, of a summary or API direction."""
     out = {'packets': d['packets'], 'bytes': d['bytes']}
@@ -60,7 +43,7 @@ def run_case(h, tmp, label, args):
     if not os.access(h.dpmon_gen, os.X_OK):
         raise TestFailure('dpmon-gen not built at %s' % h.dpmon_gen)
     c = h.checker('gen %s' % label)
-    pcap, sm = gen(h, tmp, label, args)
+    pcap, sm = h.gen(tmp, label, args)
     tot = sm['totals']
     recs = harness.pcap_records(pcap)
     c.eq('pcap records == summary totals.packets', tot['packets'], len(recs))

@@ -25,7 +25,6 @@ a file adding a subnet makes it appear and count new traffic.
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,18 +41,13 @@ PACKETS = 3000000
 COPIES = 2  # RX queues reading the same capture
 
 
-def gen(h, tmp, name, packets, seed):
-    out = os.path.join(tmp, name)
-    argv = [h.dpmon_gen, '--output', out, '--summary', 'json', '--packets', str(packets),
-            '--seed', str(seed), '--hosts', '40', '--internal-percent', '10',
-            '--size', '64,128,600']
+def capture(h, tmp, name, packets, seed):
+    """<tmp>/<name>.pcap: `packets` packets over the five subnets ALL."""
+    args = ['--packets', str(packets), '--seed', str(seed), '--hosts', '40',
+            '--internal-percent', '10', '--size', '64,128,600']
     for p, n in ALL:
-        argv += ['--subnet', '%s=%s' % (p, n)]
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    if p.returncode != 0:
-        raise TestFailure('%s exited %d\n%s' % (' '.join(argv), p.returncode,
-                                                p.stderr.decode('utf-8', 'replace')))
-    return out, json.loads(p.stdout.decode('utf-8'))
+        args += ['--subnet', '%s=%s' % (p, n)]
+    return h.gen(tmp, name, args, timeout=300)
 
 
 def write_config(d, subnets, **extra):
@@ -153,7 +147,7 @@ def compare(c, what, ref, got, prefixes):
 def test_reload_under_traffic(h):
     c = h.checker('reload')
     with tempfile.TemporaryDirectory(prefix='dpmon-it-reload-') as tmp:
-        pcap, sm = gen(h, tmp, 'reload.pcap', PACKETS, 5)
+        pcap, sm = capture(h, tmp, 'reload', PACKETS, 5)
         want = {s['prefix']: s for s in sm['subnets']}
         ref, _ = run(h, pcap, 'no reload')
         for p in (A, C):
@@ -188,7 +182,7 @@ def test_reload_alternating_ends(h):
     """The alternating run's end state: the last file (ALT) is what runs."""
     c = h.checker('reload end state')
     with tempfile.TemporaryDirectory(prefix='dpmon-it-reload-') as tmp:
-        pcap, sm = gen(h, tmp, 'small.pcap', 200000, 9)
+        pcap, sm = capture(h, tmp, 'small', 200000, 9)
         want = {s['prefix']: s for s in sm['subnets']}
         with h.dpmon_run([pcap], BASE, 'end state', lcores=LCORES_TWO_WORKERS) as d:
             first_summary(d)
@@ -236,7 +230,7 @@ def stderr_text(d):
 def test_reload_refused_and_added(h):
     c = h.checker('reload refused/added')
     with tempfile.TemporaryDirectory(prefix='dpmon-it-reload-') as tmp:
-        pcap, _ = gen(h, tmp, 'loop.pcap', 20000, 13)
+        pcap, _ = capture(h, tmp, 'loop', 20000, 13)
         with h.dpmon_run([pcap], BASE, 'infinite', vdev_args=',infinite_rx=1') as d:
             first_summary(d)
             # (b) an invalid file: refused, logged with file and path; nothing changes.
@@ -294,7 +288,7 @@ def test_reload_storm_keeps_merging(h):
     c = h.checker('reload storm')
     many = [(A, 'a')] + [('11.%d.%d.0/24' % (i >> 8, i & 255), 's%d' % i) for i in range(19999)]
     with tempfile.TemporaryDirectory(prefix='dpmon-it-reload-') as tmp:
-        pcap, _ = gen(h, tmp, 'storm.pcap', 20000, 17)
+        pcap, _ = capture(h, tmp, 'storm', 20000, 17)
         with h.dpmon_run([pcap], BASE, 'storm', vdev_args=',infinite_rx=1') as d:
             first_summary(d)
             s0 = reload_and_wait(d, many, 1, timeout=120)
