@@ -46,7 +46,7 @@
 #define _GNU_SOURCE /* pipe2, O_CLOEXEC, posix_spawn_file_actions_addclosefrom_np */
 #endif
 
-#include "actions.h"
+#include "actions_private.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -67,84 +67,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "prefix_table.h"
-#include "stats.h"
-
 extern char **environ;
 
-/* Jobs waiting for the thread; posts beyond are dropped (counted). */
-#define QUEUE_LEN 1024
-/* Banning alerts remembered per blackhole (more share the oldest's fate). */
-#define BH_MAX_ALERTS 8
-/* Seconds between two attempts to reach ExaBGP's pipe. */
-#define RETRY_MS 1000
 /* Longest ExaBGP line: "announce route ADDR/128 next-hop ADDR community [..]". */
 #define LINE_LEN 256
 #define STATE_VERSION 1
-
-/* Problems and events of the actions thread: rate limited per kind (log.h). */
-#define LOG(...) log_line(DPMON_LOG_WARNING, __VA_ARGS__)
-#define LOG_INFO(...) log_line(DPMON_LOG_INFO, __VA_ARGS__)
-
-enum job_kind { JOB_ALERT_START, JOB_ALERT_END, JOB_BAN, JOB_UNBAN };
-
-struct job {
-	enum job_kind kind;
-	struct dpmon_addr addr;
-	enum dpmon_dir dir;
-	uint64_t alert_id;
-	bool ban;
-	bool applied; /* its list change was made (early, at the stop) */
-	json_t *doc;  /* what the script reads on stdin; owned */
-};
-
-/* Addresses as 128-bit numbers (IPv4 mapped), for the subnet check. */
-struct bh {
-	struct dpmon_addr addr;
-	bool manual;
-	bool announced;
-	bool restored_ids; /* alert_ids come from the state file: no end will come */
-	uint32_t n_alerts;
-	uint64_t alert_ids[BH_MAX_ALERTS];
-	double since;
-};
-
-struct dpmon_actions {
-	pthread_mutex_t lock;
-	pthread_cond_t wake;  /* to the thread: a job, a change, the stop */
-	pthread_cond_t idle;  /* from the thread: a round ended */
-	pthread_t thread;
-	bool started, stop;
-	struct dpmon_actions_conf conf;
-	struct dpmon_prefix_table subnets; /* the monitored subnets (value 1) */
-	uint32_t n_subnets;
-	/* queue */
-	struct job queue[QUEUE_LEN];
-	uint32_t head, count;
-	uint64_t posted, done, dropped;
-	uint64_t notify[3];           /* script runs by enum notify_outcome */
-	/* blackholes */
-	struct bh *bh;
-	uint32_t n_bh, cap_bh;
-	struct dpmon_addr *withdraws; /* pending withdraw lines */
-	uint32_t n_wd, cap_wd;
-	uint64_t gen, saved_gen;      /* list changes, and the one saved */
-	bool busy;                    /* the thread is in a round */
-	bool fifo_reopen;             /* the pipe's path changed (reconfigure) */
-	/* ExaBGP pipe, thread only */
-	int fifo;
-	bool fifo_missing_logged;
-};
 
 /* ------------------------------------------------------------------------
  * Small helpers.
  * --------------------------------------------------------------------- */
 
-/* "<level>dpmon: actions: MESSAGE" to the journal, within the "actions"
- * kind's budget (log.h: one write per line, threads do not interleave). */
-static void __attribute__((format(printf, 2, 3)))
-log_line(int level, const char *fmt, ...)
+void
+actions_log(int level, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -173,16 +107,8 @@ mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Is @p addr in a monitored subnet? Lock held. */
-static bool
-inside_subnets(const struct dpmon_actions *a, const struct dpmon_addr *addr)
-{
-	return dpmon_prefix_table_lookup(&a->subnets, addr) >= 0;
-}
-
-/* Index of @p addr in the list, or -1. Caller holds the lock. */
-static int
-bh_find(const struct dpmon_actions *a, const struct dpmon_addr *addr)
+int
+actions_bh_find(const struct dpmon_actions *a, const struct dpmon_addr *addr)
 {
 	for (uint32_t i = 0; i < a->n_bh; i++)
 		if (dpmon_addr_cmp(&a->bh[i].addr, addr) == 0)
@@ -190,8 +116,8 @@ bh_find(const struct dpmon_actions *a, const struct dpmon_addr *addr)
 	return -1;
 }
 
-static void
-wd_cancel(struct dpmon_actions *a, const struct dpmon_addr *addr)
+void
+actions_wd_cancel(struct dpmon_actions *a, const struct dpmon_addr *addr)
 {
 	for (uint32_t i = 0; i < a->n_wd; i++)
 		if (dpmon_addr_cmp(&a->withdraws[i], addr) == 0) {
@@ -209,7 +135,7 @@ wd_add(struct dpmon_actions *a, const struct dpmon_addr *addr)
 
 	if (a->conf.exabgp_pipe[0] == '\0')
 		return;
-	wd_cancel(a, addr);
+	actions_wd_cancel(a, addr);
 	if (a->n_wd == a->cap_wd) {
 		uint32_t cap = a->cap_wd ? a->cap_wd * 2 : 16;
 
@@ -226,9 +152,8 @@ wd_add(struct dpmon_actions *a, const struct dpmon_addr *addr)
 	a->withdraws[a->n_wd++] = *addr;
 }
 
-/* Append a new entry for @p addr; NULL at the limit or out of memory. */
-static struct bh *
-bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, double since)
+struct bh *
+actions_bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, double since)
 {
 	struct bh *bigger, *b;
 
@@ -245,13 +170,12 @@ bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, double since)
 	}
 	b = &a->bh[a->n_bh++];
 	*b = (struct bh){.addr = *addr, .since = since};
-	wd_cancel(a, addr);
+	actions_wd_cancel(a, addr);
 	return b;
 }
 
-/* Remove entry @p i and queue its withdraw. Lock held. */
-static void
-bh_delete(struct dpmon_actions *a, uint32_t i)
+void
+actions_bh_delete(struct dpmon_actions *a, uint32_t i)
 {
 	assert(i < a->n_bh);
 	wd_add(a, &a->bh[i].addr);
@@ -271,9 +195,8 @@ bh_public(const struct bh *b, struct dpmon_blackhole *out)
  * Jobs.
  * --------------------------------------------------------------------- */
 
-/* Queue @p j (lock held). @return false when the queue is full. */
-static bool
-enqueue(struct dpmon_actions *a, const struct job *j)
+bool
+actions_enqueue(struct dpmon_actions *a, const struct job *j)
 {
 	if (a->count == QUEUE_LEN) {
 		a->dropped++;
@@ -297,30 +220,29 @@ enqueue_manual(struct dpmon_actions *a, enum job_kind kind, const struct bh *b)
 		return;
 	bh_public(b, &pub);
 	j.doc = dpmon_blackhole_json(&pub);
-	if (!enqueue(a, &j)) {
+	if (!actions_enqueue(a, &j)) {
 		json_decref(j.doc);
 		LOG("queue full: notify script not run for a manual %s",
 		    kind == JOB_BAN ? "ban" : "unban");
 	}
 }
 
-/* The list change of an alert event. Lock held. */
-static void
-apply_alert(struct dpmon_actions *a, const struct job *j)
+void
+actions_apply_alert(struct dpmon_actions *a, const struct job *j)
 {
 	char t[DPMON_ADDR_STRLEN];
-	int i = bh_find(a, &j->addr);
+	int i = actions_bh_find(a, &j->addr);
 	struct bh *b;
 
 	if (j->kind == JOB_ALERT_START && j->ban) {
-		if (!inside_subnets(a, &j->addr)) {
+		if (!actions_inside_subnets(a, &j->addr)) {
 			LOG("alert %" PRIu64 ": %s is outside every monitored subnet%s: not blackholed",
 			    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)),
 			    a->n_subnets == 0 ? " (none known: create the module with "
 						"dpmon_actions_create_cfg)" : "");
 			return;
 		}
-		b = i >= 0 ? &a->bh[i] : bh_new(a, &j->addr, now_unix_s());
+		b = i >= 0 ? &a->bh[i] : actions_bh_new(a, &j->addr, now_unix_s());
 		if (b == NULL) {
 			LOG("alert %" PRIu64 ": %s not blackholed: %d blackholes already",
 			    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)), (int)a->n_bh);
@@ -350,7 +272,7 @@ apply_alert(struct dpmon_actions *a, const struct job *j)
 				break;
 			}
 		if (b->n_alerts == 0 && !b->manual)
-			bh_delete(a, (uint32_t)i);
+			actions_bh_delete(a, (uint32_t)i);
 	}
 }
 
@@ -455,9 +377,8 @@ write_atomic(const char *path, const json_t *doc)
 	return rc;
 }
 
-/* Save the list when it changed since the last save. Thread only. */
-static void
-save_state(struct dpmon_actions *a)
+void
+actions_state_save(struct dpmon_actions *a)
 {
 	char path[DPMON_PATH_LEN];
 	json_t *doc;
@@ -507,11 +428,11 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 		    "(array) and \"since\" (number)", path, i);
 		return false;
 	}
-	if (bh_find(a, &ad) >= 0) {
+	if (actions_bh_find(a, &ad) >= 0) {
 		LOG("state file %s: $.blackholes[%zu].address: duplicate address", path, i);
 		return false;
 	}
-	b = bh_new(a, &ad, json_number_value(since));
+	b = actions_bh_new(a, &ad, json_number_value(since));
 	if (b == NULL) {
 		LOG("state file %s: $.blackholes[%zu]: more than %d blackholes", path, i,
 		    DPMON_MAX_BLACKHOLES);
@@ -529,12 +450,8 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 	return true;
 }
 
-/*
- * Read the state file (before the thread starts). A missing file is an
- * empty list. @return 0, or -errno with the reason logged.
- */
-static int
-load_state(struct dpmon_actions *a)
+int
+actions_state_load(struct dpmon_actions *a)
 {
 	const char *path = a->conf.state_file;
 	json_error_t je;
@@ -578,10 +495,10 @@ load_state(struct dpmon_actions *a)
 		}
 	json_decref(doc);
 	for (i = a->n_bh; i-- > 0;)
-		if (a->n_subnets > 0 && !inside_subnets(a, &a->bh[i].addr)) {
+		if (a->n_subnets > 0 && !actions_inside_subnets(a, &a->bh[i].addr)) {
 			LOG("state file %s: %s is outside every monitored subnet: withdrawn", path,
 			    dpmon_addr_format(&a->bh[i].addr, t, sizeof(t)));
-			bh_delete(a, (uint32_t)i);
+			actions_bh_delete(a, (uint32_t)i);
 		}
 	a->saved_gen = a->gen;
 	if (a->n_bh > 0)
@@ -675,9 +592,8 @@ fifo_write(struct dpmon_actions *a, const char *path, const char *line, size_t l
 	return -1;
 }
 
-/* Write the pending withdraws, then the announces not yet written. */
-static void
-exabgp_sync(struct dpmon_actions *a)
+void
+actions_exabgp_sync(struct dpmon_actions *a)
 {
 	struct dpmon_actions_conf c;
 	struct dpmon_addr addr;
@@ -718,8 +634,8 @@ exabgp_sync(struct dpmon_actions *a)
 			break;
 		pthread_mutex_lock(&a->lock);
 		if (!announce)
-			wd_cancel(a, &addr);
-		else if ((i = bh_find(a, &addr)) >= 0)
+			actions_wd_cancel(a, &addr);
+		else if ((i = actions_bh_find(a, &addr)) >= 0)
 			a->bh[i].announced = true;
 		pthread_mutex_unlock(&a->lock);
 	}
@@ -757,9 +673,6 @@ feed_stdin(int fd, const char *text, size_t len, uint64_t deadline)
 	}
 }
 
-/* How a notify script run ended (dpmon_actions_stats). */
-enum notify_outcome { NOTIFY_OK, NOTIFY_FAILED, NOTIFY_KILLED };
-
 /* Wait for @p pid until @p deadline, then kill its process group.
  * @return how it ended (exit status 0 is NOTIFY_OK). */
 static enum notify_outcome
@@ -793,10 +706,8 @@ reap(pid_t pid, uint64_t deadline, const char *what, uint32_t timeout_ms)
 	return NOTIFY_FAILED;
 }
 
-/* Run the script for @p j: argv as docs/detection.md, @p j->doc on stdin.
- * @return how it ended (NOTIFY_FAILED when it could not be started). */
-static enum notify_outcome
-run_notify(const char *script, uint32_t timeout_ms, const struct job *j)
+enum notify_outcome
+actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 {
 	char addr[DPMON_ADDR_STRLEN], id[24], what[DPMON_PATH_LEN + 96];
 	const char *dir = j->dir < DPMON_DIR_MAX ? dpmon_dir_name(j->dir) : "none";
@@ -878,7 +789,7 @@ apply_all(struct dpmon_actions *a)
 		struct job *j = &a->queue[(a->head + k) % QUEUE_LEN];
 
 		if (!j->applied && (j->kind == JOB_ALERT_START || j->kind == JOB_ALERT_END))
-			apply_alert(a, j);
+			actions_apply_alert(a, j);
 		j->applied = true;
 	}
 }
@@ -915,16 +826,16 @@ actions_main(void *arg)
 			a->head = (a->head + 1) % QUEUE_LEN;
 			a->count--;
 			if (!j.applied && (j.kind == JOB_ALERT_START || j.kind == JOB_ALERT_END))
-				apply_alert(a, &j);
+				actions_apply_alert(a, &j);
 		}
 		a->busy = true;
 		snprintf(script, sizeof(script), "%s", a->conf.notify_script);
 		timeout_ms = a->conf.notify_timeout_ms;
 		pthread_mutex_unlock(&a->lock);
 
-		save_state(a);
-		exabgp_sync(a);
-		outcome = have && script[0] != '\0' ? (int)run_notify(script, timeout_ms, &j) : -1;
+		actions_state_save(a);
+		actions_exabgp_sync(a);
+		outcome = have && script[0] != '\0' ? (int)actions_notify_run(script, timeout_ms, &j) : -1;
 		if (have)
 			json_decref(j.doc);
 
@@ -937,7 +848,7 @@ actions_main(void *arg)
 		pthread_cond_broadcast(&a->idle);
 	}
 	pthread_mutex_unlock(&a->lock);
-	exabgp_sync(a); /* a last attempt; what is left is in the state file */
+	actions_exabgp_sync(a); /* a last attempt; what is left is in the state file */
 	return NULL;
 }
 
@@ -946,9 +857,9 @@ actions_main(void *arg)
  * --------------------------------------------------------------------- */
 
 /*
- * Take @p cfg's subnets for inside_subnets (they may overlap or nest): the
- * same answers as dpmon_prefix_contains over every subnet. Lock held or
- * not started. @return 0, or -ENOMEM with nothing changed.
+ * Take @p cfg's subnets for actions_inside_subnets (they may overlap or
+ * nest): the same answers as dpmon_prefix_contains over every subnet.
+ * Lock held or not started. @return 0, or -ENOMEM with nothing changed.
  */
 static int
 take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
@@ -987,7 +898,7 @@ actions_new(const struct dpmon_actions_conf *conf, const struct dpmon_config *cf
 	pthread_cond_init(&a->idle, NULL);
 	rc = cfg != NULL ? take_config(a, cfg) : 0;
 	if (rc == 0)
-		rc = load_state(a);
+		rc = actions_state_load(a);
 	if (rc == 0) {
 		rc = -pthread_create(&a->thread, NULL, actions_main, a);
 		a->started = rc == 0;
@@ -1037,10 +948,10 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 		for (uint32_t i = a->n_bh; i-- > 0;) {
 			if (reannounce)
 				a->bh[i].announced = false;
-			if (!inside_subnets(a, &a->bh[i].addr)) {
+			if (!actions_inside_subnets(a, &a->bh[i].addr)) {
 				LOG("%s is outside every monitored subnet now: withdrawn",
 				    dpmon_addr_format(&a->bh[i].addr, t, sizeof(t)));
-				bh_delete(a, i);
+				actions_bh_delete(a, i);
 			}
 		}
 		pthread_cond_signal(&a->wake);
@@ -1057,16 +968,16 @@ dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
 	int i, rc = 0;
 
 	pthread_mutex_lock(&a->lock);
-	if (!inside_subnets(a, addr)) {
+	if (!actions_inside_subnets(a, addr)) {
 		rc = -EDOM;
 		goto out;
 	}
-	i = bh_find(a, addr);
+	i = actions_bh_find(a, addr);
 	if (i >= 0 && a->bh[i].manual) {
 		rc = 1;
 		b = &a->bh[i];
 	} else {
-		b = i >= 0 ? &a->bh[i] : bh_new(a, addr, now_unix_s());
+		b = i >= 0 ? &a->bh[i] : actions_bh_new(a, addr, now_unix_s());
 		if (b == NULL) {
 			rc = a->n_bh == DPMON_MAX_BLACKHOLES ? -ENOSPC : -ENOMEM;
 			goto out;
@@ -1090,10 +1001,10 @@ dpmon_blackhole_remove(struct dpmon_actions *a, const struct dpmon_addr *addr)
 	int i;
 
 	pthread_mutex_lock(&a->lock);
-	i = bh_find(a, addr);
+	i = actions_bh_find(a, addr);
 	if (i >= 0) {
 		copy = a->bh[i];
-		bh_delete(a, (uint32_t)i);
+		actions_bh_delete(a, (uint32_t)i);
 		enqueue_manual(a, JOB_UNBAN, &copy);
 		pthread_cond_signal(&a->wake);
 	}
@@ -1108,7 +1019,7 @@ dpmon_blackhole_get(struct dpmon_actions *a, const struct dpmon_addr *addr,
 	int i;
 
 	pthread_mutex_lock(&a->lock);
-	i = bh_find(a, addr);
+	i = actions_bh_find(a, addr);
 	if (i >= 0)
 		bh_public(&a->bh[i], out);
 	pthread_mutex_unlock(&a->lock);
@@ -1180,13 +1091,13 @@ dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
 	if (j.doc == NULL)
 		j.doc = event_json(ev);
 	pthread_mutex_lock(&a->lock);
-	ok = enqueue(a, &j);
+	ok = actions_enqueue(a, &j);
 	if (!ok) {
 		/* Only the script is dropped: the list changes of the queued
 		 * events, then this one's, are made now (in memory; the thread
 		 * saves and announces), so an end still removes its blackhole. */
 		apply_all(a);
-		apply_alert(a, &j);
+		actions_apply_alert(a, &j);
 		pthread_cond_signal(&a->wake);
 	}
 	pthread_mutex_unlock(&a->lock);
