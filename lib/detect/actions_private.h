@@ -4,9 +4,13 @@
  * functions one of its files calls in another. Only lib/detect/actions*.c
  * include it; everyone else uses actions.h.
  *
- * Everything is in actions.c for now; the parts (queue and thread,
- * blackhole list, state file, ExaBGP pipe, notify script) talk through
- * this header only, so that each can have a file of its own.
+ * The parts (queue and thread, blackhole list, state file, ExaBGP pipe,
+ * notify script) talk through this header only:
+ *
+ *   actions.c             life cycle, the job queue and the thread's round,
+ *                         the state file, ExaBGP's pipe, the notify script
+ *   actions_blackholes.c  the blackhole list, its pending withdraws and the
+ *                         list change of each alert event
  *
  * Locking: one mutex, a->lock, guards every field of struct dpmon_actions
  * but those marked "thread only" (see the design in actions.c). Each
@@ -129,7 +133,7 @@ void actions_log(int level, const char *fmt, ...) __attribute__((format(printf, 
 bool actions_enqueue(struct dpmon_actions *a, const struct job *j);
 
 /* ------------------------------------------------------------------------
- * The blackhole list (actions.c). Lock held for all.
+ * The blackhole list (actions_blackholes.c). Lock held for all.
  * --------------------------------------------------------------------- */
 
 /* Is @p addr in a monitored subnet? Lock held (or the thread not started). */
