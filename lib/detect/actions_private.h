@@ -8,9 +8,10 @@
  * notify script) talk through this header only:
  *
  *   actions.c             life cycle, the job queue and the thread's round,
- *                         the state file, ExaBGP's pipe, the notify script
+ *                         ExaBGP's pipe, the notify script
  *   actions_blackholes.c  the blackhole list, its pending withdraws and the
  *                         list change of each alert event
+ *   actions_state.c       the state file: read at the start, saved atomically
  *
  * Locking: one mutex, a->lock, guards every field of struct dpmon_actions
  * but those marked "thread only" (see the design in actions.c). Each
@@ -170,7 +171,7 @@ void actions_bh_delete(struct dpmon_actions *a, uint32_t i);
 void actions_apply_alert(struct dpmon_actions *a, const struct job *j);
 
 /* ------------------------------------------------------------------------
- * The state file (actions.c).
+ * The state file (actions_state.c).
  * --------------------------------------------------------------------- */
 
 /*
