@@ -8,10 +8,11 @@
  * notify script) talk through this header only:
  *
  *   actions.c             life cycle, the job queue and the thread's round,
- *                         ExaBGP's pipe, the notify script
+ *                         the notify script
  *   actions_blackholes.c  the blackhole list, its pending withdraws and the
  *                         list change of each alert event
  *   actions_state.c       the state file: read at the start, saved atomically
+ *   actions_exabgp.c      ExaBGP's command pipe
  *
  * Locking: one mutex, a->lock, guards every field of struct dpmon_actions
  * but those marked "thread only" (see the design in actions.c). Each
@@ -192,7 +193,7 @@ int actions_state_load(struct dpmon_actions *a);
 void actions_state_save(struct dpmon_actions *a);
 
 /* ------------------------------------------------------------------------
- * ExaBGP's pipe (actions.c).
+ * ExaBGP's pipe (actions_exabgp.c).
  * --------------------------------------------------------------------- */
 
 /*
