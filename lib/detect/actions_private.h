@@ -7,12 +7,12 @@
  * The parts (queue and thread, blackhole list, state file, ExaBGP pipe,
  * notify script) talk through this header only:
  *
- *   actions.c             life cycle, the job queue and the thread's round,
- *                         the notify script
+ *   actions.c             life cycle, the job queue and the thread's round
  *   actions_blackholes.c  the blackhole list, its pending withdraws and the
  *                         list change of each alert event
  *   actions_state.c       the state file: read at the start, saved atomically
  *   actions_exabgp.c      ExaBGP's command pipe
+ *   actions_notify.c      the notify script
  *
  * Locking: one mutex, a->lock, guards every field of struct dpmon_actions
  * but those marked "thread only" (see the design in actions.c). Each
@@ -206,7 +206,7 @@ void actions_state_save(struct dpmon_actions *a);
 void actions_exabgp_sync(struct dpmon_actions *a);
 
 /* ------------------------------------------------------------------------
- * The notify script (actions.c).
+ * The notify script (actions_notify.c).
  * --------------------------------------------------------------------- */
 
 /*
