@@ -1,6 +1,7 @@
 /*
- * actions.c — the actions thread: notify script, ExaBGP command pipe and
- * the blackhole list with its state file (see actions.h).
+ * actions.c — the actions module's life cycle, its job queue and the
+ * thread that carries the jobs out: what dpmon does about an alert, off
+ * the data plane (actions.h).
  *
  * Design
  * ------
@@ -24,34 +25,26 @@
  * so an announce never waits for a slow script of the same event. At the
  * stop, every queued event's list change is made at once (state saved,
  * lines written) before the remaining scripts run.
+ *
+ * The round's other parts have files of their own (actions_private.h
+ * lists them): the blackhole list, the state file, ExaBGP's pipe and the
+ * notify script.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* pipe2, O_CLOEXEC, posix_spawn_file_actions_addclosefrom_np */
-#endif
-
 #include "actions_private.h"
 
-#include <assert.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------
- * Small helpers.
+ * Logging.
  * --------------------------------------------------------------------- */
 
 void
@@ -67,7 +60,7 @@ actions_log(int level, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------------------
- * Jobs.
+ * The job queue (lock held).
  * --------------------------------------------------------------------- */
 
 bool
@@ -95,6 +88,15 @@ has_work(const struct dpmon_actions *a)
 	return a->count > 0 || a->gen != a->saved_gen || a->stop;
 }
 
+/* Make queued job @p j's list change, unless made already. Lock held. */
+static void
+apply_job(struct dpmon_actions *a, struct job *j)
+{
+	if (!j->applied && (j->kind == JOB_ALERT_START || j->kind == JOB_ALERT_END))
+		actions_apply_alert(a, j);
+	j->applied = true;
+}
+
 /*
  * Make every queued event's list change now: at the stop, so that the
  * state file and ExaBGP are up to date before the remaining scripts run
@@ -104,13 +106,54 @@ has_work(const struct dpmon_actions *a)
 static void
 apply_all(struct dpmon_actions *a)
 {
-	for (uint32_t k = 0; k < a->count; k++) {
-		struct job *j = &a->queue[(a->head + k) % QUEUE_LEN];
+	for (uint32_t k = 0; k < a->count; k++)
+		apply_job(a, &a->queue[(a->head + k) % QUEUE_LEN]);
+}
 
-		if (!j->applied && (j->kind == JOB_ALERT_START || j->kind == JOB_ALERT_END))
-			actions_apply_alert(a, j);
-		j->applied = true;
-	}
+/* Take the oldest job into @p j, its list change made. Lock held.
+ * @return false when the queue is empty. */
+static bool
+pop_job(struct dpmon_actions *a, struct job *j)
+{
+	if (a->count == 0)
+		return false;
+	*j = a->queue[a->head];
+	a->head = (a->head + 1) % QUEUE_LEN;
+	a->count--;
+	apply_job(a, j);
+	return true;
+}
+
+/* Wait for work: a job, a list change or the stop, RETRY_MS at most. Lock held. */
+static void
+wait_work(struct dpmon_actions *a)
+{
+	struct timespec until;
+
+	if (has_work(a))
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += RETRY_MS / 1000;
+	pthread_cond_timedwait(&a->wake, &a->lock, &until);
+}
+
+/*
+ * The I/O of a round, lock released: the state file, ExaBGP's pipe, then
+ * job @p j's notify script (@p have: there is a job; its doc is freed).
+ * @return the script's enum notify_outcome, or -1 when none ran.
+ */
+static int
+round_io(struct dpmon_actions *a, struct job *j, bool have, const char *script,
+	 uint32_t timeout_ms)
+{
+	int outcome;
+
+	actions_state_save(a);
+	actions_exabgp_sync(a);
+	outcome = have && script[0] != '\0' ? (int)actions_notify_run(script, timeout_ms, j) : -1;
+	if (have)
+		json_decref(j->doc);
+	return outcome;
 }
 
 static void *
@@ -118,7 +161,6 @@ actions_main(void *arg)
 {
 	struct dpmon_actions *a = arg;
 	sigset_t pipe_set;
-	struct timespec until;
 	struct job j;
 	bool have;
 	char script[DPMON_PATH_LEN];
@@ -130,33 +172,18 @@ actions_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		if (!has_work(a)) {
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += RETRY_MS / 1000;
-			pthread_cond_timedwait(&a->wake, &a->lock, &until);
-		}
+		wait_work(a);
 		if (a->stop && a->count == 0 && a->gen == a->saved_gen)
 			break;
 		if (a->stop)
 			apply_all(a);
-		have = a->count > 0;
-		if (have) {
-			j = a->queue[a->head];
-			a->head = (a->head + 1) % QUEUE_LEN;
-			a->count--;
-			if (!j.applied && (j.kind == JOB_ALERT_START || j.kind == JOB_ALERT_END))
-				actions_apply_alert(a, &j);
-		}
+		have = pop_job(a, &j);
 		a->busy = true;
 		snprintf(script, sizeof(script), "%s", a->conf.notify_script);
 		timeout_ms = a->conf.notify_timeout_ms;
 		pthread_mutex_unlock(&a->lock);
 
-		actions_state_save(a);
-		actions_exabgp_sync(a);
-		outcome = have && script[0] != '\0' ? (int)actions_notify_run(script, timeout_ms, &j) : -1;
-		if (have)
-			json_decref(j.doc);
+		outcome = round_io(a, &j, have, script, timeout_ms);
 
 		pthread_mutex_lock(&a->lock);
 		if (outcome >= 0)
@@ -172,7 +199,7 @@ actions_main(void *arg)
 }
 
 /* ------------------------------------------------------------------------
- * Public functions.
+ * Life cycle and configuration.
  * --------------------------------------------------------------------- */
 
 /*
@@ -244,6 +271,17 @@ dpmon_actions_create_cfg(const struct dpmon_config *cfg)
 	return actions_new(&cfg->actions, cfg);
 }
 
+/* Does ExaBGP need every route again going from @p o to @p n (another
+ * pipe, or announces with other attributes)? */
+static bool
+routes_changed(const struct dpmon_actions_conf *o, const struct dpmon_actions_conf *n)
+{
+	return strcmp(o->exabgp_pipe, n->exabgp_pipe) != 0 ||
+	       strcmp(o->exabgp_next_hop, n->exabgp_next_hop) != 0 ||
+	       strcmp(o->exabgp_next_hop6, n->exabgp_next_hop6) != 0 ||
+	       strcmp(o->exabgp_community, n->exabgp_community) != 0;
+}
+
 int
 dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cfg)
 {
@@ -255,10 +293,7 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 	pthread_mutex_lock(&a->lock);
 	rc = take_config(a, cfg);
 	if (rc == 0) {
-		reannounce = strcmp(a->conf.exabgp_pipe, n->exabgp_pipe) != 0 ||
-			     strcmp(a->conf.exabgp_next_hop, n->exabgp_next_hop) != 0 ||
-			     strcmp(a->conf.exabgp_next_hop6, n->exabgp_next_hop6) != 0 ||
-			     strcmp(a->conf.exabgp_community, n->exabgp_community) != 0;
+		reannounce = routes_changed(&a->conf, n);
 		if (strcmp(a->conf.state_file, n->state_file) != 0)
 			a->gen++; /* write the new file */
 		if (strcmp(a->conf.exabgp_pipe, n->exabgp_pipe) != 0)
@@ -278,6 +313,10 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 	pthread_mutex_unlock(&a->lock);
 	return rc;
 }
+
+/* ------------------------------------------------------------------------
+ * Events, flush and counters.
+ * --------------------------------------------------------------------- */
 
 /* The stdin of an alert's script when the poster gave no alert JSON. */
 static json_t *
@@ -350,6 +389,10 @@ dpmon_actions_stats(struct dpmon_actions *a, struct dpmon_actions_stats *st)
 	st->exabgp_connected = __atomic_load_n(&a->fifo, __ATOMIC_RELAXED) >= 0;
 	pthread_mutex_unlock(&a->lock);
 }
+
+/* ------------------------------------------------------------------------
+ * Stop.
+ * --------------------------------------------------------------------- */
 
 void
 dpmon_actions_free(struct dpmon_actions *a)

@@ -11,6 +11,8 @@
  * configured, which adding the address again cancels. Every change bumps
  * a->gen, which the thread takes as "save the state file".
  */
+#include "actions_private.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -18,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "actions_private.h"
 
 /* ------------------------------------------------------------------------
  * Entries and pending withdraws (lock held).
@@ -122,52 +122,70 @@ bh_public(const struct bh *b, struct dpmon_blackhole *out)
  * Alert events (lock held).
  * --------------------------------------------------------------------- */
 
+/* The ALERT_START of banning alert @p j: the host's entry (@p i, or a new
+ * one when -1) is held by it too. Lock held. */
+static void
+ban_start(struct dpmon_actions *a, const struct job *j, int i)
+{
+	char t[DPMON_ADDR_STRLEN];
+	struct bh *b;
+
+	if (!actions_inside_subnets(a, &j->addr)) {
+		LOG("alert %" PRIu64 ": %s is outside every monitored subnet%s: not blackholed",
+		    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)),
+		    a->n_subnets == 0 ? " (none known: create the module with "
+					"dpmon_actions_create_cfg)" : "");
+		return;
+	}
+	b = i >= 0 ? &a->bh[i] : actions_bh_new(a, &j->addr, now_unix_s());
+	if (b == NULL) {
+		LOG("alert %" PRIu64 ": %s not blackholed: %d blackholes already",
+		    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)), (int)a->n_bh);
+		return;
+	}
+	if (b->restored_ids) { /* a new alert takes the entry over */
+		b->n_alerts = 0;
+		b->restored_ids = false;
+	}
+	for (uint32_t k = 0; k < b->n_alerts; k++)
+		if (b->alert_ids[k] == j->alert_id)
+			return;
+	if (b->n_alerts < BH_MAX_ALERTS)
+		b->alert_ids[b->n_alerts++] = j->alert_id;
+	a->gen++;
+}
+
+/* The ALERT_END of @p j: entry @p i no longer held by it, and removed when
+ * no alert or operator holds it. Lock held. */
+static void
+ban_end(struct dpmon_actions *a, const struct job *j, uint32_t i)
+{
+	struct bh *b = &a->bh[i];
+
+	for (uint32_t k = 0; k < b->n_alerts; k++)
+		if (b->alert_ids[k] == j->alert_id) {
+			memmove(&b->alert_ids[k], &b->alert_ids[k + 1],
+				(b->n_alerts - k - 1) * sizeof(b->alert_ids[0]));
+			b->n_alerts--;
+			a->gen++;
+			break;
+		}
+	if (b->n_alerts == 0 && !b->manual)
+		actions_bh_delete(a, i);
+}
+
 void
 actions_apply_alert(struct dpmon_actions *a, const struct job *j)
 {
-	char t[DPMON_ADDR_STRLEN];
 	int i = actions_bh_find(a, &j->addr);
-	struct bh *b;
 
 	if (j->kind == JOB_ALERT_START && j->ban) {
-		if (!actions_inside_subnets(a, &j->addr)) {
-			LOG("alert %" PRIu64 ": %s is outside every monitored subnet%s: not blackholed",
-			    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)),
-			    a->n_subnets == 0 ? " (none known: create the module with "
-						"dpmon_actions_create_cfg)" : "");
-			return;
-		}
-		b = i >= 0 ? &a->bh[i] : actions_bh_new(a, &j->addr, now_unix_s());
-		if (b == NULL) {
-			LOG("alert %" PRIu64 ": %s not blackholed: %d blackholes already",
-			    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)), (int)a->n_bh);
-			return;
-		}
-		if (b->restored_ids) { /* a new alert takes the entry over */
-			b->n_alerts = 0;
-			b->restored_ids = false;
-		}
-		for (uint32_t k = 0; k < b->n_alerts; k++)
-			if (b->alert_ids[k] == j->alert_id)
-				return;
-		if (b->n_alerts < BH_MAX_ALERTS)
-			b->alert_ids[b->n_alerts++] = j->alert_id;
-		a->gen++;
+		ban_start(a, j, i);
 	} else if (j->kind == JOB_ALERT_END && i >= 0 && !a->bh[i].restored_ids) {
 		/* Restored ids are an earlier run's: alert ids start at 1 again,
 		 * so this run's alert of the same id (one that did not ban, or it
 		 * would have taken the entry over) is another alert. */
-		b = &a->bh[i];
-		for (uint32_t k = 0; k < b->n_alerts; k++)
-			if (b->alert_ids[k] == j->alert_id) {
-				memmove(&b->alert_ids[k], &b->alert_ids[k + 1],
-					(b->n_alerts - k - 1) * sizeof(b->alert_ids[0]));
-				b->n_alerts--;
-				a->gen++;
-				break;
-			}
-		if (b->n_alerts == 0 && !b->manual)
-			actions_bh_delete(a, (uint32_t)i);
+		ban_end(a, j, (uint32_t)i);
 	}
 }
 

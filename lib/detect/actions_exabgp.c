@@ -17,6 +17,8 @@
 #define _GNU_SOURCE /* O_CLOEXEC */
 #endif
 
+#include "actions_private.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,8 +28,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "actions_private.h"
 
 /* Longest ExaBGP line: "announce route ADDR/128 next-hop ADDR community [..]". */
 #define LINE_LEN 256
@@ -126,17 +126,17 @@ fifo_write(struct dpmon_actions *a, const char *path, const char *line, size_t l
  * Writing what is pending (thread only).
  * --------------------------------------------------------------------- */
 
-void
-actions_exabgp_sync(struct dpmon_actions *a)
+/*
+ * The configuration into @p c, and the pipe closed when its path changed
+ * (the old one is left; fifo_open opens the new one). Takes the lock.
+ */
+static void
+take_conf(struct dpmon_actions *a, struct dpmon_actions_conf *c)
 {
-	struct dpmon_actions_conf c;
-	struct dpmon_addr addr;
-	char line[LINE_LEN];
-	bool announce, reopen;
-	int n, rc = 1;
+	bool reopen;
 
 	pthread_mutex_lock(&a->lock);
-	c = a->conf;
+	*c = a->conf;
 	reopen = a->fifo_reopen;
 	a->fifo_reopen = false;
 	pthread_mutex_unlock(&a->lock);
@@ -145,32 +145,62 @@ actions_exabgp_sync(struct dpmon_actions *a)
 		__atomic_store_n(&a->fifo, -1, __ATOMIC_RELAXED);
 		a->fifo_missing_logged = false;
 	}
+}
+
+/*
+ * The next line to write into @p announce and @p addr: the oldest pending
+ * withdraw, else the first entry not announced. Takes the lock.
+ * @return false when everything is written.
+ */
+static bool
+next_line(struct dpmon_actions *a, bool *announce, struct dpmon_addr *addr)
+{
+	int i = -1;
+
+	pthread_mutex_lock(&a->lock);
+	*announce = a->n_wd == 0;
+	if (!*announce)
+		*addr = a->withdraws[0];
+	for (uint32_t k = 0; *announce && k < a->n_bh && i < 0; k++)
+		if (!a->bh[k].announced)
+			i = (int)k;
+	if (*announce && i >= 0)
+		*addr = a->bh[i].addr;
+	pthread_mutex_unlock(&a->lock);
+	return !*announce || i >= 0;
+}
+
+/* The line of @p addr reached the pipe: its withdraw is done, or its entry
+ * announced (if still listed). Takes the lock. */
+static void
+line_written(struct dpmon_actions *a, bool announce, const struct dpmon_addr *addr)
+{
+	int i;
+
+	pthread_mutex_lock(&a->lock);
+	if (!announce)
+		actions_wd_cancel(a, addr);
+	else if ((i = actions_bh_find(a, addr)) >= 0)
+		a->bh[i].announced = true;
+	pthread_mutex_unlock(&a->lock);
+}
+
+void
+actions_exabgp_sync(struct dpmon_actions *a)
+{
+	struct dpmon_actions_conf c;
+	struct dpmon_addr addr;
+	char line[LINE_LEN];
+	bool announce;
+	int n;
+
+	take_conf(a, &c);
 	if (c.exabgp_pipe[0] == '\0' || !fifo_open(a, c.exabgp_pipe))
 		return;
-	while (rc == 1) {
-		int i = -1;
-
-		pthread_mutex_lock(&a->lock);
-		announce = a->n_wd == 0;
-		if (!announce)
-			addr = a->withdraws[0];
-		for (uint32_t k = 0; announce && k < a->n_bh && i < 0; k++)
-			if (!a->bh[k].announced)
-				i = (int)k;
-		if (announce && i >= 0)
-			addr = a->bh[i].addr;
-		pthread_mutex_unlock(&a->lock);
-		if (announce && i < 0)
-			return; /* all written */
+	while (next_line(a, &announce, &addr)) {
 		n = exabgp_line(&c, announce, &addr, line, sizeof(line));
-		rc = fifo_write(a, c.exabgp_pipe, line, (size_t)n);
-		if (rc != 1)
-			break;
-		pthread_mutex_lock(&a->lock);
-		if (!announce)
-			actions_wd_cancel(a, &addr);
-		else if ((i = actions_bh_find(a, &addr)) >= 0)
-			a->bh[i].announced = true;
-		pthread_mutex_unlock(&a->lock);
+		if (fifo_write(a, c.exabgp_pipe, line, (size_t)n) != 1)
+			return; /* full or lost: the rest at the next round */
+		line_written(a, announce, &addr);
 	}
 }

@@ -14,6 +14,8 @@
 #define _GNU_SOURCE /* pipe2, O_CLOEXEC, posix_spawn_file_actions_addclosefrom_np */
 #endif
 
+#include "actions_private.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,9 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "actions_private.h"
-
 extern char **environ;
+
+/* ------------------------------------------------------------------------
+ * Helpers.
+ * --------------------------------------------------------------------- */
 
 static uint64_t
 mono_ms(void)
@@ -59,7 +63,6 @@ feed_stdin(int fd, const char *text, size_t len, uint64_t deadline)
 	struct pollfd p = {.fd = fd, .events = POLLOUT};
 	size_t off = 0;
 	ssize_t n;
-
 	uint64_t now;
 
 	while (off < len && (now = mono_ms()) < deadline) {
@@ -106,6 +109,48 @@ reap(pid_t pid, uint64_t deadline, const char *what, uint32_t timeout_ms)
 	return NOTIFY_FAILED;
 }
 
+/*
+ * The file actions and attributes of a script reading @p stdin_fd: only
+ * stdin, stdout and stderr open, no signal blocked, SIGPIPE at its
+ * default, a process group of its own.
+ */
+static void
+spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, int stdin_fd)
+{
+	sigset_t none, def;
+
+	posix_spawn_file_actions_init(fa);
+	posix_spawn_file_actions_adddup2(fa, stdin_fd, STDIN_FILENO);
+	/* Only stdin, stdout and stderr: DPDK's memory files and sockets are
+	 * not close-on-exec, and a child the script leaves running would keep
+	 * them (and the memory) after dpmon stops. */
+	posix_spawn_file_actions_addclosefrom_np(fa, STDERR_FILENO + 1);
+	posix_spawnattr_init(at);
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	posix_spawnattr_setsigmask(at, &none);
+	posix_spawnattr_setsigdefault(at, &def);
+	posix_spawnattr_setpgroup(at, 0); /* its own group: a timeout kills its children too */
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+				     POSIX_SPAWN_SETPGROUP);
+}
+
+/* @p text (json_dumps' string, or NULL: nothing) as one line on the
+ * started script's stdin @p fd, until @p deadline. */
+static void
+feed_line(int fd, char *text, uint64_t deadline)
+{
+	size_t n;
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	if (text == NULL)
+		return;
+	n = strlen(text);
+	text[n] = '\n'; /* the NUL becomes the line's end */
+	feed_stdin(fd, text, n + 1, deadline);
+}
+
 enum notify_outcome
 actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 {
@@ -115,7 +160,6 @@ actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 	char *text = j->doc != NULL ? json_dumps(j->doc, JSON_COMPACT) : NULL;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	sigset_t none, def;
 	uint64_t deadline;
 	int fds[2], rc;
 	pid_t pid;
@@ -128,38 +172,17 @@ actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 		free(text);
 		return NOTIFY_FAILED;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[0], STDIN_FILENO);
-	/* Only stdin, stdout and stderr: DPDK's memory files and sockets are
-	 * not close-on-exec, and a child the script leaves running would keep
-	 * them (and the memory) after dpmon stops. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setpgroup(&at, 0); /* its own group: a timeout kills its children too */
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-				      POSIX_SPAWN_SETPGROUP);
+	spawn_setup(&fa, &at, fds[0]);
 	/* + 1: mono_ms() truncates, so the script gets at least timeout_ms. */
 	deadline = mono_ms() + timeout_ms + 1;
 	rc = posix_spawn(&pid, script, &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(fds[0]);
-	if (rc != 0) {
+	if (rc != 0)
 		LOG("notify script %s: cannot run: %s", what, strerror(rc));
-	} else {
-		fcntl(fds[1], F_SETFL, O_NONBLOCK);
-		if (text != NULL) {
-			size_t n = strlen(text);
-
-			text[n] = '\n'; /* the NUL becomes the line's end */
-			feed_stdin(fds[1], text, n + 1, deadline);
-		}
-	}
+	else
+		feed_line(fds[1], text, deadline);
 	close(fds[1]); /* end of file on the script's stdin */
 	free(text);
 	return rc == 0 ? reap(pid, deadline, what, timeout_ms) : NOTIFY_FAILED;

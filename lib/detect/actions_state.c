@@ -14,6 +14,8 @@
 #define _GNU_SOURCE /* mkostemp, O_CLOEXEC */
 #endif
 
+#include "actions_private.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,8 +24,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "actions_private.h"
 
 #define STATE_VERSION 1
 
@@ -205,19 +205,18 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 	return true;
 }
 
-int
-actions_state_load(struct dpmon_actions *a)
+/*
+ * The parsed state file @p path (which exists), or NULL with the reason
+ * logged: it cannot be opened, is not a regular file or is not JSON.
+ */
+static json_t *
+read_doc(const char *path)
 {
-	const char *path = a->conf.state_file;
 	json_error_t je;
-	json_t *doc, *list, *e;
 	struct stat st;
-	size_t i;
-	char t[DPMON_ADDR_STRLEN];
+	json_t *doc;
 	int fd;
 
-	if (path[0] == '\0' || access(path, F_OK) != 0)
-		return 0;
 	/* O_NONBLOCK: a FIFO put in its place must not block the start. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -225,35 +224,59 @@ actions_state_load(struct dpmon_actions *a)
 		    "blackholes unknown)", path, fd < 0 ? strerror(errno) : "not a regular file");
 		if (fd >= 0)
 			close(fd);
-		return -EINVAL;
+		return NULL;
 	}
 	doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
 	close(fd);
-	if (doc == NULL) {
+	if (doc == NULL)
 		LOG("state file %s: line %d column %d: %s (fix or remove it; dpmon does not start "
 		    "with its blackholes unknown)", path, je.line, je.column, je.text);
-		return -EINVAL;
-	}
-	list = json_object_get(doc, "blackholes");
+	return doc;
+}
+
+/* Every entry of @p doc into the list. @return false (logged) at the
+ * first problem: not the expected document, or a malformed entry. */
+static bool
+load_doc(struct dpmon_actions *a, const char *path, json_t *doc)
+{
+	json_t *list = json_object_get(doc, "blackholes"), *e;
+	size_t i;
+
 	if (!json_is_integer(json_object_get(doc, "version")) ||
 	    json_integer_value(json_object_get(doc, "version")) != STATE_VERSION ||
 	    !json_is_array(list)) {
 		LOG("state file %s: expected {\"version\": %d, \"blackholes\": [...]}", path,
 		    STATE_VERSION);
-		json_decref(doc);
-		return -EINVAL;
+		return false;
 	}
 	json_array_foreach(list, i, e)
-		if (!load_entry(a, path, i, e)) {
-			json_decref(doc);
-			return -EINVAL;
-		}
+		if (!load_entry(a, path, i, e))
+			return false;
+	return true;
+}
+
+int
+actions_state_load(struct dpmon_actions *a)
+{
+	const char *path = a->conf.state_file;
+	char t[DPMON_ADDR_STRLEN];
+	json_t *doc;
+	bool ok;
+
+	if (path[0] == '\0' || access(path, F_OK) != 0)
+		return 0;
+	doc = read_doc(path);
+	if (doc == NULL)
+		return -EINVAL;
+	ok = load_doc(a, path, doc);
 	json_decref(doc);
-	for (i = a->n_bh; i-- > 0;)
+	if (!ok)
+		return -EINVAL;
+	for (uint32_t i = a->n_bh; i-- > 0;)
 		if (a->n_subnets > 0 && !actions_inside_subnets(a, &a->bh[i].addr)) {
 			LOG("state file %s: %s is outside every monitored subnet: withdrawn", path,
 			    dpmon_addr_format(&a->bh[i].addr, t, sizeof(t)));
-			actions_bh_delete(a, (uint32_t)i);
+			actions_bh_delete(a, i);
 		}
 	a->saved_gen = a->gen;
 	if (a->n_bh > 0)
