@@ -5,6 +5,7 @@
  *
  *   config.c            the entry points, the root object and the defaults
  *   config_sections.c   "ports", "subnets", "http" and "metrics"
+ *   config_detection.c  "detection": thresholds, hostgroups, whitelist
  *
  * Each parser checks the value at @p path (its JSONPath) completely,
  * reports every problem through @p c (json_check.h) and fills @p cfg with
@@ -46,5 +47,18 @@ void config_parse_http(struct dpmon_check *c, const char *path, json_t *obj,
 /* "metrics": {"top_hosts"} into cfg->metrics_top_hosts. */
 void config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj,
 			  struct dpmon_config *cfg);
+
+/* ------------------------------------------------------------------------
+ * Detection (config_detection.c).
+ * --------------------------------------------------------------------- */
+
+/*
+ * "detection" into cfg->detect (hostgroups and whitelist malloc'd;
+ * dpmon_config_free frees them): hostgroups inherit the section's "ban"
+ * and "thresholds" when they have none, and "enabled" defaults to true
+ * when a threshold is set (in the section, or in an enabled hostgroup).
+ */
+void config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
+			    struct dpmon_config *cfg);
 
 #endif /* DPMON_CONFIG_PRIVATE_H */
