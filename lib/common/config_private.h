@@ -6,6 +6,8 @@
  *   config.c            the entry points, the root object and the defaults
  *   config_sections.c   "ports", "subnets", "http" and "metrics"
  *   config_detection.c  "detection": thresholds, hostgroups, whitelist
+ *   config_actions.c    "actions": notify script, ExaBGP, capture and
+ *                       state files
  *
  * Each parser checks the value at @p path (its JSONPath) completely,
  * reports every problem through @p c (json_check.h) and fills @p cfg with
@@ -60,5 +62,16 @@ void config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj,
  */
 void config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 			    struct dpmon_config *cfg);
+
+/* ------------------------------------------------------------------------
+ * Actions (config_actions.c).
+ * --------------------------------------------------------------------- */
+
+/*
+ * "actions" into cfg->actions. Its paths are checked on the file system
+ * too: one that fails is reported and left empty.
+ */
+void config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj,
+			  struct dpmon_config *cfg);
 
 #endif /* DPMON_CONFIG_PRIVATE_H */
