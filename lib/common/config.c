@@ -1,45 +1,24 @@
 /*
- * config.c — read and validate dpmon's JSON configuration.
+ * config.c — read and validate dpmon's JSON configuration: the entry
+ * points, the walk of the root object and the defaults (config.h).
  *
  * Design
  * ------
  *
  * Parsing is jansson's job (JSON_REJECT_DUPLICATES, so a key given twice is
  * a syntax error with a line and column). Validation is ours and walks the
- * document once, top-down, in file order:
- *
- *   root  -> ports[]  -> device, rx_queues, rx_descriptors, mbufs, decap
- *         -> subnets[] -> prefix, name
- *         -> http      -> listen, port, cors_origins[]
- *         -> metrics   -> top_hosts
- *         -> detection -> enabled, ban, thresholds{ingress,egress},
- *                         hostgroups[] -> name, prefixes[], enabled, ban,
- *                         thresholds; whitelist[], start_intervals, hold_s,
- *                         recent_alerts
- *         -> actions   -> notify_script, notify_timeout_ms, exabgp_pipe,
- *                         exabgp_next_hop, exabgp_next_hop6, exabgp_community, pcap_dir,
- *                         pcap_packets, state_file
- *         -> host_table_capacity, merge_interval_ms, burst_size,
- *            mbufs_per_queue, idle_sleep_us (all plain bounded integers,
- *            table-driven)
+ * document once, top-down, in file order: the root object here, each of
+ * its sections in a file of its own (config_private.h lists them), all
+ * with the checker of json_check.h. docs/configuration.md documents every
+ * key, its type, range and default.
  *
  * Every object is checked by iterating over *its* keys (so unknown keys and
  * misspellings are found) and dispatching on the name; required keys are
  * checked for afterwards. A bad value never stops the walk: each check
  * reports and returns, the caller carries on with the next key, and the
  * result is the number of errors. That lets an operator fix a whole file in
- * one pass. Once the per-key checks are done, two cross-entry checks run:
- * duplicate port devices (at most 32 ports, pairwise) and duplicate subnets
- * (up to 65536 of them: a copy of the valid prefixes tagged with their
- * index is sorted, so equal prefixes are adjacent, O(n log n)). Detection
- * adds two more: duplicate hostgroup names, and a prefix listed by two
- * hostgroups (or twice in one, or twice in the whitelist), by the same sort.
- * Hostgroups are parsed after the other detection keys whatever the file
- * order, since they inherit the global "ban" and "thresholds".
- *
- * Messages are "ORIGIN: PATH: why", one line each, PATH being a JSONPath
- * ("$.subnets[2].prefix"). Anything taken from the file (key names, strings)
- * is printed JSON-escaped, so a hostile or broken file cannot split a line.
+ * one pass. The root's plain bounded integers are table-driven
+ * (top_int_keys).
  *
  * Reading a file is done here, not by json_load_file, so that an unreadable
  * file (missing, permission, a directory, an I/O error) yields its exact
@@ -49,24 +28,23 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "config_private.h"
 #include "json_check.h"
-#include "stats.h"
 
 /* Files larger than this are refused (65536 subnets take about 5 MiB). */
 #define CONFIG_MAX_FILE_BYTES (64u << 20)
+
+/* ------------------------------------------------------------------------
+ * The root object.
+ * --------------------------------------------------------------------- */
 
 /* A bounded integer member of struct dpmon_config. */
 struct int_key {
@@ -140,9 +118,9 @@ parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 	dpmon_check_require(c, "$", root, "subnets");
 }
 
-/* ------------------------------------------------------------------------ */
-/* Entry points                                                             */
-/* ------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------
+ * Entry points.
+ * --------------------------------------------------------------------- */
 
 /* Validate the parsed document (or report @p je when it is NULL). */
 static int
@@ -162,6 +140,27 @@ config_from_json(json_t *root, const json_error_t *je, struct dpmon_check *c,
 }
 
 /*
+ * Room for the next read: @p *buf (NULL at first: @p *cap bytes) doubled,
+ * up to CONFIG_MAX_FILE_BYTES + 1 (the byte past the limit tells a file
+ * too large). @return 0, or -ENOMEM (@p *buf unchanged).
+ */
+static int
+grow(char **buf, size_t *cap)
+{
+	size_t n = *buf == NULL ? *cap : *cap * 2;
+	char *bigger;
+
+	if (n > CONFIG_MAX_FILE_BYTES + 1u)
+		n = CONFIG_MAX_FILE_BYTES + 1u;
+	bigger = realloc(*buf, n);
+	if (bigger == NULL)
+		return -ENOMEM;
+	*buf = bigger;
+	*cap = n;
+	return 0;
+}
+
+/*
  * Read all of @p path into a malloc'd buffer. @return 0, or -errno
  * (-EFBIG beyond CONFIG_MAX_FILE_BYTES).
  */
@@ -170,23 +169,14 @@ read_file(const char *path, char **out, size_t *out_len)
 {
 	FILE *f = fopen(path, "rb");
 	size_t len = 0, cap = 64 * 1024;
-	char *buf = NULL, *bigger;
+	char *buf = NULL;
 	int rc = 0;
 
 	if (f == NULL)
 		return -errno;
 	for (;;) {
-		if (len == cap || buf == NULL) {
-			cap = buf == NULL ? cap : cap * 2;
-			if (cap > CONFIG_MAX_FILE_BYTES + 1u)
-				cap = CONFIG_MAX_FILE_BYTES + 1u;
-			bigger = realloc(buf, cap);
-			if (bigger == NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			buf = bigger;
-		}
+		if ((len == cap || buf == NULL) && (rc = grow(&buf, &cap)) != 0)
+			break;
 		errno = 0;
 		len += fread(buf + len, 1, cap - len, f);
 		if (len > CONFIG_MAX_FILE_BYTES) {

@@ -366,6 +366,54 @@ parse_hostgroups(struct dpmon_check *c, const char *path, const json_t *arr,
  * The section.
  * --------------------------------------------------------------------- */
 
+/*
+ * "start_intervals", "hold_s" or "recent_alerts" into @p d.
+ * @return false when @p key is none of them (nothing reported).
+ */
+static bool
+parse_detection_int(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
+		    struct dpmon_detect_conf *d)
+{
+	json_int_t n;
+
+	if (strcmp(key, "start_intervals") == 0) {
+		if (dpmon_check_int(c, path, v, 1, 3600, &n))
+			d->start_intervals = (uint32_t)n;
+	} else if (strcmp(key, "hold_s") == 0) {
+		if (dpmon_check_int(c, path, v, 0, 86400, &n))
+			d->hold_s = (uint32_t)n;
+	} else if (strcmp(key, "recent_alerts") == 0) {
+		if (dpmon_check_int(c, path, v, 0, 100000, &n))
+			d->recent_alerts = (uint32_t)n;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Hostgroups without a "ban" or "thresholds" of their own (@p ban_set,
+ * @p thr_set false) take the section's.
+ * @return whether a threshold is set: in the section, or in an enabled
+ *         hostgroup (the default of "enabled").
+ */
+static bool
+inherit(struct dpmon_detect_conf *d, const bool *ban_set, const bool *thr_set)
+{
+	bool any = thresholds_any(&d->thresholds);
+
+	for (uint32_t g = 0; g < d->n_hostgroups; g++) {
+		struct dpmon_hostgroup_conf *hg = &d->hostgroups[g];
+
+		if (!ban_set[g])
+			hg->ban = d->ban;
+		if (!thr_set[g])
+			hg->thresholds = d->thresholds;
+		any = any || (hg->enabled && thresholds_any(&hg->thresholds));
+	}
+	return any;
+}
+
 void
 config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 		       struct dpmon_config *cfg)
@@ -376,7 +424,6 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 	char kpath[DPMON_CHECK_PATH_LEN];
 	const char *key;
 	json_t *v, *groups = NULL;
-	json_int_t n;
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
@@ -397,16 +444,8 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 			groups = v; /* after the globals: hostgroups inherit ban and thresholds */
 		} else if (strcmp(key, "whitelist") == 0) {
 			parse_prefix_list(c, kpath, v, 0, &d->whitelist, &d->n_whitelist);
-		} else if (strcmp(key, "start_intervals") == 0) {
-			if (dpmon_check_int(c, kpath, v, 1, 3600, &n))
-				d->start_intervals = (uint32_t)n;
-		} else if (strcmp(key, "hold_s") == 0) {
-			if (dpmon_check_int(c, kpath, v, 0, 86400, &n))
-				d->hold_s = (uint32_t)n;
-		} else if (strcmp(key, "recent_alerts") == 0) {
-			if (dpmon_check_int(c, kpath, v, 0, 100000, &n))
-				d->recent_alerts = (uint32_t)n;
-		} else if (!dpmon_check_is_comment(key)) {
+		} else if (!parse_detection_int(c, kpath, key, v, d) &&
+			   !dpmon_check_is_comment(key)) {
 			dpmon_check_unknown(c, kpath);
 		}
 	}
@@ -414,16 +453,7 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 		dpmon_check_path_key(kpath, sizeof(kpath), path, "hostgroups");
 		parse_hostgroups(c, kpath, groups, d, ban_set, thr_set);
 	}
-	any = thresholds_any(&d->thresholds);
-	for (uint32_t g = 0; g < d->n_hostgroups; g++) {
-		struct dpmon_hostgroup_conf *hg = &d->hostgroups[g];
-
-		if (!ban_set[g])
-			hg->ban = d->ban;
-		if (!thr_set[g])
-			hg->thresholds = d->thresholds;
-		any = any || (hg->enabled && thresholds_any(&hg->thresholds));
-	}
+	any = inherit(d, ban_set, thr_set);
 	if (!enabled_set)
 		d->enabled = any;
 	check_duplicate_group_prefixes(c, d);
