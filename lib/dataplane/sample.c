@@ -68,10 +68,8 @@ struct alert_agg {
 };
 
 struct dpmon_sampler {
-	unsigned n_workers;
+	struct dpmon_sample_feed feed;   /* the watch list, the workers' rings */
 	struct dpmon_actions_conf conf;
-	struct dpmon_sample_watch *watch;
-	struct dpmon_sample_core *cores; /* n_workers */
 	struct alert_agg *alerts;
 	uint32_t n_alerts, cap_alerts;
 	uint64_t tsc_hz;
@@ -80,33 +78,90 @@ struct dpmon_sampler {
 
 static unsigned instance; /* unique ring and hash names */
 
-struct dpmon_sampler *
-dpmon_sampler_create(unsigned n_workers, const struct dpmon_actions_conf *conf)
+/* ------------------------------------------------------------------------
+ * The workers' side: watch list and rings.
+ * --------------------------------------------------------------------- */
+
+int
+dpmon_sample_feed_init(struct dpmon_sample_feed *f, unsigned n_workers)
 {
-	struct dpmon_sampler *s = calloc(1, sizeof(*s));
 	unsigned id = __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED);
 
-	if (s == NULL)
-		goto fail;
-	s->n_workers = n_workers;
-	s->conf = *conf;
-	s->tsc_hz = rte_get_tsc_hz();
-	s->watch = rte_zmalloc("dpmon_sample_watch", sizeof(*s->watch), RTE_CACHE_LINE_SIZE);
-	s->cores = rte_zmalloc("dpmon_sample_cores", sizeof(*s->cores) * (n_workers ? n_workers : 1),
+	f->n_workers = n_workers;
+	f->watch = rte_zmalloc("dpmon_sample_watch", sizeof(*f->watch), RTE_CACHE_LINE_SIZE);
+	f->cores = rte_zmalloc("dpmon_sample_cores", sizeof(*f->cores) * (n_workers ? n_workers : 1),
 			       RTE_CACHE_LINE_SIZE);
-	if (s->watch == NULL || s->cores == NULL)
+	if (f->watch == NULL || f->cores == NULL)
 		goto fail;
 	for (unsigned w = 0; w < n_workers; w++) {
 		char name[RTE_RING_NAMESIZE];
 
 		snprintf(name, sizeof(name), "dpmon_smp%u_%u", id, w);
-		s->cores[w].watch = s->watch;
-		s->cores[w].ring = rte_ring_create_elem(name, sizeof(struct dpmon_sample_rec),
+		f->cores[w].watch = f->watch;
+		f->cores[w].ring = rte_ring_create_elem(name, sizeof(struct dpmon_sample_rec),
 							DPMON_SAMPLE_RING, SOCKET_ID_ANY,
 							RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (s->cores[w].ring == NULL)
+		if (f->cores[w].ring == NULL)
 			goto fail;
 	}
+	return 0;
+fail:
+	dpmon_sample_feed_fini(f);
+	return -ENOMEM;
+}
+
+void
+dpmon_sample_feed_fini(struct dpmon_sample_feed *f)
+{
+	for (unsigned w = 0; f->cores != NULL && w < f->n_workers; w++)
+		rte_ring_free(f->cores[w].ring);
+	rte_free(f->cores);
+	rte_free(f->watch);
+	f->cores = NULL;
+	f->watch = NULL;
+}
+
+uint64_t
+dpmon_sample_feed_dropped(const struct dpmon_sample_feed *f)
+{
+	uint64_t n = 0;
+
+	for (unsigned w = 0; w < f->n_workers; w++)
+		n += dpmon_count_read(&f->cores[w].dropped);
+	return n;
+}
+
+uint64_t
+dpmon_sample_feed_copied(const struct dpmon_sample_feed *f)
+{
+	uint64_t n = 0;
+
+	for (unsigned w = 0; w < f->n_workers; w++)
+		n += dpmon_count_read(&f->cores[w].copied);
+	return n;
+}
+
+unsigned
+dpmon_sample_core_dequeue(struct dpmon_sample_core *c, struct dpmon_sample_rec *recs, unsigned n)
+{
+	return rte_ring_sc_dequeue_burst_elem(c->ring, recs, sizeof(recs[0]), n, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Main lcore: the sampler.
+ * --------------------------------------------------------------------- */
+
+struct dpmon_sampler *
+dpmon_sampler_create(unsigned n_workers, const struct dpmon_actions_conf *conf)
+{
+	struct dpmon_sampler *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		goto fail;
+	s->conf = *conf;
+	s->tsc_hz = rte_get_tsc_hz();
+	if (dpmon_sample_feed_init(&s->feed, n_workers) != 0)
+		goto fail;
 	return s;
 fail:
 	dpmon_sampler_free(s);
@@ -155,38 +210,27 @@ dpmon_sampler_free(struct dpmon_sampler *s)
 		free(s->alerts[i].counts);
 	}
 	free(s->alerts);
-	for (unsigned w = 0; s->cores != NULL && w < s->n_workers; w++)
-		rte_ring_free(s->cores[w].ring);
-	rte_free(s->cores);
-	rte_free(s->watch);
+	dpmon_sample_feed_fini(&s->feed);
 	free(s);
 }
 
 struct dpmon_sample_core *
 dpmon_sampler_core(struct dpmon_sampler *s, unsigned worker)
 {
-	RTE_ASSERT(worker < s->n_workers);
-	return &s->cores[worker];
+	RTE_ASSERT(worker < s->feed.n_workers);
+	return &s->feed.cores[worker];
 }
 
 uint64_t
 dpmon_sampler_dropped(const struct dpmon_sampler *s)
 {
-	uint64_t n = 0;
-
-	for (unsigned w = 0; w < s->n_workers; w++)
-		n += dpmon_count_read(&s->cores[w].dropped);
-	return n;
+	return dpmon_sample_feed_dropped(&s->feed);
 }
 
 uint64_t
 dpmon_sampler_copied(const struct dpmon_sampler *s)
 {
-	uint64_t n = 0;
-
-	for (unsigned w = 0; w < s->n_workers; w++)
-		n += dpmon_count_read(&s->cores[w].copied);
-	return n;
+	return dpmon_sample_feed_copied(&s->feed);
 }
 
 /* ------------------------------------------------------------------------
@@ -197,7 +241,13 @@ int
 dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
 		    const uint64_t *alert_ids, unsigned n)
 {
-	struct dpmon_sample_watch *w = s->watch;
+	return dpmon_sample_watch_write(s->feed.watch, hosts, alert_ids, n);
+}
+
+int
+dpmon_sample_watch_write(struct dpmon_sample_watch *w, const struct dpmon_addr *hosts,
+			 const uint64_t *alert_ids, unsigned n)
+{
 	uint32_t seq = w->seq;
 
 	if (n > DPMON_SAMPLE_WATCH_MAX)
@@ -276,12 +326,11 @@ alert_find(const struct dpmon_sampler *s, uint64_t id)
 	return NULL;
 }
 
-/* Is @p id on the watch list? (Main lcore: its only writer.) */
-static bool
-watched(const struct dpmon_sampler *s, uint64_t id)
+bool
+dpmon_sample_watch_has(const struct dpmon_sample_watch *w, uint64_t alert_id)
 {
-	for (uint32_t i = 0; i < s->watch->n; i++)
-		if (s->watch->alert_id[i] == id)
+	for (uint32_t i = 0; i < w->n; i++)
+		if (w->alert_id[i] == alert_id)
 			return true;
 	return false;
 }
@@ -299,7 +348,7 @@ alert_get(struct dpmon_sampler *s, uint64_t id)
 
 	if (a != NULL)
 		return a;
-	if (!watched(s, id))
+	if (!dpmon_sample_watch_has(s->feed.watch, id))
 		return NULL;
 	if (s->n_alerts == s->cap_alerts) {
 		uint32_t cap = s->cap_alerts ? 2 * s->cap_alerts : 16;
@@ -475,12 +524,10 @@ dpmon_sampler_drain(struct dpmon_sampler *s)
 	struct timespec now;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	for (unsigned w = 0; w < s->n_workers; w++) {
+	for (unsigned w = 0; w < s->feed.n_workers; w++) {
 		unsigned k;
 
-		while ((k = rte_ring_sc_dequeue_burst_elem(s->cores[w].ring, s->batch,
-							   sizeof(s->batch[0]), DRAIN_BURST,
-							   NULL)) > 0)
+		while ((k = dpmon_sample_core_dequeue(&s->feed.cores[w], s->batch, DRAIN_BURST)) > 0)
 			for (unsigned i = 0; i < k; i++)
 				take(s, &s->batch[i], now_tsc, &now);
 	}

@@ -96,6 +96,53 @@ struct dpmon_sample_core {
 	uint64_t dropped;                       /**< copies lost to a full ring (worker, relaxed) */
 } __rte_cache_aligned;
 
+/** The workers' side of a sampler: the watch list and one ring per worker. */
+struct dpmon_sample_feed {
+	unsigned n_workers;
+	struct dpmon_sample_watch *watch; /**< rte_zmalloc'd; the main lcore writes it */
+	struct dpmon_sample_core *cores;  /**< n_workers, rte_zmalloc'd */
+};
+
+/**
+ * Make the watch list (empty) and the ring of each of @p n_workers worker
+ * lcores in @p f.
+ * @return 0, or -ENOMEM with nothing left allocated.
+ * Thread-safety: main lcore, before the workers start (EAL memory).
+ */
+int dpmon_sample_feed_init(struct dpmon_sample_feed *f, unsigned n_workers);
+
+/**
+ * Free the rings and the watch list of @p f (workers stopped); again, or
+ * on a zeroed @p f, nothing. Main lcore.
+ */
+void dpmon_sample_feed_fini(struct dpmon_sample_feed *f);
+
+/** Copies dropped on full rings, all workers of @p f, since init. Main lcore. */
+uint64_t dpmon_sample_feed_dropped(const struct dpmon_sample_feed *f);
+
+/** Copies enqueued by all workers of @p f since init. Main lcore. */
+uint64_t dpmon_sample_feed_copied(const struct dpmon_sample_feed *f);
+
+/**
+ * Publish @p n hosts @p hosts with their alert ids as the watch list @p w
+ * (the seqlock's write side; see the file comment).
+ * @return 0, or -E2BIG when @p n > DPMON_SAMPLE_WATCH_MAX (nothing changed).
+ * Thread-safety: main lcore, the list's only writer.
+ */
+int dpmon_sample_watch_write(struct dpmon_sample_watch *w, const struct dpmon_addr *hosts,
+			     const uint64_t *alert_ids, unsigned n);
+
+/** Is alert @p alert_id on watch list @p w? Main lcore (the writer) only. */
+bool dpmon_sample_watch_has(const struct dpmon_sample_watch *w, uint64_t alert_id);
+
+/**
+ * Take up to @p n copies from @p c's ring into @p recs.
+ * @return how many (0 when the ring is empty).
+ * Thread-safety: main lcore (the ring's single consumer).
+ */
+unsigned dpmon_sample_core_dequeue(struct dpmon_sample_core *c, struct dpmon_sample_rec *recs,
+				   unsigned n);
+
 /**
  * Create the sampler for @p n_workers worker lcores.
  * @param conf  pcap_dir ("" = no capture files) and pcap_packets (copied).
