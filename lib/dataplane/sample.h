@@ -138,13 +138,16 @@ dpmon_sample_watching(const struct dpmon_sample_core *c)
 }
 
 /**
- * Copy the watch list into @p out.
+ * Copy the watch list of @p c into @p out (the seqlock's read side).
  * @return true when @p out is a consistent list, false when the main lcore
  *         was writing it (sample nothing this burst). Worker lcore.
  */
 bool dpmon_sample_watch_read(const struct dpmon_sample_core *c, struct dpmon_sample_list *out);
 
-/** Index in @p l of address @p a, or -1. */
+/**
+ * The entry of @p l for packets sent to @p a: the first one with its
+ * address (its ingress alert when it has both), or -1. Worker lcore.
+ */
 static inline int
 dpmon_sample_match(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
 {
@@ -168,8 +171,11 @@ dpmon_sample_match_source(const struct dpmon_sample_list *l, const struct dpmon_
 }
 
 /**
- * Copy packet @p m (source @p src, ports when @p ports) for alert
+ * Copy packet @p m (its first DPMON_SAMPLE_SNAPLEN bytes) for alert
  * @p alert_id into @p c's ring, or count it dropped when the ring is full.
+ * @param src    the packet's parsed source address (IPv4 mapped).
+ * @param sport  source port, host order; kept only when @p ports.
+ * @param dport  destination port, host order; kept only when @p ports.
  * No allocation. Worker lcore (the ring's single producer).
  */
 void dpmon_sample_copy(struct dpmon_sample_core *c, const struct rte_mbuf *m, uint64_t alert_id,

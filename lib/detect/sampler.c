@@ -184,6 +184,34 @@ alert_find(const struct dpmon_sampler *s, uint64_t id)
 }
 
 /*
+ * @p a's empty counts: its rte_hash and DPMON_SAMPLE_KEYS counters.
+ * @return false when out of memory (nothing left allocated).
+ */
+static bool
+alert_alloc_counts(struct alert_agg *a)
+{
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = DPMON_SAMPLE_KEYS,
+		.key_len = sizeof(struct sample_key),
+		.hash_func = rte_hash_crc,
+		.socket_id = SOCKET_ID_ANY,
+	};
+
+	snprintf(name, sizeof(name), "dpmon_sa%u",
+		 __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED));
+	a->keys = rte_hash_create(&hp);
+	a->counts = calloc(DPMON_SAMPLE_KEYS, sizeof(*a->counts));
+	if (a->keys == NULL || a->counts == NULL) {
+		rte_hash_free(a->keys);
+		free(a->counts);
+		return false;
+	}
+	return true;
+}
+
+/*
  * The alert's aggregate, created at its first copy while it is watched.
  * NULL on allocation failure, or for an alert no longer watched (ended and
  * forgotten: a late copy must not bring it back).
@@ -192,7 +220,6 @@ static struct alert_agg *
 alert_get(struct dpmon_sampler *s, uint64_t id)
 {
 	struct alert_agg *a = alert_find(s, id);
-	char name[RTE_HASH_NAMESIZE];
 
 	if (a != NULL)
 		return a;
@@ -210,22 +237,8 @@ alert_get(struct dpmon_sampler *s, uint64_t id)
 	a = &s->alerts[s->n_alerts];
 	memset(a, 0, sizeof(*a));
 	a->id = id;
-	snprintf(name, sizeof(name), "dpmon_sa%u",
-		 __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED));
-	struct rte_hash_parameters hp = {
-		.name = name,
-		.entries = DPMON_SAMPLE_KEYS,
-		.key_len = sizeof(struct sample_key),
-		.hash_func = rte_hash_crc,
-		.socket_id = SOCKET_ID_ANY,
-	};
-	a->keys = rte_hash_create(&hp);
-	a->counts = calloc(DPMON_SAMPLE_KEYS, sizeof(*a->counts));
-	if (a->keys == NULL || a->counts == NULL) {
-		rte_hash_free(a->keys);
-		free(a->counts);
+	if (!alert_alloc_counts(a))
 		return NULL;
-	}
 	s->n_alerts++;
 	return a;
 }
@@ -327,26 +340,19 @@ alert_open_pcap(const struct dpmon_sampler *s, struct alert_agg *a)
 	}
 }
 
-/* Take one copy: count it, and write it to its alert's capture file. */
+/*
+ * Write copy @p r to @p a's capture file (opened at its first copy, closed
+ * once complete), stamped with the time it was made: @p now (the drain's
+ * clock) less the TSC cycles since (@p now_tsc).
+ */
 static void
-take(struct dpmon_sampler *s, const struct dpmon_sample_rec *r, uint64_t now_tsc,
-     const struct timespec *now)
+capture(struct dpmon_sampler *s, struct alert_agg *a, const struct dpmon_sample_rec *r,
+	uint64_t now_tsc, const struct timespec *now)
 {
-	struct alert_agg *a = alert_get(s, r->alert_id);
 	struct pcap_pkthdr h;
 	double ago;
 	int64_t ns;
 
-	if (a == NULL)
-		return;
-	a->packets++;
-	key_count(a, KEY_SOURCE, r->src.b, sizeof(r->src.b));
-	if (r->ports) {
-		uint16_t sp = r->sport, dp = r->dport;
-
-		key_count(a, KEY_SPORT, &sp, sizeof(sp));
-		key_count(a, KEY_DPORT, &dp, sizeof(dp));
-	}
 	if (a->dump == NULL && (a->pcap_done || s->conf.pcap_dir[0] == '\0'))
 		return;
 	alert_open_pcap(s, a);
@@ -365,6 +371,26 @@ take(struct dpmon_sampler *s, const struct dpmon_sample_rec *r, uint64_t now_tsc
 	}
 }
 
+/* Take one copy: count it, and write it to its alert's capture file. */
+static void
+take(struct dpmon_sampler *s, const struct dpmon_sample_rec *r, uint64_t now_tsc,
+     const struct timespec *now)
+{
+	struct alert_agg *a = alert_get(s, r->alert_id);
+
+	if (a == NULL)
+		return;
+	a->packets++;
+	key_count(a, KEY_SOURCE, r->src.b, sizeof(r->src.b));
+	if (r->ports) {
+		uint16_t sp = r->sport, dp = r->dport;
+
+		key_count(a, KEY_SPORT, &sp, sizeof(sp));
+		key_count(a, KEY_DPORT, &dp, sizeof(dp));
+	}
+	capture(s, a, r, now_tsc, now);
+}
+
 void
 dpmon_sampler_drain(struct dpmon_sampler *s)
 {
@@ -375,7 +401,8 @@ dpmon_sampler_drain(struct dpmon_sampler *s)
 	for (unsigned w = 0; w < s->feed.n_workers; w++) {
 		unsigned k;
 
-		while ((k = dpmon_sample_core_dequeue(&s->feed.cores[w], s->batch, DRAIN_BURST)) > 0)
+		while ((k = dpmon_sample_core_dequeue(&s->feed.cores[w], s->batch,
+						      DRAIN_BURST)) > 0)
 			for (unsigned i = 0; i < k; i++)
 				take(s, &s->batch[i], now_tsc, &now);
 	}

@@ -39,7 +39,8 @@
 struct dpmon_sampler;
 
 /**
- * Create the sampler for @p n_workers worker lcores.
+ * Create the sampler for @p n_workers worker lcores: the watch list
+ * (empty) and one ring per worker (sample.h).
  * @param conf  pcap_dir ("" = no capture files) and pcap_packets (copied).
  * @return the sampler, or NULL with errno set (ENOMEM).
  * Thread-safety: main lcore, before the workers start.
@@ -53,6 +54,7 @@ struct dpmon_sampler *dpmon_sampler_create(unsigned n_workers,
  * complete under the new settings (no pcap_dir, or pcap_packets written)
  * is closed and never reopened. Alerts without a file yet (or whose file
  * could not be created) write theirs into a new pcap_dir.
+ * @param conf  the reloaded "actions" keys.
  * Thread-safety: main lcore (as dpmon_sampler_drain).
  */
 void dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf);
@@ -75,6 +77,8 @@ void dpmon_sampler_free(struct dpmon_sampler *s);
  * under an ingress and an egress alert is listed twice, its ingress alert
  * first: packets to it count for the first entry, packets from it for the
  * second (dpmon_sample_match, dpmon_sample_match_source).
+ * @param hosts      @p n addresses (IPv4 mapped, prefix.h).
+ * @param alert_ids  @p n alert ids, one per host.
  * @return 0, or -E2BIG when @p n > DPMON_SAMPLE_WATCH_MAX (nothing changed).
  * Thread-safety: main lcore.
  */
@@ -101,7 +105,8 @@ json_t *dpmon_sampler_summary(struct dpmon_sampler *s, uint64_t alert_id);
 
 /**
  * Worker @p worker's part (0 .. n_workers - 1), to put in its struct
- * dpmon_core before it starts. Main lcore.
+ * dpmon_core before it starts.
+ * @return the part, owned by the sampler. Main lcore.
  */
 struct dpmon_sample_core *dpmon_sampler_core(struct dpmon_sampler *s, unsigned worker);
 
