@@ -41,20 +41,22 @@ struct dpmon_check {
  * Print "ORIGIN: PATH: why" to c->err (when not NULL) and count it.
  * @param path  the JSONPath of the value ("$" for the root).
  * @param fmt   printf format of the why, without a newline.
+ * Any thread.
  */
 void dpmon_check_report(struct dpmon_check *c, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/** Report "wrong type: expected @p expected, got <type of @p v>". */
+/** Report "wrong type: expected @p expected, got <type of @p v>". Any thread. */
 void dpmon_check_type(struct dpmon_check *c, const char *path, const char *expected,
 		      const json_t *v);
 
-/** Report "unknown key" at @p path (the key's own path). */
+/** Report "unknown key" at @p path (the key's own path). Any thread. */
 void dpmon_check_unknown(struct dpmon_check *c, const char *path);
 
 /**
  * Report jansson's parse error @p je as "ORIGIN:LINE:COLUMN: invalid JSON:
  * why" (control bytes of its text shown as \xNN) and count it.
+ * Any thread.
  */
 void dpmon_check_syntax(struct dpmon_check *c, const json_error_t *je);
 
@@ -62,12 +64,14 @@ void dpmon_check_syntax(struct dpmon_check *c, const json_error_t *je);
  * @p s as a JSON string literal (quoted, escaped) into @p buf of @p len
  * bytes, truncated with "..." if it does not fit: untrusted text on one line.
  * @return @p buf.
+ * Any thread.
  */
 const char *dpmon_check_quote(const char *s, char *buf, size_t len);
 
 /**
  * The text of errno value @p e (strerror_r), in @p buf of @p len bytes or
  * a static string. @return the text.
+ * Any thread.
  */
 const char *dpmon_check_strerror(int e, char *buf, size_t len);
 
@@ -79,10 +83,14 @@ const char *dpmon_check_strerror(int e, char *buf, size_t len);
  * @p parent + ".key" into @p buf (@p len bytes, DPMON_CHECK_PATH_LEN is
  * enough), or + "[\"odd key\"]" when @p key is not an identifier; "..."
  * ends a path cut short.
+ * Any thread.
  */
 void dpmon_check_path_key(char *buf, size_t len, const char *parent, const char *key);
 
-/** @p parent + "[i]" into @p buf (@p len bytes), "..." ending a path cut short. */
+/**
+ * @p parent + "[i]" into @p buf (@p len bytes), "..." ending a path cut
+ * short. Any thread.
+ */
 void dpmon_check_path_index(char *buf, size_t len, const char *parent, size_t i);
 
 /* ------------------------------------------------------------------------
@@ -92,6 +100,7 @@ void dpmon_check_path_index(char *buf, size_t len, const char *parent, size_t i)
 /**
  * An integer in @p min .. @p max into @p out (untouched when wrong).
  * @return true when @p v is one.
+ * Any thread.
  */
 bool dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v,
 		     json_int_t min, json_int_t max, json_int_t *out);
@@ -100,26 +109,34 @@ bool dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v,
  * A string of @p min_len .. @p max_len bytes copied, NUL included, into
  * @p out (@p max_len + 1 bytes; untouched when wrong).
  * @return true when @p v is one.
+ * Any thread.
  */
 bool dpmon_check_string(struct dpmon_check *c, const char *path, const json_t *v,
 			size_t min_len, size_t max_len, char *out);
 
-/** @return true when @p v is an object. */
+/** @return true when @p v is an object. Any thread. */
 bool dpmon_check_object(struct dpmon_check *c, const char *path, const json_t *v);
 
 /**
  * @return true when @p v is an array. A size outside @p min .. @p max
  *         entries is reported, but still true: the caller walks the
  *         entries, whose own errors are useful too.
+ * Any thread.
  */
 bool dpmon_check_array(struct dpmon_check *c, const char *path, const json_t *v, size_t min,
 		       size_t max);
 
-/** Report "missing required key" at @p parent.@p key when object @p obj lacks it. */
+/**
+ * Report "missing required key" at @p parent.@p key when object @p obj
+ * lacks it. Any thread.
+ */
 void dpmon_check_require(struct dpmon_check *c, const char *parent, json_t *obj,
 			 const char *key);
 
-/** Is @p key "comment" or "_comment", which the objects that allow notes accept? */
+/**
+ * Is @p key "comment" or "_comment", which the objects that allow notes
+ * accept? Any thread.
+ */
 bool dpmon_check_is_comment(const char *key);
 
 #endif /* DPMON_JSON_CHECK_H */
