@@ -1,87 +1,50 @@
 /*
- * config.c — read and validate dpmon's JSON configuration.
+ * config.c — read and validate dpmon's JSON configuration: the entry
+ * points, the walk of the root object and the defaults (config.h).
  *
  * Design
  * ------
  *
  * Parsing is jansson's job (JSON_REJECT_DUPLICATES, so a key given twice is
  * a syntax error with a line and column). Validation is ours and walks the
- * document once, top-down, in file order:
- *
- *   root  -> ports[]  -> device, rx_queues, rx_descriptors, mbufs, decap
- *         -> subnets[] -> prefix, name
- *         -> http      -> listen, port, cors_origins[]
- *         -> metrics   -> top_hosts
- *         -> detection -> enabled, ban, thresholds{ingress,egress},
- *                         hostgroups[] -> name, prefixes[], enabled, ban,
- *                         thresholds; whitelist[], start_intervals, hold_s,
- *                         recent_alerts
- *         -> actions   -> notify_script, notify_timeout_ms, exabgp_pipe,
- *                         exabgp_next_hop, exabgp_next_hop6, exabgp_community, pcap_dir,
- *                         pcap_packets, state_file
- *         -> host_table_capacity, merge_interval_ms, burst_size,
- *            mbufs_per_queue, idle_sleep_us (all plain bounded integers,
- *            table-driven)
+ * document once, top-down, in file order: the root object here, each of
+ * its sections in a file of its own (config_private.h lists them), all
+ * with the checker of json_check.h. docs/configuration.md documents every
+ * key, its type, range and default.
  *
  * Every object is checked by iterating over *its* keys (so unknown keys and
  * misspellings are found) and dispatching on the name; required keys are
  * checked for afterwards. A bad value never stops the walk: each check
  * reports and returns, the caller carries on with the next key, and the
  * result is the number of errors. That lets an operator fix a whole file in
- * one pass. Once the per-key checks are done, two cross-entry checks run:
- * duplicate port devices (at most 32 ports, pairwise) and duplicate subnets
- * (up to 65536 of them: a copy of the valid prefixes tagged with their
- * index is sorted, so equal prefixes are adjacent, O(n log n)). Detection
- * adds two more: duplicate hostgroup names, and a prefix listed by two
- * hostgroups (or twice in one, or twice in the whitelist), by the same sort.
- * Hostgroups are parsed after the other detection keys whatever the file
- * order, since they inherit the global "ban" and "thresholds".
- *
- * Messages are "ORIGIN: PATH: why", one line each, PATH being a JSONPath
- * ("$.subnets[2].prefix"). Anything taken from the file (key names, strings)
- * is printed JSON-escaped, so a hostile or broken file cannot split a line.
+ * one pass. The root's plain bounded integers are table-driven
+ * (top_int_keys).
  *
  * Reading a file is done here, not by json_load_file, so that an unreadable
  * file (missing, permission, a directory, an I/O error) yields its exact
  * errno rather than a parse error.
  *
- * No global state: the error sink travels in a struct check_ctx.
+ * No global state: the error sink travels in a struct dpmon_check.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* the GNU strerror_r */
-#endif
-
 #include "config.h"
-#include "stats.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
+#include "config_private.h"
+#include "json_check.h"
+
 /* Files larger than this are refused (65536 subnets take about 5 MiB). */
 #define CONFIG_MAX_FILE_BYTES (64u << 20)
-/* Longest JSONPath printed; longer key names are truncated with "...". */
-#define PATH_LEN 256
 
-#define PORT_RXQ_MIN 1
-#define PORT_RXQ_MAX 1024
-#define PORT_RXD_MIN 64
-#define PORT_RXD_MAX 16384
-
-/* Where errors go, and how many there were. */
-struct check_ctx {
-	const char *origin; /* file name (or caller's label) for messages */
-	FILE *err;          /* NULL: count silently */
-	int errors;
-};
+/* ------------------------------------------------------------------------
+ * The root object.
+ * --------------------------------------------------------------------- */
 
 /* A bounded integer member of struct dpmon_config. */
 struct int_key {
@@ -101,1006 +64,9 @@ static const struct int_key top_int_keys[] = {
 	{"idle_sleep_us", 0, 100000, offsetof(struct dpmon_config, idle_sleep_us)},
 };
 
-/* A subnet prefix tagged with its position, for the duplicate check. */
-struct indexed_prefix {
-	struct dpmon_prefix prefix;
-	uint32_t index;
-};
-
-/* ------------------------------------------------------------------------ */
-/* Reporting                                                                */
-/* ------------------------------------------------------------------------ */
-
-/* Print "ORIGIN: PATH: why" and count it. */
-static void __attribute__((format(printf, 3, 4)))
-report(struct check_ctx *c, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-
-	c->errors++;
-	if (c->err == NULL)
-		return;
-	fprintf(c->err, "%s: %s: ", c->origin, path);
-	va_start(ap, fmt);
-	vfprintf(c->err, fmt, ap);
-	va_end(ap);
-	fputc('\n', c->err);
-}
-
-/* The JSON type of @p v as a word: "object", "integer", "boolean", ... */
-static const char *
-type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "object";
-	case JSON_ARRAY: return "array";
-	case JSON_STRING: return "string";
-	case JSON_INTEGER: return "integer";
-	case JSON_REAL: return "real";
-	case JSON_TRUE:
-	case JSON_FALSE: return "boolean";
-	case JSON_NULL: return "null";
-	}
-	return "unknown";
-}
-
-static void
-report_type(struct check_ctx *c, const char *path, const char *expected, const json_t *v)
-{
-	report(c, path, "wrong type: expected %s, got %s", expected, type_name(v));
-}
-
-/*
- * @p s as a JSON string literal (quoted, escaped) into @p buf, truncated
- * with "..." if it does not fit. Keeps untrusted text on one line.
- */
-static const char *
-quote(const char *s, char *buf, size_t len)
-{
-	json_t *str = json_string(s);
-	char *dump = str ? json_dumps(str, JSON_ENCODE_ANY) : NULL;
-
-	if (dump == NULL) {
-		snprintf(buf, len, "\"?\"");
-	} else if (strlen(dump) < len) {
-		memcpy(buf, dump, strlen(dump) + 1);
-	} else {
-		snprintf(buf, len, "%.*s...", (int)(len > 4 ? len - 4 : 0), dump);
-	}
-	free(dump);
-	json_decref(str);
-	return buf;
-}
-
-/* Write jansson's message to @p f with control bytes shown as \xNN. */
-static void
-put_sanitized(FILE *f, const char *text)
-{
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-}
-
-static void
-report_syntax(struct check_ctx *c, const json_error_t *je)
-{
-	c->errors++;
-	if (c->err == NULL)
-		return;
-	fprintf(c->err, "%s:%d:%d: invalid JSON: ", c->origin, je->line, je->column);
-	put_sanitized(c->err, je->text);
-	fputc('\n', c->err);
-}
-
-static const char *
-errno_text(int e, char *buf, size_t len)
-{
-#if defined(__GLIBC__)
-	return strerror_r(e, buf, len); /* GNU variant: may not use buf */
-#else
-	if (strerror_r(e, buf, len) != 0)
-		snprintf(buf, len, "error %d", e);
-	return buf;
-#endif
-}
-
-/* ------------------------------------------------------------------------ */
-/* JSONPath building                                                        */
-/* ------------------------------------------------------------------------ */
-
-static bool
-is_identifier(const char *key)
-{
-	if (!isalpha((unsigned char)key[0]) && key[0] != '_')
-		return false;
-	for (const char *p = key + 1; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '_')
-			return false;
-	return true;
-}
-
-/* End a path that snprintf cut short (@p n: its return) with "...". */
-static void
-path_mark_truncated(char *buf, size_t len, int n)
-{
-	if (n >= 0 && (size_t)n >= len && len > 4)
-		memcpy(buf + len - 4, "...", 4);
-}
-
-/* @p parent + ".key", or + "[\"odd key\"]" when the key is not an identifier. */
-static void
-path_key(char *buf, size_t len, const char *parent, const char *key)
-{
-	char q[PATH_LEN];
-
-	int n;
-
-	if (is_identifier(key))
-		n = snprintf(buf, len, "%s.%s", parent, key);
-	else
-		n = snprintf(buf, len, "%s[%s]", parent, quote(key, q, sizeof(q)));
-	path_mark_truncated(buf, len, n);
-}
-
-static void
-path_index(char *buf, size_t len, const char *parent, size_t i)
-{
-	path_mark_truncated(buf, len, snprintf(buf, len, "%s[%zu]", parent, i));
-}
-
-/* ------------------------------------------------------------------------ */
-/* Scalar checks                                                            */
-/* ------------------------------------------------------------------------ */
-
-/* An integer in min..max into @p out; false (reported) otherwise. */
-static bool
-check_int(struct check_ctx *c, const char *path, const json_t *v,
-	  json_int_t min, json_int_t max, json_int_t *out)
-{
-	json_int_t n;
-
-	if (!json_is_integer(v)) {
-		report_type(c, path, "integer", v);
-		return false;
-	}
-	n = json_integer_value(v);
-	if (n < min || n > max) {
-		report(c, path, "must be an integer %" JSON_INTEGER_FORMAT "..%" JSON_INTEGER_FORMAT
-		       ", got %" JSON_INTEGER_FORMAT, min, max, n);
-		return false;
-	}
-	*out = n;
-	return true;
-}
-
-/* A string of min_len..max_len bytes copied into @p out (max_len + 1 bytes). */
-static bool
-check_string(struct check_ctx *c, const char *path, const json_t *v,
-	     size_t min_len, size_t max_len, char *out)
-{
-	size_t n;
-
-	if (!json_is_string(v)) {
-		report_type(c, path, "string", v);
-		return false;
-	}
-	n = json_string_length(v);
-	if (n < min_len || n > max_len) {
-		if (min_len == 0)
-			report(c, path, "must be at most %zu bytes, got %zu", max_len, n);
-		else
-			report(c, path, "must be %zu..%zu bytes, got %zu", min_len, max_len, n);
-		return false;
-	}
-	memcpy(out, json_string_value(v), n + 1);
-	return true;
-}
-
-/* An object, or report it and return false. */
-static bool
-check_object(struct check_ctx *c, const char *path, const json_t *v)
-{
-	if (json_is_object(v))
-		return true;
-	report_type(c, path, "object", v);
-	return false;
-}
-
-/* An array of min..max entries, or report it and return false. */
-static bool
-check_array(struct check_ctx *c, const char *path, const json_t *v, size_t min, size_t max)
-{
-	size_t n;
-
-	if (!json_is_array(v)) {
-		report_type(c, path, "array", v);
-		return false;
-	}
-	n = json_array_size(v);
-	if (n < min || n > max) {
-		/* Still walked by the caller: every entry's errors are useful. */
-		report(c, path, "must have %zu..%zu entries, got %zu", min, max, n);
-	}
-	return true;
-}
-
-static void
-report_unknown(struct check_ctx *c, const char *path)
-{
-	report(c, path, "unknown key");
-}
-
-static void
-require_key(struct check_ctx *c, const char *parent, json_t *obj, const char *key)
-{
-	char path[PATH_LEN];
-
-	if (json_object_get(obj, key) != NULL)
-		return;
-	path_key(path, sizeof(path), parent, key);
-	report(c, path, "missing required key");
-}
-
-/* ------------------------------------------------------------------------ */
-/* Sections                                                                 */
-/* ------------------------------------------------------------------------ */
-
-/* The enum dpmon_tunnel bit named @p name, or 0. */
-static uint32_t
-tunnel_bit(const char *name)
-{
-	for (unsigned i = 0; i < DPMON_TUNNEL_KINDS; i++)
-		if (strcmp(name, dpmon_tunnel_name(i)) == 0)
-			return 1u << i;
-	return 0;
-}
-
-/* "gre, erspan, ..." into @p buf: the accepted names, for messages. */
-static const char *
-tunnel_names_list(char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < DPMON_TUNNEL_KINDS && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", dpmon_tunnel_name(i));
-	return buf;
-}
-
-/*
- * ports[].decap: true (every kind), false (none) or an array of distinct
- * tunnel kind names ("gre", "erspan", "vxlan", "ipip", "mpls_udp", "gre_udp").
- */
-static void
-parse_decap(struct check_ctx *c, const char *path, const json_t *v, uint32_t *out)
-{
-	char ipath[PATH_LEN], q[PATH_LEN], names[128];
-	uint32_t mask = 0, bit;
-	size_t i;
-	json_t *e;
-
-	if (json_is_boolean(v)) {
-		*out = json_is_true(v) ? DPMON_TUNNEL_ALL : 0;
-		return;
-	}
-	if (!json_is_array(v)) {
-		report_type(c, path, "boolean or array of tunnel kinds", v);
-		return;
-	}
-	json_array_foreach(v, i, e) {
-		path_index(ipath, sizeof(ipath), path, i);
-		if (!json_is_string(e)) {
-			report_type(c, ipath, "string", e);
-			continue;
-		}
-		bit = tunnel_bit(json_string_value(e));
-		if (bit == 0)
-			report(c, ipath, "unknown tunnel kind %s (expected one of %s)",
-			       quote(json_string_value(e), q, sizeof(q)),
-			       tunnel_names_list(names, sizeof(names)));
-		else if (mask & bit)
-			report(c, ipath, "duplicate tunnel kind %s",
-			       quote(json_string_value(e), q, sizeof(q)));
-		mask |= bit;
-	}
-	*out = mask;
-}
-
-static void
-parse_port(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_port_conf *out)
-{
-	char kpath[PATH_LEN];
-	const char *key;
-	json_t *v;
-	json_int_t n;
-
-	if (!check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v) {
-		path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "device") == 0) {
-			check_string(c, kpath, v, 1, DPMON_DEVICE_LEN - 1, out->device);
-		} else if (strcmp(key, "rx_queues") == 0) {
-			if (check_int(c, kpath, v, PORT_RXQ_MIN, PORT_RXQ_MAX, &n))
-				out->rx_queues = (uint16_t)n;
-		} else if (strcmp(key, "rx_descriptors") == 0) {
-			if (json_is_integer(v) && json_integer_value(v) == 0)
-				out->rx_descriptors = 0;
-			else if (!json_is_integer(v))
-				report_type(c, kpath, "integer", v);
-			else if (json_integer_value(v) < PORT_RXD_MIN || json_integer_value(v) > PORT_RXD_MAX)
-				report(c, kpath, "must be 0 or an integer %d..%d, got %" JSON_INTEGER_FORMAT,
-				       PORT_RXD_MIN, PORT_RXD_MAX, json_integer_value(v));
-			else
-				out->rx_descriptors = (uint16_t)json_integer_value(v);
-		} else if (strcmp(key, "mbufs") == 0) {
-			if (check_int(c, kpath, v, DPMON_MBUFS_MIN, DPMON_MBUFS_MAX, &n))
-				out->mbufs = (uint32_t)n;
-		} else if (strcmp(key, "decap") == 0) {
-			parse_decap(c, kpath, v, &out->decap);
-		} else {
-			report_unknown(c, kpath);
-		}
-	}
-	require_key(c, path, obj, "device");
-}
-
-/* Each port after the first that names an earlier port's device. */
-static void
-check_duplicate_devices(struct check_ctx *c, const struct dpmon_config *cfg)
-{
-	char path[PATH_LEN], q[PATH_LEN];
-
-	for (uint32_t i = 1; i < cfg->n_ports; i++) {
-		if (cfg->ports[i].device[0] == '\0')
-			continue; /* invalid; already reported */
-		for (uint32_t j = 0; j < i; j++) {
-			if (strcmp(cfg->ports[i].device, cfg->ports[j].device) != 0)
-				continue;
-			snprintf(path, sizeof(path), "$.ports[%u].device", i);
-			report(c, path, "duplicate device %s (also $.ports[%u])",
-			       quote(cfg->ports[i].device, q, sizeof(q)), j);
-			break;
-		}
-	}
-}
-
-static void
-parse_ports(struct check_ctx *c, const char *path, const json_t *arr, struct dpmon_config *cfg)
-{
-	char ipath[PATH_LEN];
-	size_t i;
-	json_t *v;
-
-	if (!check_array(c, path, arr, 1, DPMON_MAX_PORTS))
-		return;
-	json_array_foreach(arr, i, v) {
-		/* Entries past the limit are checked but not kept. */
-		struct dpmon_port_conf port = {.rx_queues = DPMON_RXQ_AUTO, .rx_descriptors = 0,
-					       .decap = 0};
-
-		path_index(ipath, sizeof(ipath), path, i);
-		parse_port(c, ipath, v, &port);
-		if (i < DPMON_MAX_PORTS)
-			cfg->ports[cfg->n_ports++] = port;
-	}
-	check_duplicate_devices(c, cfg);
-}
-
-/* One subnet into @p out; false when its prefix is unusable. */
-static bool
-parse_subnet(struct check_ctx *c, const char *path, json_t *obj,
-	     struct dpmon_subnet_conf *out)
-{
-	char kpath[PATH_LEN], q[PATH_LEN];
-	const char *key, *why;
-	json_t *v;
-	bool prefix_ok = false;
-
-	if (!check_object(c, path, obj))
-		return false;
-	json_object_foreach(obj, key, v) {
-		path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "prefix") == 0) {
-			if (!json_is_string(v))
-				report_type(c, kpath, "string", v);
-			else if (dpmon_prefix_parse(json_string_value(v), &out->prefix, &why) != 0)
-				report(c, kpath, "%s, got %s", why,
-				       quote(json_string_value(v), q, sizeof(q)));
-			else
-				prefix_ok = true;
-		} else if (strcmp(key, "name") == 0) {
-			check_string(c, kpath, v, 0, DPMON_NAME_LEN - 1, out->name);
-		} else {
-			report_unknown(c, kpath);
-		}
-	}
-	require_key(c, path, obj, "prefix");
-	return prefix_ok;
-}
-
-static int
-indexed_prefix_cmp(const void *a, const void *b)
-{
-	const struct indexed_prefix *x = a, *y = b;
-	int r = dpmon_prefix_cmp(&x->prefix, &y->prefix);
-
-	if (r != 0)
-		return r;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/*
- * Report each subnet whose prefix equals an earlier one's, in file order.
- * @p valid[i] says whether subnet i parsed. Sorting a copy puts equal
- * prefixes side by side, the lowest index first.
- */
-static void
-check_duplicate_subnets(struct check_ctx *c, const struct dpmon_subnet_conf *subnets,
-			const bool *valid, uint32_t n)
-{
-	struct indexed_prefix *sorted;
-	uint32_t *first, m = 0;
-	char path[PATH_LEN], text[DPMON_PREFIX_STRLEN];
-
-	sorted = malloc((n ? n : 1) * sizeof(*sorted));
-	first = malloc((n ? n : 1) * sizeof(*first));
-	if (sorted == NULL || first == NULL) {
-		report(c, "$.subnets", "out of memory checking for duplicates");
-		goto out;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		first[i] = i;
-		if (valid[i])
-			sorted[m++] = (struct indexed_prefix){subnets[i].prefix, i};
-	}
-	qsort(sorted, m, sizeof(*sorted), indexed_prefix_cmp);
-	for (uint32_t k = 1, run = 0; k < m; k++) {
-		if (dpmon_prefix_equal(&sorted[k].prefix, &sorted[run].prefix))
-			first[sorted[k].index] = sorted[run].index;
-		else
-			run = k;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (first[i] == i)
-			continue;
-		snprintf(path, sizeof(path), "$.subnets[%u].prefix", i);
-		report(c, path, "duplicate subnet %s (also $.subnets[%u])",
-		       dpmon_prefix_format(&subnets[i].prefix, text, sizeof(text)), first[i]);
-	}
-out:
-	free(sorted);
-	free(first);
-}
-
-static void
-parse_subnets(struct check_ctx *c, const char *path, const json_t *arr, struct dpmon_config *cfg)
-{
-	char ipath[PATH_LEN];
-	size_t i, n;
-	json_t *v;
-	bool *valid;
-
-	if (!check_array(c, path, arr, 1, DPMON_MAX_SUBNETS))
-		return;
-	n = json_array_size(arr);
-	if (n == 0)
-		return;
-	free(cfg->subnets); /* unreachable twice (no duplicate keys), but cheap */
-	cfg->subnets = calloc(n, sizeof(*cfg->subnets));
-	valid = calloc(n, sizeof(*valid));
-	if (cfg->subnets == NULL || valid == NULL) {
-		report(c, path, "out of memory for %zu subnets", n);
-		free(valid);
-		return;
-	}
-	cfg->n_subnets = (uint32_t)n;
-	json_array_foreach(arr, i, v) {
-		path_index(ipath, sizeof(ipath), path, i);
-		valid[i] = parse_subnet(c, ipath, v, &cfg->subnets[i]);
-	}
-	check_duplicate_subnets(c, cfg->subnets, valid, cfg->n_subnets);
-	free(valid);
-}
-
-/* "http" or "https", then "://", a host and an optional port: the
- * serialisation a browser sends in Origin (RFC 6454), so the scheme and
- * host must be lower case, and a default port would never match. */
-static const char *
-origin_problem(const char *o)
-{
-	const char *host, *p;
-	unsigned long port;
-
-	if (strcmp(o, "*") == 0)
-		return NULL;
-	if (strncmp(o, "http://", 7) == 0)
-		host = o + 7;
-	else if (strncmp(o, "https://", 8) == 0)
-		host = o + 8;
-	else
-		return "not \"*\" or an origin http://HOST[:PORT] or https://HOST[:PORT] (lower-case scheme)";
-	if (*host == '[') {
-		p = strchr(host, ']');
-		if (p == NULL || p == host + 1 || strspn(host + 1, "0123456789abcdef:.") != (size_t)(p - host - 1))
-			return "bad bracketed IPv6 host (lower-case hex digits, ':' and '.')";
-		p++;
-	} else {
-		p = host + strspn(host, "abcdefghijklmnopqrstuvwxyz0123456789.-");
-		if (p == host)
-			return "missing or bad host (lower-case letters, digits, '.', '-')";
-	}
-	if (*p == '\0')
-		return NULL;
-	if (*p != ':' || p[1] == '\0' || strspn(p + 1, "0123456789") != strlen(p + 1) || strlen(p + 1) > 5)
-		return "an origin has no path, query or trailing slash: only [:PORT] may follow the host";
-	port = strtoul(p + 1, NULL, 10);
-	if (port < 1 || port > 65535)
-		return "port must be 1..65535";
-	if ((host == o + 7 && port == 80) || (host == o + 8 && port == 443))
-		return "browsers omit the scheme's default port: leave it out";
-	return NULL;
-}
-
-static void
-parse_cors_origins(struct check_ctx *c, const char *path, const json_t *arr,
-		   struct dpmon_config *cfg)
-{
-	char ipath[PATH_LEN], q[PATH_LEN], text[DPMON_ORIGIN_LEN];
-	const char *why;
-	size_t i;
-	json_t *v;
-
-	if (!check_array(c, path, arr, 0, DPMON_MAX_CORS_ORIGINS))
-		return;
-	json_array_foreach(arr, i, v) {
-		path_index(ipath, sizeof(ipath), path, i);
-		if (!check_string(c, ipath, v, 1, DPMON_ORIGIN_LEN - 1, text))
-			continue;
-		if ((why = origin_problem(text)) != NULL)
-			report(c, ipath, "%s, got %s", why, quote(text, q, sizeof(q)));
-		else if (cfg->n_cors_origins < DPMON_MAX_CORS_ORIGINS)
-			memcpy(cfg->http_cors_origins[cfg->n_cors_origins++], text, strlen(text) + 1);
-	}
-}
-
-static void
-parse_metrics(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_config *cfg)
-{
-	char kpath[PATH_LEN];
-	const char *key;
-	json_t *v;
-	json_int_t n;
-
-	if (!check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v) {
-		path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "top_hosts") == 0) {
-			if (check_int(c, kpath, v, 0, DPMON_TOP_HOSTS_MAX, &n))
-				cfg->metrics_top_hosts = (uint32_t)n;
-		} else {
-			report_unknown(c, kpath);
-		}
-	}
-}
-
-static void
-parse_http(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_config *cfg)
-{
-	char kpath[PATH_LEN], q[PATH_LEN];
-	const char *key;
-	json_t *v;
-	json_int_t n;
-	struct dpmon_addr addr;
-
-	if (!check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v) {
-		path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "listen") == 0) {
-			if (!json_is_string(v))
-				report_type(c, kpath, "string", v);
-			else if (json_string_length(v) >= sizeof(cfg->http_listen) ||
-				 dpmon_addr_parse(json_string_value(v), &addr) != 0)
-				report(c, kpath, "not an IPv4 or IPv6 address, got %s",
-				       quote(json_string_value(v), q, sizeof(q)));
-			else if (strchr(json_string_value(v), ':') && dpmon_addr_is_v4(&addr))
-				report(c, kpath, "an IPv4-mapped IPv6 address cannot be bound; "
-				       "write the IPv4 form, got %s",
-				       quote(json_string_value(v), q, sizeof(q)));
-			else
-				memcpy(cfg->http_listen, json_string_value(v), json_string_length(v) + 1);
-		} else if (strcmp(key, "port") == 0) {
-			if (check_int(c, kpath, v, 0, 65535, &n))
-				cfg->http_port = (uint16_t)n;
-		} else if (strcmp(key, "cors_origins") == 0) {
-			parse_cors_origins(c, kpath, v, cfg);
-		} else {
-			report_unknown(c, kpath);
-		}
-	}
-}
-
-static bool
-is_comment_key(const char *key)
-{
-	return strcmp(key, "comment") == 0 || strcmp(key, "_comment") == 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Detection (docs/detection.md)                                            */
-/* ------------------------------------------------------------------------ */
-
-/* The metric named @p name, or -1. */
-static int
-metric_index(const char *name)
-{
-	for (int m = 0; m < DPMON_METRIC_MAX; m++)
-		if (strcmp(name, dpmon_metric_name(m)) == 0)
-			return m;
-	return -1;
-}
-
-/* A non-negative finite number (integer or real) into @p out. */
-static bool
-check_limit(struct check_ctx *c, const char *path, const json_t *v, double *out)
-{
-	double x;
-
-	if (!json_is_number(v)) {
-		report_type(c, path, "number", v);
-		return false;
-	}
-	x = json_number_value(v);
-	if (!(x >= 0) || x > 1e18) {
-		report(c, path, "must be a number 0..1e18 (0 = not watched), got %g", x);
-		return false;
-	}
-	*out = x;
-	return true;
-}
-
-/* {"pps": N, "tcp_syn_pps": N, ...}: the limits of one direction. */
-static void
-parse_dir_limits(struct check_ctx *c, const char *path, json_t *obj, double *limit)
-{
-	char kpath[PATH_LEN], names[256];
-	const char *key;
-	json_t *v;
-	int m;
-
-	if (!check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v) {
-		path_key(kpath, sizeof(kpath), path, key);
-		if ((m = metric_index(key)) >= 0) {
-			check_limit(c, kpath, v, &limit[m]);
-			continue;
-		}
-		names[0] = '\0';
-		for (int i = 0, n = 0; i < DPMON_METRIC_MAX; i++)
-			n += snprintf(names + n, sizeof(names) - (size_t)n, "%s%s", i ? ", " : "",
-				      dpmon_metric_name(i));
-		report(c, kpath, "unknown metric (expected one of %s)", names);
-	}
-}
-
-/* {"ingress": {...}, "egress": {...}} */
-static void
-parse_thresholds(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_thresholds *t)
-{
-	char kpath[PATH_LEN];
-	const char *key;
-	json_t *v;
-
-	memset(t, 0, sizeof(*t));
-	if (!check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v) {
-		path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "ingress") == 0)
-			parse_dir_limits(c, kpath, v, t->limit[DPMON_DIR_INGRESS]);
-		else if (strcmp(key, "egress") == 0)
-			parse_dir_limits(c, kpath, v, t->limit[DPMON_DIR_EGRESS]);
-		else
-			report_unknown(c, kpath);
-	}
-}
-
-static bool
-thresholds_any(const struct dpmon_thresholds *t)
-{
-	for (int d = 0; d < DPMON_DIR_MAX; d++)
-		for (int m = 0; m < DPMON_METRIC_MAX; m++)
-			if (t->limit[d][m] > 0)
-				return true;
-	return false;
-}
-
-/*
- * An IPv6 prefix inside ::ffff:0:0/96 (IPv4-mapped): it can match no host,
- * since IPv4 hosts are matched by IPv4 prefixes and no host is counted at
- * a mapped IPv6 address.
- */
-static bool
-is_mapped_prefix(const struct dpmon_prefix *p)
-{
-	return p->family == 6 && p->depth >= 96 && dpmon_addr_is_v4(&p->addr);
-}
-
-static void
-report_mapped_prefix(struct check_ctx *c, const char *path, const struct dpmon_prefix *p,
-		     const char *text)
-{
-	struct dpmon_prefix v4 = {.addr = p->addr, .family = 4, .depth = (uint8_t)(p->depth - 96)};
-	char q[PATH_LEN], t[DPMON_PREFIX_STRLEN];
-
-	report(c, path, "an IPv4-mapped IPv6 prefix never matches (IPv4 hosts are matched by IPv4 "
-	       "prefixes): write %s, got %s", dpmon_prefix_format(&v4, t, sizeof(t)),
-	       quote(text, q, sizeof(q)));
-}
-
-/*
- * An array of CIDR prefixes (at least @p min) into a malloc'd @p *out;
- * the invalid ones are reported and left out.
- */
-static void
-parse_prefix_list(struct check_ctx *c, const char *path, const json_t *arr, size_t min,
-		  struct dpmon_prefix **out, uint32_t *n_out)
-{
-	char ipath[PATH_LEN], q[PATH_LEN];
-	const char *why;
-	size_t i, n;
-	json_t *v;
-
-	if (!check_array(c, path, arr, min, DPMON_MAX_GROUP_PREFIXES))
-		return;
-	n = json_array_size(arr);
-	free(*out);
-	*n_out = 0;
-	*out = calloc(n ? n : 1, sizeof(**out));
-	if (*out == NULL) {
-		report(c, path, "out of memory for %zu prefixes", n);
-		return;
-	}
-	json_array_foreach(arr, i, v) {
-		path_index(ipath, sizeof(ipath), path, i);
-		if (!json_is_string(v))
-			report_type(c, ipath, "string", v);
-		else if (dpmon_prefix_parse(json_string_value(v), &(*out)[*n_out], &why) != 0)
-			report(c, ipath, "%s, got %s", why, quote(json_string_value(v), q, sizeof(q)));
-		else if (is_mapped_prefix(&(*out)[*n_out]))
-			report_mapped_prefix(c, ipath, &(*out)[*n_out], json_string_value(v));
-		else
-			(*n_out)++;
-	}
-}
-
-/* Where a prefix of a list came from, for duplicate messages. */
-struct prefix_origin {
-	struct dpmon_prefix prefix;
-	uint32_t group; /* hostgroup index, or UINT32_MAX for the whitelist */
-	uint32_t entry; /* index among the parsed prefixes of that list */
-};
-
-static int
-prefix_origin_cmp(const void *a, const void *b)
-{
-	const struct prefix_origin *x = a, *y = b;
-	int r = dpmon_prefix_cmp(&x->prefix, &y->prefix);
-
-	if (r != 0)
-		return r;
-	if (x->group != y->group)
-		return x->group < y->group ? -1 : 1;
-	return x->entry < y->entry ? -1 : x->entry > y->entry;
-}
-
-static void
-origin_path(char *buf, size_t len, const struct prefix_origin *o)
-{
-	if (o->group == UINT32_MAX)
-		snprintf(buf, len, "$.detection.whitelist");
-	else
-		snprintf(buf, len, "$.detection.hostgroups[%u].prefixes", o->group);
-}
-
-/*
- * A prefix may belong to one hostgroup only (else the longest-prefix
- * match could not choose), and appear once in the whitelist. Sorting puts
- * equal prefixes side by side; each one after the first is reported.
- */
-static void
-check_duplicate_group_prefixes(struct check_ctx *c, const struct dpmon_detect_conf *d)
-{
-	struct prefix_origin *all;
-	size_t n = d->n_whitelist, k = 0;
-	char path[PATH_LEN], first[PATH_LEN], text[DPMON_PREFIX_STRLEN];
-
-	for (uint32_t g = 0; g < d->n_hostgroups; g++)
-		n += d->hostgroups[g].n_prefixes;
-	all = malloc((n ? n : 1) * sizeof(*all));
-	if (all == NULL) {
-		report(c, "$.detection", "out of memory checking for duplicate prefixes");
-		return;
-	}
-	for (uint32_t g = 0; g < d->n_hostgroups; g++)
-		for (uint32_t i = 0; i < d->hostgroups[g].n_prefixes; i++)
-			all[k++] = (struct prefix_origin){d->hostgroups[g].prefixes[i], g, i};
-	for (uint32_t i = 0; i < d->n_whitelist; i++)
-		all[k++] = (struct prefix_origin){d->whitelist[i], UINT32_MAX, i};
-	qsort(all, n, sizeof(*all), prefix_origin_cmp);
-	for (size_t i = 1, run = 0; i < n; i++) {
-		if (!dpmon_prefix_equal(&all[i].prefix, &all[run].prefix)) {
-			run = i;
-			continue;
-		}
-		if ((all[i].group == UINT32_MAX) != (all[run].group == UINT32_MAX)) {
-			/* A hostgroup prefix may also be whitelisted; the whitelist's
-			 * own copies (sorted after) compare with its first. */
-			run = i;
-			continue;
-		}
-		origin_path(path, sizeof(path), &all[i]);
-		origin_path(first, sizeof(first), &all[run]);
-		report(c, path, "duplicate prefix %s (also in %s)",
-		       dpmon_prefix_format(&all[i].prefix, text, sizeof(text)), first);
-	}
-	free(all);
-}
-
-/* One hostgroup; @p ban_set[0] says whether it had a "ban" key. */
-static void
-parse_hostgroup(struct check_ctx *c, const char *path, json_t *obj,
-		struct dpmon_hostgroup_conf *g, bool *ban_set, bool *thresholds_set)
-{
-	char kpath[PATH_LEN];
-	const char *key;
-	json_t *v;
-
-	if (!check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v) {
-		path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "name") == 0) {
-			check_string(c, kpath, v, 1, DPMON_NAME_LEN - 1, g->name);
-		} else if (strcmp(key, "prefixes") == 0) {
-			parse_prefix_list(c, kpath, v, 1, &g->prefixes, &g->n_prefixes);
-		} else if (strcmp(key, "enabled") == 0 || strcmp(key, "ban") == 0) {
-			if (!json_is_boolean(v))
-				report_type(c, kpath, "boolean", v);
-			else if (key[0] == 'e')
-				g->enabled = json_is_true(v);
-			else {
-				g->ban = json_is_true(v);
-				*ban_set = true;
-			}
-		} else if (strcmp(key, "thresholds") == 0) {
-			parse_thresholds(c, kpath, v, &g->thresholds);
-			*thresholds_set = true;
-		} else if (!is_comment_key(key)) {
-			report_unknown(c, kpath);
-		}
-	}
-	require_key(c, path, obj, "name");
-	require_key(c, path, obj, "prefixes");
-}
-
-/* Each hostgroup whose name an earlier one has. */
-static void
-check_duplicate_group_names(struct check_ctx *c, const struct dpmon_detect_conf *d)
-{
-	char path[PATH_LEN], q[PATH_LEN];
-
-	for (uint32_t i = 1; i < d->n_hostgroups; i++)
-		for (uint32_t j = 0; d->hostgroups[i].name[0] && j < i; j++)
-			if (strcmp(d->hostgroups[i].name, d->hostgroups[j].name) == 0) {
-				snprintf(path, sizeof(path), "$.detection.hostgroups[%u].name", i);
-				report(c, path, "duplicate hostgroup name %s (also $.detection.hostgroups[%u])",
-				       quote(d->hostgroups[i].name, q, sizeof(q)), j);
-				break;
-			}
-}
-
-static void
-parse_hostgroups(struct check_ctx *c, const char *path, const json_t *arr,
-		 struct dpmon_detect_conf *d, bool *ban_set, bool *thr_set)
-{
-	char ipath[PATH_LEN];
-	size_t i, n;
-	json_t *v;
-
-	if (!check_array(c, path, arr, 0, DPMON_MAX_HOSTGROUPS))
-		return;
-	n = json_array_size(arr);
-	if (n > DPMON_MAX_HOSTGROUPS)
-		n = DPMON_MAX_HOSTGROUPS; /* reported; the rest is not kept */
-	d->hostgroups = calloc(n ? n : 1, sizeof(*d->hostgroups));
-	if (d->hostgroups == NULL) {
-		report(c, path, "out of memory for %zu hostgroups", n);
-		return;
-	}
-	d->n_hostgroups = (uint32_t)n;
-	json_array_foreach(arr, i, v) {
-		if (i >= n)
-			break;
-		path_index(ipath, sizeof(ipath), path, i);
-		d->hostgroups[i].enabled = true;
-		parse_hostgroup(c, ipath, v, &d->hostgroups[i], &ban_set[i], &thr_set[i]);
-	}
-	check_duplicate_group_names(c, d);
-}
-
-/* The "detection" object; see docs/detection.md for the semantics. */
-static void
-parse_detection(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_config *cfg)
-{
-	struct dpmon_detect_conf *d = &cfg->detect;
-	bool ban_set[DPMON_MAX_HOSTGROUPS] = {false}, thr_set[DPMON_MAX_HOSTGROUPS] = {false};
-	bool enabled_set = false, any;
-	char kpath[PATH_LEN];
-	const char *key;
-	json_t *v, *groups = NULL;
-	json_int_t n;
-
-	if (!check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v) {
-		path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "enabled") == 0 || strcmp(key, "ban") == 0) {
-			if (!json_is_boolean(v))
-				report_type(c, kpath, "boolean", v);
-			else if (key[0] == 'e') {
-				d->enabled = json_is_true(v);
-				enabled_set = true;
-			} else {
-				d->ban = json_is_true(v);
-			}
-		} else if (strcmp(key, "thresholds") == 0) {
-			parse_thresholds(c, kpath, v, &d->thresholds);
-		} else if (strcmp(key, "hostgroups") == 0) {
-			groups = v; /* after the globals: hostgroups inherit ban and thresholds */
-		} else if (strcmp(key, "whitelist") == 0) {
-			parse_prefix_list(c, kpath, v, 0, &d->whitelist, &d->n_whitelist);
-		} else if (strcmp(key, "start_intervals") == 0) {
-			if (check_int(c, kpath, v, 1, 3600, &n))
-				d->start_intervals = (uint32_t)n;
-		} else if (strcmp(key, "hold_s") == 0) {
-			if (check_int(c, kpath, v, 0, 86400, &n))
-				d->hold_s = (uint32_t)n;
-		} else if (strcmp(key, "recent_alerts") == 0) {
-			if (check_int(c, kpath, v, 0, 100000, &n))
-				d->recent_alerts = (uint32_t)n;
-		} else if (!is_comment_key(key)) {
-			report_unknown(c, kpath);
-		}
-	}
-	if (groups != NULL) {
-		path_key(kpath, sizeof(kpath), path, "hostgroups");
-		parse_hostgroups(c, kpath, groups, d, ban_set, thr_set);
-	}
-	any = thresholds_any(&d->thresholds);
-	for (uint32_t g = 0; g < d->n_hostgroups; g++) {
-		struct dpmon_hostgroup_conf *hg = &d->hostgroups[g];
-
-		if (!ban_set[g])
-			hg->ban = d->ban;
-		if (!thr_set[g])
-			hg->thresholds = d->thresholds;
-		any = any || (hg->enabled && thresholds_any(&hg->thresholds));
-	}
-	if (!enabled_set)
-		d->enabled = any;
-	check_duplicate_group_prefixes(c, d);
-}
-
 /* A top-level bounded integer; false when @p key is not one of them. */
 static bool
-parse_top_int(struct check_ctx *c, const char *path, const char *key, const json_t *v,
+parse_top_int(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
 	      struct dpmon_config *cfg)
 {
 	json_int_t n;
@@ -1110,285 +76,59 @@ parse_top_int(struct check_ctx *c, const char *path, const char *key, const json
 
 		if (strcmp(key, k->name) != 0)
 			continue;
-		if (check_int(c, path, v, k->min, k->max, &n))
+		if (dpmon_check_int(c, path, v, k->min, k->max, &n))
 			*(uint32_t *)((char *)cfg + k->offset) = (uint32_t)n;
 		return true;
 	}
 	return false;
 }
 
-/* ------------------------------------------------------------------------ */
-/* actions                                                                  */
-/* ------------------------------------------------------------------------ */
-
-/* An absolute path of at most DPMON_PATH_LEN - 1 bytes into @p out. */
-static bool
-check_abs_path(struct check_ctx *c, const char *path, const json_t *v, char *out)
-{
-	char q[PATH_LEN];
-
-	if (!check_string(c, path, v, 1, DPMON_PATH_LEN - 1, out))
-		return false;
-	if (out[0] != '/') {
-		report(c, path, "must be an absolute path, got %s", quote(out, q, sizeof(q)));
-		out[0] = '\0';
-		return false;
-	}
-	return true;
-}
-
-/* Why @p file cannot be run as the notify script, or NULL. */
-static const char *
-script_problem(const char *file, char *buf, size_t len)
-{
-	struct stat st;
-
-	if (stat(file, &st) != 0)
-		return errno_text(errno, buf, len);
-	if (!S_ISREG(st.st_mode))
-		return "not a regular file";
-	if (access(file, X_OK) != 0)
-		return "not executable (chmod +x)";
-	return NULL;
-}
-
-/* Why @p dir cannot hold files dpmon writes, or NULL (@p buf holds the text). */
-static const char *
-dir_problem(const char *dir, char *buf, size_t len)
-{
-	char e[96];
-	struct stat st;
-
-	if (stat(dir, &st) != 0)
-		return errno_text(errno, buf, len);
-	if (!S_ISDIR(st.st_mode))
-		return "not a directory";
-	if (access(dir, W_OK | X_OK) != 0) {
-		snprintf(buf, len, "not writable: %s", errno_text(errno, e, sizeof(e)));
-		return buf;
-	}
-	return NULL;
-}
-
-/* The directory part of absolute path @p file into @p out ("/" for "/x"). */
 static void
-dir_of(const char *file, char *out, size_t len)
+parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 {
-	const char *slash = strrchr(file, '/');
-	size_t n = slash != NULL && slash != file ? (size_t)(slash - file) : 1;
-
-	snprintf(out, len, "%.*s", (int)n, file);
-}
-
-/* "ASN:VALUE", each 0..65535 in decimal (RFC 1997). */
-static bool
-is_community(const char *s)
-{
-	unsigned long asn, value;
-	char *end;
-
-	if (!isdigit((unsigned char)s[0]))
-		return false;
-	asn = strtoul(s, &end, 10);
-	if (*end != ':' || !isdigit((unsigned char)end[1]) || asn > 65535)
-		return false;
-	value = strtoul(end + 1, &end, 10);
-	return *end == '\0' && value <= 65535;
-}
-
-static void
-parse_notify_script(struct check_ctx *c, const char *path, const json_t *v,
-		    struct dpmon_actions_conf *a)
-{
-	char q[PATH_LEN], e[128];
-	const char *why;
-
-	if (!check_abs_path(c, path, v, a->notify_script))
-		return;
-	if ((why = script_problem(a->notify_script, e, sizeof(e))) != NULL) {
-		report(c, path, "cannot run %s: %s", quote(a->notify_script, q, sizeof(q)), why);
-		a->notify_script[0] = '\0';
-	}
-}
-
-static void
-parse_exabgp_pipe(struct check_ctx *c, const char *path, const json_t *v,
-		  struct dpmon_actions_conf *a)
-{
-	char q[PATH_LEN];
-	struct stat st;
-
-	if (!check_abs_path(c, path, v, a->exabgp_pipe))
-		return;
-	/* Absent is fine (ExaBGP may create it later); anything else must be a FIFO. */
-	if (stat(a->exabgp_pipe, &st) == 0 && !S_ISFIFO(st.st_mode)) {
-		report(c, path, "%s exists and is not a FIFO (mkfifo it, or name another path)",
-		       quote(a->exabgp_pipe, q, sizeof(q)));
-		a->exabgp_pipe[0] = '\0';
-	}
-}
-
-/*
- * "exabgp_next_hop" (IPv4 or IPv6: the next hop of IPv4 routes) or, with
- * @p v6_only, "exabgp_next_hop6" (the next hop of IPv6 routes), into @p out
- * (DPMON_ADDR_STRLEN bytes), written canonically.
- */
-static void
-parse_next_hop(struct check_ctx *c, const char *path, const json_t *v, bool v6_only, char *out)
-{
-	char q[PATH_LEN];
-	struct dpmon_addr addr;
-
-	if (!json_is_string(v))
-		report_type(c, path, "string", v);
-	else if (json_string_length(v) >= DPMON_ADDR_STRLEN ||
-		 dpmon_addr_parse(json_string_value(v), &addr) != 0 ||
-		 (v6_only && dpmon_addr_is_v4(&addr)))
-		report(c, path, v6_only ? "not an IPv6 address (the next hop of IPv6 routes), got %s"
-					: "not an IPv4 or IPv6 address, got %s",
-		       quote(json_string_value(v), q, sizeof(q)));
-	else
-		dpmon_addr_format(&addr, out, DPMON_ADDR_STRLEN);
-}
-
-static void
-parse_exabgp_community(struct check_ctx *c, const char *path, const json_t *v,
-		       struct dpmon_actions_conf *a)
-{
-	char q[PATH_LEN];
-
-	if (!json_is_string(v))
-		report_type(c, path, "string", v);
-	else if (json_string_length(v) > 0 && (json_string_length(v) >= sizeof(a->exabgp_community) ||
-					       !is_community(json_string_value(v))))
-		report(c, path, "not a community \"ASN:VALUE\" with both 0..65535 (RFC 1997), "
-		       "e.g. \"65535:666\", got %s", quote(json_string_value(v), q, sizeof(q)));
-	else
-		memcpy(a->exabgp_community, json_string_value(v), json_string_length(v) + 1);
-}
-
-/*
- * A path to a file dpmon reads back and replaces (rename): absolute, in an
- * existing directory, and a regular file if it exists (reading a FIFO
- * would block the start; a directory cannot be replaced).
- */
-static void
-parse_out_file(struct check_ctx *c, const char *path, const json_t *v, char *out)
-{
-	char q[PATH_LEN], dir[DPMON_PATH_LEN], e[128];
-	const char *why;
-	struct stat st;
-
-	if (!check_abs_path(c, path, v, out))
-		return;
-	dir_of(out, dir, sizeof(dir));
-	if ((why = dir_problem(dir, e, sizeof(e))) != NULL) {
-		report(c, path, "directory %s: %s", quote(dir, q, sizeof(q)), why);
-		out[0] = '\0';
-	} else if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
-		report(c, path, "%s exists and is not a regular file", quote(out, q, sizeof(q)));
-		out[0] = '\0';
-	}
-}
-
-static void
-parse_out_dir(struct check_ctx *c, const char *path, const json_t *v, char *out)
-{
-	char q[PATH_LEN], e[128];
-	const char *why;
-
-	if (!check_abs_path(c, path, v, out))
-		return;
-	if ((why = dir_problem(out, e, sizeof(e))) != NULL) {
-		report(c, path, "directory %s: %s", quote(out, q, sizeof(q)), why);
-		out[0] = '\0';
-	}
-}
-
-static void
-parse_actions(struct check_ctx *c, const char *path, json_t *obj, struct dpmon_config *cfg)
-{
-	struct dpmon_actions_conf *a = &cfg->actions;
-	char kpath[PATH_LEN];
-	const char *key;
-	json_t *v;
-	json_int_t n;
-
-	if (!check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v) {
-		path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "notify_script") == 0)
-			parse_notify_script(c, kpath, v, a);
-		else if (strcmp(key, "notify_timeout_ms") == 0) {
-			if (check_int(c, kpath, v, 100, 600000, &n))
-				a->notify_timeout_ms = (uint32_t)n;
-		} else if (strcmp(key, "exabgp_pipe") == 0)
-			parse_exabgp_pipe(c, kpath, v, a);
-		else if (strcmp(key, "exabgp_next_hop") == 0)
-			parse_next_hop(c, kpath, v, false, a->exabgp_next_hop);
-		else if (strcmp(key, "exabgp_next_hop6") == 0)
-			parse_next_hop(c, kpath, v, true, a->exabgp_next_hop6);
-		else if (strcmp(key, "exabgp_community") == 0)
-			parse_exabgp_community(c, kpath, v, a);
-		else if (strcmp(key, "pcap_dir") == 0)
-			parse_out_dir(c, kpath, v, a->pcap_dir);
-		else if (strcmp(key, "pcap_packets") == 0) {
-			if (check_int(c, kpath, v, 1, 100000, &n))
-				a->pcap_packets = (uint32_t)n;
-		} else if (strcmp(key, "state_file") == 0)
-			parse_out_file(c, kpath, v, a->state_file);
-		else if (!is_comment_key(key))
-			report_unknown(c, kpath);
-	}
-}
-
-static void
-parse_root(struct check_ctx *c, json_t *root, struct dpmon_config *cfg)
-{
-	char path[PATH_LEN];
+	char path[DPMON_CHECK_PATH_LEN];
 	const char *key;
 	json_t *v;
 
-	if (!check_object(c, "$", root))
+	if (!dpmon_check_object(c, "$", root))
 		return;
 	json_object_foreach(root, key, v) {
-		path_key(path, sizeof(path), "$", key);
+		dpmon_check_path_key(path, sizeof(path), "$", key);
 		if (strcmp(key, "ports") == 0)
-			parse_ports(c, path, v, cfg);
+			config_parse_ports(c, path, v, cfg);
 		else if (strcmp(key, "subnets") == 0)
-			parse_subnets(c, path, v, cfg);
+			config_parse_subnets(c, path, v, cfg);
 		else if (strcmp(key, "http") == 0)
-			parse_http(c, path, v, cfg);
+			config_parse_http(c, path, v, cfg);
 		else if (strcmp(key, "metrics") == 0)
-			parse_metrics(c, path, v, cfg);
+			config_parse_metrics(c, path, v, cfg);
 		else if (strcmp(key, "detection") == 0)
-			parse_detection(c, path, v, cfg);
+			config_parse_detection(c, path, v, cfg);
 		else if (strcmp(key, "actions") == 0)
-			parse_actions(c, path, v, cfg);
+			config_parse_actions(c, path, v, cfg);
 		else if (strcmp(key, "software_rss") == 0) {
 			if (json_is_boolean(v))
 				cfg->software_rss = json_is_true(v);
 			else
-				report_type(c, path, "boolean", v);
-		} else if (!is_comment_key(key) && !parse_top_int(c, path, key, v, cfg))
-			report_unknown(c, path);
+				dpmon_check_type(c, path, "boolean", v);
+		} else if (!dpmon_check_is_comment(key) && !parse_top_int(c, path, key, v, cfg))
+			dpmon_check_unknown(c, path);
 	}
-	require_key(c, "$", root, "ports");
-	require_key(c, "$", root, "subnets");
+	dpmon_check_require(c, "$", root, "ports");
+	dpmon_check_require(c, "$", root, "subnets");
 }
 
-/* ------------------------------------------------------------------------ */
-/* Entry points                                                             */
-/* ------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------
+ * Entry points.
+ * --------------------------------------------------------------------- */
 
 /* Validate the parsed document (or report @p je when it is NULL). */
 static int
-config_from_json(json_t *root, const json_error_t *je, struct check_ctx *c,
+config_from_json(json_t *root, const json_error_t *je, struct dpmon_check *c,
 		 struct dpmon_config *cfg)
 {
 	if (root == NULL)
-		report_syntax(c, je);
+		dpmon_check_syntax(c, je);
 	else
 		parse_root(c, root, cfg);
 	json_decref(root);
@@ -1400,6 +140,27 @@ config_from_json(json_t *root, const json_error_t *je, struct check_ctx *c,
 }
 
 /*
+ * Room for the next read: @p *buf (NULL at first: @p *cap bytes) doubled,
+ * up to CONFIG_MAX_FILE_BYTES + 1 (the byte past the limit tells a file
+ * too large). @return 0, or -ENOMEM (@p *buf unchanged).
+ */
+static int
+grow(char **buf, size_t *cap)
+{
+	size_t n = *buf == NULL ? *cap : *cap * 2;
+	char *bigger;
+
+	if (n > CONFIG_MAX_FILE_BYTES + 1u)
+		n = CONFIG_MAX_FILE_BYTES + 1u;
+	bigger = realloc(*buf, n);
+	if (bigger == NULL)
+		return -ENOMEM;
+	*buf = bigger;
+	*cap = n;
+	return 0;
+}
+
+/*
  * Read all of @p path into a malloc'd buffer. @return 0, or -errno
  * (-EFBIG beyond CONFIG_MAX_FILE_BYTES).
  */
@@ -1408,23 +169,14 @@ read_file(const char *path, char **out, size_t *out_len)
 {
 	FILE *f = fopen(path, "rb");
 	size_t len = 0, cap = 64 * 1024;
-	char *buf = NULL, *bigger;
+	char *buf = NULL;
 	int rc = 0;
 
 	if (f == NULL)
 		return -errno;
 	for (;;) {
-		if (len == cap || buf == NULL) {
-			cap = buf == NULL ? cap : cap * 2;
-			if (cap > CONFIG_MAX_FILE_BYTES + 1u)
-				cap = CONFIG_MAX_FILE_BYTES + 1u;
-			bigger = realloc(buf, cap);
-			if (bigger == NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			buf = bigger;
-		}
+		if ((len == cap || buf == NULL) && (rc = grow(&buf, &cap)) != 0)
+			break;
 		errno = 0;
 		len += fread(buf + len, 1, cap - len, f);
 		if (len > CONFIG_MAX_FILE_BYTES) {
@@ -1470,30 +222,10 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	cfg->actions.pcap_packets = 100;
 }
 
-static const char *const metric_names[DPMON_METRIC_MAX] = {
-	[DPMON_METRIC_PPS] = "pps",
-	[DPMON_METRIC_BPS] = "bps",
-	[DPMON_METRIC_FLOWS] = "flows",
-	[DPMON_METRIC_TCP_PPS] = "tcp_pps",
-	[DPMON_METRIC_TCP_BPS] = "tcp_bps",
-	[DPMON_METRIC_UDP_PPS] = "udp_pps",
-	[DPMON_METRIC_UDP_BPS] = "udp_bps",
-	[DPMON_METRIC_ICMP_PPS] = "icmp_pps",
-	[DPMON_METRIC_ICMP_BPS] = "icmp_bps",
-	[DPMON_METRIC_TCP_SYN_PPS] = "tcp_syn_pps",
-	[DPMON_METRIC_FRAGMENTS_PPS] = "fragments_pps",
-};
-
-const char *
-dpmon_metric_name(int m)
-{
-	return m >= 0 && m < DPMON_METRIC_MAX ? metric_names[m] : NULL;
-}
-
 int
 dpmon_config_load(const char *path, struct dpmon_config *cfg, FILE *err)
 {
-	struct check_ctx c = {.origin = path, .err = err, .errors = 0};
+	struct dpmon_check c = {.origin = path, .err = err, .errors = 0};
 	json_error_t je;
 	char *text = NULL, msg[128];
 	size_t len = 0;
@@ -1506,7 +238,8 @@ dpmon_config_load(const char *path, struct dpmon_config *cfg, FILE *err)
 	rc = read_file(path, &text, &len);
 	if (rc != 0) {
 		if (err != NULL)
-			fprintf(err, "%s: cannot read: %s\n", path, errno_text(-rc, msg, sizeof(msg)));
+			fprintf(err, "%s: cannot read: %s\n", path,
+				dpmon_check_strerror(-rc, msg, sizeof(msg)));
 		return rc;
 	}
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
@@ -1518,7 +251,7 @@ int
 dpmon_config_parse(const char *json_text, const char *origin, struct dpmon_config *cfg,
 		   FILE *err)
 {
-	struct check_ctx c = {.origin = origin ? origin : "(config)", .err = err, .errors = 0};
+	struct dpmon_check c = {.origin = origin ? origin : "(config)", .err = err, .errors = 0};
 	json_error_t je;
 	json_t *root;
 

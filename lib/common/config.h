@@ -181,7 +181,7 @@ struct dpmon_config {
 	struct dpmon_actions_conf actions;
 };
 
-/** Fill @p cfg with every default (no ports, no subnets). Never fails. */
+/** Fill @p cfg with every default (no ports, no subnets). Never fails. Any thread. */
 void dpmon_config_defaults(struct dpmon_config *cfg);
 
 /**
@@ -202,8 +202,13 @@ void dpmon_config_defaults(struct dpmon_config *cfg);
 int dpmon_config_load(const char *path, struct dpmon_config *cfg, FILE *err);
 
 /**
- * As dpmon_config_load, from a JSON text in memory; @p origin names it in
- * messages (e.g. the file name).
+ * As dpmon_config_load, from a JSON text in memory.
+ * @param json_text  the document, NUL-terminated.
+ * @param origin     names it in messages (e.g. the file name); NULL is
+ *                   "(config)".
+ * @return 0 when valid, the (positive) number of errors found, or -EINVAL
+ *         when @p json_text is NULL; @p cfg as after dpmon_config_load.
+ * Thread-safety: any thread.
  */
 int dpmon_config_parse(const char *json_text, const char *origin,
 		       struct dpmon_config *cfg, FILE *err);
@@ -214,7 +219,10 @@ int dpmon_config_parse(const char *json_text, const char *origin,
  */
 const char *dpmon_metric_name(int m);
 
-/** Release what dpmon_config_load allocated. Safe on a defaulted config. */
+/**
+ * Release what dpmon_config_load allocated (subnets, hostgroups, the
+ * whitelist). Safe on a defaulted config. Any thread.
+ */
 void dpmon_config_free(struct dpmon_config *cfg);
 
 #endif /* DPMON_CONFIG_H */

@@ -1,192 +1,95 @@
 /*
- * sample.c — the alert packet sampler (see sample.h for the design).
+ * sample.c — the workers' side of the alert packet sampler (sample.h):
+ * the watch list's seqlock, written by the main lcore and read by each
+ * worker lcore per burst while hosts are watched, the copy of a matching
+ * packet into the worker's ring, and the rings themselves.
  *
  * Worker side: dpmon_sample_watch_read (the seqlock read of the watch list)
  * and dpmon_sample_copy (one copy into the worker's SP/SC ring of fixed
  * slots; worker.c decides which packets match). Main lcore side: the
- * watch list's writer, the rings' consumer, per-alert counts by source
- * address, source port and destination port in one rte_hash per alert,
- * and the capture files (libpcap: pcap_open_dead + pcap_dump_open). A
- * capture file is never overwritten: alert ids start at 1 at every start,
- * so an earlier run's DIR/ID.pcap is first renamed to DIR/ID.MTIME.pcap.
- *
- * The alerts seen are kept until the sampler is freed: their summaries
- * outlive the watch (an alert that ended still has its sample). Each costs
- * its rte_hash and DPMON_SAMPLE_KEYS counters (about 0.5 MiB).
+ * rings' creation, the watch list's writer and the rings' consumer, for
+ * the sampler (lib/detect/sampler.c), which counts and writes the copies.
  */
 #include "sample.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <pcap/pcap.h>
 #include <rte_cycles.h>
-#include <rte_errno.h>
-#include <rte_hash.h>
-#include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
 #include "counters.h"
-#include "log.h"
 
-#define DRAIN_BURST 64
-#define TOP_N 10
+static unsigned instance; /* unique ring names */
 
-/* What a key counts. */
-enum key_kind { KEY_SOURCE, KEY_SPORT, KEY_DPORT, KEY_KINDS };
+/* ------------------------------------------------------------------------
+ * The rings and the watch list (main lcore).
+ * --------------------------------------------------------------------- */
 
-/* Key of one counter of an alert: its kind and value (address or port). */
-struct sample_key {
-	uint8_t kind;
-	uint8_t pad[3];
-	uint8_t v[16];
-};
-
-struct key_count {
-	struct sample_key k;
-	uint64_t packets;
-};
-
-/* Everything sampled for one alert. */
-struct alert_agg {
-	uint64_t id;
-	uint64_t packets;
-	struct rte_hash *keys;     /* sample_key → index into counts */
-	struct key_count *counts;  /* DPMON_SAMPLE_KEYS */
-	uint32_t n_keys;
-	pcap_t *dead;
-	pcap_dumper_t *dump;       /* open while fewer than pcap_packets were written */
-	uint32_t written;
-	bool pcap_failed;          /* reported once; no more attempts */
-	bool pcap_done;            /* the capture file is complete: never reopened */
-};
-
-struct dpmon_sampler {
-	unsigned n_workers;
-	struct dpmon_actions_conf conf;
-	struct dpmon_sample_watch *watch;
-	struct dpmon_sample_core *cores; /* n_workers */
-	struct alert_agg *alerts;
-	uint32_t n_alerts, cap_alerts;
-	uint64_t tsc_hz;
-	struct dpmon_sample_rec batch[DRAIN_BURST];
-};
-
-static unsigned instance; /* unique ring and hash names */
-
-struct dpmon_sampler *
-dpmon_sampler_create(unsigned n_workers, const struct dpmon_actions_conf *conf)
+int
+dpmon_sample_feed_init(struct dpmon_sample_feed *f, unsigned n_workers)
 {
-	struct dpmon_sampler *s = calloc(1, sizeof(*s));
 	unsigned id = __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED);
 
-	if (s == NULL)
-		goto fail;
-	s->n_workers = n_workers;
-	s->conf = *conf;
-	s->tsc_hz = rte_get_tsc_hz();
-	s->watch = rte_zmalloc("dpmon_sample_watch", sizeof(*s->watch), RTE_CACHE_LINE_SIZE);
-	s->cores = rte_zmalloc("dpmon_sample_cores", sizeof(*s->cores) * (n_workers ? n_workers : 1),
+	f->n_workers = n_workers;
+	f->watch = rte_zmalloc("dpmon_sample_watch", sizeof(*f->watch), RTE_CACHE_LINE_SIZE);
+	f->cores = rte_zmalloc("dpmon_sample_cores", sizeof(*f->cores) * (n_workers ? n_workers : 1),
 			       RTE_CACHE_LINE_SIZE);
-	if (s->watch == NULL || s->cores == NULL)
+	if (f->watch == NULL || f->cores == NULL)
 		goto fail;
 	for (unsigned w = 0; w < n_workers; w++) {
 		char name[RTE_RING_NAMESIZE];
 
 		snprintf(name, sizeof(name), "dpmon_smp%u_%u", id, w);
-		s->cores[w].watch = s->watch;
-		s->cores[w].ring = rte_ring_create_elem(name, sizeof(struct dpmon_sample_rec),
+		f->cores[w].watch = f->watch;
+		f->cores[w].ring = rte_ring_create_elem(name, sizeof(struct dpmon_sample_rec),
 							DPMON_SAMPLE_RING, SOCKET_ID_ANY,
 							RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (s->cores[w].ring == NULL)
+		if (f->cores[w].ring == NULL)
 			goto fail;
 	}
-	return s;
+	return 0;
 fail:
-	dpmon_sampler_free(s);
-	errno = ENOMEM;
-	return NULL;
-}
-
-static void
-alert_close_pcap(struct alert_agg *a)
-{
-	if (a->dump != NULL)
-		pcap_dump_close(a->dump);
-	if (a->dead != NULL)
-		pcap_close(a->dead);
-	a->dump = NULL;
-	a->dead = NULL;
+	dpmon_sample_feed_fini(f);
+	return -ENOMEM;
 }
 
 void
-dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf)
+dpmon_sample_feed_fini(struct dpmon_sample_feed *f)
 {
-	bool new_dir = strcmp(s->conf.pcap_dir, conf->pcap_dir) != 0;
-
-	s->conf = *conf;
-	for (uint32_t i = 0; i < s->n_alerts; i++) {
-		struct alert_agg *a = &s->alerts[i];
-
-		if (a->dump != NULL &&
-		    (s->conf.pcap_dir[0] == '\0' || a->written >= s->conf.pcap_packets)) {
-			alert_close_pcap(a); /* complete under the new settings */
-			a->pcap_done = true;
-		}
-		if (new_dir && a->dump == NULL)
-			a->pcap_failed = false; /* the new directory gets a try */
-	}
-}
-
-void
-dpmon_sampler_free(struct dpmon_sampler *s)
-{
-	if (s == NULL)
-		return;
-	for (uint32_t i = 0; i < s->n_alerts; i++) {
-		alert_close_pcap(&s->alerts[i]);
-		rte_hash_free(s->alerts[i].keys);
-		free(s->alerts[i].counts);
-	}
-	free(s->alerts);
-	for (unsigned w = 0; s->cores != NULL && w < s->n_workers; w++)
-		rte_ring_free(s->cores[w].ring);
-	rte_free(s->cores);
-	rte_free(s->watch);
-	free(s);
-}
-
-struct dpmon_sample_core *
-dpmon_sampler_core(struct dpmon_sampler *s, unsigned worker)
-{
-	RTE_ASSERT(worker < s->n_workers);
-	return &s->cores[worker];
+	for (unsigned w = 0; f->cores != NULL && w < f->n_workers; w++)
+		rte_ring_free(f->cores[w].ring);
+	rte_free(f->cores);
+	rte_free(f->watch);
+	f->cores = NULL;
+	f->watch = NULL;
 }
 
 uint64_t
-dpmon_sampler_dropped(const struct dpmon_sampler *s)
+dpmon_sample_feed_dropped(const struct dpmon_sample_feed *f)
 {
 	uint64_t n = 0;
 
-	for (unsigned w = 0; w < s->n_workers; w++)
-		n += dpmon_count_read(&s->cores[w].dropped);
+	for (unsigned w = 0; w < f->n_workers; w++)
+		n += dpmon_count_read(&f->cores[w].dropped);
 	return n;
 }
 
 uint64_t
-dpmon_sampler_copied(const struct dpmon_sampler *s)
+dpmon_sample_feed_copied(const struct dpmon_sample_feed *f)
 {
 	uint64_t n = 0;
 
-	for (unsigned w = 0; w < s->n_workers; w++)
-		n += dpmon_count_read(&s->cores[w].copied);
+	for (unsigned w = 0; w < f->n_workers; w++)
+		n += dpmon_count_read(&f->cores[w].copied);
 	return n;
+}
+
+unsigned
+dpmon_sample_core_dequeue(struct dpmon_sample_core *c, struct dpmon_sample_rec *recs, unsigned n)
+{
+	return rte_ring_sc_dequeue_burst_elem(c->ring, recs, sizeof(recs[0]), n, NULL);
 }
 
 /* ------------------------------------------------------------------------
@@ -194,10 +97,9 @@ dpmon_sampler_copied(const struct dpmon_sampler *s)
  * --------------------------------------------------------------------- */
 
 int
-dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
-		    const uint64_t *alert_ids, unsigned n)
+dpmon_sample_watch_write(struct dpmon_sample_watch *w, const struct dpmon_addr *hosts,
+			 const uint64_t *alert_ids, unsigned n)
 {
-	struct dpmon_sample_watch *w = s->watch;
 	uint32_t seq = w->seq;
 
 	if (n > DPMON_SAMPLE_WATCH_MAX)
@@ -215,6 +117,15 @@ dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
 	__atomic_store_n(&w->n, n, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->seq, seq + 2, __ATOMIC_RELEASE);
 	return 0;
+}
+
+bool
+dpmon_sample_watch_has(const struct dpmon_sample_watch *w, uint64_t alert_id)
+{
+	for (uint32_t i = 0; i < w->n; i++)
+		if (w->alert_id[i] == alert_id)
+			return true;
+	return false;
 }
 
 bool
@@ -237,6 +148,10 @@ dpmon_sample_watch_read(const struct dpmon_sample_core *c, struct dpmon_sample_l
 	__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the copy before the re-read */
 	return __atomic_load_n(&w->seq, __ATOMIC_RELAXED) == seq;
 }
+
+/* ------------------------------------------------------------------------
+ * The copy (worker lcore).
+ * --------------------------------------------------------------------- */
 
 void
 dpmon_sample_copy(struct dpmon_sample_core *c, const struct rte_mbuf *m, uint64_t alert_id,
@@ -261,306 +176,4 @@ dpmon_sample_copy(struct dpmon_sample_core *c, const struct rte_mbuf *m, uint64_
 		dpmon_count_inc(&c->dropped, 1);
 	else
 		dpmon_count_inc(&c->copied, 1);
-}
-
-/* ------------------------------------------------------------------------
- * Main lcore: per-alert counts and capture files.
- * --------------------------------------------------------------------- */
-
-static struct alert_agg *
-alert_find(const struct dpmon_sampler *s, uint64_t id)
-{
-	for (uint32_t i = 0; i < s->n_alerts; i++)
-		if (s->alerts[i].id == id)
-			return &s->alerts[i];
-	return NULL;
-}
-
-/* Is @p id on the watch list? (Main lcore: its only writer.) */
-static bool
-watched(const struct dpmon_sampler *s, uint64_t id)
-{
-	for (uint32_t i = 0; i < s->watch->n; i++)
-		if (s->watch->alert_id[i] == id)
-			return true;
-	return false;
-}
-
-/*
- * The alert's aggregate, created at its first copy while it is watched.
- * NULL on allocation failure, or for an alert no longer watched (ended and
- * forgotten: a late copy must not bring it back).
- */
-static struct alert_agg *
-alert_get(struct dpmon_sampler *s, uint64_t id)
-{
-	struct alert_agg *a = alert_find(s, id);
-	char name[RTE_HASH_NAMESIZE];
-
-	if (a != NULL)
-		return a;
-	if (!watched(s, id))
-		return NULL;
-	if (s->n_alerts == s->cap_alerts) {
-		uint32_t cap = s->cap_alerts ? 2 * s->cap_alerts : 16;
-		void *p = realloc(s->alerts, sizeof(*s->alerts) * cap);
-
-		if (p == NULL)
-			return NULL;
-		s->alerts = p;
-		s->cap_alerts = cap;
-	}
-	a = &s->alerts[s->n_alerts];
-	memset(a, 0, sizeof(*a));
-	a->id = id;
-	snprintf(name, sizeof(name), "dpmon_sa%u",
-		 __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED));
-	struct rte_hash_parameters hp = {
-		.name = name,
-		.entries = DPMON_SAMPLE_KEYS,
-		.key_len = sizeof(struct sample_key),
-		.hash_func = rte_hash_crc,
-		.socket_id = SOCKET_ID_ANY,
-	};
-	a->keys = rte_hash_create(&hp);
-	a->counts = calloc(DPMON_SAMPLE_KEYS, sizeof(*a->counts));
-	if (a->keys == NULL || a->counts == NULL) {
-		rte_hash_free(a->keys);
-		free(a->counts);
-		return NULL;
-	}
-	s->n_alerts++;
-	return a;
-}
-
-void
-dpmon_sampler_forget(struct dpmon_sampler *s, uint64_t alert_id)
-{
-	struct alert_agg *a = alert_find(s, alert_id);
-
-	if (a == NULL)
-		return;
-	alert_close_pcap(a);
-	rte_hash_free(a->keys);
-	free(a->counts);
-	*a = s->alerts[--s->n_alerts];
-}
-
-/* Count one packet under key (@p kind, @p v); a new key past the table's room is dropped. */
-static void
-key_count(struct alert_agg *a, enum key_kind kind, const void *v, size_t n)
-{
-	struct sample_key k;
-	void *data;
-	int32_t pos;
-
-	memset(&k, 0, sizeof(k));
-	k.kind = (uint8_t)kind;
-	memcpy(k.v, v, n);
-	if (rte_hash_lookup_data(a->keys, &k, &data) >= 0) {
-		a->counts[(uintptr_t)data].packets++;
-		return;
-	}
-	if (a->n_keys >= DPMON_SAMPLE_KEYS)
-		return;
-	pos = rte_hash_add_key_data(a->keys, &k, (void *)(uintptr_t)a->n_keys);
-	if (pos < 0)
-		return;
-	a->counts[a->n_keys].k = k;
-	a->counts[a->n_keys].packets = 1;
-	a->n_keys++;
-}
-
-/*
- * Alert ids start at 1 again at every start of dpmon, so @p path may hold
- * the capture of an earlier run's alert: rename it to ID.MTIME.pcap (its
- * modification time, UTC, YYYYmmddTHHMMSSZ) so that it is never
- * overwritten. link + unlink, not rename: an existing ID.MTIME.pcap is
- * never replaced either.
- * @return 0 when @p path is free (it did not exist, or was moved), -errno
- *         when it could not be moved (reported; the caller writes nothing).
- */
-static int
-move_earlier_capture(const char *path, const char *dir, uint64_t id)
-{
-	char aside[DPMON_PATH_LEN + 64], stamp[32];
-	struct stat st;
-	struct tm tm;
-	int err;
-
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? 0 : -errno;
-	gmtime_r(&st.st_mtime, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(aside, sizeof(aside), "%s/%" PRIu64 ".%s.pcap", dir, id, stamp);
-	if (link(path, aside) != 0 || unlink(path) != 0) {
-		err = errno;
-		dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_WARNING,
-			  "sample: %s (an earlier run's capture) cannot be moved to %s: %s;"
-			  " not overwriting it, alert %" PRIu64 " gets no capture file",
-			  path, aside, strerror(err), id);
-		return -err;
-	}
-	dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_NOTICE,
-		  "sample: %s was an earlier run's capture: moved to %s", path, aside);
-	return 0;
-}
-
-/* Open @p a's capture file (once; a failure is reported and not retried). */
-static void
-alert_open_pcap(const struct dpmon_sampler *s, struct alert_agg *a)
-{
-	char path[DPMON_PATH_LEN + 32];
-
-	if (a->dump != NULL || a->pcap_failed)
-		return;
-	snprintf(path, sizeof(path), "%s/%" PRIu64 ".pcap", s->conf.pcap_dir, a->id);
-	if (move_earlier_capture(path, s->conf.pcap_dir, a->id) != 0) {
-		a->pcap_failed = true;
-		return;
-	}
-	a->dead = pcap_open_dead(DLT_EN10MB, DPMON_SAMPLE_SNAPLEN);
-	if (a->dead != NULL)
-		a->dump = pcap_dump_open(a->dead, path);
-	if (a->dump == NULL) {
-		dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_WARNING, "sample: cannot write %s: %s", path,
-			  a->dead != NULL ? pcap_geterr(a->dead) : "out of memory");
-		alert_close_pcap(a);
-		a->pcap_failed = true;
-	}
-}
-
-/* Take one copy: count it, and write it to its alert's capture file. */
-static void
-take(struct dpmon_sampler *s, const struct dpmon_sample_rec *r, uint64_t now_tsc,
-     const struct timespec *now)
-{
-	struct alert_agg *a = alert_get(s, r->alert_id);
-	struct pcap_pkthdr h;
-	double ago;
-	int64_t ns;
-
-	if (a == NULL)
-		return;
-	a->packets++;
-	key_count(a, KEY_SOURCE, r->src.b, sizeof(r->src.b));
-	if (r->ports) {
-		uint16_t sp = r->sport, dp = r->dport;
-
-		key_count(a, KEY_SPORT, &sp, sizeof(sp));
-		key_count(a, KEY_DPORT, &dp, sizeof(dp));
-	}
-	if (a->dump == NULL && (a->pcap_done || s->conf.pcap_dir[0] == '\0'))
-		return;
-	alert_open_pcap(s, a);
-	if (a->dump == NULL)
-		return;
-	ago = now_tsc > r->tsc ? (double)(now_tsc - r->tsc) / (double)s->tsc_hz : 0;
-	ns = (int64_t)now->tv_sec * 1000000000 + now->tv_nsec - (int64_t)(ago * 1e9);
-	h.ts.tv_sec = (time_t)(ns / 1000000000);
-	h.ts.tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
-	h.caplen = r->cap_len;
-	h.len = r->wire_len;
-	pcap_dump((u_char *)a->dump, &h, r->data);
-	if (++a->written >= s->conf.pcap_packets) {
-		alert_close_pcap(a); /* complete */
-		a->pcap_done = true;
-	}
-}
-
-void
-dpmon_sampler_drain(struct dpmon_sampler *s)
-{
-	uint64_t now_tsc = rte_rdtsc();
-	struct timespec now;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	for (unsigned w = 0; w < s->n_workers; w++) {
-		unsigned k;
-
-		while ((k = rte_ring_sc_dequeue_burst_elem(s->cores[w].ring, s->batch,
-							   sizeof(s->batch[0]), DRAIN_BURST,
-							   NULL)) > 0)
-			for (unsigned i = 0; i < k; i++)
-				take(s, &s->batch[i], now_tsc, &now);
-	}
-	for (uint32_t i = 0; i < s->n_alerts; i++)
-		if (s->alerts[i].dump != NULL)
-			pcap_dump_flush(s->alerts[i].dump);
-}
-
-/* Keys before: more packets, then the smaller key (a stable order). */
-static bool
-count_before(const struct key_count *x, const struct key_count *y)
-{
-	if (x->packets != y->packets)
-		return x->packets > y->packets;
-	return memcmp(x->k.v, y->k.v, sizeof(x->k.v)) < 0;
-}
-
-/* The TOP_N counters of @p kind, best first, into @p top. @return how many. */
-static unsigned
-top_of(const struct alert_agg *a, enum key_kind kind, const struct key_count **top)
-{
-	unsigned n = 0;
-
-	for (uint32_t i = 0; i < a->n_keys; i++) {
-		const struct key_count *c = &a->counts[i];
-		unsigned j;
-
-		if (c->k.kind != kind || (n == TOP_N && !count_before(c, top[n - 1])))
-			continue;
-		j = n < TOP_N ? n++ : n - 1;
-		while (j > 0 && count_before(c, top[j - 1])) {
-			top[j] = top[j - 1];
-			j--;
-		}
-		top[j] = c;
-	}
-	return n;
-}
-
-static json_t *
-top_json(const struct alert_agg *a, enum key_kind kind)
-{
-	const struct key_count *top[TOP_N];
-	unsigned n = top_of(a, kind, top);
-	json_t *arr = json_array();
-
-	for (unsigned i = 0; arr != NULL && i < n; i++) {
-		json_t *o;
-
-		if (kind == KEY_SOURCE) {
-			struct dpmon_addr x;
-			char text[DPMON_ADDR_STRLEN];
-
-			memcpy(x.b, top[i]->k.v, sizeof(x.b));
-			o = json_pack("{s:s,s:I}", "address", dpmon_addr_format(&x, text, sizeof(text)),
-				      "packets", (json_int_t)top[i]->packets);
-		} else {
-			uint16_t port;
-
-			memcpy(&port, top[i]->k.v, sizeof(port));
-			o = json_pack("{s:i,s:I}", "port", (int)port, "packets",
-				      (json_int_t)top[i]->packets);
-		}
-		if (json_array_append_new(arr, o) != 0) {
-			json_decref(arr);
-			arr = NULL;
-		}
-	}
-	return arr;
-}
-
-json_t *
-dpmon_sampler_summary(struct dpmon_sampler *s, uint64_t alert_id)
-{
-	const struct alert_agg *a = alert_find(s, alert_id);
-
-	if (a == NULL)
-		return NULL;
-	return json_pack("{s:I,s:o*,s:o*,s:o*}", "packets", (json_int_t)a->packets,
-			 "sources", top_json(a, KEY_SOURCE),
-			 "source_ports", top_json(a, KEY_SPORT),
-			 "destination_ports", top_json(a, KEY_DPORT));
 }

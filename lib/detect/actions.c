@@ -1,6 +1,7 @@
 /*
- * actions.c — the actions thread: notify script, ExaBGP command pipe and
- * the blackhole list with its state file (see actions.h).
+ * actions.c — the actions module's life cycle, its job queue and the
+ * thread that carries the jobs out: what dpmon does about an alert, off
+ * the data plane (actions.h).
  *
  * Design
  * ------
@@ -25,126 +26,29 @@
  * stop, every queued event's list change is made at once (state saved,
  * lines written) before the remaining scripts run.
  *
- * ExaBGP: the list is the set of routes that should be announced; each
- * entry remembers whether its announce line reached the pipe, and removed
- * entries leave a pending withdraw. The FIFO is opened O_WRONLY|O_NONBLOCK
- * (ENXIO or ENOENT: no reader yet — retried every second) and kept open,
- * so a reader such as `cat` or socat never sees an end of file between
- * events. Each line is one write() shorter than PIPE_BUF, hence atomic: a
- * full pipe (EAGAIN) writes nothing and the rest waits for the next round.
- * A reader that goes away (EPIPE, or POLLERR on the idle descriptor) marks
- * every entry unannounced: a restarted ExaBGP gets them all again.
- *
- * State file: JSON {"version":1,"blackholes":[{"address","manual",
- * "alert_ids":[...],"since"}]}, rewritten after each change by a temporary
- * file in the same directory, fsync, rename and an fsync of the directory.
- * A missing file is an empty list; a file that cannot be read or parsed
- * stops the start (create returns NULL): starting with an empty list would
- * overwrite the operator's blackholes at the next change.
+ * The round's other parts have files of their own (actions_private.h
+ * lists them): the blackhole list, the state file, ExaBGP's pipe and the
+ * notify script.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* pipe2, O_CLOEXEC, posix_spawn_file_actions_addclosefrom_np */
-#endif
+#include "actions_private.h"
 
-#include "actions.h"
-
-#include <assert.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "prefix_table.h"
-#include "stats.h"
-
-extern char **environ;
-
-/* Jobs waiting for the thread; posts beyond are dropped (counted). */
-#define QUEUE_LEN 1024
-/* Banning alerts remembered per blackhole (more share the oldest's fate). */
-#define BH_MAX_ALERTS 8
-/* Seconds between two attempts to reach ExaBGP's pipe. */
-#define RETRY_MS 1000
-/* Longest ExaBGP line: "announce route ADDR/128 next-hop ADDR community [..]". */
-#define LINE_LEN 256
-#define STATE_VERSION 1
-
-/* Problems and events of the actions thread: rate limited per kind (log.h). */
-#define LOG(...) log_line(DPMON_LOG_WARNING, __VA_ARGS__)
-#define LOG_INFO(...) log_line(DPMON_LOG_INFO, __VA_ARGS__)
-
-enum job_kind { JOB_ALERT_START, JOB_ALERT_END, JOB_BAN, JOB_UNBAN };
-
-struct job {
-	enum job_kind kind;
-	struct dpmon_addr addr;
-	enum dpmon_dir dir;
-	uint64_t alert_id;
-	bool ban;
-	bool applied; /* its list change was made (early, at the stop) */
-	json_t *doc;  /* what the script reads on stdin; owned */
-};
-
-/* Addresses as 128-bit numbers (IPv4 mapped), for the subnet check. */
-struct bh {
-	struct dpmon_addr addr;
-	bool manual;
-	bool announced;
-	bool restored_ids; /* alert_ids come from the state file: no end will come */
-	uint32_t n_alerts;
-	uint64_t alert_ids[BH_MAX_ALERTS];
-	double since;
-};
-
-struct dpmon_actions {
-	pthread_mutex_t lock;
-	pthread_cond_t wake;  /* to the thread: a job, a change, the stop */
-	pthread_cond_t idle;  /* from the thread: a round ended */
-	pthread_t thread;
-	bool started, stop;
-	struct dpmon_actions_conf conf;
-	struct dpmon_prefix_table subnets; /* the monitored subnets (value 1) */
-	uint32_t n_subnets;
-	/* queue */
-	struct job queue[QUEUE_LEN];
-	uint32_t head, count;
-	uint64_t posted, done, dropped;
-	uint64_t notify[3];           /* script runs by enum notify_outcome */
-	/* blackholes */
-	struct bh *bh;
-	uint32_t n_bh, cap_bh;
-	struct dpmon_addr *withdraws; /* pending withdraw lines */
-	uint32_t n_wd, cap_wd;
-	uint64_t gen, saved_gen;      /* list changes, and the one saved */
-	bool busy;                    /* the thread is in a round */
-	bool fifo_reopen;             /* the pipe's path changed (reconfigure) */
-	/* ExaBGP pipe, thread only */
-	int fifo;
-	bool fifo_missing_logged;
-};
-
 /* ------------------------------------------------------------------------
- * Small helpers.
+ * Logging.
  * --------------------------------------------------------------------- */
 
-/* "<level>dpmon: actions: MESSAGE" to the journal, within the "actions"
- * kind's budget (log.h: one write per line, threads do not interleave). */
-static void __attribute__((format(printf, 2, 3)))
-log_line(int level, const char *fmt, ...)
+void
+actions_log(int level, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -155,125 +59,12 @@ log_line(int level, const char *fmt, ...)
 	dpmon_log(DPMON_LOG_ACTIONS, level, "actions: %s", buf);
 }
 
-static double
-now_unix_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Is @p addr in a monitored subnet? Lock held. */
-static bool
-inside_subnets(const struct dpmon_actions *a, const struct dpmon_addr *addr)
-{
-	return dpmon_prefix_table_lookup(&a->subnets, addr) >= 0;
-}
-
-/* Index of @p addr in the list, or -1. Caller holds the lock. */
-static int
-bh_find(const struct dpmon_actions *a, const struct dpmon_addr *addr)
-{
-	for (uint32_t i = 0; i < a->n_bh; i++)
-		if (dpmon_addr_cmp(&a->bh[i].addr, addr) == 0)
-			return (int)i;
-	return -1;
-}
-
-static void
-wd_cancel(struct dpmon_actions *a, const struct dpmon_addr *addr)
-{
-	for (uint32_t i = 0; i < a->n_wd; i++)
-		if (dpmon_addr_cmp(&a->withdraws[i], addr) == 0) {
-			a->withdraws[i] = a->withdraws[--a->n_wd];
-			return;
-		}
-}
-
-/* Queue a withdraw of @p addr (when ExaBGP is configured). Lock held. */
-static void
-wd_add(struct dpmon_actions *a, const struct dpmon_addr *addr)
-{
-	struct dpmon_addr *bigger;
-	char t[DPMON_ADDR_STRLEN];
-
-	if (a->conf.exabgp_pipe[0] == '\0')
-		return;
-	wd_cancel(a, addr);
-	if (a->n_wd == a->cap_wd) {
-		uint32_t cap = a->cap_wd ? a->cap_wd * 2 : 16;
-
-		bigger = cap <= DPMON_MAX_BLACKHOLES ? realloc(a->withdraws, cap * sizeof(*bigger))
-						     : NULL;
-		if (bigger == NULL) {
-			LOG("withdraw of %s lost: %s", dpmon_addr_format(addr, t, sizeof(t)),
-			    strerror(ENOMEM));
-			return;
-		}
-		a->withdraws = bigger;
-		a->cap_wd = cap;
-	}
-	a->withdraws[a->n_wd++] = *addr;
-}
-
-/* Append a new entry for @p addr; NULL at the limit or out of memory. */
-static struct bh *
-bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, double since)
-{
-	struct bh *bigger, *b;
-
-	if (a->n_bh == DPMON_MAX_BLACKHOLES)
-		return NULL;
-	if (a->n_bh == a->cap_bh) {
-		uint32_t cap = a->cap_bh ? a->cap_bh * 2 : 16;
-
-		bigger = realloc(a->bh, cap * sizeof(*bigger));
-		if (bigger == NULL)
-			return NULL;
-		a->bh = bigger;
-		a->cap_bh = cap;
-	}
-	b = &a->bh[a->n_bh++];
-	*b = (struct bh){.addr = *addr, .since = since};
-	wd_cancel(a, addr);
-	return b;
-}
-
-/* Remove entry @p i and queue its withdraw. Lock held. */
-static void
-bh_delete(struct dpmon_actions *a, uint32_t i)
-{
-	assert(i < a->n_bh);
-	wd_add(a, &a->bh[i].addr);
-	a->bh[i] = a->bh[--a->n_bh];
-	a->gen++;
-}
-
-static void
-bh_public(const struct bh *b, struct dpmon_blackhole *out)
-{
-	*out = (struct dpmon_blackhole){.addr = b->addr, .manual = b->manual,
-					.alert_id = b->n_alerts ? b->alert_ids[0] : 0,
-					.since_unix_s = b->since, .announced = b->announced};
-}
-
 /* ------------------------------------------------------------------------
- * Jobs.
+ * The job queue (lock held).
  * --------------------------------------------------------------------- */
 
-/* Queue @p j (lock held). @return false when the queue is full. */
-static bool
-enqueue(struct dpmon_actions *a, const struct job *j)
+bool
+actions_enqueue(struct dpmon_actions *a, const struct job *j)
 {
 	if (a->count == QUEUE_LEN) {
 		a->dropped++;
@@ -284,574 +75,6 @@ enqueue(struct dpmon_actions *a, const struct job *j)
 	a->posted++;
 	pthread_cond_signal(&a->wake);
 	return true;
-}
-
-/* A notify job for an operator's ban/unban, when a script is configured. */
-static void
-enqueue_manual(struct dpmon_actions *a, enum job_kind kind, const struct bh *b)
-{
-	struct dpmon_blackhole pub;
-	struct job j = {.kind = kind, .addr = b->addr, .dir = DPMON_DIR_MAX};
-
-	if (a->conf.notify_script[0] == '\0')
-		return;
-	bh_public(b, &pub);
-	j.doc = dpmon_blackhole_json(&pub);
-	if (!enqueue(a, &j)) {
-		json_decref(j.doc);
-		LOG("queue full: notify script not run for a manual %s",
-		    kind == JOB_BAN ? "ban" : "unban");
-	}
-}
-
-/* The list change of an alert event. Lock held. */
-static void
-apply_alert(struct dpmon_actions *a, const struct job *j)
-{
-	char t[DPMON_ADDR_STRLEN];
-	int i = bh_find(a, &j->addr);
-	struct bh *b;
-
-	if (j->kind == JOB_ALERT_START && j->ban) {
-		if (!inside_subnets(a, &j->addr)) {
-			LOG("alert %" PRIu64 ": %s is outside every monitored subnet%s: not blackholed",
-			    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)),
-			    a->n_subnets == 0 ? " (none known: create the module with "
-						"dpmon_actions_create_cfg)" : "");
-			return;
-		}
-		b = i >= 0 ? &a->bh[i] : bh_new(a, &j->addr, now_unix_s());
-		if (b == NULL) {
-			LOG("alert %" PRIu64 ": %s not blackholed: %d blackholes already",
-			    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)), (int)a->n_bh);
-			return;
-		}
-		if (b->restored_ids) { /* a new alert takes the entry over */
-			b->n_alerts = 0;
-			b->restored_ids = false;
-		}
-		for (uint32_t k = 0; k < b->n_alerts; k++)
-			if (b->alert_ids[k] == j->alert_id)
-				return;
-		if (b->n_alerts < BH_MAX_ALERTS)
-			b->alert_ids[b->n_alerts++] = j->alert_id;
-		a->gen++;
-	} else if (j->kind == JOB_ALERT_END && i >= 0 && !a->bh[i].restored_ids) {
-		/* Restored ids are an earlier run's: alert ids start at 1 again,
-		 * so this run's alert of the same id (one that did not ban, or it
-		 * would have taken the entry over) is another alert. */
-		b = &a->bh[i];
-		for (uint32_t k = 0; k < b->n_alerts; k++)
-			if (b->alert_ids[k] == j->alert_id) {
-				memmove(&b->alert_ids[k], &b->alert_ids[k + 1],
-					(b->n_alerts - k - 1) * sizeof(b->alert_ids[0]));
-				b->n_alerts--;
-				a->gen++;
-				break;
-			}
-		if (b->n_alerts == 0 && !b->manual)
-			bh_delete(a, (uint32_t)i);
-	}
-}
-
-/* ------------------------------------------------------------------------
- * State file.
- * --------------------------------------------------------------------- */
-
-static int
-cmp_bh(const void *x, const void *y)
-{
-	return dpmon_addr_cmp(&((const struct bh *)x)->addr, &((const struct bh *)y)->addr);
-}
-
-/* The state file's document; sorts the list by address (lock held). */
-static json_t *
-state_json(struct dpmon_actions *a)
-{
-	json_t *list = json_array(), *ids, *e;
-	char t[DPMON_ADDR_STRLEN];
-
-	if (a->n_bh > 1) /* a stable file for diffs */
-		qsort(a->bh, a->n_bh, sizeof(a->bh[0]), cmp_bh);
-	for (uint32_t i = 0; list != NULL && i < a->n_bh; i++) {
-		const struct bh *b = &a->bh[i];
-
-		ids = json_array();
-		for (uint32_t k = 0; ids != NULL && k < b->n_alerts; k++)
-			json_array_append_new(ids, json_integer((json_int_t)b->alert_ids[k]));
-		e = json_pack("{s:s,s:b,s:o,s:f}", "address",
-			      dpmon_addr_format(&b->addr, t, sizeof(t)), "manual", b->manual,
-			      "alert_ids", ids, "since", b->since);
-		if (e == NULL || json_array_append_new(list, e) != 0) {
-			json_decref(list);
-			return NULL;
-		}
-	}
-	return list == NULL ? NULL
-			    : json_pack("{s:i,s:o}", "version", STATE_VERSION, "blackholes", list);
-}
-
-/* fsync the directory of @p path, so that the rename is durable. */
-static void
-sync_dir(const char *path)
-{
-	char dir[DPMON_PATH_LEN];
-	const char *slash = strrchr(path, '/');
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%.*s", slash && slash != path ? (int)(slash - path) : 1,
-		 slash ? path : ".");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
-/*
- * Write @p doc to @p path atomically: PATH.tmp.XXXXXX in the same
- * directory, fsync, rename over @p path, fsync the directory.
- * @return 0 or -errno (the temporary file is removed).
- */
-static int
-write_atomic(const char *path, const json_t *doc)
-{
-	char tmp[DPMON_PATH_LEN + 16];
-	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
-	size_t len, off = 0;
-	ssize_t n;
-	int fd, rc = 0;
-
-	if (text == NULL)
-		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		free(text);
-		return -errno;
-	}
-	len = strlen(text);
-	text[len++] = '\n'; /* json_dumps' NUL becomes the final newline */
-	while (rc == 0 && off < len) {
-		n = write(fd, text + off, len - off);
-		if (n < 0 && errno != EINTR)
-			rc = -errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
-	free(text);
-	if (rc == 0 && fchmod(fd, 0644) != 0)
-		rc = -errno;
-	if (rc == 0 && fsync(fd) != 0)
-		rc = -errno;
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(tmp);
-	else
-		sync_dir(path);
-	return rc;
-}
-
-/* Save the list when it changed since the last save. Thread only. */
-static void
-save_state(struct dpmon_actions *a)
-{
-	char path[DPMON_PATH_LEN];
-	json_t *doc;
-	uint64_t gen;
-	int rc;
-
-	pthread_mutex_lock(&a->lock);
-	gen = a->gen;
-	snprintf(path, sizeof(path), "%s", a->conf.state_file);
-	doc = gen != a->saved_gen && path[0] != '\0' ? state_json(a) : NULL;
-	if (doc == NULL && gen != a->saved_gen && path[0] != '\0')
-		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
-		    strerror(ENOMEM));
-	if (doc == NULL)
-		a->saved_gen = gen;
-	pthread_mutex_unlock(&a->lock);
-	if (doc == NULL)
-		return;
-	rc = write_atomic(path, doc);
-	json_decref(doc);
-	if (rc != 0)
-		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
-		    strerror(-rc));
-	pthread_mutex_lock(&a->lock);
-	if (a->saved_gen < gen)
-		a->saved_gen = gen;
-	pthread_cond_broadcast(&a->idle);
-	pthread_mutex_unlock(&a->lock);
-}
-
-/* One entry of the state file at index @p i; false (logged) when malformed. */
-static bool
-load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
-{
-	json_t *addr = json_object_get(e, "address"), *manual = json_object_get(e, "manual"),
-	       *ids = json_object_get(e, "alert_ids"), *since = json_object_get(e, "since"), *v;
-	struct dpmon_addr ad;
-	struct bh *b;
-	size_t k;
-
-	if (!json_is_string(addr) || dpmon_addr_parse(json_string_value(addr), &ad) != 0) {
-		LOG("state file %s: $.blackholes[%zu].address: not an IPv4 or IPv6 address", path, i);
-		return false;
-	}
-	if (!json_is_boolean(manual) || !json_is_array(ids) || !json_is_number(since)) {
-		LOG("state file %s: $.blackholes[%zu]: expected \"manual\" (boolean), \"alert_ids\" "
-		    "(array) and \"since\" (number)", path, i);
-		return false;
-	}
-	if (bh_find(a, &ad) >= 0) {
-		LOG("state file %s: $.blackholes[%zu].address: duplicate address", path, i);
-		return false;
-	}
-	b = bh_new(a, &ad, json_number_value(since));
-	if (b == NULL) {
-		LOG("state file %s: $.blackholes[%zu]: more than %d blackholes", path, i,
-		    DPMON_MAX_BLACKHOLES);
-		return false;
-	}
-	b->manual = json_is_true(manual);
-	json_array_foreach(ids, k, v)
-		if (json_is_integer(v) && json_integer_value(v) > 0 && b->n_alerts < BH_MAX_ALERTS)
-			b->alert_ids[b->n_alerts++] = (uint64_t)json_integer_value(v);
-	b->restored_ids = b->n_alerts > 0;
-	if (!b->manual && b->n_alerts == 0) {
-		LOG("state file %s: $.blackholes[%zu]: neither manual nor held by an alert", path, i);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Read the state file (before the thread starts). A missing file is an
- * empty list. @return 0, or -errno with the reason logged.
- */
-static int
-load_state(struct dpmon_actions *a)
-{
-	const char *path = a->conf.state_file;
-	json_error_t je;
-	json_t *doc, *list, *e;
-	struct stat st;
-	size_t i;
-	char t[DPMON_ADDR_STRLEN];
-	int fd;
-
-	if (path[0] == '\0' || access(path, F_OK) != 0)
-		return 0;
-	/* O_NONBLOCK: a FIFO put in its place must not block the start. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		LOG("state file %s: %s (fix or remove it; dpmon does not start with its "
-		    "blackholes unknown)", path, fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
-		return -EINVAL;
-	}
-	doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
-	close(fd);
-	if (doc == NULL) {
-		LOG("state file %s: line %d column %d: %s (fix or remove it; dpmon does not start "
-		    "with its blackholes unknown)", path, je.line, je.column, je.text);
-		return -EINVAL;
-	}
-	list = json_object_get(doc, "blackholes");
-	if (!json_is_integer(json_object_get(doc, "version")) ||
-	    json_integer_value(json_object_get(doc, "version")) != STATE_VERSION ||
-	    !json_is_array(list)) {
-		LOG("state file %s: expected {\"version\": %d, \"blackholes\": [...]}", path,
-		    STATE_VERSION);
-		json_decref(doc);
-		return -EINVAL;
-	}
-	json_array_foreach(list, i, e)
-		if (!load_entry(a, path, i, e)) {
-			json_decref(doc);
-			return -EINVAL;
-		}
-	json_decref(doc);
-	for (i = a->n_bh; i-- > 0;)
-		if (a->n_subnets > 0 && !inside_subnets(a, &a->bh[i].addr)) {
-			LOG("state file %s: %s is outside every monitored subnet: withdrawn", path,
-			    dpmon_addr_format(&a->bh[i].addr, t, sizeof(t)));
-			bh_delete(a, (uint32_t)i);
-		}
-	a->saved_gen = a->gen;
-	if (a->n_bh > 0)
-		LOG("%u blackhole(s) restored from %s", a->n_bh, path);
-	return 0;
-}
-
-/* ------------------------------------------------------------------------
- * ExaBGP pipe (thread only).
- * --------------------------------------------------------------------- */
-
-/* "announce|withdraw route ADDR/LEN next-hop NH[ community [C]]\n"; NH is
- * exabgp_next_hop for IPv4 routes, exabgp_next_hop6 for IPv6 ones. */
-static int
-exabgp_line(const struct dpmon_actions_conf *c, bool announce, const struct dpmon_addr *addr,
-	    char *buf, size_t len)
-{
-	char t[DPMON_ADDR_STRLEN];
-	bool v4 = dpmon_addr_is_v4(addr);
-	int n;
-
-	n = snprintf(buf, len, "%s route %s/%d next-hop %s", announce ? "announce" : "withdraw",
-		     dpmon_addr_format(addr, t, sizeof(t)), v4 ? 32 : 128,
-		     v4 ? c->exabgp_next_hop : c->exabgp_next_hop6);
-	if (announce && c->exabgp_community[0] != '\0')
-		n += snprintf(buf + n, len - (size_t)n, " community [%s]", c->exabgp_community);
-	n += snprintf(buf + n, len - (size_t)n, "\n");
-	return n;
-}
-
-/* The reader went away: close, and announce everything to the next one. */
-static void
-fifo_lost(struct dpmon_actions *a, const char *path)
-{
-	sigset_t pipe_set;
-	struct timespec zero = {0, 0};
-
-	close(a->fifo);
-	__atomic_store_n(&a->fifo, -1, __ATOMIC_RELAXED);
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) /* the EPIPE's signal */
-		;
-	pthread_mutex_lock(&a->lock);
-	for (uint32_t i = 0; i < a->n_bh; i++)
-		a->bh[i].announced = false;
-	pthread_mutex_unlock(&a->lock);
-	LOG("ExaBGP stopped reading %s: blackholes will be announced again when it reads",
-	    path);
-}
-
-/* Open the pipe if needed. @return true when open. */
-static bool
-fifo_open(struct dpmon_actions *a, const char *path)
-{
-	struct pollfd p;
-
-	if (a->fifo >= 0) {
-		p = (struct pollfd){.fd = a->fifo, .events = POLLOUT};
-		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
-			fifo_lost(a, path);
-	}
-	if (a->fifo >= 0)
-		return true;
-	__atomic_store_n(&a->fifo, open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC), __ATOMIC_RELAXED);
-	if (a->fifo >= 0) {
-		a->fifo_missing_logged = false;
-		return true;
-	}
-	if (!a->fifo_missing_logged)
-		LOG("ExaBGP's pipe %s: %s (retried every %d ms)", path,
-		    errno == ENXIO ? "no reader" : strerror(errno), RETRY_MS);
-	a->fifo_missing_logged = true;
-	return false;
-}
-
-/* Write one line; @return 1 written, 0 pipe full, -1 reader lost. */
-static int
-fifo_write(struct dpmon_actions *a, const char *path, const char *line, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = write(a->fifo, line, len);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)len)
-		return 1;
-	if (n < 0 && errno == EAGAIN)
-		return 0;
-	fifo_lost(a, path);
-	return -1;
-}
-
-/* Write the pending withdraws, then the announces not yet written. */
-static void
-exabgp_sync(struct dpmon_actions *a)
-{
-	struct dpmon_actions_conf c;
-	struct dpmon_addr addr;
-	char line[LINE_LEN];
-	bool announce, reopen;
-	int n, rc = 1;
-
-	pthread_mutex_lock(&a->lock);
-	c = a->conf;
-	reopen = a->fifo_reopen;
-	a->fifo_reopen = false;
-	pthread_mutex_unlock(&a->lock);
-	if (reopen && a->fifo >= 0) { /* another pipe now: the old one is left */
-		close(a->fifo);
-		__atomic_store_n(&a->fifo, -1, __ATOMIC_RELAXED);
-		a->fifo_missing_logged = false;
-	}
-	if (c.exabgp_pipe[0] == '\0' || !fifo_open(a, c.exabgp_pipe))
-		return;
-	while (rc == 1) {
-		int i = -1;
-
-		pthread_mutex_lock(&a->lock);
-		announce = a->n_wd == 0;
-		if (!announce)
-			addr = a->withdraws[0];
-		for (uint32_t k = 0; announce && k < a->n_bh && i < 0; k++)
-			if (!a->bh[k].announced)
-				i = (int)k;
-		if (announce && i >= 0)
-			addr = a->bh[i].addr;
-		pthread_mutex_unlock(&a->lock);
-		if (announce && i < 0)
-			return; /* all written */
-		n = exabgp_line(&c, announce, &addr, line, sizeof(line));
-		rc = fifo_write(a, c.exabgp_pipe, line, (size_t)n);
-		if (rc != 1)
-			break;
-		pthread_mutex_lock(&a->lock);
-		if (!announce)
-			wd_cancel(a, &addr);
-		else if ((i = bh_find(a, &addr)) >= 0)
-			a->bh[i].announced = true;
-		pthread_mutex_unlock(&a->lock);
-	}
-}
-
-/* ------------------------------------------------------------------------
- * Notify script (thread only).
- * --------------------------------------------------------------------- */
-
-static const char *const event_names[] = {
-	[JOB_ALERT_START] = "attack_start",
-	[JOB_ALERT_END] = "attack_end",
-	[JOB_BAN] = "ban",
-	[JOB_UNBAN] = "unban",
-};
-
-/* Write @p text to the non-blocking @p fd until done, EPIPE or @p deadline. */
-static void
-feed_stdin(int fd, const char *text, size_t len, uint64_t deadline)
-{
-	struct pollfd p = {.fd = fd, .events = POLLOUT};
-	size_t off = 0;
-	ssize_t n;
-
-	uint64_t now;
-
-	while (off < len && (now = mono_ms()) < deadline) {
-		n = write(fd, text + off, len - off);
-		if (n > 0)
-			off += (size_t)n;
-		else if (n < 0 && errno == EAGAIN)
-			poll(&p, 1, (int)(deadline - now));
-		else if (n < 0 && errno != EINTR)
-			break; /* EPIPE: the script does not read its stdin */
-	}
-}
-
-/* How a notify script run ended (dpmon_actions_stats). */
-enum notify_outcome { NOTIFY_OK, NOTIFY_FAILED, NOTIFY_KILLED };
-
-/* Wait for @p pid until @p deadline, then kill its process group.
- * @return how it ended (exit status 0 is NOTIFY_OK). */
-static enum notify_outcome
-reap(pid_t pid, uint64_t deadline, const char *what, uint32_t timeout_ms)
-{
-	int status;
-	pid_t r;
-
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && mono_ms() < deadline)
-		nanosleep(&(struct timespec){0, 5 * 1000000}, NULL);
-	if (r == 0) {
-		kill(-pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		LOG("notify script %s: killed after %u ms", what, timeout_ms);
-		return NOTIFY_KILLED;
-	}
-	if (r < 0) {
-		LOG("notify script %s: waitpid: %s", what, strerror(errno));
-		return NOTIFY_FAILED;
-	}
-	if (WIFEXITED(status)) {
-		if (WEXITSTATUS(status) == 0)
-			LOG_INFO("notify script %s: exit status 0", what);
-		else
-			LOG("notify script %s: exit status %d", what, WEXITSTATUS(status));
-		return WEXITSTATUS(status) == 0 ? NOTIFY_OK : NOTIFY_FAILED;
-	}
-	if (WIFSIGNALED(status))
-		LOG("notify script %s: killed by signal %d", what, WTERMSIG(status));
-	return NOTIFY_FAILED;
-}
-
-/* Run the script for @p j: argv as docs/detection.md, @p j->doc on stdin.
- * @return how it ended (NOTIFY_FAILED when it could not be started). */
-static enum notify_outcome
-run_notify(const char *script, uint32_t timeout_ms, const struct job *j)
-{
-	char addr[DPMON_ADDR_STRLEN], id[24], what[DPMON_PATH_LEN + 96];
-	const char *dir = j->dir < DPMON_DIR_MAX ? dpmon_dir_name(j->dir) : "none";
-	char *argv[] = {(char *)script, addr, (char *)dir, (char *)event_names[j->kind], id, NULL};
-	char *text = j->doc != NULL ? json_dumps(j->doc, JSON_COMPACT) : NULL;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, def;
-	uint64_t deadline;
-	int fds[2], rc;
-	pid_t pid;
-
-	dpmon_addr_format(&j->addr, addr, sizeof(addr));
-	snprintf(id, sizeof(id), "%" PRIu64, j->alert_id);
-	snprintf(what, sizeof(what), "%s %s %s %s %s", script, addr, dir, argv[3], id);
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		LOG("notify script %s: pipe: %s", what, strerror(errno));
-		free(text);
-		return NOTIFY_FAILED;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[0], STDIN_FILENO);
-	/* Only stdin, stdout and stderr: DPDK's memory files and sockets are
-	 * not close-on-exec, and a child the script leaves running would keep
-	 * them (and the memory) after dpmon stops. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setpgroup(&at, 0); /* its own group: a timeout kills its children too */
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-				      POSIX_SPAWN_SETPGROUP);
-	/* + 1: mono_ms() truncates, so the script gets at least timeout_ms. */
-	deadline = mono_ms() + timeout_ms + 1;
-	rc = posix_spawn(&pid, script, &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(fds[0]);
-	if (rc != 0) {
-		LOG("notify script %s: cannot run: %s", what, strerror(rc));
-	} else {
-		fcntl(fds[1], F_SETFL, O_NONBLOCK);
-		if (text != NULL) {
-			size_t n = strlen(text);
-
-			text[n] = '\n'; /* the NUL becomes the line's end */
-			feed_stdin(fds[1], text, n + 1, deadline);
-		}
-	}
-	close(fds[1]); /* end of file on the script's stdin */
-	free(text);
-	return rc == 0 ? reap(pid, deadline, what, timeout_ms) : NOTIFY_FAILED;
 }
 
 /* ------------------------------------------------------------------------
@@ -865,6 +88,15 @@ has_work(const struct dpmon_actions *a)
 	return a->count > 0 || a->gen != a->saved_gen || a->stop;
 }
 
+/* Make queued job @p j's list change, unless made already. Lock held. */
+static void
+apply_job(struct dpmon_actions *a, struct job *j)
+{
+	if (!j->applied && (j->kind == JOB_ALERT_START || j->kind == JOB_ALERT_END))
+		actions_apply_alert(a, j);
+	j->applied = true;
+}
+
 /*
  * Make every queued event's list change now: at the stop, so that the
  * state file and ExaBGP are up to date before the remaining scripts run
@@ -874,13 +106,54 @@ has_work(const struct dpmon_actions *a)
 static void
 apply_all(struct dpmon_actions *a)
 {
-	for (uint32_t k = 0; k < a->count; k++) {
-		struct job *j = &a->queue[(a->head + k) % QUEUE_LEN];
+	for (uint32_t k = 0; k < a->count; k++)
+		apply_job(a, &a->queue[(a->head + k) % QUEUE_LEN]);
+}
 
-		if (!j->applied && (j->kind == JOB_ALERT_START || j->kind == JOB_ALERT_END))
-			apply_alert(a, j);
-		j->applied = true;
-	}
+/* Take the oldest job into @p j, its list change made. Lock held.
+ * @return false when the queue is empty. */
+static bool
+pop_job(struct dpmon_actions *a, struct job *j)
+{
+	if (a->count == 0)
+		return false;
+	*j = a->queue[a->head];
+	a->head = (a->head + 1) % QUEUE_LEN;
+	a->count--;
+	apply_job(a, j);
+	return true;
+}
+
+/* Wait for work: a job, a list change or the stop, RETRY_MS at most. Lock held. */
+static void
+wait_work(struct dpmon_actions *a)
+{
+	struct timespec until;
+
+	if (has_work(a))
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += RETRY_MS / 1000;
+	pthread_cond_timedwait(&a->wake, &a->lock, &until);
+}
+
+/*
+ * The I/O of a round, lock released: the state file, ExaBGP's pipe, then
+ * job @p j's notify script (@p have: there is a job; its doc is freed).
+ * @return the script's enum notify_outcome, or -1 when none ran.
+ */
+static int
+round_io(struct dpmon_actions *a, struct job *j, bool have, const char *script,
+	 uint32_t timeout_ms)
+{
+	int outcome;
+
+	actions_state_save(a);
+	actions_exabgp_sync(a);
+	outcome = have && script[0] != '\0' ? (int)actions_notify_run(script, timeout_ms, j) : -1;
+	if (have)
+		json_decref(j->doc);
+	return outcome;
 }
 
 static void *
@@ -888,7 +161,6 @@ actions_main(void *arg)
 {
 	struct dpmon_actions *a = arg;
 	sigset_t pipe_set;
-	struct timespec until;
 	struct job j;
 	bool have;
 	char script[DPMON_PATH_LEN];
@@ -900,33 +172,18 @@ actions_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		if (!has_work(a)) {
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += RETRY_MS / 1000;
-			pthread_cond_timedwait(&a->wake, &a->lock, &until);
-		}
+		wait_work(a);
 		if (a->stop && a->count == 0 && a->gen == a->saved_gen)
 			break;
 		if (a->stop)
 			apply_all(a);
-		have = a->count > 0;
-		if (have) {
-			j = a->queue[a->head];
-			a->head = (a->head + 1) % QUEUE_LEN;
-			a->count--;
-			if (!j.applied && (j.kind == JOB_ALERT_START || j.kind == JOB_ALERT_END))
-				apply_alert(a, &j);
-		}
+		have = pop_job(a, &j);
 		a->busy = true;
 		snprintf(script, sizeof(script), "%s", a->conf.notify_script);
 		timeout_ms = a->conf.notify_timeout_ms;
 		pthread_mutex_unlock(&a->lock);
 
-		save_state(a);
-		exabgp_sync(a);
-		outcome = have && script[0] != '\0' ? (int)run_notify(script, timeout_ms, &j) : -1;
-		if (have)
-			json_decref(j.doc);
+		outcome = round_io(a, &j, have, script, timeout_ms);
 
 		pthread_mutex_lock(&a->lock);
 		if (outcome >= 0)
@@ -937,18 +194,18 @@ actions_main(void *arg)
 		pthread_cond_broadcast(&a->idle);
 	}
 	pthread_mutex_unlock(&a->lock);
-	exabgp_sync(a); /* a last attempt; what is left is in the state file */
+	actions_exabgp_sync(a); /* a last attempt; what is left is in the state file */
 	return NULL;
 }
 
 /* ------------------------------------------------------------------------
- * Public functions.
+ * Life cycle and configuration.
  * --------------------------------------------------------------------- */
 
 /*
- * Take @p cfg's subnets for inside_subnets (they may overlap or nest): the
- * same answers as dpmon_prefix_contains over every subnet. Lock held or
- * not started. @return 0, or -ENOMEM with nothing changed.
+ * Take @p cfg's subnets for actions_inside_subnets (they may overlap or
+ * nest): the same answers as dpmon_prefix_contains over every subnet.
+ * Lock held or not started. @return 0, or -ENOMEM with nothing changed.
  */
 static int
 take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
@@ -987,7 +244,7 @@ actions_new(const struct dpmon_actions_conf *conf, const struct dpmon_config *cf
 	pthread_cond_init(&a->idle, NULL);
 	rc = cfg != NULL ? take_config(a, cfg) : 0;
 	if (rc == 0)
-		rc = load_state(a);
+		rc = actions_state_load(a);
 	if (rc == 0) {
 		rc = -pthread_create(&a->thread, NULL, actions_main, a);
 		a->started = rc == 0;
@@ -1014,6 +271,17 @@ dpmon_actions_create_cfg(const struct dpmon_config *cfg)
 	return actions_new(&cfg->actions, cfg);
 }
 
+/* Does ExaBGP need every route again going from @p o to @p n (another
+ * pipe, or announces with other attributes)? */
+static bool
+routes_changed(const struct dpmon_actions_conf *o, const struct dpmon_actions_conf *n)
+{
+	return strcmp(o->exabgp_pipe, n->exabgp_pipe) != 0 ||
+	       strcmp(o->exabgp_next_hop, n->exabgp_next_hop) != 0 ||
+	       strcmp(o->exabgp_next_hop6, n->exabgp_next_hop6) != 0 ||
+	       strcmp(o->exabgp_community, n->exabgp_community) != 0;
+}
+
 int
 dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cfg)
 {
@@ -1025,10 +293,7 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 	pthread_mutex_lock(&a->lock);
 	rc = take_config(a, cfg);
 	if (rc == 0) {
-		reannounce = strcmp(a->conf.exabgp_pipe, n->exabgp_pipe) != 0 ||
-			     strcmp(a->conf.exabgp_next_hop, n->exabgp_next_hop) != 0 ||
-			     strcmp(a->conf.exabgp_next_hop6, n->exabgp_next_hop6) != 0 ||
-			     strcmp(a->conf.exabgp_community, n->exabgp_community) != 0;
+		reannounce = routes_changed(&a->conf, n);
 		if (strcmp(a->conf.state_file, n->state_file) != 0)
 			a->gen++; /* write the new file */
 		if (strcmp(a->conf.exabgp_pipe, n->exabgp_pipe) != 0)
@@ -1037,10 +302,10 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 		for (uint32_t i = a->n_bh; i-- > 0;) {
 			if (reannounce)
 				a->bh[i].announced = false;
-			if (!inside_subnets(a, &a->bh[i].addr)) {
+			if (!actions_inside_subnets(a, &a->bh[i].addr)) {
 				LOG("%s is outside every monitored subnet now: withdrawn",
 				    dpmon_addr_format(&a->bh[i].addr, t, sizeof(t)));
-				bh_delete(a, i);
+				actions_bh_delete(a, i);
 			}
 		}
 		pthread_cond_signal(&a->wake);
@@ -1049,110 +314,9 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 	return rc;
 }
 
-int
-dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
-		    struct dpmon_blackhole *out)
-{
-	struct bh *b;
-	int i, rc = 0;
-
-	pthread_mutex_lock(&a->lock);
-	if (!inside_subnets(a, addr)) {
-		rc = -EDOM;
-		goto out;
-	}
-	i = bh_find(a, addr);
-	if (i >= 0 && a->bh[i].manual) {
-		rc = 1;
-		b = &a->bh[i];
-	} else {
-		b = i >= 0 ? &a->bh[i] : bh_new(a, addr, now_unix_s());
-		if (b == NULL) {
-			rc = a->n_bh == DPMON_MAX_BLACKHOLES ? -ENOSPC : -ENOMEM;
-			goto out;
-		}
-		b->manual = true;
-		a->gen++;
-		enqueue_manual(a, JOB_BAN, b);
-		pthread_cond_signal(&a->wake);
-	}
-	if (out != NULL)
-		bh_public(b, out);
-out:
-	pthread_mutex_unlock(&a->lock);
-	return rc;
-}
-
-int
-dpmon_blackhole_remove(struct dpmon_actions *a, const struct dpmon_addr *addr)
-{
-	struct bh copy;
-	int i;
-
-	pthread_mutex_lock(&a->lock);
-	i = bh_find(a, addr);
-	if (i >= 0) {
-		copy = a->bh[i];
-		bh_delete(a, (uint32_t)i);
-		enqueue_manual(a, JOB_UNBAN, &copy);
-		pthread_cond_signal(&a->wake);
-	}
-	pthread_mutex_unlock(&a->lock);
-	return i >= 0 ? 0 : 1;
-}
-
-int
-dpmon_blackhole_get(struct dpmon_actions *a, const struct dpmon_addr *addr,
-		    struct dpmon_blackhole *out)
-{
-	int i;
-
-	pthread_mutex_lock(&a->lock);
-	i = bh_find(a, addr);
-	if (i >= 0)
-		bh_public(&a->bh[i], out);
-	pthread_mutex_unlock(&a->lock);
-	return i >= 0 ? 0 : -ENOENT;
-}
-
-static int
-cmp_blackhole(const void *x, const void *y)
-{
-	return dpmon_addr_cmp(&((const struct dpmon_blackhole *)x)->addr,
-			      &((const struct dpmon_blackhole *)y)->addr);
-}
-
-int
-dpmon_blackhole_list(struct dpmon_actions *a, struct dpmon_blackhole **out)
-{
-	struct dpmon_blackhole *l = NULL;
-	uint32_t n;
-
-	pthread_mutex_lock(&a->lock);
-	n = a->n_bh;
-	if (n > 0 && (l = malloc(n * sizeof(*l))) != NULL)
-		for (uint32_t i = 0; i < n; i++)
-			bh_public(&a->bh[i], &l[i]);
-	pthread_mutex_unlock(&a->lock);
-	if (n > 0 && l == NULL)
-		return -ENOMEM;
-	if (n > 0)
-		qsort(l, n, sizeof(*l), cmp_blackhole);
-	*out = l;
-	return (int)n;
-}
-
-json_t *
-dpmon_blackhole_json(const struct dpmon_blackhole *b)
-{
-	char t[DPMON_ADDR_STRLEN];
-
-	return json_pack("{s:s,s:s,s:o,s:f,s:b}", "address",
-			 dpmon_addr_format(&b->addr, t, sizeof(t)), "source",
-			 b->manual ? "manual" : "alert", "alert_id",
-			 b->alert_id ? json_integer((json_int_t)b->alert_id) : json_null(),
-			 "since", b->since_unix_s, "announced", b->announced);
-}
+/* ------------------------------------------------------------------------
+ * Events, flush and counters.
+ * --------------------------------------------------------------------- */
 
 /* The stdin of an alert's script when the poster gave no alert JSON. */
 static json_t *
@@ -1180,13 +344,13 @@ dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
 	if (j.doc == NULL)
 		j.doc = event_json(ev);
 	pthread_mutex_lock(&a->lock);
-	ok = enqueue(a, &j);
+	ok = actions_enqueue(a, &j);
 	if (!ok) {
 		/* Only the script is dropped: the list changes of the queued
 		 * events, then this one's, are made now (in memory; the thread
 		 * saves and announces), so an end still removes its blackhole. */
 		apply_all(a);
-		apply_alert(a, &j);
+		actions_apply_alert(a, &j);
 		pthread_cond_signal(&a->wake);
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -1225,6 +389,10 @@ dpmon_actions_stats(struct dpmon_actions *a, struct dpmon_actions_stats *st)
 	st->exabgp_connected = __atomic_load_n(&a->fifo, __ATOMIC_RELAXED) >= 0;
 	pthread_mutex_unlock(&a->lock);
 }
+
+/* ------------------------------------------------------------------------
+ * Stop.
+ * --------------------------------------------------------------------- */
 
 void
 dpmon_actions_free(struct dpmon_actions *a)

@@ -60,8 +60,10 @@ struct dpmon_actions;
 /**
  * Start the actions thread for @p conf (copied). Reads the state file, if
  * configured, and re-announces its blackholes.
- * @return the module, or NULL with errno set (ENOMEM, or the state file's
- *         error; a message goes to stderr).
+ * @param conf  the "actions" keys of the configuration (config.h).
+ * @return the module, or NULL with errno set: ENOMEM, EINVAL when the
+ *         state file cannot be read or parsed (the reason is logged), or
+ *         pthread_create's error.
  * Thread-safety: main lcore, once.
  */
 struct dpmon_actions *dpmon_actions_create(const struct dpmon_actions_conf *conf);
@@ -72,6 +74,7 @@ struct dpmon_actions *dpmon_actions_create(const struct dpmon_actions_conf *conf
  * subnet are dropped (and withdrawn) instead of announced. run.c uses this
  * one; dpmon_actions_create starts with no subnet (every manual blackhole
  * refused until dpmon_actions_reconfigure).
+ * @param cfg  a validated configuration: its "subnets" and "actions".
  * @return the module, or NULL with errno set (as dpmon_actions_create).
  * Thread-safety: main lcore, once.
  */
@@ -83,6 +86,7 @@ struct dpmon_actions *dpmon_actions_create_cfg(const struct dpmon_config *cfg);
  * withdrawn; when the ExaBGP pipe, next hop or community changed, every
  * blackhole is announced again (an announce replaces the route's
  * attributes). Takes effect for the next event; a running script finishes.
+ * @param cfg  the reloaded configuration, validated.
  * @return 0, or -ENOMEM (nothing changed).
  * Thread-safety: any thread (the SIGHUP reload on the main lcore).
  */
@@ -102,7 +106,8 @@ struct dpmon_blackhole {
  * entry of the same address becomes manual (then its alert's end keeps it).
  * Never blocks on I/O: the actions thread writes the state file, the
  * announce line and runs the notify script ("ban").
- * @param out  the entry after the change; may be NULL.
+ * @param addr  the host (IPv4 mapped, prefix.h).
+ * @param out   the entry after the change; may be NULL.
  * @return 0 when the address was not manually blackholed before, 1 when it
  *         already was (nothing changed), -EDOM when @p addr is outside every
  *         monitored subnet, -ENOSPC at DPMON_MAX_BLACKHOLES, -ENOMEM.
@@ -114,13 +119,16 @@ int dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
 /**
  * Remove the blackhole of @p addr whatever its source (idempotent); the
  * actions thread withdraws it, saves the state and notifies ("unban").
+ * Never blocks on I/O.
+ * @param addr  the host.
  * @return 0 when removed, 1 when there was none.
  * Thread-safety: any thread.
  */
 int dpmon_blackhole_remove(struct dpmon_actions *a, const struct dpmon_addr *addr);
 
 /**
- * The entry of @p addr into @p out. @return 0, or -ENOENT.
+ * The entry of @p addr into @p out.
+ * @return 0, or -ENOENT when @p addr is not blackholed.
  * Thread-safety: any thread.
  */
 int dpmon_blackhole_get(struct dpmon_actions *a, const struct dpmon_addr *addr,
@@ -128,6 +136,7 @@ int dpmon_blackhole_get(struct dpmon_actions *a, const struct dpmon_addr *addr,
 
 /**
  * Every blackhole, sorted by address (IPv4 first), into a malloc'd array.
+ * @param out  the array, the caller's to free().
  * @return the number of entries (*out NULL when 0), or -ENOMEM.
  * Thread-safety: any thread.
  */
@@ -159,13 +168,15 @@ struct dpmon_actions_stats {
 };
 
 /**
- * Copy the counters of @p a into @p st.
+ * Copy the counters of @p a into @p st (counts since the start).
  * Thread-safety: any thread (takes the module's lock for a few ns).
  */
 void dpmon_actions_stats(struct dpmon_actions *a, struct dpmon_actions_stats *st);
 
 /**
- * Queue @p ev; never blocks. Takes ev->alert's reference in every case.
+ * Queue @p ev; never blocks. Takes ev->alert's reference in every case
+ * (ev->alert is NULL on return).
+ * @param ev  the event; times in seconds since the epoch.
  * @return 0, or -ENOBUFS when the queue is full: the event's notify script
  *         is dropped (counted and logged), its blackhole list change is
  *         made at once (after those of the queued events).

@@ -29,7 +29,7 @@
 #include "actions.h"
 #include "alert.h"
 #include "config.h"
-#include "sample.h"
+#include "sampler.h"
 #include "snapshot.h"
 
 struct dpmon_detect;

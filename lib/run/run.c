@@ -58,7 +58,7 @@
 #include "log.h"
 #include "merge.h"
 #include "port.h"
-#include "sample.h"
+#include "sampler.h"
 #include "snapshot.h"
 #include "telemetry.h"
 #include "worker.h"

@@ -1,0 +1,460 @@
+/*
+ * config_detection.c — the configuration's "detection" section:
+ * thresholds, hostgroups and the whitelist (docs/detection.md has the
+ * semantics, docs/configuration.md the keys).
+ *
+ * Hostgroups are parsed after the other keys of the section whatever the
+ * file order, since they inherit its "ban" and "thresholds". Two checks
+ * across entries follow the per-key ones: duplicate hostgroup names, and
+ * a prefix listed by two hostgroups (or twice in one, or twice in the
+ * whitelist), found by sorting a copy of every prefix tagged with where it
+ * came from, so that equal prefixes are adjacent.
+ */
+#include "config_private.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prefix.h"
+#include "stats.h"
+
+/* ------------------------------------------------------------------------
+ * Metric names.
+ * --------------------------------------------------------------------- */
+
+static const char *const metric_names[DPMON_METRIC_MAX] = {
+	[DPMON_METRIC_PPS] = "pps",
+	[DPMON_METRIC_BPS] = "bps",
+	[DPMON_METRIC_FLOWS] = "flows",
+	[DPMON_METRIC_TCP_PPS] = "tcp_pps",
+	[DPMON_METRIC_TCP_BPS] = "tcp_bps",
+	[DPMON_METRIC_UDP_PPS] = "udp_pps",
+	[DPMON_METRIC_UDP_BPS] = "udp_bps",
+	[DPMON_METRIC_ICMP_PPS] = "icmp_pps",
+	[DPMON_METRIC_ICMP_BPS] = "icmp_bps",
+	[DPMON_METRIC_TCP_SYN_PPS] = "tcp_syn_pps",
+	[DPMON_METRIC_FRAGMENTS_PPS] = "fragments_pps",
+};
+
+const char *
+dpmon_metric_name(int m)
+{
+	return m >= 0 && m < DPMON_METRIC_MAX ? metric_names[m] : NULL;
+}
+
+/* The metric named @p name, or -1. */
+static int
+metric_index(const char *name)
+{
+	for (int m = 0; m < DPMON_METRIC_MAX; m++)
+		if (strcmp(name, dpmon_metric_name(m)) == 0)
+			return m;
+	return -1;
+}
+
+/* ------------------------------------------------------------------------
+ * Thresholds.
+ * --------------------------------------------------------------------- */
+
+/* A non-negative finite number (integer or real) into @p out. */
+static bool
+check_limit(struct dpmon_check *c, const char *path, const json_t *v, double *out)
+{
+	double x;
+
+	if (!json_is_number(v)) {
+		dpmon_check_type(c, path, "number", v);
+		return false;
+	}
+	x = json_number_value(v);
+	if (!(x >= 0) || x > 1e18) {
+		dpmon_check_report(c, path, "must be a number 0..1e18 (0 = not watched), got %g",
+				   x);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+/* {"pps": N, "tcp_syn_pps": N, ...}: the limits of one direction. */
+static void
+parse_dir_limits(struct dpmon_check *c, const char *path, json_t *obj, double *limit)
+{
+	char kpath[DPMON_CHECK_PATH_LEN], names[256];
+	const char *key;
+	json_t *v;
+	int m;
+
+	if (!dpmon_check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		if ((m = metric_index(key)) >= 0) {
+			check_limit(c, kpath, v, &limit[m]);
+			continue;
+		}
+		names[0] = '\0';
+		for (int i = 0, n = 0; i < DPMON_METRIC_MAX; i++)
+			n += snprintf(names + n, sizeof(names) - (size_t)n, "%s%s", i ? ", " : "",
+				      dpmon_metric_name(i));
+		dpmon_check_report(c, kpath, "unknown metric (expected one of %s)", names);
+	}
+}
+
+/* {"ingress": {...}, "egress": {...}} */
+static void
+parse_thresholds(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_thresholds *t)
+{
+	char kpath[DPMON_CHECK_PATH_LEN];
+	const char *key;
+	json_t *v;
+
+	memset(t, 0, sizeof(*t));
+	if (!dpmon_check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "ingress") == 0)
+			parse_dir_limits(c, kpath, v, t->limit[DPMON_DIR_INGRESS]);
+		else if (strcmp(key, "egress") == 0)
+			parse_dir_limits(c, kpath, v, t->limit[DPMON_DIR_EGRESS]);
+		else
+			dpmon_check_unknown(c, kpath);
+	}
+}
+
+static bool
+thresholds_any(const struct dpmon_thresholds *t)
+{
+	for (int d = 0; d < DPMON_DIR_MAX; d++)
+		for (int m = 0; m < DPMON_METRIC_MAX; m++)
+			if (t->limit[d][m] > 0)
+				return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------------
+ * Prefix lists: the hostgroups' and the whitelist.
+ * --------------------------------------------------------------------- */
+
+/*
+ * An IPv6 prefix inside ::ffff:0:0/96 (IPv4-mapped): it can match no host,
+ * since IPv4 hosts are matched by IPv4 prefixes and no host is counted at
+ * a mapped IPv6 address.
+ */
+static bool
+is_mapped_prefix(const struct dpmon_prefix *p)
+{
+	return p->family == 6 && p->depth >= 96 && dpmon_addr_is_v4(&p->addr);
+}
+
+static void
+report_mapped_prefix(struct dpmon_check *c, const char *path, const struct dpmon_prefix *p,
+		     const char *text)
+{
+	struct dpmon_prefix v4 = {.addr = p->addr, .family = 4, .depth = (uint8_t)(p->depth - 96)};
+	char q[DPMON_CHECK_PATH_LEN], t[DPMON_PREFIX_STRLEN];
+
+	dpmon_check_report(c, path, "an IPv4-mapped IPv6 prefix never matches (IPv4 hosts are "
+			   "matched by IPv4 prefixes): write %s, got %s",
+			   dpmon_prefix_format(&v4, t, sizeof(t)),
+			   dpmon_check_quote(text, q, sizeof(q)));
+}
+
+/*
+ * An array of CIDR prefixes (at least @p min) into a malloc'd @p *out;
+ * the invalid ones are reported and left out.
+ */
+static void
+parse_prefix_list(struct dpmon_check *c, const char *path, const json_t *arr, size_t min,
+		  struct dpmon_prefix **out, uint32_t *n_out)
+{
+	char ipath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
+	const char *why;
+	size_t i, n;
+	json_t *v;
+
+	if (!dpmon_check_array(c, path, arr, min, DPMON_MAX_GROUP_PREFIXES))
+		return;
+	n = json_array_size(arr);
+	free(*out);
+	*n_out = 0;
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (*out == NULL) {
+		dpmon_check_report(c, path, "out of memory for %zu prefixes", n);
+		return;
+	}
+	json_array_foreach(arr, i, v) {
+		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
+		if (!json_is_string(v))
+			dpmon_check_type(c, ipath, "string", v);
+		else if (dpmon_prefix_parse(json_string_value(v), &(*out)[*n_out], &why) != 0)
+			dpmon_check_report(c, ipath, "%s, got %s", why,
+					   dpmon_check_quote(json_string_value(v), q, sizeof(q)));
+		else if (is_mapped_prefix(&(*out)[*n_out]))
+			report_mapped_prefix(c, ipath, &(*out)[*n_out], json_string_value(v));
+		else
+			(*n_out)++;
+	}
+}
+
+/* Where a prefix of a list came from, for duplicate messages. */
+struct prefix_origin {
+	struct dpmon_prefix prefix;
+	uint32_t group; /* hostgroup index, or UINT32_MAX for the whitelist */
+	uint32_t entry; /* index among the parsed prefixes of that list */
+};
+
+static int
+prefix_origin_cmp(const void *a, const void *b)
+{
+	const struct prefix_origin *x = a, *y = b;
+	int r = dpmon_prefix_cmp(&x->prefix, &y->prefix);
+
+	if (r != 0)
+		return r;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+static void
+origin_path(char *buf, size_t len, const struct prefix_origin *o)
+{
+	if (o->group == UINT32_MAX)
+		snprintf(buf, len, "$.detection.whitelist");
+	else
+		snprintf(buf, len, "$.detection.hostgroups[%u].prefixes", o->group);
+}
+
+/*
+ * A prefix may belong to one hostgroup only (else the longest-prefix
+ * match could not choose), and appear once in the whitelist. Sorting puts
+ * equal prefixes side by side; each one after the first is reported.
+ */
+static void
+check_duplicate_group_prefixes(struct dpmon_check *c, const struct dpmon_detect_conf *d)
+{
+	struct prefix_origin *all;
+	size_t n = d->n_whitelist, k = 0;
+	char path[DPMON_CHECK_PATH_LEN], first[DPMON_CHECK_PATH_LEN], text[DPMON_PREFIX_STRLEN];
+
+	for (uint32_t g = 0; g < d->n_hostgroups; g++)
+		n += d->hostgroups[g].n_prefixes;
+	all = malloc((n ? n : 1) * sizeof(*all));
+	if (all == NULL) {
+		dpmon_check_report(c, "$.detection",
+				   "out of memory checking for duplicate prefixes");
+		return;
+	}
+	for (uint32_t g = 0; g < d->n_hostgroups; g++)
+		for (uint32_t i = 0; i < d->hostgroups[g].n_prefixes; i++)
+			all[k++] = (struct prefix_origin){d->hostgroups[g].prefixes[i], g, i};
+	for (uint32_t i = 0; i < d->n_whitelist; i++)
+		all[k++] = (struct prefix_origin){d->whitelist[i], UINT32_MAX, i};
+	qsort(all, n, sizeof(*all), prefix_origin_cmp);
+	for (size_t i = 1, run = 0; i < n; i++) {
+		if (!dpmon_prefix_equal(&all[i].prefix, &all[run].prefix)) {
+			run = i;
+			continue;
+		}
+		if ((all[i].group == UINT32_MAX) != (all[run].group == UINT32_MAX)) {
+			/* A hostgroup prefix may also be whitelisted; the whitelist's
+			 * own copies (sorted after) compare with its first. */
+			run = i;
+			continue;
+		}
+		origin_path(path, sizeof(path), &all[i]);
+		origin_path(first, sizeof(first), &all[run]);
+		dpmon_check_report(c, path, "duplicate prefix %s (also in %s)",
+				   dpmon_prefix_format(&all[i].prefix, text, sizeof(text)), first);
+	}
+	free(all);
+}
+
+/* ------------------------------------------------------------------------
+ * Hostgroups.
+ * --------------------------------------------------------------------- */
+
+/* One hostgroup; @p ban_set[0] says whether it had a "ban" key. */
+static void
+parse_hostgroup(struct dpmon_check *c, const char *path, json_t *obj,
+		struct dpmon_hostgroup_conf *g, bool *ban_set, bool *thresholds_set)
+{
+	char kpath[DPMON_CHECK_PATH_LEN];
+	const char *key;
+	json_t *v;
+
+	if (!dpmon_check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "name") == 0) {
+			dpmon_check_string(c, kpath, v, 1, DPMON_NAME_LEN - 1, g->name);
+		} else if (strcmp(key, "prefixes") == 0) {
+			parse_prefix_list(c, kpath, v, 1, &g->prefixes, &g->n_prefixes);
+		} else if (strcmp(key, "enabled") == 0 || strcmp(key, "ban") == 0) {
+			if (!json_is_boolean(v))
+				dpmon_check_type(c, kpath, "boolean", v);
+			else if (key[0] == 'e')
+				g->enabled = json_is_true(v);
+			else {
+				g->ban = json_is_true(v);
+				*ban_set = true;
+			}
+		} else if (strcmp(key, "thresholds") == 0) {
+			parse_thresholds(c, kpath, v, &g->thresholds);
+			*thresholds_set = true;
+		} else if (!dpmon_check_is_comment(key)) {
+			dpmon_check_unknown(c, kpath);
+		}
+	}
+	dpmon_check_require(c, path, obj, "name");
+	dpmon_check_require(c, path, obj, "prefixes");
+}
+
+/* Each hostgroup whose name an earlier one has. */
+static void
+check_duplicate_group_names(struct dpmon_check *c, const struct dpmon_detect_conf *d)
+{
+	char path[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
+
+	for (uint32_t i = 1; i < d->n_hostgroups; i++)
+		for (uint32_t j = 0; d->hostgroups[i].name[0] && j < i; j++)
+			if (strcmp(d->hostgroups[i].name, d->hostgroups[j].name) == 0) {
+				snprintf(path, sizeof(path), "$.detection.hostgroups[%u].name", i);
+				dpmon_check_report(c, path, "duplicate hostgroup name %s "
+						   "(also $.detection.hostgroups[%u])",
+						   dpmon_check_quote(d->hostgroups[i].name, q,
+								     sizeof(q)), j);
+				break;
+			}
+}
+
+static void
+parse_hostgroups(struct dpmon_check *c, const char *path, const json_t *arr,
+		 struct dpmon_detect_conf *d, bool *ban_set, bool *thr_set)
+{
+	char ipath[DPMON_CHECK_PATH_LEN];
+	size_t i, n;
+	json_t *v;
+
+	if (!dpmon_check_array(c, path, arr, 0, DPMON_MAX_HOSTGROUPS))
+		return;
+	n = json_array_size(arr);
+	if (n > DPMON_MAX_HOSTGROUPS)
+		n = DPMON_MAX_HOSTGROUPS; /* reported; the rest is not kept */
+	d->hostgroups = calloc(n ? n : 1, sizeof(*d->hostgroups));
+	if (d->hostgroups == NULL) {
+		dpmon_check_report(c, path, "out of memory for %zu hostgroups", n);
+		return;
+	}
+	d->n_hostgroups = (uint32_t)n;
+	json_array_foreach(arr, i, v) {
+		if (i >= n)
+			break;
+		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
+		d->hostgroups[i].enabled = true;
+		parse_hostgroup(c, ipath, v, &d->hostgroups[i], &ban_set[i], &thr_set[i]);
+	}
+	check_duplicate_group_names(c, d);
+}
+
+/* ------------------------------------------------------------------------
+ * The section.
+ * --------------------------------------------------------------------- */
+
+/*
+ * "start_intervals", "hold_s" or "recent_alerts" into @p d.
+ * @return false when @p key is none of them (nothing reported).
+ */
+static bool
+parse_detection_int(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
+		    struct dpmon_detect_conf *d)
+{
+	json_int_t n;
+
+	if (strcmp(key, "start_intervals") == 0) {
+		if (dpmon_check_int(c, path, v, 1, 3600, &n))
+			d->start_intervals = (uint32_t)n;
+	} else if (strcmp(key, "hold_s") == 0) {
+		if (dpmon_check_int(c, path, v, 0, 86400, &n))
+			d->hold_s = (uint32_t)n;
+	} else if (strcmp(key, "recent_alerts") == 0) {
+		if (dpmon_check_int(c, path, v, 0, 100000, &n))
+			d->recent_alerts = (uint32_t)n;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Hostgroups without a "ban" or "thresholds" of their own (@p ban_set,
+ * @p thr_set false) take the section's.
+ * @return whether a threshold is set: in the section, or in an enabled
+ *         hostgroup (the default of "enabled").
+ */
+static bool
+inherit(struct dpmon_detect_conf *d, const bool *ban_set, const bool *thr_set)
+{
+	bool any = thresholds_any(&d->thresholds);
+
+	for (uint32_t g = 0; g < d->n_hostgroups; g++) {
+		struct dpmon_hostgroup_conf *hg = &d->hostgroups[g];
+
+		if (!ban_set[g])
+			hg->ban = d->ban;
+		if (!thr_set[g])
+			hg->thresholds = d->thresholds;
+		any = any || (hg->enabled && thresholds_any(&hg->thresholds));
+	}
+	return any;
+}
+
+void
+config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
+		       struct dpmon_config *cfg)
+{
+	struct dpmon_detect_conf *d = &cfg->detect;
+	bool ban_set[DPMON_MAX_HOSTGROUPS] = {false}, thr_set[DPMON_MAX_HOSTGROUPS] = {false};
+	bool enabled_set = false, any;
+	char kpath[DPMON_CHECK_PATH_LEN];
+	const char *key;
+	json_t *v, *groups = NULL;
+
+	if (!dpmon_check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "enabled") == 0 || strcmp(key, "ban") == 0) {
+			if (!json_is_boolean(v))
+				dpmon_check_type(c, kpath, "boolean", v);
+			else if (key[0] == 'e') {
+				d->enabled = json_is_true(v);
+				enabled_set = true;
+			} else {
+				d->ban = json_is_true(v);
+			}
+		} else if (strcmp(key, "thresholds") == 0) {
+			parse_thresholds(c, kpath, v, &d->thresholds);
+		} else if (strcmp(key, "hostgroups") == 0) {
+			groups = v; /* after the globals: hostgroups inherit ban and thresholds */
+		} else if (strcmp(key, "whitelist") == 0) {
+			parse_prefix_list(c, kpath, v, 0, &d->whitelist, &d->n_whitelist);
+		} else if (!parse_detection_int(c, kpath, key, v, d) &&
+			   !dpmon_check_is_comment(key)) {
+			dpmon_check_unknown(c, kpath);
+		}
+	}
+	if (groups != NULL) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, "hostgroups");
+		parse_hostgroups(c, kpath, groups, d, ban_set, thr_set);
+	}
+	any = inherit(d, ban_set, thr_set);
+	if (!enabled_set)
+		d->enabled = any;
+	check_duplicate_group_prefixes(c, d);
+}

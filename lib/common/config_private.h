@@ -1,0 +1,77 @@
+/*
+ * config_private.h — what the files of the configuration reader share:
+ * the parsers of its sections, which config.c's walk of the root object
+ * calls. Only lib/common/config*.c include it; everyone else uses config.h.
+ *
+ *   config.c            the entry points, the root object and the defaults
+ *   config_sections.c   "ports", "subnets", "http" and "metrics"
+ *   config_detection.c  "detection": thresholds, hostgroups, whitelist
+ *   config_actions.c    "actions": notify script, ExaBGP, capture and
+ *                       state files
+ *
+ * Each parser checks the value at @p path (its JSONPath) completely,
+ * reports every problem through @p c (json_check.h) and fills @p cfg with
+ * what is valid; none stops at the first error. Any thread: no global
+ * state.
+ */
+#ifndef DPMON_CONFIG_PRIVATE_H
+#define DPMON_CONFIG_PRIVATE_H
+
+#include <jansson.h>
+
+#include "config.h"
+#include "json_check.h"
+
+/* ------------------------------------------------------------------------
+ * Plain sections (config_sections.c).
+ * --------------------------------------------------------------------- */
+
+/*
+ * "ports": an array of 1..DPMON_MAX_PORTS objects {"device", "rx_queues",
+ * "rx_descriptors", "mbufs", "decap"} into cfg->ports (entries past the
+ * limit are checked, not kept); a device named twice is reported.
+ */
+void config_parse_ports(struct dpmon_check *c, const char *path, const json_t *arr,
+			struct dpmon_config *cfg);
+
+/*
+ * "subnets": an array of 1..DPMON_MAX_SUBNETS objects {"prefix", "name"}
+ * into cfg->subnets (malloc'd; dpmon_config_free frees it); a prefix given
+ * twice is reported.
+ */
+void config_parse_subnets(struct dpmon_check *c, const char *path, const json_t *arr,
+			  struct dpmon_config *cfg);
+
+/* "http": {"listen", "port", "cors_origins"} into cfg->http_*. */
+void config_parse_http(struct dpmon_check *c, const char *path, json_t *obj,
+		       struct dpmon_config *cfg);
+
+/* "metrics": {"top_hosts"} into cfg->metrics_top_hosts. */
+void config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj,
+			  struct dpmon_config *cfg);
+
+/* ------------------------------------------------------------------------
+ * Detection (config_detection.c).
+ * --------------------------------------------------------------------- */
+
+/*
+ * "detection" into cfg->detect (hostgroups and whitelist malloc'd;
+ * dpmon_config_free frees them): hostgroups inherit the section's "ban"
+ * and "thresholds" when they have none, and "enabled" defaults to true
+ * when a threshold is set (in the section, or in an enabled hostgroup).
+ */
+void config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
+			    struct dpmon_config *cfg);
+
+/* ------------------------------------------------------------------------
+ * Actions (config_actions.c).
+ * --------------------------------------------------------------------- */
+
+/*
+ * "actions" into cfg->actions. Its paths are checked on the file system
+ * too: one that fails is reported and left empty.
+ */
+void config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj,
+			  struct dpmon_config *cfg);
+
+#endif /* DPMON_CONFIG_PRIVATE_H */

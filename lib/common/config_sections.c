@@ -1,0 +1,427 @@
+/*
+ * config_sections.c — the configuration's plain sections: "ports",
+ * "subnets", "http" and "metrics" (docs/configuration.md has their keys).
+ *
+ * Besides the checks of each key, two across entries: duplicate port
+ * devices (at most 32 ports, pairwise) and duplicate subnets (up to 65536
+ * of them: a copy of the valid prefixes tagged with their index is
+ * sorted, so equal prefixes are adjacent, O(n log n)).
+ */
+#include "config_private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+#define PORT_RXQ_MIN 1
+#define PORT_RXQ_MAX 1024
+#define PORT_RXD_MIN 64
+#define PORT_RXD_MAX 16384
+
+/* A subnet prefix tagged with its position, for the duplicate check. */
+struct indexed_prefix {
+	struct dpmon_prefix prefix;
+	uint32_t index;
+};
+
+/* ------------------------------------------------------------------------
+ * Ports.
+ * --------------------------------------------------------------------- */
+
+/* The enum dpmon_tunnel bit named @p name, or 0. */
+static uint32_t
+tunnel_bit(const char *name)
+{
+	for (unsigned i = 0; i < DPMON_TUNNEL_KINDS; i++)
+		if (strcmp(name, dpmon_tunnel_name(i)) == 0)
+			return 1u << i;
+	return 0;
+}
+
+/* "gre, erspan, ..." into @p buf: the accepted names, for messages. */
+static const char *
+tunnel_names_list(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < DPMON_TUNNEL_KINDS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", dpmon_tunnel_name(i));
+	return buf;
+}
+
+/*
+ * ports[].decap: true (every kind), false (none) or an array of distinct
+ * tunnel kind names ("gre", "erspan", "vxlan", "ipip", "mpls_udp", "gre_udp").
+ */
+static void
+parse_decap(struct dpmon_check *c, const char *path, const json_t *v, uint32_t *out)
+{
+	char ipath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN], names[128];
+	uint32_t mask = 0, bit;
+	size_t i;
+	json_t *e;
+
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v) ? DPMON_TUNNEL_ALL : 0;
+		return;
+	}
+	if (!json_is_array(v)) {
+		dpmon_check_type(c, path, "boolean or array of tunnel kinds", v);
+		return;
+	}
+	json_array_foreach(v, i, e) {
+		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
+		if (!json_is_string(e)) {
+			dpmon_check_type(c, ipath, "string", e);
+			continue;
+		}
+		bit = tunnel_bit(json_string_value(e));
+		if (bit == 0)
+			dpmon_check_report(c, ipath, "unknown tunnel kind %s (expected one of %s)",
+					   dpmon_check_quote(json_string_value(e), q, sizeof(q)),
+					   tunnel_names_list(names, sizeof(names)));
+		else if (mask & bit)
+			dpmon_check_report(c, ipath, "duplicate tunnel kind %s",
+					   dpmon_check_quote(json_string_value(e), q, sizeof(q)));
+		mask |= bit;
+	}
+	*out = mask;
+}
+
+static void
+parse_port(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_port_conf *out)
+{
+	char kpath[DPMON_CHECK_PATH_LEN];
+	const char *key;
+	json_t *v;
+	json_int_t n;
+
+	if (!dpmon_check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "device") == 0) {
+			dpmon_check_string(c, kpath, v, 1, DPMON_DEVICE_LEN - 1, out->device);
+		} else if (strcmp(key, "rx_queues") == 0) {
+			if (dpmon_check_int(c, kpath, v, PORT_RXQ_MIN, PORT_RXQ_MAX, &n))
+				out->rx_queues = (uint16_t)n;
+		} else if (strcmp(key, "rx_descriptors") == 0) {
+			if (json_is_integer(v) && json_integer_value(v) == 0)
+				out->rx_descriptors = 0;
+			else if (!json_is_integer(v))
+				dpmon_check_type(c, kpath, "integer", v);
+			else if (json_integer_value(v) < PORT_RXD_MIN || json_integer_value(v) > PORT_RXD_MAX)
+				dpmon_check_report(c, kpath, "must be 0 or an integer %d..%d, got %"
+						   JSON_INTEGER_FORMAT, PORT_RXD_MIN, PORT_RXD_MAX,
+						   json_integer_value(v));
+			else
+				out->rx_descriptors = (uint16_t)json_integer_value(v);
+		} else if (strcmp(key, "mbufs") == 0) {
+			if (dpmon_check_int(c, kpath, v, DPMON_MBUFS_MIN, DPMON_MBUFS_MAX, &n))
+				out->mbufs = (uint32_t)n;
+		} else if (strcmp(key, "decap") == 0) {
+			parse_decap(c, kpath, v, &out->decap);
+		} else {
+			dpmon_check_unknown(c, kpath);
+		}
+	}
+	dpmon_check_require(c, path, obj, "device");
+}
+
+/* Each port after the first that names an earlier port's device. */
+static void
+check_duplicate_devices(struct dpmon_check *c, const struct dpmon_config *cfg)
+{
+	char path[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
+
+	for (uint32_t i = 1; i < cfg->n_ports; i++) {
+		if (cfg->ports[i].device[0] == '\0')
+			continue; /* invalid; already reported */
+		for (uint32_t j = 0; j < i; j++) {
+			if (strcmp(cfg->ports[i].device, cfg->ports[j].device) != 0)
+				continue;
+			snprintf(path, sizeof(path), "$.ports[%u].device", i);
+			dpmon_check_report(c, path, "duplicate device %s (also $.ports[%u])",
+					   dpmon_check_quote(cfg->ports[i].device, q, sizeof(q)),
+					   j);
+			break;
+		}
+	}
+}
+
+void
+config_parse_ports(struct dpmon_check *c, const char *path, const json_t *arr,
+		   struct dpmon_config *cfg)
+{
+	char ipath[DPMON_CHECK_PATH_LEN];
+	size_t i;
+	json_t *v;
+
+	if (!dpmon_check_array(c, path, arr, 1, DPMON_MAX_PORTS))
+		return;
+	json_array_foreach(arr, i, v) {
+		/* Entries past the limit are checked but not kept. */
+		struct dpmon_port_conf port = {.rx_queues = DPMON_RXQ_AUTO, .rx_descriptors = 0,
+					       .decap = 0};
+
+		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
+		parse_port(c, ipath, v, &port);
+		if (i < DPMON_MAX_PORTS)
+			cfg->ports[cfg->n_ports++] = port;
+	}
+	check_duplicate_devices(c, cfg);
+}
+
+/* ------------------------------------------------------------------------
+ * Subnets.
+ * --------------------------------------------------------------------- */
+
+/* One subnet into @p out; false when its prefix is unusable. */
+static bool
+parse_subnet(struct dpmon_check *c, const char *path, json_t *obj,
+	     struct dpmon_subnet_conf *out)
+{
+	char kpath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
+	const char *key, *why;
+	json_t *v;
+	bool prefix_ok = false;
+
+	if (!dpmon_check_object(c, path, obj))
+		return false;
+	json_object_foreach(obj, key, v) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "prefix") == 0) {
+			if (!json_is_string(v))
+				dpmon_check_type(c, kpath, "string", v);
+			else if (dpmon_prefix_parse(json_string_value(v), &out->prefix, &why) != 0)
+				dpmon_check_report(c, kpath, "%s, got %s", why,
+						   dpmon_check_quote(json_string_value(v), q,
+								     sizeof(q)));
+			else
+				prefix_ok = true;
+		} else if (strcmp(key, "name") == 0) {
+			dpmon_check_string(c, kpath, v, 0, DPMON_NAME_LEN - 1, out->name);
+		} else {
+			dpmon_check_unknown(c, kpath);
+		}
+	}
+	dpmon_check_require(c, path, obj, "prefix");
+	return prefix_ok;
+}
+
+static int
+indexed_prefix_cmp(const void *a, const void *b)
+{
+	const struct indexed_prefix *x = a, *y = b;
+	int r = dpmon_prefix_cmp(&x->prefix, &y->prefix);
+
+	if (r != 0)
+		return r;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * Report each subnet whose prefix equals an earlier one's, in file order.
+ * @p valid[i] says whether subnet i parsed. Sorting a copy puts equal
+ * prefixes side by side, the lowest index first.
+ */
+static void
+check_duplicate_subnets(struct dpmon_check *c, const struct dpmon_subnet_conf *subnets,
+			const bool *valid, uint32_t n)
+{
+	struct indexed_prefix *sorted;
+	uint32_t *first, m = 0;
+	char path[DPMON_CHECK_PATH_LEN], text[DPMON_PREFIX_STRLEN];
+
+	sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	first = malloc((n ? n : 1) * sizeof(*first));
+	if (sorted == NULL || first == NULL) {
+		dpmon_check_report(c, "$.subnets", "out of memory checking for duplicates");
+		goto out;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		first[i] = i;
+		if (valid[i])
+			sorted[m++] = (struct indexed_prefix){subnets[i].prefix, i};
+	}
+	qsort(sorted, m, sizeof(*sorted), indexed_prefix_cmp);
+	for (uint32_t k = 1, run = 0; k < m; k++) {
+		if (dpmon_prefix_equal(&sorted[k].prefix, &sorted[run].prefix))
+			first[sorted[k].index] = sorted[run].index;
+		else
+			run = k;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (first[i] == i)
+			continue;
+		snprintf(path, sizeof(path), "$.subnets[%u].prefix", i);
+		dpmon_check_report(c, path, "duplicate subnet %s (also $.subnets[%u])",
+				   dpmon_prefix_format(&subnets[i].prefix, text, sizeof(text)),
+				   first[i]);
+	}
+out:
+	free(sorted);
+	free(first);
+}
+
+void
+config_parse_subnets(struct dpmon_check *c, const char *path, const json_t *arr,
+		     struct dpmon_config *cfg)
+{
+	char ipath[DPMON_CHECK_PATH_LEN];
+	size_t i, n;
+	json_t *v;
+	bool *valid;
+
+	if (!dpmon_check_array(c, path, arr, 1, DPMON_MAX_SUBNETS))
+		return;
+	n = json_array_size(arr);
+	if (n == 0)
+		return;
+	free(cfg->subnets); /* unreachable twice (no duplicate keys), but cheap */
+	cfg->subnets = calloc(n, sizeof(*cfg->subnets));
+	valid = calloc(n, sizeof(*valid));
+	if (cfg->subnets == NULL || valid == NULL) {
+		dpmon_check_report(c, path, "out of memory for %zu subnets", n);
+		free(valid);
+		return;
+	}
+	cfg->n_subnets = (uint32_t)n;
+	json_array_foreach(arr, i, v) {
+		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
+		valid[i] = parse_subnet(c, ipath, v, &cfg->subnets[i]);
+	}
+	check_duplicate_subnets(c, cfg->subnets, valid, cfg->n_subnets);
+	free(valid);
+}
+
+/* ------------------------------------------------------------------------
+ * HTTP and metrics.
+ * --------------------------------------------------------------------- */
+
+/* "http" or "https", then "://", a host and an optional port: the
+ * serialisation a browser sends in Origin (RFC 6454), so the scheme and
+ * host must be lower case, and a default port would never match. */
+static const char *
+origin_problem(const char *o)
+{
+	const char *host, *p;
+	unsigned long port;
+
+	if (strcmp(o, "*") == 0)
+		return NULL;
+	if (strncmp(o, "http://", 7) == 0)
+		host = o + 7;
+	else if (strncmp(o, "https://", 8) == 0)
+		host = o + 8;
+	else
+		return "not \"*\" or an origin http://HOST[:PORT] or https://HOST[:PORT] (lower-case scheme)";
+	if (*host == '[') {
+		p = strchr(host, ']');
+		if (p == NULL || p == host + 1 || strspn(host + 1, "0123456789abcdef:.") != (size_t)(p - host - 1))
+			return "bad bracketed IPv6 host (lower-case hex digits, ':' and '.')";
+		p++;
+	} else {
+		p = host + strspn(host, "abcdefghijklmnopqrstuvwxyz0123456789.-");
+		if (p == host)
+			return "missing or bad host (lower-case letters, digits, '.', '-')";
+	}
+	if (*p == '\0')
+		return NULL;
+	if (*p != ':' || p[1] == '\0' || strspn(p + 1, "0123456789") != strlen(p + 1) || strlen(p + 1) > 5)
+		return "an origin has no path, query or trailing slash: only [:PORT] may follow the host";
+	port = strtoul(p + 1, NULL, 10);
+	if (port < 1 || port > 65535)
+		return "port must be 1..65535";
+	if ((host == o + 7 && port == 80) || (host == o + 8 && port == 443))
+		return "browsers omit the scheme's default port: leave it out";
+	return NULL;
+}
+
+static void
+parse_cors_origins(struct dpmon_check *c, const char *path, const json_t *arr,
+		   struct dpmon_config *cfg)
+{
+	char ipath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN], text[DPMON_ORIGIN_LEN];
+	const char *why;
+	size_t i;
+	json_t *v;
+
+	if (!dpmon_check_array(c, path, arr, 0, DPMON_MAX_CORS_ORIGINS))
+		return;
+	json_array_foreach(arr, i, v) {
+		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
+		if (!dpmon_check_string(c, ipath, v, 1, DPMON_ORIGIN_LEN - 1, text))
+			continue;
+		if ((why = origin_problem(text)) != NULL)
+			dpmon_check_report(c, ipath, "%s, got %s", why,
+					   dpmon_check_quote(text, q, sizeof(q)));
+		else if (cfg->n_cors_origins < DPMON_MAX_CORS_ORIGINS)
+			memcpy(cfg->http_cors_origins[cfg->n_cors_origins++], text, strlen(text) + 1);
+	}
+}
+
+void
+config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj,
+		     struct dpmon_config *cfg)
+{
+	char kpath[DPMON_CHECK_PATH_LEN];
+	const char *key;
+	json_t *v;
+	json_int_t n;
+
+	if (!dpmon_check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "top_hosts") == 0) {
+			if (dpmon_check_int(c, kpath, v, 0, DPMON_TOP_HOSTS_MAX, &n))
+				cfg->metrics_top_hosts = (uint32_t)n;
+		} else {
+			dpmon_check_unknown(c, kpath);
+		}
+	}
+}
+
+void
+config_parse_http(struct dpmon_check *c, const char *path, json_t *obj,
+		  struct dpmon_config *cfg)
+{
+	char kpath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
+	const char *key;
+	json_t *v;
+	json_int_t n;
+	struct dpmon_addr addr;
+
+	if (!dpmon_check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "listen") == 0) {
+			if (!json_is_string(v))
+				dpmon_check_type(c, kpath, "string", v);
+			else if (json_string_length(v) >= sizeof(cfg->http_listen) ||
+				 dpmon_addr_parse(json_string_value(v), &addr) != 0)
+				dpmon_check_report(c, kpath, "not an IPv4 or IPv6 address, got %s",
+						   dpmon_check_quote(json_string_value(v), q,
+								     sizeof(q)));
+			else if (strchr(json_string_value(v), ':') && dpmon_addr_is_v4(&addr))
+				dpmon_check_report(c, kpath, "an IPv4-mapped IPv6 address cannot "
+						   "be bound; write the IPv4 form, got %s",
+						   dpmon_check_quote(json_string_value(v), q,
+								     sizeof(q)));
+			else
+				memcpy(cfg->http_listen, json_string_value(v), json_string_length(v) + 1);
+		} else if (strcmp(key, "port") == 0) {
+			if (dpmon_check_int(c, kpath, v, 0, 65535, &n))
+				cfg->http_port = (uint16_t)n;
+		} else if (strcmp(key, "cors_origins") == 0) {
+			parse_cors_origins(c, kpath, v, cfg);
+		} else {
+			dpmon_check_unknown(c, kpath);
+		}
+	}
+}

@@ -1,0 +1,285 @@
+/*
+ * actions_state.c — the blackholes' state file: read once before the
+ * actions thread starts, rewritten by the thread after each change of the
+ * list, so that blackholes survive a restart.
+ *
+ * The file is JSON {"version":1,"blackholes":[{"address","manual",
+ * "alert_ids":[...],"since"}]}, rewritten after each change by a temporary
+ * file in the same directory, fsync, rename and an fsync of the directory.
+ * A missing file is an empty list; a file that cannot be read or parsed
+ * stops the start (create returns NULL): starting with an empty list would
+ * overwrite the operator's blackholes at the next change.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mkostemp, O_CLOEXEC */
+#endif
+
+#include "actions_private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define STATE_VERSION 1
+
+/* ------------------------------------------------------------------------
+ * Saving (the thread).
+ * --------------------------------------------------------------------- */
+
+static int
+cmp_bh(const void *x, const void *y)
+{
+	return dpmon_addr_cmp(&((const struct bh *)x)->addr, &((const struct bh *)y)->addr);
+}
+
+/* The state file's document; sorts the list by address (lock held). */
+static json_t *
+state_json(struct dpmon_actions *a)
+{
+	json_t *list = json_array(), *ids, *e;
+	char t[DPMON_ADDR_STRLEN];
+
+	if (a->n_bh > 1) /* a stable file for diffs */
+		qsort(a->bh, a->n_bh, sizeof(a->bh[0]), cmp_bh);
+	for (uint32_t i = 0; list != NULL && i < a->n_bh; i++) {
+		const struct bh *b = &a->bh[i];
+
+		ids = json_array();
+		for (uint32_t k = 0; ids != NULL && k < b->n_alerts; k++)
+			json_array_append_new(ids, json_integer((json_int_t)b->alert_ids[k]));
+		e = json_pack("{s:s,s:b,s:o,s:f}", "address",
+			      dpmon_addr_format(&b->addr, t, sizeof(t)), "manual", b->manual,
+			      "alert_ids", ids, "since", b->since);
+		if (e == NULL || json_array_append_new(list, e) != 0) {
+			json_decref(list);
+			return NULL;
+		}
+	}
+	return list == NULL ? NULL
+			    : json_pack("{s:i,s:o}", "version", STATE_VERSION, "blackholes", list);
+}
+
+/* fsync the directory of @p path, so that the rename is durable. */
+static void
+sync_dir(const char *path)
+{
+	char dir[DPMON_PATH_LEN];
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash && slash != path ? (int)(slash - path) : 1,
+		 slash ? path : ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/*
+ * Write @p doc to @p path atomically: PATH.tmp.XXXXXX in the same
+ * directory, fsync, rename over @p path, fsync the directory.
+ * @return 0 or -errno (the temporary file is removed).
+ */
+static int
+write_atomic(const char *path, const json_t *doc)
+{
+	char tmp[DPMON_PATH_LEN + 16];
+	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
+	size_t len, off = 0;
+	ssize_t n;
+	int fd, rc = 0;
+
+	if (text == NULL)
+		return -ENOMEM;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(text);
+		return -errno;
+	}
+	len = strlen(text);
+	text[len++] = '\n'; /* json_dumps' NUL becomes the final newline */
+	while (rc == 0 && off < len) {
+		n = write(fd, text + off, len - off);
+		if (n < 0 && errno != EINTR)
+			rc = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	free(text);
+	if (rc == 0 && fchmod(fd, 0644) != 0)
+		rc = -errno;
+	if (rc == 0 && fsync(fd) != 0)
+		rc = -errno;
+	if (close(fd) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc != 0)
+		unlink(tmp);
+	else
+		sync_dir(path);
+	return rc;
+}
+
+void
+actions_state_save(struct dpmon_actions *a)
+{
+	char path[DPMON_PATH_LEN];
+	json_t *doc;
+	uint64_t gen;
+	int rc;
+
+	pthread_mutex_lock(&a->lock);
+	gen = a->gen;
+	snprintf(path, sizeof(path), "%s", a->conf.state_file);
+	doc = gen != a->saved_gen && path[0] != '\0' ? state_json(a) : NULL;
+	if (doc == NULL && gen != a->saved_gen && path[0] != '\0')
+		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
+		    strerror(ENOMEM));
+	if (doc == NULL)
+		a->saved_gen = gen;
+	pthread_mutex_unlock(&a->lock);
+	if (doc == NULL)
+		return;
+	rc = write_atomic(path, doc);
+	json_decref(doc);
+	if (rc != 0)
+		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
+		    strerror(-rc));
+	pthread_mutex_lock(&a->lock);
+	if (a->saved_gen < gen)
+		a->saved_gen = gen;
+	pthread_cond_broadcast(&a->idle);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* ------------------------------------------------------------------------
+ * Loading (before the thread starts).
+ * --------------------------------------------------------------------- */
+
+/* One entry of the state file at index @p i; false (logged) when malformed. */
+static bool
+load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
+{
+	json_t *addr = json_object_get(e, "address"), *manual = json_object_get(e, "manual"),
+	       *ids = json_object_get(e, "alert_ids"), *since = json_object_get(e, "since"), *v;
+	struct dpmon_addr ad;
+	struct bh *b;
+	size_t k;
+
+	if (!json_is_string(addr) || dpmon_addr_parse(json_string_value(addr), &ad) != 0) {
+		LOG("state file %s: $.blackholes[%zu].address: not an IPv4 or IPv6 address", path, i);
+		return false;
+	}
+	if (!json_is_boolean(manual) || !json_is_array(ids) || !json_is_number(since)) {
+		LOG("state file %s: $.blackholes[%zu]: expected \"manual\" (boolean), \"alert_ids\" "
+		    "(array) and \"since\" (number)", path, i);
+		return false;
+	}
+	if (actions_bh_find(a, &ad) >= 0) {
+		LOG("state file %s: $.blackholes[%zu].address: duplicate address", path, i);
+		return false;
+	}
+	b = actions_bh_new(a, &ad, json_number_value(since));
+	if (b == NULL) {
+		LOG("state file %s: $.blackholes[%zu]: more than %d blackholes", path, i,
+		    DPMON_MAX_BLACKHOLES);
+		return false;
+	}
+	b->manual = json_is_true(manual);
+	json_array_foreach(ids, k, v)
+		if (json_is_integer(v) && json_integer_value(v) > 0 && b->n_alerts < BH_MAX_ALERTS)
+			b->alert_ids[b->n_alerts++] = (uint64_t)json_integer_value(v);
+	b->restored_ids = b->n_alerts > 0;
+	if (!b->manual && b->n_alerts == 0) {
+		LOG("state file %s: $.blackholes[%zu]: neither manual nor held by an alert", path, i);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The parsed state file @p path (which exists), or NULL with the reason
+ * logged: it cannot be opened, is not a regular file or is not JSON.
+ */
+static json_t *
+read_doc(const char *path)
+{
+	json_error_t je;
+	struct stat st;
+	json_t *doc;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO put in its place must not block the start. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		LOG("state file %s: %s (fix or remove it; dpmon does not start with its "
+		    "blackholes unknown)", path, fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+	close(fd);
+	if (doc == NULL)
+		LOG("state file %s: line %d column %d: %s (fix or remove it; dpmon does not start "
+		    "with its blackholes unknown)", path, je.line, je.column, je.text);
+	return doc;
+}
+
+/* Every entry of @p doc into the list. @return false (logged) at the
+ * first problem: not the expected document, or a malformed entry. */
+static bool
+load_doc(struct dpmon_actions *a, const char *path, json_t *doc)
+{
+	json_t *list = json_object_get(doc, "blackholes"), *e;
+	size_t i;
+
+	if (!json_is_integer(json_object_get(doc, "version")) ||
+	    json_integer_value(json_object_get(doc, "version")) != STATE_VERSION ||
+	    !json_is_array(list)) {
+		LOG("state file %s: expected {\"version\": %d, \"blackholes\": [...]}", path,
+		    STATE_VERSION);
+		return false;
+	}
+	json_array_foreach(list, i, e)
+		if (!load_entry(a, path, i, e))
+			return false;
+	return true;
+}
+
+int
+actions_state_load(struct dpmon_actions *a)
+{
+	const char *path = a->conf.state_file;
+	char t[DPMON_ADDR_STRLEN];
+	json_t *doc;
+	bool ok;
+
+	if (path[0] == '\0' || access(path, F_OK) != 0)
+		return 0;
+	doc = read_doc(path);
+	if (doc == NULL)
+		return -EINVAL;
+	ok = load_doc(a, path, doc);
+	json_decref(doc);
+	if (!ok)
+		return -EINVAL;
+	for (uint32_t i = a->n_bh; i-- > 0;)
+		if (a->n_subnets > 0 && !actions_inside_subnets(a, &a->bh[i].addr)) {
+			LOG("state file %s: %s is outside every monitored subnet: withdrawn", path,
+			    dpmon_addr_format(&a->bh[i].addr, t, sizeof(t)));
+			actions_bh_delete(a, i);
+		}
+	a->saved_gen = a->gen;
+	if (a->n_bh > 0)
+		LOG("%u blackhole(s) restored from %s", a->n_bh, path);
+	return 0;
+}
