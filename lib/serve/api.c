@@ -4,8 +4,11 @@
  * A request goes through a fixed sequence of steps; any step may answer:
  *
  *   1. route       the path (trailing slashes ignored) selects an endpoint,
- *                  else 404 {"error":"no such endpoint: /path"};
- *   2. method      GET and HEAD only, else 405 with Allow: GET, HEAD;
+ *                  else 404 {"error":"no such endpoint: /path"}; the
+ *                  blackhole list's endpoints exist only when the request
+ *                  has one;
+ *   2. method      the endpoint's methods (GET and HEAD always, POST or
+ *                  DELETE where it has them), else 405 with their Allow;
  *   3. parameters  every query key must be one the endpoint accepts, and
  *                  appear once (400) — when the transport lists the keys;
  *   4. snapshot    data endpoints need one: 503 before the first merge;
@@ -46,7 +49,6 @@
 #endif
 
 #define ANSWERED 1
-#define API_ALLOW "GET, HEAD"
 #define HOSTS_LIMIT_DEFAULT 100
 #define HOSTS_LIMIT_MAX 10000
 #define ECHO_MAX 64                /* client bytes quoted in an error */
@@ -61,18 +63,29 @@ struct request {
 	void *arg_ctx;
 	const char *const *keys; /* every query key present, or NULL */
 	struct dpmon_api_response *out;
-	struct dpmon_actions *actions; /* the blackhole endpoints only */
+	struct dpmon_actions *actions; /* the blackhole list, or NULL */
+	const char *body;              /* the request body, never NULL */
+	size_t body_len;               /* bytes */
 };
 
 /* @p rest is the text after "path/" for item endpoints, else "". */
 typedef int (*endpoint_fn)(struct request *r, const char *rest, size_t rest_len);
 
+/* What an endpoint reads besides the request. */
+enum source {
+	SRC_SNAPSHOT_OPT, /* the snapshot when there is one (/health) */
+	SRC_SNAPSHOT,     /* a snapshot: 503 while there is none */
+	SRC_ACTIONS,      /* the blackhole list: absent (404) without one */
+};
+
 struct endpoint {
 	const char *path;          /* the exact path, or the collection's */
 	bool item;                 /* matches path + "/" + anything non-empty */
-	bool needs_snapshot;       /* 503 while there is none */
+	enum source source;
 	const char *const *params; /* accepted query keys, NULL-terminated */
-	endpoint_fn fn;
+	endpoint_fn get;           /* GET and HEAD */
+	endpoint_fn post;          /* POST, or NULL: 405 */
+	endpoint_fn del;           /* DELETE, or NULL: 405 */
 };
 
 /* ------------------------------------------------------------------------
@@ -908,6 +921,171 @@ ep_alert(struct request *r, const char *rest, size_t n)
 }
 
 /* ------------------------------------------------------------------------
+ * The blackhole list: state of the actions module, not of a snapshot.
+ *
+ *   GET|HEAD /api/v1/blackholes     → 200 {"blackholes": [entry...]}
+ *   POST /api/v1/blackholes         with body {"address": "A"} → 201 entry
+ *                                   (200 when A was already manually
+ *                                   blackholed), 400 for a body that is
+ *                                   not that object, an invalid address or
+ *                                   one outside every monitored subnet,
+ *                                   507 at DPMON_MAX_BLACKHOLES
+ *   GET|HEAD /api/v1/blackholes/A   → 200 entry, or 404
+ *   DELETE /api/v1/blackholes/A     → 200 {"address": A, "removed": bool}
+ *                                   (idempotent), 400 for an invalid address
+ * --------------------------------------------------------------------- */
+
+/* The address of the item path @p text (@p n bytes); answers 400. */
+static int
+blackhole_addr_arg(struct request *r, const char *text, size_t n, struct dpmon_addr *out)
+{
+	char buf[ARG_TEXT_MAX], e[ECHO_BUF];
+
+	if (!copy_arg(text, n, buf) || dpmon_addr_parse(buf, out) != 0)
+		return reply_error(r, 400, "invalid address '%s'", echo(text, n, e));
+	return 0;
+}
+
+/* True when the @p len bytes of @p body are JSON whitespace only. */
+static bool
+is_blank(const char *body, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (strchr(" \t\r\n", body[i]) == NULL || body[i] == '\0')
+			return false;
+	return true;
+}
+
+/* 400 unless every key of the object @p doc is "address". */
+static int
+check_body_keys(struct request *r, json_t *doc)
+{
+	const char *key;
+	char e[ECHO_BUF];
+	json_t *v;
+
+	json_object_foreach(doc, key, v)
+		if (strcmp(key, "address") != 0)
+			return reply_error(r, 400, "unknown key '%s' in the body (only \"address\")",
+					   echo(key, strlen(key), e));
+	return 0;
+}
+
+/* The address of the body object @p doc, exactly {"address": "A"}; answers 400. */
+static int
+body_object_addr(struct request *r, json_t *doc, struct dpmon_addr *out)
+{
+	json_t *v;
+	int rc;
+
+	if (!json_is_object(doc))
+		return reply_error(r, 400, "the body must be a JSON object {\"address\": \"...\"}");
+	if ((rc = check_body_keys(r, doc)) != 0)
+		return rc;
+	v = json_object_get(doc, "address");
+	if (v == NULL)
+		return reply_error(r, 400, "missing key 'address' in the body");
+	if (!json_is_string(v))
+		return reply_error(r, 400, "'address' must be a string");
+	return blackhole_addr_arg(r, json_string_value(v), json_string_length(v), out);
+}
+
+/* The "address" of the request's POST body; answers 400. */
+static int
+post_body_addr(struct request *r, struct dpmon_addr *out)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+	char e[ECHO_BUF];
+	int rc;
+
+	if (doc == NULL && is_blank(r->body, r->body_len)) /* curl -X POST without -d */
+		return reply_error(r, 400,
+				   "empty body: expected a JSON object {\"address\": \"...\"}");
+	if (doc == NULL)
+		return reply_error(r, 400, "invalid JSON body: line %d column %d: %s", je.line,
+				   je.column, echo(je.text, strlen(je.text), e));
+	rc = body_object_addr(r, doc, out);
+	json_decref(doc);
+	return rc;
+}
+
+static int
+ep_blackholes(struct request *r, const char *rest, size_t rest_len)
+{
+	struct dpmon_blackhole *l = NULL;
+	json_t *arr = json_array();
+	int n = dpmon_blackhole_list(r->actions, &l);
+
+	(void)rest;
+	(void)rest_len;
+	for (int i = 0; arr != NULL && i < n; i++)
+		if (json_array_append_new(arr, dpmon_blackhole_json(&l[i])) != 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	free(l);
+	if (n < 0) {
+		json_decref(arr);
+		arr = NULL;
+	}
+	return reply(r, 200, json_pack("{s:o}", "blackholes", arr));
+}
+
+static int
+ep_blackhole_add(struct request *r, const char *rest, size_t rest_len)
+{
+	struct dpmon_blackhole b;
+	struct dpmon_addr addr;
+	char t[DPMON_ADDR_STRLEN];
+	int rc = post_body_addr(r, &addr);
+
+	(void)rest;
+	(void)rest_len;
+	if (rc != 0)
+		return rc;
+	rc = dpmon_blackhole_add(r->actions, &addr, &b);
+	if (rc == -EDOM)
+		return reply_error(r, 400, "address %s is outside every monitored subnet",
+				   dpmon_addr_format(&addr, t, sizeof(t)));
+	if (rc == -ENOSPC)
+		return reply_error(r, 507, "%d blackholes already", DPMON_MAX_BLACKHOLES);
+	if (rc < 0)
+		return rc;
+	return reply(r, rc == 0 ? 201 : 200, dpmon_blackhole_json(&b));
+}
+
+static int
+ep_blackhole(struct request *r, const char *rest, size_t rest_len)
+{
+	struct dpmon_blackhole b;
+	struct dpmon_addr addr;
+	char t[DPMON_ADDR_STRLEN];
+	int rc = blackhole_addr_arg(r, rest, rest_len, &addr);
+
+	if (rc != 0)
+		return rc;
+	if (dpmon_blackhole_get(r->actions, &addr, &b) != 0)
+		return reply_error(r, 404, "no blackhole for %s",
+				   dpmon_addr_format(&addr, t, sizeof(t)));
+	return reply(r, 200, dpmon_blackhole_json(&b));
+}
+
+static int
+ep_blackhole_del(struct request *r, const char *rest, size_t rest_len)
+{
+	struct dpmon_addr addr;
+	char t[DPMON_ADDR_STRLEN];
+	int rc = blackhole_addr_arg(r, rest, rest_len, &addr);
+
+	if (rc != 0)
+		return rc;
+	dpmon_addr_format(&addr, t, sizeof(t));
+	return reply(r, 200, json_pack("{s:s,s:b}", "address", t, "removed",
+				       dpmon_blackhole_remove(r->actions, &addr) == 0));
+}
+
+/* ------------------------------------------------------------------------
  * Routing.
  * --------------------------------------------------------------------- */
 
@@ -917,26 +1095,62 @@ static const char *const alerts_params[] = {"state", "address", "direction", "ty
 					    NULL};
 
 static const struct endpoint endpoints[] = {
-	{"/health", false, false, no_params, ep_health},
-	{"/api/v1/summary", false, true, no_params, ep_summary},
-	{"/api/v1/subnets", false, true, no_params, ep_subnets},
-	{"/api/v1/subnets", true, true, no_params, ep_subnet},
-	{"/api/v1/hosts", false, true, hosts_params, ep_hosts},
-	{"/api/v1/hosts", true, true, no_params, ep_host},
-	{"/api/v1/alerts", false, true, alerts_params, ep_alerts},
-	{"/api/v1/alerts", true, true, no_params, ep_alert},
-	{"/api/v1/history", false, true, no_params, ep_history},
+	{"/health", false, SRC_SNAPSHOT_OPT, no_params, ep_health, NULL, NULL},
+	{"/api/v1/summary", false, SRC_SNAPSHOT, no_params, ep_summary, NULL, NULL},
+	{"/api/v1/subnets", false, SRC_SNAPSHOT, no_params, ep_subnets, NULL, NULL},
+	{"/api/v1/subnets", true, SRC_SNAPSHOT, no_params, ep_subnet, NULL, NULL},
+	{"/api/v1/hosts", false, SRC_SNAPSHOT, hosts_params, ep_hosts, NULL, NULL},
+	{"/api/v1/hosts", true, SRC_SNAPSHOT, no_params, ep_host, NULL, NULL},
+	{"/api/v1/alerts", false, SRC_SNAPSHOT, alerts_params, ep_alerts, NULL, NULL},
+	{"/api/v1/alerts", true, SRC_SNAPSHOT, no_params, ep_alert, NULL, NULL},
+	{"/api/v1/history", false, SRC_SNAPSHOT, no_params, ep_history, NULL, NULL},
+	{"/api/v1/blackholes", false, SRC_ACTIONS, no_params,
+	 ep_blackholes, ep_blackhole_add, NULL},
+	{"/api/v1/blackholes", true, SRC_ACTIONS, no_params,
+	 ep_blackhole, NULL, ep_blackhole_del},
 };
+
+#define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))
+
+/* Methods beside GET and HEAD, as bits. */
+enum { M_POST = 1, M_DELETE = 2 };
+
+static unsigned
+method_bits(const struct endpoint *ep)
+{
+	return (ep->post != NULL ? M_POST : 0) | (ep->del != NULL ? M_DELETE : 0);
+}
+
+/* The Allow header value of the methods @p bits. */
+static const char *
+allow_text(unsigned bits)
+{
+	static const char *const allow[4] = {
+		[0] = "GET, HEAD",
+		[M_POST] = "GET, HEAD, POST",
+		[M_DELETE] = "GET, HEAD, DELETE",
+		[M_POST | M_DELETE] = "GET, HEAD, POST, DELETE",
+	};
+
+	return allow[bits & 3];
+}
+
+/* Does @p ep exist for a request that has (or not) a blackhole list? */
+static bool
+available(const struct endpoint *ep, bool has_actions)
+{
+	return ep->source != SRC_ACTIONS || has_actions;
+}
 
 /* The endpoint for the first @p len bytes of @p path, or NULL. */
 static const struct endpoint *
-route(const char *path, size_t len, const char **rest, size_t *rest_len)
+route(const char *path, size_t len, bool has_actions, const char **rest, size_t *rest_len)
 {
-	for (size_t i = 0; i < sizeof(endpoints) / sizeof(endpoints[0]); i++) {
+	for (size_t i = 0; i < N_ENDPOINTS; i++) {
 		const struct endpoint *ep = &endpoints[i];
 		size_t n = strlen(ep->path);
 
-		if (len < n || memcmp(path, ep->path, n) != 0)
+		if (!available(ep, has_actions) || len < n || memcmp(path, ep->path, n) != 0)
 			continue;
 		if (!ep->item && len == n) {
 			*rest = "";
@@ -952,36 +1166,110 @@ route(const char *path, size_t len, const char **rest, size_t *rest_len)
 	return NULL;
 }
 
-static bool
-method_allowed(const char *method)
+/* Length of @p path without its trailing slashes. */
+static size_t
+trimmed_len(const char *path)
 {
-	return method != NULL && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0);
+	size_t len = strlen(path);
+
+	while (len > 0 && path[len - 1] == '/')
+		len--;
+	return len;
+}
+
+/* The methods of every endpoint on @p ep's path: its collection and items. */
+static unsigned
+resource_bits(const struct endpoint *ep)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < N_ENDPOINTS; i++)
+		if (strcmp(endpoints[i].path, ep->path) == 0)
+			bits |= method_bits(&endpoints[i]);
+	return bits;
+}
+
+bool
+dpmon_api_resource_of(const char *path, bool has_actions, struct dpmon_api_resource *out)
+{
+	const char *rest;
+	size_t rest_len;
+	const struct endpoint *ep = path != NULL ? route(path, trimmed_len(path), has_actions,
+							  &rest, &rest_len)
+						  : NULL;
+	unsigned bits = ep != NULL ? resource_bits(ep) : 0;
+
+	*out = (struct dpmon_api_resource){.methods = allow_text(bits), .changes_state = bits != 0};
+	return ep != NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Dispatch.
+ * --------------------------------------------------------------------- */
+
+/* @p ep's function for @p method, or NULL when the method is not allowed. */
+static endpoint_fn
+handler(const struct endpoint *ep, const char *method)
+{
+	if (method == NULL)
+		return NULL;
+	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+		return ep->get;
+	if (strcmp(method, "POST") == 0)
+		return ep->post;
+	if (strcmp(method, "DELETE") == 0)
+		return ep->del;
+	return NULL;
 }
 
 static int
 dispatch(struct request *r, const char *method, const char *path)
 {
 	const struct endpoint *ep;
-	const char *rest;
-	size_t len = strlen(path), rest_len;
+	const char *rest, *allow;
+	size_t rest_len;
+	endpoint_fn fn;
 	char e[ECHO_BUF];
 	int rc;
 
-	while (len > 0 && path[len - 1] == '/')
-		len--;
-	ep = route(path, len, &rest, &rest_len);
+	ep = route(path, trimmed_len(path), r->actions != NULL, &rest, &rest_len);
 	if (ep == NULL)
 		return reply_error(r, 404, "no such endpoint: %s", echo(path, strlen(path), e));
-	if (!method_allowed(method)) {
-		r->out->allow = API_ALLOW;
-		return reply_error(r, 405, "method '%s' not allowed (allowed: " API_ALLOW ")",
-				   method != NULL ? echo(method, strlen(method), e) : "");
+	r->out->of_snapshot = ep->source != SRC_ACTIONS;
+	fn = handler(ep, method);
+	if (fn == NULL) {
+		allow = allow_text(method_bits(ep));
+		r->out->allow = allow;
+		return reply_error(r, 405, "method '%s' not allowed (allowed: %s)",
+				   method != NULL ? echo(method, strlen(method), e) : "",
+				   allow);
 	}
 	if ((rc = check_params(r, ep->params)) != 0)
 		return rc;
-	if (ep->needs_snapshot && r->snap == NULL)
+	if (ep->source == SRC_SNAPSHOT && r->snap == NULL)
 		return reply_error(r, 503, "no snapshot yet");
-	return ep->fn(r, rest, rest_len);
+	return fn(r, rest, rest_len);
+}
+
+/* ------------------------------------------------------------------------
+ * Entry points.
+ * --------------------------------------------------------------------- */
+
+int
+dpmon_api_serve(const struct dpmon_api_request *req, struct dpmon_api_response *out)
+{
+	struct request r = {.snap = req->snap, .arg = req->arg, .arg_ctx = req->arg_ctx,
+			    .keys = req->arg_keys, .out = out, .actions = req->actions,
+			    .body = req->body != NULL ? req->body : "", .body_len = req->body_len};
+
+	*out = (struct dpmon_api_response){0};
+	if (dispatch(&r, req->method, req->path != NULL ? req->path : "") >= 0)
+		return 0;
+	json_decref(out->body);
+	out->status = 500;
+	out->allow = NULL;
+	out->body = json_pack("{s:s}", "error", "out of memory");
+	return -ENOMEM;
 }
 
 int
@@ -989,17 +1277,10 @@ dpmon_api_handle_keys(const struct dpmon_snapshot *snap, const char *method,
 		      const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
 		      const char *const *arg_keys, struct dpmon_api_response *out)
 {
-	struct request r = {.snap = snap, .arg = arg, .arg_ctx = arg_ctx,
-			    .keys = arg_keys, .out = out};
+	struct dpmon_api_request req = {.snap = snap, .method = method, .path = path,
+					.arg = arg, .arg_ctx = arg_ctx, .arg_keys = arg_keys};
 
-	*out = (struct dpmon_api_response){0};
-	if (dispatch(&r, method, path != NULL ? path : "") >= 0)
-		return 0;
-	json_decref(out->body);
-	out->status = 500;
-	out->allow = NULL;
-	out->body = json_pack("{s:s}", "error", "out of memory");
-	return -ENOMEM;
+	return dpmon_api_serve(&req, out);
 }
 
 int
@@ -1008,191 +1289,4 @@ dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method,
 		 struct dpmon_api_response *out)
 {
 	return dpmon_api_handle_keys(snap, method, path, arg, arg_ctx, NULL, out);
-}
-
-/* ------------------------------------------------------------------------
- * The blackhole list: state of the actions module, not of a snapshot.
- * --------------------------------------------------------------------- */
-
-#define BLACKHOLES_PATH "/api/v1/blackholes"
-
-/* Length of @p path without trailing slashes (at least 1). */
-static size_t
-trimmed_len(const char *path)
-{
-	size_t len = strlen(path);
-
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	return len;
-}
-
-bool
-dpmon_api_is_blackholes(const char *path)
-{
-	size_t n = strlen(BLACKHOLES_PATH), len = trimmed_len(path);
-
-	return len >= n && memcmp(path, BLACKHOLES_PATH, n) == 0 && (len == n || path[n] == '/');
-}
-
-/* The address of the item path @p text (@p n bytes); answers 400. */
-static int
-blackhole_addr_arg(struct request *r, const char *text, size_t n, struct dpmon_addr *out)
-{
-	char buf[ARG_TEXT_MAX], e[ECHO_BUF];
-
-	if (!copy_arg(text, n, buf) || dpmon_addr_parse(buf, out) != 0)
-		return reply_error(r, 400, "invalid address '%s'", echo(text, n, e));
-	return 0;
-}
-
-static int
-blackholes_list(struct request *r)
-{
-	struct dpmon_blackhole *l = NULL;
-	json_t *arr = json_array();
-	int n = dpmon_blackhole_list(r->actions, &l);
-
-	for (int i = 0; arr != NULL && i < n; i++)
-		if (json_array_append_new(arr, dpmon_blackhole_json(&l[i])) != 0) {
-			json_decref(arr);
-			arr = NULL;
-		}
-	free(l);
-	if (n < 0) {
-		json_decref(arr);
-		arr = NULL;
-	}
-	return reply(r, 200, json_pack("{s:o}", "blackholes", arr));
-}
-
-/* True when the @p len bytes of @p body (NULL when 0) are JSON whitespace only. */
-static bool
-is_blank(const char *body, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (strchr(" \t\r\n", body[i]) == NULL || body[i] == '\0')
-			return false;
-	return true;
-}
-
-/* The "address" of a POST body, exactly {"address": "A"}; answers 400. */
-static int
-post_body_addr(struct request *r, const char *body, size_t len, struct dpmon_addr *out)
-{
-	json_error_t je;
-	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je), *v;
-	const char *key;
-	char e[ECHO_BUF];
-	int rc = 0;
-
-	if (doc == NULL && is_blank(body, len)) /* curl -X POST without -d */
-		return reply_error(r, 400, "empty body: expected a JSON object {\"address\": \"...\"}");
-	if (doc == NULL)
-		return reply_error(r, 400, "invalid JSON body: line %d column %d: %s", je.line,
-				   je.column, echo(je.text, strlen(je.text), e));
-	if (!json_is_object(doc))
-		rc = reply_error(r, 400, "the body must be a JSON object {\"address\": \"...\"}");
-	json_object_foreach(rc == 0 ? doc : NULL, key, v)
-		if (strcmp(key, "address") != 0) {
-			rc = reply_error(r, 400, "unknown key '%s' in the body (only \"address\")",
-					 echo(key, strlen(key), e));
-			break;
-		}
-	v = json_object_get(doc, "address");
-	if (rc == 0 && v == NULL)
-		rc = reply_error(r, 400, "missing key 'address' in the body");
-	else if (rc == 0 && !json_is_string(v))
-		rc = reply_error(r, 400, "'address' must be a string");
-	else if (rc == 0)
-		rc = blackhole_addr_arg(r, json_string_value(v), json_string_length(v), out);
-	json_decref(doc);
-	return rc;
-}
-
-static int
-blackholes_post(struct request *r, const char *body, size_t len)
-{
-	struct dpmon_blackhole b;
-	struct dpmon_addr addr;
-	char t[DPMON_ADDR_STRLEN];
-	int rc = post_body_addr(r, body, len, &addr);
-
-	if (rc != 0)
-		return rc;
-	rc = dpmon_blackhole_add(r->actions, &addr, &b);
-	if (rc == -EDOM)
-		return reply_error(r, 400, "address %s is outside every monitored subnet",
-				   dpmon_addr_format(&addr, t, sizeof(t)));
-	if (rc == -ENOSPC)
-		return reply_error(r, 507, "%d blackholes already", DPMON_MAX_BLACKHOLES);
-	if (rc < 0)
-		return rc;
-	return reply(r, rc == 0 ? 201 : 200, dpmon_blackhole_json(&b));
-}
-
-static int
-blackholes_item(struct request *r, const char *method, const char *text, size_t n)
-{
-	struct dpmon_blackhole b;
-	struct dpmon_addr addr;
-	char t[DPMON_ADDR_STRLEN];
-	int rc = blackhole_addr_arg(r, text, n, &addr);
-
-	if (rc != 0)
-		return rc;
-	dpmon_addr_format(&addr, t, sizeof(t));
-	if (strcmp(method, "DELETE") == 0)
-		return reply(r, 200, json_pack("{s:s,s:b}", "address", t, "removed",
-					       dpmon_blackhole_remove(r->actions, &addr) == 0));
-	if (dpmon_blackhole_get(r->actions, &addr, &b) != 0)
-		return reply_error(r, 404, "no blackhole for %s", t);
-	return reply(r, 200, dpmon_blackhole_json(&b));
-}
-
-static int
-blackholes_dispatch(struct request *r, const char *method, const char *path, const char *body,
-		    size_t body_len)
-{
-	size_t n = strlen(BLACKHOLES_PATH), len = trimmed_len(path);
-	bool item = len > n;
-	const char *allow = item ? "GET, HEAD, DELETE" : "GET, HEAD, POST";
-	bool read = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
-	char e[ECHO_BUF];
-	int rc;
-
-	if (!read && strcmp(method, item ? "DELETE" : "POST") != 0) {
-		r->out->allow = allow;
-		return reply_error(r, 405, "method '%s' not allowed (allowed: %s)",
-				   echo(method, strlen(method), e), allow);
-	}
-	if ((rc = check_params(r, no_params)) != 0)
-		return rc;
-	if (item)
-		return blackholes_item(r, method, path + n + 1, len - n - 1);
-	return read ? blackholes_list(r) : blackholes_post(r, body, body_len);
-}
-
-int
-dpmon_api_blackholes(struct dpmon_actions *a, const char *method, const char *path,
-		     const char *const *arg_keys, const char *body, size_t body_len,
-		     struct dpmon_api_response *out)
-{
-	struct request r = {.actions = a, .keys = arg_keys, .out = out};
-
-	*out = (struct dpmon_api_response){0};
-	if (a != NULL && method != NULL && path != NULL && dpmon_api_is_blackholes(path) &&
-	    blackholes_dispatch(&r, method, path, body != NULL ? body : "", body_len) >= 0)
-		return 0;
-	if (a == NULL || method == NULL || path == NULL || !dpmon_api_is_blackholes(path)) {
-		json_decref(out->body);
-		*out = (struct dpmon_api_response){.status = 404};
-		out->body = json_pack("{s:s}", "error", "no such endpoint");
-		return 0;
-	}
-	json_decref(out->body);
-	out->status = 500;
-	out->allow = NULL;
-	out->body = json_pack("{s:s}", "error", "out of memory");
-	return -ENOMEM;
 }

@@ -26,7 +26,8 @@ struct dpmon_http_opts {
 	const char (*cors_origins)[DPMON_ORIGIN_LEN];
 	/**
 	 * The blackhole list served at /api/v1/blackholes (GET, POST, DELETE;
-	 * api.h dpmon_api_blackholes); NULL: those paths answer 404. Not owned.
+	 * api.h, dpmon_api_request.actions); NULL: those paths answer 404.
+	 * Not owned.
 	 */
 	struct dpmon_actions *actions;
 };
