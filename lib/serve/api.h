@@ -6,9 +6,9 @@
  * Endpoints (docs/api.md), all in one route table (api.c): GET /health,
  * /api/v1/summary, /api/v1/subnets, /api/v1/subnets/{prefix}/{len},
  * /api/v1/hosts, /api/v1/hosts/{address}, /api/v1/alerts,
- * /api/v1/alerts/{id}, /api/v1/history (on a snapshot);
+ * /api/v1/alerts/{id}, /api/v1/history (api_snapshot.c, on a snapshot);
  * GET, POST /api/v1/blackholes and GET, DELETE /api/v1/blackholes/{address}
- * (on the actions module: only when the request has one).
+ * (api_blackholes.c, on the actions module: only when the request has one).
  * HEAD is answered like GET. (GET / and /metrics are not JSON: http.c
  * serves them.)
  * Errors: 404 unknown path, 400 bad parameter, 405 wrong method (with the
