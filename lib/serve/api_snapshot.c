@@ -41,7 +41,7 @@
 /* Keys of GET /api/v1/hosts?sort=. */
 enum sort_key {
 	SORT_PPS, SORT_BPS, SORT_PACKETS, SORT_BYTES,
-	/* Rates other than the total's (issue 4). */
+	/* Rates other than the total's. */
 	SORT_AVG_PPS, SORT_AVG_BPS, SORT_SYN_PPS, SORT_FRAG_PPS,
 	SORT_TCP_PPS, SORT_TCP_BPS, SORT_UDP_PPS, SORT_UDP_BPS, SORT_ICMP_PPS, SORT_ICMP_BPS,
 	SORT_FLOWS, SORT_PEERS,
@@ -335,7 +335,8 @@ host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
 }
 
 /* ------------------------------------------------------------------------
- * Top-N hosts: a bounded min-heap whose root is the worst host kept.
+ * The ranking of GET /api/v1/hosts, for dpmon_top_hosts_by (top.c keeps
+ * the bounded heap).
  * --------------------------------------------------------------------- */
 
 struct host_query {
