@@ -38,7 +38,7 @@
  * Names of the parameters' values.
  * --------------------------------------------------------------------- */
 
-/* Keys of GET /api/v1/hosts?sort=. */
+/* Keys of GET /api/v1/hosts?sort=, in the order the error message lists them. */
 enum sort_key {
 	SORT_PPS, SORT_BPS, SORT_PACKETS, SORT_BYTES,
 	/* Rates other than the total's. */
@@ -108,6 +108,30 @@ name_index(const char *const *names, const char *v)
 		if (strcmp(names[i], v) == 0)
 			return i;
 	return -1;
+}
+
+/* "a, b or c": the @p n names of @p names, into @p buf (@p cap bytes). */
+static const char *
+name_list(const char *const *names, int n, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+					i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+	return buf;
+}
+
+/* 400 for the value @p v of parameter @p what, not one of the @p n @p names. */
+static int
+invalid_choice(struct request *r, const char *what, const char *v, const char *const *names,
+	       int n)
+{
+	char e[ECHO_BUF], list[MSG_MAX];
+
+	return api_reply_error(r, 400, "invalid %s '%s': expected %s", what,
+			       api_echo(v, strlen(v), e), name_list(names, n, list, sizeof(list)));
 }
 
 /* A decimal integer 1..HOSTS_LIMIT_MAX, digits only. */
@@ -564,14 +588,12 @@ parse_host_query(struct request *r, struct host_query *q)
 				 .dir = DPMON_DIR_INGRESS, .limit = HOSTS_LIMIT_DEFAULT};
 	if ((v = api_arg_value(r, "sort")) != NULL) {
 		if ((i = name_index(sort_names, v)) < 0)
-			return api_reply_error(r, 400, "invalid sort '%s': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, flows or peers",
-					       api_echo(v, strlen(v), e));
+			return invalid_choice(r, "sort", v, sort_names, SORT_MAX);
 		q->key = (enum sort_key)i;
 	}
 	if ((v = api_arg_value(r, "direction")) != NULL) {
 		if ((i = name_index(dir_names, v)) < 0)
-			return api_reply_error(r, 400, "invalid direction '%s': expected ingress or egress",
-					       api_echo(v, strlen(v), e));
+			return invalid_choice(r, "direction", v, dir_names, DPMON_DIR_MAX);
 		q->dir = (enum dpmon_dir)i;
 	}
 	if ((v = api_arg_value(r, "limit")) != NULL && !parse_limit(v, &q->limit))
@@ -706,6 +728,17 @@ attack_index(const char *v)
 	return -1;
 }
 
+/* 400 for type=@p v, which names no attack type. */
+static int
+invalid_type(struct request *r, const char *v)
+{
+	const char *names[DPMON_ATTACK_MAX];
+
+	for (int t = 0; t < DPMON_ATTACK_MAX; t++)
+		names[t] = dpmon_attack_name(t);
+	return invalid_choice(r, "type", v, names, DPMON_ATTACK_MAX);
+}
+
 /* The filters of GET /api/v1/alerts: state, address, direction, type,
  * limit, in this order (the first bad one answers 400). */
 static int
@@ -718,20 +751,17 @@ parse_alert_query(struct request *r, struct alert_query *q)
 	*q = (struct alert_query){.state = 0, .dir = -1, .type = -1, .limit = HOSTS_LIMIT_DEFAULT};
 	if ((v = api_arg_value(r, "state")) != NULL &&
 	    (q->state = name_index(state_names, v) + 1) == 0)
-		return api_reply_error(r, 400, "invalid state '%s': expected active or ended",
-				       api_echo(v, strlen(v), e));
+		return invalid_choice(r, "state", v, state_names,
+				      (int)(sizeof(state_names) / sizeof(state_names[0])) - 1);
 	if ((v = api_arg_value(r, "address")) != NULL) {
 		if ((rc = addr_arg(r, v, strlen(v), &q->addr)) != 0)
 			return rc;
 		q->by_addr = true;
 	}
 	if ((v = api_arg_value(r, "direction")) != NULL && (q->dir = name_index(dir_names, v)) < 0)
-		return api_reply_error(r, 400, "invalid direction '%s': expected ingress or egress",
-				       api_echo(v, strlen(v), e));
+		return invalid_choice(r, "direction", v, dir_names, DPMON_DIR_MAX);
 	if ((v = api_arg_value(r, "type")) != NULL && (q->type = attack_index(v)) < 0)
-		return api_reply_error(r, 400, "invalid type '%s': expected unknown, syn_flood, "
-				       "fragment_flood, udp_flood, icmp_flood or tcp_flood",
-				       api_echo(v, strlen(v), e));
+		return invalid_type(r, v);
 	if ((v = api_arg_value(r, "limit")) != NULL && !parse_limit(v, &q->limit))
 		return api_reply_error(r, 400, "invalid limit '%s': expected an integer 1..%d",
 				       api_echo(v, strlen(v), e), HOSTS_LIMIT_MAX);
