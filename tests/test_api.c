@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "api_call.h"
 #include "snapshot.h"
 #include "check.h"
 #include "stats.h"
@@ -32,63 +33,13 @@
  * Calling the API with a query string.
  * --------------------------------------------------------------------- */
 
-#define MAX_ARGS 16
-
-struct query {
-	char buf[1024];
-	const char *keys[MAX_ARGS + 1];
-	const char *values[MAX_ARGS];
-	int n;
-};
-
-static const char *
-lookup(void *ctx, const char *key)
-{
-	const struct query *q = ctx;
-
-	for (int i = 0; i < q->n; i++)
-		if (strcmp(q->keys[i], key) == 0)
-			return q->values[i];
-	return NULL;
-}
-
-/* Split "a=1&b&c=" (no percent-decoding: tests use plain text). */
-static void
-parse_query(const char *text, struct query *q)
-{
-	char *save = NULL, *tok;
-
-	memset(q, 0, sizeof(*q));
-	if (text == NULL)
-		return;
-	snprintf(q->buf, sizeof(q->buf), "%s", text);
-	for (tok = strtok_r(q->buf, "&", &save); tok && q->n < MAX_ARGS;
-	     tok = strtok_r(NULL, "&", &save)) {
-		char *eq = strchr(tok, '=');
-
-		if (eq != NULL)
-			*eq = '\0';
-		q->keys[q->n] = tok;
-		q->values[q->n] = eq != NULL ? eq + 1 : NULL;
-		q->n++;
-	}
-}
-
 /* METHOD on "PATH?QUERY", with the key list as http.c passes it. */
 static struct dpmon_api_response
 call(const struct dpmon_snapshot *s, const char *method, const char *target)
 {
 	struct dpmon_api_response r;
-	struct query q;
-	char path[2048];
-	char *qm;
 
-	snprintf(path, sizeof(path), "%s", target);
-	qm = strchr(path, '?');
-	if (qm != NULL)
-		*qm++ = '\0';
-	parse_query(qm, &q);
-	if (dpmon_api_handle_keys(s, method, path, lookup, &q, q.keys, &r) != 0)
+	if (api_call(s, method, target, &r) != 0)
 		FAIL("dpmon_api_handle_keys failed for %s %s", method, target);
 	if (r.body == NULL)
 		FAIL("NULL body for %s %s", method, target);
@@ -869,9 +820,10 @@ test_routing(const struct dpmon_snapshot *s)
 
 	/* The plain entry point: a lookup only, no unknown-key check. */
 	{
-		struct query q;
-		parse_query("limit=1&foo=2", &q);
-		REQUIRE(dpmon_api_handle(s, "GET", "/api/v1/hosts", lookup, &q, &r) == 0);
+		struct api_call_query t;
+		api_call_parse("limit=1&foo=2", &t);
+		REQUIRE(dpmon_api_handle(s, "GET", "/api/v1/hosts", dpmon_api_query_lookup, &t.q,
+					 &r) == 0);
 		REQUIRE(r.status == 200);
 		CHECK_SIZE(r.body, "hosts", 1);
 		json_decref(r.body);

@@ -127,6 +127,31 @@ check_params(struct request *r, const char *const *accepted)
 	return 0;
 }
 
+int
+dpmon_api_query_add(struct dpmon_api_query *q, const char *key, const char *value)
+{
+	if (q->n == DPMON_API_MAX_ARGS) {
+		q->overflow = true;
+		return -E2BIG;
+	}
+	q->keys[q->n] = key;
+	q->values[q->n] = value;
+	q->n++;
+	q->keys[q->n] = NULL;
+	return 0;
+}
+
+const char *
+dpmon_api_query_lookup(void *ctx, const char *key)
+{
+	const struct dpmon_api_query *q = ctx;
+
+	for (unsigned i = 0; i < q->n; i++)
+		if (strcmp(q->keys[i], key) == 0)
+			return q->values[i];
+	return NULL;
+}
+
 /* ------------------------------------------------------------------------
  * The route table.
  * --------------------------------------------------------------------- */

@@ -19,7 +19,8 @@
  * does not depend on the transport's representation) plus, optionally, the
  * list of every key present in the request: a lookup alone cannot tell the
  * API about keys it does not ask for, and an unknown or repeated parameter
- * must be a 400, not silently ignored. http.c always passes the list.
+ * must be a 400, not silently ignored. http.c always passes the list; a
+ * struct dpmon_api_query holds both for a transport or a test.
  */
 #ifndef DPMON_API_H
 #define DPMON_API_H
@@ -35,6 +36,9 @@ struct dpmon_actions;
 
 /** Largest request body of POST /api/v1/blackholes, bytes (413 beyond). */
 #define DPMON_API_BODY_MAX 4096
+
+/** Most query parameters of one request (struct dpmon_api_query). */
+#define DPMON_API_MAX_ARGS 16
 
 /**
  * Query-string lookup supplied by the transport.
@@ -146,6 +150,34 @@ struct dpmon_api_resource {
  * Thread-safety: any thread (reads only the constant route table).
  */
 bool dpmon_api_resource_of(const char *path, bool has_actions, struct dpmon_api_resource *out);
+
+/**
+ * The query parameters of one request: a transport (or a test) adds each
+ * key and value as it finds them, then passes dpmon_api_query_lookup with
+ * the query as its context, and @c keys as the key list.
+ */
+struct dpmon_api_query {
+	const char *keys[DPMON_API_MAX_ARGS + 1]; /**< NULL-terminated, request order */
+	const char *values[DPMON_API_MAX_ARGS];   /**< NULL for "?key" without '=' */
+	unsigned n;                               /**< keys so far */
+	bool overflow;                            /**< more than DPMON_API_MAX_ARGS were added */
+};
+
+/**
+ * Append @p key with @p value (NULL: no '=') to @p q, which must start
+ * zeroed. Neither string is copied: both must outlive the request.
+ * @return 0, or -E2BIG when @p q already holds DPMON_API_MAX_ARGS keys
+ *         (then q->overflow is set and nothing is added).
+ * Thread-safety: any thread, one query per thread.
+ */
+int dpmon_api_query_add(struct dpmon_api_query *q, const char *key, const char *value);
+
+/**
+ * The dpmon_api_arg_fn of a struct dpmon_api_query (@p ctx): the value of
+ * the first @p key, or NULL when absent or without a value.
+ * Thread-safety: any thread.
+ */
+const char *dpmon_api_query_lookup(void *ctx, const char *key);
 
 /**
  * JSON of one direction: {"packets","bytes","pps","bps","tcp":{...},...}.

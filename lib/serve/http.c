@@ -63,7 +63,7 @@
  * HTTP_MAX_PER_IP of them from one client address,
  * HTTP_TIMEOUT_S of idleness per connection, libmicrohttpd's default
  * 32 KiB of memory per connection (longer request lines get its own 414),
- * and at most HTTP_MAX_ARGS query parameters (400 beyond). The path is
+ * and at most DPMON_API_MAX_ARGS query parameters (400 beyond). The path is
  * handed over percent-decoded; a "%00" in the raw target is refused (400),
  * since it would end the decoded path or a parameter early.
  *
@@ -100,7 +100,6 @@
 /* One address cannot hold every connection (slow clients, slowloris). */
 #define HTTP_MAX_PER_IP 64
 #define HTTP_TIMEOUT_S 10
-#define HTTP_MAX_ARGS 16
 #define ECHO_MAX 64 /* client bytes quoted in an error, as in api.c */
 
 /* A rendered response body shared by the cache and the responses sending it. */
@@ -139,14 +138,6 @@ struct dpmon_http {
 	uint16_t port;
 };
 
-/* The query string of one request, as libmicrohttpd decoded it. */
-struct query {
-	const char *keys[HTTP_MAX_ARGS + 1]; /* NULL-terminated */
-	const char *values[HTTP_MAX_ARGS];   /* NULL for "?key" without '=' */
-	unsigned n;
-	int overflow;
-};
-
 /* Everything needed to send one response. */
 struct reply {
 	unsigned status;
@@ -161,38 +152,20 @@ struct reply {
 	bool page_headers;    /* the dashboard's security headers */
 };
 
+/* libmicrohttpd's iterator over the decoded query string: each key and
+ * value into the struct dpmon_api_query @p cls, up to its limit. */
 static enum MHD_Result
 collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-	struct query *q = cls;
-
 	(void)kind;
-	if (q->n == HTTP_MAX_ARGS) {
-		q->overflow = 1;
-		return MHD_NO;
-	}
-	q->keys[q->n] = key;
-	q->values[q->n] = value;
-	q->n++;
-	return MHD_YES;
-}
-
-static const char *
-lookup_arg(void *ctx, const char *key)
-{
-	const struct query *q = ctx;
-
-	for (unsigned i = 0; i < q->n; i++)
-		if (strcmp(q->keys[i], key) == 0)
-			return q->values[i];
-	return NULL;
+	return dpmon_api_query_add(cls, key, value) == 0 ? MHD_YES : MHD_NO;
 }
 
 /* The query of request @p c into @p q (zeroed here). */
 static void
-collect_query(struct MHD_Connection *c, struct query *q)
+collect_query(struct MHD_Connection *c, struct dpmon_api_query *q)
 {
-	*q = (struct query){.n = 0};
+	*q = (struct dpmon_api_query){.n = 0};
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, q);
 }
 
@@ -262,7 +235,7 @@ echo(const char *s, char buf[ECHO_MAX + 4])
 /* Method and parameter checks shared by the text endpoints (api.c's order:
  * method 405, parameters 400). @return true when @p r was filled. */
 static bool
-text_endpoint_refused(struct reply *r, const char *method, const struct query *q)
+text_endpoint_refused(struct reply *r, const char *method, const struct dpmon_api_query *q)
 {
 	char msg[160], e[ECHO_MAX + 4];
 
@@ -299,7 +272,7 @@ render_metrics(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct r
 }
 
 static void
-serve_metrics(struct dpmon_http *h, const char *method, const struct query *q,
+serve_metrics(struct dpmon_http *h, const char *method, const struct dpmon_api_query *q,
 	      struct reply *r)
 {
 	struct dpmon_snapshot *snap;
@@ -316,7 +289,7 @@ serve_metrics(struct dpmon_http *h, const char *method, const struct query *q,
 }
 
 static void
-serve_page(struct dpmon_http *h, const char *method, const struct query *q,
+serve_page(struct dpmon_http *h, const char *method, const struct dpmon_api_query *q,
 	   struct reply *r)
 {
 	if (text_endpoint_refused(r, method, q))
@@ -331,10 +304,10 @@ serve_page(struct dpmon_http *h, const char *method, const struct query *q,
  * body, the server's blackhole list; the snapshot comes with render_api. */
 static struct dpmon_api_request
 api_request(const struct dpmon_http *h, const char *method, const char *url,
-	    struct query *q)
+	    struct dpmon_api_query *q)
 {
 	return (struct dpmon_api_request){.actions = h->actions, .method = method, .path = url,
-					  .arg = lookup_arg, .arg_ctx = q,
+					  .arg = dpmon_api_query_lookup, .arg_ctx = q,
 					  .arg_keys = q->keys};
 }
 
@@ -392,7 +365,7 @@ body_free_cb(void *cls)
 /* The slot for a GET or HEAD of @p url without parameters, or -1. Only the
  * exact paths: variants (trailing slash) take the uncached path. */
 static int
-cached_slot(const char *method, const char *url, const struct query *q)
+cached_slot(const char *method, const char *url, const struct dpmon_api_query *q)
 {
 	if (q->n != 0 || q->overflow || !is_read_method(method))
 		return -1;
@@ -708,7 +681,7 @@ answer_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url,
 	      const char *method, const struct upload *u)
 {
 	struct dpmon_api_request req;
-	struct query q;
+	struct dpmon_api_query q;
 	struct reply r;
 
 	collect_query(c, &q);
@@ -773,7 +746,7 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
        bool nul)
 {
 	struct dpmon_api_request req;
-	struct query q;
+	struct dpmon_api_query q;
 	struct reply r;
 	int slot;
 
