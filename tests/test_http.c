@@ -36,7 +36,6 @@
 #include "snapshot.h"
 #include "check.h"
 
-
 /* ------------------------------------------------------------------------
  * A tiny HTTP client.
  * --------------------------------------------------------------------- */
@@ -256,26 +255,6 @@ set_host(struct dpmon_snap_host *h, const char *addr, uint32_t subnet, uint64_t 
 }
 
 /* Two subnets, three hosts (sorted by address). */
-/*
- * Two requests on one HTTP/1.1 connection, sent back to back (pipelined):
- * both are answered and the connection is not closed after the first
- * (pollers and load generators reuse connections).
- */
-static void
-test_keepalive(uint16_t port)
-{
-	static const char req[] =
-		"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
-		"GET /api/v1/summary HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
-	struct reply r = exchange(AF_INET, port, req, sizeof(req) - 1);
-	const char *second = strstr(r.raw + 1, "HTTP/1.1 200");
-
-	REQUIRE(r.status == 200);
-	REQUIRE(second != NULL);
-	REQUIRE(strstr(second, "\"totals\"") != NULL);
-	free(r.raw);
-}
-
 static struct dpmon_snapshot *
 build_snapshot(uint64_t seq)
 {
@@ -364,6 +343,26 @@ test_endpoints(uint16_t port)
 		REQUIRE(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
 		EXPECT_ERROR(r, 405, "method 'DELETE' not allowed (allowed: GET, HEAD)");
 	}
+}
+
+/*
+ * Two requests on one HTTP/1.1 connection, sent back to back (pipelined):
+ * both are answered and the connection is not closed after the first
+ * (pollers and load generators reuse connections).
+ */
+static void
+test_keepalive(uint16_t port)
+{
+	static const char req[] =
+		"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+		"GET /api/v1/summary HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+	struct reply r = exchange(AF_INET, port, req, sizeof(req) - 1);
+	const char *second = strstr(r.raw + 1, "HTTP/1.1 200");
+
+	REQUIRE(r.status == 200);
+	REQUIRE(second != NULL);
+	REQUIRE(strstr(second, "\"totals\"") != NULL);
+	free(r.raw);
 }
 
 static void
@@ -951,7 +950,6 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	dpmon_http_stop(h);
 	dpmon_actions_free(a);
 }
-
 
 int
 main(void)
