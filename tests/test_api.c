@@ -500,7 +500,7 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1", 12); /* 10 + host_ext_full, host_flow_full (issue 4) */
+	CHECK_SIZE(b, "workers.1", 12); /* 10 + host_ext_full, host_flow_full */
 	CHECK_INT(b, "workers.1.host_v4mapped", 7);
 	CHECK_INT(b, "workers.1.host_ext_full", 3);
 	CHECK_INT(b, "workers.1.host_capacity", 1024);
@@ -529,7 +529,7 @@ check_subnet0(json_t *j)
 	CHECK_STR(j, "prefix", "10.0.0.0/24");
 	CHECK_STR(j, "name", "office");
 	CHECK_INT(j, "family", 4);
-	CHECK_SIZE(j, "ingress", 14); /* 8 + fragments, tcp_syn, avg_pps, avg_bps, flows, peers (issue 4) */
+	CHECK_SIZE(j, "ingress", 14); /* 8 + fragments, tcp_syn, avg_pps, avg_bps, flows, peers */
 	CHECK_INT(j, "ingress.flows", 1235);
 	CHECK_INT(j, "ingress.peers", 17);
 	CHECK_REAL(j, "ingress.avg_pps", 33.25);
@@ -824,9 +824,9 @@ test_dir_json_nonfinite(void)
 	CHECK_REAL(j, "pps", 0.0);
 	CHECK_REAL(j, "bps", 0.0);
 	CHECK_REAL(j, "tcp.bps", 0.0);
-	/* total, pps, bps, packets, bytes, four protocols, plus (issue 4)
+	/* total, pps, bps, packets, bytes, four protocols, plus the packet classes
 	 * fragments and tcp_syn. */
-	CHECK_SIZE(j, "", 14); /* + avg_pps, avg_bps, flows, peers (issue 4) */
+	CHECK_SIZE(j, "", 14); /* + avg_pps, avg_bps, flows, peers */
 	CHECK_INT(j, "flows", 0);
 	CHECK_INT(j, "peers", 0);
 	CHECK_REAL(j, "avg_pps", 0.0);
@@ -976,7 +976,7 @@ host_rw(struct dpmon_snapshot *s, const char *a)
 	return (struct dpmon_snap_host *)dpmon_snapshot_find_host(s, &x);
 }
 
-/* Sorting by averages, packet kinds and protocol classes (issue 4). */
+/* Sorting by averages, packet kinds and protocol classes. */
 static void
 test_hosts_sort_kinds(void)
 {
@@ -1027,7 +1027,7 @@ test_hosts_sort_kinds(void)
 	dpmon_snapshot_free(s);
 }
 
-/* GET /api/v1/history (issue 4): the snapshot's points, oldest first. */
+/* GET /api/v1/history: the snapshot's points, oldest first. */
 static void
 test_history_endpoint(void)
 {

@@ -220,7 +220,7 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"internal\",protocol=\"udp\"} 0");
 	CHECK_LINE(t, "dpmon_subnet_info{subnet=\"10.0.0.0/24\",name=\"off\\\"ice\\\\1\\n\",family=\"4\"} 1");
 	CHECK_LINE(t, "dpmon_subnet_info{subnet=\"2001:db8::/48\",name=\"\",family=\"6\"} 1");
-	/* Flows (issue 4): measured ones only, estimates rounded. */
+	/* Flows: measured ones only, estimates rounded. */
 	CHECK_LINE(t, "# TYPE dpmon_traffic_flows gauge");
 	CHECK_LINE(t, "dpmon_traffic_flows{direction=\"ingress\"} 1234");
 	CHECK_LINE(t, "dpmon_traffic_flows{direction=\"egress\"} 0");
@@ -259,7 +259,7 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_anomalies_total{reason=\"udp_bad_length\"} 3");
 	CHECK_LINE(t, "dpmon_ip_kind_packets_total{kind=\"tcp_syn\"} 11");
 	REQUIRE(strstr(t, "reason=\"ok\"") == NULL);
-	/* 39 + dpmon_traffic_flows, dpmon_subnet_flows (issue 4)
+	/* 39 + dpmon_traffic_flows, dpmon_subnet_flows (flows)
 	 * + dpmon_config_reloads_total, dpmon_config_last_reload_timestamp_seconds (reload)
 	 * + dpmon_alerts_started_total (detection) + dpmon_notify_runs_total,
 	 * dpmon_action_events_dropped_total, dpmon_sample_packets_total,
