@@ -19,8 +19,10 @@
 #include <time.h>
 
 #include "api.h"
+#include "api_call.h"
 #include "snapshot.h"
 #include "check.h"
+#include "snap_fixture.h"
 #include "stats.h"
 
 #ifndef DPMON_VERSION
@@ -32,63 +34,13 @@
  * Calling the API with a query string.
  * --------------------------------------------------------------------- */
 
-#define MAX_ARGS 16
-
-struct query {
-	char buf[1024];
-	const char *keys[MAX_ARGS + 1];
-	const char *values[MAX_ARGS];
-	int n;
-};
-
-static const char *
-lookup(void *ctx, const char *key)
-{
-	const struct query *q = ctx;
-
-	for (int i = 0; i < q->n; i++)
-		if (strcmp(q->keys[i], key) == 0)
-			return q->values[i];
-	return NULL;
-}
-
-/* Split "a=1&b&c=" (no percent-decoding: tests use plain text). */
-static void
-parse_query(const char *text, struct query *q)
-{
-	char *save = NULL, *tok;
-
-	memset(q, 0, sizeof(*q));
-	if (text == NULL)
-		return;
-	snprintf(q->buf, sizeof(q->buf), "%s", text);
-	for (tok = strtok_r(q->buf, "&", &save); tok && q->n < MAX_ARGS;
-	     tok = strtok_r(NULL, "&", &save)) {
-		char *eq = strchr(tok, '=');
-
-		if (eq != NULL)
-			*eq = '\0';
-		q->keys[q->n] = tok;
-		q->values[q->n] = eq != NULL ? eq + 1 : NULL;
-		q->n++;
-	}
-}
-
 /* METHOD on "PATH?QUERY", with the key list as http.c passes it. */
 static struct dpmon_api_response
 call(const struct dpmon_snapshot *s, const char *method, const char *target)
 {
 	struct dpmon_api_response r;
-	struct query q;
-	char path[2048];
-	char *qm;
 
-	snprintf(path, sizeof(path), "%s", target);
-	qm = strchr(path, '?');
-	if (qm != NULL)
-		*qm++ = '\0';
-	parse_query(qm, &q);
-	if (dpmon_api_handle_keys(s, method, path, lookup, &q, q.keys, &r) != 0)
+	if (api_call(s, method, target, &r) != 0)
 		FAIL("dpmon_api_handle_keys failed for %s %s", method, target);
 	if (r.body == NULL)
 		FAIL("NULL body for %s %s", method, target);
@@ -224,67 +176,10 @@ check_order(const char *file, int line, const struct dpmon_snapshot *s, const ch
  * The hand-built snapshot.
  * --------------------------------------------------------------------- */
 
-static struct dpmon_rate
-rate(uint64_t packets, uint64_t bytes, double pps, double bps)
-{
-	return (struct dpmon_rate){.packets = packets, .bytes = bytes, .pps = pps, .bps = bps};
-}
-
-/* A direction whose traffic is all TCP. */
-static struct dpmon_dir_stats
-tcp_dir(struct dpmon_rate total)
-{
-	struct dpmon_dir_stats d = {.total = total};
-
-	d.proto[DPMON_PROTO_TCP] = total;
-	return d;
-}
-
-static struct dpmon_addr
-addr(const char *text)
-{
-	struct dpmon_addr a;
-
-	if (dpmon_addr_parse(text, &a) != 0)
-		FAIL("bad test address %s", text);
-	return a;
-}
-
-static struct dpmon_prefix
-prefix(const char *text)
-{
-	struct dpmon_prefix p;
-
-	if (dpmon_prefix_parse(text, &p, NULL) != 0)
-		FAIL("bad test prefix %s", text);
-	return p;
-}
-
-static int
-host_addr_cmp(const void *x, const void *y)
-{
-	return dpmon_addr_cmp(&((const struct dpmon_snap_host *)x)->addr,
-			      &((const struct dpmon_snap_host *)y)->addr);
-}
-
+/* Status counters: reloads, actions, timing, parse reasons. */
 static void
-add_host(struct dpmon_snapshot *s, uint32_t i, const char *a, uint32_t subnet,
-	 struct dpmon_rate in, struct dpmon_rate out)
+set_status(struct dpmon_snapshot *s)
 {
-	s->hosts[i].addr = addr(a);
-	s->hosts[i].subnet = subnet;
-	s->hosts[i].dir[DPMON_DIR_INGRESS] = tcp_dir(in);
-	s->hosts[i].dir[DPMON_DIR_EGRESS] = tcp_dir(out);
-}
-
-static struct dpmon_snapshot *
-build_snapshot(void)
-{
-	struct dpmon_snapshot *s = dpmon_snapshot_alloc(1, 2, 2, 5);
-	struct dpmon_dir_stats *d;
-
-	REQUIRE(s != NULL);
-	s->seq = 7;
 	s->config = (struct dpmon_snap_config){.reloads = 3, .reload_failures = 1,
 					       .last_reload_unix_s = 1700000000.5,
 					       .last_reload_ok = true};
@@ -298,7 +193,8 @@ build_snapshot(void)
 	s->merge_s = 0.125;
 	s->interval_ms = 1000;
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
-		s->totals[t] = tcp_dir(rate(1000u * (t + 1), 64000u * (t + 1), 10.0 * (t + 1), 5120.0 * (t + 1)));
+		s->totals[t] = snap_tcp_dir(snap_rate(1000u * (t + 1), 64000u * (t + 1),
+						      10.0 * (t + 1), 5120.0 * (t + 1)));
 	s->parse_errors[DPMON_REASON_NON_IP] = 3;
 	s->parse_errors[DPMON_REASON_RUNT] = 1;
 	s->parse_errors[DPMON_REASON_L2_TOO_DEEP] = 9;
@@ -306,7 +202,12 @@ build_snapshot(void)
 	s->anomalies[DPMON_ANOM_TUNNEL_LIMIT] = 2;
 	s->ip_stats[DPMON_IPSTAT_FRAGMENTS] = 6;
 	s->ip_stats[DPMON_IPSTAT_TCP_SYN] = 8;
+}
 
+/* The port and the two workers. */
+static void
+set_ports_workers(struct dpmon_snapshot *s)
+{
 	s->ports[0] = (struct dpmon_port_stats){.device = "net_pcap0", .port_id = 0, .rx_queues = 2,
 					       .ipackets = 5000, .ibytes = 320000, .imissed = 4,
 					       .ierrors = 1, .rx_nombuf = 2};
@@ -316,32 +217,59 @@ build_snapshot(void)
 						   .host_table_full = 5, .host_v4mapped = 7,
 						   .host_ext_full = 3, .hosts = 2, .host_capacity = 1024, .polls = 5000,
 						   .busy_s = 1.5, .busy_ratio = 0.25};
+}
 
-	s->subnets[0].prefix = prefix("10.0.0.0/24");
-	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "office");
-	d = &s->subnets[0].dir[DPMON_DIR_INGRESS];
-	d->total = rate(350, 65000, 35.5, 104000.25);
-	d->proto[DPMON_PROTO_TCP] = rate(300, 60000, 30, 96000);
-	d->proto[DPMON_PROTO_UDP] = rate(40, 4000, 4.5, 6400.25);
-	d->proto[DPMON_PROTO_ICMP] = rate(10, 1000, 1, 1600);
+/* The subnets' counters: every protocol and packet class in the office's ingress. */
+static void
+set_subnet_dirs(struct dpmon_snapshot *s)
+{
+	struct dpmon_dir_stats *d = &s->subnets[0].dir[DPMON_DIR_INGRESS];
+
+	d->total = snap_rate(350, 65000, 35.5, 104000.25);
+	d->proto[DPMON_PROTO_TCP] = snap_rate(300, 60000, 30, 96000);
+	d->proto[DPMON_PROTO_UDP] = snap_rate(40, 4000, 4.5, 6400.25);
+	d->proto[DPMON_PROTO_ICMP] = snap_rate(10, 1000, 1, 1600);
 	d->avg_pps = 33.25;
 	d->flows = 1234.6; /* an estimate: printed rounded */
 	d->peers = 17.4;
 	d->avg_bps = 99000.5;
-	d->x[DPMON_XCLASS_FRAG] = rate(12, 7000, 1.5, 2800.5);
-	d->x[DPMON_XCLASS_SYN] = rate(200, 12000, 20.25, 9600);
-	s->subnets[0].dir[DPMON_DIR_EGRESS] = tcp_dir(rate(6, 360, 2.25, 1640));
-	s->subnets[1].prefix = prefix("2001:db8::/48");
-	s->subnets[1].dir[DPMON_DIR_INGRESS] = tcp_dir(rate(300, 1000, 30, 800));
-	s->subnets[1].dir[DPMON_DIR_EGRESS] = tcp_dir(rate(9, 540, 2.5, 2000));
+	d->x[DPMON_XCLASS_FRAG] = snap_rate(12, 7000, 1.5, 2800.5);
+	d->x[DPMON_XCLASS_SYN] = snap_rate(200, 12000, 20.25, 9600);
+	s->subnets[0].dir[DPMON_DIR_EGRESS] = snap_tcp_dir(snap_rate(6, 360, 2.25, 1640));
+	s->subnets[1].dir[DPMON_DIR_INGRESS] = snap_tcp_dir(snap_rate(300, 1000, 30, 800));
+	s->subnets[1].dir[DPMON_DIR_EGRESS] = snap_tcp_dir(snap_rate(9, 540, 2.5, 2000));
+}
 
-	/* Given out of order on purpose, sorted below like merge.c does. */
-	add_host(s, 0, "2001:db8::2", 1, rate(0, 0, 0, 0), rate(5, 300, 0, 0));
-	add_host(s, 1, "10.0.0.6", 0, rate(200, 5000, 20, 4000), rate(2, 120, 1.5, 960));
-	add_host(s, 2, "10.0.0.5", 0, rate(100, 10000, 10, 8000), rate(1, 60, 0.5, 480));
-	add_host(s, 3, "2001:0db8:0:0::1", 1, rate(300, 1000, 30, 800), rate(4, 240, 2.5, 2000));
-	add_host(s, 4, "10.0.0.7", 0, rate(50, 50000, 5, 8000), rate(3, 180, 0.25, 200));
-	qsort(s->hosts, s->n_hosts, sizeof(s->hosts[0]), host_addr_cmp);
+/* Host @p a of subnet @p subnet, all its traffic TCP: @p in, @p out. */
+static struct snap_host_spec
+tcp_host(const char *a, uint32_t subnet, struct dpmon_rate in, struct dpmon_rate out)
+{
+	return (struct snap_host_spec){a, subnet, snap_tcp_dir(in), snap_tcp_dir(out)};
+}
+
+/* Two subnets (10.0.0.0/24 "office", 2001:db8::/48) and five hosts with
+ * known counters, every other part of the snapshot set too. */
+static struct dpmon_snapshot *
+api_snapshot(void)
+{
+	static const struct snap_subnet_spec subnets[] = {
+		{"10.0.0.0/24", "office"}, {"2001:db8::/48", NULL},
+	};
+	/* Given out of order on purpose, sorted by snap_build like merge.c does. */
+	const struct snap_host_spec hosts[] = {
+		tcp_host("2001:db8::2", 1, snap_rate(0, 0, 0, 0), snap_rate(5, 300, 0, 0)),
+		tcp_host("10.0.0.6", 0, snap_rate(200, 5000, 20, 4000), snap_rate(2, 120, 1.5, 960)),
+		tcp_host("10.0.0.5", 0, snap_rate(100, 10000, 10, 8000), snap_rate(1, 60, 0.5, 480)),
+		tcp_host("2001:0db8:0:0::1", 1, snap_rate(300, 1000, 30, 800), snap_rate(4, 240, 2.5, 2000)),
+		tcp_host("10.0.0.7", 0, snap_rate(50, 50000, 5, 8000), snap_rate(3, 180, 0.25, 200)),
+	};
+	struct dpmon_snapshot *s = snap_build(&(struct snap_spec){
+		.seq = 7, .n_ports = 1, .n_workers = 2, .subnets = subnets, .n_subnets = 2,
+		.hosts = hosts, .n_hosts = 5});
+
+	set_status(s);
+	set_ports_workers(s);
+	set_subnet_dirs(s);
 	return s;
 }
 
@@ -375,20 +303,20 @@ test_snapshot_lookups(const struct dpmon_snapshot *s)
 	for (uint32_t i = 0; i < s->n_hosts; i++)
 		REQUIRE(dpmon_snapshot_find_host(s, &s->hosts[i].addr) == &s->hosts[i]);
 	{
-		struct dpmon_addr a = addr("10.0.0.99"), b = addr("::"), c = addr("ffff::1");
+		struct dpmon_addr a = snap_addr("10.0.0.99"), b = snap_addr("::"), c = snap_addr("ffff::1");
 		REQUIRE(dpmon_snapshot_find_host(s, &a) == NULL);
 		REQUIRE(dpmon_snapshot_find_host(s, &b) == NULL);
 		REQUIRE(dpmon_snapshot_find_host(s, &c) == NULL);
 	}
-	p = prefix("2001:db8::/48");
+	p = snap_prefix("2001:db8::/48");
 	REQUIRE(dpmon_snapshot_find_subnet(s, &p) == 1);
-	p = prefix("10.0.0.0/24");
+	p = snap_prefix("10.0.0.0/24");
 	REQUIRE(dpmon_snapshot_find_subnet(s, &p) == 0);
-	p = prefix("10.0.0.0/25");
+	p = snap_prefix("10.0.0.0/25");
 	REQUIRE(dpmon_snapshot_find_subnet(s, &p) == -1);
 	{
 		struct dpmon_snapshot *empty = dpmon_snapshot_alloc(0, 0, 0, 0);
-		struct dpmon_addr a = addr("10.0.0.1");
+		struct dpmon_addr a = snap_addr("10.0.0.1");
 		REQUIRE(empty != NULL && empty->hosts != NULL && empty->n_hosts == 0);
 		REQUIRE(dpmon_snapshot_find_host(empty, &a) == NULL);
 		REQUIRE(dpmon_snapshot_find_subnet(empty, &p) == -1);
@@ -572,7 +500,7 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1", 12); /* 10 + host_ext_full, host_flow_full (issue 4) */
+	CHECK_SIZE(b, "workers.1", 12); /* 10 + host_ext_full, host_flow_full */
 	CHECK_INT(b, "workers.1.host_v4mapped", 7);
 	CHECK_INT(b, "workers.1.host_ext_full", 3);
 	CHECK_INT(b, "workers.1.host_capacity", 1024);
@@ -601,7 +529,7 @@ check_subnet0(json_t *j)
 	CHECK_STR(j, "prefix", "10.0.0.0/24");
 	CHECK_STR(j, "name", "office");
 	CHECK_INT(j, "family", 4);
-	CHECK_SIZE(j, "ingress", 14); /* 8 + fragments, tcp_syn, avg_pps, avg_bps, flows, peers (issue 4) */
+	CHECK_SIZE(j, "ingress", 14); /* 8 + fragments, tcp_syn, avg_pps, avg_bps, flows, peers */
 	CHECK_INT(j, "ingress.flows", 1235);
 	CHECK_INT(j, "ingress.peers", 17);
 	CHECK_REAL(j, "ingress.avg_pps", 33.25);
@@ -869,9 +797,10 @@ test_routing(const struct dpmon_snapshot *s)
 
 	/* The plain entry point: a lookup only, no unknown-key check. */
 	{
-		struct query q;
-		parse_query("limit=1&foo=2", &q);
-		REQUIRE(dpmon_api_handle(s, "GET", "/api/v1/hosts", lookup, &q, &r) == 0);
+		struct api_call_query t;
+		api_call_parse("limit=1&foo=2", &t);
+		REQUIRE(dpmon_api_handle(s, "GET", "/api/v1/hosts", dpmon_api_query_lookup, &t.q,
+					 &r) == 0);
 		REQUIRE(r.status == 200);
 		CHECK_SIZE(r.body, "hosts", 1);
 		json_decref(r.body);
@@ -887,7 +816,7 @@ test_routing(const struct dpmon_snapshot *s)
 static void
 test_dir_json_nonfinite(void)
 {
-	struct dpmon_dir_stats d = tcp_dir(rate(UINT64_C(1) << 40, 1, 0.0 / 0.0, 1.0 / 0.0));
+	struct dpmon_dir_stats d = snap_tcp_dir(snap_rate(UINT64_C(1) << 40, 1, 0.0 / 0.0, 1.0 / 0.0));
 	json_t *j = dpmon_api_dir_json(&d);
 
 	REQUIRE(j != NULL);
@@ -895,9 +824,9 @@ test_dir_json_nonfinite(void)
 	CHECK_REAL(j, "pps", 0.0);
 	CHECK_REAL(j, "bps", 0.0);
 	CHECK_REAL(j, "tcp.bps", 0.0);
-	/* total, pps, bps, packets, bytes, four protocols, plus (issue 4)
+	/* total, pps, bps, packets, bytes, four protocols, plus the packet classes
 	 * fragments and tcp_syn. */
-	CHECK_SIZE(j, "", 14); /* + avg_pps, avg_bps, flows, peers (issue 4) */
+	CHECK_SIZE(j, "", 14); /* + avg_pps, avg_bps, flows, peers */
 	CHECK_INT(j, "flows", 0);
 	CHECK_INT(j, "peers", 0);
 	CHECK_REAL(j, "avg_pps", 0.0);
@@ -966,17 +895,17 @@ build_big(void)
 
 	REQUIRE(s != NULL);
 	s->seq = 1;
-	s->subnets[0].prefix = prefix("10.0.0.0/13");
-	s->subnets[1].prefix = prefix("10.8.0.0/13");
+	s->subnets[0].prefix = snap_prefix("10.0.0.0/13");
+	s->subnets[1].prefix = snap_prefix("10.8.0.0/13");
 	for (uint32_t i = 0; i < BIG_HOSTS; i++) {
 		struct dpmon_snap_host *h = &s->hosts[i];
 		uint64_t p = next_rand(&rnd) % 5000; /* many ties */
 
 		dpmon_addr_from_v4(&h->addr, (10u << 24) + i);
 		h->subnet = i < (1u << 19) ? 0 : 1;
-		h->dir[DPMON_DIR_INGRESS].total = rate(p, p * 100, (double)(p % 97), (double)(p * 800));
+		h->dir[DPMON_DIR_INGRESS].total = snap_rate(p, p * 100, (double)(p % 97), (double)(p * 800));
 		p = next_rand(&rnd) % 1000;
-		h->dir[DPMON_DIR_EGRESS].total = rate(p, next_rand(&rnd), (double)p / 4, (double)(p % 13));
+		h->dir[DPMON_DIR_EGRESS].total = snap_rate(p, next_rand(&rnd), (double)p / 4, (double)(p % 13));
 	}
 	return s;
 }
@@ -1030,7 +959,7 @@ test_million(void)
 	check_big(s, "/api/v1/hosts?subnet=10.8.0.0/13&sort=packets&limit=10000",
 		  (struct rank_ctx){NULL, DPMON_DIR_INGRESS, 2}, pool, n, 10000);
 	{
-		struct dpmon_addr a = addr("10.15.66.63"), b = addr("10.15.66.64");
+		struct dpmon_addr a = snap_addr("10.15.66.63"), b = snap_addr("10.15.66.64");
 		REQUIRE(dpmon_snapshot_find_host(s, &a) == &s->hosts[BIG_HOSTS - 1]);
 		REQUIRE(dpmon_snapshot_find_host(s, &b) == NULL);
 	}
@@ -1042,16 +971,16 @@ test_million(void)
 static struct dpmon_snap_host *
 host_rw(struct dpmon_snapshot *s, const char *a)
 {
-	struct dpmon_addr x = addr(a);
+	struct dpmon_addr x = snap_addr(a);
 
 	return (struct dpmon_snap_host *)dpmon_snapshot_find_host(s, &x);
 }
 
-/* Sorting by averages, packet kinds and protocol classes (issue 4). */
+/* Sorting by averages, packet kinds and protocol classes. */
 static void
 test_hosts_sort_kinds(void)
 {
-	struct dpmon_snapshot *s = build_snapshot();
+	struct dpmon_snapshot *s = api_snapshot();
 	const char *order[5] = {"10.0.0.5", "10.0.0.6", "10.0.0.7", "2001:db8::1", "2001:db8::2"};
 
 	for (int i = 0; i < 5; i++) {
@@ -1098,11 +1027,11 @@ test_hosts_sort_kinds(void)
 	dpmon_snapshot_free(s);
 }
 
-/* GET /api/v1/history (issue 4): the snapshot's points, oldest first. */
+/* GET /api/v1/history: the snapshot's points, oldest first. */
 static void
 test_history_endpoint(void)
 {
-	struct dpmon_snapshot *s = build_snapshot();
+	struct dpmon_snapshot *s = api_snapshot();
 	struct dpmon_api_response r;
 
 	r = get(s, "/api/v1/history");
@@ -1161,7 +1090,7 @@ main(void)
 	test_store();
 	test_no_snapshot();
 	test_dir_json_nonfinite();
-	s = build_snapshot();
+	s = api_snapshot();
 	test_snapshot_lookups(s);
 	test_health(s);
 	test_summary(s);

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "api_call.h"
 #include "config.h"
 #include "detect.h"
 #include "prom.h"
@@ -598,48 +599,13 @@ test_reconfigure_disabled(void)
  * The API and /metrics on a snapshot with alerts.
  * --------------------------------------------------------------------- */
 
-#define MAX_ARGS 16
-
-struct query {
-	char buf[1024];
-	const char *keys[MAX_ARGS + 1];
-	const char *values[MAX_ARGS];
-	int n;
-};
-
-static const char *
-lookup(void *ctx, const char *key)
-{
-	const struct query *q = ctx;
-
-	for (int i = 0; i < q->n; i++)
-		if (strcmp(q->keys[i], key) == 0)
-			return q->values[i];
-	return NULL;
-}
-
+/* GET @p target (api_call.h); checks the status, returns the body. */
 static json_t *
 get(const struct dpmon_snapshot *s, const char *target, unsigned want_status)
 {
 	struct dpmon_api_response r;
-	struct query q = {0};
-	char path[512], *qm, *save = NULL, *tok;
 
-	snprintf(path, sizeof(path), "%s", target);
-	if ((qm = strchr(path, '?')) != NULL) {
-		*qm++ = '\0';
-		snprintf(q.buf, sizeof(q.buf), "%s", qm);
-		for (tok = strtok_r(q.buf, "&", &save); tok && q.n < MAX_ARGS;
-		     tok = strtok_r(NULL, "&", &save)) {
-			char *eq = strchr(tok, '=');
-
-			if (eq != NULL)
-				*eq = '\0';
-			q.keys[q.n] = tok;
-			q.values[q.n++] = eq != NULL ? eq + 1 : NULL;
-		}
-	}
-	REQUIRE(dpmon_api_handle_keys(s, "GET", path, lookup, &q, q.keys, &r) == 0);
+	REQUIRE(api_call(s, "GET", target, &r) == 0);
 	if (r.status != want_status)
 		fprintf(stderr, "GET %s: %u, expected %u\n", target, r.status, want_status);
 	CHECK(r.status == want_status);

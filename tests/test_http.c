@@ -35,7 +35,7 @@
 #include "http.h"
 #include "snapshot.h"
 #include "check.h"
-
+#include "snap_fixture.h"
 
 /* ------------------------------------------------------------------------
  * A tiny HTTP client.
@@ -246,53 +246,35 @@ jstr(json_t *j, const char *key)
  * Snapshots.
  * --------------------------------------------------------------------- */
 
-static void
-set_host(struct dpmon_snap_host *h, const char *addr, uint32_t subnet, uint64_t packets, double bps)
+/* Host @p a of subnet @p subnet: @p packets in, of 100 bytes, at 1 pps
+ * and @p bps; nothing out. */
+static struct snap_host_spec
+seen_host(const char *a, uint32_t subnet, uint64_t packets, double bps)
 {
-	REQUIRE(dpmon_addr_parse(addr, &h->addr) == 0);
-	h->subnet = subnet;
-	h->dir[DPMON_DIR_INGRESS].total =
-		(struct dpmon_rate){.packets = packets, .bytes = packets * 100, .pps = 1, .bps = bps};
+	return (struct snap_host_spec){.addr = a, .subnet = subnet,
+				       .in = {.total = snap_rate(packets, packets * 100, 1, bps)}};
 }
 
 /* Two subnets, three hosts (sorted by address). */
-/*
- * Two requests on one HTTP/1.1 connection, sent back to back (pipelined):
- * both are answered and the connection is not closed after the first
- * (pollers and load generators reuse connections).
- */
-static void
-test_keepalive(uint16_t port)
-{
-	static const char req[] =
-		"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
-		"GET /api/v1/summary HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
-	struct reply r = exchange(AF_INET, port, req, sizeof(req) - 1);
-	const char *second = strstr(r.raw + 1, "HTTP/1.1 200");
-
-	REQUIRE(r.status == 200);
-	REQUIRE(second != NULL);
-	REQUIRE(strstr(second, "\"totals\"") != NULL);
-	free(r.raw);
-}
-
 static struct dpmon_snapshot *
-build_snapshot(uint64_t seq)
+http_snapshot(uint64_t seq)
 {
-	struct dpmon_snapshot *s = dpmon_snapshot_alloc(1, 1, 2, 3);
+	static const struct snap_subnet_spec subnets[] = {
+		{"10.0.0.0/24", "office"}, {"2001:db8::/48", NULL},
+	};
+	const struct snap_host_spec hosts[] = {
+		seen_host("10.0.0.5", 0, 10, 9000),
+		seen_host("10.0.0.6", 0, 30, 100),
+		seen_host("2001:db8::1", 1, 20, 5000),
+	};
+	struct dpmon_snapshot *s = snap_build(&(struct snap_spec){
+		.seq = seq, .n_ports = 1, .n_workers = 1, .subnets = subnets, .n_subnets = 2,
+		.hosts = hosts, .n_hosts = 3});
 
-	REQUIRE(s != NULL);
-	s->seq = seq;
 	s->interval_ms = 1000;
 	s->interval_s = 1.0;
 	snprintf(s->ports[0].device, sizeof(s->ports[0].device), "net_pcap0");
 	s->workers[0].lcore = 1;
-	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &s->subnets[0].prefix, NULL) == 0);
-	snprintf(s->subnets[0].name, sizeof(s->subnets[0].name), "office");
-	REQUIRE(dpmon_prefix_parse("2001:db8::/48", &s->subnets[1].prefix, NULL) == 0);
-	set_host(&s->hosts[0], "10.0.0.5", 0, 10, 9000);
-	set_host(&s->hosts[1], "10.0.0.6", 0, 30, 100);
-	set_host(&s->hosts[2], "2001:db8::1", 1, 20, 5000);
 	return s;
 }
 
@@ -364,6 +346,26 @@ test_endpoints(uint16_t port)
 		REQUIRE(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
 		EXPECT_ERROR(r, 405, "method 'DELETE' not allowed (allowed: GET, HEAD)");
 	}
+}
+
+/*
+ * Two requests on one HTTP/1.1 connection, sent back to back (pipelined):
+ * both are answered and the connection is not closed after the first
+ * (pollers and load generators reuse connections).
+ */
+static void
+test_keepalive(uint16_t port)
+{
+	static const char req[] =
+		"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+		"GET /api/v1/summary HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+	struct reply r = exchange(AF_INET, port, req, sizeof(req) - 1);
+	const char *second = strstr(r.raw + 1, "HTTP/1.1 200");
+
+	REQUIRE(r.status == 200);
+	REQUIRE(second != NULL);
+	REQUIRE(strstr(second, "\"totals\"") != NULL);
+	free(r.raw);
 }
 
 static void
@@ -472,7 +474,7 @@ publish_loop(void *arg)
 	struct publisher *p = arg;
 
 	for (int i = 0; i < p->rounds; i++) {
-		dpmon_snap_publish(p->store, build_snapshot(100 + (uint64_t)i));
+		dpmon_snap_publish(p->store, http_snapshot(100 + (uint64_t)i));
 		usleep(200);
 	}
 	return NULL;
@@ -599,7 +601,7 @@ test_etag(uint16_t port, struct dpmon_snap_store *st)
 	r = request_h(port, "GET", "/health", "If-None-Match: \"other\"\r\n");
 	CHECK(r.status == 200);
 	free(r.raw);
-	dpmon_snap_publish(st, build_snapshot(8));
+	dpmon_snap_publish(st, http_snapshot(8));
 	snprintf(hdr, sizeof(hdr), "If-None-Match: %s\r\n", etag);
 	r = request_h(port, "GET", "/api/v1/subnets", hdr);
 	CHECK(r.status == 200 && header(&r, "ETag", etag2, sizeof(etag2)) != NULL);
@@ -636,7 +638,7 @@ test_cache(uint16_t port, struct dpmon_snap_store *st)
 		CHECK(c.status == 304 && c.body_len == 0);
 		free(c.raw);
 		/* A new snapshot with other counters: the cached body is not reused. */
-		s = build_snapshot(1000 + i);
+		s = http_snapshot(1000 + i);
 		s->hosts[0].dir[DPMON_DIR_INGRESS].total.packets = 123456789;
 		s->totals[0].total.packets = 987654321;
 		dpmon_snap_publish(st, s);
@@ -770,7 +772,7 @@ test_starting(void)
 		CHECK(r.status == 200);
 		free(r.raw);
 	}
-	dpmon_snap_publish(&st, build_snapshot(1));
+	dpmon_snap_publish(&st, http_snapshot(1));
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200);
 	REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 1);
 	json_decref(j);
@@ -952,7 +954,6 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	dpmon_actions_free(a);
 }
 
-
 int
 main(void)
 {
@@ -961,7 +962,7 @@ main(void)
 	uint16_t port;
 
 	dpmon_snap_store_init(&st);
-	dpmon_snap_publish(&st, build_snapshot(7));
+	dpmon_snap_publish(&st, http_snapshot(7));
 	h = dpmon_http_start("127.0.0.1", 0, &st);
 	if (h == NULL)
 		FAIL("dpmon_http_start: %s", strerror(errno));

@@ -1,87 +1,43 @@
 /*
- * api.c — the HTTP API's semantics, independent of the transport.
+ * api.c — the HTTP API's semantics, independent of the transport (api.h):
+ * one request's steps and the route table of every endpoint.
  *
  * A request goes through a fixed sequence of steps; any step may answer:
  *
  *   1. route       the path (trailing slashes ignored) selects an endpoint,
- *                  else 404 {"error":"no such endpoint: /path"};
- *   2. method      GET and HEAD only, else 405 with Allow: GET, HEAD;
+ *                  else 404 {"error":"no such endpoint: /path"}; the
+ *                  blackhole list's endpoints exist only when the request
+ *                  has one;
+ *   2. method      the endpoint's methods (GET and HEAD always, POST or
+ *                  DELETE where it has them), else 405 with their Allow;
  *   3. parameters  every query key must be one the endpoint accepts, and
  *                  appear once (400) — when the transport lists the keys;
  *   4. snapshot    data endpoints need one: 503 before the first merge;
- *   5. endpoint    validates its own arguments (400, 404) and renders.
+ *   5. endpoint    validates its own arguments (400, 404) and renders
+ *                  (api_snapshot.c, api_blackholes.c).
  *
  * Every function that may answer returns ANSWERED once it has filled the
  * response, 0 to let the sequence continue, or -ENOMEM; the top level turns
  * -ENOMEM into a 500.
  *
- * Rendering only reads the immutable snapshot, so no lock is needed. The
- * one endpoint whose cost grows with traffic is /api/v1/hosts: it visits
- * each host of the snapshot once (dpmon_top_hosts_by, top.c) and keeps the
- * best `limit` hosts in a bounded heap, which is O(n log k) time and O(k)
- * memory — a million hosts cost one linear pass, never a sort of everything
- * per request. Ties are broken by address, so equal hosts always come out
- * in the same order.
- *
  * Client text echoed in error messages is cut to ECHO_MAX bytes and limited
  * to printable ASCII, so any byte sequence in a URL still yields a valid
  * (UTF-8) JSON string and a bounded body.
  */
-#include "api.h"
+#include "api_internal.h"
 
-#include <assert.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "actions.h"
-#include "top.h"
-
-#ifndef DPMON_VERSION
-#define DPMON_VERSION "0.0.0"
-#endif
-
-#define ANSWERED 1
-#define API_ALLOW "GET, HEAD"
-#define HOSTS_LIMIT_DEFAULT 100
-#define HOSTS_LIMIT_MAX 10000
-#define ECHO_MAX 64                /* client bytes quoted in an error */
-#define ECHO_BUF (ECHO_MAX + 4)    /* ... plus "..." and the NUL */
-#define MSG_MAX 256                /* longest error message */
-#define ARG_TEXT_MAX 128           /* longer address/prefix text is invalid */
-
-/* One request being answered. */
-struct request {
-	const struct dpmon_snapshot *snap;
-	dpmon_api_arg_fn arg;
-	void *arg_ctx;
-	const char *const *keys; /* every query key present, or NULL */
-	struct dpmon_api_response *out;
-	struct dpmon_actions *actions; /* the blackhole endpoints only */
-};
-
-/* @p rest is the text after "path/" for item endpoints, else "". */
-typedef int (*endpoint_fn)(struct request *r, const char *rest, size_t rest_len);
-
-struct endpoint {
-	const char *path;          /* the exact path, or the collection's */
-	bool item;                 /* matches path + "/" + anything non-empty */
-	bool needs_snapshot;       /* 503 while there is none */
-	const char *const *params; /* accepted query keys, NULL-terminated */
-	endpoint_fn fn;
-};
 
 /* ------------------------------------------------------------------------
  * Small helpers: text, replies.
  * --------------------------------------------------------------------- */
 
-/* Quote at most ECHO_MAX bytes of @p s (@p n bytes) as printable ASCII. */
-static const char *
-echo(const char *s, size_t n, char buf[ECHO_BUF])
+const char *
+api_echo(const char *s, size_t n, char buf[ECHO_BUF])
 {
 	size_t i, shown = n < ECHO_MAX ? n : ECHO_MAX;
 
@@ -95,34 +51,16 @@ echo(const char *s, size_t n, char buf[ECHO_BUF])
 	return buf;
 }
 
-/* A JSON string of the (at most @p max bytes) text @p s, sanitised to
- * ASCII when it is not valid UTF-8. */
-static json_t *
-text_json(const char *s, size_t max)
-{
-	char buf[ARG_TEXT_MAX + 1];
-	size_t n = strnlen(s, max);
-	json_t *j = json_stringn(s, n);
-
-	if (j != NULL)
-		return j;
-	if (n > ARG_TEXT_MAX)
-		n = ARG_TEXT_MAX;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	return json_stringn(buf, n);
-}
-
-static int
-reply(struct request *r, unsigned status, json_t *body)
+int
+api_reply(struct request *r, unsigned status, json_t *body)
 {
 	r->out->status = status;
 	r->out->body = body;
 	return body != NULL ? ANSWERED : -ENOMEM;
 }
 
-__attribute__((format(printf, 3, 4))) static int
-reply_error(struct request *r, unsigned status, const char *fmt, ...)
+int
+api_reply_error(struct request *r, unsigned status, const char *fmt, ...)
 {
 	char msg[MSG_MAX];
 	va_list ap;
@@ -130,7 +68,17 @@ reply_error(struct request *r, unsigned status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return reply(r, status, json_pack("{s:s}", "error", msg));
+	return api_reply(r, status, json_pack("{s:s}", "error", msg));
+}
+
+bool
+api_copy_arg(const char *s, size_t n, char buf[ARG_TEXT_MAX])
+{
+	if (n >= ARG_TEXT_MAX)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -146,9 +94,8 @@ listed(const char *const *list, const char *key)
 	return false;
 }
 
-/* The value of @p key; "" when present without a value; NULL if absent. */
-static const char *
-arg_value(const struct request *r, const char *key)
+const char *
+api_arg_value(const struct request *r, const char *key)
 {
 	const char *v = r->arg != NULL ? r->arg(r->arg_ctx, key) : NULL;
 
@@ -169,747 +116,62 @@ check_params(struct request *r, const char *const *accepted)
 		const char *k = r->keys[i];
 
 		if (!listed(accepted, k))
-			return reply_error(r, 400, "unknown parameter '%s'",
-					   echo(k, strlen(k), e));
+			return api_reply_error(r, 400, "unknown parameter '%s'",
+					       api_echo(k, strlen(k), e));
 		/* Only accepted keys precede i, so this loop is short. */
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(r->keys[j], k) == 0)
-				return reply_error(r, 400, "duplicate parameter '%s'",
-						   echo(k, strlen(k), e));
+				return api_reply_error(r, 400, "duplicate parameter '%s'",
+						       api_echo(k, strlen(k), e));
 	}
 	return 0;
 }
 
-/* Copy @p n bytes of @p s into @p buf (ARG_TEXT_MAX); false if too long. */
-static bool
-copy_arg(const char *s, size_t n, char buf[ARG_TEXT_MAX])
+int
+dpmon_api_query_add(struct dpmon_api_query *q, const char *key, const char *value)
 {
-	if (n >= ARG_TEXT_MAX)
-		return false;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	return true;
+	if (q->n == DPMON_API_MAX_ARGS) {
+		q->overflow = true;
+		return -E2BIG;
+	}
+	q->keys[q->n] = key;
+	q->values[q->n] = value;
+	q->n++;
+	q->keys[q->n] = NULL;
+	return 0;
 }
 
-/* Resolve CIDR text to a configured subnet's index; answers 400 or 404. */
-static int
-subnet_arg(struct request *r, const char *text, size_t n, int *idx)
+const char *
+dpmon_api_query_lookup(void *ctx, const char *key)
 {
-	char buf[ARG_TEXT_MAX], e[ECHO_BUF], canon[DPMON_PREFIX_STRLEN];
-	const char *why = "too long";
-	struct dpmon_prefix p;
+	const struct dpmon_api_query *q = ctx;
 
-	if (!copy_arg(text, n, buf) || dpmon_prefix_parse(buf, &p, &why) != 0)
-		return reply_error(r, 400, "invalid subnet '%s': %s", echo(text, n, e), why);
-	*idx = dpmon_snapshot_find_subnet(r->snap, &p);
-	if (*idx < 0)
-		return reply_error(r, 404, "subnet %s is not monitored",
-				   dpmon_prefix_format(&p, canon, sizeof(canon)));
-	return 0;
+	for (unsigned i = 0; i < q->n; i++)
+		if (strcmp(q->keys[i], key) == 0)
+			return q->values[i];
+	return NULL;
 }
 
 /* ------------------------------------------------------------------------
- * JSON of the snapshot's parts.
+ * The route table.
  * --------------------------------------------------------------------- */
 
-static json_t *
-rate_json(const struct dpmon_rate *x)
-{
-	return json_pack("{s:I,s:I,s:f,s:f}", "packets", (json_int_t)x->packets,
-			 "bytes", (json_int_t)x->bytes, "pps", dpmon_finite_or_zero(x->pps),
-			 "bps", dpmon_finite_or_zero(x->bps));
-}
-
-json_t *
-dpmon_api_dir_json(const struct dpmon_dir_stats *d)
-{
-	json_t *o = rate_json(&d->total);
-
-	if (o != NULL && (json_object_set_new(o, "flows", d->flows < 0 ? json_null()
-					      : json_integer((json_int_t)llround(d->flows))) != 0 ||
-			  json_object_set_new(o, "peers", d->peers < 0 ? json_null()
-					      : json_integer((json_int_t)llround(d->peers))) != 0 ||
-			  json_object_set_new(o, "avg_pps", json_real(dpmon_finite_or_zero(d->avg_pps))) != 0 ||
-			  json_object_set_new(o, "avg_bps", json_real(dpmon_finite_or_zero(d->avg_bps))) != 0)) {
-		json_decref(o);
-		o = NULL;
-	}
-	for (int p = 0; o != NULL && p < DPMON_PROTO_MAX; p++) {
-		if (json_object_set_new(o, dpmon_proto_name((enum dpmon_proto)p),
-					rate_json(&d->proto[p])) != 0) {
-			json_decref(o);
-			o = NULL;
-		}
-	}
-	for (int x = 0; o != NULL && x < DPMON_XCLASS_MAX; x++) {
-		if (json_object_set_new(o, dpmon_xclass_name((enum dpmon_xclass)x),
-					rate_json(&d->x[x])) != 0) {
-			json_decref(o);
-			o = NULL;
-		}
-	}
-	return o;
-}
-
-typedef json_t *(*item_json_fn)(const struct dpmon_snapshot *s, uint32_t i);
-
-/* A JSON array of fn(s, 0) .. fn(s, n - 1); NULL on allocation failure. */
-static json_t *
-array_json(const struct dpmon_snapshot *s, uint32_t n, item_json_fn fn)
-{
-	json_t *a = json_array();
-
-	for (uint32_t i = 0; a != NULL && i < n; i++) {
-		if (json_array_append_new(a, fn(s, i)) != 0) {
-			json_decref(a);
-			a = NULL;
-		}
-	}
-	return a;
-}
-
-static json_t *
-totals_json(const struct dpmon_snapshot *s)
-{
-	json_t *o = json_object();
-
-	for (int t = 0; o != NULL && t < DPMON_TOTAL_MAX; t++) {
-		if (json_object_set_new(o, dpmon_total_name((enum dpmon_total)t),
-					dpmon_api_dir_json(&s->totals[t])) != 0) {
-			json_decref(o);
-			o = NULL;
-		}
-	}
-	return o;
-}
-
-static const char *
-reason_name(int i)
-{
-	return dpmon_reason_name((enum dpmon_reason)i);
-}
-
-static const char *
-anomaly_name(int i)
-{
-	return dpmon_anomaly_name((enum dpmon_anomaly)i);
-}
-
-static const char *
-ipstat_name(int i)
-{
-	return dpmon_ipstat_name((enum dpmon_ipstat)i);
-}
-
-/* {name(i): v[i]} for i in from..n-1: every counter present, even at 0. */
-static json_t *
-named_counts_json(const uint64_t *v, int from, int n, const char *(*name)(int))
-{
-	json_t *o = json_object();
-
-	for (int i = from; o != NULL && i < n; i++) {
-		if (json_object_set_new(o, name(i), json_integer((json_int_t)v[i])) != 0) {
-			json_decref(o);
-			o = NULL;
-		}
-	}
-	return o;
-}
-
-/* Frames not counted, by reason; anomalies and ip_stats of those counted (docs/parsing.md). */
-static json_t *
-parse_errors_json(const struct dpmon_snapshot *s)
-{
-	return named_counts_json(s->parse_errors, DPMON_REASON_OK + 1, DPMON_REASON_MAX, reason_name);
-}
-
-static json_t *
-anomalies_json(const struct dpmon_snapshot *s)
-{
-	return named_counts_json(s->anomalies, 0, DPMON_ANOM_MAX, anomaly_name);
-}
-
-static json_t *
-ip_stats_json(const struct dpmon_snapshot *s)
-{
-	return named_counts_json(s->ip_stats, 0, DPMON_IPSTAT_MAX, ipstat_name);
-}
-
-static json_t *
-port_json(const struct dpmon_snapshot *s, uint32_t i)
-{
-	const struct dpmon_port_stats *p = &s->ports[i];
-
-	return json_pack("{s:o,s:i,s:i,s:I,s:I,s:I,s:I,s:I}",
-			 "device", text_json(p->device, sizeof(p->device)),
-			 "port_id", (int)p->port_id, "rx_queues", (int)p->rx_queues,
-			 "ipackets", (json_int_t)p->ipackets, "ibytes", (json_int_t)p->ibytes,
-			 "imissed", (json_int_t)p->imissed, "ierrors", (json_int_t)p->ierrors,
-			 "rx_nombuf", (json_int_t)p->rx_nombuf);
-}
-
-static json_t *
-worker_json(const struct dpmon_snapshot *s, uint32_t i)
-{
-	const struct dpmon_snap_worker *w = &s->workers[i];
-
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
-			 "packets", (json_int_t)w->packets, "bursts", (json_int_t)w->bursts,
-			 "host_table_full", (json_int_t)w->host_table_full,
-			 "host_v4mapped", (json_int_t)w->host_v4mapped,
-			 "host_ext_full", (json_int_t)w->host_ext_full,
-			 "host_flow_full", (json_int_t)w->host_flow_full,
-			 "hosts", (json_int_t)w->hosts,
-			 "host_capacity", (json_int_t)w->host_capacity,
-			 "polls", (json_int_t)w->polls,
-			 "busy_s", dpmon_finite_or_zero(w->busy_s),
-			 "busy_ratio", dpmon_finite_or_zero(w->busy_ratio));
-}
-
-static json_t *
-subnet_json(const struct dpmon_snapshot *s, uint32_t i)
-{
-	const struct dpmon_snap_subnet *sn = &s->subnets[i];
-	char p[DPMON_PREFIX_STRLEN];
-
-	return json_pack("{s:s,s:o,s:i,s:o,s:o}",
-			 "prefix", dpmon_prefix_format(&sn->prefix, p, sizeof(p)),
-			 "name", text_json(sn->name, sizeof(sn->name)),
-			 "family", (int)sn->prefix.family,
-			 "ingress", dpmon_api_dir_json(&sn->dir[DPMON_DIR_INGRESS]),
-			 "egress", dpmon_api_dir_json(&sn->dir[DPMON_DIR_EGRESS]));
-}
-
-static json_t *
-host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
-{
-	char a[DPMON_ADDR_STRLEN], p[DPMON_PREFIX_STRLEN] = "";
-	struct dpmon_dir_stats in, out;
-
-	if (h->subnet < s->n_subnets)
-		dpmon_prefix_format(&s->subnets[h->subnet].prefix, p, sizeof(p));
-	return json_pack("{s:s,s:s,s:o,s:o}",
-			 "address", dpmon_addr_format(&h->addr, a, sizeof(a)),
-			 "subnet", p,
-			 "ingress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_INGRESS, &in)),
-			 "egress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_EGRESS, &out)));
-}
-
-/* ------------------------------------------------------------------------
- * Top-N hosts: a bounded min-heap whose root is the worst host kept.
- * --------------------------------------------------------------------- */
-
-enum sort_key {
-	SORT_PPS, SORT_BPS, SORT_PACKETS, SORT_BYTES,
-	/* Rates other than the total's (issue 4). */
-	SORT_AVG_PPS, SORT_AVG_BPS, SORT_SYN_PPS, SORT_FRAG_PPS,
-	SORT_TCP_PPS, SORT_TCP_BPS, SORT_UDP_PPS, SORT_UDP_BPS, SORT_ICMP_PPS, SORT_ICMP_BPS,
-	SORT_FLOWS, SORT_PEERS,
-	SORT_MAX
+/* What an endpoint reads besides the request. */
+enum source {
+	SRC_SNAPSHOT_OPT, /* the snapshot when there is one (/health) */
+	SRC_SNAPSHOT,     /* a snapshot: 503 while there is none */
+	SRC_ACTIONS,      /* the blackhole list: absent (404) without one */
 };
 
-static const char *const sort_names[SORT_MAX + 1] = {
-	[SORT_PPS] = "pps", [SORT_BPS] = "bps",
-	[SORT_PACKETS] = "packets", [SORT_BYTES] = "bytes",
-	[SORT_AVG_PPS] = "avg_pps", [SORT_AVG_BPS] = "avg_bps",
-	[SORT_SYN_PPS] = "syn_pps", [SORT_FRAG_PPS] = "fragments_pps",
-	[SORT_TCP_PPS] = "tcp_pps", [SORT_TCP_BPS] = "tcp_bps",
-	[SORT_UDP_PPS] = "udp_pps", [SORT_UDP_BPS] = "udp_bps",
-	[SORT_ICMP_PPS] = "icmp_pps", [SORT_ICMP_BPS] = "icmp_bps",
-	[SORT_FLOWS] = "flows", [SORT_PEERS] = "peers",
+struct endpoint {
+	const char *path;          /* the exact path, or the collection's */
+	bool item;                 /* matches path + "/" + anything non-empty */
+	enum source source;
+	const char *const *params; /* accepted query keys, NULL-terminated */
+	endpoint_fn get;           /* GET and HEAD */
+	endpoint_fn post;          /* POST, or NULL: 405 */
+	endpoint_fn del;           /* DELETE, or NULL: 405 */
 };
-
-static const char *const dir_names[DPMON_DIR_MAX + 1] = {
-	[DPMON_DIR_INGRESS] = "ingress", [DPMON_DIR_EGRESS] = "egress",
-};
-
-struct host_query {
-	const struct dpmon_snapshot *snap; /* the hosts' snapshot (their rates as of it) */
-	int subnet; /* configured subnet index; -1 = every host */
-	enum sort_key key;
-	enum dpmon_dir dir;
-	uint32_t limit;
-};
-
-/* NaN compares as 0, consistently with how it is printed. */
-static int
-real_cmp(double x, double y)
-{
-	x = isnan(x) ? 0.0 : x;
-	y = isnan(y) ? 0.0 : y;
-	return (x > y) - (x < y);
-}
-
-static int
-count_cmp(uint64_t x, uint64_t y)
-{
-	return (x > y) - (x < y);
-}
-
-/* Compares the counts of @p x and @p y: packets or bytes, by @p k. */
-static int
-rate_cmp(const struct dpmon_rate *x, const struct dpmon_rate *y, enum sort_key k)
-{
-	assert(k == SORT_PACKETS || k == SORT_BYTES);
-	return k == SORT_PACKETS ? count_cmp(x->packets, y->packets)
-				 : count_cmp(x->bytes, y->bytes);
-}
-
-/* The real-valued metric @p k (neither SORT_PACKETS nor SORT_BYTES) of
- * direction @p d. */
-static double
-dir_metric(const struct dpmon_dir_stats *d, enum sort_key k)
-{
-	switch (k) {
-	case SORT_PPS:
-		return d->total.pps;
-	case SORT_BPS:
-		return d->total.bps;
-	case SORT_AVG_PPS:
-		return d->avg_pps;
-	case SORT_AVG_BPS:
-		return d->avg_bps;
-	case SORT_SYN_PPS:
-		return d->x[DPMON_XCLASS_SYN].pps;
-	case SORT_FRAG_PPS:
-		return d->x[DPMON_XCLASS_FRAG].pps;
-	case SORT_TCP_PPS:
-		return d->proto[DPMON_PROTO_TCP].pps;
-	case SORT_TCP_BPS:
-		return d->proto[DPMON_PROTO_TCP].bps;
-	case SORT_UDP_PPS:
-		return d->proto[DPMON_PROTO_UDP].pps;
-	case SORT_UDP_BPS:
-		return d->proto[DPMON_PROTO_UDP].bps;
-	case SORT_ICMP_PPS:
-		return d->proto[DPMON_PROTO_ICMP].pps;
-	case SORT_ICMP_BPS:
-		return d->proto[DPMON_PROTO_ICMP].bps;
-	case SORT_FLOWS:
-		return d->flows;
-	case SORT_PEERS:
-		return d->peers;
-	default:
-		return 0;
-	}
-}
-
-/*
- * Metric @p k of host @p h in the query's direction as of the query's
- * snapshot (snapshot.h): a record older than the snapshot has zero
- * interval rates, flows and peers, decayed averages, its own counts.
- */
-static double
-host_metric(const struct host_query *q, const struct dpmon_snap_host *h, enum sort_key k)
-{
-	const struct dpmon_dir_stats *d = &h->dir[q->dir];
-
-	if (dpmon_snap_host_fresh(q->snap, h))
-		return dir_metric(d, k);
-	if (k == SORT_AVG_PPS || k == SORT_AVG_BPS)
-		return dir_metric(d, k) * dpmon_snap_host_decay(q->snap, h);
-	return 0;
-}
-
-/* True when @p a is listed before @p b: larger metric, then lower address.
- * @p ctx is the struct host_query (a dpmon_top_before_fn). */
-static bool
-ranks_before(const struct dpmon_snap_host *a, const struct dpmon_snap_host *b, const void *ctx)
-{
-	const struct host_query *q = ctx;
-	int c = q->key == SORT_PACKETS || q->key == SORT_BYTES
-			? rate_cmp(&a->dir[q->dir].total, &b->dir[q->dir].total, q->key)
-			: real_cmp(host_metric(q, a, q->key), host_metric(q, b, q->key));
-
-	return c != 0 ? c > 0 : dpmon_addr_cmp(&a->addr, &b->addr) < 0;
-}
-
-/* ------------------------------------------------------------------------
- * Endpoints.
- * --------------------------------------------------------------------- */
-
-static int
-ep_health(struct request *r, const char *rest, size_t n)
-{
-	(void)rest;
-	(void)n;
-	return reply(r, 200, json_pack("{s:s,s:I}",
-				       "status", r->snap != NULL ? "ok" : "starting",
-				       "snapshot_seq",
-				       (json_int_t)(r->snap != NULL ? r->snap->seq : 0)));
-}
-
-/* Reload status: counts, and the last attempt's time and result (null before any). */
-static json_t *
-config_json(const struct dpmon_snapshot *s)
-{
-	const struct dpmon_snap_config *c = &s->config;
-	bool any = c->reloads + c->reload_failures > 0;
-
-	return json_pack("{s:I,s:I,s:o,s:o}", "reloads", (json_int_t)c->reloads,
-			 "reload_failures", (json_int_t)c->reload_failures,
-			 "last_reload_unix_s",
-			 any ? json_real(dpmon_finite_or_zero(c->last_reload_unix_s)) : json_null(),
-			 "last_reload_ok", any ? json_boolean(c->last_reload_ok) : json_null());
-}
-
-/* Actions and sampler counters; "exabgp_connected" null without a pipe. */
-static json_t *
-actions_json(const struct dpmon_snapshot *s)
-{
-	const struct dpmon_snap_actions *a = &s->actions;
-
-	return json_pack("{s:I,s:{s:I,s:I,s:I},s:{s:I,s:I},s:I,s:o}",
-			 "events_dropped", (json_int_t)a->events_dropped,
-			 "notify", "ok", (json_int_t)a->notify_ok,
-			 "failed", (json_int_t)a->notify_failed,
-			 "killed", (json_int_t)a->notify_killed,
-			 "sample", "copied", (json_int_t)a->sample_copied,
-			 "dropped", (json_int_t)a->sample_dropped,
-			 "blackholes", (json_int_t)a->blackholes,
-			 "exabgp_connected",
-			 a->exabgp_configured ? json_boolean(a->exabgp_connected) : json_null());
-}
-
-static int
-ep_summary(struct request *r, const char *rest, size_t n)
-{
-	const struct dpmon_snapshot *s = r->snap;
-
-	(void)rest;
-	(void)n;
-	return reply(r, 200, json_pack(
-		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o}",
-		"version", DPMON_VERSION,
-		"uptime_s", dpmon_finite_or_zero(s->uptime_s),
-		"interval_s", dpmon_finite_or_zero(s->interval_s),
-		"interval_ms", (json_int_t)s->interval_ms,
-		"snapshot_seq", (json_int_t)s->seq,
-		"merge_s", dpmon_finite_or_zero(s->merge_s),
-		"totals", totals_json(s),
-		"parse_errors", parse_errors_json(s),
-		"anomalies", anomalies_json(s),
-		"ip_stats", ip_stats_json(s),
-		"ports", array_json(s, s->n_ports, port_json),
-		"workers", array_json(s, s->n_workers, worker_json),
-		"subnets", (json_int_t)s->n_subnets,
-		"hosts", (json_int_t)s->n_hosts,
-		"config", config_json(s),
-		"actions", actions_json(s)));
-}
-
-static int
-ep_subnets(struct request *r, const char *rest, size_t n)
-{
-	(void)rest;
-	(void)n;
-	return reply(r, 200, json_pack("{s:o,s:I}", "subnets",
-				       array_json(r->snap, r->snap->n_subnets, subnet_json),
-				       "snapshot_seq", (json_int_t)r->snap->seq));
-}
-
-static int
-ep_subnet(struct request *r, const char *rest, size_t n)
-{
-	int idx, rc = subnet_arg(r, rest, n, &idx);
-
-	if (rc != 0)
-		return rc;
-	return reply(r, 200, subnet_json(r->snap, (uint32_t)idx));
-}
-
-static int
-ep_host(struct request *r, const char *rest, size_t n)
-{
-	char buf[ARG_TEXT_MAX], e[ECHO_BUF], canon[DPMON_ADDR_STRLEN];
-	struct dpmon_addr a;
-	const struct dpmon_snap_host *h;
-
-	if (!copy_arg(rest, n, buf) || dpmon_addr_parse(buf, &a) != 0)
-		return reply_error(r, 400, "invalid address '%s': not an IPv4 or IPv6 address",
-				   echo(rest, n, e));
-	h = dpmon_snapshot_find_host(r->snap, &a);
-	if (h == NULL)
-		return reply_error(r, 404, "host %s has not been seen",
-				   dpmon_addr_format(&a, canon, sizeof(canon)));
-	return reply(r, 200, host_json(r->snap, h));
-}
-
-/* Index of @p v in the NULL-terminated @p names, or -1. */
-static int
-name_index(const char *const *names, const char *v)
-{
-	for (int i = 0; names[i] != NULL; i++)
-		if (strcmp(names[i], v) == 0)
-			return i;
-	return -1;
-}
-
-/* A decimal integer 1..HOSTS_LIMIT_MAX, digits only. */
-static bool
-parse_limit(const char *v, uint32_t *out)
-{
-	uint32_t n = 0;
-
-	if (*v == '\0')
-		return false;
-	for (; *v != '\0'; v++) {
-		if (*v < '0' || *v > '9')
-			return false;
-		n = n * 10 + (uint32_t)(*v - '0');
-		if (n > HOSTS_LIMIT_MAX)
-			return false;
-	}
-	*out = n;
-	return n >= 1;
-}
-
-static int
-parse_host_query(struct request *r, struct host_query *q)
-{
-	char e[ECHO_BUF];
-	const char *v;
-	int i;
-
-	*q = (struct host_query){.snap = r->snap, .subnet = -1, .key = SORT_BPS,
-				 .dir = DPMON_DIR_INGRESS, .limit = HOSTS_LIMIT_DEFAULT};
-	if ((v = arg_value(r, "sort")) != NULL) {
-		if ((i = name_index(sort_names, v)) < 0)
-			return reply_error(r, 400, "invalid sort '%s': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, flows or peers",
-					   echo(v, strlen(v), e));
-		q->key = (enum sort_key)i;
-	}
-	if ((v = arg_value(r, "direction")) != NULL) {
-		if ((i = name_index(dir_names, v)) < 0)
-			return reply_error(r, 400, "invalid direction '%s': expected ingress or egress",
-					   echo(v, strlen(v), e));
-		q->dir = (enum dpmon_dir)i;
-	}
-	if ((v = arg_value(r, "limit")) != NULL && !parse_limit(v, &q->limit))
-		return reply_error(r, 400, "invalid limit '%s': expected an integer 1..%d",
-				   echo(v, strlen(v), e), HOSTS_LIMIT_MAX);
-	if ((v = arg_value(r, "subnet")) != NULL)
-		return subnet_arg(r, v, strlen(v), &q->subnet);
-	return 0;
-}
-
-/* JSON array of the hosts at @p idx[0 .. n-1]. */
-static json_t *
-host_list_json(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
-{
-	json_t *a = json_array();
-
-	for (uint32_t i = 0; a != NULL && i < n; i++) {
-		if (json_array_append_new(a, host_json(s, dpmon_snap_host_at(s, idx[i]))) != 0) {
-			json_decref(a);
-			a = NULL;
-		}
-	}
-	return a;
-}
-
-static int
-ep_hosts(struct request *r, const char *rest, size_t n)
-{
-	const struct dpmon_snapshot *s = r->snap;
-	struct host_query q;
-	uint32_t total = 0, cap, got, *idx;
-	json_t *list;
-	int rc;
-
-	(void)rest;
-	(void)n;
-	if ((rc = parse_host_query(r, &q)) != 0)
-		return rc;
-	cap = q.limit < s->n_hosts ? q.limit : s->n_hosts;
-	idx = malloc((cap ? cap : 1) * sizeof(*idx));
-	if (idx == NULL)
-		return -ENOMEM;
-	got = dpmon_top_hosts_by(s, q.subnet, cap, ranks_before, &q, idx, &total);
-	list = host_list_json(s, idx, got);
-	free(idx);
-	return reply(r, 200, json_pack("{s:o,s:I,s:I}", "hosts", list, "total", (json_int_t)total,
-				       "snapshot_seq", (json_int_t)r->snap->seq));
-}
-
-static json_t *
-hist_rate_json(const struct dpmon_hist_rate *x)
-{
-	return json_pack("{s:f,s:f}", "pps", dpmon_finite_or_zero(x->pps), "bps", dpmon_finite_or_zero(x->bps));
-}
-
-/* One history point: its totals and subnets' pps and bps. */
-static json_t *
-hist_point_json(const struct dpmon_hist_point *p)
-{
-	json_t *tot = json_object(), *subs = json_array();
-
-	for (int t = 0; tot != NULL && t < DPMON_TOTAL_MAX; t++)
-		if (json_object_set_new(tot, dpmon_total_name((enum dpmon_total)t),
-					hist_rate_json(&p->totals[t])) != 0) {
-			json_decref(tot);
-			tot = NULL;
-		}
-	for (uint32_t i = 0; subs != NULL && i < p->n_subnets; i++)
-		if (json_array_append_new(subs, json_pack("{s:o,s:o}", "ingress",
-				hist_rate_json(&p->sub[i * DPMON_DIR_MAX + DPMON_DIR_INGRESS]), "egress",
-				hist_rate_json(&p->sub[i * DPMON_DIR_MAX + DPMON_DIR_EGRESS]))) != 0) {
-			json_decref(subs);
-			subs = NULL;
-		}
-	return json_pack("{s:I,s:f,s:f,s:o,s:o}", "seq", (json_int_t)p->seq, "uptime_s",
-			 dpmon_finite_or_zero(p->uptime_s), "interval_s", dpmon_finite_or_zero(p->interval_s),
-			 "totals", tot, "subnets", subs);
-}
-
-/* The last merges' rates of the totals and subnets, oldest first. */
-static int
-ep_history(struct request *r, const char *rest, size_t n)
-{
-	const struct dpmon_snapshot *s = r->snap;
-	json_t *prefixes = json_array(), *points = json_array();
-	char p[DPMON_PREFIX_STRLEN];
-
-	(void)rest;
-	(void)n;
-	for (uint32_t i = 0; prefixes != NULL && i < s->n_subnets; i++)
-		if (json_array_append_new(prefixes, json_string(dpmon_prefix_format(
-				&s->subnets[i].prefix, p, sizeof(p)))) != 0) {
-			json_decref(prefixes);
-			prefixes = NULL;
-		}
-	for (uint32_t i = 0; points != NULL && i < s->n_history; i++)
-		if (json_array_append_new(points, hist_point_json(s->history[i])) != 0) {
-			json_decref(points);
-			points = NULL;
-		}
-	return reply(r, 200, json_pack("{s:I,s:i,s:o,s:o}", "snapshot_seq", (json_int_t)s->seq,
-				       "interval_ms", (int)s->interval_ms, "subnets", prefixes,
-				       "points", points));
-}
-
-/* Filters of GET /api/v1/alerts. */
-struct alert_query {
-	int state;          /* 0 any, 1 active, 2 ended */
-	bool by_addr;
-	struct dpmon_addr addr;
-	int dir;            /* -1 any */
-	int type;           /* -1 any */
-	uint32_t limit;
-};
-
-static const char *const state_names[] = {"active", "ended", NULL};
-
-/* The attack type named @p v, or -1. */
-static int
-attack_index(const char *v)
-{
-	for (int t = 0; t < DPMON_ATTACK_MAX; t++)
-		if (strcmp(dpmon_attack_name(t), v) == 0)
-			return t;
-	return -1;
-}
-
-static int
-parse_alert_query(struct request *r, struct alert_query *q)
-{
-	char e[ECHO_BUF], buf[ARG_TEXT_MAX];
-	const char *v;
-	int i;
-
-	*q = (struct alert_query){.state = 0, .dir = -1, .type = -1, .limit = HOSTS_LIMIT_DEFAULT};
-	if ((v = arg_value(r, "state")) != NULL) {
-		if ((i = name_index(state_names, v)) < 0)
-			return reply_error(r, 400, "invalid state '%s': expected active or ended",
-					   echo(v, strlen(v), e));
-		q->state = i + 1;
-	}
-	if ((v = arg_value(r, "address")) != NULL) {
-		if (!copy_arg(v, strlen(v), buf) || dpmon_addr_parse(buf, &q->addr) != 0)
-			return reply_error(r, 400, "invalid address '%s': not an IPv4 or IPv6 address",
-					   echo(v, strlen(v), e));
-		q->by_addr = true;
-	}
-	if ((v = arg_value(r, "direction")) != NULL) {
-		if ((q->dir = name_index(dir_names, v)) < 0)
-			return reply_error(r, 400, "invalid direction '%s': expected ingress or egress",
-					   echo(v, strlen(v), e));
-	}
-	if ((v = arg_value(r, "type")) != NULL) {
-		if ((q->type = attack_index(v)) < 0)
-			return reply_error(r, 400, "invalid type '%s': expected unknown, syn_flood, "
-					   "fragment_flood, udp_flood, icmp_flood or tcp_flood",
-					   echo(v, strlen(v), e));
-	}
-	if ((v = arg_value(r, "limit")) != NULL && !parse_limit(v, &q->limit))
-		return reply_error(r, 400, "invalid limit '%s': expected an integer 1..%d",
-				   echo(v, strlen(v), e), HOSTS_LIMIT_MAX);
-	return 0;
-}
-
-static bool
-alert_matches(const struct dpmon_alert *a, const struct alert_query *q)
-{
-	return (q->state == 0 || (q->state == 1) == (a->end_unix_s == 0)) &&
-	       (!q->by_addr || dpmon_addr_cmp(&a->addr, &q->addr) == 0) &&
-	       (q->dir < 0 || (int)a->dir == q->dir) && (q->type < 0 || (int)a->type == q->type);
-}
-
-/* Active and recent alerts, newest first, filtered (docs/api.md). */
-static int
-ep_alerts(struct request *r, const char *rest, size_t n)
-{
-	const struct dpmon_snapshot *s = r->snap;
-	struct alert_query q;
-	uint32_t total = 0;
-	json_t *list;
-	int rc;
-
-	(void)rest;
-	(void)n;
-	if ((rc = parse_alert_query(r, &q)) != 0)
-		return rc;
-	list = json_array();
-	for (uint32_t i = 0; list != NULL && i < s->n_alerts; i++) {
-		if (!alert_matches(s->alerts[i], &q))
-			continue;
-		if (total++ < q.limit &&
-		    json_array_append_new(list, dpmon_alert_json(s->alerts[i], s->alerts_unix_s)) != 0) {
-			json_decref(list);
-			list = NULL;
-		}
-	}
-	return reply(r, 200, json_pack("{s:o,s:I,s:I,s:I,s:I}", "alerts", list,
-				       "total", (json_int_t)total,
-				       "active", (json_int_t)s->alerts_active,
-				       "started", (json_int_t)s->alerts_started,
-				       "snapshot_seq", (json_int_t)s->seq));
-}
-
-/* One alert by id: 400 for a malformed id, 404 when not listed (any more). */
-static int
-ep_alert(struct request *r, const char *rest, size_t n)
-{
-	const struct dpmon_snapshot *s = r->snap;
-	char e[ECHO_BUF];
-	uint64_t id = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (rest[i] < '0' || rest[i] > '9' || i >= 19)
-			return reply_error(r, 400, "invalid alert id '%s': expected a positive integer",
-					   echo(rest, n, e));
-		id = id * 10 + (uint64_t)(rest[i] - '0');
-	}
-	for (uint32_t i = 0; i < s->n_alerts; i++)
-		if (s->alerts[i]->id == id)
-			return reply(r, 200, dpmon_alert_json(s->alerts[i], s->alerts_unix_s));
-	return reply_error(r, 404, "alert %llu is neither active nor among the recent ones",
-			   (unsigned long long)id);
-}
-
-/* ------------------------------------------------------------------------
- * Routing.
- * --------------------------------------------------------------------- */
 
 static const char *const no_params[] = {NULL};
 static const char *const hosts_params[] = {"subnet", "sort", "direction", "limit", NULL};
@@ -917,26 +179,62 @@ static const char *const alerts_params[] = {"state", "address", "direction", "ty
 					    NULL};
 
 static const struct endpoint endpoints[] = {
-	{"/health", false, false, no_params, ep_health},
-	{"/api/v1/summary", false, true, no_params, ep_summary},
-	{"/api/v1/subnets", false, true, no_params, ep_subnets},
-	{"/api/v1/subnets", true, true, no_params, ep_subnet},
-	{"/api/v1/hosts", false, true, hosts_params, ep_hosts},
-	{"/api/v1/hosts", true, true, no_params, ep_host},
-	{"/api/v1/alerts", false, true, alerts_params, ep_alerts},
-	{"/api/v1/alerts", true, true, no_params, ep_alert},
-	{"/api/v1/history", false, true, no_params, ep_history},
+	{"/health", false, SRC_SNAPSHOT_OPT, no_params, api_ep_health, NULL, NULL},
+	{"/api/v1/summary", false, SRC_SNAPSHOT, no_params, api_ep_summary, NULL, NULL},
+	{"/api/v1/subnets", false, SRC_SNAPSHOT, no_params, api_ep_subnets, NULL, NULL},
+	{"/api/v1/subnets", true, SRC_SNAPSHOT, no_params, api_ep_subnet, NULL, NULL},
+	{"/api/v1/hosts", false, SRC_SNAPSHOT, hosts_params, api_ep_hosts, NULL, NULL},
+	{"/api/v1/hosts", true, SRC_SNAPSHOT, no_params, api_ep_host, NULL, NULL},
+	{"/api/v1/alerts", false, SRC_SNAPSHOT, alerts_params, api_ep_alerts, NULL, NULL},
+	{"/api/v1/alerts", true, SRC_SNAPSHOT, no_params, api_ep_alert, NULL, NULL},
+	{"/api/v1/history", false, SRC_SNAPSHOT, no_params, api_ep_history, NULL, NULL},
+	{"/api/v1/blackholes", false, SRC_ACTIONS, no_params,
+	 api_ep_blackholes, api_ep_blackhole_add, NULL},
+	{"/api/v1/blackholes", true, SRC_ACTIONS, no_params,
+	 api_ep_blackhole, NULL, api_ep_blackhole_del},
 };
+
+#define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))
+
+/* Methods beside GET and HEAD, as bits. */
+enum { M_POST = 1, M_DELETE = 2 };
+
+static unsigned
+method_bits(const struct endpoint *ep)
+{
+	return (ep->post != NULL ? M_POST : 0) | (ep->del != NULL ? M_DELETE : 0);
+}
+
+/* The Allow header value of the methods @p bits. */
+static const char *
+allow_text(unsigned bits)
+{
+	static const char *const allow[4] = {
+		[0] = "GET, HEAD",
+		[M_POST] = "GET, HEAD, POST",
+		[M_DELETE] = "GET, HEAD, DELETE",
+		[M_POST | M_DELETE] = "GET, HEAD, POST, DELETE",
+	};
+
+	return allow[bits & 3];
+}
+
+/* Does @p ep exist for a request that has (or not) a blackhole list? */
+static bool
+available(const struct endpoint *ep, bool has_actions)
+{
+	return ep->source != SRC_ACTIONS || has_actions;
+}
 
 /* The endpoint for the first @p len bytes of @p path, or NULL. */
 static const struct endpoint *
-route(const char *path, size_t len, const char **rest, size_t *rest_len)
+route(const char *path, size_t len, bool has_actions, const char **rest, size_t *rest_len)
 {
-	for (size_t i = 0; i < sizeof(endpoints) / sizeof(endpoints[0]); i++) {
+	for (size_t i = 0; i < N_ENDPOINTS; i++) {
 		const struct endpoint *ep = &endpoints[i];
 		size_t n = strlen(ep->path);
 
-		if (len < n || memcmp(path, ep->path, n) != 0)
+		if (!available(ep, has_actions) || len < n || memcmp(path, ep->path, n) != 0)
 			continue;
 		if (!ep->item && len == n) {
 			*rest = "";
@@ -952,36 +250,110 @@ route(const char *path, size_t len, const char **rest, size_t *rest_len)
 	return NULL;
 }
 
-static bool
-method_allowed(const char *method)
+/* Length of @p path without its trailing slashes. */
+static size_t
+trimmed_len(const char *path)
 {
-	return method != NULL && (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0);
+	size_t len = strlen(path);
+
+	while (len > 0 && path[len - 1] == '/')
+		len--;
+	return len;
+}
+
+/* The methods of every endpoint on @p ep's path: its collection and items. */
+static unsigned
+resource_bits(const struct endpoint *ep)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < N_ENDPOINTS; i++)
+		if (strcmp(endpoints[i].path, ep->path) == 0)
+			bits |= method_bits(&endpoints[i]);
+	return bits;
+}
+
+bool
+dpmon_api_resource_of(const char *path, bool has_actions, struct dpmon_api_resource *out)
+{
+	const char *rest;
+	size_t rest_len;
+	const struct endpoint *ep = path != NULL ? route(path, trimmed_len(path), has_actions,
+							  &rest, &rest_len)
+						  : NULL;
+	unsigned bits = ep != NULL ? resource_bits(ep) : 0;
+
+	*out = (struct dpmon_api_resource){.methods = allow_text(bits), .changes_state = bits != 0};
+	return ep != NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Dispatch.
+ * --------------------------------------------------------------------- */
+
+/* @p ep's function for @p method, or NULL when the method is not allowed. */
+static endpoint_fn
+handler(const struct endpoint *ep, const char *method)
+{
+	if (method == NULL)
+		return NULL;
+	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+		return ep->get;
+	if (strcmp(method, "POST") == 0)
+		return ep->post;
+	if (strcmp(method, "DELETE") == 0)
+		return ep->del;
+	return NULL;
 }
 
 static int
 dispatch(struct request *r, const char *method, const char *path)
 {
 	const struct endpoint *ep;
-	const char *rest;
-	size_t len = strlen(path), rest_len;
+	const char *rest, *allow;
+	size_t rest_len;
+	endpoint_fn fn;
 	char e[ECHO_BUF];
 	int rc;
 
-	while (len > 0 && path[len - 1] == '/')
-		len--;
-	ep = route(path, len, &rest, &rest_len);
+	ep = route(path, trimmed_len(path), r->actions != NULL, &rest, &rest_len);
 	if (ep == NULL)
-		return reply_error(r, 404, "no such endpoint: %s", echo(path, strlen(path), e));
-	if (!method_allowed(method)) {
-		r->out->allow = API_ALLOW;
-		return reply_error(r, 405, "method '%s' not allowed (allowed: " API_ALLOW ")",
-				   method != NULL ? echo(method, strlen(method), e) : "");
+		return api_reply_error(r, 404, "no such endpoint: %s", api_echo(path, strlen(path), e));
+	r->out->of_snapshot = ep->source != SRC_ACTIONS;
+	fn = handler(ep, method);
+	if (fn == NULL) {
+		allow = allow_text(method_bits(ep));
+		r->out->allow = allow;
+		return api_reply_error(r, 405, "method '%s' not allowed (allowed: %s)",
+				       method != NULL ? api_echo(method, strlen(method), e) : "",
+				       allow);
 	}
 	if ((rc = check_params(r, ep->params)) != 0)
 		return rc;
-	if (ep->needs_snapshot && r->snap == NULL)
-		return reply_error(r, 503, "no snapshot yet");
-	return ep->fn(r, rest, rest_len);
+	if (ep->source == SRC_SNAPSHOT && r->snap == NULL)
+		return api_reply_error(r, 503, "no snapshot yet");
+	return fn(r, rest, rest_len);
+}
+
+/* ------------------------------------------------------------------------
+ * Entry points.
+ * --------------------------------------------------------------------- */
+
+int
+dpmon_api_serve(const struct dpmon_api_request *req, struct dpmon_api_response *out)
+{
+	struct request r = {.snap = req->snap, .arg = req->arg, .arg_ctx = req->arg_ctx,
+			    .keys = req->arg_keys, .out = out, .actions = req->actions,
+			    .body = req->body != NULL ? req->body : "", .body_len = req->body_len};
+
+	*out = (struct dpmon_api_response){0};
+	if (dispatch(&r, req->method, req->path != NULL ? req->path : "") >= 0)
+		return 0;
+	json_decref(out->body);
+	out->status = 500;
+	out->allow = NULL;
+	out->body = json_pack("{s:s}", "error", "out of memory");
+	return -ENOMEM;
 }
 
 int
@@ -989,17 +361,10 @@ dpmon_api_handle_keys(const struct dpmon_snapshot *snap, const char *method,
 		      const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
 		      const char *const *arg_keys, struct dpmon_api_response *out)
 {
-	struct request r = {.snap = snap, .arg = arg, .arg_ctx = arg_ctx,
-			    .keys = arg_keys, .out = out};
+	struct dpmon_api_request req = {.snap = snap, .method = method, .path = path,
+					.arg = arg, .arg_ctx = arg_ctx, .arg_keys = arg_keys};
 
-	*out = (struct dpmon_api_response){0};
-	if (dispatch(&r, method, path != NULL ? path : "") >= 0)
-		return 0;
-	json_decref(out->body);
-	out->status = 500;
-	out->allow = NULL;
-	out->body = json_pack("{s:s}", "error", "out of memory");
-	return -ENOMEM;
+	return dpmon_api_serve(&req, out);
 }
 
 int
@@ -1008,191 +373,4 @@ dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method,
 		 struct dpmon_api_response *out)
 {
 	return dpmon_api_handle_keys(snap, method, path, arg, arg_ctx, NULL, out);
-}
-
-/* ------------------------------------------------------------------------
- * The blackhole list: state of the actions module, not of a snapshot.
- * --------------------------------------------------------------------- */
-
-#define BLACKHOLES_PATH "/api/v1/blackholes"
-
-/* Length of @p path without trailing slashes (at least 1). */
-static size_t
-trimmed_len(const char *path)
-{
-	size_t len = strlen(path);
-
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	return len;
-}
-
-bool
-dpmon_api_is_blackholes(const char *path)
-{
-	size_t n = strlen(BLACKHOLES_PATH), len = trimmed_len(path);
-
-	return len >= n && memcmp(path, BLACKHOLES_PATH, n) == 0 && (len == n || path[n] == '/');
-}
-
-/* The address of the item path @p text (@p n bytes); answers 400. */
-static int
-blackhole_addr_arg(struct request *r, const char *text, size_t n, struct dpmon_addr *out)
-{
-	char buf[ARG_TEXT_MAX], e[ECHO_BUF];
-
-	if (!copy_arg(text, n, buf) || dpmon_addr_parse(buf, out) != 0)
-		return reply_error(r, 400, "invalid address '%s'", echo(text, n, e));
-	return 0;
-}
-
-static int
-blackholes_list(struct request *r)
-{
-	struct dpmon_blackhole *l = NULL;
-	json_t *arr = json_array();
-	int n = dpmon_blackhole_list(r->actions, &l);
-
-	for (int i = 0; arr != NULL && i < n; i++)
-		if (json_array_append_new(arr, dpmon_blackhole_json(&l[i])) != 0) {
-			json_decref(arr);
-			arr = NULL;
-		}
-	free(l);
-	if (n < 0) {
-		json_decref(arr);
-		arr = NULL;
-	}
-	return reply(r, 200, json_pack("{s:o}", "blackholes", arr));
-}
-
-/* True when the @p len bytes of @p body (NULL when 0) are JSON whitespace only. */
-static bool
-is_blank(const char *body, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (strchr(" \t\r\n", body[i]) == NULL || body[i] == '\0')
-			return false;
-	return true;
-}
-
-/* The "address" of a POST body, exactly {"address": "A"}; answers 400. */
-static int
-post_body_addr(struct request *r, const char *body, size_t len, struct dpmon_addr *out)
-{
-	json_error_t je;
-	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je), *v;
-	const char *key;
-	char e[ECHO_BUF];
-	int rc = 0;
-
-	if (doc == NULL && is_blank(body, len)) /* curl -X POST without -d */
-		return reply_error(r, 400, "empty body: expected a JSON object {\"address\": \"...\"}");
-	if (doc == NULL)
-		return reply_error(r, 400, "invalid JSON body: line %d column %d: %s", je.line,
-				   je.column, echo(je.text, strlen(je.text), e));
-	if (!json_is_object(doc))
-		rc = reply_error(r, 400, "the body must be a JSON object {\"address\": \"...\"}");
-	json_object_foreach(rc == 0 ? doc : NULL, key, v)
-		if (strcmp(key, "address") != 0) {
-			rc = reply_error(r, 400, "unknown key '%s' in the body (only \"address\")",
-					 echo(key, strlen(key), e));
-			break;
-		}
-	v = json_object_get(doc, "address");
-	if (rc == 0 && v == NULL)
-		rc = reply_error(r, 400, "missing key 'address' in the body");
-	else if (rc == 0 && !json_is_string(v))
-		rc = reply_error(r, 400, "'address' must be a string");
-	else if (rc == 0)
-		rc = blackhole_addr_arg(r, json_string_value(v), json_string_length(v), out);
-	json_decref(doc);
-	return rc;
-}
-
-static int
-blackholes_post(struct request *r, const char *body, size_t len)
-{
-	struct dpmon_blackhole b;
-	struct dpmon_addr addr;
-	char t[DPMON_ADDR_STRLEN];
-	int rc = post_body_addr(r, body, len, &addr);
-
-	if (rc != 0)
-		return rc;
-	rc = dpmon_blackhole_add(r->actions, &addr, &b);
-	if (rc == -EDOM)
-		return reply_error(r, 400, "address %s is outside every monitored subnet",
-				   dpmon_addr_format(&addr, t, sizeof(t)));
-	if (rc == -ENOSPC)
-		return reply_error(r, 507, "%d blackholes already", DPMON_MAX_BLACKHOLES);
-	if (rc < 0)
-		return rc;
-	return reply(r, rc == 0 ? 201 : 200, dpmon_blackhole_json(&b));
-}
-
-static int
-blackholes_item(struct request *r, const char *method, const char *text, size_t n)
-{
-	struct dpmon_blackhole b;
-	struct dpmon_addr addr;
-	char t[DPMON_ADDR_STRLEN];
-	int rc = blackhole_addr_arg(r, text, n, &addr);
-
-	if (rc != 0)
-		return rc;
-	dpmon_addr_format(&addr, t, sizeof(t));
-	if (strcmp(method, "DELETE") == 0)
-		return reply(r, 200, json_pack("{s:s,s:b}", "address", t, "removed",
-					       dpmon_blackhole_remove(r->actions, &addr) == 0));
-	if (dpmon_blackhole_get(r->actions, &addr, &b) != 0)
-		return reply_error(r, 404, "no blackhole for %s", t);
-	return reply(r, 200, dpmon_blackhole_json(&b));
-}
-
-static int
-blackholes_dispatch(struct request *r, const char *method, const char *path, const char *body,
-		    size_t body_len)
-{
-	size_t n = strlen(BLACKHOLES_PATH), len = trimmed_len(path);
-	bool item = len > n;
-	const char *allow = item ? "GET, HEAD, DELETE" : "GET, HEAD, POST";
-	bool read = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
-	char e[ECHO_BUF];
-	int rc;
-
-	if (!read && strcmp(method, item ? "DELETE" : "POST") != 0) {
-		r->out->allow = allow;
-		return reply_error(r, 405, "method '%s' not allowed (allowed: %s)",
-				   echo(method, strlen(method), e), allow);
-	}
-	if ((rc = check_params(r, no_params)) != 0)
-		return rc;
-	if (item)
-		return blackholes_item(r, method, path + n + 1, len - n - 1);
-	return read ? blackholes_list(r) : blackholes_post(r, body, body_len);
-}
-
-int
-dpmon_api_blackholes(struct dpmon_actions *a, const char *method, const char *path,
-		     const char *const *arg_keys, const char *body, size_t body_len,
-		     struct dpmon_api_response *out)
-{
-	struct request r = {.actions = a, .keys = arg_keys, .out = out};
-
-	*out = (struct dpmon_api_response){0};
-	if (a != NULL && method != NULL && path != NULL && dpmon_api_is_blackholes(path) &&
-	    blackholes_dispatch(&r, method, path, body != NULL ? body : "", body_len) >= 0)
-		return 0;
-	if (a == NULL || method == NULL || path == NULL || !dpmon_api_is_blackholes(path)) {
-		json_decref(out->body);
-		*out = (struct dpmon_api_response){.status = 404};
-		out->body = json_pack("{s:s}", "error", "no such endpoint");
-		return 0;
-	}
-	json_decref(out->body);
-	out->status = 500;
-	out->allow = NULL;
-	out->body = json_pack("{s:s}", "error", "out of memory");
-	return -ENOMEM;
 }

@@ -4,10 +4,11 @@
  * libmicrohttpd runs its own polling thread (MHD_USE_AUTO picks epoll or
  * poll); every request is answered from that thread:
  *
+ *   a resource that changes state? (read its body first, see below) →
  *   CORS preflight? → collect the query keys → route: /metrics (prom.c),
  *   / (the embedded page, page.h), else the JSON API (acquire the snapshot
- *   → dpmon_api_handle_keys → release → json_dumps) → conditional request
- *   → queue the response with its headers.
+ *   → dpmon_api_serve → release → json_dumps) → conditional request →
+ *   queue the response with its headers.
  *
  * Every 200 rendered from a snapshot carries ETag "<instance>-<seq>": a
  * random tag of this process (so a restart never matches) and the
@@ -21,8 +22,10 @@
  * Access-Control-Allow-Origin and exposes ETag; a preflight (OPTIONS with
  * Origin and Access-Control-Request-Method) from such an origin is a 204
  * allowing GET, HEAD and the If-None-Match header. Other OPTIONS requests
- * go to the API like any method (405). On the blackhole list the preflight
- * allows POST and DELETE, and the Content-Type header, too.
+ * go to the API like any method (405). On a resource that changes state
+ * (the blackhole list) the preflight allows its methods as the API's route
+ * table lists them (dpmon_api_resource_of: POST and DELETE), and the
+ * Content-Type header, too.
  *
  * GET and HEAD are answered on the access handler's second call, once
  * libmicrohttpd knows the whole request was read, so the connection stays
@@ -34,13 +37,15 @@
  * while the client reads the response (the rendered text is owned by the
  * response), so a slow client cannot pin an old snapshot.
  *
- * The blackhole list (/api/v1/blackholes and below, when the server has an
- * actions module) changes state, so it takes the other route: every method
- * is read in full first, a body of at most DPMON_API_BODY_MAX bytes kept in
- * a struct upload (con_cls; freed by the request-completed callback), a
- * longer one refused with 413 (at once when Content-Length says so). It is
- * never cached and carries no ETag: the list is not part of a snapshot,
- * and each request reads it under the actions module's lock.
+ * A resource that changes state (dpmon_api_resource_of: the blackhole list,
+ * /api/v1/blackholes and below, when the server has an actions module)
+ * takes the other route: every method is read in full first, a body of at
+ * most DPMON_API_BODY_MAX bytes kept in a struct upload (con_cls; freed by
+ * the request-completed callback), a longer one refused with 413 (at once
+ * when Content-Length says so), then answered by the API like any other
+ * request, with the body. It is never cached and carries no ETag: the list
+ * is not part of a snapshot (dpmon_api_response.of_snapshot), and each
+ * request reads it under the actions module's lock.
  *
  * Response cache: the parameter-less endpoints (/api/v1/summary,
  * /api/v1/subnets, /health, /metrics) are rendered once per snapshot. The
@@ -58,7 +63,7 @@
  * HTTP_MAX_PER_IP of them from one client address,
  * HTTP_TIMEOUT_S of idleness per connection, libmicrohttpd's default
  * 32 KiB of memory per connection (longer request lines get its own 414),
- * and at most HTTP_MAX_ARGS query parameters (400 beyond). The path is
+ * and at most DPMON_API_MAX_ARGS query parameters (400 beyond). The path is
  * handed over percent-decoded; a "%00" in the raw target is refused (400),
  * since it would end the decoded path or a parameter early.
  *
@@ -95,7 +100,6 @@
 /* One address cannot hold every connection (slow clients, slowloris). */
 #define HTTP_MAX_PER_IP 64
 #define HTTP_TIMEOUT_S 10
-#define HTTP_MAX_ARGS 16
 #define ECHO_MAX 64 /* client bytes quoted in an error, as in api.c */
 
 /* A rendered response body shared by the cache and the responses sending it. */
@@ -113,7 +117,7 @@ struct cache_slot {
 	struct body *body;
 };
 
-/* The body of a request on the blackhole list, read before answering. */
+/* The body of a request on a resource that changes state, read before answering. */
 struct upload {
 	size_t len;
 	bool too_big;
@@ -134,14 +138,6 @@ struct dpmon_http {
 	uint16_t port;
 };
 
-/* The query string of one request, as libmicrohttpd decoded it. */
-struct query {
-	const char *keys[HTTP_MAX_ARGS + 1]; /* NULL-terminated */
-	const char *values[HTTP_MAX_ARGS];   /* NULL for "?key" without '=' */
-	unsigned n;
-	int overflow;
-};
-
 /* Everything needed to send one response. */
 struct reply {
 	unsigned status;
@@ -156,31 +152,21 @@ struct reply {
 	bool page_headers;    /* the dashboard's security headers */
 };
 
+/* libmicrohttpd's iterator over the decoded query string: each key and
+ * value into the struct dpmon_api_query @p cls, up to its limit. */
 static enum MHD_Result
 collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-	struct query *q = cls;
-
 	(void)kind;
-	if (q->n == HTTP_MAX_ARGS) {
-		q->overflow = 1;
-		return MHD_NO;
-	}
-	q->keys[q->n] = key;
-	q->values[q->n] = value;
-	q->n++;
-	return MHD_YES;
+	return dpmon_api_query_add(cls, key, value) == 0 ? MHD_YES : MHD_NO;
 }
 
-static const char *
-lookup_arg(void *ctx, const char *key)
+/* The query of request @p c into @p q (zeroed here). */
+static void
+collect_query(struct MHD_Connection *c, struct dpmon_api_query *q)
 {
-	const struct query *q = ctx;
-
-	for (unsigned i = 0; i < q->n; i++)
-		if (strcmp(q->keys[i], key) == 0)
-			return q->values[i];
-	return NULL;
+	*q = (struct dpmon_api_query){.n = 0};
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, q);
 }
 
 static bool
@@ -249,7 +235,7 @@ echo(const char *s, char buf[ECHO_MAX + 4])
 /* Method and parameter checks shared by the text endpoints (api.c's order:
  * method 405, parameters 400). @return true when @p r was filled. */
 static bool
-text_endpoint_refused(struct reply *r, const char *method, const struct query *q)
+text_endpoint_refused(struct reply *r, const char *method, const struct dpmon_api_query *q)
 {
 	char msg[160], e[ECHO_MAX + 4];
 
@@ -286,7 +272,8 @@ render_metrics(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct r
 }
 
 static void
-serve_metrics(struct dpmon_http *h, const char *method, const struct query *q, struct reply *r)
+serve_metrics(struct dpmon_http *h, const char *method, const struct dpmon_api_query *q,
+	      struct reply *r)
 {
 	struct dpmon_snapshot *snap;
 
@@ -302,7 +289,8 @@ serve_metrics(struct dpmon_http *h, const char *method, const struct query *q, s
 }
 
 static void
-serve_page(struct dpmon_http *h, const char *method, const struct query *q, struct reply *r)
+serve_page(struct dpmon_http *h, const char *method, const struct dpmon_api_query *q,
+	   struct reply *r)
 {
 	if (text_endpoint_refused(r, method, q))
 		return;
@@ -312,28 +300,40 @@ serve_page(struct dpmon_http *h, const char *method, const struct query *q, stru
 	snprintf(r->etag, sizeof(r->etag), "%s", h->page_etag);
 }
 
-/* The JSON API from @p snap (NULL before the first merge); 200 answers
- * carry the snapshot's ETag. */
+/* The JSON API's request: @p method on @p url with the query @p q, no
+ * body, the server's blackhole list; the snapshot comes with render_api. */
+static struct dpmon_api_request
+api_request(const struct dpmon_http *h, const char *method, const char *url,
+	    struct dpmon_api_query *q)
+{
+	return (struct dpmon_api_request){.actions = h->actions, .method = method, .path = url,
+					  .arg = dpmon_api_query_lookup, .arg_ctx = q,
+					  .arg_keys = q->keys};
+}
+
+/* The JSON API's answer to @p req on @p snap (NULL before the first merge;
+ * held by the caller); 200 answers rendered from it carry its ETag. */
 static void
-render_api(struct dpmon_http *h, const struct dpmon_snapshot *snap, const char *method,
-	   const char *url, struct query *q, struct reply *r)
+render_api(struct dpmon_http *h, const struct dpmon_snapshot *snap,
+	   struct dpmon_api_request *req, struct reply *r)
 {
 	struct dpmon_api_response res;
 
-	dpmon_api_handle_keys(snap, method, url, lookup_arg, q, q->keys, &res);
+	req->snap = snap;
+	dpmon_api_serve(req, &res);
 	reply_json(r, res.status, res.body);
-	if (res.status == MHD_HTTP_OK && snap != NULL)
+	if (res.status == MHD_HTTP_OK && res.of_snapshot && snap != NULL)
 		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
 	r->allow = res.allow;
 }
 
+/* @p req answered by the JSON API on the current snapshot. */
 static void
-serve_api(struct dpmon_http *h, const char *method, const char *url, struct query *q,
-	  struct reply *r)
+serve_api(struct dpmon_http *h, struct dpmon_api_request *req, struct reply *r)
 {
 	struct dpmon_snapshot *snap = dpmon_snap_acquire(h->store);
 
-	render_api(h, snap, method, url, q, r);
+	render_api(h, snap, req, r);
 	dpmon_snap_release(h->store, snap);
 }
 
@@ -365,7 +365,7 @@ body_free_cb(void *cls)
 /* The slot for a GET or HEAD of @p url without parameters, or -1. Only the
  * exact paths: variants (trailing slash) take the uncached path. */
 static int
-cached_slot(const char *method, const char *url, const struct query *q)
+cached_slot(const char *method, const char *url, const struct dpmon_api_query *q)
 {
 	if (q->n != 0 || q->overflow || !is_read_method(method))
 		return -1;
@@ -411,8 +411,7 @@ cache_put(struct dpmon_http *h, int i, uint64_t seq, struct body *b)
  * rendered and cached. @return false before the first snapshot (the caller
  * then takes the uncached path, which answers 503 or the starting /health). */
 static bool
-serve_cached(struct dpmon_http *h, int i, const char *method, const char *url,
-	     struct query *q, struct reply *r)
+serve_cached(struct dpmon_http *h, int i, struct dpmon_api_request *req, struct reply *r)
 {
 	struct dpmon_snapshot *snap = dpmon_snap_acquire(h->store);
 	struct body *b;
@@ -424,7 +423,7 @@ serve_cached(struct dpmon_http *h, int i, const char *method, const char *url,
 		if (i == CACHE_METRICS)
 			render_metrics(h, snap, r);
 		else
-			render_api(h, snap, method, url, q, r);
+			render_api(h, snap, req, r);
 		if (r->status == MHD_HTTP_OK && r->body_owned &&
 		    (b = malloc(sizeof(*b) + r->len + 1)) != NULL) {
 			atomic_init(&b->refs, 1);
@@ -502,24 +501,22 @@ is_allowed_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const
 	       allowed_origin(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin")) != NULL;
 }
 
+/* The preflight's answer: the methods of @p url's resource (the API's
+ * route table), and Content-Type for the bodies of those that change state. */
 static enum MHD_Result
 send_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char *url)
 {
 	struct MHD_Response *rsp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	struct dpmon_api_resource res;
 	enum MHD_Result ok;
 
 	if (rsp == NULL)
 		return MHD_NO;
 	add_cors_headers(h, c, rsp);
-	if (h->actions != NULL && dpmon_api_is_blackholes(url)) {
-		MHD_add_response_header(rsp, "Access-Control-Allow-Methods",
-					"GET, HEAD, POST, DELETE");
-		MHD_add_response_header(rsp, "Access-Control-Allow-Headers",
-					"If-None-Match, Content-Type");
-	} else {
-		MHD_add_response_header(rsp, "Access-Control-Allow-Methods", "GET, HEAD");
-		MHD_add_response_header(rsp, "Access-Control-Allow-Headers", "If-None-Match");
-	}
+	dpmon_api_resource_of(url, h->actions != NULL, &res);
+	MHD_add_response_header(rsp, "Access-Control-Allow-Methods", res.methods);
+	MHD_add_response_header(rsp, "Access-Control-Allow-Headers",
+				res.changes_state ? "If-None-Match, Content-Type" : "If-None-Match");
 	MHD_add_response_header(rsp, "Access-Control-Max-Age", "600");
 	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	ok = MHD_queue_response(c, MHD_HTTP_NO_CONTENT, rsp);
@@ -657,25 +654,65 @@ announced_too_big(struct MHD_Connection *c)
 	return cl != NULL && strtoull(cl, NULL, 10) > DPMON_API_BODY_MAX;
 }
 
+/* 413: the body is over DPMON_API_BODY_MAX bytes. */
+static void
+reply_too_big(struct reply *r)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "request body over %d bytes", DPMON_API_BODY_MAX);
+	reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE, msg);
+}
+
+/* Keep the @p size bytes of @p data after @p u's, or mark @p u too big. */
+static void
+upload_append(struct upload *u, const char *data, size_t size)
+{
+	if (u->len + size > sizeof(u->data))
+		u->too_big = true;
+	else
+		memcpy(u->data + u->len, data, size);
+	u->len += u->too_big ? 0 : size;
+}
+
+/* The request of upload @p u was read in full: answer it, body included. */
+static enum MHD_Result
+answer_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url,
+	      const char *method, const struct upload *u)
+{
+	struct dpmon_api_request req;
+	struct dpmon_api_query q;
+	struct reply r;
+
+	collect_query(c, &q);
+	if (u->too_big) {
+		reply_too_big(&r);
+	} else if (q.overflow) {
+		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+	} else {
+		req = api_request(h, method, url, &q);
+		req.body = u->data;
+		req.body_len = u->len;
+		serve_api(h, &req, &r);
+	}
+	return send_reply(h, c, &r);
+}
+
 /*
- * A request on the blackhole list: first call, allocate the upload (or
- * refuse a declared oversized body); then collect the body; last call,
- * answer through dpmon_api_blackholes.
+ * A request on a resource that changes state: first call, allocate the
+ * upload (or refuse a declared oversized body); then collect the body;
+ * last call, answer it.
  */
 static enum MHD_Result
-serve_blackholes(struct dpmon_http *h, struct MHD_Connection *c, const char *url,
-		 const char *method, const char *data, size_t *size, void **con_cls)
+serve_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url,
+	     const char *method, const char *data, size_t *size, void **con_cls)
 {
 	struct upload *u = is_mark(*con_cls) ? NULL : *con_cls;
-	struct query q = {.n = 0};
-	struct dpmon_api_response res;
 	struct reply r;
-	char msg[64];
 
 	if (u == NULL) {
 		if (announced_too_big(c)) {
-			snprintf(msg, sizeof(msg), "request body over %d bytes", DPMON_API_BODY_MAX);
-			reply_error(&r, MHD_HTTP_CONTENT_TOO_LARGE, msg);
+			reply_too_big(&r);
 			return send_reply(h, c, &r);
 		}
 		u = calloc(1, sizeof(*u));
@@ -685,43 +722,65 @@ serve_blackholes(struct dpmon_http *h, struct MHD_Connection *c, const char *url
 		return MHD_YES;
 	}
 	if (*size != 0) {
-		if (u->len + *size > sizeof(u->data))
-			u->too_big = true;
-		else
-			memcpy(u->data + u->len, data, *size);
-		u->len += u->too_big ? 0 : *size;
+		upload_append(u, data, *size);
 		*size = 0;
 		return MHD_YES;
 	}
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
-	if (u->too_big) {
-		snprintf(msg, sizeof(msg), "request body over %d bytes", DPMON_API_BODY_MAX);
-		reply_error(&r, MHD_HTTP_CONTENT_TOO_LARGE, msg);
-	} else if (q.overflow) {
+	return answer_upload(h, c, url, method, u);
+}
+
+/* Does @p url name a resource that changes state (the API's route table)? */
+static bool
+changes_state(const struct dpmon_http *h, const char *url)
+{
+	struct dpmon_api_resource res;
+
+	dpmon_api_resource_of(url, h->actions != NULL, &res);
+	return res.changes_state;
+}
+
+/* Every other request, its headers read (and a GET's body discarded):
+ * answer it from what the target says. @p nul: the raw target had "%00". */
+static enum MHD_Result
+answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
+       bool nul)
+{
+	struct dpmon_api_request req;
+	struct dpmon_api_query q;
+	struct reply r;
+	int slot;
+
+	collect_query(c, &q);
+	req = api_request(h, method, url, &q);
+	if (nul)
+		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
+	else if (q.overflow)
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
-	} else {
-		dpmon_api_blackholes(h->actions, method, url, q.keys, u->data, u->len, &res);
-		reply_json(&r, res.status, res.body);
-		r.allow = res.allow;
-	}
+	else if ((slot = cached_slot(method, url, &q)) >= 0 && serve_cached(h, slot, &req, &r))
+		; /* from the response cache */
+	else if (path_is(url, "/metrics"))
+		serve_metrics(h, method, &q, &r);
+	else if (path_is(url, "/"))
+		serve_page(h, method, &q, &r);
+	else
+		serve_api(h, &req, &r);
 	return send_reply(h, c, &r);
 }
 
+/* libmicrohttpd's access handler: called once with the headers, then
+ * (GET, HEAD and uploads) with each piece of the body, then once more. */
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	   const char *version, const char *upload_data, size_t *upload_data_size,
 	   void **con_cls)
 {
 	struct dpmon_http *h = cls;
-	struct query q = {.n = 0};
-	struct reply r;
-	int slot;
+	bool nul = REQ_IS(*con_cls, REQ_NEW_NUL);
 
 	(void)version;
-	if (h->actions != NULL && !REQ_IS(*con_cls, REQ_NEW_NUL) && dpmon_api_is_blackholes(url) &&
-	    !is_allowed_preflight(h, c, method))
-		return serve_blackholes(h, c, url, method, upload_data, upload_data_size, con_cls);
-	if (is_read_method(method) && !REQ_IS(*con_cls, REQ_NEW_NUL)) {
+	if (!nul && changes_state(h, url) && !is_allowed_preflight(h, c, method))
+		return serve_upload(h, c, url, method, upload_data, upload_data_size, con_cls);
+	if (is_read_method(method) && !nul) {
 		if (!REQ_IS(*con_cls, REQ_HEADERS_DONE)) { /* first call: headers only */
 			*con_cls = REQ_MARK(REQ_HEADERS_DONE);
 			return MHD_YES;
@@ -733,21 +792,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	}
 	if (is_allowed_preflight(h, c, method))
 		return send_preflight(h, c, url);
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
-	if (REQ_IS(*con_cls, REQ_NEW_NUL))
-		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
-	else if (q.overflow)
-		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
-	else if ((slot = cached_slot(method, url, &q)) >= 0 &&
-		 serve_cached(h, slot, method, url, &q, &r))
-		; /* from the response cache */
-	else if (path_is(url, "/metrics"))
-		serve_metrics(h, method, &q, &r);
-	else if (path_is(url, "/"))
-		serve_page(h, method, &q, &r);
-	else
-		serve_api(h, method, url, &q, &r);
-	return send_reply(h, c, &r);
+	return answer(h, c, url, method, nul);
 }
 
 /* libmicrohttpd's messages (they can repeat: accept errors under load) go

@@ -26,7 +26,8 @@ struct dpmon_http_opts {
 	const char (*cors_origins)[DPMON_ORIGIN_LEN];
 	/**
 	 * The blackhole list served at /api/v1/blackholes (GET, POST, DELETE;
-	 * api.h dpmon_api_blackholes); NULL: those paths answer 404. Not owned.
+	 * api.h, dpmon_api_request.actions); NULL: those paths answer 404.
+	 * Not owned.
 	 */
 	struct dpmon_actions *actions;
 };
@@ -53,10 +54,20 @@ struct dpmon_http *dpmon_http_start_opts(const struct dpmon_http_opts *o,
 struct dpmon_http *dpmon_http_start(const char *listen_addr, uint16_t port,
 				    struct dpmon_snap_store *store);
 
-/** The TCP port actually bound. */
+/**
+ * @return the TCP port @p h is bound to (the kernel's choice when started
+ *         with port 0).
+ * Thread-safety: any thread, while @p h runs.
+ */
 uint16_t dpmon_http_port(const struct dpmon_http *h);
 
-/** Stop the server and wait for its thread. NULL is ignored. */
+/**
+ * Stop the server: close the listening socket and every connection, wait
+ * for libmicrohttpd's thread (which destroys every response), then free
+ * the cached bodies and @p h. NULL is ignored.
+ * Thread-safety: the thread that started it, once; no callback runs after
+ * it returns.
+ */
 void dpmon_http_stop(struct dpmon_http *h);
 
 #endif /* DPMON_HTTP_H */

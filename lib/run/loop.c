@@ -1,0 +1,245 @@
+/*
+ * loop.c — the main lcore's merge loop and the signals that steer it
+ * (run_internal.h).
+ *
+ * Every merge_interval_ms the main lcore reads the NIC counters, merges
+ * the per-core tables into a new snapshot, runs detection on it while it
+ * is still private, and publishes it (app_merge_once). The ticks are on
+ * an absolute schedule (CLOCK_MONOTONIC, clock_nanosleep TIMER_ABSTIME),
+ * so a slow merge does not shift the next ones; after a stall, missed
+ * ticks are skipped rather than merged back to back.
+ *
+ * Signals only set flags: SIGINT and SIGTERM end the loop (the stop is
+ * shutdown.c's), SIGHUP asks for a reload, which the loop serves between
+ * two merges (reload.c), never in the handler.
+ */
+#include "run_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+
+#include "log.h"
+
+/* ------------------------------------------------------------------------
+ * Signals.
+ * --------------------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t reload_signal;
+
+static void
+on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* SIGHUP: reload between two merges (app_merge_loop), never in the handler. */
+static void
+on_reload_signal(int sig)
+{
+	(void)sig;
+	reload_signal = 1;
+}
+
+/* Block (@p how SIG_BLOCK) or unblock SIGHUP in the calling thread. */
+static void
+mask_reload_signal(int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(how, &set, NULL);
+}
+
+void
+app_signals_init(void)
+{
+	/* Before EAL: a stop request during start-up ends in a clean exit. */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	/* systemd ExecReload sends SIGHUP: reload in the merge loop. Blocked
+	 * until then (and in every thread started meanwhile: EAL, HTTP), so it
+	 * waits for the workers to run and reaches the main lcore. */
+	signal(SIGHUP, on_reload_signal);
+	mask_reload_signal(SIG_BLOCK);
+}
+
+void
+app_signals_unblock_reload(void)
+{
+	/* Every other thread exists now and blocks SIGHUP: it interrupts the
+	 * main lcore's sleep, so a reload starts at once. */
+	mask_reload_signal(SIG_UNBLOCK);
+}
+
+int
+app_stop_signal(void)
+{
+	return (int)stop_signal;
+}
+
+/* ------------------------------------------------------------------------
+ * One merge.
+ * --------------------------------------------------------------------- */
+
+/* The NIC counters of every started port into @p ports. */
+static void
+read_ports(struct app *a, struct dpmon_port_stats *ports)
+{
+	for (unsigned p = 0; p < a->n_ports_started; p++) {
+		memset(&ports[p], 0, sizeof(ports[p]));
+		snprintf(ports[p].device, sizeof(ports[p].device), "%s", a->cfg.ports[p].device);
+		ports[p].port_id = a->port_ids[p];
+		ports[p].rx_queues = a->cfg.ports[p].rx_queues;
+		dpmon_port_read_stats(a->port_ids[p], &ports[p]);
+		/* Received by the port, dropped on a full distributor ring. */
+		ports[p].imissed += dpmon_distributor_dropped(a->srss ? &a->dist : NULL,
+							      (uint16_t)p);
+	}
+}
+
+/* Counters of the actions and the sampler for snapshot @p out. */
+static void
+fill_actions(struct app *a, struct dpmon_snap_actions *out)
+{
+	struct dpmon_actions_stats st = {0};
+
+	if (a->actions != NULL)
+		dpmon_actions_stats(a->actions, &st);
+	out->events_dropped = st.events_dropped;
+	out->notify_ok = st.notify_ok;
+	out->notify_failed = st.notify_failed;
+	out->notify_killed = st.notify_killed;
+	out->blackholes = st.blackholes;
+	out->exabgp_configured = a->cfg.actions.exabgp_pipe[0] != '\0';
+	out->exabgp_connected = out->exabgp_configured && st.exabgp_connected;
+	out->sample_copied = a->sampler != NULL ? dpmon_sampler_copied(a->sampler) : 0;
+	out->sample_dropped = a->sampler != NULL ? dpmon_sampler_dropped(a->sampler) : 0;
+}
+
+/* What the merge leaves to its caller: the reload and actions counters. */
+static void
+fill_status(struct app *a, struct dpmon_snapshot *s)
+{
+	s->config.reloads = a->reload.ok;
+	s->config.reload_failures = a->reload.failed;
+	s->config.last_reload_unix_s = a->reload.last_unix_s;
+	s->config.last_reload_ok = a->reload.last_ok;
+	fill_actions(a, &s->actions);
+}
+
+void
+app_merge_once(struct app *a)
+{
+	struct dpmon_port_stats ports[DPMON_MAX_PORTS];
+	struct dpmon_snapshot *s;
+	struct timespec now;
+
+	read_ports(a, ports);
+	s = dpmon_merge_run(a->merge, rte_rdtsc(), ports, a->n_ports_started);
+	if (s == NULL) {
+		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
+			  "merge: out of memory; retrying next interval");
+		dpmon_sampler_drain(a->sampler);
+		return;
+	}
+	/* The previous generations served their last merge (merge.h). */
+	app_free_gens(a->retired, a->n_workers);
+	fill_status(a, s);
+	/* Detection sees the snapshot while it is still private. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (dpmon_detect_run(a->detect, s, (double)now.tv_sec + (double)now.tv_nsec * 1e-9) != 0)
+		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
+			  "detect: out of memory; this snapshot lists no alerts");
+	dpmon_snap_publish(&a->store, s);
+}
+
+/* ------------------------------------------------------------------------
+ * The loop.
+ * --------------------------------------------------------------------- */
+
+static void
+timespec_add_ms(struct timespec *t, uint32_t ms)
+{
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+static bool
+timespec_before(const struct timespec *x, const struct timespec *y)
+{
+	return x->tv_sec < y->tv_sec || (x->tv_sec == y->tv_sec && x->tv_nsec < y->tv_nsec);
+}
+
+/*
+ * Sleep until @p wake or a stop, serving at most one reload request on
+ * the way (@p reloaded: whether this tick already served one) without
+ * moving the tick. SIGHUPs that keep coming while reloads take long must
+ * not starve the merges; one left pending by the previous tick is served
+ * at once.
+ */
+static void
+sleep_until(struct app *a, const struct timespec *wake)
+{
+	bool reloaded = false;
+
+	while (!stop_signal) {
+		int rc = reload_signal && !reloaded
+				 ? 0
+				 : clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, wake, NULL);
+
+		if (reload_signal && !stop_signal && !reloaded) {
+			reload_signal = 0;
+			app_reload(a);
+			reloaded = true;
+			continue; /* then sleep on to the same tick */
+		}
+		if (rc != EINTR)
+			break;
+	}
+}
+
+/*
+ * Merge on a fixed schedule until a signal or the --duration deadline
+ * (which ends the loop with one last merge, even between two ticks). A
+ * reload request (SIGHUP) is served between two merges, when the sleep
+ * ends or is interrupted, without moving the ticks; at most one per tick
+ * (one that comes during a reload is served right after the next merge).
+ */
+void
+app_merge_loop(struct app *a, double duration_s)
+{
+	struct timespec next, now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	end = next;
+	end.tv_sec += (time_t)duration_s;
+	timespec_add_ms(&end, (uint32_t)((duration_s - (double)(time_t)duration_s) * 1000));
+	while (!stop_signal) {
+		bool last;
+
+		timespec_add_ms(&next, a->cfg.merge_interval_ms);
+		last = duration_s > 0 && !timespec_before(&next, &end);
+		sleep_until(a, last ? &end : &next);
+		if (stop_signal)
+			break;
+		app_merge_once(a);
+		if (last)
+			break;
+		/* After a stall, skip missed ticks instead of merging back to back. */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > next.tv_sec + 1)
+			next = now;
+	}
+}

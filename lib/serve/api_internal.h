@@ -1,0 +1,121 @@
+/*
+ * api_internal.h — what the files of the API share (api.h):
+ *
+ *   api.c             one request's steps: route, method, parameters,
+ *                     snapshot; the route table; the replies and helpers
+ *   api_snapshot.c    the endpoints on a snapshot and their JSON
+ *   api_blackholes.c  the endpoints on the blackhole list
+ *
+ * Private to lib/serve: nothing outside it includes this header. Every
+ * function here may run on any thread (the HTTP thread, a test); none
+ * keeps state between requests.
+ */
+#ifndef DPMON_API_INTERNAL_H
+#define DPMON_API_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "api.h"
+
+/** Returned by a step that filled the response (else 0 or -ENOMEM). */
+#define ANSWERED 1
+#define ECHO_MAX 64                /**< client bytes quoted in an error */
+#define ECHO_BUF (ECHO_MAX + 4)    /**< ... plus "..." and the NUL */
+#define MSG_MAX 256                /**< longest error message, bytes with the NUL */
+#define ARG_TEXT_MAX 128           /**< longer address/prefix text is invalid */
+
+/** One request being answered. */
+struct request {
+	const struct dpmon_snapshot *snap; /**< NULL before the first merge */
+	dpmon_api_arg_fn arg;
+	void *arg_ctx;
+	const char *const *keys;       /**< every query key present, or NULL */
+	struct dpmon_api_response *out;
+	struct dpmon_actions *actions; /**< the blackhole list, or NULL */
+	const char *body;              /**< the request body, never NULL */
+	size_t body_len;               /**< bytes */
+};
+
+/**
+ * An endpoint's answer to one method. @p rest is the text after "path/"
+ * for item endpoints (@p rest_len bytes, not NUL-terminated), else "".
+ * @return ANSWERED once r->out is filled, or -ENOMEM.
+ */
+typedef int (*endpoint_fn)(struct request *r, const char *rest, size_t rest_len);
+
+/* ------------------------------------------------------------------------
+ * Replies and client text (api.c).
+ * --------------------------------------------------------------------- */
+
+/**
+ * Quote at most ECHO_MAX bytes of @p s (@p n bytes) as printable ASCII in
+ * @p buf, every other byte shown as '?', "..." after a cut.
+ * @return @p buf.
+ */
+const char *api_echo(const char *s, size_t n, char buf[ECHO_BUF]);
+
+/**
+ * Answer @p status with @p body (consumed; NULL: out of memory).
+ * @return ANSWERED, or -ENOMEM when @p body is NULL.
+ */
+int api_reply(struct request *r, unsigned status, json_t *body);
+
+/**
+ * Answer @p status with {"error": message}, the message printf-formatted
+ * (at most MSG_MAX - 1 bytes). @return as api_reply.
+ */
+__attribute__((format(printf, 3, 4)))
+int api_reply_error(struct request *r, unsigned status, const char *fmt, ...);
+
+/**
+ * Copy @p n bytes of @p s into @p buf as a C string.
+ * @return false when they do not fit (n >= ARG_TEXT_MAX).
+ */
+bool api_copy_arg(const char *s, size_t n, char buf[ARG_TEXT_MAX]);
+
+/**
+ * The value of query parameter @p key: "" when present without a value,
+ * NULL when absent.
+ */
+const char *api_arg_value(const struct request *r, const char *key);
+
+/* ------------------------------------------------------------------------
+ * Endpoints on a snapshot (api_snapshot.c). Except api_ep_health, each
+ * needs r->snap (the dispatch answers 503 without one).
+ * --------------------------------------------------------------------- */
+
+/** GET /health: "ok" or "starting", with the snapshot's seq (r->snap may be NULL). */
+int api_ep_health(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/summary. */
+int api_ep_summary(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/subnets. */
+int api_ep_subnets(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/subnets/{prefix}/{len} (@p rest the CIDR). */
+int api_ep_subnet(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/hosts?subnet,sort,direction,limit. */
+int api_ep_hosts(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/hosts/{address}. */
+int api_ep_host(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/alerts?state,address,direction,type,limit. */
+int api_ep_alerts(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/alerts/{id}. */
+int api_ep_alert(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/history. */
+int api_ep_history(struct request *r, const char *rest, size_t rest_len);
+
+/* ------------------------------------------------------------------------
+ * Endpoints on the blackhole list (api_blackholes.c). Each needs
+ * r->actions (the route table offers them only with one).
+ * --------------------------------------------------------------------- */
+
+/** GET /api/v1/blackholes: the list. */
+int api_ep_blackholes(struct request *r, const char *rest, size_t rest_len);
+/** POST /api/v1/blackholes, body {"address": "A"} (r->body): add A. */
+int api_ep_blackhole_add(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/blackholes/{address}: one entry, or 404. */
+int api_ep_blackhole(struct request *r, const char *rest, size_t rest_len);
+/** DELETE /api/v1/blackholes/{address}: remove it (idempotent). */
+int api_ep_blackhole_del(struct request *r, const char *rest, size_t rest_len);
+
+#endif /* DPMON_API_INTERNAL_H */
