@@ -758,7 +758,7 @@ bench(void)
 		" \"thresholds\": {\"ingress\": {\"pps\": 200000}}}]}");
 	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
 	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 0, n);
-	double t0, quiet, busy;
+	double t0, quiet = 0, busy;
 
 	REQUIRE(d != NULL && s != NULL);
 	for (uint32_t i = 0; i < n; i++) {

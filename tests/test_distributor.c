@@ -60,7 +60,7 @@ test_pick(void)
 		memcpy(b + (v6 ? 12 : 0), &y, 4);
 		n = frame(f, v6, a, b, false);
 		w = dpmon_dist_pick(f, n, 4);
-		CHECK(w < 4);
+		REQUIRE(w < 4);
 		hits[w]++;
 		m = frame(g, v6, b, a, false); /* the other direction */
 		CHECK(dpmon_dist_pick(g, m, 4) == w);

@@ -104,9 +104,12 @@ recv_all(int fd, size_t *len)
 		ssize_t r;
 
 		if (n + 1 >= cap) {
+			char *more;
+
 			cap *= 2;
-			buf = realloc(buf, cap);
-			REQUIRE(buf != NULL);
+			more = realloc(buf, cap);
+			REQUIRE(more != NULL);
+			buf = more;
 		}
 		r = recv(fd, buf + n, cap - n - 1, 0);
 		if (r < 0 && errno == EINTR)

@@ -95,7 +95,7 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	m = dpmon_merge_create(cfg, core, gen, lcores, 2, 0, hz);
 	CHECK(m != NULL);
 	s = dpmon_merge_run(m, 2 * hz, NULL, 0); /* a 2-second interval */
-	CHECK(s != NULL);
+	REQUIRE(s != NULL);
 	CHECK_EQ_U64(s->workers[0].polls, 10);
 	CHECK(fabs(s->workers[0].busy_s - 0.5) < 1e-9);
 	CHECK(fabs(s->workers[0].busy_ratio - 0.25) < 1e-9);
@@ -141,7 +141,7 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	dpmon_worker_burst(core[1], gen[1], p, (uint16_t)n);
 	core[0]->stats.busy_cycles += hz / 4;
 	s = dpmon_merge_run(m, 2 * hz + hz / 2, NULL, 0);
-	CHECK(s != NULL);
+	REQUIRE(s != NULL);
 	CHECK(fabs(s->workers[0].busy_ratio - 0.5) < 1e-9); /* 0.25 s of 0.5 s */
 	CHECK(fabs(s->workers[0].busy_s - 0.75) < 1e-9);
 	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 8);

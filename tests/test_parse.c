@@ -1630,12 +1630,17 @@ chain(const struct fb *f, const uint32_t *cuts, unsigned ncuts, uint32_t pkt_len
 	uint32_t from = 0;
 
 	for (unsigned i = 0; i <= ncuts; i++) {
+		/* cuts is read only below ncuts (callers pass NULL with 0). */
+		/* cppcheck-suppress nullPointer */
 		uint32_t to = i < ncuts ? cuts[i] : f->n;
 		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		char *d = rte_pktmbuf_append(m, (uint16_t)(to - from));
+		char *d;
+
+		REQUIRE(m != NULL);
+		d = rte_pktmbuf_append(m, (uint16_t)(to - from));
 
 		memcpy(d, f->b + from, to - from);
-		if (head == NULL) {
+		if (prev == NULL) {
 			head = m;
 		} else {
 			prev->next = m;

@@ -172,7 +172,7 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 	}
 	m = dpmon_merge_create(cfg, c, g, lcores, 2, 0, 1000000000ull);
 	s = dpmon_merge_run(m, 1000000000ull, NULL, 0);
-	CHECK(s != NULL);
+	REQUIRE(s != NULL);
 	CHECK_EQ_U64(s->anomalies[DPMON_ANOM_UDP_BAD_LENGTH], 2);
 	CHECK_EQ_U64(s->anomalies[DPMON_ANOM_TCP_BAD_OFFSET], 0);
 	CHECK_EQ_U64(s->ip_stats[DPMON_IPSTAT_FRAGMENTS], 2);
@@ -677,7 +677,7 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	}
 	dpmon_merge_last_timing(m, &timing);
 	printf("host flows: 60 distinct, %u hosts, worst error %.1f %%; snapshot with %u promoted: %.2f ms\n",
-	       n_full, 100 * worst, DPMON_HOST_SKETCHES, 1e3 * timing.snapshot_s);
+	       n_full, 100 * worst, (unsigned)DPMON_HOST_SKETCHES, 1e3 * timing.snapshot_s);
 	CHECK(worst <= 0.30); /* about 3 sigma of the 64-bit bitmap at 60 */
 	dpmon_snapshot_free(s);
 	/* Next interval: only its own flows; the slots are free again. */

@@ -726,7 +726,7 @@ update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_
 				dirs[i] = DPMON_DIR_INGRESS;
 			}
 	if (d->sampler == NULL ||
-	    (n == d->n_watched && memcmp(ids, d->watched, sizeof(ids[0]) * n) == 0))
+	    (n == d->n_watched && (n == 0 || memcmp(ids, d->watched, sizeof(ids[0]) * n) == 0)))
 		return;
 	if (dpmon_sampler_watch(d->sampler, hosts, ids, n) == 0) {
 		memcpy(d->watched, ids, sizeof(ids[0]) * n);

@@ -341,7 +341,7 @@ dpmon_profile_render(const struct dpmon_profile *p, const char *output, uint64_t
 		rc = -ENOMEM;
 	else if ((fp = fopen(output, "wb")) == NULL)
 		rc = -errno;
-	if (rc == 0) {
+	if (fp != NULL) { /* opened: rc is 0 */
 		setvbuf(fp, buf, _IOFBF, STDIO_BUFFER);
 		d = pcap_dump_fopen(pd, fp);
 		if (d == NULL) {
