@@ -1,5 +1,5 @@
 /*
- * cli.c — dpmon's command line (run_internal.h).
+ * cli.c — dpmon's command line (run_private.h).
  *
  *   dpmon [EAL options] -- --config FILE [--http-port N]
  *         [--http-port-file FILE] [--duration SECONDS]
@@ -10,7 +10,7 @@
  * that a typo costs no EAL start-up. Messages go to stderr, the usage of
  * --help to stdout.
  */
-#include "run_internal.h"
+#include "run_private.h"
 
 #include <errno.h>
 #include <getopt.h>

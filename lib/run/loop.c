@@ -1,6 +1,6 @@
 /*
  * loop.c — the main lcore's merge loop and the signals that steer it
- * (run_internal.h).
+ * (run_private.h).
  *
  * Every merge_interval_ms the main lcore reads the NIC counters, merges
  * the per-core tables into a new snapshot, runs detection on it while it
@@ -13,7 +13,7 @@
  * shutdown.c's), SIGHUP asks for a reload, which the loop serves between
  * two merges (reload.c), never in the handler.
  */
-#include "run_internal.h"
+#include "run_private.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /*
- * reload.c — the configuration reload on SIGHUP (run_internal.h,
+ * reload.c — the configuration reload on SIGHUP (run_private.h,
  * docs/operations.md, docs/architecture.md).
  *
  * The signal handler only sets a flag; the merge loop, between two
@@ -16,7 +16,7 @@
  * The old generations are retired, not freed: the next merge still reads
  * them (their flow sketches) and frees them (loop.c).
  */
-#include "run_internal.h"
+#include "run_private.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * run.c — dpmon's life cycle (run.h): the order of the steps, each in its
- * own file (run_internal.h).
+ * own file (run_private.h).
  *
  *   main lcore:  command line (cli.c) → config → signals → EAL init →
  *                classifier → ports → per-core tables → merge, sampler,
@@ -25,7 +25,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
-#include "run_internal.h"
+#include "run_private.h"
 
 /* ------------------------------------------------------------------------
  * Life cycle.

@@ -1,7 +1,7 @@
 /*
  * run.h — the appliance's life cycle: command line, EAL, ports, workers,
  * the merge loop on the main lcore, the HTTP server, orderly shutdown.
- * One file per step in lib/run (run_internal.h lists them).
+ * One file per step in lib/run (run_private.h lists them).
  */
 #ifndef DPMON_RUN_H
 #define DPMON_RUN_H

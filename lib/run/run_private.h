@@ -1,5 +1,5 @@
 /*
- * run_internal.h — what the files of lib/run share: the state of the one
+ * run_private.h — what the files of lib/run share: the state of the one
  * dpmon process (struct app), its command-line options, and the steps of
  * its life cycle, one file each:
  *
@@ -16,8 +16,8 @@
  * function here runs on the main lcore (the thread that called
  * dpmon_main), never on a worker lcore, unless its comment says otherwise.
  */
-#ifndef DPMON_RUN_INTERNAL_H
-#define DPMON_RUN_INTERNAL_H
+#ifndef DPMON_RUN_PRIVATE_H
+#define DPMON_RUN_PRIVATE_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -200,4 +200,4 @@ void app_free_gens(struct dpmon_generation **g, unsigned n);
  */
 void app_shutdown(struct app *a);
 
-#endif /* DPMON_RUN_INTERNAL_H */
+#endif /* DPMON_RUN_PRIVATE_H */

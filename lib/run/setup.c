@@ -1,5 +1,5 @@
 /*
- * setup.c — dpmon's start-up after the EAL (run_internal.h, app_setup).
+ * setup.c — dpmon's start-up after the EAL (run_private.h, app_setup).
  *
  *   classifier → ports → per-core tables and generation 0 → RX queues →
  *   merge, sampler → snapshot store, telemetry → actions → detection →
@@ -15,7 +15,7 @@
  * Every step leaves what it started in struct app, so app_shutdown can
  * undo a start-up that failed half-way.
  */
-#include "run_internal.h"
+#include "run_private.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * shutdown.c — dpmon's orderly stop (run_internal.h, app_shutdown;
+ * shutdown.c — dpmon's orderly stop (run_private.h, app_shutdown;
  * docs/operations.md).
  *
  *   stop the workers → their totals → one last merge and the final state
@@ -11,7 +11,7 @@
  * the final counts; the actions stop after it, since it posts to them.
  * Each step tolerates what a failed start-up left unset (NULL).
  */
-#include "run_internal.h"
+#include "run_private.h"
 
 #include <inttypes.h>
 #include <stdio.h>

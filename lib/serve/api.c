@@ -24,7 +24,7 @@
  * to printable ASCII, so any byte sequence in a URL still yields a valid
  * (UTF-8) JSON string and a bounded body.
  */
-#include "api_internal.h"
+#include "api_private.h"
 
 #include <errno.h>
 #include <stdarg.h>

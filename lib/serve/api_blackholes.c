@@ -19,7 +19,7 @@
  * (actions.h); slow steps (state file, ExaBGP, notify script) are the
  * actions thread's.
  */
-#include "api_internal.h"
+#include "api_private.h"
 
 #include <errno.h>
 #include <stdbool.h>

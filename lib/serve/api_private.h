@@ -1,5 +1,5 @@
 /*
- * api_internal.h — what the files of the API share (api.h):
+ * api_private.h — what the files of the API share (api.h):
  *
  *   api.c             one request's steps: route, method, parameters,
  *                     snapshot; the route table; the replies and helpers
@@ -10,8 +10,8 @@
  * function here may run on any thread (the HTTP thread, a test); none
  * keeps state between requests.
  */
-#ifndef DPMON_API_INTERNAL_H
-#define DPMON_API_INTERNAL_H
+#ifndef DPMON_API_PRIVATE_H
+#define DPMON_API_PRIVATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -118,4 +118,4 @@ int api_ep_blackhole(struct request *r, const char *rest, size_t rest_len);
 /** DELETE /api/v1/blackholes/{address}: remove it (idempotent). */
 int api_ep_blackhole_del(struct request *r, const char *rest, size_t rest_len);
 
-#endif /* DPMON_API_INTERNAL_H */
+#endif /* DPMON_API_PRIVATE_H */

@@ -15,7 +15,7 @@
  * per request. This file only gives the ranking: the sort key's metric,
  * then the address, so equal hosts always come out in the same order.
  */
-#include "api_internal.h"
+#include "api_private.h"
 
 #include <assert.h>
 #include <errno.h>
