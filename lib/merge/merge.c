@@ -10,44 +10,46 @@
  *
  * The fold visits only touched hosts. Every worker entry is mapped to its
  * global id and chained to the other workers' entries of the same host
- * (first[gid], next[core][entry]); a merge scans the entries' epoch stamps
- * (counters.h), marks the global ids of those stamped since the worker's
- * epoch at the previous merge, and recomputes each marked host's
- * cumulative counters as the sum over its chain: low words read from the
- * workers plus the high words the merger keeps from the carry records, all
- * under each worker's wrap_seq (retried when a wrap happened meanwhile).
- * Unmarked hosts keep their cumulative values and get zero rates.
+ * (fold.first[gid], workers.map[core].next[entry]); a merge scans the
+ * entries' epoch stamps (counters.h), marks the global ids of those
+ * stamped since the worker's epoch at the previous merge, and recomputes
+ * each marked host's cumulative counters as the sum over its chain: low
+ * words read from the workers plus the high words the merger keeps from
+ * the carry records, all under each worker's wrap_seq (retried when a
+ * wrap happened meanwhile). Unmarked hosts keep their cumulative values
+ * and get zero rates.
  *
  * Snapshot hosts (snapshot.h): a merge writes a record only for the hosts
  * it touched (and those new to it), into one new slab; the other hosts
  * keep the record of the merge that last touched them, and the snapshot
  * lists them by pointer, holding a reference to every slab with a record
  * still current. So a merge writes 8 bytes per host (the pointer array,
- * patched in place: g_pos) plus one 712-byte record per touched host,
- * instead of every host's record. A touched host's averages continue from
- * its previous record's (kept dense in g_avg, beside the counters, rather
- * than read back from the scattered record), decayed to the previous
- * merge (dpmon_avg_decay: the steps with rate 0 it was not given), then
- * one EWMA step. A slab
- * whose live records fall below a quarter of its size has them moved
- * (copied verbatim) into a new one, as have the smallest slabs when more
- * than SLABS_MAX are live, so memory stays within four times the live
- * records (about 1.5 times with random touches) and a snapshot lists few
- * slabs. A reload copies every record (new subnets), its averages brought
- * to the previous merge with the time constant the merges until then used
- * (avg_rebase): the reload may change it, and a record's averages are read
- * and continued with the current one from its t_s on.
+ * patched in place: records.g_pos) plus one 712-byte record per touched
+ * host, instead of every host's record. A touched host's averages continue
+ * from its previous record's (kept dense in records.g_avg, beside the
+ * counters, rather than read back from the scattered record), decayed to
+ * the previous merge (dpmon_avg_decay: the steps with rate 0 it was not
+ * given), then one EWMA step. A slab whose live records fall below a
+ * quarter of its size has them moved (copied verbatim) into a new one, as
+ * have the smallest slabs when more than SLABS_MAX are live, so memory
+ * stays within four times the live records (about 1.5 times with random
+ * touches) and a snapshot lists few slabs. A reload copies every record
+ * (new subnets), its averages brought to the previous merge with the time
+ * constant the merges until then used (avg_rebase): the reload may change
+ * it, and a record's averages are read and continued with the current one
+ * from its t_s on.
  *
  * Reload (dpmon_merge_reconfigure, docs/architecture.md): the subnet
  * counters of a generation that no worker uses any more are read one last
- * time and folded into sub_base, by exact prefix, so a subnet's cumulative
- * value is sub_base + the sum over the workers' current generation: it
- * continues across any number of reloads. The previous cumulative values
- * and the averages move with the prefix (rates see neither a spike nor a
- * dip); the old generation's flow sketches are read once more, by the next
- * merge, for the interval they shared with the new ones. Hosts are
- * classified again: those outside every new subnet stay in the merger
- * (their counters, should they come back) but leave the snapshots.
+ * time and folded into subnets.base, by exact prefix, so a subnet's
+ * cumulative value is subnets.base + the sum over the workers' current
+ * generation: it continues across any number of reloads. The previous
+ * cumulative values and the averages move with the prefix (rates see
+ * neither a spike nor a dip); the old generation's flow sketches are read
+ * once more, by the next merge, for the interval they shared with the new
+ * ones. Hosts are classified again: those outside every new subnet stay
+ * in the merger (their counters, should they come back) but leave the
+ * snapshots.
  */
 #include "merge.h"
 
@@ -105,87 +107,154 @@ struct host_avg {
 	struct avg_pair a;
 };
 
+/* How the merger sees one worker table's entries. */
 struct core_map {
 	uint32_t *gid;    /* worker entry → global id */
 	uint32_t *next;   /* worker entry → next occurrence of the same host */
-	uint32_t *carry;  /* worker entry → index + 1 into dpmon_merge.carries, 0 = none */
+	uint32_t *carry;  /* worker entry → index + 1 into fold.carries, 0 = none */
 	uint32_t mapped;  /* worker entries mapped so far */
 	uint32_t w_prev;  /* worker_epoch read by the previous merge */
 	uint32_t w_now;   /* worker_epoch read by this merge */
 };
 
-struct dpmon_merge {
-	const struct dpmon_config *cfg;
-	unsigned n_cores;
-	struct dpmon_core **cores;
-	unsigned *lcores;
-	struct core_map *map;
-	uint64_t *prev_busy; /* each worker's busy_cycles at the previous merge */
-	uint64_t start_tsc, prev_tsc, tsc_hz, seq;
+/* The worker tables the merger reads, one per worker lcore. */
+struct merge_workers {
+	unsigned n;                /**< worker tables, at most MAX_CORES */
+	struct dpmon_core **core;  /**< n: the tables (the caller's) */
+	unsigned *lcore;           /**< n: lcore id of each worker (reported per worker) */
+	struct core_map *map;      /**< n: each table's entries as global ids */
+	uint64_t *prev_busy;       /**< n: each worker's busy_cycles at the previous merge */
+};
 
-	struct dpmon_dir_ctr prev_totals[DPMON_TOTAL_MAX];
-	struct dpmon_xdir_ctr prev_xtotals[DPMON_TOTAL_MAX];
-	struct avg_dir tot_avg[DPMON_TOTAL_MAX];
-	struct avg_pair *sub_avg; /* n_subnets */
-	double alpha;             /* weight of this merge's rates in the averages */
-	uint8_t flow_tmp[1u << DPMON_FLOW_P]; /* registers of one sketch, merged over cores */
-	/* registers of one promoted host direction, merged over cores */
+/* The TSC, and the uptimes the rates and averages are computed at. */
+struct merge_clock {
+	uint64_t start_tsc;   /**< TSC at start (uptime zero) */
+	uint64_t prev_tsc;    /**< TSC of the previous merge (start's before the first) */
+	uint64_t tsc_hz;      /**< frequency of the TSC, Hz */
+	double t_prev, t_now; /**< uptime of the previous merge and of this one, seconds */
+};
+
+/* The averages' time constant and weight (rates.h). */
+struct merge_avg {
+	double alpha;      /**< weight of this merge's rates in the averages */
+	double tau_s;      /**< time constant of the averages, seconds */
+	double tau_prev_s; /**< that of the previous merge (a reload may change it) */
+};
+
+/* Global hosts: ids, addresses, subnets and the order by address. */
+struct merge_hosts {
+	struct rte_hash *hash;     /**< address → global id */
+	uint32_t n;                /**< global hosts: ids [0, n) */
+	uint32_t cap;              /**< room in every array indexed by global id (grow_hosts) */
+	struct dpmon_addr *g_addr; /**< global id → address */
+	uint32_t *g_subnet;        /**< global id → subnet, DPMON_NO_SUBNET: none */
+	uint32_t n_unmonitored;    /**< global hosts outside every subnet (g_subnet) */
+	uint32_t *sorted;          /**< global ids by address */
+	uint32_t n_sorted;         /**< ids [0, n_sorted) are in @c sorted */
+};
+
+/* The fold: each touched host's counters, summed over its worker entries. */
+struct merge_fold {
+	/** global id → cumulative counters of this merge and of the previous
+	 * one; g_cur valid for marked ids only */
+	struct dpmon_pair_ctr *g_cur, *g_prev;
+	uint32_t *first;      /**< global id → first worker occurrence */
+	/** global id → n_collects of the collect_touched that last marked it */
+	uint32_t *mark;
+	/** collect_touched calls, failed merges' too (never 0 once called) */
+	uint32_t n_collects;
+	uint32_t *touched;    /**< global ids marked by this merge */
+	struct host_fp *t_fp; /**< flows and peers of touched[t] (fold_touched) */
+	uint32_t n_touched;   /**< entries in touched and t_fp */
+	struct carry_hi *carries;        /**< high words of the worker entries that carried */
+	uint32_t n_carries, cap_carries; /**< carries in use, and allocated */
+};
+
+/* Snapshot records (file comment), and the slabs that hold them. */
+struct merge_records {
+	/** global id → its current record; NULL: none yet */
+	const struct dpmon_snap_host **g_rec;
+	struct host_avg *g_avg;          /**< global id → its record's averages, kept dense */
+	struct dpmon_host_slab **g_slab; /**< global id → the slab of that record */
+	uint32_t *g_pos;                 /**< global id → index in @c order, NO_POS: not listed */
+	/** current records of the listed hosts, by address */
+	const struct dpmon_snap_host **order;
+	uint32_t n_order;                /**< listed hosts */
+	uint32_t n_recorded;             /**< ids [0, n_recorded) have a record, the others none */
+	bool order_stale;                /**< new hosts or a reload: rebuild order and g_pos */
+	struct dpmon_host_slab **slabs;  /**< slabs with a current record, one reference each */
+	uint32_t n_slabs, cap_slabs;     /**< slabs listed, and room */
+};
+
+/* Subnets of the current generation (dpmon_merge_reconfigure). */
+struct merge_subnets {
+	uint32_t n;                        /**< subnets of the current generation */
+	struct dpmon_generation **gen;     /**< per core: its current generation */
+	/** n: cumulative counters of this merge and of the previous one */
+	struct dpmon_pair_ctr *cur, *prev;
+	struct dpmon_pair_ctr *base;       /**< n: final counts of earlier generations */
+	struct avg_pair *avg;              /**< n: averages */
+};
+
+/* The totals (DPMON_TOTAL_*), summed over the workers. */
+struct merge_totals {
+	struct dpmon_dir_ctr prev[DPMON_TOTAL_MAX];   /**< cumulative counters, previous merge */
+	struct dpmon_xdir_ctr xprev[DPMON_TOTAL_MAX]; /**< the same of the packet kinds */
+	struct avg_dir avg[DPMON_TOTAL_MAX];          /**< averages */
+};
+
+/* What a reload leaves for the merges after it (dpmon_merge_reconfigure). */
+struct merge_reload {
+	/** The previous generation, whose sketches the next merge reads once:
+	 * per core; NULL when none. */
+	struct dpmon_generation **retired;
+	uint32_t *old_of_new; /**< new subnet → its old index, UINT32_MAX: none */
+	bool resubnet;        /**< a reload: rewrite every record (new subnets) */
+};
+
+/* The history ring: the rates of the last merges. */
+struct merge_history {
+	struct dpmon_hist_point **ring; /**< the last cap points, one reference each */
+	uint32_t cap;                   /**< points kept (history_s over the merge interval) */
+	uint32_t n;                     /**< points in the ring */
+	uint32_t head;                  /**< index of the oldest */
+};
+
+/* Registers of the sketches being merged over the workers (scratch). */
+struct merge_sketch {
+	uint8_t flow_tmp[1u << DPMON_FLOW_P]; /**< registers of one sketch, merged over cores */
+	/** registers of one promoted host direction, merged over cores */
 	uint8_t host_tmp[1u << DPMON_HOST_FLOW_P], peer_tmp[1u << DPMON_HOST_PEER_P];
-	struct dpmon_hist_point **hist; /* ring of the last hist_cap points, one reference each */
-	uint32_t hist_cap, hist_n, hist_head; /* head: index of the oldest */
-	struct dpmon_pair_ctr *sub_cur, *sub_prev; /* n_subnets */
-	/* Subnets of the current generation (dpmon_merge_reconfigure). */
-	uint32_t n_subnets;
-	struct dpmon_generation **gen;             /* per core: its current generation */
-	struct dpmon_pair_ctr *sub_base;    /* n_subnets: final counts of earlier generations */
-	/* The previous generation, whose sketches the next merge reads once. */
-	struct dpmon_generation **retired;         /* per core; NULL when none */
-	uint32_t *old_of_new;                 /* new subnet → its old index, UINT32_MAX: none */
-	uint32_t n_unmonitored;             /* global hosts outside every subnet (g_subnet) */
+};
 
-	struct rte_hash *ghash; /* address → global id */
-	uint32_t n_hosts, cap_hosts;
-	struct dpmon_addr *g_addr;
-	uint32_t *g_subnet;
-	struct dpmon_pair_ctr *g_cur, *g_prev; /* g_cur valid for marked ids only */
-	/* Snapshot records (file comment). */
-	const struct dpmon_snap_host **g_rec; /* global id → its current record; NULL: none yet */
-	struct host_avg *g_avg;               /* global id → its record's averages, kept dense */
-	struct dpmon_host_slab **g_slab;      /* global id → the slab of that record */
-	uint32_t *g_pos;                      /* global id → index in @c order, NO_POS: not listed */
-	const struct dpmon_snap_host **order; /* current records of the listed hosts, by address */
-	uint32_t n_order;
-	uint32_t n_recorded;                  /* ids [0, n_recorded) have a record, the others none */
-	bool order_stale;                     /* new hosts or a reload: rebuild order and g_pos */
-	bool resubnet;                        /* a reload: rewrite every record (new subnets) */
-	struct dpmon_host_slab **slabs;       /* slabs with a current record, one reference each */
-	uint32_t n_slabs, cap_slabs;
-	double tau_s;                         /* time constant of the averages, seconds */
-	double tau_prev_s;                    /* that of the previous merge (a reload may change it) */
-	double t_prev, t_now;                 /* uptime of the previous merge and of this one */
-	uint32_t *first;   /* global id → first worker occurrence */
-	uint32_t *mark;    /* global id → n_collects of the collect_touched that last marked it */
-	uint32_t n_collects; /* collect_touched calls, failed merges' too (never 0 once called) */
-	uint32_t *touched; /* global ids marked by this merge */
-	struct host_fp *t_fp; /* flows and peers of touched[t] (fold_touched) */
-	uint32_t n_touched;
-	struct carry_hi *carries;
-	uint32_t n_carries, cap_carries;
-	uint32_t epoch;    /* merge epoch handed to the workers */
-	struct dpmon_merge_timing timing;
-	uint32_t *sorted;  /* global ids by address */
-	uint32_t n_sorted; /* ids [0, n_sorted) are in @c sorted */
+/* The merger: read and written by the main lcore only (merge.h). */
+struct dpmon_merge {
+	const struct dpmon_config *cfg;   /**< subnets, interval, averages; the caller's */
+	uint64_t seq;                     /**< seq of this merge's snapshot */
+	uint32_t epoch;                   /**< merge epoch handed to the workers */
+	struct dpmon_merge_timing timing; /**< where the last merge spent its time */
+	struct merge_workers workers;     /**< the worker tables */
+	struct merge_clock clock;         /**< TSC and uptimes */
+	struct merge_avg avg;             /**< the averages' time constant */
+	struct merge_hosts hosts;         /**< global hosts */
+	struct merge_fold fold;           /**< the touched hosts' counters */
+	struct merge_records records;     /**< snapshot records and slabs */
+	struct merge_subnets subnets;     /**< subnet counters */
+	struct merge_totals totals;       /**< total counters */
+	struct merge_reload reload;       /**< a reload's carry-over */
+	struct merge_history history;     /**< the history ring */
+	struct merge_sketch sketch;       /**< scratch registers */
 };
 
 static int
 grow_hosts(struct dpmon_merge *m, uint32_t need)
 {
-	uint32_t cap = m->cap_hosts ? m->cap_hosts : 1024;
+	uint32_t cap = m->hosts.cap ? m->hosts.cap : 1024;
 	void *p;
 
 	while (cap < need)
 		cap *= 2;
-	if (cap == m->cap_hosts)
+	if (cap == m->hosts.cap)
 		return 0;
 #define GROW(field)                                                     \
 	do {                                                            \
@@ -194,29 +263,31 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 			return -ENOMEM;                                 \
 		m->field = p;                                           \
 	} while (0)
-	GROW(g_addr);
-	GROW(g_subnet);
-	GROW(g_cur);
-	GROW(g_prev);
-	GROW(sorted);
-	GROW(first);
-	GROW(mark);
-	GROW(touched);
-	GROW(t_fp);
-	GROW(g_rec);
-	GROW(g_avg);
-	GROW(g_slab);
-	GROW(g_pos);
-	GROW(order);
+	GROW(hosts.g_addr);
+	GROW(hosts.g_subnet);
+	GROW(fold.g_cur);
+	GROW(fold.g_prev);
+	GROW(hosts.sorted);
+	GROW(fold.first);
+	GROW(fold.mark);
+	GROW(fold.touched);
+	GROW(fold.t_fp);
+	GROW(records.g_rec);
+	GROW(records.g_avg);
+	GROW(records.g_slab);
+	GROW(records.g_pos);
+	GROW(records.order);
 #undef GROW
 	/* Both halves of the double buffer: they swap every merge, and a new
 	 * host's previous cumulative value must read as zero. */
-	memset(m->g_prev + m->cap_hosts, 0, sizeof(*m->g_prev) * (cap - m->cap_hosts));
-	memset(m->g_cur + m->cap_hosts, 0, sizeof(*m->g_cur) * (cap - m->cap_hosts));
-	memset(m->mark + m->cap_hosts, 0, sizeof(*m->mark) * (cap - m->cap_hosts));
-	memset(m->g_rec + m->cap_hosts, 0, sizeof(*m->g_rec) * (cap - m->cap_hosts));
-	memset(m->g_avg + m->cap_hosts, 0, sizeof(*m->g_avg) * (cap - m->cap_hosts));
-	m->cap_hosts = cap;
+#define ZERO_NEW(field) memset(m->field + m->hosts.cap, 0, sizeof(*m->field) * (cap - m->hosts.cap))
+	ZERO_NEW(fold.g_prev);
+	ZERO_NEW(fold.g_cur);
+	ZERO_NEW(fold.mark);
+	ZERO_NEW(records.g_rec);
+	ZERO_NEW(records.g_avg);
+#undef ZERO_NEW
+	m->hosts.cap = cap;
 	return 0;
 }
 
@@ -236,34 +307,35 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	}
 	m->cfg = cfg;
 	m->epoch = 1;
-	m->n_cores = n_cores;
-	m->start_tsc = m->prev_tsc = start_tsc;
-	m->tsc_hz = tsc_hz;
-	m->cores = calloc(n_cores, sizeof(*m->cores));
-	m->lcores = calloc(n_cores, sizeof(*m->lcores));
-	m->map = calloc(n_cores, sizeof(*m->map));
-	m->prev_busy = calloc(n_cores ? n_cores : 1, sizeof(*m->prev_busy));
-	m->sub_cur = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_cur));
-	m->sub_prev = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_prev));
-	m->sub_base = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_base));
-	m->n_subnets = cfg->n_subnets;
-	m->gen = calloc(n_cores ? n_cores : 1, sizeof(*m->gen));
-	m->retired = calloc(n_cores ? n_cores : 1, sizeof(*m->retired));
-	m->sub_avg = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->sub_avg));
-	m->hist_cap = (uint32_t)((uint64_t)cfg->history_s * 1000 /
+	m->workers.n = n_cores;
+	m->clock.start_tsc = m->clock.prev_tsc = start_tsc;
+	m->clock.tsc_hz = tsc_hz;
+	m->workers.core = calloc(n_cores, sizeof(*m->workers.core));
+	m->workers.lcore = calloc(n_cores, sizeof(*m->workers.lcore));
+	m->workers.map = calloc(n_cores, sizeof(*m->workers.map));
+	m->workers.prev_busy = calloc(n_cores ? n_cores : 1, sizeof(*m->workers.prev_busy));
+	m->subnets.cur = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->subnets.cur));
+	m->subnets.prev = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->subnets.prev));
+	m->subnets.base = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->subnets.base));
+	m->subnets.n = cfg->n_subnets;
+	m->subnets.gen = calloc(n_cores ? n_cores : 1, sizeof(*m->subnets.gen));
+	m->reload.retired = calloc(n_cores ? n_cores : 1, sizeof(*m->reload.retired));
+	m->subnets.avg = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->subnets.avg));
+	m->history.cap = (uint32_t)((uint64_t)cfg->history_s * 1000 /
 				 (cfg->merge_interval_ms ? cfg->merge_interval_ms : 1000));
-	m->hist = calloc(m->hist_cap ? m->hist_cap : 1, sizeof(*m->hist));
-	if (!m->cores || !m->lcores || !m->map || !m->prev_busy || !m->sub_cur || !m->sub_prev ||
-	    !m->sub_avg || !m->hist || !m->sub_base || !m->gen || !m->retired)
+	m->history.ring = calloc(m->history.cap ? m->history.cap : 1, sizeof(*m->history.ring));
+	if (!m->workers.core || !m->workers.lcore || !m->workers.map || !m->workers.prev_busy ||
+	    !m->subnets.cur || !m->subnets.prev || !m->subnets.avg || !m->history.ring ||
+	    !m->subnets.base || !m->subnets.gen || !m->reload.retired)
 		goto fail;
 	for (unsigned c = 0; c < n_cores; c++) {
-		m->cores[c] = cores[c];
-		m->gen[c] = gens[c];
-		m->lcores[c] = lcores[c];
-		m->map[c].gid = malloc(sizeof(uint32_t) * cores[c]->capacity);
-		m->map[c].next = malloc(sizeof(uint32_t) * cores[c]->capacity);
-		m->map[c].carry = calloc(cores[c]->capacity, sizeof(uint32_t));
-		if (!m->map[c].gid || !m->map[c].next || !m->map[c].carry)
+		m->workers.core[c] = cores[c];
+		m->subnets.gen[c] = gens[c];
+		m->workers.lcore[c] = lcores[c];
+		m->workers.map[c].gid = malloc(sizeof(uint32_t) * cores[c]->capacity);
+		m->workers.map[c].next = malloc(sizeof(uint32_t) * cores[c]->capacity);
+		m->workers.map[c].carry = calloc(cores[c]->capacity, sizeof(uint32_t));
+		if (!m->workers.map[c].gid || !m->workers.map[c].next || !m->workers.map[c].carry)
 			goto fail;
 		entries += cores[c]->capacity;
 	}
@@ -276,8 +348,8 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 		.socket_id = (int)rte_socket_id(),
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 	};
-	m->ghash = rte_hash_create(&hp);
-	if (m->ghash == NULL || grow_hosts(m, 1024) != 0)
+	m->hosts.hash = rte_hash_create(&hp);
+	if (m->hosts.hash == NULL || grow_hosts(m, 1024) != 0)
 		goto fail;
 	return m;
 fail:
@@ -290,44 +362,44 @@ dpmon_merge_free(struct dpmon_merge *m)
 {
 	if (m == NULL)
 		return;
-	for (unsigned c = 0; m->map && c < m->n_cores; c++) {
-		free(m->map[c].gid);
-		free(m->map[c].next);
-		free(m->map[c].carry);
+	for (unsigned c = 0; m->workers.map && c < m->workers.n; c++) {
+		free(m->workers.map[c].gid);
+		free(m->workers.map[c].next);
+		free(m->workers.map[c].carry);
 	}
-	free(m->carries);
-	free(m->first);
-	free(m->mark);
-	free(m->touched);
-	free(m->t_fp);
-	free(m->map);
-	free(m->prev_busy);
-	free(m->cores);
-	free(m->lcores);
-	free(m->sub_cur);
-	free(m->sub_prev);
-	free(m->sub_avg);
-	free(m->sub_base);
-	free(m->gen);
-	free(m->retired);
-	free(m->old_of_new);
-	for (uint32_t i = 0; m->hist && i < m->hist_n; i++)
-		dpmon_hist_point_unref(m->hist[(m->hist_head + i) % m->hist_cap]);
-	free(m->hist);
-	for (uint32_t i = 0; m->slabs && i < m->n_slabs; i++)
-		dpmon_host_slab_unref(m->slabs[i]);
-	free(m->slabs);
-	free(m->g_rec);
-	free(m->g_avg);
-	free(m->g_slab);
-	free(m->g_pos);
-	free(m->order);
-	rte_hash_free(m->ghash);
-	free(m->g_addr);
-	free(m->g_subnet);
-	free(m->g_cur);
-	free(m->g_prev);
-	free(m->sorted);
+	free(m->fold.carries);
+	free(m->fold.first);
+	free(m->fold.mark);
+	free(m->fold.touched);
+	free(m->fold.t_fp);
+	free(m->workers.map);
+	free(m->workers.prev_busy);
+	free(m->workers.core);
+	free(m->workers.lcore);
+	free(m->subnets.cur);
+	free(m->subnets.prev);
+	free(m->subnets.avg);
+	free(m->subnets.base);
+	free(m->subnets.gen);
+	free(m->reload.retired);
+	free(m->reload.old_of_new);
+	for (uint32_t i = 0; m->history.ring && i < m->history.n; i++)
+		dpmon_hist_point_unref(m->history.ring[(m->history.head + i) % m->history.cap]);
+	free(m->history.ring);
+	for (uint32_t i = 0; m->records.slabs && i < m->records.n_slabs; i++)
+		dpmon_host_slab_unref(m->records.slabs[i]);
+	free(m->records.slabs);
+	free(m->records.g_rec);
+	free(m->records.g_avg);
+	free(m->records.g_slab);
+	free(m->records.g_pos);
+	free(m->records.order);
+	rte_hash_free(m->hosts.hash);
+	free(m->hosts.g_addr);
+	free(m->hosts.g_subnet);
+	free(m->fold.g_cur);
+	free(m->fold.g_prev);
+	free(m->hosts.sorted);
 	free(m);
 }
 
@@ -340,7 +412,7 @@ dpmon_merge_last_timing(const struct dpmon_merge *m, struct dpmon_merge_timing *
 uint32_t
 dpmon_merge_hosts(const struct dpmon_merge *m)
 {
-	return m->n_hosts;
+	return m->hosts.n;
 }
 
 /* Global id of @p a, creating the host on first sight. */
@@ -348,22 +420,22 @@ static int64_t
 global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
 {
 	void *data;
-	uint32_t id = m->n_hosts;
+	uint32_t id = m->hosts.n;
 
-	if (rte_hash_lookup_data(m->ghash, a, &data) >= 0)
+	if (rte_hash_lookup_data(m->hosts.hash, a, &data) >= 0)
 		return (int64_t)(uintptr_t)data;
 	if (grow_hosts(m, id + 1) != 0)
 		return -ENOMEM;
-	if (rte_hash_add_key_data(m->ghash, a, (void *)(uintptr_t)id) != 0)
+	if (rte_hash_add_key_data(m->hosts.hash, a, (void *)(uintptr_t)id) != 0)
 		return -ENOSPC;
-	m->g_addr[id] = *a;
+	m->hosts.g_addr[id] = *a;
 	/* A host a worker inserted under a newer classifier than the merger's
 	 * (the window of a reload that then failed) gets no subnet rather
-	 * than an index past m->n_subnets; a reload reclassifies every host. */
-	m->g_subnet[id] = subnet < m->n_subnets ? subnet : DPMON_NO_SUBNET;
-	m->n_unmonitored += m->g_subnet[id] == DPMON_NO_SUBNET;
-	m->first[id] = OCC_END;
-	m->n_hosts++;
+	 * than an index past m->subnets.n; a reload reclassifies every host. */
+	m->hosts.g_subnet[id] = subnet < m->subnets.n ? subnet : DPMON_NO_SUBNET;
+	m->hosts.n_unmonitored += m->hosts.g_subnet[id] == DPMON_NO_SUBNET;
+	m->fold.first[id] = OCC_END;
+	m->hosts.n++;
 	return id;
 }
 
@@ -371,18 +443,18 @@ global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
 static int
 map_new_hosts(struct dpmon_merge *m)
 {
-	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_core *core = m->cores[c];
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const struct dpmon_core *core = m->workers.core[c];
 		uint32_t n = dpmon_core_hosts_published(core);
 
-		for (uint32_t i = m->map[c].mapped; i < n; i++) {
+		for (uint32_t i = m->workers.map[c].mapped; i < n; i++) {
 			int64_t id = global_id(m, &core->meta[i].addr, core->meta[i].subnet);
 			if (id < 0)
 				return (int)id;
-			m->map[c].gid[i] = (uint32_t)id;
-			m->map[c].next[i] = m->first[id];
-			m->first[id] = OCC(c, i);
-			m->map[c].mapped = i + 1;
+			m->workers.map[c].gid[i] = (uint32_t)id;
+			m->workers.map[c].next[i] = m->fold.first[id];
+			m->fold.first[id] = OCC(c, i);
+			m->workers.map[c].mapped = i + 1;
 		}
 	}
 	return 0;
@@ -435,18 +507,20 @@ rate_of(struct dpmon_rate *r, const struct dpmon_ctr *cur, const struct dpmon_ct
 static void
 avg_update(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a, double k)
 {
-	a->pps = dpmon_ewma_step(a->pps * k, d->total.pps, m->alpha);
-	a->bps = dpmon_ewma_step(a->bps * k, d->total.bps, m->alpha);
+	const double alpha = m->avg.alpha;
+
+	a->pps = dpmon_ewma_step(a->pps * k, d->total.pps, alpha);
+	a->bps = dpmon_ewma_step(a->bps * k, d->total.bps, alpha);
 	d->avg_pps = a->pps;
 	d->avg_bps = a->bps;
 	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p] * k, d->proto[p].pps, m->alpha);
-		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p] * k, d->proto[p].bps, m->alpha);
+		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p] * k, d->proto[p].pps, alpha);
+		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p] * k, d->proto[p].bps, alpha);
 		d->avg_proto_pps[p] = a->proto_pps[p];
 		d->avg_proto_bps[p] = a->proto_bps[p];
 	}
 	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
-		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, m->alpha);
+		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, alpha);
 		d->avg_x_pps[x] = a->x_pps[x];
 	}
 }
@@ -492,35 +566,36 @@ cmp_gid(const void *x, const void *y, void *arg)
 	return dpmon_addr_cmp(&addr[*(const uint32_t *)x], &addr[*(const uint32_t *)y]);
 }
 
-/* Keep m->sorted ordered by address after new ids were appended. */
+/* Keep m->hosts.sorted ordered by address after new ids were appended. */
 static int
 sort_new_hosts(struct dpmon_merge *m)
 {
-	uint32_t old = m->n_sorted, added = m->n_hosts - old;
+	struct merge_hosts *h = &m->hosts;
+	uint32_t old = h->n_sorted, added = h->n - old;
 	uint32_t *tmp, i = 0, j = old, k = 0;
 
 	if (added == 0)
 		return 0;
-	for (uint32_t id = old; id < m->n_hosts; id++)
-		m->sorted[id] = id;
-	qsort_r(m->sorted + old, added, sizeof(uint32_t), cmp_gid, m->g_addr);
-	tmp = malloc(sizeof(uint32_t) * m->n_hosts);
+	for (uint32_t id = old; id < h->n; id++)
+		h->sorted[id] = id;
+	qsort_r(h->sorted + old, added, sizeof(uint32_t), cmp_gid, h->g_addr);
+	tmp = malloc(sizeof(uint32_t) * h->n);
 	if (tmp == NULL)
 		return -ENOMEM;
-	while (i < old && j < m->n_hosts) {
-		if (dpmon_addr_cmp(&m->g_addr[m->sorted[i]], &m->g_addr[m->sorted[j]]) < 0)
-			tmp[k++] = m->sorted[i++];
+	while (i < old && j < h->n) {
+		if (dpmon_addr_cmp(&h->g_addr[h->sorted[i]], &h->g_addr[h->sorted[j]]) < 0)
+			tmp[k++] = h->sorted[i++];
 		else
-			tmp[k++] = m->sorted[j++];
+			tmp[k++] = h->sorted[j++];
 	}
 	while (i < old)
-		tmp[k++] = m->sorted[i++];
-	while (j < m->n_hosts)
-		tmp[k++] = m->sorted[j++];
-	memcpy(m->sorted, tmp, sizeof(uint32_t) * m->n_hosts);
+		tmp[k++] = h->sorted[i++];
+	while (j < h->n)
+		tmp[k++] = h->sorted[j++];
+	memcpy(h->sorted, tmp, sizeof(uint32_t) * h->n);
 	free(tmp);
-	m->n_sorted = m->n_hosts;
-	m->order_stale = true;
+	h->n_sorted = h->n;
+	m->records.order_stale = true;
 	return 0;
 }
 
@@ -532,13 +607,15 @@ sort_new_hosts(struct dpmon_merge *m)
 static void
 read_load(struct dpmon_merge *m, unsigned c, uint64_t dt_cycles, struct dpmon_snap_worker *w)
 {
-	uint64_t busy = dpmon_count_read(&m->cores[c]->stats.busy_cycles);
-	double ratio = dt_cycles > 0 ? (double)(busy - m->prev_busy[c]) / (double)dt_cycles : 0;
+	const struct dpmon_core_stats *st = &m->workers.core[c]->stats;
+	uint64_t busy = dpmon_count_read(&st->busy_cycles);
+	double ratio = dt_cycles > 0 ? (double)(busy - m->workers.prev_busy[c]) / (double)dt_cycles
+				     : 0;
 
-	w->polls = dpmon_count_read(&m->cores[c]->stats.polls);
-	w->busy_s = (double)busy / (double)m->tsc_hz;
+	w->polls = dpmon_count_read(&st->polls);
+	w->busy_s = (double)busy / (double)m->clock.tsc_hz;
 	w->busy_ratio = ratio > 1.0 ? 1.0 : ratio;
-	m->prev_busy[c] = busy;
+	m->workers.prev_busy[c] = busy;
 }
 
 /*
@@ -551,13 +628,13 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
 	     uint64_t reasons[DPMON_REASON_MAX], uint64_t dt_cycles)
 {
 	memset(reasons, 0, sizeof(uint64_t) * DPMON_REASON_MAX);
-	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_core *core = m->cores[c];
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const struct dpmon_core *core = m->workers.core[c];
 
 		/* Before the packet count: every burst this merge does not fully
 		 * see runs in this epoch or a later one (counters.h). */
-		m->map[c].w_now = __atomic_load_n(&core->worker_epoch, __ATOMIC_ACQUIRE);
-		w[c].lcore = m->lcores[c];
+		m->workers.map[c].w_now = __atomic_load_n(&core->worker_epoch, __ATOMIC_ACQUIRE);
+		w[c].lcore = m->workers.lcore[c];
 		w[c].packets = __atomic_load_n(&core->stats.packets, __ATOMIC_ACQUIRE);
 		w[c].bursts = dpmon_count_read(&core->stats.bursts);
 		w[c].host_table_full = dpmon_count_read(&core->stats.host_table_full);
@@ -576,8 +653,8 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
 static void
 read_parse_notes(const struct dpmon_merge *m, struct dpmon_snapshot *s)
 {
-	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_core_stats *st = &m->cores[c]->stats;
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const struct dpmon_core_stats *st = &m->workers.core[c]->stats;
 
 		for (int a = 0; a < DPMON_ANOM_MAX; a++)
 			s->anomalies[a] += dpmon_count_read(&st->anomalies[a]);
@@ -594,46 +671,47 @@ fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 
 	memset(cur, 0, sizeof(cur));
 	memset(xcur, 0, sizeof(xcur));
-	for (unsigned c = 0; c < m->n_cores; c++) {
+	for (unsigned c = 0; c < m->workers.n; c++) {
 		for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
-			dir_read_add(&cur[t], &m->cores[c]->totals[t]);
-			xdir_read_add(&xcur[t], &m->cores[c]->xtotals[t]);
+			dir_read_add(&cur[t], &m->workers.core[c]->totals[t]);
+			xdir_read_add(&xcur[t], &m->workers.core[c]->xtotals[t]);
 		}
 	}
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
-		dir_stats(&s->totals[t], &cur[t], &xcur[t], &m->prev_totals[t],
-			  &m->prev_xtotals[t], dt);
-		avg_update(m, &s->totals[t], &m->tot_avg[t], 1.0);
+		dir_stats(&s->totals[t], &cur[t], &xcur[t], &m->totals.prev[t],
+			  &m->totals.xprev[t], dt);
+		avg_update(m, &s->totals[t], &m->totals.avg[t], 1.0);
 	}
-	memcpy(m->prev_totals, cur, sizeof(cur));
-	memcpy(m->prev_xtotals, xcur, sizeof(xcur));
+	memcpy(m->totals.prev, cur, sizeof(cur));
+	memcpy(m->totals.xprev, xcur, sizeof(xcur));
 }
 
 static void
 fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
-	uint32_t n = m->n_subnets;
+	struct merge_subnets *sn = &m->subnets;
+	uint32_t n = sn->n;
 	struct dpmon_pair_ctr *t;
 
 	RTE_ASSERT(n == m->cfg->n_subnets);
-	memcpy(m->sub_cur, m->sub_base, sizeof(*m->sub_cur) * n);
-	for (unsigned c = 0; c < m->n_cores; c++)
+	memcpy(sn->cur, sn->base, sizeof(*sn->cur) * n);
+	for (unsigned c = 0; c < m->workers.n; c++)
 		for (uint32_t i = 0; i < n; i++)
-			pair_read_add(&m->sub_cur[i], &m->gen[c]->subnets[i]);
+			pair_read_add(&sn->cur[i], &sn->gen[c]->subnets[i]);
 	for (uint32_t i = 0; i < n; i++) {
 		struct dpmon_snap_subnet *ss = &s->subnets[i];
 
 		ss->prefix = m->cfg->subnets[i].prefix;
 		memcpy(ss->name, m->cfg->subnets[i].name, sizeof(ss->name));
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
-			dir_stats(&ss->dir[d], &m->sub_cur[i].dir[d], &m->sub_cur[i].xdir[d],
-				  &m->sub_prev[i].dir[d], &m->sub_prev[i].xdir[d], dt);
-			avg_update(m, &ss->dir[d], &m->sub_avg[i].d[d], 1.0);
+			dir_stats(&ss->dir[d], &sn->cur[i].dir[d], &sn->cur[i].xdir[d],
+				  &sn->prev[i].dir[d], &sn->prev[i].xdir[d], dt);
+			avg_update(m, &ss->dir[d], &sn->avg[i].d[d], 1.0);
 		}
 	}
-	t = m->sub_prev;
-	m->sub_prev = m->sub_cur;
-	m->sub_cur = t;
+	t = sn->prev;
+	sn->prev = sn->cur;
+	sn->cur = t;
 }
 
 /*
@@ -645,26 +723,26 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 static void
 collect_touched(struct dpmon_merge *m)
 {
-	uint32_t mark = ++m->n_collects;
+	uint32_t mark = ++m->fold.n_collects;
 
 	if (mark == 0) /* 0: never marked (grow_hosts) */
-		mark = m->n_collects = 1;
+		mark = m->fold.n_collects = 1;
 
-	m->n_touched = 0;
-	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_host_meta *meta = m->cores[c]->meta;
-		const uint32_t *gid = m->map[c].gid;
-		uint32_t since = m->map[c].w_prev;
+	m->fold.n_touched = 0;
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const struct dpmon_host_meta *meta = m->workers.core[c]->meta;
+		const uint32_t *gid = m->workers.map[c].gid;
+		uint32_t since = m->workers.map[c].w_prev;
 
-		for (uint32_t i = 0; i < m->map[c].mapped; i++) {
+		for (uint32_t i = 0; i < m->workers.map[c].mapped; i++) {
 			uint32_t id;
 
 			if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) < since)
 				continue;
 			id = gid[i];
-			if (m->mark[id] != mark) {
-				m->mark[id] = mark;
-				m->touched[m->n_touched++] = id;
+			if (m->fold.mark[id] != mark) {
+				m->fold.mark[id] = mark;
+				m->fold.touched[m->fold.n_touched++] = id;
 			}
 		}
 	}
@@ -673,29 +751,29 @@ collect_touched(struct dpmon_merge *m)
 static struct carry_hi *
 carry_of(struct dpmon_merge *m, unsigned c, uint32_t idx)
 {
-	uint32_t *slot = &m->map[c].carry[idx];
+	uint32_t *slot = &m->workers.map[c].carry[idx];
 
 	if (*slot == 0) {
-		if (m->n_carries == m->cap_carries) {
-			uint32_t cap = m->cap_carries ? m->cap_carries * 2 : 64;
-			void *p = realloc(m->carries, sizeof(*m->carries) * cap);
+		if (m->fold.n_carries == m->fold.cap_carries) {
+			uint32_t cap = m->fold.cap_carries ? m->fold.cap_carries * 2 : 64;
+			void *p = realloc(m->fold.carries, sizeof(*m->fold.carries) * cap);
 
 			if (p == NULL)
 				return NULL;
-			m->carries = p;
-			m->cap_carries = cap;
+			m->fold.carries = p;
+			m->fold.cap_carries = cap;
 		}
-		memset(&m->carries[m->n_carries], 0, sizeof(*m->carries));
-		*slot = ++m->n_carries;
+		memset(&m->fold.carries[m->fold.n_carries], 0, sizeof(*m->fold.carries));
+		*slot = ++m->fold.n_carries;
 	}
-	return &m->carries[*slot - 1];
+	return &m->fold.carries[*slot - 1];
 }
 
 /* Apply the carry records core @p c pushed since the last call. */
 static int
 consume_carries(struct dpmon_merge *m, unsigned c)
 {
-	struct dpmon_core *core = m->cores[c];
+	struct dpmon_core *core = m->workers.core[c];
 	uint32_t head = __atomic_load_n(&core->carry_head, __ATOMIC_ACQUIRE);
 	uint32_t tail = core->carry_tail;
 
@@ -716,11 +794,11 @@ consume_carries(struct dpmon_merge *m, unsigned c)
 static void
 entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pair_ctr *dst)
 {
-	const struct dpmon_core *core = m->cores[c];
+	const struct dpmon_core *core = m->workers.core[c];
 	const struct dpmon_host_ctr *h = &core->hosts[idx];
 	uint32_t xi = __atomic_load_n(&core->meta[idx].xidx, __ATOMIC_RELAXED);
-	uint32_t ci = m->map[c].carry[idx];
-	const struct carry_hi *hi = ci ? &m->carries[ci - 1] : NULL;
+	uint32_t ci = m->workers.map[c].carry[idx];
+	const struct carry_hi *hi = ci ? &m->fold.carries[ci - 1] : NULL;
 
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
 		for (int p = 0; p < DPMON_PROTO_MAX; p++) {
@@ -770,33 +848,36 @@ fold_touched(struct dpmon_merge *m)
 	bool retry;
 
 	do {
-		for (unsigned c = 0; c < m->n_cores; c++) {
+		for (unsigned c = 0; c < m->workers.n; c++) {
+			const uint32_t *wrap_seq = &m->workers.core[c]->wrap_seq;
 			uint32_t s;
 
-			while ((s = __atomic_load_n(&m->cores[c]->wrap_seq, __ATOMIC_ACQUIRE)) & 1)
+			while ((s = __atomic_load_n(wrap_seq, __ATOMIC_ACQUIRE)) & 1)
 				rte_pause(); /* the worker is between two stores */
 			seq_before[c] = s;
 			if (consume_carries(m, c) != 0)
 				return -ENOMEM;
 		}
-		for (uint32_t t = 0; t < m->n_touched; t++) {
-			uint32_t id = m->touched[t];
+		for (uint32_t t = 0; t < m->fold.n_touched; t++) {
+			uint32_t id = m->fold.touched[t];
+			struct host_fp *fp = &m->fold.t_fp[t];
 
-			memset(&m->g_cur[id], 0, sizeof(m->g_cur[id]));
-			for (uint32_t o = m->first[id]; o != OCC_END;) {
+			memset(&m->fold.g_cur[id], 0, sizeof(m->fold.g_cur[id]));
+			for (uint32_t o = m->fold.first[id]; o != OCC_END;) {
 				unsigned c = o >> 24;
 				uint32_t idx = o & 0xffffff;
 
-				entry_read_add(m, c, idx, &m->g_cur[id]);
-				o = m->map[c].next[idx];
+				entry_read_add(m, c, idx, &m->fold.g_cur[id]);
+				o = m->workers.map[c].next[idx];
 			}
 			for (int d = 0; d < DPMON_DIR_MAX; d++)
-				host_flows(m, id, d, &m->t_fp[t].flows[d], &m->t_fp[t].peers[d]);
+				host_flows(m, id, d, &fp->flows[d], &fp->peers[d]);
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		retry = false;
-		for (unsigned c = 0; c < m->n_cores; c++)
-			if (__atomic_load_n(&m->cores[c]->wrap_seq, __ATOMIC_RELAXED) != seq_before[c])
+		for (unsigned c = 0; c < m->workers.n; c++)
+			if (__atomic_load_n(&m->workers.core[c]->wrap_seq, __ATOMIC_RELAXED) !=
+			    seq_before[c])
 				retry = true;
 	} while (retry);
 	return 0;
@@ -817,13 +898,13 @@ host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *pee
 	uint64_t fb = 0, pb = 0;
 	bool promoted = false;
 
-	for (uint32_t o = m->first[id]; o != OCC_END;) {
-		const struct dpmon_core *core = m->cores[o >> 24];
+	for (uint32_t o = m->fold.first[id]; o != OCC_END;) {
+		const struct dpmon_core *core = m->workers.core[o >> 24];
 		const struct dpmon_host_meta *e = &core->meta[o & 0xffffff];
 		const struct dpmon_host_sketch *k;
 		uint32_t slot;
 
-		o = m->map[o >> 24].next[o & 0xffffff];
+		o = m->workers.map[o >> 24].next[o & 0xffffff];
 		if (__atomic_load_n(&e->epoch, __ATOMIC_ACQUIRE) != m->epoch)
 			continue;
 		slot = __atomic_load_n(&e->hsk[d], __ATOMIC_ACQUIRE);
@@ -833,70 +914,70 @@ host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *pee
 			continue;
 		}
 		if (!promoted) {
-			memset(m->host_tmp, 0, sizeof(m->host_tmp));
-			memset(m->peer_tmp, 0, sizeof(m->peer_tmp));
+			memset(m->sketch.host_tmp, 0, sizeof(m->sketch.host_tmp));
+			memset(m->sketch.peer_tmp, 0, sizeof(m->sketch.peer_tmp));
 			promoted = true;
 		}
 		k = &core->hsk[slot - 1];
 		fb |= k->pre_flows;
 		pb |= k->pre_peers;
-		dpmon_hll_merge(m->host_tmp, k->flows, DPMON_HOST_FLOW_P);
-		dpmon_hll_merge(m->peer_tmp, k->peers, DPMON_HOST_PEER_P);
+		dpmon_hll_merge(m->sketch.host_tmp, k->flows, DPMON_HOST_FLOW_P);
+		dpmon_hll_merge(m->sketch.peer_tmp, k->peers, DPMON_HOST_PEER_P);
 	}
 	if (!promoted) {
 		*flows = dpmon_bitmap_estimate(fb);
 		*peers = dpmon_bitmap_estimate(pb);
 		return;
 	}
-	*flows = dpmon_hll_estimate(m->host_tmp, DPMON_HOST_FLOW_P) +
-		 dpmon_hll_unseen(fb, m->host_tmp, DPMON_HOST_FLOW_P);
-	*peers = dpmon_hll_estimate(m->peer_tmp, DPMON_HOST_PEER_P) +
-		 dpmon_hll_unseen(pb, m->peer_tmp, DPMON_HOST_PEER_P);
+	*flows = dpmon_hll_estimate(m->sketch.host_tmp, DPMON_HOST_FLOW_P) +
+		 dpmon_hll_unseen(fb, m->sketch.host_tmp, DPMON_HOST_FLOW_P);
+	*peers = dpmon_hll_estimate(m->sketch.peer_tmp, DPMON_HOST_PEER_P) +
+		 dpmon_hll_unseen(pb, m->sketch.peer_tmp, DPMON_HOST_PEER_P);
 }
 
 /*
  * Bring the averages of record @p h and of global id @p id's state, as of
- * merge time g_avg[id].t_s, to the previous merge (m->t_prev), decayed
- * with the time constant the merges in between used (m->tau_prev_s): the
+ * merge time g_avg[id].t_s, to the previous merge (m->clock.t_prev), decayed
+ * with the time constant the merges in between used (m->avg.tau_prev_s): the
  * record is then read, and continued, with the current time constant from
  * there only. Its seq (freshness) is kept. After a reload (file comment).
  */
 static void
 avg_rebase(struct dpmon_merge *m, struct dpmon_snap_host *h, uint32_t id)
 {
-	struct host_avg *avg = &m->g_avg[id];
-	double k = dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_prev_s);
+	struct host_avg *avg = &m->records.g_avg[id];
+	double k = dpmon_avg_decay(m->clock.t_prev - avg->t_s, m->avg.tau_prev_s);
 
 	RTE_ASSERT(h->t_s == avg->t_s); /* so the record's averages are avg's */
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
 		avg_scale(&avg->a.d[d], k);
 		dpmon_dir_avgs_scale(&h->dir[d], k);
 	}
-	h->t_s = avg->t_s = m->t_prev;
+	h->t_s = avg->t_s = m->clock.t_prev;
 }
 
-/* Take a reference-holding slot in m->slabs for @p b (room reserved by the caller). */
+/* Take a reference-holding slot in m->records.slabs for @p b (room reserved by the caller). */
 static void
 slab_add(struct dpmon_merge *m, struct dpmon_host_slab *b)
 {
-	RTE_ASSERT(m->n_slabs < m->cap_slabs);
-	m->slabs[m->n_slabs++] = b;
+	RTE_ASSERT(m->records.n_slabs < m->records.cap_slabs);
+	m->records.slabs[m->records.n_slabs++] = b;
 }
 
 /* Global id @p id's record is replaced: its slab loses a live record. */
 static void
 record_retire(struct dpmon_merge *m, uint32_t id)
 {
-	struct dpmon_host_slab *b = m->g_slab[id];
+	struct dpmon_host_slab *b = m->records.g_slab[id];
 
-	if (m->g_rec[id] == NULL)
+	if (m->records.g_rec[id] == NULL)
 		return;
 	RTE_ASSERT(b->live > 0);
 	if (--b->live > 0)
 		return;
-	for (uint32_t i = 0; i < m->n_slabs; i++) {
-		if (m->slabs[i] == b) {
-			m->slabs[i] = m->slabs[--m->n_slabs];
+	for (uint32_t i = 0; i < m->records.n_slabs; i++) {
+		if (m->records.slabs[i] == b) {
+			m->records.slabs[i] = m->records.slabs[--m->records.n_slabs];
 			dpmon_host_slab_unref(b);
 			return;
 		}
@@ -914,10 +995,10 @@ record_install(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id)
 	record_retire(m, id);
 	b->gid[b->n++] = id;
 	b->live++;
-	m->g_rec[id] = h;
-	m->g_slab[id] = b;
-	if (!m->order_stale && m->g_pos[id] != NO_POS)
-		m->order[m->g_pos[id]] = h;
+	m->records.g_rec[id] = h;
+	m->records.g_slab[id] = b;
+	if (!m->records.order_stale && m->records.g_pos[id] != NO_POS)
+		m->records.order[m->records.g_pos[id]] = h;
 }
 
 /*
@@ -929,16 +1010,16 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	     const struct host_fp *fp, double dt)
 {
 	struct dpmon_snap_host *h = &b->h[b->n];
-	struct host_avg *avg = &m->g_avg[id];
-	const struct dpmon_pair_ctr *prev = &m->g_prev[id];
-	const struct dpmon_pair_ctr *cur = fp != NULL ? &m->g_cur[id] : prev;
+	struct host_avg *avg = &m->records.g_avg[id];
+	const struct dpmon_pair_ctr *prev = &m->fold.g_prev[id];
+	const struct dpmon_pair_ctr *cur = fp != NULL ? &m->fold.g_cur[id] : prev;
 	/* A new id's averages are still zero (grow_hosts): any k keeps them so. */
-	double k = dpmon_avg_decay(m->t_prev - avg->t_s, m->tau_s);
+	double k = dpmon_avg_decay(m->clock.t_prev - avg->t_s, m->avg.tau_s);
 
-	h->addr = m->g_addr[id];
-	h->subnet = m->g_subnet[id];
+	h->addr = m->hosts.g_addr[id];
+	h->subnet = m->hosts.g_subnet[id];
 	h->seq = m->seq;
-	h->t_s = m->t_now;
+	h->t_s = m->clock.t_now;
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
 		dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d], &prev->xdir[d],
 			  dt);
@@ -946,9 +1027,9 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
 		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
 	}
-	avg->t_s = m->t_now;
+	avg->t_s = m->clock.t_now;
 	if (fp != NULL)
-		m->g_prev[id] = m->g_cur[id]; /* while both lines are in the cache */
+		m->fold.g_prev[id] = m->fold.g_cur[id]; /* while both lines are in the cache */
 	record_install(m, b, id);
 }
 
@@ -957,17 +1038,17 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
  * touched (none of these normally: a host is published with a stamp).
  * The latter are the new ids still without a record once the touched ones
  * have theirs (not chosen by mark: every id the snapshot lists must get
- * one). Room in m->slabs is reserved by the caller.
+ * one). Room in m->records.slabs is reserved by the caller.
  */
 static int
 write_records(struct dpmon_merge *m, double dt)
 {
 	/* Without a record: exactly the ids from n_recorded on (its rule). */
-	uint32_t n = m->n_touched + (m->n_hosts - m->n_recorded);
+	uint32_t n = m->fold.n_touched + (m->hosts.n - m->records.n_recorded);
 	struct dpmon_host_slab *b;
 
-	for (uint32_t t = 0; t < m->n_touched; t++)
-		n -= m->touched[t] >= m->n_recorded; /* new and touched: counted twice */
+	for (uint32_t t = 0; t < m->fold.n_touched; t++)
+		n -= m->fold.touched[t] >= m->records.n_recorded; /* new, touched: counted twice */
 	if (n == 0)
 		return 0;
 	b = dpmon_host_slab_alloc(n);
@@ -975,14 +1056,14 @@ write_records(struct dpmon_merge *m, double dt)
 		return -ENOMEM;
 	slab_add(m, b);
 	b->live = 1; /* keeps it listed while its own records are installed */
-	for (uint32_t t = 0; t < m->n_touched; t++)
-		record_write(m, b, m->touched[t], &m->t_fp[t], dt);
-	for (uint32_t id = m->n_recorded; id < m->n_hosts; id++)
-		if (m->g_rec[id] == NULL)
+	for (uint32_t t = 0; t < m->fold.n_touched; t++)
+		record_write(m, b, m->fold.touched[t], &m->fold.t_fp[t], dt);
+	for (uint32_t id = m->records.n_recorded; id < m->hosts.n; id++)
+		if (m->records.g_rec[id] == NULL)
 			record_write(m, b, id, NULL, dt);
 	RTE_ASSERT(b->n == n);
 	b->live--;
-	m->n_recorded = m->n_hosts;
+	m->records.n_recorded = m->hosts.n;
 	m->timing.written = n;
 	return 0;
 }
@@ -1006,7 +1087,7 @@ cmp_live(const void *x, const void *y)
  * SLABS_MAX, or of all after a reload (with their new subnet). Except
  * after a reload, a merge moves at most as many records as it wrote, or
  * 1/64 of the hosts (the fewest live first), so no merge pays for the
- * moves of many: a large slab waits until it fits. Room in m->slabs is
+ * moves of many: a large slab waits until it fits. Room in m->records.slabs is
  * reserved by the caller. On allocation failure nothing moves (memory is
  * only wasted), except after a reload: -ENOMEM, and it is tried again
  * next merge.
@@ -1014,19 +1095,19 @@ cmp_live(const void *x, const void *y)
 static int
 compact_slabs(struct dpmon_merge *m)
 {
-	struct dpmon_host_slab *pick[m->n_slabs ? m->n_slabs : 1], *b;
+	struct dpmon_host_slab *pick[m->records.n_slabs ? m->records.n_slabs : 1], *b;
 	uint32_t n_pick = 0, moved = 0;
-	uint32_t budget = RTE_MAX(m->n_touched, m->n_hosts / 64);
+	uint32_t budget = RTE_MAX(m->fold.n_touched, m->hosts.n / 64);
 
-	memcpy(pick, m->slabs, sizeof(*pick) * m->n_slabs);
-	if (m->resubnet) {
-		n_pick = m->n_slabs;
+	memcpy(pick, m->records.slabs, sizeof(*pick) * m->records.n_slabs);
+	if (m->reload.resubnet) {
+		n_pick = m->records.n_slabs;
 	} else {
 		/* The smallest ones past SLABS_MAX: down to SLABS_MAX / 2. */
-		uint32_t over = m->n_slabs > SLABS_MAX ? m->n_slabs - SLABS_MAX / 2 : 0;
+		uint32_t n = m->records.n_slabs, over = n > SLABS_MAX ? n - SLABS_MAX / 2 : 0;
 
-		qsort(pick, m->n_slabs, sizeof(*pick), cmp_live);
-		for (uint32_t i = 0; i < m->n_slabs; i++) {
+		qsort(pick, m->records.n_slabs, sizeof(*pick), cmp_live);
+		for (uint32_t i = 0; i < m->records.n_slabs; i++) {
 			if ((i < over || pick[i]->live * 4 < pick[i]->n) &&
 			    moved + pick[i]->live <= budget) {
 				moved += pick[i]->live;
@@ -1034,14 +1115,14 @@ compact_slabs(struct dpmon_merge *m)
 			}
 		}
 	}
-	if (m->resubnet)
+	if (m->reload.resubnet)
 		for (uint32_t i = 0; i < n_pick; i++)
 			moved += pick[i]->live;
-	if (n_pick == 0 || (n_pick == 1 && !m->resubnet && moved == pick[0]->n))
+	if (n_pick == 0 || (n_pick == 1 && !m->reload.resubnet && moved == pick[0]->n))
 		return 0;
 	b = dpmon_host_slab_alloc(moved);
 	if (b == NULL)
-		return m->resubnet ? -ENOMEM : 0;
+		return m->reload.resubnet ? -ENOMEM : 0;
 	slab_add(m, b);
 	b->live = 1; /* as in write_records */
 	for (uint32_t i = 0; i < n_pick; i++) {
@@ -1051,11 +1132,11 @@ compact_slabs(struct dpmon_merge *m)
 		for (uint32_t j = 0; j < o->n; j++) {
 			uint32_t id = o->gid[j];
 
-			if (m->g_rec[id] != &o->h[j])
+			if (m->records.g_rec[id] != &o->h[j])
 				continue;
 			b->h[b->n] = o->h[j];
-			b->h[b->n].subnet = m->g_subnet[id];
-			if (m->resubnet)
+			b->h[b->n].subnet = m->hosts.g_subnet[id];
+			if (m->reload.resubnet)
 				avg_rebase(m, &b->h[b->n], id);
 			record_install(m, b, id);
 		}
@@ -1064,7 +1145,7 @@ compact_slabs(struct dpmon_merge *m)
 	b->live--;
 	RTE_ASSERT(b->n == moved);
 	m->timing.moved += moved;
-	m->resubnet = false;
+	m->reload.resubnet = false;
 	return 0;
 }
 
@@ -1074,19 +1155,19 @@ rebuild_order(struct dpmon_merge *m)
 {
 	uint32_t k = 0;
 
-	for (uint32_t j = 0; j < m->n_hosts; j++) {
-		uint32_t id = m->sorted[j];
+	for (uint32_t j = 0; j < m->hosts.n; j++) {
+		uint32_t id = m->hosts.sorted[j];
 
-		if (m->g_subnet[id] == DPMON_NO_SUBNET) {
-			m->g_pos[id] = NO_POS;
+		if (m->hosts.g_subnet[id] == DPMON_NO_SUBNET) {
+			m->records.g_pos[id] = NO_POS;
 			continue; /* no longer monitored (reload) */
 		}
-		RTE_ASSERT(m->g_rec[id] != NULL);
-		m->g_pos[id] = k;
-		m->order[k++] = m->g_rec[id];
+		RTE_ASSERT(m->records.g_rec[id] != NULL);
+		m->records.g_pos[id] = k;
+		m->records.order[k++] = m->records.g_rec[id];
 	}
-	m->n_order = k;
-	m->order_stale = false;
+	m->records.n_order = k;
+	m->records.order_stale = false;
 }
 
 /*
@@ -1098,33 +1179,33 @@ static int
 fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
 	/* A reload's moves, write_records and compact_slabs each add at most one slab. */
-	uint32_t need = m->n_slabs + 3;
+	uint32_t need = m->records.n_slabs + 3;
 
-	if (need > m->cap_slabs) {
-		void *p = realloc(m->slabs, sizeof(*m->slabs) * need * 2);
+	if (need > m->records.cap_slabs) {
+		void *p = realloc(m->records.slabs, sizeof(*m->records.slabs) * need * 2);
 
 		if (p == NULL)
 			return -ENOMEM;
-		m->slabs = p;
-		m->cap_slabs = need * 2;
+		m->records.slabs = p;
+		m->records.cap_slabs = need * 2;
 	}
 	m->timing.written = m->timing.moved = 0;
 	s->slabs = malloc(sizeof(*s->slabs) * need);
-	if (s->slabs == NULL || (m->resubnet && compact_slabs(m) != 0) ||
+	if (s->slabs == NULL || (m->reload.resubnet && compact_slabs(m) != 0) ||
 	    write_records(m, dt) != 0)
 		return -ENOMEM;
 	(void)compact_slabs(m); /* cannot fail without a reload pending */
-	if (m->order_stale)
+	if (m->records.order_stale)
 		rebuild_order(m);
-	RTE_ASSERT(m->n_order == s->n_hosts);
-	memcpy(s->host_at, m->order, sizeof(*m->order) * m->n_order);
-	for (uint32_t i = 0; i < m->n_slabs; i++) {
-		dpmon_host_slab_ref(m->slabs[i]);
-		s->slabs[i] = m->slabs[i];
+	RTE_ASSERT(m->records.n_order == s->n_hosts);
+	memcpy(s->host_at, m->records.order, sizeof(*m->records.order) * m->records.n_order);
+	for (uint32_t i = 0; i < m->records.n_slabs; i++) {
+		dpmon_host_slab_ref(m->records.slabs[i]);
+		s->slabs[i] = m->records.slabs[i];
 	}
-	s->n_slabs = m->n_slabs;
-	s->avg_tau_s = m->tau_s;
-	m->timing.touched = m->n_touched;
+	s->n_slabs = m->records.n_slabs;
+	s->avg_tau_s = m->avg.tau_s;
+	m->timing.touched = m->fold.n_touched;
 	return 0;
 }
 
@@ -1150,24 +1231,26 @@ static double
 sketch_flows(struct dpmon_merge *m, bool sub, uint32_t k)
 {
 	const uint32_t tag = m->epoch & 0xffffff;
+	uint8_t *t = m->sketch.flow_tmp;
 
-	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
-	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_generation *r = m->retired[c];
+	memset(t, 0, sizeof(m->sketch.flow_tmp));
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const struct dpmon_generation *r = m->reload.retired[c];
+		const struct dpmon_flow_sketch *own =
+			sub ? &m->subnets.gen[c]->flow_sub[k] : &m->workers.core[c]->flow_tot[k];
 
-		sketch_max(m->flow_tmp, sub ? &m->gen[c]->flow_sub[k] : &m->cores[c]->flow_tot[k],
-			   tag);
+		sketch_max(t, own, tag);
 		/* Just after a reload: the same subnet's sketch in the previous
 		 * generation, which counted the first part of this interval. */
 		if (sub && r != NULL) {
-			uint32_t old = m->old_of_new[k / DPMON_DIR_MAX];
+			uint32_t old = m->reload.old_of_new[k / DPMON_DIR_MAX];
 
 			if (old < r->n_flow_subnets)
-				sketch_max(m->flow_tmp,
-					   &r->flow_sub[old * DPMON_DIR_MAX + k % DPMON_DIR_MAX], tag);
+				sketch_max(t, &r->flow_sub[old * DPMON_DIR_MAX + k % DPMON_DIR_MAX],
+					   tag);
 		}
 	}
-	return dpmon_hll_estimate(m->flow_tmp, DPMON_FLOW_P);
+	return dpmon_hll_estimate(t, DPMON_FLOW_P);
 }
 
 /*
@@ -1180,10 +1263,10 @@ pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
 {
 	const uint32_t tag = m->epoch & 0xffffff;
 
-	memset(m->flow_tmp, 0, sizeof(m->flow_tmp));
-	for (unsigned c = 0; c < m->n_cores; c++) {
-		const struct dpmon_core *core = m->cores[c];
-		const struct dpmon_generation *g = m->gen[c];
+	memset(m->sketch.flow_tmp, 0, sizeof(m->sketch.flow_tmp));
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const struct dpmon_core *core = m->workers.core[c];
+		const struct dpmon_generation *g = m->subnets.gen[c];
 		uint32_t v = __atomic_load_n(&g->flow_slot[(i - g->n_flow_subnets) *
 							   DPMON_DIR_MAX + (uint32_t)d],
 					     __ATOMIC_RELAXED);
@@ -1192,22 +1275,22 @@ pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
 			continue; /* no packet in this epoch (0: a zeroed slot) */
 		if ((v & 0xff) == DPMON_FLOW_SLOT_NONE)
 			return -1;
-		sketch_max(m->flow_tmp, &core->flow_pool[(v & 0xff) - 1], tag);
+		sketch_max(m->sketch.flow_tmp, &core->flow_pool[(v & 0xff) - 1], tag);
 	}
-	return dpmon_hll_estimate(m->flow_tmp, DPMON_FLOW_P);
+	return dpmon_hll_estimate(m->sketch.flow_tmp, DPMON_FLOW_P);
 }
 
 /* Flows of the totals and subnets; -1 where none is measured. */
 static void
 fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 {
-	uint32_t nfs = m->n_cores ? m->gen[0]->n_flow_subnets : 0;
+	uint32_t nfs = m->workers.n ? m->subnets.gen[0]->n_flow_subnets : 0;
 
 	s->totals[DPMON_TOTAL_INGRESS].flows = sketch_flows(m, false, DPMON_DIR_INGRESS);
 	s->totals[DPMON_TOTAL_EGRESS].flows = sketch_flows(m, false, DPMON_DIR_EGRESS);
 	s->totals[DPMON_TOTAL_INTERNAL].flows = -1;
 	s->totals[DPMON_TOTAL_EXTERNAL].flows = -1;
-	if (m->n_cores == 0) {
+	if (m->workers.n == 0) {
 		s->totals[DPMON_TOTAL_INGRESS].flows = s->totals[DPMON_TOTAL_EGRESS].flows = 0;
 	}
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
@@ -1215,7 +1298,7 @@ fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 	for (uint32_t i = 0; i < s->n_subnets; i++) {
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
 			s->subnets[i].dir[d].flows =
-				m->n_cores == 0 ? 0
+				m->workers.n == 0 ? 0
 				: i < nfs ? sketch_flows(m, true, i * DPMON_DIR_MAX + (uint32_t)d)
 					  : pooled_flows(m, i, d);
 			s->subnets[i].dir[d].peers = -1;
@@ -1223,8 +1306,8 @@ fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 	}
 	/* The previous generation's sketches served their last interval (its
 	 * pool slots are not read: pooled subnets count from the reload on). */
-	for (unsigned c = 0; c < m->n_cores; c++)
-		m->retired[c] = NULL;
+	for (unsigned c = 0; c < m->workers.n; c++)
+		m->reload.retired[c] = NULL;
 }
 
 /*
@@ -1235,13 +1318,13 @@ fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 static void
 fill_history(struct dpmon_merge *m, struct dpmon_snapshot *s)
 {
+	struct merge_history *h = &m->history;
 	struct dpmon_hist_point *p;
 
-	if (m->hist_cap == 0)
+	if (h->cap == 0)
 		return;
 	p = dpmon_hist_point_alloc(s->n_subnets);
-	s->history = malloc(sizeof(*s->history) * (m->hist_n < m->hist_cap ? m->hist_n + 1
-									  : m->hist_cap));
+	s->history = malloc(sizeof(*s->history) * (h->n < h->cap ? h->n + 1 : h->cap));
 	if (p == NULL || s->history == NULL) {
 		dpmon_hist_point_unref(p);
 		free(s->history);
@@ -1257,20 +1340,20 @@ fill_history(struct dpmon_merge *m, struct dpmon_snapshot *s)
 		for (int d = 0; d < DPMON_DIR_MAX; d++)
 			p->sub[i * DPMON_DIR_MAX + d] = (struct dpmon_hist_rate){
 				s->subnets[i].dir[d].total.pps, s->subnets[i].dir[d].total.bps};
-	if (m->hist_n == m->hist_cap) { /* drop the oldest */
-		dpmon_hist_point_unref(m->hist[m->hist_head]);
-		m->hist[m->hist_head] = p;
-		m->hist_head = (m->hist_head + 1) % m->hist_cap;
+	if (h->n == h->cap) { /* drop the oldest */
+		dpmon_hist_point_unref(h->ring[h->head]);
+		h->ring[h->head] = p;
+		h->head = (h->head + 1) % h->cap;
 	} else {
-		m->hist[(m->hist_head + m->hist_n++) % m->hist_cap] = p;
+		h->ring[(h->head + h->n++) % h->cap] = p;
 	}
-	for (uint32_t i = 0; i < m->hist_n; i++) {
-		struct dpmon_hist_point *q = m->hist[(m->hist_head + i) % m->hist_cap];
+	for (uint32_t i = 0; i < h->n; i++) {
+		struct dpmon_hist_point *q = h->ring[(h->head + i) % h->cap];
 
 		dpmon_hist_point_ref(q);
 		s->history[i] = q;
 	}
-	s->n_history = m->hist_n;
+	s->n_history = h->n;
 }
 
 /* Subnet of global host @p id under classifier @p cls (DPMON_NO_SUBNET: none). */
@@ -1320,21 +1403,22 @@ hist_point_remap(const struct dpmon_hist_point *p, const uint32_t *old_of_new, u
 static int
 remap_history(struct dpmon_merge *m, const uint32_t *old_of_new, uint32_t n)
 {
-	struct dpmon_hist_point *fresh[m->hist_n ? m->hist_n : 1];
+	struct merge_history *h = &m->history;
+	struct dpmon_hist_point *fresh[h->n ? h->n : 1];
 
-	for (uint32_t i = 0; i < m->hist_n; i++) {
-		fresh[i] = hist_point_remap(m->hist[(m->hist_head + i) % m->hist_cap], old_of_new, n);
+	for (uint32_t i = 0; i < h->n; i++) {
+		fresh[i] = hist_point_remap(h->ring[(h->head + i) % h->cap], old_of_new, n);
 		if (fresh[i] == NULL) {
 			while (i-- > 0)
 				dpmon_hist_point_unref(fresh[i]);
 			return -ENOMEM;
 		}
 	}
-	for (uint32_t i = 0; i < m->hist_n; i++) {
-		uint32_t k = (m->hist_head + i) % m->hist_cap;
+	for (uint32_t i = 0; i < h->n; i++) {
+		uint32_t k = (h->head + i) % h->cap;
 
-		dpmon_hist_point_unref(m->hist[k]); /* snapshots may still hold it */
-		m->hist[k] = fresh[i];
+		dpmon_hist_point_unref(h->ring[k]); /* snapshots may still hold it */
+		h->ring[k] = fresh[i];
 	}
 	return 0;
 }
@@ -1344,13 +1428,13 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 			struct dpmon_generation *const *gens, uint32_t n_subnets,
 			const uint32_t *old_of_new)
 {
-	uint32_t n_old = m->n_subnets;
+	uint32_t n_old = m->subnets.n;
 	struct dpmon_pair_ctr *fin = calloc(n_old ? n_old : 1, sizeof(*fin));
 	struct dpmon_pair_ctr *base = calloc(n_subnets ? n_subnets : 1, sizeof(*base));
 	struct dpmon_pair_ctr *prev = calloc(n_subnets ? n_subnets : 1, sizeof(*prev));
 	struct dpmon_pair_ctr *cur = calloc(n_subnets ? n_subnets : 1, sizeof(*cur));
 	struct avg_pair *avg = calloc(n_subnets ? n_subnets : 1, sizeof(*avg));
-	/* The merge keeps its own copy of old_of_new (m->old_of_new). */
+	/* The merge keeps its own copy of old_of_new (m->reload.old_of_new). */
 	uint32_t *own_map = malloc(sizeof(*own_map) * (n_subnets ? n_subnets : 1));
 	int rc = -ENOMEM;
 
@@ -1362,10 +1446,10 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 	if (remap_history(m, old_of_new, n_subnets) != 0)
 		goto out;
 	/* The old generation's final counts (no worker writes them any more). */
-	memcpy(fin, m->sub_base, sizeof(*fin) * n_old);
-	for (unsigned c = 0; c < m->n_cores; c++)
+	memcpy(fin, m->subnets.base, sizeof(*fin) * n_old);
+	for (unsigned c = 0; c < m->workers.n; c++)
 		for (uint32_t i = 0; i < n_old; i++)
-			pair_read_add(&fin[i], &m->gen[c]->subnets[i]);
+			pair_read_add(&fin[i], &m->subnets.gen[c]->subnets[i]);
 	for (uint32_t i = 0; i < n_subnets; i++) {
 		uint32_t o = old_of_new[i];
 
@@ -1374,30 +1458,30 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 		if (o == UINT32_MAX)
 			continue;
 		base[i] = fin[o];
-		prev[i] = m->sub_prev[o];
-		avg[i] = m->sub_avg[o];
+		prev[i] = m->subnets.prev[o];
+		avg[i] = m->subnets.avg[o];
 	}
-	for (unsigned c = 0; c < m->n_cores; c++) {
-		m->retired[c] = m->gen[c];
-		m->gen[c] = gens[c];
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		m->reload.retired[c] = m->subnets.gen[c];
+		m->subnets.gen[c] = gens[c];
 	}
-	free(m->old_of_new);
-	m->old_of_new = own_map;
+	free(m->reload.old_of_new);
+	m->reload.old_of_new = own_map;
 	own_map = NULL;
 #define SWAP_IN(field, v) do { free(m->field); m->field = (v); (v) = NULL; } while (0)
-	SWAP_IN(sub_base, base);
-	SWAP_IN(sub_prev, prev);
-	SWAP_IN(sub_cur, cur);
-	SWAP_IN(sub_avg, avg);
+	SWAP_IN(subnets.base, base);
+	SWAP_IN(subnets.prev, prev);
+	SWAP_IN(subnets.cur, cur);
+	SWAP_IN(subnets.avg, avg);
 #undef SWAP_IN
-	m->n_subnets = n_subnets;
-	m->n_unmonitored = 0;
-	m->order_stale = true;
-	m->resubnet = true;
-	for (uint32_t id = 0; id < m->n_hosts; id++) {
-		m->g_subnet[id] = classify_host(cls, &m->g_addr[id]);
-		if (m->g_subnet[id] == DPMON_NO_SUBNET)
-			m->n_unmonitored++;
+	m->subnets.n = n_subnets;
+	m->hosts.n_unmonitored = 0;
+	m->records.order_stale = true;
+	m->reload.resubnet = true;
+	for (uint32_t id = 0; id < m->hosts.n; id++) {
+		m->hosts.g_subnet[id] = classify_host(cls, &m->hosts.g_addr[id]);
+		if (m->hosts.g_subnet[id] == DPMON_NO_SUBNET)
+			m->hosts.n_unmonitored++;
 	}
 	rc = 0;
 out:
@@ -1420,9 +1504,9 @@ advance_epochs(struct dpmon_merge *m)
 	 * in this epoch (slot index -1). Every 2^24 merges, skip it. */
 	if ((m->epoch & 0xffffff) == 0)
 		m->epoch++;
-	for (unsigned c = 0; c < m->n_cores; c++) {
-		m->map[c].w_prev = m->map[c].w_now;
-		__atomic_store_n(&m->cores[c]->merge_epoch, m->epoch, __ATOMIC_RELAXED);
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		m->workers.map[c].w_prev = m->workers.map[c].w_now;
+		__atomic_store_n(&m->workers.core[c]->merge_epoch, m->epoch, __ATOMIC_RELAXED);
 	}
 }
 
@@ -1430,8 +1514,8 @@ struct dpmon_snapshot *
 dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port_stats *ports,
 		uint32_t n_ports)
 {
-	double dt = (double)(now_tsc - m->prev_tsc) / (double)m->tsc_hz;
-	struct dpmon_snap_worker workers[m->n_cores];
+	double dt = (double)(now_tsc - m->clock.prev_tsc) / (double)m->clock.tsc_hz;
+	struct dpmon_snap_worker workers[m->workers.n];
 	uint64_t reasons[DPMON_REASON_MAX];
 	uint64_t t_start = rte_rdtsc(), t_fold;
 	struct dpmon_snapshot *s;
@@ -1440,7 +1524,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	 * published by then, then host, subnet and total counters, which the
 	 * workers write in the opposite order. So the snapshot holds every
 	 * packet its worker counts claim, and sum(hosts) <= subnet <= totals. */
-	read_workers(m, workers, reasons, now_tsc - m->prev_tsc);
+	read_workers(m, workers, reasons, now_tsc - m->clock.prev_tsc);
 	if (map_new_hosts(m) != 0 || sort_new_hosts(m) != 0)
 		return NULL;
 	m->seq++;
@@ -1450,8 +1534,8 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 		return NULL;
 	}
 	t_fold = rte_rdtsc();
-	s = dpmon_snapshot_alloc_shared_hosts(n_ports, m->n_cores, m->n_subnets,
-					      m->n_hosts - m->n_unmonitored);
+	s = dpmon_snapshot_alloc_shared_hosts(n_ports, m->workers.n, m->subnets.n,
+					      m->hosts.n - m->hosts.n_unmonitored);
 	if (s == NULL) {
 		m->seq--;
 		return NULL;
@@ -1460,15 +1544,16 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	memcpy(s->parse_errors, reasons, sizeof(reasons));
 	read_parse_notes(m, s);
 	s->seq = m->seq;
-	s->uptime_s = (double)(now_tsc - m->start_tsc) / (double)m->tsc_hz;
+	s->uptime_s = (double)(now_tsc - m->clock.start_tsc) / (double)m->clock.tsc_hz;
 	s->interval_s = dt;
 	s->interval_ms = m->cfg->merge_interval_ms;
 	if (n_ports > 0)
 		memcpy(s->ports, ports, sizeof(*ports) * n_ports);
-	m->tau_s = m->cfg->average_time_constant_ms / 1000.0;
-	m->alpha = dpmon_ewma_alpha(dt, m->tau_s);
-	m->t_prev = (double)(m->prev_tsc - m->start_tsc) / (double)m->tsc_hz;
-	m->t_now = s->uptime_s;
+	m->avg.tau_s = m->cfg->average_time_constant_ms / 1000.0;
+	m->avg.alpha = dpmon_ewma_alpha(dt, m->avg.tau_s);
+	m->clock.t_prev =
+		(double)(m->clock.prev_tsc - m->clock.start_tsc) / (double)m->clock.tsc_hz;
+	m->clock.t_now = s->uptime_s;
 	if (fill_hosts(m, s, dt) != 0) {
 		dpmon_snapshot_free(s);
 		m->seq--;
@@ -1479,10 +1564,10 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	fill_flows(m, s);
 	fill_history(m, s);
 	advance_epochs(m);
-	m->tau_prev_s = m->tau_s;
-	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->tsc_hz;
-	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->tsc_hz;
-	m->prev_tsc = now_tsc;
-	s->merge_s = (double)(rte_rdtsc() - now_tsc) / (double)m->tsc_hz;
+	m->avg.tau_prev_s = m->avg.tau_s;
+	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->clock.tsc_hz;
+	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->clock.tsc_hz;
+	m->clock.prev_tsc = now_tsc;
+	s->merge_s = (double)(rte_rdtsc() - now_tsc) / (double)m->clock.tsc_hz;
 	return s;
 }
