@@ -1,12 +1,7 @@
 /*
  * merge.c — builds snapshots from the per-core tables (see merge.h).
  *
- * Global hosts live in growable arrays indexed by a global id; an rte_hash
- * maps address → global id and is consulted only when a worker publishes a
- * host the merger has not mapped yet. A separate index array keeps the
- * global ids sorted by address: new ids are sorted among themselves and
- * merged in (O(new log new + hosts)), so lookups by address in the snapshot
- * are a binary search and no merge re-sorts a million hosts.
+ * Global hosts: merge_hosts.c.
  *
  * The fold visits only touched hosts. Every worker entry is mapped to its
  * global id and chained to the other workers' entries of the same host
@@ -56,15 +51,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
-#include <rte_hash.h>
-#include <rte_hash_crc.h>
-#include <rte_lcore.h>
 #include <rte_pause.h>
 
 #include "classify.h"
@@ -72,59 +63,12 @@
 #include "merge_private.h"
 #include "rates.h"
 
-static int
-grow_hosts(struct dpmon_merge *m, uint32_t need)
-{
-	uint32_t cap = m->hosts.cap ? m->hosts.cap : 1024;
-	void *p;
-
-	while (cap < need)
-		cap *= 2;
-	if (cap == m->hosts.cap)
-		return 0;
-#define GROW(field)                                                     \
-	do {                                                            \
-		p = realloc(m->field, sizeof(*m->field) * cap);         \
-		if (p == NULL)                                          \
-			return -ENOMEM;                                 \
-		m->field = p;                                           \
-	} while (0)
-	GROW(hosts.g_addr);
-	GROW(hosts.g_subnet);
-	GROW(fold.g_cur);
-	GROW(fold.g_prev);
-	GROW(hosts.sorted);
-	GROW(fold.first);
-	GROW(fold.mark);
-	GROW(fold.touched);
-	GROW(fold.t_fp);
-	GROW(records.g_rec);
-	GROW(records.g_avg);
-	GROW(records.g_slab);
-	GROW(records.g_pos);
-	GROW(records.order);
-#undef GROW
-	/* Both halves of the double buffer: they swap every merge, and a new
-	 * host's previous cumulative value must read as zero. */
-#define ZERO_NEW(field) memset(m->field + m->hosts.cap, 0, sizeof(*m->field) * (cap - m->hosts.cap))
-	ZERO_NEW(fold.g_prev);
-	ZERO_NEW(fold.g_cur);
-	ZERO_NEW(fold.mark);
-	ZERO_NEW(records.g_rec);
-	ZERO_NEW(records.g_avg);
-#undef ZERO_NEW
-	m->hosts.cap = cap;
-	return 0;
-}
-
 struct dpmon_merge *
 dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cores,
 		   struct dpmon_generation *const *gens, const unsigned *lcores, unsigned n_cores,
 		   uint64_t start_tsc, uint64_t tsc_hz)
 {
-	static unsigned instance;
 	struct dpmon_merge *m = calloc(1, sizeof(*m));
-	char name[RTE_HASH_NAMESIZE];
 	uint64_t entries = 0;
 
 	if (m == NULL || n_cores > MAX_CORES) {
@@ -165,17 +109,7 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 			goto fail;
 		entries += cores[c]->capacity;
 	}
-	snprintf(name, sizeof(name), "dpmon_g%u", __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED));
-	struct rte_hash_parameters hp = {
-		.name = name,
-		.entries = (uint32_t)(entries < 8 ? 8 : entries > UINT32_MAX / 2 ? UINT32_MAX / 2 : entries),
-		.key_len = sizeof(struct dpmon_addr),
-		.hash_func = rte_hash_crc,
-		.socket_id = (int)rte_socket_id(),
-		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
-	};
-	m->hosts.hash = rte_hash_create(&hp);
-	if (m->hosts.hash == NULL || grow_hosts(m, 1024) != 0)
+	if (merge_hosts_init(m, entries) != 0)
 		goto fail;
 	return m;
 fail:
@@ -194,10 +128,6 @@ dpmon_merge_free(struct dpmon_merge *m)
 		free(m->workers.map[c].carry);
 	}
 	free(m->fold.carries);
-	free(m->fold.first);
-	free(m->fold.mark);
-	free(m->fold.touched);
-	free(m->fold.t_fp);
 	free(m->workers.map);
 	free(m->workers.prev_busy);
 	free(m->workers.core);
@@ -215,17 +145,7 @@ dpmon_merge_free(struct dpmon_merge *m)
 	for (uint32_t i = 0; m->records.slabs && i < m->records.n_slabs; i++)
 		dpmon_host_slab_unref(m->records.slabs[i]);
 	free(m->records.slabs);
-	free(m->records.g_rec);
-	free(m->records.g_avg);
-	free(m->records.g_slab);
-	free(m->records.g_pos);
-	free(m->records.order);
-	rte_hash_free(m->hosts.hash);
-	free(m->hosts.g_addr);
-	free(m->hosts.g_subnet);
-	free(m->fold.g_cur);
-	free(m->fold.g_prev);
-	free(m->hosts.sorted);
+	merge_hosts_free(m);
 	free(m);
 }
 
@@ -241,51 +161,6 @@ dpmon_merge_hosts(const struct dpmon_merge *m)
 	return m->hosts.n;
 }
 
-/* Global id of @p a, creating the host on first sight. */
-static int64_t
-global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
-{
-	void *data;
-	uint32_t id = m->hosts.n;
-
-	if (rte_hash_lookup_data(m->hosts.hash, a, &data) >= 0)
-		return (int64_t)(uintptr_t)data;
-	if (grow_hosts(m, id + 1) != 0)
-		return -ENOMEM;
-	if (rte_hash_add_key_data(m->hosts.hash, a, (void *)(uintptr_t)id) != 0)
-		return -ENOSPC;
-	m->hosts.g_addr[id] = *a;
-	/* A host a worker inserted under a newer classifier than the merger's
-	 * (the window of a reload that then failed) gets no subnet rather
-	 * than an index past m->subnets.n; a reload reclassifies every host. */
-	m->hosts.g_subnet[id] = subnet < m->subnets.n ? subnet : DPMON_NO_SUBNET;
-	m->hosts.n_unmonitored += m->hosts.g_subnet[id] == DPMON_NO_SUBNET;
-	m->fold.first[id] = OCC_END;
-	m->hosts.n++;
-	return id;
-}
-
-/* Map the hosts each worker published since the last merge. */
-static int
-map_new_hosts(struct dpmon_merge *m)
-{
-	for (unsigned c = 0; c < m->workers.n; c++) {
-		const struct dpmon_core *core = m->workers.core[c];
-		uint32_t n = dpmon_core_hosts_published(core);
-
-		for (uint32_t i = m->workers.map[c].mapped; i < n; i++) {
-			int64_t id = global_id(m, &core->meta[i].addr, core->meta[i].subnet);
-			if (id < 0)
-				return (int)id;
-			m->workers.map[c].gid[i] = (uint32_t)id;
-			m->workers.map[c].next[i] = m->fold.first[id];
-			m->fold.first[id] = OCC(c, i);
-			m->workers.map[c].mapped = i + 1;
-		}
-	}
-	return 0;
-}
-
 /* Multiply every average of @p a by @p k (as dpmon_dir_avgs_scale does a record's). */
 static void
 avg_scale(struct avg_dir *a, double k)
@@ -298,46 +173,6 @@ avg_scale(struct avg_dir *a, double k)
 	}
 	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
 		a->x_pps[x] *= k;
-}
-
-static int
-cmp_gid(const void *x, const void *y, void *arg)
-{
-	const struct dpmon_addr *addr = arg;
-	return dpmon_addr_cmp(&addr[*(const uint32_t *)x], &addr[*(const uint32_t *)y]);
-}
-
-/* Keep m->hosts.sorted ordered by address after new ids were appended. */
-static int
-sort_new_hosts(struct dpmon_merge *m)
-{
-	struct merge_hosts *h = &m->hosts;
-	uint32_t old = h->n_sorted, added = h->n - old;
-	uint32_t *tmp, i = 0, j = old, k = 0;
-
-	if (added == 0)
-		return 0;
-	for (uint32_t id = old; id < h->n; id++)
-		h->sorted[id] = id;
-	qsort_r(h->sorted + old, added, sizeof(uint32_t), cmp_gid, h->g_addr);
-	tmp = malloc(sizeof(uint32_t) * h->n);
-	if (tmp == NULL)
-		return -ENOMEM;
-	while (i < old && j < h->n) {
-		if (dpmon_addr_cmp(&h->g_addr[h->sorted[i]], &h->g_addr[h->sorted[j]]) < 0)
-			tmp[k++] = h->sorted[i++];
-		else
-			tmp[k++] = h->sorted[j++];
-	}
-	while (i < old)
-		tmp[k++] = h->sorted[i++];
-	while (j < h->n)
-		tmp[k++] = h->sorted[j++];
-	memcpy(h->sorted, tmp, sizeof(uint32_t) * h->n);
-	free(tmp);
-	h->n_sorted = h->n;
-	m->records.order_stale = true;
-	return 0;
 }
 
 /*
@@ -1182,7 +1017,7 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 	if (!fin || !base || !prev || !cur || !avg || !own_map)
 		goto out;
 	/* Hosts the old generation inserted, before their subnets renumber. */
-	if (map_new_hosts(m) != 0 || sort_new_hosts(m) != 0)
+	if (merge_map_new_hosts(m) != 0 || merge_sort_new_hosts(m) != 0)
 		goto out;
 	if (remap_history(m, old_of_new, n_subnets) != 0)
 		goto out;
@@ -1266,7 +1101,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	 * workers write in the opposite order. So the snapshot holds every
 	 * packet its worker counts claim, and sum(hosts) <= subnet <= totals. */
 	read_workers(m, workers, reasons, now_tsc - m->clock.prev_tsc);
-	if (map_new_hosts(m) != 0 || sort_new_hosts(m) != 0)
+	if (merge_map_new_hosts(m) != 0 || merge_sort_new_hosts(m) != 0)
 		return NULL;
 	m->seq++;
 	collect_touched(m);

@@ -7,6 +7,7 @@
  * one file per concern:
  *   merge.c          create and free; one merge (dpmon_merge_run); the
  *                    workers', totals' and subnets' counters
+ *   merge_hosts.c    global host ids, and their order by address
  *
  * Everything here runs on the main lcore, the only thread that touches
  * the merger, while the worker lcores write the tables it reads
@@ -301,5 +302,36 @@ avg_update(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_di
 		d->avg_x_pps[x] = a->x_pps[x];
 	}
 }
+
+/* ------------------------------------------------------------------------
+ * Global hosts (merge_hosts.c). Main lcore.
+ * --------------------------------------------------------------------- */
+
+/**
+ * Create the address → global id hash and room for the first 1024 hosts.
+ * @param entries  worker table entries in all (the capacity of the hash,
+ *                 clamped to 8 .. UINT32_MAX / 2).
+ * @return 0, or -ENOMEM (merge_hosts_free frees what was made).
+ */
+int merge_hosts_init(struct dpmon_merge *m, uint64_t entries);
+
+/** Free the hash and every array indexed by global id (merge_hosts_init). */
+void merge_hosts_free(struct dpmon_merge *m);
+
+/**
+ * Map the hosts each worker published since the last merge: a global id
+ * for each new worker entry, a new id for an address not seen yet, and
+ * the entry chained to the host's other entries (fold.first).
+ * @return 0, or -ENOMEM, -ENOSPC (the hash is full): the entries mapped
+ *         so far stay mapped, the next call continues.
+ */
+int merge_map_new_hosts(struct dpmon_merge *m);
+
+/**
+ * Keep hosts.sorted ordered by address after new ids were appended (and
+ * mark records.order stale when there were).
+ * @return 0, or -ENOMEM (nothing changed).
+ */
+int merge_sort_new_hosts(struct dpmon_merge *m);
 
 #endif /* DPMON_MERGE_PRIVATE_H */
