@@ -8,6 +8,7 @@
  *   merge.c          create and free; one merge (dpmon_merge_run); the
  *                    workers', totals' and subnets' counters
  *   merge_hosts.c    global host ids, and their order by address
+ *   merge_fold.c     the fold: the touched hosts' counters, flows and peers
  *
  * Everything here runs on the main lcore, the only thread that touches
  * the merger, while the worker lcores write the tables it reads
@@ -333,5 +334,29 @@ int merge_map_new_hosts(struct dpmon_merge *m);
  * @return 0, or -ENOMEM (nothing changed).
  */
 int merge_sort_new_hosts(struct dpmon_merge *m);
+
+/* ------------------------------------------------------------------------
+ * The fold (merge_fold.c). Main lcore, concurrent with the workers.
+ * --------------------------------------------------------------------- */
+
+/**
+ * Mark the global ids of entries stamped since each worker's previous
+ * epoch (workers.map[].w_prev) into fold.touched, with a count of its own
+ * (fold.n_collects): a merge that fails after this leaves nothing to undo
+ * (w_prev does not advance, so the next call marks the same hosts again,
+ * and more).
+ */
+void merge_collect_touched(struct dpmon_merge *m);
+
+/**
+ * Cumulative counters of every touched host into fold.g_cur, consistent
+ * with the carries, and its flows and peers (current epoch) into
+ * fold.t_fp, in the same visit of its worker entries, while their lines
+ * are in the cache. Waits while a worker is between the two stores of a
+ * carry, and reads again when a worker carried meanwhile (wrap_seq).
+ * @return 0, or -ENOMEM (a carry record could not be kept; the carries
+ *         not consumed stay queued for the next merge).
+ */
+int merge_fold_touched(struct dpmon_merge *m);
 
 #endif /* DPMON_MERGE_PRIVATE_H */
