@@ -9,6 +9,7 @@
  *                    workers', totals' and subnets' counters
  *   merge_hosts.c    global host ids, and their order by address
  *   merge_fold.c     the fold: the touched hosts' counters, flows and peers
+ *   merge_records.c  the snapshot's host records, and their slabs
  *
  * Everything here runs on the main lcore, the only thread that touches
  * the merger, while the worker lcores write the tables it reads
@@ -36,7 +37,7 @@ struct rte_hash;
 #define OCC_END UINT32_MAX
 /* Worker tables at most (the core in the top byte of an OCC). */
 #define MAX_CORES 255
-/* Live slabs above which the smallest are merged into one (merge.c). */
+/* Live slabs above which the smallest are merged into one (merge_records.c). */
 #define SLABS_MAX 64
 /* records.g_pos of a host not listed in the snapshots. */
 #define NO_POS UINT32_MAX
@@ -136,7 +137,7 @@ struct merge_fold {
 	uint32_t n_carries, cap_carries; /**< carries in use, and allocated */
 };
 
-/* Snapshot records (merge.c), and the slabs that hold them. */
+/* Snapshot records (merge_records.c), and the slabs that hold them. */
 struct merge_records {
 	/** global id → its current record; NULL: none yet */
 	const struct dpmon_snap_host **g_rec;
@@ -358,5 +359,22 @@ void merge_collect_touched(struct dpmon_merge *m);
  *         not consumed stay queued for the next merge).
  */
 int merge_fold_touched(struct dpmon_merge *m);
+
+/* ------------------------------------------------------------------------
+ * Snapshot records (merge_records.c). Main lcore.
+ * --------------------------------------------------------------------- */
+
+/**
+ * The hosts of @p s: write this merge's records (the touched hosts', with
+ * their rates over @p dt seconds, and the new hosts'), compact the slabs,
+ * and list in s->host_at, by address, every monitored host's current
+ * record, with a reference to each slab in s->slabs. After a reload every
+ * record is first copied, with its new subnet (reload.resubnet).
+ * Call after merge_fold_touched, with clock and avg set for this merge.
+ * @return 0, or -ENOMEM: no record of this merge is listed (a reload's
+ *         moves may be done: they change no value); s->slabs may be
+ *         allocated, and is freed with @p s.
+ */
+int merge_fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt);
 
 #endif /* DPMON_MERGE_PRIVATE_H */
