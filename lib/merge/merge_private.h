@@ -10,6 +10,7 @@
  *   merge_hosts.c    global host ids, and their order by address
  *   merge_fold.c     the fold: the touched hosts' counters, flows and peers
  *   merge_records.c  the snapshot's host records, and their slabs
+ *   merge_history.c  flows of the totals and subnets; the history ring
  *
  * Everything here runs on the main lcore, the only thread that touches
  * the merger, while the worker lcores write the tables it reads
@@ -376,5 +377,27 @@ int merge_fold_touched(struct dpmon_merge *m);
  *         allocated, and is freed with @p s.
  */
 int merge_fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt);
+
+/* ------------------------------------------------------------------------
+ * Flows and history (merge_history.c). Main lcore, concurrent with the
+ * workers.
+ * --------------------------------------------------------------------- */
+
+/**
+ * Distinct flows of the totals and subnets of @p s, in the current epoch
+ * (the ingress and egress totals, both directions of each subnet; -1
+ * where none is measured, or a subnet's pool ran out), and peers -1
+ * (not measured). Drops the retired generation (reload.retired): its
+ * sketches served their last interval.
+ */
+void merge_fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s);
+
+/**
+ * Append the rates of @p s (totals and subnets, filled) to the history
+ * ring and give @p s a reference to every point kept. On allocation
+ * failure the snapshot simply has no history (n_history 0); the ring is
+ * unchanged.
+ */
+void merge_fill_history(struct dpmon_merge *m, struct dpmon_snapshot *s);
 
 #endif /* DPMON_MERGE_PRIVATE_H */
