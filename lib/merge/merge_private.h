@@ -11,6 +11,7 @@
  *   merge_fold.c     the fold: the touched hosts' counters, flows and peers
  *   merge_records.c  the snapshot's host records, and their slabs
  *   merge_history.c  flows of the totals and subnets; the history ring
+ *   merge_reload.c   a reload's carry-over (dpmon_merge_reconfigure)
  *
  * Everything here runs on the main lcore, the only thread that touches
  * the merger, while the worker lcores write the tables it reads
