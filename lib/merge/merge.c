@@ -15,13 +15,85 @@
  */
 #include "merge.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_debug.h>
 
 #include "merge_private.h"
 #include "rates.h"
+
+/* ------------------------------------------------------------------------
+ * Create and free.
+ * --------------------------------------------------------------------- */
+
+/*
+ * The worker tables @p cores, the lcores they run on, and a map of each
+ * one's entries; adds their capacity to @p entries. 0 or -ENOMEM.
+ */
+static int
+workers_init(struct dpmon_merge *m, struct dpmon_core *const *cores, const unsigned *lcores,
+	     uint64_t *entries)
+{
+	struct merge_workers *w = &m->workers;
+
+	w->core = calloc(w->n, sizeof(*w->core));
+	w->lcore = calloc(w->n, sizeof(*w->lcore));
+	w->map = calloc(w->n, sizeof(*w->map));
+	w->prev_busy = calloc(w->n ? w->n : 1, sizeof(*w->prev_busy));
+	if (!w->core || !w->lcore || !w->map || !w->prev_busy)
+		return -ENOMEM;
+	for (unsigned c = 0; c < w->n; c++) {
+		struct core_map *map = &w->map[c];
+
+		w->core[c] = cores[c];
+		w->lcore[c] = lcores[c];
+		map->gid = malloc(sizeof(uint32_t) * cores[c]->capacity);
+		map->next = malloc(sizeof(uint32_t) * cores[c]->capacity);
+		map->carry = calloc(cores[c]->capacity, sizeof(uint32_t));
+		if (!map->gid || !map->next || !map->carry)
+			return -ENOMEM;
+		*entries += cores[c]->capacity;
+	}
+	return 0;
+}
+
+/* Counters of the configuration's subnets, read from each core's generation @p gens. */
+static int
+subnets_init(struct dpmon_merge *m, struct dpmon_generation *const *gens)
+{
+	struct merge_subnets *sn = &m->subnets;
+	uint32_t n = m->cfg->n_subnets ? m->cfg->n_subnets : 1;
+	unsigned n_cores = m->workers.n ? m->workers.n : 1;
+
+	sn->n = m->cfg->n_subnets;
+	sn->cur = calloc(n, sizeof(*sn->cur));
+	sn->prev = calloc(n, sizeof(*sn->prev));
+	sn->base = calloc(n, sizeof(*sn->base));
+	sn->avg = calloc(n, sizeof(*sn->avg));
+	sn->gen = calloc(n_cores, sizeof(*sn->gen));
+	m->reload.retired = calloc(n_cores, sizeof(*m->reload.retired));
+	if (!sn->cur || !sn->prev || !sn->base || !sn->avg || !sn->gen || !m->reload.retired)
+		return -ENOMEM;
+	for (unsigned c = 0; c < m->workers.n; c++)
+		sn->gen[c] = gens[c];
+	return 0;
+}
+
+/* The history ring: history_s of merges every merge_interval_ms. 0 or -ENOMEM. */
+static int
+history_init(struct dpmon_merge *m)
+{
+	const struct dpmon_config *cfg = m->cfg;
+	struct merge_history *h = &m->history;
+
+	h->cap = (uint32_t)((uint64_t)cfg->history_s * 1000 /
+			    (cfg->merge_interval_ms ? cfg->merge_interval_ms : 1000));
+	h->ring = calloc(h->cap ? h->cap : 1, sizeof(*h->ring));
+	return h->ring != NULL ? 0 : -ENOMEM;
+}
 
 struct dpmon_merge *
 dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cores,
@@ -40,58 +112,32 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	m->workers.n = n_cores;
 	m->clock.start_tsc = m->clock.prev_tsc = start_tsc;
 	m->clock.tsc_hz = tsc_hz;
-	m->workers.core = calloc(n_cores, sizeof(*m->workers.core));
-	m->workers.lcore = calloc(n_cores, sizeof(*m->workers.lcore));
-	m->workers.map = calloc(n_cores, sizeof(*m->workers.map));
-	m->workers.prev_busy = calloc(n_cores ? n_cores : 1, sizeof(*m->workers.prev_busy));
-	m->subnets.cur = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->subnets.cur));
-	m->subnets.prev = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->subnets.prev));
-	m->subnets.base = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->subnets.base));
-	m->subnets.n = cfg->n_subnets;
-	m->subnets.gen = calloc(n_cores ? n_cores : 1, sizeof(*m->subnets.gen));
-	m->reload.retired = calloc(n_cores ? n_cores : 1, sizeof(*m->reload.retired));
-	m->subnets.avg = calloc(cfg->n_subnets ? cfg->n_subnets : 1, sizeof(*m->subnets.avg));
-	m->history.cap = (uint32_t)((uint64_t)cfg->history_s * 1000 /
-				 (cfg->merge_interval_ms ? cfg->merge_interval_ms : 1000));
-	m->history.ring = calloc(m->history.cap ? m->history.cap : 1, sizeof(*m->history.ring));
-	if (!m->workers.core || !m->workers.lcore || !m->workers.map || !m->workers.prev_busy ||
-	    !m->subnets.cur || !m->subnets.prev || !m->subnets.avg || !m->history.ring ||
-	    !m->subnets.base || !m->subnets.gen || !m->reload.retired)
-		goto fail;
-	for (unsigned c = 0; c < n_cores; c++) {
-		m->workers.core[c] = cores[c];
-		m->subnets.gen[c] = gens[c];
-		m->workers.lcore[c] = lcores[c];
-		m->workers.map[c].gid = malloc(sizeof(uint32_t) * cores[c]->capacity);
-		m->workers.map[c].next = malloc(sizeof(uint32_t) * cores[c]->capacity);
-		m->workers.map[c].carry = calloc(cores[c]->capacity, sizeof(uint32_t));
-		if (!m->workers.map[c].gid || !m->workers.map[c].next || !m->workers.map[c].carry)
-			goto fail;
-		entries += cores[c]->capacity;
+	if (workers_init(m, cores, lcores, &entries) != 0 || subnets_init(m, gens) != 0 ||
+	    history_init(m) != 0 || merge_hosts_init(m, entries) != 0) {
+		dpmon_merge_free(m);
+		return NULL;
 	}
-	if (merge_hosts_init(m, entries) != 0)
-		goto fail;
 	return m;
-fail:
-	dpmon_merge_free(m);
-	return NULL;
 }
 
-void
-dpmon_merge_free(struct dpmon_merge *m)
+static void
+workers_free(struct dpmon_merge *m)
 {
-	if (m == NULL)
-		return;
 	for (unsigned c = 0; m->workers.map && c < m->workers.n; c++) {
 		free(m->workers.map[c].gid);
 		free(m->workers.map[c].next);
 		free(m->workers.map[c].carry);
 	}
-	free(m->fold.carries);
 	free(m->workers.map);
 	free(m->workers.prev_busy);
 	free(m->workers.core);
 	free(m->workers.lcore);
+}
+
+/* The subnets' counters, and what a reload left of the previous ones. */
+static void
+subnets_free(struct dpmon_merge *m)
+{
 	free(m->subnets.cur);
 	free(m->subnets.prev);
 	free(m->subnets.avg);
@@ -99,12 +145,38 @@ dpmon_merge_free(struct dpmon_merge *m)
 	free(m->subnets.gen);
 	free(m->reload.retired);
 	free(m->reload.old_of_new);
-	for (uint32_t i = 0; m->history.ring && i < m->history.n; i++)
-		dpmon_hist_point_unref(m->history.ring[(m->history.head + i) % m->history.cap]);
-	free(m->history.ring);
+}
+
+/* The history ring's points (snapshots may hold them still) and the ring. */
+static void
+history_free(struct dpmon_merge *m)
+{
+	struct merge_history *h = &m->history;
+
+	for (uint32_t i = 0; h->ring && i < h->n; i++)
+		dpmon_hist_point_unref(h->ring[(h->head + i) % h->cap]);
+	free(h->ring);
+}
+
+/* The merger's reference to each slab with a current record, and the list. */
+static void
+records_free(struct dpmon_merge *m)
+{
 	for (uint32_t i = 0; m->records.slabs && i < m->records.n_slabs; i++)
 		dpmon_host_slab_unref(m->records.slabs[i]);
 	free(m->records.slabs);
+}
+
+void
+dpmon_merge_free(struct dpmon_merge *m)
+{
+	if (m == NULL)
+		return;
+	workers_free(m);
+	free(m->fold.carries);
+	subnets_free(m);
+	history_free(m);
+	records_free(m);
 	merge_hosts_free(m);
 	free(m);
 }
@@ -120,6 +192,10 @@ dpmon_merge_hosts(const struct dpmon_merge *m)
 {
 	return m->hosts.n;
 }
+
+/* ------------------------------------------------------------------------
+ * The workers' own counters.
+ * --------------------------------------------------------------------- */
 
 /*
  * Load of worker @p c: cumulative busy seconds, and the busy share of the
@@ -185,6 +261,11 @@ read_parse_notes(const struct dpmon_merge *m, struct dpmon_snapshot *s)
 	}
 }
 
+/* ------------------------------------------------------------------------
+ * Totals and subnets.
+ * --------------------------------------------------------------------- */
+
+/* The totals of @p s (rates over @p dt s, averages), summed over the workers. */
 static void
 fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
@@ -208,6 +289,11 @@ fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	memcpy(m->totals.xprev, xcur, sizeof(xcur));
 }
 
+/*
+ * The subnets of @p s (rates over @p dt s, averages): the earlier
+ * generations' final counts (subnets.base) plus the sum over the workers'
+ * current generation.
+ */
 static void
 fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
@@ -236,6 +322,10 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	sn->cur = t;
 }
 
+/* ------------------------------------------------------------------------
+ * One merge.
+ * --------------------------------------------------------------------- */
+
 /* Hand the next epoch to the workers (counters.h). */
 static void
 advance_epochs(struct dpmon_merge *m)
@@ -250,6 +340,48 @@ advance_epochs(struct dpmon_merge *m)
 		m->workers.map[c].w_prev = m->workers.map[c].w_now;
 		__atomic_store_n(&m->workers.core[c]->merge_epoch, m->epoch, __ATOMIC_RELAXED);
 	}
+}
+
+/* The sequence number, times and NIC counters of snapshot @p s. */
+static void
+snapshot_head(const struct dpmon_merge *m, struct dpmon_snapshot *s, uint64_t now_tsc, double dt,
+	      const struct dpmon_port_stats *ports, uint32_t n_ports)
+{
+	s->seq = m->seq;
+	s->uptime_s = (double)(now_tsc - m->clock.start_tsc) / (double)m->clock.tsc_hz;
+	s->interval_s = dt;
+	s->interval_ms = m->cfg->merge_interval_ms;
+	if (n_ports > 0)
+		memcpy(s->ports, ports, sizeof(*ports) * n_ports);
+}
+
+/*
+ * This merge's time constant and weight of the averages (the configuration
+ * may have changed), the previous merge's uptime and this one's, @p now_s.
+ */
+static void
+clock_step(struct dpmon_merge *m, double now_s, double dt)
+{
+	m->avg.tau_s = m->cfg->average_time_constant_ms / 1000.0;
+	m->avg.alpha = dpmon_ewma_alpha(dt, m->avg.tau_s);
+	m->clock.t_prev =
+		(double)(m->clock.prev_tsc - m->clock.start_tsc) / (double)m->clock.tsc_hz;
+	m->clock.t_now = now_s;
+}
+
+/*
+ * After a merge that made a snapshot: the next epoch, and this merge's
+ * time constant, timing (TSC at its start, and at the end of its fold)
+ * and TSC @p now_tsc, for the next one.
+ */
+static void
+end_merge(struct dpmon_merge *m, uint64_t now_tsc, uint64_t t_start, uint64_t t_fold)
+{
+	advance_epochs(m);
+	m->avg.tau_prev_s = m->avg.tau_s;
+	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->clock.tsc_hz;
+	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->clock.tsc_hz;
+	m->clock.prev_tsc = now_tsc;
 }
 
 struct dpmon_snapshot *
@@ -285,17 +417,8 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	memcpy(s->workers, workers, sizeof(workers));
 	memcpy(s->parse_errors, reasons, sizeof(reasons));
 	read_parse_notes(m, s);
-	s->seq = m->seq;
-	s->uptime_s = (double)(now_tsc - m->clock.start_tsc) / (double)m->clock.tsc_hz;
-	s->interval_s = dt;
-	s->interval_ms = m->cfg->merge_interval_ms;
-	if (n_ports > 0)
-		memcpy(s->ports, ports, sizeof(*ports) * n_ports);
-	m->avg.tau_s = m->cfg->average_time_constant_ms / 1000.0;
-	m->avg.alpha = dpmon_ewma_alpha(dt, m->avg.tau_s);
-	m->clock.t_prev =
-		(double)(m->clock.prev_tsc - m->clock.start_tsc) / (double)m->clock.tsc_hz;
-	m->clock.t_now = s->uptime_s;
+	snapshot_head(m, s, now_tsc, dt, ports, n_ports);
+	clock_step(m, s->uptime_s, dt);
 	if (merge_fill_hosts(m, s, dt) != 0) {
 		dpmon_snapshot_free(s);
 		m->seq--;
@@ -305,11 +428,7 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	fill_totals(m, s, dt);
 	merge_fill_flows(m, s);
 	merge_fill_history(m, s);
-	advance_epochs(m);
-	m->avg.tau_prev_s = m->avg.tau_s;
-	m->timing.fold_s = (double)(t_fold - t_start) / (double)m->clock.tsc_hz;
-	m->timing.snapshot_s = (double)(rte_rdtsc() - t_fold) / (double)m->clock.tsc_hz;
-	m->clock.prev_tsc = now_tsc;
+	end_merge(m, now_tsc, t_start, t_fold);
 	s->merge_s = (double)(rte_rdtsc() - now_tsc) / (double)m->clock.tsc_hz;
 	return s;
 }
