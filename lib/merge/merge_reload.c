@@ -28,7 +28,7 @@
  * Hosts.
  * --------------------------------------------------------------------- */
 
-/* Subnet of global host @p id under classifier @p cls (DPMON_NO_SUBNET: none). */
+/* Subnet of address @p a under classifier @p cls (DPMON_NO_SUBNET: none). */
 static uint32_t
 classify_host(const struct dpmon_classifier *cls, const struct dpmon_addr *a)
 {
@@ -103,58 +103,94 @@ remap_history(struct dpmon_merge *m, const uint32_t *old_of_new, uint32_t n)
  * Subnets.
  * --------------------------------------------------------------------- */
 
-int
-dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cls,
-			struct dpmon_generation *const *gens, uint32_t n_subnets,
-			const uint32_t *old_of_new)
+/* The new subnets' state, allocated before anything changes. */
+struct subnet_carry {
+	struct dpmon_pair_ctr *fin;        /* old subnets: the old generation's final counts */
+	struct dpmon_pair_ctr *base, *prev, *cur; /* new subnets: subnets.base, .prev, .cur */
+	struct avg_pair *avg;              /* new subnets: subnets.avg */
+	uint32_t *own_map;                 /* new subnets: reload.old_of_new (its own copy) */
+};
+
+/* Every array of @p k, for @p n_old and @p n_new subnets. 0 or -ENOMEM. */
+static int
+carry_alloc(struct subnet_carry *k, uint32_t n_old, uint32_t n_new)
+{
+	k->fin = calloc(n_old ? n_old : 1, sizeof(*k->fin));
+	k->base = calloc(n_new ? n_new : 1, sizeof(*k->base));
+	k->prev = calloc(n_new ? n_new : 1, sizeof(*k->prev));
+	k->cur = calloc(n_new ? n_new : 1, sizeof(*k->cur));
+	k->avg = calloc(n_new ? n_new : 1, sizeof(*k->avg));
+	k->own_map = malloc(sizeof(*k->own_map) * (n_new ? n_new : 1));
+	if (!k->fin || !k->base || !k->prev || !k->cur || !k->avg || !k->own_map)
+		return -ENOMEM;
+	return 0;
+}
+
+/* What of @p k was not handed to the merger. */
+static void
+carry_free(struct subnet_carry *k)
+{
+	free(k->fin);
+	free(k->base);
+	free(k->prev);
+	free(k->cur);
+	free(k->avg);
+	free(k->own_map);
+}
+
+/*
+ * The old generation's final counts (no worker writes them any more), and
+ * the cumulative values and averages of each new subnet @p i from its old
+ * index old_of_new[i] (UINT32_MAX: a new subnet, from zero).
+ */
+static void
+carry_subnets(const struct dpmon_merge *m, struct subnet_carry *k, uint32_t n_subnets,
+	      const uint32_t *old_of_new)
 {
 	uint32_t n_old = m->subnets.n;
-	struct dpmon_pair_ctr *fin = calloc(n_old ? n_old : 1, sizeof(*fin));
-	struct dpmon_pair_ctr *base = calloc(n_subnets ? n_subnets : 1, sizeof(*base));
-	struct dpmon_pair_ctr *prev = calloc(n_subnets ? n_subnets : 1, sizeof(*prev));
-	struct dpmon_pair_ctr *cur = calloc(n_subnets ? n_subnets : 1, sizeof(*cur));
-	struct avg_pair *avg = calloc(n_subnets ? n_subnets : 1, sizeof(*avg));
-	/* The merge keeps its own copy of old_of_new (m->reload.old_of_new). */
-	uint32_t *own_map = malloc(sizeof(*own_map) * (n_subnets ? n_subnets : 1));
-	int rc = -ENOMEM;
 
-	if (!fin || !base || !prev || !cur || !avg || !own_map)
-		goto out;
-	/* Hosts the old generation inserted, before their subnets renumber. */
-	if (merge_map_new_hosts(m) != 0 || merge_sort_new_hosts(m) != 0)
-		goto out;
-	if (remap_history(m, old_of_new, n_subnets) != 0)
-		goto out;
-	/* The old generation's final counts (no worker writes them any more). */
-	memcpy(fin, m->subnets.base, sizeof(*fin) * n_old);
+	memcpy(k->fin, m->subnets.base, sizeof(*k->fin) * n_old);
 	for (unsigned c = 0; c < m->workers.n; c++)
 		for (uint32_t i = 0; i < n_old; i++)
-			pair_read_add(&fin[i], &m->subnets.gen[c]->subnets[i]);
+			pair_read_add(&k->fin[i], &m->subnets.gen[c]->subnets[i]);
 	for (uint32_t i = 0; i < n_subnets; i++) {
 		uint32_t o = old_of_new[i];
 
 		RTE_ASSERT(o == UINT32_MAX || o < n_old);
-		own_map[i] = o;
+		k->own_map[i] = o;
 		if (o == UINT32_MAX)
 			continue;
-		base[i] = fin[o];
-		prev[i] = m->subnets.prev[o];
-		avg[i] = m->subnets.avg[o];
+		k->base[i] = k->fin[o];
+		k->prev[i] = m->subnets.prev[o];
+		k->avg[i] = m->subnets.avg[o];
 	}
+}
+
+/* Read the new generations @p gens from now on, with the state in @p k; retire the old. */
+static void
+switch_subnets(struct dpmon_merge *m, struct subnet_carry *k,
+	       struct dpmon_generation *const *gens, uint32_t n_subnets)
+{
 	for (unsigned c = 0; c < m->workers.n; c++) {
 		m->reload.retired[c] = m->subnets.gen[c];
 		m->subnets.gen[c] = gens[c];
 	}
 	free(m->reload.old_of_new);
-	m->reload.old_of_new = own_map;
-	own_map = NULL;
+	m->reload.old_of_new = k->own_map;
+	k->own_map = NULL;
 #define SWAP_IN(field, v) do { free(m->field); m->field = (v); (v) = NULL; } while (0)
-	SWAP_IN(subnets.base, base);
-	SWAP_IN(subnets.prev, prev);
-	SWAP_IN(subnets.cur, cur);
-	SWAP_IN(subnets.avg, avg);
+	SWAP_IN(subnets.base, k->base);
+	SWAP_IN(subnets.prev, k->prev);
+	SWAP_IN(subnets.cur, k->cur);
+	SWAP_IN(subnets.avg, k->avg);
 #undef SWAP_IN
 	m->subnets.n = n_subnets;
+}
+
+/* Every host's subnet under @p cls; the next merge rewrites and relists every record. */
+static void
+reclassify_hosts(struct dpmon_merge *m, const struct dpmon_classifier *cls)
+{
 	m->hosts.n_unmonitored = 0;
 	m->records.order_stale = true;
 	m->reload.resubnet = true;
@@ -163,13 +199,28 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 		if (m->hosts.g_subnet[id] == DPMON_NO_SUBNET)
 			m->hosts.n_unmonitored++;
 	}
+}
+
+int
+dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cls,
+			struct dpmon_generation *const *gens, uint32_t n_subnets,
+			const uint32_t *old_of_new)
+{
+	struct subnet_carry k;
+	int rc = -ENOMEM;
+
+	if (carry_alloc(&k, m->subnets.n, n_subnets) != 0)
+		goto out;
+	/* Hosts the old generation inserted, before their subnets renumber. */
+	if (merge_map_new_hosts(m) != 0 || merge_sort_new_hosts(m) != 0)
+		goto out;
+	if (remap_history(m, old_of_new, n_subnets) != 0)
+		goto out;
+	carry_subnets(m, &k, n_subnets, old_of_new);
+	switch_subnets(m, &k, gens, n_subnets);
+	reclassify_hosts(m, cls);
 	rc = 0;
 out:
-	free(fin);
-	free(base);
-	free(prev);
-	free(cur);
-	free(avg);
-	free(own_map);
+	carry_free(&k);
 	return rc;
 }
