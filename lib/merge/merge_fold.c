@@ -208,44 +208,69 @@ host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *pee
  * The fold.
  * --------------------------------------------------------------------- */
 
+/*
+ * Wait until no worker is between the two stores of a carry, note each
+ * one's wrap_seq in @p seq_before and consume its carries. 0 or -ENOMEM.
+ */
+static int
+wrap_begin(struct dpmon_merge *m, uint32_t *seq_before)
+{
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const uint32_t *wrap_seq = &m->workers.core[c]->wrap_seq;
+		uint32_t s;
+
+		while ((s = __atomic_load_n(wrap_seq, __ATOMIC_ACQUIRE)) & 1)
+			rte_pause(); /* the worker is between two stores */
+		seq_before[c] = s;
+		if (consume_carries(m, c) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether a worker carried since wrap_begin: the counters read may be torn. */
+static bool
+wrap_changed(const struct dpmon_merge *m, const uint32_t *seq_before)
+{
+	bool retry = false;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (unsigned c = 0; c < m->workers.n; c++)
+		if (__atomic_load_n(&m->workers.core[c]->wrap_seq, __ATOMIC_RELAXED) !=
+		    seq_before[c])
+			retry = true;
+	return retry;
+}
+
+/* Counters, flows and peers of touched host fold.touched[@p t], over its chain. */
+static inline void
+fold_host(struct dpmon_merge *m, uint32_t t)
+{
+	uint32_t id = m->fold.touched[t];
+	struct host_fp *fp = &m->fold.t_fp[t];
+
+	memset(&m->fold.g_cur[id], 0, sizeof(m->fold.g_cur[id]));
+	for (uint32_t o = m->fold.first[id]; o != OCC_END;) {
+		unsigned c = o >> 24;
+		uint32_t idx = o & 0xffffff;
+
+		entry_read_add(m, c, idx, &m->fold.g_cur[id]);
+		o = m->workers.map[c].next[idx];
+	}
+	for (int d = 0; d < DPMON_DIR_MAX; d++)
+		host_flows(m, id, d, &fp->flows[d], &fp->peers[d]);
+}
+
 int
 merge_fold_touched(struct dpmon_merge *m)
 {
 	uint32_t seq_before[MAX_CORES];
-	bool retry;
 
 	do {
-		for (unsigned c = 0; c < m->workers.n; c++) {
-			const uint32_t *wrap_seq = &m->workers.core[c]->wrap_seq;
-			uint32_t s;
-
-			while ((s = __atomic_load_n(wrap_seq, __ATOMIC_ACQUIRE)) & 1)
-				rte_pause(); /* the worker is between two stores */
-			seq_before[c] = s;
-			if (consume_carries(m, c) != 0)
-				return -ENOMEM;
-		}
-		for (uint32_t t = 0; t < m->fold.n_touched; t++) {
-			uint32_t id = m->fold.touched[t];
-			struct host_fp *fp = &m->fold.t_fp[t];
-
-			memset(&m->fold.g_cur[id], 0, sizeof(m->fold.g_cur[id]));
-			for (uint32_t o = m->fold.first[id]; o != OCC_END;) {
-				unsigned c = o >> 24;
-				uint32_t idx = o & 0xffffff;
-
-				entry_read_add(m, c, idx, &m->fold.g_cur[id]);
-				o = m->workers.map[c].next[idx];
-			}
-			for (int d = 0; d < DPMON_DIR_MAX; d++)
-				host_flows(m, id, d, &fp->flows[d], &fp->peers[d]);
-		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		retry = false;
-		for (unsigned c = 0; c < m->workers.n; c++)
-			if (__atomic_load_n(&m->workers.core[c]->wrap_seq, __ATOMIC_RELAXED) !=
-			    seq_before[c])
-				retry = true;
-	} while (retry);
+		if (wrap_begin(m, seq_before) != 0)
+			return -ENOMEM;
+		for (uint32_t t = 0; t < m->fold.n_touched; t++)
+			fold_host(m, t);
+	} while (wrap_changed(m, seq_before));
 	return 0;
 }
