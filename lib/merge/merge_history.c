@@ -130,6 +130,34 @@ merge_fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
  * The history ring.
  * --------------------------------------------------------------------- */
 
+/* History point @p p: the rates of the totals and subnets of @p s. */
+static void
+point_fill(struct dpmon_hist_point *p, const struct dpmon_snapshot *s)
+{
+	p->seq = s->seq;
+	p->uptime_s = s->uptime_s;
+	p->interval_s = s->interval_s;
+	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
+		p->totals[t] = (struct dpmon_hist_rate){s->totals[t].total.pps, s->totals[t].total.bps};
+	for (uint32_t i = 0; i < s->n_subnets; i++)
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			p->sub[i * DPMON_DIR_MAX + d] = (struct dpmon_hist_rate){
+				s->subnets[i].dir[d].total.pps, s->subnets[i].dir[d].total.bps};
+}
+
+/* Append @p p (its reference) to the ring, dropping the oldest point when full. */
+static void
+ring_push(struct merge_history *h, struct dpmon_hist_point *p)
+{
+	if (h->n == h->cap) { /* drop the oldest */
+		dpmon_hist_point_unref(h->ring[h->head]);
+		h->ring[h->head] = p;
+		h->head = (h->head + 1) % h->cap;
+	} else {
+		h->ring[(h->head + h->n++) % h->cap] = p;
+	}
+}
+
 void
 merge_fill_history(struct dpmon_merge *m, struct dpmon_snapshot *s)
 {
@@ -146,22 +174,8 @@ merge_fill_history(struct dpmon_merge *m, struct dpmon_snapshot *s)
 		s->history = NULL;
 		return;
 	}
-	p->seq = s->seq;
-	p->uptime_s = s->uptime_s;
-	p->interval_s = s->interval_s;
-	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
-		p->totals[t] = (struct dpmon_hist_rate){s->totals[t].total.pps, s->totals[t].total.bps};
-	for (uint32_t i = 0; i < s->n_subnets; i++)
-		for (int d = 0; d < DPMON_DIR_MAX; d++)
-			p->sub[i * DPMON_DIR_MAX + d] = (struct dpmon_hist_rate){
-				s->subnets[i].dir[d].total.pps, s->subnets[i].dir[d].total.bps};
-	if (h->n == h->cap) { /* drop the oldest */
-		dpmon_hist_point_unref(h->ring[h->head]);
-		h->ring[h->head] = p;
-		h->head = (h->head + 1) % h->cap;
-	} else {
-		h->ring[(h->head + h->n++) % h->cap] = p;
-	}
+	point_fill(p, s);
+	ring_push(h, p);
 	for (uint32_t i = 0; i < h->n; i++) {
 		struct dpmon_hist_point *q = h->ring[(h->head + i) % h->cap];
 

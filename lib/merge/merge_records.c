@@ -209,6 +209,57 @@ cmp_live(const void *x, const void *y)
 }
 
 /*
+ * The slabs compact_slabs moves (below): the listed slabs copied into
+ * @p pick, then the chosen ones first; their live records in @p moved.
+ * @return how many were chosen.
+ */
+static uint32_t
+pick_slabs(const struct dpmon_merge *m, struct dpmon_host_slab **pick, uint32_t *moved)
+{
+	const uint32_t n = m->records.n_slabs;
+	/* The smallest ones past SLABS_MAX: down to SLABS_MAX / 2. */
+	const uint32_t over = n > SLABS_MAX ? n - SLABS_MAX / 2 : 0;
+	const uint32_t budget = RTE_MAX(m->fold.n_touched, m->hosts.n / 64);
+	uint32_t n_pick = 0;
+
+	*moved = 0;
+	memcpy(pick, m->records.slabs, sizeof(*pick) * n);
+	if (m->reload.resubnet) {
+		for (uint32_t i = 0; i < n; i++)
+			*moved += pick[i]->live;
+		return n;
+	}
+	qsort(pick, n, sizeof(*pick), cmp_live);
+	for (uint32_t i = 0; i < n; i++) {
+		if ((i < over || pick[i]->live * 4 < pick[i]->n) &&
+		    *moved + pick[i]->live <= budget) {
+			*moved += pick[i]->live;
+			pick[n_pick++] = pick[i];
+		}
+	}
+	return n_pick;
+}
+
+/* Copy the current records of slab @p o into @p b (after a reload: new subnet, rebased). */
+static void
+move_records(struct dpmon_merge *m, struct dpmon_host_slab *b, struct dpmon_host_slab *o)
+{
+	dpmon_host_slab_ref(o); /* its last live record may leave it */
+	for (uint32_t j = 0; j < o->n; j++) {
+		uint32_t id = o->gid[j];
+
+		if (m->records.g_rec[id] != &o->h[j])
+			continue;
+		b->h[b->n] = o->h[j];
+		b->h[b->n].subnet = m->hosts.g_subnet[id];
+		if (m->reload.resubnet)
+			avg_rebase(m, &b->h[b->n], id);
+		record_install(m, b, id);
+	}
+	dpmon_host_slab_unref(o);
+}
+
+/*
  * Move into one new slab the current records of the slabs less than a
  * quarter live (moving W records then frees 3 W: the moves cost at most a
  * third of the writes that emptied them), of the smallest ones past
@@ -224,28 +275,8 @@ static int
 compact_slabs(struct dpmon_merge *m)
 {
 	struct dpmon_host_slab *pick[m->records.n_slabs ? m->records.n_slabs : 1], *b;
-	uint32_t n_pick = 0, moved = 0;
-	uint32_t budget = RTE_MAX(m->fold.n_touched, m->hosts.n / 64);
+	uint32_t moved, n_pick = pick_slabs(m, pick, &moved);
 
-	memcpy(pick, m->records.slabs, sizeof(*pick) * m->records.n_slabs);
-	if (m->reload.resubnet) {
-		n_pick = m->records.n_slabs;
-	} else {
-		/* The smallest ones past SLABS_MAX: down to SLABS_MAX / 2. */
-		uint32_t n = m->records.n_slabs, over = n > SLABS_MAX ? n - SLABS_MAX / 2 : 0;
-
-		qsort(pick, m->records.n_slabs, sizeof(*pick), cmp_live);
-		for (uint32_t i = 0; i < m->records.n_slabs; i++) {
-			if ((i < over || pick[i]->live * 4 < pick[i]->n) &&
-			    moved + pick[i]->live <= budget) {
-				moved += pick[i]->live;
-				pick[n_pick++] = pick[i];
-			}
-		}
-	}
-	if (m->reload.resubnet)
-		for (uint32_t i = 0; i < n_pick; i++)
-			moved += pick[i]->live;
 	if (n_pick == 0 || (n_pick == 1 && !m->reload.resubnet && moved == pick[0]->n))
 		return 0;
 	b = dpmon_host_slab_alloc(moved);
@@ -253,23 +284,8 @@ compact_slabs(struct dpmon_merge *m)
 		return m->reload.resubnet ? -ENOMEM : 0;
 	slab_add(m, b);
 	b->live = 1; /* as in write_records */
-	for (uint32_t i = 0; i < n_pick; i++) {
-		struct dpmon_host_slab *o = pick[i];
-
-		dpmon_host_slab_ref(o); /* its last live record may leave it */
-		for (uint32_t j = 0; j < o->n; j++) {
-			uint32_t id = o->gid[j];
-
-			if (m->records.g_rec[id] != &o->h[j])
-				continue;
-			b->h[b->n] = o->h[j];
-			b->h[b->n].subnet = m->hosts.g_subnet[id];
-			if (m->reload.resubnet)
-				avg_rebase(m, &b->h[b->n], id);
-			record_install(m, b, id);
-		}
-		dpmon_host_slab_unref(o);
-	}
+	for (uint32_t i = 0; i < n_pick; i++)
+		move_records(m, b, pick[i]);
 	b->live--;
 	RTE_ASSERT(b->n == moved);
 	m->timing.moved += moved;
@@ -302,20 +318,30 @@ rebuild_order(struct dpmon_merge *m)
 	m->records.order_stale = false;
 }
 
+/* Room for @p need slabs in records.slabs (twice as much when it grows). 0 or -ENOMEM. */
+static int
+reserve_slabs(struct dpmon_merge *m, uint32_t need)
+{
+	void *p;
+
+	if (need <= m->records.cap_slabs)
+		return 0;
+	p = realloc(m->records.slabs, sizeof(*m->records.slabs) * need * 2);
+	if (p == NULL)
+		return -ENOMEM;
+	m->records.slabs = p;
+	m->records.cap_slabs = need * 2;
+	return 0;
+}
+
 int
 merge_fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
 	/* A reload's moves, write_records and compact_slabs each add at most one slab. */
 	uint32_t need = m->records.n_slabs + 3;
 
-	if (need > m->records.cap_slabs) {
-		void *p = realloc(m->records.slabs, sizeof(*m->records.slabs) * need * 2);
-
-		if (p == NULL)
-			return -ENOMEM;
-		m->records.slabs = p;
-		m->records.cap_slabs = need * 2;
-	}
+	if (reserve_slabs(m, need) != 0)
+		return -ENOMEM;
 	m->timing.written = m->timing.moved = 0;
 	s->slabs = malloc(sizeof(*s->slabs) * need);
 	if (s->slabs == NULL || (m->reload.resubnet && compact_slabs(m) != 0) ||
