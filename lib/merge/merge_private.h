@@ -114,7 +114,7 @@ struct merge_avg {
 struct merge_hosts {
 	struct rte_hash *hash;     /**< address → global id */
 	uint32_t n;                /**< global hosts: ids [0, n) */
-	uint32_t cap;              /**< room in every array indexed by global id (grow_hosts) */
+	uint32_t cap;              /**< room in every array indexed by global id (merge_hosts.c) */
 	struct dpmon_addr *g_addr; /**< global id → address */
 	uint32_t *g_subnet;        /**< global id → subnet, DPMON_NO_SUBNET: none */
 	uint32_t n_unmonitored;    /**< global hosts outside every subnet (g_subnet) */
@@ -128,12 +128,12 @@ struct merge_fold {
 	 * one; g_cur valid for marked ids only */
 	struct dpmon_pair_ctr *g_cur, *g_prev;
 	uint32_t *first;      /**< global id → first worker occurrence */
-	/** global id → n_collects of the collect_touched that last marked it */
+	/** global id → n_collects of the merge_collect_touched that last marked it */
 	uint32_t *mark;
-	/** collect_touched calls, failed merges' too (never 0 once called) */
+	/** merge_collect_touched calls, failed merges' too (never 0 once called) */
 	uint32_t n_collects;
 	uint32_t *touched;    /**< global ids marked by this merge */
-	struct host_fp *t_fp; /**< flows and peers of touched[t] (fold_touched) */
+	struct host_fp *t_fp; /**< flows and peers of touched[t] (merge_fold_touched) */
 	uint32_t n_touched;   /**< entries in touched and t_fp */
 	struct carry_hi *carries;        /**< high words of the worker entries that carried */
 	uint32_t n_carries, cap_carries; /**< carries in use, and allocated */
