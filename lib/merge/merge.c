@@ -262,6 +262,62 @@ read_parse_notes(const struct dpmon_merge *m, struct dpmon_snapshot *s)
 }
 
 /* ------------------------------------------------------------------------
+ * Rates and averages of one direction (merge_private.h).
+ * --------------------------------------------------------------------- */
+
+/* Cumulative value and rate of one counter pair over @p dt seconds. */
+static void
+rate_of(struct dpmon_rate *r, const struct dpmon_ctr *cur, const struct dpmon_ctr *prev,
+	double dt)
+{
+	r->packets = cur->packets;
+	r->bytes = cur->bytes;
+	r->pps = dpmon_rate_per_s(cur->packets, prev->packets, dt);
+	r->bps = 8 * dpmon_rate_per_s(cur->bytes, prev->bytes, dt);
+}
+
+void
+merge_dir_stats(struct dpmon_dir_stats *out, const struct dpmon_dir_ctr *cur,
+		const struct dpmon_xdir_ctr *xcur, const struct dpmon_dir_ctr *prev,
+		const struct dpmon_xdir_ctr *xprev, double dt)
+{
+	memset(&out->total, 0, sizeof(out->total));
+	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+		struct dpmon_rate *r = &out->proto[p];
+
+		rate_of(r, &cur->proto[p], &prev->proto[p], dt);
+		out->total.packets += r->packets;
+		out->total.bytes += r->bytes;
+		out->total.pps += r->pps;
+		out->total.bps += r->bps;
+	}
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
+		rate_of(&out->x[x], &xcur->x[x], &xprev->x[x], dt);
+}
+
+void
+merge_avg_update(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct avg_dir *a,
+		 double k)
+{
+	const double alpha = m->avg.alpha;
+
+	a->pps = dpmon_ewma_step(a->pps * k, d->total.pps, alpha);
+	a->bps = dpmon_ewma_step(a->bps * k, d->total.bps, alpha);
+	d->avg_pps = a->pps;
+	d->avg_bps = a->bps;
+	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+		a->proto_pps[p] = dpmon_ewma_step(a->proto_pps[p] * k, d->proto[p].pps, alpha);
+		a->proto_bps[p] = dpmon_ewma_step(a->proto_bps[p] * k, d->proto[p].bps, alpha);
+		d->avg_proto_pps[p] = a->proto_pps[p];
+		d->avg_proto_bps[p] = a->proto_bps[p];
+	}
+	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, alpha);
+		d->avg_x_pps[x] = a->x_pps[x];
+	}
+}
+
+/* ------------------------------------------------------------------------
  * Totals and subnets.
  * --------------------------------------------------------------------- */
 
@@ -281,9 +337,9 @@ fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		}
 	}
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
-		dir_stats(&s->totals[t], &cur[t], &xcur[t], &m->totals.prev[t],
-			  &m->totals.xprev[t], dt);
-		avg_update(m, &s->totals[t], &m->totals.avg[t], 1.0);
+		merge_dir_stats(&s->totals[t], &cur[t], &xcur[t], &m->totals.prev[t],
+				&m->totals.xprev[t], dt);
+		merge_avg_update(m, &s->totals[t], &m->totals.avg[t], 1.0);
 	}
 	memcpy(m->totals.prev, cur, sizeof(cur));
 	memcpy(m->totals.xprev, xcur, sizeof(xcur));
@@ -312,9 +368,9 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		ss->prefix = m->cfg->subnets[i].prefix;
 		memcpy(ss->name, m->cfg->subnets[i].name, sizeof(ss->name));
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
-			dir_stats(&ss->dir[d], &sn->cur[i].dir[d], &sn->cur[i].xdir[d],
-				  &sn->prev[i].dir[d], &sn->prev[i].xdir[d], dt);
-			avg_update(m, &ss->dir[d], &sn->avg[i].d[d], 1.0);
+			merge_dir_stats(&ss->dir[d], &sn->cur[i].dir[d], &sn->cur[i].xdir[d],
+					&sn->prev[i].dir[d], &sn->prev[i].xdir[d], dt);
+			merge_avg_update(m, &ss->dir[d], &sn->avg[i].d[d], 1.0);
 		}
 	}
 	t = sn->prev;

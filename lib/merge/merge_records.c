@@ -145,9 +145,9 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	h->seq = m->seq;
 	h->t_s = m->clock.t_now;
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
-		dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d], &prev->xdir[d],
-			  dt);
-		avg_update(m, &h->dir[d], &avg->a.d[d], k);
+		merge_dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d],
+				&prev->xdir[d], dt);
+		merge_avg_update(m, &h->dir[d], &avg->a.d[d], k);
 		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
 		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
 	}
