@@ -53,7 +53,7 @@ struct dpmon_snapshot *dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc,
 				       const struct dpmon_port_stats *ports, uint32_t n_ports);
 
 /**
- * Switch to new subnets (configuration reload; see merge.c): fold the
+ * Switch to new subnets (configuration reload; see merge_reload.c): fold the
  * current generation's final subnet counts, by exact prefix, into the
  * subnets that remain, and read the workers' new generations from now on.
  * Call when no worker uses the current generation any more (after an RCU

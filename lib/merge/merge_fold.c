@@ -1,0 +1,276 @@
+/*
+ * merge_fold.c — the fold: the worker tables' counters of the hosts
+ * touched since the previous merge, summed into the merger's.
+ *
+ * The fold visits only touched hosts. Every worker entry is mapped to its
+ * global id and chained to the other workers' entries of the same host
+ * (fold.first[gid], workers.map[core].next[entry]); a merge scans the
+ * entries' epoch stamps (counters.h), marks the global ids of those
+ * stamped since the worker's epoch at the previous merge, and recomputes
+ * each marked host's cumulative counters as the sum over its chain: low
+ * words read from the workers plus the high words the merger keeps from
+ * the carry records, all under each worker's wrap_seq (retried when a
+ * wrap happened meanwhile). Unmarked hosts keep their cumulative values
+ * and get zero rates. The same walk of a host's chain reads its flows and
+ * peers, while the entries' lines are in the cache.
+ */
+#include "merge_private.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_pause.h>
+
+#include "hll.h"
+
+/* ------------------------------------------------------------------------
+ * Touched hosts.
+ * --------------------------------------------------------------------- */
+
+void
+merge_collect_touched(struct dpmon_merge *m)
+{
+	uint32_t mark = ++m->fold.n_collects;
+
+	if (mark == 0) /* 0: never marked (grow_hosts) */
+		mark = m->fold.n_collects = 1;
+
+	m->fold.n_touched = 0;
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const struct dpmon_host_meta *meta = m->workers.core[c]->meta;
+		const uint32_t *gid = m->workers.map[c].gid;
+		uint32_t since = m->workers.map[c].w_prev;
+
+		for (uint32_t i = 0; i < m->workers.map[c].mapped; i++) {
+			uint32_t id;
+
+			if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) < since)
+				continue;
+			id = gid[i];
+			if (m->fold.mark[id] != mark) {
+				m->fold.mark[id] = mark;
+				m->fold.touched[m->fold.n_touched++] = id;
+			}
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Carries: the high words of the host counters.
+ * --------------------------------------------------------------------- */
+
+/* The high words kept for entry @p idx of core @p c, zeroed on first use; NULL: no memory. */
+static struct carry_hi *
+carry_of(struct dpmon_merge *m, unsigned c, uint32_t idx)
+{
+	uint32_t *slot = &m->workers.map[c].carry[idx];
+
+	if (*slot == 0) {
+		if (m->fold.n_carries == m->fold.cap_carries) {
+			uint32_t cap = m->fold.cap_carries ? m->fold.cap_carries * 2 : 64;
+			void *p = realloc(m->fold.carries, sizeof(*m->fold.carries) * cap);
+
+			if (p == NULL)
+				return NULL;
+			m->fold.carries = p;
+			m->fold.cap_carries = cap;
+		}
+		memset(&m->fold.carries[m->fold.n_carries], 0, sizeof(*m->fold.carries));
+		*slot = ++m->fold.n_carries;
+	}
+	return &m->fold.carries[*slot - 1];
+}
+
+/* Apply the carry records core @p c pushed since the last call. */
+static int
+consume_carries(struct dpmon_merge *m, unsigned c)
+{
+	struct dpmon_core *core = m->workers.core[c];
+	uint32_t head = __atomic_load_n(&core->carry_head, __ATOMIC_ACQUIRE);
+	uint32_t tail = core->carry_tail;
+
+	for (; tail != head; tail++) {
+		uint32_t rec = core->carry[tail & (DPMON_CARRY_RING - 1)];
+		struct carry_hi *h = carry_of(m, c, rec / DPMON_HOST_SLOTS);
+
+		if (h == NULL)
+			return -ENOMEM;
+		h->hi[rec % DPMON_HOST_SLOTS]++;
+		/* Released one record at a time: on -ENOMEM the rest stays queued. */
+		__atomic_store_n(&core->carry_tail, tail + 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * One host: its counters, flows and peers over its worker entries.
+ * --------------------------------------------------------------------- */
+
+/* Add worker entry @p idx of core @p c (low words + kept high words) to @p dst. */
+static void
+entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pair_ctr *dst)
+{
+	const struct dpmon_core *core = m->workers.core[c];
+	const struct dpmon_host_ctr *h = &core->hosts[idx];
+	uint32_t xi = __atomic_load_n(&core->meta[idx].xidx, __ATOMIC_RELAXED);
+	uint32_t ci = m->workers.map[c].carry[idx];
+	const struct carry_hi *hi = ci ? &m->fold.carries[ci - 1] : NULL;
+
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+			uint32_t s = dpmon_host_slot((unsigned)d, (unsigned)p);
+			uint64_t pk = dpmon_count_read32(&h->packets[d][p]);
+			uint64_t by = dpmon_count_read32(&h->bytes[d][p]);
+
+			if (hi != NULL) {
+				pk += (uint64_t)hi->hi[s] << 32;
+				by += (uint64_t)hi->hi[s + DPMON_HOST_BASE_SLOTS / 2] << 32;
+			}
+			dst->dir[d].proto[p].packets += pk;
+			dst->dir[d].proto[p].bytes += by;
+		}
+	}
+	if (xi == 0)
+		return;
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		const struct dpmon_host_xctr *x = &core->xhosts[xi - 1];
+
+		for (int k = 0; k < DPMON_XCLASS_MAX; k++) {
+			uint32_t s = dpmon_host_xslot((unsigned)d, (unsigned)k);
+			uint64_t pk = dpmon_count_read32(&x->packets[d][k]);
+			uint64_t by = dpmon_count_read32(&x->bytes[d][k]);
+
+			if (hi != NULL) {
+				pk += (uint64_t)hi->hi[s] << 32;
+				by += (uint64_t)hi->hi[s + DPMON_DIR_MAX * DPMON_XCLASS_MAX] << 32;
+			}
+			dst->xdir[d].x[k].packets += pk;
+			dst->xdir[d].x[k].bytes += by;
+		}
+	}
+}
+
+/*
+ * Distinct flows and peers of global host @p id in direction @p d in the
+ * current epoch (counters.h): the union of its worker entries stamped with
+ * it. No entry promoted: linear counting on the OR of their bitmaps.
+ * Otherwise: the estimate of the register-wise maximum of the promoted
+ * entries' full sketches, plus the flows of the other bitmaps (those at
+ * promotion, and those of unpromoted entries) that the sketches never saw
+ * (dpmon_hll_unseen).
+ */
+static void
+host_flows(struct dpmon_merge *m, uint32_t id, int d, double *flows, double *peers)
+{
+	uint64_t fb = 0, pb = 0;
+	bool promoted = false;
+
+	for (uint32_t o = m->fold.first[id]; o != OCC_END;) {
+		const struct dpmon_core *core = m->workers.core[o >> 24];
+		const struct dpmon_host_meta *e = &core->meta[o & 0xffffff];
+		const struct dpmon_host_sketch *k;
+		uint32_t slot;
+
+		o = m->workers.map[o >> 24].next[o & 0xffffff];
+		if (__atomic_load_n(&e->epoch, __ATOMIC_ACQUIRE) != m->epoch)
+			continue;
+		slot = __atomic_load_n(&e->hsk[d], __ATOMIC_ACQUIRE);
+		if (slot == 0 || slot > DPMON_HOST_SKETCHES) {
+			fb |= __atomic_load_n(&e->flows[d], __ATOMIC_RELAXED);
+			pb |= __atomic_load_n(&e->peers[d], __ATOMIC_RELAXED);
+			continue;
+		}
+		if (!promoted) {
+			memset(m->sketch.host_tmp, 0, sizeof(m->sketch.host_tmp));
+			memset(m->sketch.peer_tmp, 0, sizeof(m->sketch.peer_tmp));
+			promoted = true;
+		}
+		k = &core->hsk[slot - 1];
+		fb |= k->pre_flows;
+		pb |= k->pre_peers;
+		dpmon_hll_merge(m->sketch.host_tmp, k->flows, DPMON_HOST_FLOW_P);
+		dpmon_hll_merge(m->sketch.peer_tmp, k->peers, DPMON_HOST_PEER_P);
+	}
+	if (!promoted) {
+		*flows = dpmon_bitmap_estimate(fb);
+		*peers = dpmon_bitmap_estimate(pb);
+		return;
+	}
+	*flows = dpmon_hll_estimate(m->sketch.host_tmp, DPMON_HOST_FLOW_P) +
+		 dpmon_hll_unseen(fb, m->sketch.host_tmp, DPMON_HOST_FLOW_P);
+	*peers = dpmon_hll_estimate(m->sketch.peer_tmp, DPMON_HOST_PEER_P) +
+		 dpmon_hll_unseen(pb, m->sketch.peer_tmp, DPMON_HOST_PEER_P);
+}
+
+/* ------------------------------------------------------------------------
+ * The fold.
+ * --------------------------------------------------------------------- */
+
+/*
+ * Wait until no worker is between the two stores of a carry, note each
+ * one's wrap_seq in @p seq_before and consume its carries. 0 or -ENOMEM.
+ */
+static int
+wrap_begin(struct dpmon_merge *m, uint32_t *seq_before)
+{
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const uint32_t *wrap_seq = &m->workers.core[c]->wrap_seq;
+		uint32_t s;
+
+		while ((s = __atomic_load_n(wrap_seq, __ATOMIC_ACQUIRE)) & 1)
+			rte_pause(); /* the worker is between two stores */
+		seq_before[c] = s;
+		if (consume_carries(m, c) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether a worker carried since wrap_begin: the counters read may be torn. */
+static bool
+wrap_changed(const struct dpmon_merge *m, const uint32_t *seq_before)
+{
+	bool retry = false;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (unsigned c = 0; c < m->workers.n; c++)
+		if (__atomic_load_n(&m->workers.core[c]->wrap_seq, __ATOMIC_RELAXED) !=
+		    seq_before[c])
+			retry = true;
+	return retry;
+}
+
+/* Counters, flows and peers of touched host fold.touched[@p t], over its chain. */
+static inline void
+fold_host(struct dpmon_merge *m, uint32_t t)
+{
+	uint32_t id = m->fold.touched[t];
+	struct host_fp *fp = &m->fold.t_fp[t];
+
+	memset(&m->fold.g_cur[id], 0, sizeof(m->fold.g_cur[id]));
+	for (uint32_t o = m->fold.first[id]; o != OCC_END;) {
+		unsigned c = o >> 24;
+		uint32_t idx = o & 0xffffff;
+
+		entry_read_add(m, c, idx, &m->fold.g_cur[id]);
+		o = m->workers.map[c].next[idx];
+	}
+	for (int d = 0; d < DPMON_DIR_MAX; d++)
+		host_flows(m, id, d, &fp->flows[d], &fp->peers[d]);
+}
+
+int
+merge_fold_touched(struct dpmon_merge *m)
+{
+	uint32_t seq_before[MAX_CORES];
+
+	do {
+		if (wrap_begin(m, seq_before) != 0)
+			return -ENOMEM;
+		for (uint32_t t = 0; t < m->fold.n_touched; t++)
+			fold_host(m, t);
+	} while (wrap_changed(m, seq_before));
+	return 0;
+}

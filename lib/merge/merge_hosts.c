@@ -1,0 +1,208 @@
+/*
+ * merge_hosts.c — the merger's global hosts: one id per address, whatever
+ * worker tables hold it, and those ids in address order.
+ *
+ * Global hosts live in growable arrays indexed by a global id; an rte_hash
+ * maps address → global id and is consulted only when a worker publishes a
+ * host the merger has not mapped yet. A separate index array keeps the
+ * global ids sorted by address: new ids are sorted among themselves and
+ * merged in (O(new log new + hosts)), so lookups by address in the snapshot
+ * are a binary search and no merge re-sorts a million hosts.
+ *
+ * Every array indexed by global id grows here, the fold's and the
+ * records' too (HOST_ARRAYS), so that an id is valid in all of them.
+ */
+#include "merge_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_lcore.h>
+
+/* ------------------------------------------------------------------------
+ * Arrays indexed by global id.
+ * --------------------------------------------------------------------- */
+
+/* Every array indexed by global id, in the order they grow. */
+#define HOST_ARRAYS(X)                                                  \
+	X(hosts.g_addr)                                                 \
+	X(hosts.g_subnet)                                               \
+	X(fold.g_cur)                                                   \
+	X(fold.g_prev)                                                  \
+	X(hosts.sorted)                                                 \
+	X(fold.first)                                                   \
+	X(fold.mark)                                                    \
+	X(fold.touched)                                                 \
+	X(fold.t_fp)                                                    \
+	X(records.g_rec)                                                \
+	X(records.g_avg)                                                \
+	X(records.g_slab)                                               \
+	X(records.g_pos)                                                \
+	X(records.order)
+
+/* Room for @p need global ids in every array, doubling. 0 or -ENOMEM. */
+static int
+grow_hosts(struct dpmon_merge *m, uint32_t need)
+{
+	uint32_t cap = m->hosts.cap ? m->hosts.cap : 1024;
+	void *p;
+
+	while (cap < need)
+		cap *= 2;
+	if (cap == m->hosts.cap)
+		return 0;
+#define GROW(field)                                                     \
+	do {                                                            \
+		p = realloc(m->field, sizeof(*m->field) * cap);         \
+		if (p == NULL)                                          \
+			return -ENOMEM;                                 \
+		m->field = p;                                           \
+	} while (0);
+	HOST_ARRAYS(GROW)
+#undef GROW
+	/* Both halves of the double buffer: they swap every merge, and a new
+	 * host's previous cumulative value must read as zero. */
+#define ZERO_NEW(field) memset(m->field + m->hosts.cap, 0, sizeof(*m->field) * (cap - m->hosts.cap))
+	ZERO_NEW(fold.g_prev);
+	ZERO_NEW(fold.g_cur);
+	ZERO_NEW(fold.mark);
+	ZERO_NEW(records.g_rec);
+	ZERO_NEW(records.g_avg);
+#undef ZERO_NEW
+	m->hosts.cap = cap;
+	return 0;
+}
+
+int
+merge_hosts_init(struct dpmon_merge *m, uint64_t entries)
+{
+	static unsigned instance;
+	char name[RTE_HASH_NAMESIZE];
+
+	snprintf(name, sizeof(name), "dpmon_g%u", __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED));
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = (uint32_t)(entries < 8 ? 8 : entries > UINT32_MAX / 2 ? UINT32_MAX / 2 : entries),
+		.key_len = sizeof(struct dpmon_addr),
+		.hash_func = rte_hash_crc,
+		.socket_id = (int)rte_socket_id(),
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
+	m->hosts.hash = rte_hash_create(&hp);
+	if (m->hosts.hash == NULL || grow_hosts(m, 1024) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+merge_hosts_free(struct dpmon_merge *m)
+{
+	rte_hash_free(m->hosts.hash);
+#define FREE(field) free(m->field);
+	HOST_ARRAYS(FREE)
+#undef FREE
+}
+
+/* ------------------------------------------------------------------------
+ * New hosts.
+ * --------------------------------------------------------------------- */
+
+/* Global id of @p a, creating the host on first sight. */
+static int64_t
+global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
+{
+	void *data;
+	uint32_t id = m->hosts.n;
+
+	if (rte_hash_lookup_data(m->hosts.hash, a, &data) >= 0)
+		return (int64_t)(uintptr_t)data;
+	if (grow_hosts(m, id + 1) != 0)
+		return -ENOMEM;
+	if (rte_hash_add_key_data(m->hosts.hash, a, (void *)(uintptr_t)id) != 0)
+		return -ENOSPC;
+	m->hosts.g_addr[id] = *a;
+	/* A host a worker inserted under a newer classifier than the merger's
+	 * (the window of a reload that then failed) gets no subnet rather
+	 * than an index past m->subnets.n; a reload reclassifies every host. */
+	m->hosts.g_subnet[id] = subnet < m->subnets.n ? subnet : DPMON_NO_SUBNET;
+	m->hosts.n_unmonitored += m->hosts.g_subnet[id] == DPMON_NO_SUBNET;
+	m->fold.first[id] = OCC_END;
+	m->hosts.n++;
+	return id;
+}
+
+int
+merge_map_new_hosts(struct dpmon_merge *m)
+{
+	for (unsigned c = 0; c < m->workers.n; c++) {
+		const struct dpmon_core *core = m->workers.core[c];
+		uint32_t n = dpmon_core_hosts_published(core);
+
+		for (uint32_t i = m->workers.map[c].mapped; i < n; i++) {
+			int64_t id = global_id(m, &core->meta[i].addr, core->meta[i].subnet);
+			if (id < 0)
+				return (int)id;
+			m->workers.map[c].gid[i] = (uint32_t)id;
+			m->workers.map[c].next[i] = m->fold.first[id];
+			m->fold.first[id] = OCC(c, i);
+			m->workers.map[c].mapped = i + 1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Order by address.
+ * --------------------------------------------------------------------- */
+
+static int
+cmp_gid(const void *x, const void *y, void *arg)
+{
+	const struct dpmon_addr *addr = arg;
+	return dpmon_addr_cmp(&addr[*(const uint32_t *)x], &addr[*(const uint32_t *)y]);
+}
+
+/* Merge the sorted runs [0, @p old) and [@p old, h->n) of h->sorted into @p tmp. */
+static void
+merge_runs(const struct merge_hosts *h, uint32_t old, uint32_t *tmp)
+{
+	uint32_t i = 0, j = old, k = 0;
+
+	while (i < old && j < h->n) {
+		if (dpmon_addr_cmp(&h->g_addr[h->sorted[i]], &h->g_addr[h->sorted[j]]) < 0)
+			tmp[k++] = h->sorted[i++];
+		else
+			tmp[k++] = h->sorted[j++];
+	}
+	while (i < old)
+		tmp[k++] = h->sorted[i++];
+	while (j < h->n)
+		tmp[k++] = h->sorted[j++];
+}
+
+int
+merge_sort_new_hosts(struct dpmon_merge *m)
+{
+	struct merge_hosts *h = &m->hosts;
+	uint32_t old = h->n_sorted, added = h->n - old;
+	uint32_t *tmp;
+
+	if (added == 0)
+		return 0;
+	for (uint32_t id = old; id < h->n; id++)
+		h->sorted[id] = id;
+	qsort_r(h->sorted + old, added, sizeof(uint32_t), cmp_gid, h->g_addr);
+	tmp = malloc(sizeof(uint32_t) * h->n);
+	if (tmp == NULL)
+		return -ENOMEM;
+	merge_runs(h, old, tmp);
+	memcpy(h->sorted, tmp, sizeof(uint32_t) * h->n);
+	free(tmp);
+	h->n_sorted = h->n;
+	m->records.order_stale = true;
+	return 0;
+}
