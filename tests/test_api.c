@@ -233,8 +233,8 @@ set_subnet_dirs(struct dpmon_snapshot *s)
 	d->flows = 1234.6; /* an estimate: printed rounded */
 	d->peers = 17.4;
 	d->avg_bps = 99000.5;
-	d->x[DPMON_XCLASS_FRAG] = snap_rate(12, 7000, 1.5, 2800.5);
-	d->x[DPMON_XCLASS_SYN] = snap_rate(200, 12000, 20.25, 9600);
+	d->flag[DPMON_FLAG_FRAG] = snap_rate(12, 7000, 1.5, 2800.5);
+	d->flag[DPMON_FLAG_SYN] = snap_rate(200, 12000, 20.25, 9600);
 	s->subnets[0].dir[DPMON_DIR_EGRESS] = snap_tcp_dir(snap_rate(6, 360, 2.25, 1640));
 	s->subnets[1].dir[DPMON_DIR_INGRESS] = snap_tcp_dir(snap_rate(300, 1000, 30, 800));
 	s->subnets[1].dir[DPMON_DIR_EGRESS] = snap_tcp_dir(snap_rate(9, 540, 2.5, 2000));
@@ -976,7 +976,7 @@ host_rw(struct dpmon_snapshot *s, const char *a)
 	return (struct dpmon_snap_host *)dpmon_snapshot_find_host(s, &x);
 }
 
-/* Sorting by averages, packet kinds and protocol classes. */
+/* Sorting by averages, flags and protocol classes. */
 static void
 test_hosts_sort_kinds(void)
 {
@@ -992,11 +992,11 @@ test_hosts_sort_kinds(void)
 		out = &h->dir[DPMON_DIR_EGRESS];
 		in->avg_pps = 10.0 * i;                               /* ::2 first */
 		in->avg_bps = 100.0 * (4 - i);                        /* .5 first */
-		in->x[DPMON_XCLASS_SYN].pps = i == 2 ? 900 : i;      /* .7, then ::2 */
-		in->x[DPMON_XCLASS_FRAG].pps = i == 3 ? 5 : 0;       /* ::1, then by address */
+		in->flag[DPMON_FLAG_SYN].pps = i == 2 ? 900 : i;      /* .7, then ::2 */
+		in->flag[DPMON_FLAG_FRAG].pps = i == 3 ? 5 : 0;       /* ::1, then by address */
 		in->proto[DPMON_PROTO_UDP].pps = i == 1 ? 3 : 0;     /* .6 */
 		in->proto[DPMON_PROTO_ICMP].bps = i == 4 ? 1 : 0;    /* ::2 */
-		out->x[DPMON_XCLASS_SYN].pps = 5 - i;                /* egress: .5 first */
+		out->flag[DPMON_FLAG_SYN].pps = 5 - i;                /* egress: .5 first */
 		in->flows = i == 1 ? 40000 : i == 3 ? 7 : 0;         /* .6, ::1 */
 		in->peers = 3 - i;                                   /* .5 first; ::2 = -1 last */
 		out->flows = i;                                      /* egress: ::2 first */

@@ -72,8 +72,8 @@ set_metric(struct dpmon_snapshot *s, uint32_t i, int d, int m, double v)
 	case DPMON_METRIC_UDP_BPS: x->avg_proto_bps[DPMON_PROTO_UDP] = v; break;
 	case DPMON_METRIC_ICMP_PPS: x->avg_proto_pps[DPMON_PROTO_ICMP] = v; break;
 	case DPMON_METRIC_ICMP_BPS: x->avg_proto_bps[DPMON_PROTO_ICMP] = v; break;
-	case DPMON_METRIC_TCP_SYN_PPS: x->avg_x_pps[DPMON_XCLASS_SYN] = v; break;
-	case DPMON_METRIC_FRAGMENTS_PPS: x->avg_x_pps[DPMON_XCLASS_FRAG] = v; break;
+	case DPMON_METRIC_TCP_SYN_PPS: x->avg_flag_pps[DPMON_FLAG_SYN] = v; break;
+	case DPMON_METRIC_FRAGMENTS_PPS: x->avg_flag_pps[DPMON_FLAG_FRAG] = v; break;
 	default: FAIL("metric %d", m);
 	}
 }
@@ -90,8 +90,8 @@ set_mix(struct dpmon_snapshot *s, uint32_t i, int d, double total, double udp, d
 	x->proto[DPMON_PROTO_TCP].pps = tcp;
 	x->proto[DPMON_PROTO_ICMP].pps = icmp;
 	x->proto[DPMON_PROTO_OTHER].pps = total - udp - tcp - icmp;
-	x->x[DPMON_XCLASS_SYN].pps = syn;
-	x->x[DPMON_XCLASS_FRAG].pps = frag;
+	x->flag[DPMON_FLAG_SYN].pps = syn;
+	x->flag[DPMON_FLAG_FRAG].pps = frag;
 }
 
 static struct dpmon_config

@@ -390,10 +390,10 @@ check_invariants(const struct dpmon_snapshot *s)
 	static const enum dpmon_total tot[DPMON_DIR_MAX] = {DPMON_TOTAL_INGRESS, DPMON_TOTAL_EGRESS};
 
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
-		for (int k = 0; k < DPMON_PROTO_MAX + DPMON_XCLASS_MAX + 1; k++) {
+		for (int k = 0; k < DPMON_PROTO_MAX + DPMON_FLAG_MAX + 1; k++) {
 			uint64_t spk = 0, sby = 0;
 #define RATE_OF(ds) (k < DPMON_PROTO_MAX ? &(ds).proto[k]                              \
-		     : k < DPMON_PROTO_MAX + DPMON_XCLASS_MAX ? &(ds).x[k - DPMON_PROTO_MAX] \
+		     : k < DPMON_PROTO_MAX + DPMON_FLAG_MAX ? &(ds).flag[k - DPMON_PROTO_MAX] \
 							      : &(ds).total)
 			for (uint32_t i = 0; i < s->n_subnets; i++) {
 				uint64_t hpk = 0, hby = 0;
@@ -416,12 +416,12 @@ check_invariants(const struct dpmon_snapshot *s)
 	}
 	/* Every IP packet is in exactly one of ingress-only, egress-only,
 	 * internal (in both) and external: the kinds add up to ip_stats. */
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+	for (int f = 0; f < DPMON_FLAG_MAX; f++) {
 		const struct dpmon_dir_stats *t = s->totals;
-		uint64_t sum = t[DPMON_TOTAL_INGRESS].x[x].packets + t[DPMON_TOTAL_EGRESS].x[x].packets -
-			       t[DPMON_TOTAL_INTERNAL].x[x].packets + t[DPMON_TOTAL_EXTERNAL].x[x].packets;
+		uint64_t sum = t[DPMON_TOTAL_INGRESS].flag[f].packets + t[DPMON_TOTAL_EGRESS].flag[f].packets -
+			       t[DPMON_TOTAL_INTERNAL].flag[f].packets + t[DPMON_TOTAL_EXTERNAL].flag[f].packets;
 
-		CHECK_EQ_U64(sum, s->ip_stats[x == DPMON_XCLASS_FRAG ? DPMON_IPSTAT_FRAGMENTS
+		CHECK_EQ_U64(sum, s->ip_stats[f == DPMON_FLAG_FRAG ? DPMON_IPSTAT_FRAGMENTS
 								     : DPMON_IPSTAT_TCP_SYN]);
 	}
 }
@@ -481,8 +481,8 @@ test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *c
 		REQUIRE(s != NULL);
 		CHECK(s->workers[0].host_table_full == 0 && s->workers[1].host_table_full == 0);
 		CHECK(s->workers[0].host_ext_full == 0 && s->workers[1].host_ext_full == 0);
-		CHECK(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].packets > 0);
-		CHECK(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_FRAG].packets > 0);
+		CHECK(s->totals[DPMON_TOTAL_INGRESS].flag[DPMON_FLAG_SYN].packets > 0);
+		CHECK(s->totals[DPMON_TOTAL_INGRESS].flag[DPMON_FLAG_FRAG].packets > 0);
 		check_invariants(s);
 		dpmon_snapshot_free(s);
 	}

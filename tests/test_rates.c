@@ -83,7 +83,7 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 		NEAR(h->dir[DPMON_DIR_INGRESS].avg_proto_pps[DPMON_PROTO_UDP], want, 1e-9);
 		NEAR(h->dir[DPMON_DIR_INGRESS].avg_proto_bps[DPMON_PROTO_UDP], want * 800, 1e-6);
 		CHECK(h->dir[DPMON_DIR_INGRESS].avg_proto_pps[DPMON_PROTO_TCP] == 0.0);
-		CHECK(h->dir[DPMON_DIR_INGRESS].avg_x_pps[DPMON_XCLASS_SYN] == 0.0);
+		CHECK(h->dir[DPMON_DIR_INGRESS].avg_flag_pps[DPMON_FLAG_SYN] == 0.0);
 		if (i == 1) /* not truncated to an integer */
 			NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, 0.906346234, 1e-8);
 		if (i == 300) {

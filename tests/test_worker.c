@@ -210,8 +210,8 @@ frag4(uint32_t src, uint32_t dst)
 	return mbuf_of(&f);
 }
 
-#define XPK(d, X) ((d).x[DPMON_XCLASS_##X].packets)
-#define XBY(d, X) ((d).x[DPMON_XCLASS_##X].bytes)
+#define XPK(d, X) ((d).flag[DPMON_FLAG_##X].packets)
+#define XBY(d, X) ((d).flag[DPMON_FLAG_##X].bytes)
 
 /*
  * Fragments and TCP SYNs (SYN set, ACK clear) per direction for totals,
@@ -250,17 +250,17 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 	for (int k = 0; k < 2; k++) {
 		const struct dpmon_core *x = c[k];
 
-		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_INGRESS], SYN), 3);
-		CHECK_EQ_U64(XBY(x->xtotals[DPMON_TOTAL_INGRESS], SYN), 3 * 54);
-		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_EGRESS], SYN), 1);
-		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_INTERNAL], SYN), 1);
-		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_EXTERNAL], SYN), 0);
-		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_INGRESS], FRAG), 1);
-		CHECK_EQ_U64(XBY(x->xtotals[DPMON_TOTAL_INGRESS], FRAG), 42);
-		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_EXTERNAL], FRAG), 1);
-		CHECK_EQ_U64(XPK(x->xtotals[DPMON_TOTAL_EGRESS], FRAG), 0);
-		/* 10.1.0.1 and 10.1.2.5 have extra lines; nothing else does. */
-		CHECK_EQ_U64(x->n_xhosts, 2);
+		CHECK_EQ_U64(XPK(x->flag_totals[DPMON_TOTAL_INGRESS], SYN), 3);
+		CHECK_EQ_U64(XBY(x->flag_totals[DPMON_TOTAL_INGRESS], SYN), 3 * 54);
+		CHECK_EQ_U64(XPK(x->flag_totals[DPMON_TOTAL_EGRESS], SYN), 1);
+		CHECK_EQ_U64(XPK(x->flag_totals[DPMON_TOTAL_INTERNAL], SYN), 1);
+		CHECK_EQ_U64(XPK(x->flag_totals[DPMON_TOTAL_EXTERNAL], SYN), 0);
+		CHECK_EQ_U64(XPK(x->flag_totals[DPMON_TOTAL_INGRESS], FRAG), 1);
+		CHECK_EQ_U64(XBY(x->flag_totals[DPMON_TOTAL_INGRESS], FRAG), 42);
+		CHECK_EQ_U64(XPK(x->flag_totals[DPMON_TOTAL_EXTERNAL], FRAG), 1);
+		CHECK_EQ_U64(XPK(x->flag_totals[DPMON_TOTAL_EGRESS], FRAG), 0);
+		/* 10.1.0.1 and 10.1.2.5 have flag lines; nothing else does. */
+		CHECK_EQ_U64(x->n_flag_lines, 2);
 		CHECK_EQ_U64(x->stats.host_ext_full, 0);
 	}
 	m = dpmon_merge_create(cfg, c, g, lcores, 2, 0, hz);
@@ -268,8 +268,8 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 	s = dpmon_merge_run(m, 2 * hz, NULL, 0); /* a 2 s interval */
 	REQUIRE(s != NULL);
 	CHECK_EQ_U64(XPK(s->totals[DPMON_TOTAL_INGRESS], SYN), 6);
-	CHECK(fabs(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].pps - 3.0) < 1e-9);
-	CHECK(fabs(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].bps - 6 * 54 * 8 / 2.0) <
+	CHECK(fabs(s->totals[DPMON_TOTAL_INGRESS].flag[DPMON_FLAG_SYN].pps - 3.0) < 1e-9);
+	CHECK(fabs(s->totals[DPMON_TOTAL_INGRESS].flag[DPMON_FLAG_SYN].bps - 6 * 54 * 8 / 2.0) <
 	      1e-9);
 	CHECK_EQ_U64(XPK(s->totals[DPMON_TOTAL_EXTERNAL], FRAG), 2);
 	/* Not part of the total: the total is still the sum of the protocols. */
@@ -286,7 +286,7 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 	CHECK_EQ_U64(XBY(h->dir[DPMON_DIR_INGRESS], SYN), 6 * 54);
 	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_EGRESS], SYN), 0); /* its SYN+ACKs */
 	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_INGRESS], FRAG), 0);
-	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].x[DPMON_XCLASS_SYN].pps - 3.0) < 1e-9);
+	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flag[DPMON_FLAG_SYN].pps - 3.0) < 1e-9);
 	h = host(s, "10.1.2.5");
 	REQUIRE(h != NULL);
 	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_EGRESS], SYN), 2);
@@ -296,7 +296,7 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 	 * the subnet, and the subnets to the totals (no nesting overlap here:
 	 * each host is in exactly one subnet, its longest prefix). */
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
-		for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
+		for (int f = 0; f < DPMON_FLAG_MAX; f++) {
 			uint64_t sub_pk = 0, sub_by = 0;
 
 			for (uint32_t i = 0; i < s->n_subnets; i++) {
@@ -305,20 +305,20 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 				for (uint32_t j = 0; j < s->n_hosts; j++) {
 					if (host_i(s, j)->subnet != i)
 						continue;
-					hp += host_i(s, j)->dir[d].x[x].packets;
-					hb += host_i(s, j)->dir[d].x[x].bytes;
+					hp += host_i(s, j)->dir[d].flag[f].packets;
+					hb += host_i(s, j)->dir[d].flag[f].bytes;
 				}
-				CHECK_EQ_U64(hp, s->subnets[i].dir[d].x[x].packets);
-				CHECK_EQ_U64(hb, s->subnets[i].dir[d].x[x].bytes);
-				sub_pk += s->subnets[i].dir[d].x[x].packets;
-				sub_by += s->subnets[i].dir[d].x[x].bytes;
+				CHECK_EQ_U64(hp, s->subnets[i].dir[d].flag[f].packets);
+				CHECK_EQ_U64(hb, s->subnets[i].dir[d].flag[f].bytes);
+				sub_pk += s->subnets[i].dir[d].flag[f].packets;
+				sub_by += s->subnets[i].dir[d].flag[f].bytes;
 			}
 			CHECK_EQ_U64(sub_pk, s->totals[d == DPMON_DIR_INGRESS ? DPMON_TOTAL_INGRESS
 									       : DPMON_TOTAL_EGRESS]
-						     .x[x].packets);
+						     .flag[f].packets);
 			CHECK_EQ_U64(sub_by, s->totals[d == DPMON_DIR_INGRESS ? DPMON_TOTAL_INGRESS
 									       : DPMON_TOTAL_EGRESS]
-						     .x[x].bytes);
+						     .flag[f].bytes);
 		}
 	}
 	dpmon_snapshot_free(s);
@@ -327,9 +327,9 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 	REQUIRE(s != NULL);
 	h = host(s, "10.1.0.1");
 	CHECK(h != NULL && XPK(h->dir[DPMON_DIR_INGRESS], SYN) == 6 &&
-	      h->dir[DPMON_DIR_INGRESS].x[DPMON_XCLASS_SYN].pps == 0.0);
+	      h->dir[DPMON_DIR_INGRESS].flag[DPMON_FLAG_SYN].pps == 0.0);
 	CHECK_EQ_U64(XPK(s->totals[DPMON_TOTAL_INGRESS], SYN), 6);
-	CHECK(s->totals[DPMON_TOTAL_INGRESS].x[DPMON_XCLASS_SYN].pps == 0.0);
+	CHECK(s->totals[DPMON_TOTAL_INGRESS].flag[DPMON_FLAG_SYN].pps == 0.0);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);
 	for (int k = 0; k < 2; k++) {
@@ -339,8 +339,8 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 }
 
 /*
- * The extra line's counters are 32-bit low words too: a wrap there is
- * carried like the main line's; and when every extra line is taken a
+ * The flag line's counters are 32-bit low words too: a wrap there is
+ * carried like the main line's; and when every flag line is taken a
  * host's fragment/SYN update is counted in host_ext_full, nothing else.
  */
 static void
@@ -359,7 +359,7 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	uint32_t xi;
 
 	REQUIRE(c != NULL);
-	CHECK_EQ_U64(c->xcapacity, 8); /* capacity 8: at least 8 lines */
+	CHECK_EQ_U64(c->flag_capacity, 8); /* capacity 8: at least 8 lines */
 	p[0] = tcp4(ext, IP4(10, 1, 0, 1), 0x02);
 	dpmon_worker_burst(c, g, p, 1);
 	m = dpmon_merge_create(cfg, &c, &g, &lcore, 1, 0, hz);
@@ -367,10 +367,10 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	s = dpmon_merge_run(m, hz, NULL, 0);
 	REQUIRE(s != NULL);
 	dpmon_snapshot_free(s);
-	xi = c->meta[0].xidx;
+	xi = c->meta[0].flag_idx;
 	REQUIRE(xi == 1);
-	c->xhosts[xi - 1].packets[DPMON_DIR_INGRESS][DPMON_XCLASS_SYN] = UINT32_MAX;
-	c->xhosts[xi - 1].bytes[DPMON_DIR_INGRESS][DPMON_XCLASS_SYN] = UINT32_MAX - 9;
+	c->flag_lines[xi - 1].packets[DPMON_DIR_INGRESS][DPMON_FLAG_SYN] = UINT32_MAX;
+	c->flag_lines[xi - 1].bytes[DPMON_DIR_INGRESS][DPMON_FLAG_SYN] = UINT32_MAX - 9;
 	p[0] = tcp4(ext, IP4(10, 1, 0, 1), 0x02);
 	dpmon_worker_burst(c, g, p, 1);
 	CHECK_EQ_U64(c->carry_head, 2);
@@ -380,7 +380,7 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	REQUIRE(h != NULL);
 	CHECK_EQ_U64(XPK(h->dir[DPMON_DIR_INGRESS], SYN), 1ull << 32);
 	CHECK_EQ_U64(XBY(h->dir[DPMON_DIR_INGRESS], SYN), (1ull << 32) + 44);
-	/* The main line is untouched by the extra line's wrap. */
+	/* The main line is untouched by the flag line's wrap. */
 	CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].packets, 2);
 	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].pps - 1.0) < 1e-9);
 	dpmon_snapshot_free(s);
@@ -390,11 +390,11 @@ test_kinds_wrap_and_full(const struct dpmon_classifier *cls, const struct dpmon_
 	dpmon_worker_burst(c, g, p, (uint16_t)n);
 	CHECK_EQ_U64(c->n_hosts, 8);
 	CHECK_EQ_U64(c->stats.host_table_full, 1); /* 10.1.0.9: no entry */
-	CHECK_EQ_U64(c->n_xhosts, 8);
+	CHECK_EQ_U64(c->n_flag_lines, 8);
 	CHECK_EQ_U64(c->stats.host_ext_full, 0);
-	c->n_xhosts = 7; /* pretend one line is left short: the next host finds none */
-	c->xcapacity = 7;
-	c->meta[7].xidx = 0;
+	c->n_flag_lines = 7; /* pretend one line is left short: the next host finds none */
+	c->flag_capacity = 7;
+	c->meta[7].flag_idx = 0;
 	p[0] = frag4(ext, IP4(10, 1, 0, 8));
 	dpmon_worker_burst(c, g, p, 1);
 	CHECK_EQ_U64(c->stats.host_ext_full, 1);

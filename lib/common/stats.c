@@ -134,11 +134,11 @@ dpmon_total_name(enum dpmon_total t)
 }
 
 const char *
-dpmon_xclass_name(enum dpmon_xclass x)
+dpmon_flag_name(enum dpmon_flag x)
 {
-	static const char *const names[DPMON_XCLASS_MAX] = {
-		[DPMON_XCLASS_FRAG] = "fragments",
-		[DPMON_XCLASS_SYN] = "tcp_syn",
+	static const char *const names[DPMON_FLAG_MAX] = {
+		[DPMON_FLAG_FRAG] = "fragments",
+		[DPMON_FLAG_SYN] = "tcp_syn",
 	};
-	return name_of(names, DPMON_XCLASS_MAX, (unsigned)x);
+	return name_of(names, DPMON_FLAG_MAX, (unsigned)x);
 }

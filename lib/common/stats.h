@@ -2,7 +2,7 @@
  * stats.h — the vocabulary shared by the data path and the snapshot:
  * protocol classes, directions, the totals' categories, parse reasons
  * (frames not counted), anomalies (frames counted despite a malformed
- * header), the per-packet kinds reported separately (ip_stats) and the
+ * header), the per-flags reported separately (ip_stats) and the
  * tunnel kinds a port may decapsulate. No DPDK dependency.
  */
 #ifndef DPMON_STATS_H
@@ -28,16 +28,16 @@ enum dpmon_dir {
 };
 
 /**
- * Packet kinds counted besides the protocol class (a packet may be in
- * both, or in neither): IPv4/IPv6 fragments (first or not) and TCP
- * connection requests (SYN set, ACK clear). Rare in normal traffic, so the
- * per-host counters of these kinds live in a separate, lazily assigned
- * line (counters.h).
+ * Flags: what a packet is counted by besides its protocol class (a packet
+ * may have both flags, or neither): IPv4/IPv6 fragments (first or not) and
+ * TCP connection requests (SYN set, ACK clear). Rare in normal traffic, so
+ * the per-host counters of the flags live in a separate, lazily assigned
+ * flag line (counters.h). A set of flags is a mask of 1 << enum dpmon_flag.
  */
-enum dpmon_xclass {
-	DPMON_XCLASS_FRAG, /**< "fragments" */
-	DPMON_XCLASS_SYN,  /**< "tcp_syn" */
-	DPMON_XCLASS_MAX
+enum dpmon_flag {
+	DPMON_FLAG_FRAG, /**< "fragments" */
+	DPMON_FLAG_SYN,  /**< "tcp_syn" */
+	DPMON_FLAG_MAX
 };
 
 /** Categories of the totals. A packet counts in every one that applies. */
@@ -144,7 +144,7 @@ const char *dpmon_tunnel_name(unsigned bit);
 const char *dpmon_proto_name(enum dpmon_proto p);
 
 /** API name of a packet kind: "fragments", "tcp_syn". */
-const char *dpmon_xclass_name(enum dpmon_xclass x);
+const char *dpmon_flag_name(enum dpmon_flag x);
 
 /** Name of a direction ("ingress", "egress"). */
 const char *dpmon_dir_name(enum dpmon_dir d);

@@ -50,7 +50,7 @@ dpmon_core_create(const char *tag, uint32_t capacity, int socket_id)
 		return NULL;
 	}
 	c->capacity = capacity;
-	c->xcapacity = capacity / 4 < 8 ? 8 : capacity / 4;
+	c->flag_capacity = capacity / 4 < 8 ? 8 : capacity / 4;
 	c->bucket_mask = nb - 1;
 	c->epoch = c->worker_epoch = c->merge_epoch = 1;
 	c->hosts = rte_zmalloc_socket("dpmon_hosts", sizeof(*c->hosts) * capacity,
@@ -59,7 +59,7 @@ dpmon_core_create(const char *tag, uint32_t capacity, int socket_id)
 				     RTE_CACHE_LINE_SIZE, socket_id);
 	c->buckets = rte_zmalloc_socket("dpmon_host_index", sizeof(*c->buckets) * nb,
 					RTE_CACHE_LINE_SIZE, socket_id);
-	c->xhosts = rte_zmalloc_socket("dpmon_host_x", sizeof(*c->xhosts) * c->xcapacity,
+	c->flag_lines = rte_zmalloc_socket("dpmon_host_flag", sizeof(*c->flag_lines) * c->flag_capacity,
 				       RTE_CACHE_LINE_SIZE, socket_id);
 	c->flow_tot = rte_zmalloc_socket("dpmon_flow_tot", sizeof(*c->flow_tot) * DPMON_DIR_MAX,
 					 RTE_CACHE_LINE_SIZE, socket_id);
@@ -71,7 +71,7 @@ dpmon_core_create(const char *tag, uint32_t capacity, int socket_id)
 				    RTE_CACHE_LINE_SIZE, socket_id);
 	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
 				      RTE_CACHE_LINE_SIZE, socket_id);
-	if (!c->hosts || !c->meta || !c->xhosts || !c->buckets || !c->flow_tot || !c->hsk ||
+	if (!c->hosts || !c->meta || !c->flag_lines || !c->buckets || !c->flow_tot || !c->hsk ||
 	    !c->flow_pool || !c->carry) {
 		dpmon_core_free(c);
 		rte_errno = ENOMEM;
@@ -87,7 +87,7 @@ dpmon_core_free(struct dpmon_core *c)
 		return;
 	rte_free(c->hosts);
 	rte_free(c->meta);
-	rte_free(c->xhosts);
+	rte_free(c->flag_lines);
 	rte_free(c->flow_tot);
 	rte_free(c->hsk);
 	rte_free(c->flow_pool);
@@ -101,7 +101,7 @@ dpmon_core_bytes(const struct dpmon_core *c)
 {
 	return sizeof(*c) +
 	       (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
-	       sizeof(*c->xhosts) * c->xcapacity +
+	       sizeof(*c->flag_lines) * c->flag_capacity +
 	       sizeof(*c->flow_tot) * DPMON_DIR_MAX +
 	       sizeof(*c->hsk) * DPMON_HOST_SKETCHES +
 	       sizeof(*c->flow_pool) * DPMON_FLOW_POOL +
@@ -188,39 +188,39 @@ dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, uint32_t *pk_word, uint
 }
 
 void
-dpmon_host_xadd(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned xmask, uint32_t len)
+dpmon_host_flag_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned flag_mask, uint32_t len)
 {
-	uint32_t xi = c->meta[idx].xidx;
-	struct dpmon_host_xctr *h;
+	uint32_t xi = c->meta[idx].flag_idx;
+	struct dpmon_host_flag_ctr *h;
 
 	if (xi == 0) {
-		if (c->n_xhosts >= c->xcapacity) {
+		if (c->n_flag_lines >= c->flag_capacity) {
 			dpmon_count_inc(&c->stats.host_ext_full, 1);
 			return;
 		}
-		xi = ++c->n_xhosts;
-		/* The line is zero (rte_zmalloc); the merge reads xidx after the
+		xi = ++c->n_flag_lines;
+		/* The line is zero (rte_zmalloc); the merge reads flag_idx after the
 		 * acquire of stats.packets, which this burst stores later. */
-		__atomic_store_n(&c->meta[idx].xidx, xi, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->meta[idx].flag_idx, xi, __ATOMIC_RELAXED);
 	}
-	h = &c->xhosts[xi - 1];
-	for (unsigned x = 0; x < DPMON_XCLASS_MAX; x++) {
+	h = &c->flag_lines[xi - 1];
+	for (unsigned f = 0; f < DPMON_FLAG_MAX; f++) {
 		uint32_t old, pk, by, s;
 
-		if (!(xmask & (1u << x)))
+		if (!(flag_mask & (1u << f)))
 			continue;
-		old = h->bytes[d][x];
-		pk = h->packets[d][x] + 1;
+		old = h->bytes[d][f];
+		pk = h->packets[d][f] + 1;
 		by = old + len;
 		if (unlikely(pk == 0 || by < old)) {
-			s = dpmon_host_xslot(d, x);
-			dpmon_core_host_wrap(c, idx, &h->packets[d][x], &h->bytes[d][x], s,
-					     s + DPMON_DIR_MAX * DPMON_XCLASS_MAX, pk, by, pk == 0,
+			s = dpmon_host_flag_slot(d, f);
+			dpmon_core_host_wrap(c, idx, &h->packets[d][f], &h->bytes[d][f], s,
+					     s + DPMON_DIR_MAX * DPMON_FLAG_MAX, pk, by, pk == 0,
 					     by < old);
 			continue;
 		}
-		__atomic_store_n(&h->packets[d][x], pk, __ATOMIC_RELAXED);
-		__atomic_store_n(&h->bytes[d][x], by, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->packets[d][f], pk, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->bytes[d][f], by, __ATOMIC_RELAXED);
 	}
 }
 

@@ -6,13 +6,13 @@
  * belong to its generation, worker.h, not to the core): a
  * bucketised hash index (address → dense entry index) over three arrays,
  *   meta[i]    address, subnet, the merge epoch of the last update, the
- *              entry's extra line, if any, and the bitmaps of its distinct
+ *              entry's flag line, if any, and the bitmaps of its distinct
  *              flows and peers in that epoch (one cache line, 64 B),
  *   hosts[i]   sixteen 32-bit counters, one cache line (64 B),
  * so one host update touches the index bucket, the entry's meta (the key
  * compare needs it anyway) and one counter line. Fragments and TCP SYNs
  * (SYN set, ACK clear) are rare in normal traffic: their eight 32-bit
- * counters per host live in a separate array of 32-byte lines (xhosts),
+ * counters per host live in a separate array of 32-byte lines (flag_lines),
  * assigned to a host at its first such packet, with room for a quarter of
  * the entries (host_ext_full counts the updates that found it full). A
  * normal packet never touches it. A host direction with many flows in an
@@ -73,17 +73,17 @@ struct dpmon_dir_ctr {
 };
 
 /** One direction, per packet kind (fragments, tcp_syn). 32 bytes. */
-struct dpmon_xdir_ctr {
-	struct dpmon_ctr x[DPMON_XCLASS_MAX];
+struct dpmon_flag_ctr {
+	struct dpmon_ctr flag[DPMON_FLAG_MAX];
 };
 
 /**
  * Ingress and egress of one subnet: the protocol classes in the first two
- * cache lines (every packet), the packet kinds in the third (rare packets).
+ * cache lines (every packet), the flags in the third (rare packets).
  */
 struct dpmon_pair_ctr {
 	struct dpmon_dir_ctr dir[DPMON_DIR_MAX];
-	struct dpmon_xdir_ctr xdir[DPMON_DIR_MAX];
+	struct dpmon_flag_ctr flags[DPMON_DIR_MAX];
 } __rte_cache_aligned;
 
 /** Counters of one host in one worker table: low 32 bits, one cache line. */
@@ -96,15 +96,15 @@ struct dpmon_host_ctr {
  * Extra counters of one host in one worker table (fragments, tcp_syn): low
  * 32 bits, half a cache line, assigned at the host's first such packet.
  */
-struct dpmon_host_xctr {
-	uint32_t packets[DPMON_DIR_MAX][DPMON_XCLASS_MAX];
-	uint32_t bytes[DPMON_DIR_MAX][DPMON_XCLASS_MAX];
+struct dpmon_host_flag_ctr {
+	uint32_t packets[DPMON_DIR_MAX][DPMON_FLAG_MAX];
+	uint32_t bytes[DPMON_DIR_MAX][DPMON_FLAG_MAX];
 } __rte_aligned(32);
 
 /** Slots of the main line (packets then bytes), as named in carry records. */
 #define DPMON_HOST_BASE_SLOTS (2 * DPMON_DIR_MAX * DPMON_PROTO_MAX)
-/** All counter slots of a host entry: main line, then the extra line. */
-#define DPMON_HOST_SLOTS (DPMON_HOST_BASE_SLOTS + 2 * DPMON_DIR_MAX * DPMON_XCLASS_MAX)
+/** All counter slots of a host entry: main line, then the flag line. */
+#define DPMON_HOST_SLOTS (DPMON_HOST_BASE_SLOTS + 2 * DPMON_DIR_MAX * DPMON_FLAG_MAX)
 
 /** Slot of packets[d][p] (bytes: + DPMON_HOST_BASE_SLOTS / 2). */
 static inline uint32_t
@@ -113,15 +113,15 @@ dpmon_host_slot(unsigned d, unsigned p)
 	return d * DPMON_PROTO_MAX + p;
 }
 
-/** Slot of the extra line's packets[d][x] (bytes: + DPMON_DIR_MAX * DPMON_XCLASS_MAX). */
+/** Slot of the flag line's packets[d][f] (bytes: + DPMON_DIR_MAX * DPMON_FLAG_MAX). */
 static inline uint32_t
-dpmon_host_xslot(unsigned d, unsigned x)
+dpmon_host_flag_slot(unsigned d, unsigned f)
 {
-	return DPMON_HOST_BASE_SLOTS + d * DPMON_XCLASS_MAX + x;
+	return DPMON_HOST_BASE_SLOTS + d * DPMON_FLAG_MAX + f;
 }
 
 /**
- * Identity of a host entry, the epoch of its last update, its extra line,
+ * Identity of a host entry, the epoch of its last update, its flag line,
  * and its distinct flows and peers of that epoch. One cache line (64 B).
  *
  * Flows and peers per direction: a 64-bit linear-counting bitmap each (bit
@@ -139,7 +139,7 @@ struct dpmon_host_meta {
 	struct dpmon_addr addr;
 	uint32_t subnet; /**< subnet index (LPM result) */
 	uint32_t epoch;  /**< merge epoch of the last update; 0 = never updated (release/acquire) */
-	uint32_t xidx;   /**< index + 1 into xhosts; 0 = none yet (relaxed store/load) */
+	uint32_t flag_idx;   /**< index + 1 into flag_lines; 0 = none yet (relaxed store/load) */
 	/** Per direction: promoted sketch slot + 1 in this epoch; 0 = none;
 	 *  DPMON_HSK_NONE = the pool was empty (release/acquire). */
 	uint16_t hsk[DPMON_DIR_MAX];
@@ -255,7 +255,7 @@ struct dpmon_core_stats {
 	uint64_t carry_lost;      /**< carries dropped on a full ring (never expected) */
 	uint64_t anomalies[DPMON_ANOM_MAX]; /**< IP packets counted, by anomaly noted */
 	uint64_t ip_stats[DPMON_IPSTAT_MAX]; /**< IP packets counted, by kind */
-	/** fragment/SYN host updates lost because the extra lines were all taken */
+	/** fragment/SYN host updates lost because the flag lines were all taken */
 	uint64_t host_ext_full;
 	/**
 	 * host directions not promoted to a full flow sketch because the
@@ -269,10 +269,10 @@ struct dpmon_core_stats {
 struct dpmon_core {
 	struct dpmon_core_stats stats __rte_cache_aligned;
 	struct dpmon_dir_ctr totals[DPMON_TOTAL_MAX] __rte_cache_aligned;
-	struct dpmon_xdir_ctr xtotals[DPMON_TOTAL_MAX] __rte_cache_aligned;
+	struct dpmon_flag_ctr flag_totals[DPMON_TOTAL_MAX] __rte_cache_aligned;
 	struct dpmon_host_ctr *hosts;      /**< capacity entries, dense from 0 */
 	struct dpmon_host_meta *meta;      /**< capacity entries */
-	struct dpmon_host_xctr *xhosts;    /**< xcapacity extra lines, dense from 0 */
+	struct dpmon_host_flag_ctr *flag_lines;    /**< flag_capacity flag lines, dense from 0 */
 	struct dpmon_host_bucket *buckets; /**< bucket_mask + 1 buckets */
 	uint32_t *carry;                   /**< DPMON_CARRY_RING records: entry * SLOTS + slot */
 	/** Flow sketches of the totals, [DPMON_DIR_MAX] (ingress, egress). */
@@ -291,8 +291,8 @@ struct dpmon_core {
 	uint32_t bucket_mask;
 	uint32_t n_hosts;                  /**< entries in use (release/acquire) */
 	uint32_t capacity;
-	uint32_t n_xhosts;                 /**< extra lines assigned (worker only) */
-	uint32_t xcapacity;                /**< capacity / 4 (at least 8) */
+	uint32_t n_flag_lines;                 /**< flag lines assigned (worker only) */
+	uint32_t flag_capacity;                /**< capacity / 4 (at least 8) */
 	uint32_t epoch;                    /**< worker's copy of worker_epoch */
 	unsigned lcore_id;
 	/* Written by the worker, read by the merge. */
@@ -353,7 +353,7 @@ dpmon_count_read32(const uint32_t *v)
 
 /**
  * Record the wrap of host counters (slow path of dpmon_host_add and
- * dpmon_host_xadd): stores the new low words @p packets into @p pk_word
+ * dpmon_host_flag_add): stores the new low words @p packets into @p pk_word
  * and @p bytes into @p by_word and pushes one carry record per wrapped
  * word (entry @p idx, slot @p pk_slot or @p by_slot) inside wrap_seq.
  * Owning worker lcore only.
@@ -387,12 +387,12 @@ dpmon_host_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p, uint3
 }
 
 /**
- * Count one packet of @p len bytes of the kinds in @p xmask (bit x =
- * enum dpmon_xclass x) for entry @p idx, direction @p d, in its extra line
+ * Count one packet of @p len bytes of the flags in @p flag_mask (bit f =
+ * enum dpmon_flag f) for entry @p idx, direction @p d, in its flag line
  * (assigned now if it has none; host_ext_full when none is left). Not
  * inline: only fragments and SYNs come here. Owning worker lcore only.
  */
-void dpmon_host_xadd(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned xmask,
+void dpmon_host_flag_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned flag_mask,
 		     uint32_t len);
 
 /**

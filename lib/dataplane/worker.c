@@ -51,7 +51,7 @@
 /* Per-burst working set, on the worker's stack. */
 struct burst_ctx {
 	struct dpmon_pkt pkt[DPMON_MAX_BURST];
-	uint8_t xmask[DPMON_MAX_BURST]; /* packet kinds: bit DPMON_XCLASS_* (fragment, SYN) */
+	uint8_t flag_mask[DPMON_MAX_BURST]; /* flags: bit DPMON_FLAG_* (fragment, SYN) */
 	uint64_t fhash[DPMON_MAX_BURST]; /* 5-tuple hash of counted packets with a monitored side */
 	struct dpmon_flow_sketch *fsk[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet sketches, NULL = none */
 	uint32_t sub[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet of dst (ingress) and src (egress) */
@@ -114,7 +114,7 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 		}
 		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
 		b->reasons[r]++;
-		b->xmask[i] = 0;
+		b->flag_mask[i] = 0;
 		if (r != DPMON_REASON_OK) {
 			p->family = 0;
 			continue;
@@ -122,9 +122,9 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 ||
 			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)) {
 			count_notes(core, p);
-			b->xmask[i] = (uint8_t)((p->fragment ? 1u << DPMON_XCLASS_FRAG : 0) |
+			b->flag_mask[i] = (uint8_t)((p->fragment ? 1u << DPMON_FLAG_FRAG : 0) |
 						((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) ==
-							 DPMON_TCP_SYN ? 1u << DPMON_XCLASS_SYN : 0));
+							 DPMON_TCP_SYN ? 1u << DPMON_FLAG_SYN : 0));
 		}
 		if (p->family == 4) {
 			b->a4[2 * b->n_v4] = p->dst4;
@@ -238,24 +238,24 @@ sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf 
 
 /* Fragments and SYNs of packet @p i for the totals and subnets (rare). */
 static void __rte_noinline
-count_kinds(struct dpmon_core *core, struct dpmon_pair_ctr *subnets, unsigned xmask, uint32_t in,
+count_flags(struct dpmon_core *core, struct dpmon_pair_ctr *subnets, unsigned flag_mask, uint32_t in,
 	    uint32_t out, uint64_t len)
 {
-	for (unsigned x = 0; x < DPMON_XCLASS_MAX; x++) {
-		if (!(xmask & (1u << x)))
+	for (unsigned f = 0; f < DPMON_FLAG_MAX; f++) {
+		if (!(flag_mask & (1u << f)))
 			continue;
 		if (in != DPMON_NO_SUBNET) {
-			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_INGRESS].x[x], len);
-			dpmon_ctr_add(&subnets[in].xdir[DPMON_DIR_INGRESS].x[x], len);
+			dpmon_ctr_add(&core->flag_totals[DPMON_TOTAL_INGRESS].flag[f], len);
+			dpmon_ctr_add(&subnets[in].flags[DPMON_DIR_INGRESS].flag[f], len);
 		}
 		if (out != DPMON_NO_SUBNET) {
-			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_EGRESS].x[x], len);
-			dpmon_ctr_add(&subnets[out].xdir[DPMON_DIR_EGRESS].x[x], len);
+			dpmon_ctr_add(&core->flag_totals[DPMON_TOTAL_EGRESS].flag[f], len);
+			dpmon_ctr_add(&subnets[out].flags[DPMON_DIR_EGRESS].flag[f], len);
 		}
 		if (in != DPMON_NO_SUBNET && out != DPMON_NO_SUBNET)
-			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_INTERNAL].x[x], len);
+			dpmon_ctr_add(&core->flag_totals[DPMON_TOTAL_INTERNAL].flag[f], len);
 		else if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET)
-			dpmon_ctr_add(&core->xtotals[DPMON_TOTAL_EXTERNAL].x[x], len);
+			dpmon_ctr_add(&core->flag_totals[DPMON_TOTAL_EXTERNAL].flag[f], len);
 	}
 }
 
@@ -329,8 +329,8 @@ count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct bur
 			continue;
 		in = b->sub[i][DPMON_DIR_INGRESS];
 		out = b->sub[i][DPMON_DIR_EGRESS];
-		if (unlikely(b->xmask[i] != 0))
-			count_kinds(core, subnets, b->xmask[i], in, out, len);
+		if (unlikely(b->flag_mask[i] != 0))
+			count_flags(core, subnets, b->flag_mask[i], in, out, len);
 		if (in == DPMON_NO_SUBNET && out == DPMON_NO_SUBNET) {
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EXTERNAL].proto[p->proto], len);
 			continue;
@@ -468,8 +468,8 @@ host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 		}
 		dpmon_host_touch(core, (uint32_t)idx);
 		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->pkt[i].len);
-		if (unlikely(b->xmask[i] != 0))
-			dpmon_host_xadd(core, (uint32_t)idx, d, b->xmask[i], b->pkt[i].len);
+		if (unlikely(b->flag_mask[i] != 0))
+			dpmon_host_flag_add(core, (uint32_t)idx, d, b->flag_mask[i], b->pkt[i].len);
 		dpmon_host_flow_add(core, (uint32_t)idx, d, b->fhash[i], peer_hash(b, i, d));
 	}
 }

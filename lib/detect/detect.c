@@ -300,8 +300,8 @@ metric_value(const struct dpmon_dir_stats *s, int m)
 	case DPMON_METRIC_UDP_BPS: return s->avg_proto_bps[DPMON_PROTO_UDP];
 	case DPMON_METRIC_ICMP_PPS: return s->avg_proto_pps[DPMON_PROTO_ICMP];
 	case DPMON_METRIC_ICMP_BPS: return s->avg_proto_bps[DPMON_PROTO_ICMP];
-	case DPMON_METRIC_TCP_SYN_PPS: return s->avg_x_pps[DPMON_XCLASS_SYN];
-	case DPMON_METRIC_FRAGMENTS_PPS: return s->avg_x_pps[DPMON_XCLASS_FRAG];
+	case DPMON_METRIC_TCP_SYN_PPS: return s->avg_flag_pps[DPMON_FLAG_SYN];
+	case DPMON_METRIC_FRAGMENTS_PPS: return s->avg_flag_pps[DPMON_FLAG_FRAG];
 	default: return 0;
 	}
 }
@@ -319,9 +319,9 @@ attack_type(const struct dpmon_dir_stats *s)
 
 	if (!(p > 0))
 		return DPMON_ATTACK_UNKNOWN;
-	if (s->x[DPMON_XCLASS_SYN].pps > ATTACK_SHARE * p)
+	if (s->flag[DPMON_FLAG_SYN].pps > ATTACK_SHARE * p)
 		return DPMON_ATTACK_SYN_FLOOD;
-	if (s->x[DPMON_XCLASS_FRAG].pps > ATTACK_SHARE * p)
+	if (s->flag[DPMON_FLAG_FRAG].pps > ATTACK_SHARE * p)
 		return DPMON_ATTACK_FRAGMENT_FLOOD;
 	if (s->proto[DPMON_PROTO_UDP].pps > ATTACK_SHARE * p)
 		return DPMON_ATTACK_UDP_FLOOD;

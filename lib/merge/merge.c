@@ -278,8 +278,8 @@ rate_of(struct dpmon_rate *r, const struct dpmon_ctr *cur, const struct dpmon_ct
 
 void
 merge_dir_stats(struct dpmon_dir_stats *out, const struct dpmon_dir_ctr *cur,
-		const struct dpmon_xdir_ctr *xcur, const struct dpmon_dir_ctr *prev,
-		const struct dpmon_xdir_ctr *xprev, double dt)
+		const struct dpmon_flag_ctr *flag_cur, const struct dpmon_dir_ctr *prev,
+		const struct dpmon_flag_ctr *flag_prev, double dt)
 {
 	memset(&out->total, 0, sizeof(out->total));
 	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
@@ -291,8 +291,8 @@ merge_dir_stats(struct dpmon_dir_stats *out, const struct dpmon_dir_ctr *cur,
 		out->total.pps += r->pps;
 		out->total.bps += r->bps;
 	}
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
-		rate_of(&out->x[x], &xcur->x[x], &xprev->x[x], dt);
+	for (int f = 0; f < DPMON_FLAG_MAX; f++)
+		rate_of(&out->flag[f], &flag_cur->flag[f], &flag_prev->flag[f], dt);
 }
 
 void
@@ -311,9 +311,9 @@ merge_avg_update(const struct dpmon_merge *m, struct dpmon_dir_stats *d, struct 
 		d->avg_proto_pps[p] = a->proto_pps[p];
 		d->avg_proto_bps[p] = a->proto_bps[p];
 	}
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
-		a->x_pps[x] = dpmon_ewma_step(a->x_pps[x] * k, d->x[x].pps, alpha);
-		d->avg_x_pps[x] = a->x_pps[x];
+	for (int f = 0; f < DPMON_FLAG_MAX; f++) {
+		a->flag_pps[f] = dpmon_ewma_step(a->flag_pps[f] * k, d->flag[f].pps, alpha);
+		d->avg_flag_pps[f] = a->flag_pps[f];
 	}
 }
 
@@ -326,23 +326,23 @@ static void
 fill_totals(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 {
 	struct dpmon_dir_ctr cur[DPMON_TOTAL_MAX];
-	struct dpmon_xdir_ctr xcur[DPMON_TOTAL_MAX];
+	struct dpmon_flag_ctr flag_cur[DPMON_TOTAL_MAX];
 
 	memset(cur, 0, sizeof(cur));
-	memset(xcur, 0, sizeof(xcur));
+	memset(flag_cur, 0, sizeof(flag_cur));
 	for (unsigned c = 0; c < m->workers.n; c++) {
 		for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
 			dir_read_add(&cur[t], &m->workers.core[c]->totals[t]);
-			xdir_read_add(&xcur[t], &m->workers.core[c]->xtotals[t]);
+			flag_read_add(&flag_cur[t], &m->workers.core[c]->flag_totals[t]);
 		}
 	}
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
-		merge_dir_stats(&s->totals[t], &cur[t], &xcur[t], &m->totals.prev[t],
-				&m->totals.xprev[t], dt);
+		merge_dir_stats(&s->totals[t], &cur[t], &flag_cur[t], &m->totals.prev[t],
+				&m->totals.flag_prev[t], dt);
 		merge_avg_update(m, &s->totals[t], &m->totals.avg[t], 1.0);
 	}
 	memcpy(m->totals.prev, cur, sizeof(cur));
-	memcpy(m->totals.xprev, xcur, sizeof(xcur));
+	memcpy(m->totals.flag_prev, flag_cur, sizeof(flag_cur));
 }
 
 /*
@@ -368,8 +368,8 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 		ss->prefix = m->cfg->subnets[i].prefix;
 		memcpy(ss->name, m->cfg->subnets[i].name, sizeof(ss->name));
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
-			merge_dir_stats(&ss->dir[d], &sn->cur[i].dir[d], &sn->cur[i].xdir[d],
-					&sn->prev[i].dir[d], &sn->prev[i].xdir[d], dt);
+			merge_dir_stats(&ss->dir[d], &sn->cur[i].dir[d], &sn->cur[i].flags[d],
+					&sn->prev[i].dir[d], &sn->prev[i].flags[d], dt);
 			merge_avg_update(m, &ss->dir[d], &sn->avg[i].d[d], 1.0);
 		}
 	}

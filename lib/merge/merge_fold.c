@@ -114,7 +114,7 @@ entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pai
 {
 	const struct dpmon_core *core = m->workers.core[c];
 	const struct dpmon_host_ctr *h = &core->hosts[idx];
-	uint32_t xi = __atomic_load_n(&core->meta[idx].xidx, __ATOMIC_RELAXED);
+	uint32_t xi = __atomic_load_n(&core->meta[idx].flag_idx, __ATOMIC_RELAXED);
 	uint32_t ci = m->workers.map[c].carry[idx];
 	const struct carry_hi *hi = ci ? &m->fold.carries[ci - 1] : NULL;
 
@@ -135,19 +135,19 @@ entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pai
 	if (xi == 0)
 		return;
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
-		const struct dpmon_host_xctr *x = &core->xhosts[xi - 1];
+		const struct dpmon_host_flag_ctr *x = &core->flag_lines[xi - 1];
 
-		for (int k = 0; k < DPMON_XCLASS_MAX; k++) {
-			uint32_t s = dpmon_host_xslot((unsigned)d, (unsigned)k);
+		for (int k = 0; k < DPMON_FLAG_MAX; k++) {
+			uint32_t s = dpmon_host_flag_slot((unsigned)d, (unsigned)k);
 			uint64_t pk = dpmon_count_read32(&x->packets[d][k]);
 			uint64_t by = dpmon_count_read32(&x->bytes[d][k]);
 
 			if (hi != NULL) {
 				pk += (uint64_t)hi->hi[s] << 32;
-				by += (uint64_t)hi->hi[s + DPMON_DIR_MAX * DPMON_XCLASS_MAX] << 32;
+				by += (uint64_t)hi->hi[s + DPMON_DIR_MAX * DPMON_FLAG_MAX] << 32;
 			}
-			dst->xdir[d].x[k].packets += pk;
-			dst->xdir[d].x[k].bytes += by;
+			dst->flags[d].flag[k].packets += pk;
+			dst->flags[d].flag[k].bytes += by;
 		}
 	}
 }

@@ -60,11 +60,11 @@ struct carry_hi {
 	uint32_t hi[DPMON_HOST_SLOTS];
 };
 
-/* State of the averages of one direction (rates.h): total, protocols, kinds. */
+/* State of the averages of one direction (rates.h): total, protocols, flags. */
 struct avg_dir {
 	double pps, bps;
 	double proto_pps[DPMON_PROTO_MAX], proto_bps[DPMON_PROTO_MAX];
-	double x_pps[DPMON_XCLASS_MAX];
+	double flag_pps[DPMON_FLAG_MAX];
 };
 
 /* State of the averages of one direction pair. */
@@ -170,7 +170,7 @@ struct merge_subnets {
 /* The totals (DPMON_TOTAL_*), summed over the workers. */
 struct merge_totals {
 	struct dpmon_dir_ctr prev[DPMON_TOTAL_MAX];   /**< cumulative counters, previous merge */
-	struct dpmon_xdir_ctr xprev[DPMON_TOTAL_MAX]; /**< the same of the packet kinds */
+	struct dpmon_flag_ctr flag_prev[DPMON_TOTAL_MAX]; /**< the same of the flags */
 	struct avg_dir avg[DPMON_TOTAL_MAX];          /**< averages */
 };
 
@@ -231,30 +231,30 @@ dir_read_add(struct dpmon_dir_ctr *dst, const struct dpmon_dir_ctr *src)
 	}
 }
 
-/* The same of the packet kinds of one direction. */
+/* The same of the flags of one direction. */
 static inline void
-xdir_read_add(struct dpmon_xdir_ctr *dst, const struct dpmon_xdir_ctr *src)
+flag_read_add(struct dpmon_flag_ctr *dst, const struct dpmon_flag_ctr *src)
 {
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++) {
-		dst->x[x].packets += dpmon_count_read(&src->x[x].packets);
-		dst->x[x].bytes += dpmon_count_read(&src->x[x].bytes);
+	for (int f = 0; f < DPMON_FLAG_MAX; f++) {
+		dst->flag[f].packets += dpmon_count_read(&src->flag[f].packets);
+		dst->flag[f].bytes += dpmon_count_read(&src->flag[f].bytes);
 	}
 }
 
-/* The same of both directions, protocols and packet kinds. */
+/* The same of both directions, protocols and flags. */
 static inline void
 pair_read_add(struct dpmon_pair_ctr *dst, const struct dpmon_pair_ctr *src)
 {
 	dir_read_add(&dst->dir[0], &src->dir[0]);
 	dir_read_add(&dst->dir[1], &src->dir[1]);
-	xdir_read_add(&dst->xdir[0], &src->xdir[0]);
-	xdir_read_add(&dst->xdir[1], &src->xdir[1]);
+	flag_read_add(&dst->flags[0], &src->flags[0]);
+	flag_read_add(&dst->flags[1], &src->flags[1]);
 }
 
 /**
  * Cumulative values and rates of one direction into @p out (its averages
  * untouched): each protocol class's, from @p cur and @p prev, their sum,
- * and each packet kind's, from @p xcur and @p xprev; rates per second over
+ * and each packet kind's, from @p flag_cur and @p flag_prev; rates per second over
  * @p dt seconds, bps in bits.
  *
  * In merge.c, a call from record_write (once per direction of each
@@ -263,8 +263,8 @@ pair_read_add(struct dpmon_pair_ctr *dst, const struct dpmon_pair_ctr *src)
  * then took 19 % more instructions (callgrind, 20 000 hosts x 4 tables).
  */
 void merge_dir_stats(struct dpmon_dir_stats *out, const struct dpmon_dir_ctr *cur,
-		     const struct dpmon_xdir_ctr *xcur, const struct dpmon_dir_ctr *prev,
-		     const struct dpmon_xdir_ctr *xprev, double dt);
+		     const struct dpmon_flag_ctr *flag_cur, const struct dpmon_dir_ctr *prev,
+		     const struct dpmon_flag_ctr *flag_prev, double dt);
 
 /**
  * Step the averages @p a, first scaled by @p k (a host's, decayed to the

@@ -46,8 +46,8 @@ avg_scale(struct avg_dir *a, double k)
 		a->proto_pps[p] *= k;
 		a->proto_bps[p] *= k;
 	}
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
-		a->x_pps[x] *= k;
+	for (int f = 0; f < DPMON_FLAG_MAX; f++)
+		a->flag_pps[f] *= k;
 }
 
 /*
@@ -145,8 +145,8 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	h->seq = m->seq;
 	h->t_s = m->clock.t_now;
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
-		merge_dir_stats(&h->dir[d], &cur->dir[d], &cur->xdir[d], &prev->dir[d],
-				&prev->xdir[d], dt);
+		merge_dir_stats(&h->dir[d], &cur->dir[d], &cur->flags[d], &prev->dir[d],
+				&prev->flags[d], dt);
 		merge_avg_update(m, &h->dir[d], &avg->a.d[d], k);
 		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
 		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;

@@ -260,8 +260,8 @@ dpmon_snap_host_dir(const struct dpmon_snapshot *s, const struct dpmon_snap_host
 	tmp->total.pps = tmp->total.bps = 0;
 	for (int p = 0; p < DPMON_PROTO_MAX; p++)
 		tmp->proto[p].pps = tmp->proto[p].bps = 0;
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
-		tmp->x[x].pps = tmp->x[x].bps = 0;
+	for (int f = 0; f < DPMON_FLAG_MAX; f++)
+		tmp->flag[f].pps = tmp->flag[f].bps = 0;
 	dpmon_dir_avgs_scale(tmp, k);
 	tmp->flows = tmp->peers = 0;
 	return tmp;

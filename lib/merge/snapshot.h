@@ -51,13 +51,13 @@ struct dpmon_rate {
 };
 
 /**
- * One direction: the total, each protocol class, and the packet kinds
+ * One direction: the total, each protocol class, and the flags
  * counted besides (fragments, tcp_syn: not part of the total's sum).
  */
 struct dpmon_dir_stats {
 	struct dpmon_rate total;
 	struct dpmon_rate proto[DPMON_PROTO_MAX];
-	struct dpmon_rate x[DPMON_XCLASS_MAX];
+	struct dpmon_rate flag[DPMON_FLAG_MAX];
 	/**
 	 * Exponentially weighted moving averages of total.pps and total.bps
 	 * (time constant average_time_constant_ms, measured intervals: rates.h).
@@ -65,11 +65,11 @@ struct dpmon_dir_stats {
 	double avg_pps, avg_bps;
 	/**
 	 * The same averages of proto[p].pps and proto[p].bps, and of
-	 * x[k].pps (fragments, tcp_syn): what detection thresholds compare
+	 * flag[k].pps (fragments, tcp_syn): what detection thresholds compare
 	 * with (docs/detection.md).
 	 */
 	double avg_proto_pps[DPMON_PROTO_MAX], avg_proto_bps[DPMON_PROTO_MAX];
-	double avg_x_pps[DPMON_XCLASS_MAX];
+	double avg_flag_pps[DPMON_FLAG_MAX];
 	/**
 	 * Distinct 5-tuples seen in the last interval (HyperLogLog estimate,
 	 * or linear counting for a host's first ones: counters.h); -1 when not
@@ -135,7 +135,7 @@ struct dpmon_snap_worker {
 	uint64_t bursts;          /**< rx bursts that returned at least one mbuf */
 	uint64_t host_table_full; /**< host updates lost to a full table (a packet between two monitored hosts is two updates) */
 	uint64_t host_v4mapped;   /**< IPv6 host updates skipped: IPv4-mapped address */
-	uint64_t host_ext_full;   /**< fragment/SYN host updates lost: no extra line left */
+	uint64_t host_ext_full;   /**< fragment/SYN host updates lost: no flag line left */
 	uint64_t host_flow_full;  /**< host directions not promoted: no full flow sketch left */
 	uint64_t hosts;           /**< entries in its host table */
 	uint64_t host_capacity;   /**< size of its host table (host_table_capacity) */
@@ -292,7 +292,7 @@ dpmon_snap_host_prefetch(const struct dpmon_snapshot *s, uint32_t i, int d)
 	}
 }
 
-/** Multiply every average of @p d (avg_pps, avg_bps, avg_proto_*, avg_x_pps) by @p k. Any thread. */
+/** Multiply every average of @p d (avg_pps, avg_bps, avg_proto_*, avg_flag_pps) by @p k. Any thread. */
 static inline void
 dpmon_dir_avgs_scale(struct dpmon_dir_stats *d, double k)
 {
@@ -302,8 +302,8 @@ dpmon_dir_avgs_scale(struct dpmon_dir_stats *d, double k)
 		d->avg_proto_pps[p] *= k;
 		d->avg_proto_bps[p] *= k;
 	}
-	for (int x = 0; x < DPMON_XCLASS_MAX; x++)
-		d->avg_x_pps[x] *= k;
+	for (int f = 0; f < DPMON_FLAG_MAX; f++)
+		d->avg_flag_pps[f] *= k;
 }
 
 /** True when @p h's rates are those of snapshot @p s (else they are 0 in @p s). Any thread. */

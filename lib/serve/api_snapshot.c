@@ -204,9 +204,9 @@ dpmon_api_dir_json(const struct dpmon_dir_stats *d)
 			o = NULL;
 		}
 	}
-	for (int x = 0; o != NULL && x < DPMON_XCLASS_MAX; x++) {
-		if (json_object_set_new(o, dpmon_xclass_name((enum dpmon_xclass)x),
-					rate_json(&d->x[x])) != 0) {
+	for (int f = 0; o != NULL && f < DPMON_FLAG_MAX; f++) {
+		if (json_object_set_new(o, dpmon_flag_name((enum dpmon_flag)f),
+					rate_json(&d->flag[f])) != 0) {
 			json_decref(o);
 			o = NULL;
 		}
@@ -410,9 +410,9 @@ dir_metric(const struct dpmon_dir_stats *d, enum sort_key k)
 	case SORT_AVG_BPS:
 		return d->avg_bps;
 	case SORT_SYN_PPS:
-		return d->x[DPMON_XCLASS_SYN].pps;
+		return d->flag[DPMON_FLAG_SYN].pps;
 	case SORT_FRAG_PPS:
-		return d->x[DPMON_XCLASS_FRAG].pps;
+		return d->flag[DPMON_FLAG_FRAG].pps;
 	case SORT_TCP_PPS:
 		return d->proto[DPMON_PROTO_TCP].pps;
 	case SORT_TCP_BPS:
