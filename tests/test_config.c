@@ -331,7 +331,7 @@ test_range_and_type_errors(void)
 	free(out);
 }
 
-/* average_time_constant_ms (issue 4): set, bounds, type. */
+/* average_time_constant_ms: set, bounds, type. */
 static void
 test_average_time_constant(void)
 {

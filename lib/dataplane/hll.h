@@ -1,6 +1,6 @@
 /*
  * hll.h — HyperLogLog distinct counters (flows, peers), mergeable by
- * register-wise maximum, for issue 4's flow counts (docs/architecture.md,
+ * register-wise maximum, for the flow and peer counts (docs/architecture.md,
  * "Flows").
  *
  * A sketch of precision p has m = 2^p one-byte registers. A 64-bit hash

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Issue 4's counters on real captures, against independent expectations.
+"""The analytics counters (fragments, SYNs, flows, averages) on real
+captures, against independent expectations.
 
 - pcapplusplus/example.pcap: tshark counted 65 frames with SYN set and ACK
   clear (expected JSON counts.frames_tcp_syn_only) and 271 distinct
