@@ -972,8 +972,10 @@ static struct dpmon_snap_host *
 host_rw(struct dpmon_snapshot *s, const char *a)
 {
 	struct dpmon_addr x = snap_addr(a);
+	const struct dpmon_snap_host *h = dpmon_snapshot_find_host(s, &x);
 
-	return (struct dpmon_snap_host *)dpmon_snapshot_find_host(s, &x);
+	REQUIRE(h != NULL);
+	return &s->hosts[h - s->hosts];
 }
 
 /* Sorting by averages, flags and protocol classes. */

@@ -86,7 +86,7 @@ udp_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst, 
  * 2001:db8:1::/48 [2]. @param n  set to 3. @return a static array.
  * Thread-safety: the test thread.
  */
-static inline const struct dpmon_subnet_conf *
+static inline struct dpmon_subnet_conf *
 subnets(uint32_t *n)
 {
 	static struct dpmon_subnet_conf s[3];
@@ -182,7 +182,7 @@ worker_fixture_init(const char *prog, struct dpmon_classifier *cls, struct dpmon
 	mp = rte_pktmbuf_pool_create("worker_fixture", 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				     SOCKET_ID_ANY);
 	dpmon_config_defaults(cfg);
-	cfg->subnets = (struct dpmon_subnet_conf *)subnets(&n);
+	cfg->subnets = subnets(&n);
 	cfg->n_subnets = n;
 	CHECK(dpmon_classifier_create(cls, "test", cfg->subnets, n, SOCKET_ID_ANY) == 0);
 }

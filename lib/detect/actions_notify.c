@@ -156,7 +156,9 @@ actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 {
 	char addr[DPMON_ADDR_STRLEN], id[24], what[DPMON_PATH_LEN + 96];
 	const char *dir = j->dir < DPMON_DIR_MAX ? dpmon_dir_name(j->dir) : "none";
-	char *argv[] = {(char *)script, addr, (char *)dir, (char *)event_names[j->kind], id, NULL};
+	/* posix_spawn takes writable strings: copies of the constant ones. */
+	char script_arg[DPMON_PATH_LEN], dir_arg[16], event_arg[16];
+	char *argv[] = {script_arg, addr, dir_arg, event_arg, id, NULL};
 	char *text = j->doc != NULL ? json_dumps(j->doc, JSON_COMPACT) : NULL;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -166,6 +168,9 @@ actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 
 	dpmon_addr_format(&j->addr, addr, sizeof(addr));
 	snprintf(id, sizeof(id), "%" PRIu64, j->alert_id);
+	snprintf(script_arg, sizeof(script_arg), "%s", script); /* a path of the configuration: fits */
+	snprintf(dir_arg, sizeof(dir_arg), "%s", dir);
+	snprintf(event_arg, sizeof(event_arg), "%s", event_names[j->kind]);
 	snprintf(what, sizeof(what), "%s %s %s %s %s", script, addr, dir, argv[3], id);
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		LOG("notify script %s: pipe: %s", what, strerror(errno));

@@ -70,10 +70,16 @@ publish_gens(struct app *a, struct dpmon_generation **gens)
  * Which subnets stay, which keys change.
  * --------------------------------------------------------------------- */
 
+/* The subnets cmp_subnet_index sorts indices of (qsort_r takes a void *). */
+struct subnet_sort {
+	const struct dpmon_subnet_conf *sub;
+};
+
 static int
 cmp_subnet_index(const void *x, const void *y, void *arg)
 {
-	const struct dpmon_subnet_conf *sub = arg;
+	const struct subnet_sort *s = arg;
+	const struct dpmon_subnet_conf *sub = s->sub;
 
 	return dpmon_prefix_cmp(&sub[*(const uint32_t *)x].prefix, &sub[*(const uint32_t *)y].prefix);
 }
@@ -111,12 +117,13 @@ match_subnets(const struct dpmon_subnet_conf *old, uint32_t n_old,
 	      const struct dpmon_subnet_conf *new, uint32_t n_new, uint32_t *old_of_new)
 {
 	uint32_t *by_prefix = malloc(sizeof(*by_prefix) * (n_old ? n_old : 1));
+	struct subnet_sort sort = {.sub = old};
 
 	if (by_prefix == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n_old; i++)
 		by_prefix[i] = i;
-	qsort_r(by_prefix, n_old, sizeof(*by_prefix), cmp_subnet_index, (void *)old);
+	qsort_r(by_prefix, n_old, sizeof(*by_prefix), cmp_subnet_index, &sort);
 	for (uint32_t i = 0; i < n_new; i++)
 		old_of_new[i] = find_prefix(old, by_prefix, n_old, &new[i].prefix);
 	free(by_prefix);

@@ -139,6 +139,22 @@ struct dpmon_http {
 };
 
 /* Everything needed to send one response. */
+/*
+ * @p p as the writable pointer libmicrohttpd's MHD_create_response_from_buffer
+ * takes, for a read-only buffer passed with MHD_RESPMEM_PERSISTENT, which
+ * it never writes (libmicrohttpd 0.9.75 has no const variant).
+ */
+static char *
+persistent_buffer(const char *p)
+{
+	union {
+		const char *in;
+		char *out;
+	} u = {.in = p};
+
+	return u.out;
+}
+
 struct reply {
 	unsigned status;
 	char *body;           /* malloc'd when body_owned, else static */
@@ -192,7 +208,7 @@ reply_json(struct reply *r, unsigned status, json_t *body)
 			    .ctype = "application/json", .cache = "no-store"};
 	if (text == NULL) {
 		r->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-		r->body = (char *)fallback;
+		r->body = persistent_buffer(fallback);
 		r->body_owned = false;
 	}
 	r->len = strlen(r->body);
@@ -294,7 +310,7 @@ serve_page(struct dpmon_http *h, const char *method, const struct dpmon_api_quer
 {
 	if (text_endpoint_refused(r, method, q))
 		return;
-	*r = (struct reply){.status = MHD_HTTP_OK, .body = (char *)dpmon_page_index_html,
+	*r = (struct reply){.status = MHD_HTTP_OK, .body = persistent_buffer((const char *)dpmon_page_index_html),
 			    .len = dpmon_page_index_html_len, .ctype = "text/html; charset=utf-8",
 			    .cache = "no-cache", .page_headers = true};
 	snprintf(r->etag, sizeof(r->etag), "%s", h->page_etag);
@@ -609,7 +625,7 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
  * refused with 400 instead.
  */
 enum req_state { REQ_NEW = 1, REQ_NEW_NUL, REQ_HEADERS_DONE };
-static const char req_marks[4];
+static char req_marks[4]; /* never written: only their addresses are used */
 #define REQ_MARK(st) ((void *)&req_marks[st])
 #define REQ_IS(p, st) ((p) == REQ_MARK(st))
 
