@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Build dpmon twice and run the whole test suite:
 #   build-test: -Werror, every test (unit + integration on real captures);
-#   build-asan: -Werror with AddressSanitizer + UndefinedBehaviorSanitizer,
+#   build-asan: -Werror with AddressSanitizer + UndefinedBehaviorSanitizer
+#               and RTE_ENABLE_ASSERT (DPDK's and dpmon's RTE_ASSERTs run),
 #               the unit tests and suite 'asan': the parser's integration
 #               tests (every capture of MANIFEST.tsv, the edge cases) with
-#               dpmon itself built with the sanitizers.
-# Prints meson's counts of both runs as one line "N passed, N failed".
+#               dpmon itself built with the sanitizers;
+#   static:     cppcheck over the C sources (scripts/static-check.sh),
+#               counted as one test.
+# Prints the counts of all three as one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -21,7 +24,7 @@ configure() { # dir, extra meson args...
 }
 
 configure build-test
-configure build-asan -Db_sanitize=address,undefined -Db_lundef=false
+configure build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-DRTE_ENABLE_ASSERT
 
 count() { # testlog.json → "passed failed"
 	python3 - "$1" <<'PY'
@@ -41,6 +44,10 @@ ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	meson test -C build-asan --suite unit --suite asan --print-errorlogs --num-processes 2
 read -r p2 f2 < <(count build-asan/meson-logs/testlog.json)
 
-echo "release build: $p1 passed, $f1 failed; sanitizer build: $p2 passed, $f2 failed"
-echo "$((p1 + p2)) passed, $((f1 + f2)) failed"
-[ $((f1 + f2)) -eq 0 ]
+p3=0 f3=0
+if bash scripts/static-check.sh; then p3=1; else f3=1; fi
+
+echo "release build: $p1 passed, $f1 failed; sanitizer build: $p2 passed, $f2 failed;" \
+	"static analysis: $p3 passed, $f3 failed"
+echo "$((p1 + p2 + p3)) passed, $((f1 + f2 + f3)) failed"
+[ $((f1 + f2 + f3)) -eq 0 ]
