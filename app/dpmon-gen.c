@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dpmon-gen.c — command line front end of the synthetic traffic writer.
  *

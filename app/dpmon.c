@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dpmon — the appliance. All logic lives in lib/ (run.c). */
 #include "run.h"
 

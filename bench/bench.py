@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """dpmon's benchmark driver (run it with `bash bench/run`; docs/performance.md).
 
 Design: every row is a ratio against a reference measured in the same run,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dpmon-bench.c — the C half of the benchmark (bench/run drives it).
  *

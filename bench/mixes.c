@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mixes.c — the benchmark's traffic mixes (see mixes.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mixes.h — the benchmark's traffic mixes, shared by every mode of
  * dpmon-bench (capture generation, hot path, merge sizing).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # appliance-image.sh - the dpmon appliance: throw-away roots and a bootable
 # Debian 12 disk image with dpmon installed and enabled.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # build-deb.sh - build the dpmon Debian package from this repository.
 #
 # Usage: scripts/build-deb.sh OUTDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install what dpmon needs to build and test on Debian 12 (bookworm).
 # Idempotent: apt runs only when a package is missing, npm only when
 # tests/js/package-lock.json changed since the last install.

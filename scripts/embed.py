@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Turn a file into a C source holding its bytes, so dpmon serves it from
 the binary and needs no file at run time (used by lib/meson.build for the
 dashboard page, www/index.html).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # One command from a fresh Debian 12 machine to a running dpmon:
 # install packages, build, generate the default capture with dpmon-gen, and
 # run dpmon on it through DPDK's pcap PMD (no NIC, no hugepages needed).

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Static analysis of dpmon's C sources with Debian's cppcheck: the library,
-# the programs, the benchmark and the unit tests. Exits non-zero on any
-# finding; prints them as FILE:LINE: severity: message [id].
+# the programs, the benchmark and the unit tests; then the SPDX line of
+# every source file. Exits non-zero on any finding; prints cppcheck's as
+# FILE:LINE: severity: message [id].
 #
 # Checks: warning, portability, performance (style is clang-format's job).
 # Suppressed, each for a reason:
@@ -25,3 +26,16 @@ cppcheck --quiet --std=c11 --enable=warning,portability,performance --inline-sup
 	--template='{file}:{line}: {severity}: {message} [{id}]' --error-exitcode=1 \
 	-j 2 lib app bench tests/*.c tests/fuzz/*.c
 echo "static-check: cppcheck found nothing"
+
+# Every source file the project wrote carries its licence in an SPDX line
+# within its first three lines.
+missing=0
+while IFS= read -r f; do
+	head -n 3 "$f" | grep -q 'SPDX-License-Identifier: BSD-3-Clause' && continue
+	echo "static-check: $f: no SPDX-License-Identifier line" >&2
+	missing=1
+done < <(git ls-files '*.c' '*.h' '*.py' '*.sh' '*.mjs' '*.html' 'meson.build' '*/meson.build' \
+	meson_options.txt .ci/run bench/run debian/rules scripts/dpmon-prepare 2>/dev/null ||
+	find . -path ./tests/js/node_modules -prune -o -name '*.[ch]' -print)
+[ "$missing" -eq 0 ] || exit 1
+echo "static-check: every source file has an SPDX line"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Build dpmon twice and run the whole test suite:
 #   build-test: -Werror, every test (unit + integration on real captures);
 #   build-asan: -Werror with AddressSanitizer + UndefinedBehaviorSanitizer

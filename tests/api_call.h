@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api_call.h — calling the JSON API as http.c does, from the text of a
  * request target: "PATH?QUERY" is cut at '?', the query split on '&' and

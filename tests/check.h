@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * check.h — the assertion macros every C unit test uses.
  *

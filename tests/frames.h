@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * frames.h — a tiny frame builder for the unit tests: Ethernet, tags, MPLS,
  * PPPoE, IPv4, IPv6 (+ extension headers), L4 stubs, tunnel headers. Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * parse_same.h — "the same parse", shared by test_parse.c (the fast path
  * against the full parser on hand-built frames) and test_parse_diff.c (on

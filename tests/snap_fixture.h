@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * snap_fixture.h — hand-built snapshots for the tests of what reads them
  * (test_api.c, test_prom.c, test_http.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_actions.c — unit tests of lib/actions.c: events posted directly,
  * the notify script (a shell script written here that records its

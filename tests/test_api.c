@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_api.c — the API's answers on a hand-built snapshot.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_config.c — unit tests of lib/config.c (no DPDK, no framework).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_detect.c — unit tests of lib/detect.c and the alerts API on
  * hand-built snapshots (docs/detection.md): global thresholds for every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_detect_events.c — what detection hands to the other modules: the
  * events posted to the actions (lib/actions.h) at alert start and end, the

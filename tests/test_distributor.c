@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_distributor.c — software RSS (lib/distributor.h): the worker choice
  * is symmetric and spreads; a full ring's packets are counted as drops and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_eal.h — shared by the C unit tests that need DPDK: CHECK macros and
  * an EAL start-up that never shares a runtime directory with another test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_gen.c — unit tests of lib/gen/gen.c (dpmon-gen's writer).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_history.c — the merger's history of totals and subnet rates (the
  * data of GET /api/v1/history): its length, order and sharing between

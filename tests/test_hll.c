@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_hll.c — HyperLogLog accuracy and merge (lib/hll.h), on distinct
  * IPv4 and IPv6 5-tuples built deterministically (so the figures printed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_merge.c — the merge of per-core tables into a snapshot: two cores'
  * counts merged, per-interval rates and the workers' load, host counters

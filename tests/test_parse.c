@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_parse.c — the frame parser on hand-built frames, one case per rule
  * of docs/parsing.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_parse_diff.c — differential test of the parser's fast path against
  * the full parser on real captures and seeded mutations of them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_profile.c — unit tests of lib/gen/profile*.c (dpmon-gen --profile).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_prom.c — /metrics text (prom.c) on hand-built snapshots.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_rates.c — rates and moving averages (rates.h, snapshot.h): the
  * arithmetic across 2^32 and 2^64, the merge's rates and averages over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_reload.c — a configuration reload through the merger
  * (dpmon_merge_reconfigure, worker generations): averages across a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_sample.c — the alert packet sampler (lib/sample.h) driven through
  * the worker's burst function on built frames: nothing is copied while the

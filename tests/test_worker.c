@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_worker.c — the worker's hot path on hand-built bursts:
  * longest-prefix classification, a full host table, a host repeated in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * worker_fixture.h — what the unit tests of the worker and the merge share
  * (test_worker.c, test_merge.c, test_rates.c, test_history.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config.c — read and validate dpmon's JSON configuration: the entry
  * points, the walk of the root object and the defaults (config.h).

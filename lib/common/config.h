@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config.h — dpmon's JSON configuration: the ports to poll, the monitored
  * subnets, the HTTP listener and table sizes.

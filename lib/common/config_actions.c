@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_actions.c — the configuration's "actions" section: the notify
  * script, ExaBGP's pipe and routes, the alerts' capture files and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_detection.c — the configuration's "detection" section:
  * thresholds, hostgroups and the whitelist (docs/detection.md has the

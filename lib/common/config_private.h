@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_private.h — what the files of the configuration reader share:
  * the parsers of its sections, which config.c's walk of the root object

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_sections.c — the configuration's plain sections: "ports",
  * "subnets", "http" and "metrics" (docs/configuration.md has their keys).

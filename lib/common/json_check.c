@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * json_check.c — the JSON checker's reports, JSONPaths and value checks
  * (json_check.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * json_check.h — a checker for JSON documents read with jansson: walk the
  * tree, and report each problem as one line "ORIGIN: PATH: why", PATH

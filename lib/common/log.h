@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * log.h — run-time messages to the journal, rate limited per message kind.
  *

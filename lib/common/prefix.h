@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * prefix.h — IPv4/IPv6 addresses and CIDR prefixes in one representation.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stats.c — the stable names of the enums in stats.h.
  *

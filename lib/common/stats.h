@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stats.h — the vocabulary shared by the data path and the snapshot:
  * protocol classes, directions, the totals' categories, parse reasons

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * classify.c — builds and queries the LPM tables (see classify.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * classify.h — address → monitored subnet, by longest-prefix match.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * counters.c — allocation of the per-core tables, the host index and the
  * carry path (see counters.h for the merge protocol they implement).

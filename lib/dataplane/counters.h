@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * counters.h — the per-core tables a worker lcore updates for every packet.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * distributor.c — software RSS (see distributor.h).
  *

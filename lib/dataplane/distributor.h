@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * distributor.h — software RSS for ports that have one RX queue.
  *

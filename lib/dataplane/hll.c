@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* hll.c — HyperLogLog estimate and merge (see hll.h). */
 #include "hll.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hll.h — HyperLogLog distinct counters (flows, peers), mergeable by
  * register-wise maximum, for the flow and peer counts (docs/architecture.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * idle.h — optional sleep of a polling lcore while its RX queues are empty.
  *

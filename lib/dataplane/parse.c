@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * parse.c — the frame parser (see parse.h; the rules are in docs/parsing.md).
  *

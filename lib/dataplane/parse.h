@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * parse.h — frame → the header fields dpmon counts by, or the reason it
  * cannot.

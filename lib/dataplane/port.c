@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * port.c — ethdev configuration for monitoring (see port.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * port.h — ethdev set-up for receive-only monitoring ports.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sample.c — the workers' side of the alert packet sampler (sample.h):
  * the watch list's seqlock, written by the main lcore and read by each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sample.h — the workers' side of the alert packet sampler: copies of the
  * packets to and from watched hosts (the hosts under an active alert),

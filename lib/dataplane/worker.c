@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * worker.c — the per-burst hot path (see worker.h).
  *

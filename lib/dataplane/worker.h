@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * worker.h — the worker lcore: poll RX queues, parse, classify, count.
  *

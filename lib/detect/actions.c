@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * actions.c — the actions module's life cycle, its job queue and the
  * thread that carries the jobs out: what dpmon does about an alert, off

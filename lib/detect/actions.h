@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * actions.h — what dpmon does about an alert, off the data plane: run the
  * notify script, write announce/withdraw lines to ExaBGP's command pipe,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * actions_blackholes.c — the blackhole list of the actions module: one
  * entry per address, made by an operator or held by banning alerts, and

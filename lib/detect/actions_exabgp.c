@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * actions_exabgp.c — the announce and withdraw lines of the blackholes,
  * written by the actions thread to ExaBGP's command pipe

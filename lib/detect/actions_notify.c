@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * actions_notify.c — the notify script (actions.notify_script), run by the
  * actions thread for each alert start and end and each manual ban and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * actions_private.h — what the files of the actions module share: its
  * state (struct dpmon_actions), its jobs and blackhole entries, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * actions_state.c — the blackholes' state file: read once before the
  * actions thread starts, rewritten by the thread after each change of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * detect.c — thresholds, hostgroups, whitelist and the alert life cycle
  * (see detect.h; rules in docs/detection.md).

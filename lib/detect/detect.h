@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * detect.h — attack detection: thresholds on each host's averaged rates,
  * hostgroups, whitelist, and the alert life cycle (docs/detection.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * prefix_table.c — longest-prefix match of addresses to a value, on the
  * main lcore or the actions thread (see prefix_table.h).

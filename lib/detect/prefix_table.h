@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * prefix_table.h — longest-prefix match of addresses to a value for lists
  * of prefixes of both families, off the hot path: detection's hostgroups

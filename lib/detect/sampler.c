@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sampler.c — the main lcore's side of the alert packet sampler
  * (sampler.h): the copies drained from the workers' rings (sample.h),

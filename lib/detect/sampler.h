@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sampler.h — the main lcore's side of the alert packet sampler: what the
  * worker lcores copied of the watched hosts' packets (sample.h), counted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cksum.h — the Internet checksum (RFC 1071) for the capture writers
  * (dpmon-gen and its profile renderer). Plain C, no DPDK: dpmon-gen's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gen.c — deterministic synthetic traffic written to a pcap file.
  *

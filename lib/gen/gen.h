@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gen.h — deterministic synthetic traffic: the pcap writer behind dpmon-gen,
  * usable from tests and benchmarks. Plain C + libpcap, no DPDK.

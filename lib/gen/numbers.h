@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * numbers.h — numbers in and out for dpmon-gen: the one decimal parser of
  * its command line, its option lists and the profiles it renders, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * profile.c — loading a traffic-generator profile (profile.h), and the
  * Pktgen-DPDK (.pkt) parser; the kernel pktgen parser is profile_kernel.c,

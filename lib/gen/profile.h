@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * profile.h — render a traffic-generator profile to a pcap file, so that
  * every profile in pktgen-profiles/ can be replayed through dpmon in CI.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * profile_kernel.c — the Linux kernel pktgen parser of the profile
  * renderer (profile.h): a ".sh" script built on

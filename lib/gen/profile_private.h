@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * profile_private.h — what the three parts of the profile renderer share
  * (profile.h is their public face): the model a profile is parsed into,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * profile_render.c — a parsed profile (profile_private.h) written to a
  * pcap file, and the summary of what was written (profile.h).

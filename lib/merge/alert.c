@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * alert.c — alert objects and their JSON (see alert.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * alert.h — one alert of the attack detection (detect.h) as the snapshot
  * and the API see it: immutable once built, refcounted, shared by every

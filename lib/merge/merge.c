@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * merge.c — every merge interval, the worker lcores' tables into one
  * immutable snapshot (merge.h): the merger's life cycle and the sequence

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * merge.h — main lcore: every interval, fold the worker lcores' tables into
  * one immutable snapshot (see counters.h for why no count is lost).

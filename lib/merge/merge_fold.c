@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * merge_fold.c — the fold: the worker tables' counters of the hosts
  * touched since the previous merge, summed into the merger's.

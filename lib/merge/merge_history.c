@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * merge_history.c — what a merge adds to the counters of the totals and
  * subnets: their distinct flows, estimated from the workers' sketches, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * merge_hosts.c — the merger's global hosts: one id per address, whatever
  * worker tables hold it, and those ids in address order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * merge_private.h — the merger's state, and what the files of the merge
  * share (merge.h is the merge's interface; nothing outside lib/merge/merge*.c

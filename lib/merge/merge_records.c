@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * merge_records.c — the snapshot's hosts: a record per host, written only
  * when a merge touched it, in slabs shared by the snapshots.

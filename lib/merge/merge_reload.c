@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * merge_reload.c — a configuration reload's carry-over: the merger moves
  * to a new generation of subnets without losing a count.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rates.h — the arithmetic of rates and averages, shared by the merge and
  * its tests (docs/architecture.md, "Rates and averages").

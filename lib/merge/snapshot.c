@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * snapshot.c — snapshot allocation, lookups, and the publication store.
  *

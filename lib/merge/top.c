@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * top.c — top hosts of a snapshot by a ranking (see top.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * top.h — the top hosts of a snapshot: by any ranking for the API's
  * sorted host lists, and by bytes for the operators' views that can only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cli.c — dpmon's command line (run_private.h).
  *

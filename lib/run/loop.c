@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * loop.c — the main lcore's merge loop and the signals that steer it
  * (run_private.h).

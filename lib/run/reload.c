@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * reload.c — the configuration reload on SIGHUP (run_private.h,
  * docs/operations.md, docs/architecture.md).

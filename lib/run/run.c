@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run.c — dpmon's life cycle (run.h): the order of the steps, each in its
  * own file (run_private.h).

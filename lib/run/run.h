@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run.h — the appliance's life cycle: command line, EAL, ports, workers,
  * the merge loop on the main lcore, the HTTP server, orderly shutdown.

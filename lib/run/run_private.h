@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run_private.h — what the files of lib/run share: the state of the one
  * dpmon process (struct app), its command-line options, and the steps of

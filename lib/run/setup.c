@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * setup.c — dpmon's start-up after the EAL (run_private.h, app_setup).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * shutdown.c — dpmon's orderly stop (run_private.h, app_shutdown;
  * docs/operations.md).

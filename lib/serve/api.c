@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api.c — the HTTP API's semantics, independent of the transport (api.h):
  * one request's steps and the route table of every endpoint.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api.h — the HTTP API's semantics: (snapshot, blackhole list, method,
  * path, query, body) → (status, JSON body). No sockets here (http.c does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api_blackholes.c — the API's endpoints on the blackhole list (api.h,
  * docs/api.md), state of the actions module rather than of a snapshot:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * api_snapshot.c — the API's endpoints on a snapshot (api.h, docs/api.md):
  * /health, /api/v1/summary, /api/v1/subnets[/{prefix}/{len}],

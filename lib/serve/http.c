@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * http.c — the HTTP transport: libmicrohttpd in front of api.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * http.h — the embedded HTTP server (libmicrohttpd) that serves the
  * published snapshot: JSON through api.c, Prometheus text through prom.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * page.h — the dashboard page served at GET /, embedded in the binary.
  *

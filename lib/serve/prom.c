@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * prom.c — the snapshot as Prometheus text exposition format 0.0.4.
  *

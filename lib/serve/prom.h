@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * prom.h — the snapshot in the Prometheus text exposition format 0.0.4,
  * for GET /metrics.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * telemetry.c — /dpmon/... commands on DPDK's telemetry socket (see
  * telemetry.h).

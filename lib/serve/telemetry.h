@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * telemetry.h — dpmon's commands on DPDK's telemetry socket, so that
  * dpdk-telemetry.py and other DPDK tooling read dpmon like any DPDK app:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # profile: imix - simple IMIX (64, 594, 1518 bytes on the wire, weights 7:4:1)
 # generator: linux-pktgen (imix_weights: Linux 5.10 and later)
 #   run: ./imix.sh -i IFACE [-d DST_MAC]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # profile: ipv6-udp - IPv6 UDP to random hosts of 2001:db8:10::/64
 # generator: linux-pktgen
 #   run: ./ipv6-udp.sh -i IFACE [-d DST_MAC]

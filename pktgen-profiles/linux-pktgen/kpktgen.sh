@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # kpktgen.sh - the shared skeleton of the Linux kernel pktgen profiles.
 #
 # Design: a profile is a POSIX shell script that sources this file and then

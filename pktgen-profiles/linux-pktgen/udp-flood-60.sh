@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # profile: udp-flood-60 - 64-byte (on the wire) UDP flood to every host of one /24
 # generator: linux-pktgen
 #   run: ./udp-flood-60.sh -i IFACE [-d DST_MAC]

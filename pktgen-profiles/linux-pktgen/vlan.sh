@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # profile: vlan - 802.1Q-tagged UDP (VLAN 100) to one host
 # generator: linux-pktgen
 #   run: ./vlan.sh -i IFACE [-d DST_MAC]

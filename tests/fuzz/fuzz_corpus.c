@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_corpus.c — seed corpus for fuzz_parse from packet captures.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Run the parser fuzzer (fuzz_parse) for a while, as a test.
 
     run_fuzz.py --fuzzer B/tests/fuzz_parse --corpus-tool B/tests/fuzz_corpus

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Integration-test harness: runs the real dpmon on pcap files through DPDK's
 pcap PMD and reads its HTTP API.
 

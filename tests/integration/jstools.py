@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Running the Node tools of tests/js/ from the Python integration tests.
 
 The tools (OpenAPI validation, the dashboard in Chromium) use npm packages

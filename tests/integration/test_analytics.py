@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The analytics counters (fragments, SYNs, flows, averages) on real
 captures, against independent expectations.
 

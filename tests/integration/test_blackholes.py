@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Manual blackholes on a running dpmon (docs/detection.md, docs/api.md):
 POST/GET/DELETE /api/v1/blackholes, the exact lines on ExaBGP's command
 FIFO (read here), the notify script's exact arguments and stdin (a script

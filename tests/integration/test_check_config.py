@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """`dpmon --check-config FILE` (no EAL): the shipped config/dpmon.json and
 config/dpmon-detection.json are valid (exit 0); broken files exit non-zero and name every problem by its
 JSON path on a line of its own (docs/configuration.md, "Errors").

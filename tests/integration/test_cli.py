@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """dpmon's command line and life cycle (docs/operations.md): strict option
 values, --duration honoured even when shorter than the merge interval, a
 stop signal during start-up ends in a clean exit, and two configuration

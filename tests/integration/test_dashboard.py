@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The dashboard page at GET /, in a real headless Chromium (Debian's
 chromium, driven by playwright-core: tests/js/dashboard_check.mjs).
 

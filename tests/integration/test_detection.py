@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Attack detection on the real dpmon (docs/detection.md): captures made by
 dpmon-gen, read once through the pcap PMD.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The one-packet edge cases of pcaps/edge/ (README table) through dpmon,
 monitoring 10.1.0.0/16 and 2001:db8:1::/48 as the README prescribes.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """dpmon on pcapplusplus/example.pcap (4631 packets of real office web
 traffic) against expected/benchmark/example.pcap.{dst_subnets,hosts}.tsv.
 

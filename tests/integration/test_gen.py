@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """dpmon-gen as an oracle: it writes a pcap and prints exactly what it wrote
 (--summary json, docs/dpmon-gen.md); dpmon, fed that pcap through the pcap
 PMD with the same subnets, must count the same, per subnet, direction and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """config/grafana/dpmon.json uses only what a running dpmon serves.
 
 Every PromQL expression of the dashboard (panel targets and template

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """HTTP error answers of a running dpmon (docs/api.md, "Errors"): status,
 Content-Type application/json and a body {"error": "..."} with nothing
 else, for unknown paths, malformed prefixes/addresses/parameters, methods

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The bootable appliance image: built, checked, booted under qemu.
 
  1. scripts/appliance-image.sh image builds

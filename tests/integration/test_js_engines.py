@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Every npm package of tests/js/ runs on Debian 12's own nodejs (18.x).
 
 The README's test command must pass on stock Debian 12, but a machine with

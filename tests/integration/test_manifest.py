@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Every third-party capture of MANIFEST.tsv through dpmon.
 
 Per file, with 0.0.0.0/0 and ::/0 monitored (so every IP packet is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """GET /metrics of a running dpmon: valid for Prometheus's own checker, and
 equal to the JSON API for the same snapshot.
 

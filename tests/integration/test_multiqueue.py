@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """One port with two RX queues (the pcap PMD opens one rx_pcap per queue),
 read once by one worker lcore and once by two.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """docs/openapi.yaml: a valid OpenAPI 3.1 document that describes what a
 running dpmon really answers.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The Debian package, built from this repository and installed into a
 throw-away Debian 12 root.
 

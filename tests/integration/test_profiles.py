@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Every traffic profile in pktgen-profiles/ is rendered with
 `dpmon-gen --profile`, checked against its own header, and replayed
 through the real dpmon (pcap PMD).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Configuration reload on SIGHUP (docs/operations.md#reload): no count is
 lost or doubled, an invalid file is refused, a new subnet counts.
 

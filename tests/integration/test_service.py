@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The service and host setup, as far as they can be tested without a NIC
 and without systemd as PID 1:
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """dpmon's commands on DPDK's telemetry socket
 (/var/run/dpdk/<file-prefix>/dpdk_telemetry.v2, SOCK_SEQPACKET), read like
 DPDK's own dpdk-telemetry.py does, compared with the JSON API.

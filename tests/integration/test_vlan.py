@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """zeek/http-vlan-0.pcap (one 802.1Q tag) and zeek/http-qinq-0.pcap (the
 same 14 packets with two tags) against expected/zeek/<file>.json.
 

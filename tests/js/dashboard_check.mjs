@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // dashboard_check.mjs — dpmon's page at GET / in a real headless Chromium.
 //
 //   node dashboard_check.mjs --base http://127.0.0.1:PORT [--screenshot FILE.png]

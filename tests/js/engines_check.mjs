@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // engines_check.mjs — every npm package of tests/js runs on Debian 12's nodejs.
 //
 //   node engines_check.mjs [--node-version X.Y.Z]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // openapi_check.mjs — docs/openapi.yaml against itself and a running dpmon.
 //
 //   node openapi_check.mjs --spec docs/openapi.yaml --base http://127.0.0.1:PORT [--cors ORIGIN]
