@@ -81,13 +81,15 @@ usage(FILE *out)
 	      "                           network address (default 64; must fit)\n"
 	      "  -n, --packets N          packets to write (default 100000)\n"
 	      "      --mix tcp=W,udp=W,icmp=W,other=W\n"
-	      "                           protocol weights (default tcp=40,udp=50,icmp=10,other=0)\n"
+	      "                           protocol weights (default "
+	      "tcp=40,udp=50,icmp=10,other=0)\n"
 	      "      --size N|imix|N,N,.. frame bytes incl. Ethernet header, excl. FCS and VLAN\n"
 	      "                           tag (default 64); imix = 64,594,1518 as 7:4:1; a list\n"
 	      "                           is a uniform choice. A size below a packet's minimum\n"
 	      "                           grows to it: IPv4 TCP 54, UDP 42, ICMP 42, other 38;\n"
 	      "                           IPv6 TCP 74, UDP 62, ICMPv6 62, other 54\n"
-	      "      --egress-percent P   external packets sent by the monitored host (default 30)\n"
+	      "      --egress-percent P   external packets sent by the monitored host (default "
+	      "30)\n"
 	      "      --internal-percent P packets between two monitored hosts (default 0)\n"
 	      "      --peers N            external peers per family (default 256; IPv4 max 508)\n"
 	      "      --vlan VID           add one 802.1Q tag (0..4094): 4 bytes on top of --size\n"
@@ -127,23 +129,28 @@ apply_option(int c, const char *arg, struct dpmon_gen_opts *o, bool *json)
 		return dpmon_gen_add_subnet(o, arg, &why) ? bad_value("subnet", arg, why) : 0;
 	case 'n':
 		return gen_parse_uint(arg, strlen(arg), UINT64_MAX, &o->packets) == 0
-			       ? 0 : bad_value("packets", arg, "expected a number of packets");
+			       ? 0
+			       : bad_value("packets", arg, "expected a number of packets");
 	case OPT_HOSTS:
 		return gen_parse_u32(arg, DPMON_GEN_MAX_HOSTS, &o->hosts) == 0 && o->hosts > 0
-			       ? 0 : bad_value("hosts", arg, "expected 1..16777216");
+			       ? 0
+			       : bad_value("hosts", arg, "expected 1..16777216");
 	case OPT_MIX:
 		return dpmon_gen_parse_mix(o, arg, &why) ? bad_value("mix", arg, why) : 0;
 	case OPT_SIZE:
 		return dpmon_gen_parse_sizes(o, arg, &why) ? bad_value("size", arg, why) : 0;
 	case OPT_EGRESS:
 		return gen_parse_u32(arg, 100, &o->egress_percent) == 0
-			       ? 0 : bad_value("egress-percent", arg, "expected 0..100");
+			       ? 0
+			       : bad_value("egress-percent", arg, "expected 0..100");
 	case OPT_INTERNAL:
 		return gen_parse_u32(arg, 100, &o->internal_percent) == 0
-			       ? 0 : bad_value("internal-percent", arg, "expected 0..100");
+			       ? 0
+			       : bad_value("internal-percent", arg, "expected 0..100");
 	case OPT_PEERS:
 		return gen_parse_u32(arg, DPMON_GEN_MAX_PEERS, &o->peers) == 0 && o->peers > 0
-			       ? 0 : bad_value("peers", arg, "expected 1..16777216");
+			       ? 0
+			       : bad_value("peers", arg, "expected 1..16777216");
 	case OPT_VLAN:
 		if (gen_parse_u32(arg, 4094, &v32) != 0)
 			return bad_value("vlan", arg, "expected a VLAN id 0..4094");
@@ -151,7 +158,8 @@ apply_option(int c, const char *arg, struct dpmon_gen_opts *o, bool *json)
 		return 0;
 	case OPT_SEED:
 		return gen_parse_uint(arg, strlen(arg), UINT64_MAX, &o->seed) == 0
-			       ? 0 : bad_value("seed", arg, "expected an unsigned 64-bit number");
+			       ? 0
+			       : bad_value("seed", arg, "expected an unsigned 64-bit number");
 	case OPT_SUMMARY:
 		if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
 			return bad_value("summary", arg, "expected text or json");
@@ -167,9 +175,9 @@ apply_option(int c, const char *arg, struct dpmon_gen_opts *o, bool *json)
 /* Command-line state beyond struct dpmon_gen_opts. */
 struct cli {
 	bool json;
-	const char *profile;     /* --profile FILE, or NULL */
-	bool packets_given;      /* --packets was given */
-	const char *synthetic;   /* the first synthetic-traffic option given, or NULL */
+	const char *profile;   /* --profile FILE, or NULL */
+	bool packets_given;    /* --packets was given */
+	const char *synthetic; /* the first synthetic-traffic option given, or NULL */
 };
 
 /* Remember what --profile needs to know about option @p c. */
@@ -201,8 +209,10 @@ run_profile(const struct dpmon_gen_opts *o, const struct cli *cli)
 	int rc;
 
 	if (cli->synthetic != NULL) {
-		fprintf(stderr, "dpmon-gen: --%s cannot be combined with --profile (the profile "
-				"defines the traffic)\n", cli->synthetic);
+		fprintf(stderr,
+			"dpmon-gen: --%s cannot be combined with --profile (the profile "
+			"defines the traffic)\n",
+			cli->synthetic);
 		return EXIT_USAGE;
 	}
 	rc = dpmon_profile_load(cli->profile, &p, stderr);
@@ -219,8 +229,9 @@ run_profile(const struct dpmon_gen_opts *o, const struct cli *cli)
 	}
 	rc = dpmon_profile_render(p, o->output, packets, o->seed, &s, stderr);
 	if (rc == 0)
-		rc = cli->json ? dpmon_profile_summary_print_json(p, o->output, o->seed, &s, stdout)
-			       : dpmon_profile_summary_print_text(p, o->output, o->seed, &s, stdout);
+		rc = cli->json
+			     ? dpmon_profile_summary_print_json(p, o->output, o->seed, &s, stdout)
+			     : dpmon_profile_summary_print_text(p, o->output, o->seed, &s, stdout);
 	dpmon_profile_free(p);
 	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

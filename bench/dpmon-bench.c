@@ -127,8 +127,9 @@ mode_gen(int argc, char **argv)
 	}
 	printf("{\"mix\": \"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
 	       ", \"hosts_configured\": %" PRIu64 ", \"hosts_used\": %" PRIu64
-	       ", \"subnets\": %u}\n", mx->name, s.total.packets, s.total.bytes,
-	       s.hosts_configured, s.hosts_used, s.n_subnets);
+	       ", \"subnets\": %u}\n",
+	       mx->name, s.total.packets, s.total.bytes, s.hosts_configured, s.hosts_used,
+	       s.n_subnets);
 	dpmon_gen_summary_free(&s);
 	return 0;
 }
@@ -249,11 +250,20 @@ mode_hotpath(int argc, char **argv)
 	optind = 2;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'd': dir = optarg; break;
-		case 'b': burst = strtol(optarg, NULL, 10); break;
-		case 's': seconds = strtod(optarg, NULL); break;
-		case 'p': passes = strtol(optarg, NULL, 10); break;
-		default: return usage();
+		case 'd':
+			dir = optarg;
+			break;
+		case 'b':
+			burst = strtol(optarg, NULL, 10);
+			break;
+		case 's':
+			seconds = strtod(optarg, NULL);
+			break;
+		case 'p':
+			passes = strtol(optarg, NULL, 10);
+			break;
+		default:
+			return usage();
 		}
 	}
 	if (burst < 1 || burst > DPMON_MAX_BURST)
@@ -305,10 +315,10 @@ static struct rte_mbuf *
 udp_to(struct rte_mempool *mp, uint32_t dst)
 {
 	static const uint8_t tmpl[60] = {
-		0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 6, 0x08, 0x00,            /* Ethernet */
-		0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17, 0, 0, 198, 51, 100, 1, /* IPv4 */
-		0, 0, 0, 0,                                                /* dst */
-		0, 1, 0, 2, 0, 26, 0, 0,                                   /* UDP */
+		0,    1, 2, 3,  4, 5,  0, 1, 2,  3,  4, 6, 0x08, 0x00,         /* Ethernet */
+		0x45, 0, 0, 46, 0, 0,  0, 0, 64, 17, 0, 0, 198,  51,   100, 1, /* IPv4 */
+		0,    0, 0, 0,                                                 /* dst */
+		0,    1, 0, 2,  0, 26, 0, 0,                                   /* UDP */
 	};
 	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 	uint8_t *b;
@@ -333,9 +343,8 @@ sim_host(uint32_t h)
 
 /* Send one packet to every host h of table t with (h * 2654435761) % 100 < pct. */
 static int
-feed_tables(struct dpmon_core **cores, struct dpmon_generation **gens,
-	    struct rte_mempool *mp, uint32_t hosts, uint32_t tables, uint32_t pct,
-	    uint32_t round)
+feed_tables(struct dpmon_core **cores, struct dpmon_generation **gens, struct rte_mempool *mp,
+	    uint32_t hosts, uint32_t tables, uint32_t pct, uint32_t round)
 {
 	struct rte_mbuf *b[DEFAULT_BURST];
 
@@ -372,12 +381,9 @@ static int
 mode_merge(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"hosts", required_argument, NULL, 'h'},
-		{"tables", required_argument, NULL, 't'},
-		{"touched", required_argument, NULL, 'p'},
-		{"repeat", required_argument, NULL, 'r'},
-		{"warmup", required_argument, NULL, 'w'},
-		{NULL, 0, NULL, 0},
+		{"hosts", required_argument, NULL, 'h'},   {"tables", required_argument, NULL, 't'},
+		{"touched", required_argument, NULL, 'p'}, {"repeat", required_argument, NULL, 'r'},
+		{"warmup", required_argument, NULL, 'w'},  {NULL, 0, NULL, 0},
 	};
 	uint32_t hosts = 1000, tables = 1, pct = 100, repeat = 5, warmup = 0, cap;
 	struct dpmon_core *cores[64];
@@ -399,16 +405,26 @@ mode_merge(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'h': hosts = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 't': tables = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'p': pct = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'r': repeat = (uint32_t)strtoul(optarg, NULL, 10); break;
-		case 'w': warmup = (uint32_t)strtoul(optarg, NULL, 10); break;
-		default: return usage();
+		case 'h':
+			hosts = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 't':
+			tables = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'p':
+			pct = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'r':
+			repeat = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'w':
+			warmup = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		default:
+			return usage();
 		}
 	}
-	if (hosts < 1 || hosts > (1u << 24) || tables < 1 || tables > 64 || pct > 100 ||
-	    repeat < 1)
+	if (hosts < 1 || hosts > (1u << 24) || tables < 1 || tables > 64 || pct > 100 || repeat < 1)
 		return usage();
 	dpmon_config_defaults(&cfg);
 	dpmon_prefix_parse("10.0.0.0/8", &sub.prefix, NULL);

@@ -20,15 +20,15 @@
 
 /** One benchmark traffic mix. */
 struct bench_mix {
-	const char *name;     /**< short id used on the command line and in JSON */
-	const char *title;    /**< one line for the table */
-	uint32_t n_v4;        /**< IPv4 subnets, consecutive from 10.0.0.0 */
-	uint8_t v4_len;       /**< their prefix length */
-	uint32_t n_v6;        /**< IPv6 /64 subnets 2001:db8:0:N::/64 */
-	uint32_t hosts;       /**< hosts per subnet */
-	uint64_t packets;     /**< packets in the capture */
-	const char *proto;    /**< dpmon-gen --mix */
-	const char *sizes;    /**< dpmon-gen --size */
+	const char *name;  /**< short id used on the command line and in JSON */
+	const char *title; /**< one line for the table */
+	uint32_t n_v4;     /**< IPv4 subnets, consecutive from 10.0.0.0 */
+	uint8_t v4_len;    /**< their prefix length */
+	uint32_t n_v6;     /**< IPv6 /64 subnets 2001:db8:0:N::/64 */
+	uint32_t hosts;    /**< hosts per subnet */
+	uint64_t packets;  /**< packets in the capture */
+	const char *proto; /**< dpmon-gen --mix */
+	const char *sizes; /**< dpmon-gen --size */
 };
 
 /** The mixes, in table order. */

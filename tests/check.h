@@ -18,42 +18,41 @@
 static int test_failures;
 static int test_checks;
 
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		test_checks++;                                                   \
-		if (!(cond)) {                                                   \
-			test_failures++;                                         \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,   \
-				__LINE__, #cond);                                \
-		}                                                                \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		test_checks++;                                                                   \
+		if (!(cond)) {                                                                   \
+			test_failures++;                                                         \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                                \
 	} while (0)
 
-#define CHECK_EQ_U64(a, b)                                                       \
-	do {                                                                     \
-		unsigned long long va_ = (unsigned long long)(a);                \
-		unsigned long long vb_ = (unsigned long long)(b);                \
-		test_checks++;                                                   \
-		if (va_ != vb_) {                                                \
-			test_failures++;                                         \
-			fprintf(stderr, "%s:%d: %s == %llu, expected %s == %llu\n", \
-				__FILE__, __LINE__, #a, va_, #b, vb_);           \
-		}                                                                \
+#define CHECK_EQ_U64(a, b)                                                                    \
+	do {                                                                                  \
+		unsigned long long va_ = (unsigned long long)(a);                             \
+		unsigned long long vb_ = (unsigned long long)(b);                             \
+		test_checks++;                                                                \
+		if (va_ != vb_) {                                                             \
+			test_failures++;                                                      \
+			fprintf(stderr, "%s:%d: %s == %llu, expected %s == %llu\n", __FILE__, \
+				__LINE__, #a, va_, #b, vb_);                                  \
+		}                                                                             \
 	} while (0)
 
 /* Report and stop the test now. */
-#define FAIL(...)                                                                \
-	do {                                                                     \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                  \
-		fprintf(stderr, __VA_ARGS__);                                    \
-		fputc('\n', stderr);                                             \
-		exit(1);                                                         \
+#define FAIL(...)                                               \
+	do {                                                    \
+		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__);                   \
+		fputc('\n', stderr);                            \
+		exit(1);                                        \
 	} while (0)
 
-#define REQUIRE(cond)                                                            \
-	do {                                                                     \
-		test_checks++;                                                   \
-		if (!(cond))                                                     \
-			FAIL("REQUIRE failed: %s", #cond);                       \
+#define REQUIRE(cond)                                      \
+	do {                                               \
+		test_checks++;                             \
+		if (!(cond))                               \
+			FAIL("REQUIRE failed: %s", #cond); \
 	} while (0)
 
 /* Print "NAME: N checks, N failed"; @return the exit status. */

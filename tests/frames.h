@@ -61,8 +61,8 @@ fb_eth(struct fb *f, const uint16_t *tpids, unsigned ntags, uint16_t type)
 
 /* IPv4 header: @p ihl words, protocol, addresses (host order), frag field. */
 static inline void
-fb_ipv4(struct fb *f, uint8_t ihl, uint8_t proto, uint32_t src, uint32_t dst,
-	uint16_t frag, uint16_t total_len)
+fb_ipv4(struct fb *f, uint8_t ihl, uint8_t proto, uint32_t src, uint32_t dst, uint16_t frag,
+	uint16_t total_len)
 {
 	fb_u8(f, (uint8_t)(0x40 | ihl));
 	fb_u8(f, 0);

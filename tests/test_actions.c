@@ -26,15 +26,15 @@
 #include "check.h"
 #include "config.h"
 
-#define CHECK_STR(a, b)                                                           \
-	do {                                                                     \
-		const char *sa_ = (a), *sb_ = (b);                               \
-		test_checks++;                                                   \
-		if (sa_ == NULL || strcmp(sa_, sb_) != 0) {                      \
-			test_failures++;                                         \
-			fprintf(stderr, "%s:%d: got \"%s\", expected \"%s\"\n",  \
-				__FILE__, __LINE__, sa_ ? sa_ : "(null)", sb_);  \
-		}                                                                \
+#define CHECK_STR(a, b)                                                                   \
+	do {                                                                              \
+		const char *sa_ = (a), *sb_ = (b);                                        \
+		test_checks++;                                                            \
+		if (sa_ == NULL || strcmp(sa_, sb_) != 0) {                               \
+			test_failures++;                                                  \
+			fprintf(stderr, "%s:%d: got \"%s\", expected \"%s\"\n", __FILE__, \
+				__LINE__, sa_ ? sa_ : "(null)", sb_);                     \
+		}                                                                         \
 	} while (0)
 
 static char dir[64];
@@ -128,15 +128,17 @@ addr(const char *text)
 }
 
 static int
-post(struct dpmon_actions *a, enum dpmon_action_kind kind, const char *ip, uint64_t id,
-     bool ban)
+post(struct dpmon_actions *a, enum dpmon_action_kind kind, const char *ip, uint64_t id, bool ban)
 {
-	struct dpmon_action_event ev = {.kind = kind, .addr = addr(ip), .dir = DPMON_DIR_INGRESS,
-					.alert_id = id, .start_unix_s = 1700000000.5,
-					.end_unix_s = kind == DPMON_ACTION_ALERT_END ? 1700000060.5 : 0,
-					.ban = ban,
-					.alert = json_pack("{s:I,s:s}", "id", (json_int_t)id,
-							   "address", ip)};
+	struct dpmon_action_event ev = {
+		.kind = kind,
+		.addr = addr(ip),
+		.dir = DPMON_DIR_INGRESS,
+		.alert_id = id,
+		.start_unix_s = 1700000000.5,
+		.end_unix_s = kind == DPMON_ACTION_ALERT_END ? 1700000060.5 : 0,
+		.ban = ban,
+		.alert = json_pack("{s:I,s:s}", "id", (json_int_t)id, "address", ip)};
 
 	return dpmon_actions_post(a, &ev);
 }
@@ -210,8 +212,8 @@ test_notify_fds(void)
 	path_in(marker, sizeof(marker), "marker");
 	fd = open(marker, O_RDWR | O_CREAT, 0600); /* inheritable */
 	REQUIRE(fd >= 0);
-	snprintf(extra, sizeof(extra),
-		 "ls -l /proc/$$/fd | grep -c '%s' >> '%s/fds'\n", marker, dir);
+	snprintf(extra, sizeof(extra), "ls -l /proc/$$/fd | grep -c '%s' >> '%s/fds'\n", marker,
+		 dir);
 	write_script(&cfg, extra);
 	a = dpmon_actions_create_cfg(&cfg);
 	REQUIRE(a != NULL);
@@ -243,7 +245,8 @@ test_notify_manual(void)
 	dpmon_actions_flush(a);
 	CHECK_STR(slurp("args"), "2001:db8::5 none ban 0\n2001:db8::5 none unban 0\n");
 	/* stdin: the entry, "since" varies: check the fixed fields. */
-	snprintf(want, sizeof(want), "{\"address\":\"2001:db8::5\",\"source\":\"manual\","
+	snprintf(want, sizeof(want),
+		 "{\"address\":\"2001:db8::5\",\"source\":\"manual\","
 		 "\"alert_id\":null,\"since\":");
 	CHECK(strncmp(slurp("stdin"), want, strlen(want)) == 0);
 	dpmon_actions_free(a);
@@ -412,7 +415,10 @@ test_exabgp_reconfigure(void)
 static void
 test_many_subnets(void)
 {
-	enum { N_SUB = 65536, N_BH = 20000 };
+	enum {
+		N_SUB = 65536,
+		N_BH = 20000
+	};
 	static struct dpmon_subnet_conf many[N_SUB];
 	struct dpmon_config cfg;
 	struct dpmon_actions *a;
@@ -575,7 +581,8 @@ test_state(void)
 		CHECK(json_array_size(json_object_get(e0, "alert_ids")) == 0);
 		CHECK_STR(json_string_value(json_object_get(e1, "address")), "2001:db8::2");
 		CHECK(json_is_false(json_object_get(e1, "manual")));
-		CHECK(json_integer_value(json_array_get(json_object_get(e1, "alert_ids"), 0)) == 21);
+		CHECK(json_integer_value(json_array_get(json_object_get(e1, "alert_ids"), 0)) ==
+		      21);
 	}
 	json_decref(doc);
 	d = opendir(dir);
@@ -702,7 +709,8 @@ test_queue_full(void)
 		for (const char *p = args; *p; p++)
 			lines += *p == '\n';
 		CHECK(lines == 1025); /* every queued event ran, in order */
-		CHECK(strncmp(args, "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n",
+		CHECK(strncmp(args,
+			      "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n",
 			      63) == 0);
 	}
 	dpmon_actions_free(a);
@@ -788,8 +796,9 @@ test_stop(void)
 	CHECK(strstr(st, "\"10.0.0.2\"") != NULL);
 	CHECK(strstr(st, "\"10.0.0.3\"") != NULL);
 	pthread_join(t, NULL);
-	CHECK_STR(slurp("args"), "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n"
-				 "10.0.0.3 ingress attack_start 3\n");
+	CHECK_STR(slurp("args"),
+		  "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n"
+		  "10.0.0.3 ingress attack_start 3\n");
 	teardown();
 }
 

@@ -30,7 +30,6 @@
 #define DPMON_VERSION "0.0.0"
 #endif
 
-
 /* ------------------------------------------------------------------------
  * Calling the API with a query string.
  * --------------------------------------------------------------------- */
@@ -82,8 +81,9 @@ check_str(const char *file, int line, json_t *j, const char *path, const char *w
 
 	if (!json_is_string(v) || strcmp(json_string_value(v), want) != 0) {
 		char *text = json_dumps(j, JSON_COMPACT);
-		fprintf(stderr, "%s:%d: %s: want \"%s\", got %s\n  in %s\n", file, line,
-			path, want, v ? (json_is_string(v) ? json_string_value(v) : "(not a string)") : "(missing)",
+		fprintf(stderr, "%s:%d: %s: want \"%s\", got %s\n  in %s\n", file, line, path, want,
+			v ? (json_is_string(v) ? json_string_value(v) : "(not a string)")
+			  : "(missing)",
 			text ? text : "?");
 		exit(1);
 	}
@@ -109,7 +109,8 @@ check_real(const char *file, int line, json_t *j, const char *path, double want)
 
 	if (!json_is_real(v) || json_real_value(v) != want) {
 		fprintf(stderr, "%s:%d: %s: want %g, got %s%g\n", file, line, path, want,
-			json_is_real(v) ? "" : "(not a real) ", json_is_real(v) ? json_real_value(v) : 0.0);
+			json_is_real(v) ? "" : "(not a real) ",
+			json_is_real(v) ? json_real_value(v) : 0.0);
 		exit(1);
 	}
 }
@@ -118,17 +119,21 @@ static void
 check_size(const char *file, int line, json_t *j, const char *path, size_t want)
 {
 	json_t *v = jat(j, path);
-	size_t got = json_is_array(v) ? json_array_size(v) : json_is_object(v) ? json_object_size(v) : (size_t)-1;
+	size_t got = json_is_array(v)    ? json_array_size(v)
+		     : json_is_object(v) ? json_object_size(v)
+					 : (size_t)-1;
 
 	if (got != want) {
-		fprintf(stderr, "%s:%d: %s: want size %zu, got %zd\n", file, line, path, want, (ssize_t)got);
+		fprintf(stderr, "%s:%d: %s: want size %zu, got %zd\n", file, line, path, want,
+			(ssize_t)got);
 		exit(1);
 	}
 }
 
 /* The response is @p status with exactly {"error": @p msg}. */
 static void
-check_error(const char *file, int line, struct dpmon_api_response r, unsigned status, const char *msg)
+check_error(const char *file, int line, struct dpmon_api_response r, unsigned status,
+	    const char *msg)
 {
 	if (r.status != status) {
 		char *text = json_dumps(r.body, JSON_COMPACT);
@@ -144,10 +149,10 @@ check_error(const char *file, int line, struct dpmon_api_response r, unsigned st
 	json_decref(r.body);
 }
 
-#define CHECK_STR(j, p, w) check_str(__FILE__, __LINE__, (j), (p), (w))
-#define CHECK_INT(j, p, w) check_int(__FILE__, __LINE__, (j), (p), (w))
-#define CHECK_REAL(j, p, w) check_real(__FILE__, __LINE__, (j), (p), (w))
-#define CHECK_SIZE(j, p, w) check_size(__FILE__, __LINE__, (j), (p), (w))
+#define CHECK_STR(j, p, w)   check_str(__FILE__, __LINE__, (j), (p), (w))
+#define CHECK_INT(j, p, w)   check_int(__FILE__, __LINE__, (j), (p), (w))
+#define CHECK_REAL(j, p, w)  check_real(__FILE__, __LINE__, (j), (p), (w))
+#define CHECK_SIZE(j, p, w)  check_size(__FILE__, __LINE__, (j), (p), (w))
 #define CHECK_ERROR(r, s, m) check_error(__FILE__, __LINE__, (r), (s), (m))
 
 /* Check "hosts.N.address" for N = 0.. against the NULL-terminated @p want. */
@@ -170,7 +175,7 @@ check_order(const char *file, int line, const struct dpmon_snapshot *s, const ch
 	json_decref(r.body);
 }
 
-#define CHECK_ORDER(s, t, total, ...)                                                  \
+#define CHECK_ORDER(s, t, total, ...) \
 	check_order(__FILE__, __LINE__, (s), (t), (total), (const char *const[]){__VA_ARGS__, NULL})
 
 /* ------------------------------------------------------------------------
@@ -181,13 +186,18 @@ check_order(const char *file, int line, const struct dpmon_snapshot *s, const ch
 static void
 set_status(struct dpmon_snapshot *s)
 {
-	s->config = (struct dpmon_snap_config){.reloads = 3, .reload_failures = 1,
+	s->config = (struct dpmon_snap_config){.reloads = 3,
+					       .reload_failures = 1,
 					       .last_reload_unix_s = 1700000000.5,
 					       .last_reload_ok = true};
-	s->actions = (struct dpmon_snap_actions){.events_dropped = 1, .notify_ok = 4,
-						 .notify_failed = 2, .notify_killed = 1,
-						 .sample_copied = 900, .sample_dropped = 7,
-						 .blackholes = 3, .exabgp_configured = true,
+	s->actions = (struct dpmon_snap_actions){.events_dropped = 1,
+						 .notify_ok = 4,
+						 .notify_failed = 2,
+						 .notify_killed = 1,
+						 .sample_copied = 900,
+						 .sample_dropped = 7,
+						 .blackholes = 3,
+						 .exabgp_configured = true,
 						 .exabgp_connected = false};
 	s->uptime_s = 12.5;
 	s->interval_s = 1.0078125;
@@ -209,15 +219,27 @@ set_status(struct dpmon_snapshot *s)
 static void
 set_ports_workers(struct dpmon_snapshot *s)
 {
-	s->ports[0] = (struct dpmon_port_stats){.device = "net_pcap0", .port_id = 0, .rx_queues = 2,
-					       .ipackets = 5000, .ibytes = 320000, .imissed = 4,
-					       .ierrors = 1, .rx_nombuf = 2};
-	s->workers[0] = (struct dpmon_snap_worker){.lcore = 1, .packets = 2600, .bursts = 100,
-						   .host_table_full = 0, .hosts = 3};
-	s->workers[1] = (struct dpmon_snap_worker){.lcore = 2, .packets = 2400, .bursts = 90,
-						   .host_table_full = 5, .host_v4mapped = 7,
-						   .host_ext_full = 3, .hosts = 2, .host_capacity = 1024, .polls = 5000,
-						   .busy_s = 1.5, .busy_ratio = 0.25};
+	s->ports[0] = (struct dpmon_port_stats){.device = "net_pcap0",
+						.port_id = 0,
+						.rx_queues = 2,
+						.ipackets = 5000,
+						.ibytes = 320000,
+						.imissed = 4,
+						.ierrors = 1,
+						.rx_nombuf = 2};
+	s->workers[0] = (struct dpmon_snap_worker){
+		.lcore = 1, .packets = 2600, .bursts = 100, .host_table_full = 0, .hosts = 3};
+	s->workers[1] = (struct dpmon_snap_worker){.lcore = 2,
+						   .packets = 2400,
+						   .bursts = 90,
+						   .host_table_full = 5,
+						   .host_v4mapped = 7,
+						   .host_ext_full = 3,
+						   .hosts = 2,
+						   .host_capacity = 1024,
+						   .polls = 5000,
+						   .busy_s = 1.5,
+						   .busy_ratio = 0.25};
 }
 
 /* The subnets' counters: every protocol and packet class in the office's ingress. */
@@ -254,19 +276,28 @@ static struct dpmon_snapshot *
 api_snapshot(void)
 {
 	static const struct snap_subnet_spec subnets[] = {
-		{"10.0.0.0/24", "office"}, {"2001:db8::/48", NULL},
+		{"10.0.0.0/24", "office"},
+		{"2001:db8::/48", NULL},
 	};
 	/* Given out of order on purpose, sorted by snap_build like merge.c does. */
 	const struct snap_host_spec hosts[] = {
 		tcp_host("2001:db8::2", 1, snap_rate(0, 0, 0, 0), snap_rate(5, 300, 0, 0)),
-		tcp_host("10.0.0.6", 0, snap_rate(200, 5000, 20, 4000), snap_rate(2, 120, 1.5, 960)),
-		tcp_host("10.0.0.5", 0, snap_rate(100, 10000, 10, 8000), snap_rate(1, 60, 0.5, 480)),
-		tcp_host("2001:0db8:0:0::1", 1, snap_rate(300, 1000, 30, 800), snap_rate(4, 240, 2.5, 2000)),
-		tcp_host("10.0.0.7", 0, snap_rate(50, 50000, 5, 8000), snap_rate(3, 180, 0.25, 200)),
+		tcp_host("10.0.0.6", 0, snap_rate(200, 5000, 20, 4000),
+			 snap_rate(2, 120, 1.5, 960)),
+		tcp_host("10.0.0.5", 0, snap_rate(100, 10000, 10, 8000),
+			 snap_rate(1, 60, 0.5, 480)),
+		tcp_host("2001:0db8:0:0::1", 1, snap_rate(300, 1000, 30, 800),
+			 snap_rate(4, 240, 2.5, 2000)),
+		tcp_host("10.0.0.7", 0, snap_rate(50, 50000, 5, 8000),
+			 snap_rate(3, 180, 0.25, 200)),
 	};
-	struct dpmon_snapshot *s = snap_build(&(struct snap_spec){
-		.seq = 7, .n_ports = 1, .n_workers = 2, .subnets = subnets, .n_subnets = 2,
-		.hosts = hosts, .n_hosts = 5});
+	struct dpmon_snapshot *s = snap_build(&(struct snap_spec){.seq = 7,
+								  .n_ports = 1,
+								  .n_workers = 2,
+								  .subnets = subnets,
+								  .n_subnets = 2,
+								  .hosts = hosts,
+								  .n_hosts = 5});
 
 	set_status(s);
 	set_ports_workers(s);
@@ -291,7 +322,7 @@ test_names(void)
 	REQUIRE(dpmon_tunnel_name(DPMON_TUNNEL_KINDS) == NULL);
 	REQUIRE(strcmp(dpmon_reason_name(DPMON_REASON_MAX), "unknown") == 0);
 	REQUIRE(strcmp(dpmon_proto_name(DPMON_PROTO_ICMP), "icmp") == 0);
-	REQUIRE(strcmp(dpmon_proto_name((enum dpmon_proto)-1), "unknown") == 0);
+	REQUIRE(strcmp(dpmon_proto_name((enum dpmon_proto) - 1), "unknown") == 0);
 	REQUIRE(strcmp(dpmon_dir_name(DPMON_DIR_EGRESS), "egress") == 0);
 	REQUIRE(strcmp(dpmon_total_name(DPMON_TOTAL_EXTERNAL), "external") == 0);
 }
@@ -304,7 +335,8 @@ test_snapshot_lookups(const struct dpmon_snapshot *s)
 	for (uint32_t i = 0; i < s->n_hosts; i++)
 		REQUIRE(dpmon_snapshot_find_host(s, &s->hosts[i].addr) == &s->hosts[i]);
 	{
-		struct dpmon_addr a = snap_addr("10.0.0.99"), b = snap_addr("::"), c = snap_addr("ffff::1");
+		struct dpmon_addr a = snap_addr("10.0.0.99"), b = snap_addr("::"),
+				  c = snap_addr("ffff::1");
 		REQUIRE(dpmon_snapshot_find_host(s, &a) == NULL);
 		REQUIRE(dpmon_snapshot_find_host(s, &b) == NULL);
 		REQUIRE(dpmon_snapshot_find_host(s, &c) == NULL);
@@ -376,7 +408,7 @@ test_store(void)
 	b->seq = 2;
 	dpmon_snap_publish(&st, b); /* a lives on: the reader holds it */
 	REQUIRE(held->seq == 1 && held->refs == 1);
-	held->hosts[0].subnet = 3; /* still writable memory under ASan */
+	held->hosts[0].subnet = 3;     /* still writable memory under ASan */
 	dpmon_snap_release(&st, held); /* frees a */
 	held = dpmon_snap_acquire(&st);
 	REQUIRE(held == b && b->refs == 2);
@@ -423,14 +455,17 @@ static void
 test_summary(const struct dpmon_snapshot *s)
 {
 	struct dpmon_api_response r = get(s, "/api/v1/summary");
-	static const char *const reasons[] = {"non_ip", "runt", "vlan_too_deep", "ipv4_bad_header",
-					      "ipv4_truncated", "ipv6_bad_header", "ipv6_truncated",
-					      "ipv4_bad_length", "mpls_no_bottom", "l2_too_deep"};
+	static const char *const reasons[] = {"non_ip",         "runt",
+					      "vlan_too_deep",  "ipv4_bad_header",
+					      "ipv4_truncated", "ipv6_bad_header",
+					      "ipv6_truncated", "ipv4_bad_length",
+					      "mpls_no_bottom", "l2_too_deep"};
 	static const char *const anomalies[] = {
-		"pkt_len_mismatch", "ipv4_len_mismatch", "ipv4_options_truncated",
-		"ipv6_len_mismatch", "ipv6_ext_truncated", "ipv6_ext_limit", "l4_truncated",
-		"tcp_bad_offset", "udp_bad_length", "gre_truncated", "tunnel_malformed",
-		"tunnel_unsupported", "tunnel_limit"};
+		"pkt_len_mismatch",  "ipv4_len_mismatch",  "ipv4_options_truncated",
+		"ipv6_len_mismatch", "ipv6_ext_truncated", "ipv6_ext_limit",
+		"l4_truncated",      "tcp_bad_offset",     "udp_bad_length",
+		"gre_truncated",     "tunnel_malformed",   "tunnel_unsupported",
+		"tunnel_limit"};
 	char path[64];
 	json_t *b = r.body;
 
@@ -601,8 +636,10 @@ test_subnets(const struct dpmon_snapshot *s)
 	CHECK_INT(r.body, "ingress.packets", 300);
 	json_decref(r.body);
 
-	CHECK_ERROR(get(s, "/api/v1/subnets/10.9.0.0/24"), 404, "subnet 10.9.0.0/24 is not monitored");
-	CHECK_ERROR(get(s, "/api/v1/subnets/10.0.0.0/25"), 404, "subnet 10.0.0.0/25 is not monitored");
+	CHECK_ERROR(get(s, "/api/v1/subnets/10.9.0.0/24"), 404,
+		    "subnet 10.9.0.0/24 is not monitored");
+	CHECK_ERROR(get(s, "/api/v1/subnets/10.0.0.0/25"), 404,
+		    "subnet 10.0.0.0/25 is not monitored");
 	CHECK_ERROR(get(s, "/api/v1/subnets/2001:DB8:1::/48"), 404,
 		    "subnet 2001:db8:1::/48 is not monitored");
 	CHECK_ERROR(get(s, "/api/v1/subnets/10.0.0.1/24"), 400,
@@ -653,7 +690,8 @@ test_host(const struct dpmon_snapshot *s)
 	json_decref(r.body);
 
 	CHECK_ERROR(get(s, "/api/v1/hosts/10.0.0.99"), 404, "host 10.0.0.99 has not been seen");
-	CHECK_ERROR(get(s, "/api/v1/hosts/2001:DB8:0::0099"), 404, "host 2001:db8::99 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/2001:DB8:0::0099"), 404,
+		    "host 2001:db8::99 has not been seen");
 	CHECK_ERROR(get(s, "/api/v1/hosts/zzz"), 400,
 		    "invalid address 'zzz': not an IPv4 or IPv6 address");
 	CHECK_ERROR(get(s, "/api/v1/hosts/10.0.0.5/32"), 400, NULL);
@@ -689,37 +727,40 @@ test_hosts(const struct dpmon_snapshot *s)
 	json_decref(r.body);
 
 	/* Default: bps of ingress, 10.0.0.5 and .7 tie at 8000 → by address. */
-	CHECK_ORDER(s, "/api/v1/hosts", 5, "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts/", 5, "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=bps&direction=ingress", 5,
-		    "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=pps", 5,
-		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=packets", 5,
-		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=bytes", 5,
-		    "10.0.0.7", "10.0.0.5", "10.0.0.6", "2001:db8::1", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts?direction=egress", 5,
-		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts?direction=egress&sort=packets", 5,
-		    "2001:db8::2", "2001:db8::1", "10.0.0.7", "10.0.0.6", "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts", 5, "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1",
+		    "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts/", 5, "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1",
+		    "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=bps&direction=ingress", 5, "10.0.0.5", "10.0.0.7",
+		    "10.0.0.6", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=pps", 5, "2001:db8::1", "10.0.0.6", "10.0.0.5",
+		    "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=packets", 5, "2001:db8::1", "10.0.0.6", "10.0.0.5",
+		    "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=bytes", 5, "10.0.0.7", "10.0.0.5", "10.0.0.6",
+		    "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?direction=egress", 5, "2001:db8::1", "10.0.0.6", "10.0.0.5",
+		    "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?direction=egress&sort=packets", 5, "2001:db8::2",
+		    "2001:db8::1", "10.0.0.7", "10.0.0.6", "10.0.0.5");
 	/* egress pps: ::2 has 0, .7 has 0.25 */
-	CHECK_ORDER(s, "/api/v1/hosts?sort=pps&direction=egress", 5,
-		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=pps&direction=egress", 5, "2001:db8::1", "10.0.0.6",
+		    "10.0.0.5", "10.0.0.7", "2001:db8::2");
 
 	/* limit */
 	CHECK_ORDER(s, "/api/v1/hosts?limit=2", 5, "10.0.0.5", "10.0.0.7");
 	CHECK_ORDER(s, "/api/v1/hosts?limit=1&sort=bytes", 5, "10.0.0.7");
-	CHECK_ORDER(s, "/api/v1/hosts?limit=10000", 5,
-		    "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts?limit=0005", 5,
-		    "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?limit=10000", 5, "10.0.0.5", "10.0.0.7", "10.0.0.6",
+		    "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?limit=0005", 5, "10.0.0.5", "10.0.0.7", "10.0.0.6",
+		    "2001:db8::1", "2001:db8::2");
 
 	/* subnet filter: total counts the filter's matches, not the page */
 	CHECK_ORDER(s, "/api/v1/hosts?subnet=2001:db8::/48", 2, "2001:db8::1", "2001:db8::2");
 	CHECK_ORDER(s, "/api/v1/hosts?subnet=2001:0DB8:0::/48&direction=egress&sort=packets", 2,
 		    "2001:db8::2", "2001:db8::1");
-	CHECK_ORDER(s, "/api/v1/hosts?subnet=10.0.0.0/24&sort=pps&limit=2", 3, "10.0.0.6", "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts?subnet=10.0.0.0/24&sort=pps&limit=2", 3, "10.0.0.6",
+		    "10.0.0.5");
 
 	/* errors */
 	CHECK_ERROR(get(s, "/api/v1/hosts?foo=1"), 400, "unknown parameter 'foo'");
@@ -734,14 +775,19 @@ test_hosts(const struct dpmon_snapshot *s)
 	CHECK_ERROR(get(s, "/api/v1/hosts?limit=-1"), 400, NULL);
 	CHECK_ERROR(get(s, "/api/v1/hosts?limit=+5"), 400, NULL);
 	CHECK_ERROR(get(s, "/api/v1/hosts?limit=5x"), 400, NULL);
-	CHECK_ERROR(get(s, "/api/v1/hosts?limit="), 400, "invalid limit '': expected an integer 1..10000");
-	CHECK_ERROR(get(s, "/api/v1/hosts?limit"), 400, "invalid limit '': expected an integer 1..10000");
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit="), 400,
+		    "invalid limit '': expected an integer 1..10000");
+	CHECK_ERROR(get(s, "/api/v1/hosts?limit"), 400,
+		    "invalid limit '': expected an integer 1..10000");
 	CHECK_ERROR(get(s, "/api/v1/hosts?sort=speed"), 400,
-		    "invalid sort 'speed': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, flows or peers");
+		    "invalid sort 'speed': expected pps, bps, packets, bytes, avg_pps, avg_bps, "
+		    "syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, "
+		    "icmp_bps, flows or peers");
 	CHECK_ERROR(get(s, "/api/v1/hosts?sort=BPS"), 400, NULL);
 	CHECK_ERROR(get(s, "/api/v1/hosts?direction=up"), 400,
 		    "invalid direction 'up': expected ingress or egress");
-	CHECK_ERROR(get(s, "/api/v1/hosts?subnet=10.9.0.0/24"), 404, "subnet 10.9.0.0/24 is not monitored");
+	CHECK_ERROR(get(s, "/api/v1/hosts?subnet=10.9.0.0/24"), 404,
+		    "subnet 10.9.0.0/24 is not monitored");
 	CHECK_ERROR(get(s, "/api/v1/hosts?subnet=10.0.0.0"), 400,
 		    "invalid subnet '10.0.0.0': bad CIDR (expected ADDRESS/LENGTH)");
 	CHECK_ERROR(get(s, "/api/v1/hosts?subnet="), 400, NULL);
@@ -751,10 +797,20 @@ test_hosts(const struct dpmon_snapshot *s)
 static void
 test_routing(const struct dpmon_snapshot *s)
 {
-	static const char *const unknown[] = {"/", "", "/api", "/api/v1", "/api/v1/", "/api/v2/summary",
-					      "/api/v1/summaryx", "/api/v1/summary/x", "/healthz",
-					      "/api/v1/subnetsx", "/api/v1/hostsx/1", "api/v1/summary",
-					      "/api/v1/../health", "//health"};
+	static const char *const unknown[] = {"/",
+					      "",
+					      "/api",
+					      "/api/v1",
+					      "/api/v1/",
+					      "/api/v2/summary",
+					      "/api/v1/summaryx",
+					      "/api/v1/summary/x",
+					      "/healthz",
+					      "/api/v1/subnetsx",
+					      "/api/v1/hostsx/1",
+					      "api/v1/summary",
+					      "/api/v1/../health",
+					      "//health"};
 	struct dpmon_api_response r;
 	char msg[128];
 
@@ -784,7 +840,8 @@ test_routing(const struct dpmon_snapshot *s)
 	CHECK(json_integer_value(json_object_get(r.body, "total")) == 0);
 	json_decref(r.body);
 
-	static const char *const methods[] = {"POST", "PUT", "DELETE", "PATCH", "OPTIONS", "get", ""};
+	static const char *const methods[] = {"POST",    "PUT", "DELETE", "PATCH",
+					      "OPTIONS", "get", ""};
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
 		r = call(s, methods[i], "/api/v1/hosts");
 		REQUIRE(r.status == 405);
@@ -817,7 +874,8 @@ test_routing(const struct dpmon_snapshot *s)
 static void
 test_dir_json_nonfinite(void)
 {
-	struct dpmon_dir_stats d = snap_tcp_dir(snap_rate(UINT64_C(1) << 40, 1, 0.0 / 0.0, 1.0 / 0.0));
+	struct dpmon_dir_stats d =
+		snap_tcp_dir(snap_rate(UINT64_C(1) << 40, 1, 0.0 / 0.0, 1.0 / 0.0));
 	json_t *j = dpmon_api_dir_json(&d);
 
 	REQUIRE(j != NULL);
@@ -873,10 +931,18 @@ brute_cmp(const void *x, const void *y, void *arg)
 	int k;
 
 	switch (c->key) {
-	case 0: k = cmp3(ra->pps, rb->pps); break;
-	case 1: k = cmp3(ra->bps, rb->bps); break;
-	case 2: k = (ra->packets > rb->packets) - (ra->packets < rb->packets); break;
-	default: k = (ra->bytes > rb->bytes) - (ra->bytes < rb->bytes); break;
+	case 0:
+		k = cmp3(ra->pps, rb->pps);
+		break;
+	case 1:
+		k = cmp3(ra->bps, rb->bps);
+		break;
+	case 2:
+		k = (ra->packets > rb->packets) - (ra->packets < rb->packets);
+		break;
+	default:
+		k = (ra->bytes > rb->bytes) - (ra->bytes < rb->bytes);
+		break;
 	}
 	return k != 0 ? -k : dpmon_addr_cmp(&a->addr, &b->addr);
 }
@@ -904,9 +970,11 @@ build_big(void)
 
 		dpmon_addr_from_v4(&h->addr, (10u << 24) + i);
 		h->subnet = i < (1u << 19) ? 0 : 1;
-		h->dir[DPMON_DIR_INGRESS].total = snap_rate(p, p * 100, (double)(p % 97), (double)(p * 800));
+		h->dir[DPMON_DIR_INGRESS].total =
+			snap_rate(p, p * 100, (double)(p % 97), (double)(p * 800));
 		p = next_rand(&rnd) % 1000;
-		h->dir[DPMON_DIR_EGRESS].total = snap_rate(p, next_rand(&rnd), (double)p / 4, (double)(p % 13));
+		h->dir[DPMON_DIR_EGRESS].total =
+			snap_rate(p, next_rand(&rnd), (double)p / 4, (double)(p % 13));
 	}
 	return s;
 }
@@ -914,8 +982,8 @@ build_big(void)
 /* Compare GET @p target with a full sort of @p pool (indices of the
  * filtered hosts). */
 static void
-check_big(const struct dpmon_snapshot *s, const char *target, struct rank_ctx ctx,
-	  uint32_t *pool, size_t n, size_t limit)
+check_big(const struct dpmon_snapshot *s, const char *target, struct rank_ctx ctx, uint32_t *pool,
+	  size_t n, size_t limit)
 {
 	char want[DPMON_ADDR_STRLEN], path[64];
 	double t0 = check_now_s(), t1;
@@ -930,7 +998,8 @@ check_big(const struct dpmon_snapshot *s, const char *target, struct rank_ctx ct
 	qsort_r(pool, n, sizeof(*pool), brute_cmp, &ctx);
 	for (size_t i = 0; i < expect; i++) {
 		snprintf(path, sizeof(path), "hosts.%zu.address", i);
-		CHECK_STR(r.body, path, dpmon_addr_format(&s->hosts[pool[i]].addr, want, sizeof(want)));
+		CHECK_STR(r.body, path,
+			  dpmon_addr_format(&s->hosts[pool[i]].addr, want, sizeof(want)));
 	}
 	printf("  %s: %zu of %zu hosts in %.1f ms\n", target, expect, n, (t1 - t0) * 1e3);
 	json_decref(r.body);
@@ -948,8 +1017,8 @@ test_million(void)
 		pool[i] = i;
 	check_big(s, "/api/v1/hosts?limit=10", (struct rank_ctx){NULL, DPMON_DIR_INGRESS, 1}, pool,
 		  BIG_HOSTS, 10);
-	check_big(s, "/api/v1/hosts?limit=10&sort=pps", (struct rank_ctx){NULL, DPMON_DIR_INGRESS, 0},
-		  pool, BIG_HOSTS, 10);
+	check_big(s, "/api/v1/hosts?limit=10&sort=pps",
+		  (struct rank_ctx){NULL, DPMON_DIR_INGRESS, 0}, pool, BIG_HOSTS, 10);
 	check_big(s, "/api/v1/hosts?limit=1000&sort=bps&direction=egress",
 		  (struct rank_ctx){NULL, DPMON_DIR_EGRESS, 1}, pool, BIG_HOSTS, 1000);
 	for (uint32_t i = 0; i < BIG_HOSTS; i++)
@@ -993,40 +1062,41 @@ test_hosts_sort_kinds(void)
 		REQUIRE(h != NULL);
 		in = &h->dir[DPMON_DIR_INGRESS];
 		out = &h->dir[DPMON_DIR_EGRESS];
-		in->avg_pps = 10.0 * i;                               /* ::2 first */
-		in->avg_bps = 100.0 * (4 - i);                        /* .5 first */
-		in->flag[DPMON_FLAG_SYN].pps = i == 2 ? 900 : i;      /* .7, then ::2 */
-		in->flag[DPMON_FLAG_FRAG].pps = i == 3 ? 5 : 0;       /* ::1, then by address */
-		in->proto[DPMON_PROTO_UDP].pps = i == 1 ? 3 : 0;     /* .6 */
-		in->proto[DPMON_PROTO_ICMP].bps = i == 4 ? 1 : 0;    /* ::2 */
-		out->flag[DPMON_FLAG_SYN].pps = 5 - i;                /* egress: .5 first */
-		in->flows = i == 1 ? 40000 : i == 3 ? 7 : 0;         /* .6, ::1 */
-		in->peers = 3 - i;                                   /* .5 first; ::2 = -1 last */
-		out->flows = i;                                      /* egress: ::2 first */
+		in->avg_pps = 10.0 * i;                           /* ::2 first */
+		in->avg_bps = 100.0 * (4 - i);                    /* .5 first */
+		in->flag[DPMON_FLAG_SYN].pps = i == 2 ? 900 : i;  /* .7, then ::2 */
+		in->flag[DPMON_FLAG_FRAG].pps = i == 3 ? 5 : 0;   /* ::1, then by address */
+		in->proto[DPMON_PROTO_UDP].pps = i == 1 ? 3 : 0;  /* .6 */
+		in->proto[DPMON_PROTO_ICMP].bps = i == 4 ? 1 : 0; /* ::2 */
+		out->flag[DPMON_FLAG_SYN].pps = 5 - i;            /* egress: .5 first */
+		in->flows = i == 1 ? 40000 : i == 3 ? 7 : 0;      /* .6, ::1 */
+		in->peers = 3 - i;                                /* .5 first; ::2 = -1 last */
+		out->flows = i;                                   /* egress: ::2 first */
 	}
-	CHECK_ORDER(s, "/api/v1/hosts?sort=avg_pps", 5,
-		    "2001:db8::2", "2001:db8::1", "10.0.0.7", "10.0.0.6", "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=avg_pps", 5, "2001:db8::2", "2001:db8::1", "10.0.0.7",
+		    "10.0.0.6", "10.0.0.5");
 	CHECK_ORDER(s, "/api/v1/hosts?sort=avg_bps&limit=2", 5, "10.0.0.5", "10.0.0.6");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=syn_pps", 5,
-		    "10.0.0.7", "2001:db8::2", "2001:db8::1", "10.0.0.6", "10.0.0.5");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=syn_pps&direction=egress&limit=3", 5,
-		    "10.0.0.5", "10.0.0.6", "10.0.0.7");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=fragments_pps&limit=3", 5,
-		    "2001:db8::1", "10.0.0.5", "10.0.0.6");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=syn_pps", 5, "10.0.0.7", "2001:db8::2", "2001:db8::1",
+		    "10.0.0.6", "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=syn_pps&direction=egress&limit=3", 5, "10.0.0.5",
+		    "10.0.0.6", "10.0.0.7");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=fragments_pps&limit=3", 5, "2001:db8::1", "10.0.0.5",
+		    "10.0.0.6");
 	CHECK_ORDER(s, "/api/v1/hosts?sort=udp_pps&limit=1", 5, "10.0.0.6");
 	CHECK_ORDER(s, "/api/v1/hosts?sort=icmp_bps&limit=1", 5, "2001:db8::2");
 	/* tcp_bps: all traffic is TCP in this snapshot, so it orders like bps. */
-	CHECK_ORDER(s, "/api/v1/hosts?sort=tcp_bps", 5,
-		    "10.0.0.5", "10.0.0.7", "10.0.0.6", "2001:db8::1", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=tcp_pps", 5,
-		    "2001:db8::1", "10.0.0.6", "10.0.0.5", "10.0.0.7", "2001:db8::2");
-	CHECK_ORDER(s, "/api/v1/hosts?subnet=2001:db8::/48&sort=syn_pps", 2,
-		    "2001:db8::2", "2001:db8::1");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=flows&limit=3", 5, "10.0.0.6", "2001:db8::1", "10.0.0.5");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=flows&direction=egress&limit=2", 5,
-		    "2001:db8::2", "2001:db8::1");
-	CHECK_ORDER(s, "/api/v1/hosts?sort=peers", 5,
-		    "10.0.0.5", "10.0.0.6", "10.0.0.7", "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=tcp_bps", 5, "10.0.0.5", "10.0.0.7", "10.0.0.6",
+		    "2001:db8::1", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=tcp_pps", 5, "2001:db8::1", "10.0.0.6", "10.0.0.5",
+		    "10.0.0.7", "2001:db8::2");
+	CHECK_ORDER(s, "/api/v1/hosts?subnet=2001:db8::/48&sort=syn_pps", 2, "2001:db8::2",
+		    "2001:db8::1");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=flows&limit=3", 5, "10.0.0.6", "2001:db8::1",
+		    "10.0.0.5");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=flows&direction=egress&limit=2", 5, "2001:db8::2",
+		    "2001:db8::1");
+	CHECK_ORDER(s, "/api/v1/hosts?sort=peers", 5, "10.0.0.5", "10.0.0.6", "10.0.0.7",
+		    "2001:db8::1", "2001:db8::2");
 	dpmon_snapshot_free(s);
 }
 

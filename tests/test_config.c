@@ -28,25 +28,25 @@
 #include "stats.h"
 
 /* @p out contains @p line as a whole line. */
-#define CHECK_LINE(out, line)                                                    \
-	do {                                                                     \
-		test_checks++;                                                        \
-		if (!has_line((out), (line))) {                                  \
-			test_failures++;                                              \
-			fprintf(stderr, "%s:%d: missing line \"%s\" in:\n%s\n", \
-				__FILE__, __LINE__, (line), (out));              \
-		}                                                                \
+#define CHECK_LINE(out, line)                                                             \
+	do {                                                                              \
+		test_checks++;                                                            \
+		if (!has_line((out), (line))) {                                           \
+			test_failures++;                                                  \
+			fprintf(stderr, "%s:%d: missing line \"%s\" in:\n%s\n", __FILE__, \
+				__LINE__, (line), (out));                                 \
+		}                                                                         \
 	} while (0)
 
 /* @p out contains @p text anywhere. */
-#define CHECK_HAS(out, text)                                                     \
-	do {                                                                     \
-		test_checks++;                                                        \
-		if (strstr((out), (text)) == NULL) {                             \
-			test_failures++;                                              \
-			fprintf(stderr, "%s:%d: missing \"%s\" in:\n%s\n",       \
-				__FILE__, __LINE__, (text), (out));              \
-		}                                                                \
+#define CHECK_HAS(out, text)                                                                   \
+	do {                                                                                   \
+		test_checks++;                                                                 \
+		if (strstr((out), (text)) == NULL) {                                           \
+			test_failures++;                                                       \
+			fprintf(stderr, "%s:%d: missing \"%s\" in:\n%s\n", __FILE__, __LINE__, \
+				(text), (out));                                                \
+		}                                                                              \
 	} while (0)
 
 static int
@@ -129,19 +129,21 @@ write_temp(char *path, const char *text)
 static void
 test_full(void)
 {
-	const char *json =
-		"{\"comment\": \"example\", \"_comment\": [1, 2],\n"
-		" \"ports\": [{\"device\": \"net_pcap0\", \"rx_queues\": 4, \"rx_descriptors\": 1024,\n"
-		"             \"mbufs\": 16777216},\n"
-		"           {\"device\": \"0000:01:00.0\", \"rx_queues\": 1024, \"rx_descriptors\": 0,\n"
-		"            \"mbufs\": 1024}],\n"
-		" \"subnets\": [{\"prefix\": \"10.0.0.0/24\", \"name\": \"office\"},\n"
-		"             {\"prefix\": \"2001:DB8::/48\"},\n"
-		"             {\"prefix\": \"0.0.0.0/0\", \"name\": \"all-v4\"},\n"
-		"             {\"prefix\": \"::/0\", \"name\": \"\"}],\n"
-		" \"http\": {\"listen\": \"::1\", \"port\": 0},\n"
-		" \"host_table_capacity\": 1024, \"merge_interval_ms\": 60000, \"burst_size\": 512,\n"
-		" \"mbufs_per_queue\": 1048576, \"idle_sleep_us\": 100000}\n";
+	const char *json = "{\"comment\": \"example\", \"_comment\": [1, 2],\n"
+			   " \"ports\": [{\"device\": \"net_pcap0\", \"rx_queues\": 4, "
+			   "\"rx_descriptors\": 1024,\n"
+			   "             \"mbufs\": 16777216},\n"
+			   "           {\"device\": \"0000:01:00.0\", \"rx_queues\": 1024, "
+			   "\"rx_descriptors\": 0,\n"
+			   "            \"mbufs\": 1024}],\n"
+			   " \"subnets\": [{\"prefix\": \"10.0.0.0/24\", \"name\": \"office\"},\n"
+			   "             {\"prefix\": \"2001:DB8::/48\"},\n"
+			   "             {\"prefix\": \"0.0.0.0/0\", \"name\": \"all-v4\"},\n"
+			   "             {\"prefix\": \"::/0\", \"name\": \"\"}],\n"
+			   " \"http\": {\"listen\": \"::1\", \"port\": 0},\n"
+			   " \"host_table_capacity\": 1024, \"merge_interval_ms\": 60000, "
+			   "\"burst_size\": 512,\n"
+			   " \"mbufs_per_queue\": 1048576, \"idle_sleep_us\": 100000}\n";
 	struct dpmon_config cfg;
 	char *out = NULL, p[DPMON_PREFIX_STRLEN];
 
@@ -200,7 +202,7 @@ test_defaults(void)
 	CHECK(cfg.burst_size == 32);
 	CHECK(cfg.mbufs_per_queue == 4096);
 	CHECK(cfg.idle_sleep_us == 0); /* busy polling */
-	dpmon_config_free(&cfg); /* safe on a defaulted config */
+	dpmon_config_free(&cfg);       /* safe on a defaulted config */
 
 	CHECK(parse("{\"ports\": [{\"device\": \"net_pcap0\"}],"
 		    " \"subnets\": [{\"prefix\": \"192.0.2.0/24\"}], \"http\": {}}",
@@ -235,9 +237,12 @@ test_prefix_errors(void)
 			9);
 	CHECK_LINE(out, "cfg.json: $.subnets[2].prefix: host bits set (address is not the network "
 			"address of the prefix), got \"10.0.2.1/24\"");
-	CHECK_LINE(out, "cfg.json: $.subnets[3].prefix: duplicate subnet 10.0.0.0/24 (also $.subnets[0])");
+	CHECK_LINE(
+		out,
+		"cfg.json: $.subnets[3].prefix: duplicate subnet 10.0.0.0/24 (also $.subnets[0])");
 	CHECK_HAS(out, "cfg.json: $.subnets[4].prefix: bad CIDR");
-	CHECK_HAS(out, "cfg.json: $.subnets[5].prefix: bad CIDR (IPv4 prefix length must be 0..32)");
+	CHECK_HAS(out,
+		  "cfg.json: $.subnets[5].prefix: bad CIDR (IPv4 prefix length must be 0..32)");
 	CHECK_HAS(out, "cfg.json: $.subnets[6].prefix: bad CIDR");
 	CHECK_LINE(out, "cfg.json: $.subnets[7].prefix: wrong type: expected string, got integer");
 	CHECK_LINE(out, "cfg.json: $.subnets[8].prefix: missing required key");
@@ -251,13 +256,17 @@ test_prefix_errors(void)
 			"{\"prefix\": \"2001:DB8:0::/48\"}, {\"prefix\": \"2001:db8::/47\"},"
 			"{\"prefix\": \"2001:0db8::/48\"}]}",
 			2);
-	CHECK_LINE(out, "cfg.json: $.subnets[2].prefix: duplicate subnet 2001:db8::/48 (also $.subnets[0])");
-	CHECK_LINE(out, "cfg.json: $.subnets[4].prefix: duplicate subnet 2001:db8::/48 (also $.subnets[0])");
+	CHECK_LINE(out, "cfg.json: $.subnets[2].prefix: duplicate subnet 2001:db8::/48 (also "
+			"$.subnets[0])");
+	CHECK_LINE(out, "cfg.json: $.subnets[4].prefix: duplicate subnet 2001:db8::/48 (also "
+			"$.subnets[0])");
 	free(out);
 
-	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\","
-			" \"name\": \"0123456789012345678901234567890123456789012345678901234567890123\"}]}",
-			1);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\","
+		" \"name\": "
+		"\"0123456789012345678901234567890123456789012345678901234567890123\"}]}",
+		1);
 	CHECK_LINE(out, "cfg.json: $.subnets[0].name: must be at most 63 bytes, got 64");
 	free(out);
 
@@ -271,9 +280,10 @@ test_range_and_type_errors(void)
 {
 	char *out;
 
-	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"http\": {\"port\": 70000}}",
-			1);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"http\": {\"port\": 70000}}",
+		1);
 	CHECK_LINE(out, "cfg.json: $.http.port: must be an integer 0..65535, got 70000");
 	free(out);
 
@@ -284,41 +294,50 @@ test_range_and_type_errors(void)
 	free(out);
 
 	/* A real is not an integer, even 32.0; booleans and null neither. */
-	out = parse_bad("{\"ports\": [{\"device\": \"d\", \"rx_queues\": 0, \"rx_descriptors\": 32}],"
-			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], \"burst_size\": 32.0,"
-			" \"merge_interval_ms\": true, \"mbufs_per_queue\": null,"
-			" \"host_table_capacity\": 1023, \"http\": {\"listen\": \"localhost\"}}",
-			7);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"d\", \"rx_queues\": 0, \"rx_descriptors\": 32}],"
+		" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], \"burst_size\": 32.0,"
+		" \"merge_interval_ms\": true, \"mbufs_per_queue\": null,"
+		" \"host_table_capacity\": 1023, \"http\": {\"listen\": \"localhost\"}}",
+		7);
 	CHECK_LINE(out, "cfg.json: $.ports[0].rx_queues: must be an integer 1..1024, got 0");
-	CHECK_LINE(out, "cfg.json: $.ports[0].rx_descriptors: must be 0 or an integer 64..16384, got 32");
+	CHECK_LINE(
+		out,
+		"cfg.json: $.ports[0].rx_descriptors: must be 0 or an integer 64..16384, got 32");
 	CHECK_LINE(out, "cfg.json: $.burst_size: wrong type: expected integer, got real");
 	CHECK_LINE(out, "cfg.json: $.merge_interval_ms: wrong type: expected integer, got boolean");
 	CHECK_LINE(out, "cfg.json: $.mbufs_per_queue: wrong type: expected integer, got null");
-	CHECK_LINE(out, "cfg.json: $.host_table_capacity: must be an integer 1024..16777216, got 1023");
+	CHECK_LINE(out,
+		   "cfg.json: $.host_table_capacity: must be an integer 1024..16777216, got 1023");
 	CHECK_LINE(out, "cfg.json: $.http.listen: not an IPv4 or IPv6 address, got \"localhost\"");
 	free(out);
-	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"http\": {\"listen\": \"::ffff:127.0.0.1\"}}", 1);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"http\": {\"listen\": \"::ffff:127.0.0.1\"}}",
+		1);
 	CHECK_LINE(out, "cfg.json: $.http.listen: an IPv4-mapped IPv6 address cannot be bound; "
 			"write the IPv4 form, got \"::ffff:127.0.0.1\"");
 	free(out);
 
 	/* ports[].mbufs: 1024..16777216, an integer; 0 is not "auto" (leave it out). */
-	out = parse_bad("{\"ports\": [{\"device\": \"a\", \"mbufs\": 1023},"
-			" {\"device\": \"b\", \"mbufs\": 16777217}, {\"device\": \"c\", \"mbufs\": 0},"
-			" {\"device\": \"e\", \"mbufs\": \"65536\"}],"
-			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
-			4);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"a\", \"mbufs\": 1023},"
+		" {\"device\": \"b\", \"mbufs\": 16777217}, {\"device\": \"c\", \"mbufs\": 0},"
+		" {\"device\": \"e\", \"mbufs\": \"65536\"}],"
+		" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+		4);
 	CHECK_LINE(out, "cfg.json: $.ports[0].mbufs: must be an integer 1024..16777216, got 1023");
-	CHECK_LINE(out, "cfg.json: $.ports[1].mbufs: must be an integer 1024..16777216, got 16777217");
+	CHECK_LINE(out,
+		   "cfg.json: $.ports[1].mbufs: must be an integer 1024..16777216, got 16777217");
 	CHECK_LINE(out, "cfg.json: $.ports[2].mbufs: must be an integer 1024..16777216, got 0");
 	CHECK_LINE(out, "cfg.json: $.ports[3].mbufs: wrong type: expected integer, got string");
 	free(out);
 
-	out = parse_bad("{\"ports\": {\"device\": \"d\"}, \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"http\": [], \"burst_size\": 513, \"merge_interval_ms\": 99,"
-			" \"mbufs_per_queue\": 511, \"idle_sleep_us\": 100001}",
-			6);
+	out = parse_bad(
+		"{\"ports\": {\"device\": \"d\"}, \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"http\": [], \"burst_size\": 513, \"merge_interval_ms\": 99,"
+		" \"mbufs_per_queue\": 511, \"idle_sleep_us\": 100001}",
+		6);
 	CHECK_LINE(out, "cfg.json: $.ports: wrong type: expected array, got object");
 	CHECK_LINE(out, "cfg.json: $.http: wrong type: expected object, got array");
 	CHECK_LINE(out, "cfg.json: $.burst_size: must be an integer 1..512, got 513");
@@ -348,15 +367,19 @@ test_average_time_constant(void)
 	CHECK(cfg.history_s == 300);
 	dpmon_config_free(&cfg);
 	free(out);
-	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"average_time_constant_ms\": 99}",
-			1);
-	CHECK_LINE(out, "cfg.json: $.average_time_constant_ms: must be an integer 100..3600000, got 99");
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"average_time_constant_ms\": 99}",
+		1);
+	CHECK_LINE(out,
+		   "cfg.json: $.average_time_constant_ms: must be an integer 100..3600000, got 99");
 	free(out);
-	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"average_time_constant_ms\": 5.5}",
-			1);
-	CHECK_LINE(out, "cfg.json: $.average_time_constant_ms: wrong type: expected integer, got real");
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"average_time_constant_ms\": 5.5}",
+		1);
+	CHECK_LINE(out,
+		   "cfg.json: $.average_time_constant_ms: wrong type: expected integer, got real");
 	free(out);
 	CHECK(parse("{\"ports\": [{\"device\": \"net_pcap0\"}],"
 		    " \"subnets\": [{\"prefix\": \"192.0.2.0/24\"}], \"history_s\": 0}",
@@ -364,9 +387,10 @@ test_average_time_constant(void)
 	CHECK(cfg.history_s == 0);
 	dpmon_config_free(&cfg);
 	free(out);
-	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"history_s\": 86401}",
-			1);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"history_s\": 86401}",
+		1);
 	CHECK_LINE(out, "cfg.json: $.history_s: must be an integer 0..86400, got 86401");
 	free(out);
 }
@@ -376,9 +400,10 @@ test_key_errors(void)
 {
 	char *out;
 
-	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"bogus\": 1}",
-			1);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"bogus\": 1}",
+		1);
 	CHECK_LINE(out, "cfg.json: $.bogus: unknown key");
 	free(out);
 
@@ -394,9 +419,10 @@ test_key_errors(void)
 	free(out);
 
 	/* "comment" is accepted only at the top level */
-	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"http\": {\"comment\": \"x\"}}",
-			1);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"d\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"http\": {\"comment\": \"x\"}}",
+		1);
 	CHECK_LINE(out, "cfg.json: $.http.comment: unknown key");
 	free(out);
 
@@ -425,14 +451,16 @@ test_port_errors(void)
 			" {\"device\": 7}],"
 			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
 			4);
-	CHECK_LINE(out, "cfg.json: $.ports[2].device: duplicate device \"net_pcap0\" (also $.ports[0])");
+	CHECK_LINE(out,
+		   "cfg.json: $.ports[2].device: duplicate device \"net_pcap0\" (also $.ports[0])");
 	CHECK_LINE(out, "cfg.json: $.ports[3].device: missing required key");
 	CHECK_LINE(out, "cfg.json: $.ports[4].device: must be 1..127 bytes, got 0");
 	CHECK_LINE(out, "cfg.json: $.ports[5].device: wrong type: expected string, got integer");
 	free(out);
 
 	/* 33 ports: one count error; entries past 32 are still checked */
-	off = (size_t)snprintf(json, sizeof(json), "{\"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], \"ports\": [");
+	off = (size_t)snprintf(json, sizeof(json),
+			       "{\"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], \"ports\": [");
 	for (int i = 0; i < 33; i++)
 		off += (size_t)snprintf(json + off, sizeof(json) - off, "%s{\"device\": \"p%d\"%s}",
 					i ? ", " : "", i, i == 32 ? ", \"x\": 1" : "");
@@ -444,8 +472,9 @@ test_port_errors(void)
 
 	/* device of 127 bytes is fine, 128 is not */
 	memset(json, 0, sizeof(json));
-	off = (size_t)snprintf(json, sizeof(json), "{\"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], "
-				"\"ports\": [{\"device\": \"");
+	off = (size_t)snprintf(json, sizeof(json),
+			       "{\"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], "
+			       "\"ports\": [{\"device\": \"");
 	memset(json + off, 'a', 127);
 	off += 127;
 	off += (size_t)snprintf(json + off, sizeof(json) - off, "\"}, {\"device\": \"");
@@ -502,7 +531,9 @@ test_multiple_errors(void)
 	CHECK(rc == 7);
 	CHECK(count_lines(out) == 7);
 	CHECK(cfg.subnets == NULL && cfg.n_subnets == 0 && cfg.n_ports == 0);
-	CHECK_LINE(out, "cfg.json: $.subnets[2].prefix: duplicate subnet 10.0.0.0/8 (also $.subnets[1])");
+	CHECK_LINE(
+		out,
+		"cfg.json: $.subnets[2].prefix: duplicate subnet 10.0.0.0/8 (also $.subnets[1])");
 	CHECK_LINE(out, "cfg.json: $.http.port: must be an integer 0..65535, got -1");
 	CHECK_LINE(out, "cfg.json: $.http.listen: wrong type: expected string, got integer");
 	free(out);
@@ -546,7 +577,8 @@ test_many_subnets(void)
 	off -= strlen("{\"prefix\": \"10.255.255.0/24\"}");
 	snprintf(json + off, cap - off, "{\"prefix\": \"10.0.0.0/24\"}]}");
 	out = parse_bad(json, 1);
-	CHECK_LINE(out, "cfg.json: $.subnets[65535].prefix: duplicate subnet 10.0.0.0/24 (also $.subnets[0])");
+	CHECK_LINE(out, "cfg.json: $.subnets[65535].prefix: duplicate subnet 10.0.0.0/24 (also "
+			"$.subnets[0])");
 	free(out);
 
 	/* 65537 entries: too many */
@@ -622,7 +654,8 @@ test_files(const char *example)
 }
 
 /* http.cors_origins and metrics.top_hosts: values, defaults, errors. */
-#define OPS_BASE "{\"ports\": [{\"device\": \"net_pcap0\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], "
+#define OPS_BASE \
+	"{\"ports\": [{\"device\": \"net_pcap0\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], "
 
 static void
 test_ops_keys(void)
@@ -631,7 +664,8 @@ test_ops_keys(void)
 	char *out = NULL;
 
 	CHECK(parse(OPS_BASE "\"http\": {\"cors_origins\": [\"*\", \"http://grafana.lan:3000\","
-		    " \"https://10.1.2.3\", \"http://[::1]:8000\"]}, \"metrics\": {\"top_hosts\": 0}}",
+			     " \"https://10.1.2.3\", \"http://[::1]:8000\"]}, \"metrics\": "
+			     "{\"top_hosts\": 0}}",
 		    &cfg, &out) == 0);
 	CHECK(strcmp(out, "") == 0);
 	CHECK(cfg.n_cors_origins == 4);
@@ -658,24 +692,33 @@ test_ops_keys(void)
 	out = parse_bad(OPS_BASE "\"metrics\": [20]}", 1);
 	CHECK_LINE(out, "cfg.json: $.metrics: wrong type: expected object, got array");
 	free(out);
-	out = parse_bad(OPS_BASE "\"http\": {\"cors_origins\": [\"http://a.b/\", \"ftp://x\","
-			" \"http://A.b\", \"http://x:80\", \"https://x:0\", \"\", 7, \"http://[zz]\"]}}", 8);
-	CHECK_LINE(out, "cfg.json: $.http.cors_origins[0]: an origin has no path, query or trailing "
+	out = parse_bad(
+		OPS_BASE
+		"\"http\": {\"cors_origins\": [\"http://a.b/\", \"ftp://x\","
+		" \"http://A.b\", \"http://x:80\", \"https://x:0\", \"\", 7, \"http://[zz]\"]}}",
+		8);
+	CHECK_LINE(out,
+		   "cfg.json: $.http.cors_origins[0]: an origin has no path, query or trailing "
 		   "slash: only [:PORT] may follow the host, got \"http://a.b/\"");
 	CHECK_HAS(out, "cfg.json: $.http.cors_origins[1]: not \"*\" or an origin");
 	CHECK_HAS(out, "cfg.json: $.http.cors_origins[2]: missing or bad host");
-	CHECK_LINE(out, "cfg.json: $.http.cors_origins[3]: browsers omit the scheme's default port: "
+	CHECK_LINE(out,
+		   "cfg.json: $.http.cors_origins[3]: browsers omit the scheme's default port: "
 		   "leave it out, got \"http://x:80\"");
-	CHECK_LINE(out, "cfg.json: $.http.cors_origins[4]: port must be 1..65535, got \"https://x:0\"");
+	CHECK_LINE(out,
+		   "cfg.json: $.http.cors_origins[4]: port must be 1..65535, got \"https://x:0\"");
 	CHECK_LINE(out, "cfg.json: $.http.cors_origins[5]: must be 1..255 bytes, got 0");
-	CHECK_LINE(out, "cfg.json: $.http.cors_origins[6]: wrong type: expected string, got integer");
+	CHECK_LINE(out,
+		   "cfg.json: $.http.cors_origins[6]: wrong type: expected string, got integer");
 	CHECK_HAS(out, "cfg.json: $.http.cors_origins[7]: bad bracketed IPv6 host");
 	free(out);
 	out = parse_bad(OPS_BASE "\"http\": {\"cors_origins\": \"*\"}}", 1);
 	CHECK_LINE(out, "cfg.json: $.http.cors_origins: wrong type: expected array, got string");
 	free(out);
-	out = parse_bad(OPS_BASE "\"http\": {\"cors_origins\": [\"*\",\"*\",\"*\",\"*\",\"*\",\"*\","
-			"\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\"]}}", 1);
+	out = parse_bad(OPS_BASE
+			"\"http\": {\"cors_origins\": [\"*\",\"*\",\"*\",\"*\",\"*\",\"*\","
+			"\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\",\"*\"]}}",
+			1);
 	CHECK_LINE(out, "cfg.json: $.http.cors_origins: must have 0..16 entries, got 17");
 	free(out);
 }
@@ -693,7 +736,8 @@ test_decap(void)
 		    " {\"device\": \"e\", \"decap\": []},"
 		    " {\"device\": \"f\", \"decap\": [\"gre\", \"erspan\", \"vxlan\", \"ipip\","
 		    " \"mpls_udp\", \"gre_udp\"]}],"
-		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", &cfg, &out) == 0);
+		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+		    &cfg, &out) == 0);
 	CHECK(strcmp(out, "") == 0);
 	CHECK(cfg.ports[0].decap == DPMON_TUNNEL_ALL);
 	CHECK(cfg.ports[1].decap == 0);
@@ -704,12 +748,13 @@ test_decap(void)
 	dpmon_config_free(&cfg);
 	free(out);
 
-	out = parse_bad("{\"ports\": [{\"device\": \"a\", \"decap\": 1},"
-			" {\"device\": \"b\", \"decap\": \"gre\"},"
-			" {\"device\": \"c\", \"decap\": [\"gre\", \"GRE\", 4, \"gre\", \"geneve\"]},"
-			" {\"device\": \"d\", \"decap\": null}],"
-			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
-			7);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"a\", \"decap\": 1},"
+		" {\"device\": \"b\", \"decap\": \"gre\"},"
+		" {\"device\": \"c\", \"decap\": [\"gre\", \"GRE\", 4, \"gre\", \"geneve\"]},"
+		" {\"device\": \"d\", \"decap\": null}],"
+		" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+		7);
 	CHECK_LINE(out, "cfg.json: $.ports[0].decap: wrong type: expected boolean or array of "
 			"tunnel kinds, got integer");
 	CHECK_LINE(out, "cfg.json: $.ports[1].decap: wrong type: expected boolean or array of "
@@ -733,25 +778,29 @@ test_software_rss(void)
 	char *out = NULL;
 
 	CHECK(parse("{\"ports\": [{\"device\": \"a\"}], \"software_rss\": true,"
-		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", &cfg, &out) == 0);
+		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+		    &cfg, &out) == 0);
 	CHECK(strcmp(out, "") == 0);
 	CHECK(cfg.software_rss);
 	dpmon_config_free(&cfg);
 	free(out);
 	out = NULL;
 	CHECK(parse("{\"ports\": [{\"device\": \"a\"}], \"software_rss\": false,"
-		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", &cfg, &out) == 0);
+		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+		    &cfg, &out) == 0);
 	CHECK(!cfg.software_rss);
 	dpmon_config_free(&cfg);
 	free(out);
 	out = NULL;
 	CHECK(parse("{\"ports\": [{\"device\": \"a\"}],"
-		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", &cfg, &out) == 0);
+		    " \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+		    &cfg, &out) == 0);
 	CHECK(!cfg.software_rss);
 	dpmon_config_free(&cfg);
 	free(out);
 	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"software_rss\": 1,"
-			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}", 1);
+			" \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+			1);
 	CHECK_LINE(out, "cfg.json: $.software_rss: wrong type: expected boolean, got integer");
 	free(out);
 }
@@ -775,13 +824,15 @@ test_detection(void)
 	out = NULL;
 
 	/* A full section; hostgroups before the globals they inherit from. */
-	CHECK(parse(DET_HEAD "\"detection\": {"
+	CHECK(parse(DET_HEAD
+		    "\"detection\": {"
 		    "\"hostgroups\": ["
 		    "  {\"name\": \"web\", \"prefixes\": [\"10.0.0.5/32\", \"2001:db8::/48\"],"
 		    "   \"thresholds\": {\"ingress\": {\"pps\": 50000}}, \"ban\": false},"
 		    "  {\"name\": \"lab\", \"prefixes\": [\"10.0.0.0/26\"], \"enabled\": false},"
 		    "  {\"name\": \"big\", \"prefixes\": [\"10.0.0.0/8\"]}],"
-		    "\"thresholds\": {\"ingress\": {\"pps\": 1000, \"tcp_syn_pps\": 200.5, \"flows\": 3000},"
+		    "\"thresholds\": {\"ingress\": {\"pps\": 1000, \"tcp_syn_pps\": 200.5, "
+		    "\"flows\": 3000},"
 		    "                 \"egress\": {\"bps\": 1e9, \"fragments_pps\": 10}},"
 		    "\"whitelist\": [\"10.0.0.7/32\", \"::1/128\"],"
 		    "\"start_intervals\": 3, \"hold_s\": 0, \"recent_alerts\": 5, \"ban\": true}}",
@@ -805,12 +856,15 @@ test_detection(void)
 	      cfg.detect.hostgroups[0].prefixes[1].depth == 48);
 	CHECK(cfg.detect.hostgroups[0].enabled && !cfg.detect.hostgroups[0].ban);
 	/* Its thresholds replace the global ones entirely: no tcp_syn_pps. */
-	CHECK(cfg.detect.hostgroups[0].thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_PPS] == 50000);
-	CHECK(cfg.detect.hostgroups[0].thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_TCP_SYN_PPS] == 0);
+	CHECK(cfg.detect.hostgroups[0].thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_PPS] ==
+	      50000);
+	CHECK(cfg.detect.hostgroups[0]
+		      .thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_TCP_SYN_PPS] == 0);
 	CHECK(cfg.detect.hostgroups[0].thresholds.limit[DPMON_DIR_EGRESS][DPMON_METRIC_BPS] == 0);
 	CHECK(!cfg.detect.hostgroups[1].enabled && cfg.detect.hostgroups[1].ban);
 	/* Without "thresholds", a hostgroup uses the global ones. */
-	CHECK(cfg.detect.hostgroups[2].thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_TCP_SYN_PPS] == 200.5);
+	CHECK(cfg.detect.hostgroups[2]
+		      .thresholds.limit[DPMON_DIR_INGRESS][DPMON_METRIC_TCP_SYN_PPS] == 200.5);
 	CHECK(cfg.detect.hostgroups[2].thresholds.limit[DPMON_DIR_EGRESS][DPMON_METRIC_BPS] == 1e9);
 	REQUIRE(cfg.detect.n_whitelist == 2);
 	CHECK(cfg.detect.whitelist[1].family == 6 && cfg.detect.whitelist[1].depth == 128);
@@ -820,63 +874,82 @@ test_detection(void)
 
 	/* "enabled": false wins over thresholds. */
 	CHECK(parse(DET_HEAD "\"detection\": {\"enabled\": false,"
-		    " \"thresholds\": {\"ingress\": {\"pps\": 1}}}}", &cfg, &out) == 0);
+			     " \"thresholds\": {\"ingress\": {\"pps\": 1}}}}",
+		    &cfg, &out) == 0);
 	CHECK(!cfg.detect.enabled);
 	dpmon_config_free(&cfg);
 	free(out);
 
-	out = parse_bad(DET_HEAD "\"detection\": {\"thresholds\": {\"ingress\": {\"ppps\": 1,"
+	out = parse_bad(DET_HEAD
+			"\"detection\": {\"thresholds\": {\"ingress\": {\"ppps\": 1,"
 			" \"bps\": -1, \"pps\": \"x\"}, \"sideways\": {}}, \"hold_s\": 90000,"
-			" \"start_intervals\": 0, \"recent_alerts\": true, \"whitelist\": [\"10.0.0.1/24\", 7],"
-			" \"foo\": 1}}", 10);
-	CHECK_LINE(out, "cfg.json: $.detection.thresholds.ingress.ppps: unknown metric (expected one of "
+			" \"start_intervals\": 0, \"recent_alerts\": true, \"whitelist\": "
+			"[\"10.0.0.1/24\", 7],"
+			" \"foo\": 1}}",
+			10);
+	CHECK_LINE(out,
+		   "cfg.json: $.detection.thresholds.ingress.ppps: unknown metric (expected one of "
 		   "pps, bps, flows, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, "
 		   "tcp_syn_pps, fragments_pps)");
 	CHECK_LINE(out, "cfg.json: $.detection.thresholds.ingress.bps: must be a number 0..1e18 "
-		   "(0 = not watched), got -1");
-	CHECK_LINE(out, "cfg.json: $.detection.thresholds.ingress.pps: wrong type: expected number, got string");
+			"(0 = not watched), got -1");
+	CHECK_LINE(out, "cfg.json: $.detection.thresholds.ingress.pps: wrong type: expected "
+			"number, got string");
 	CHECK_LINE(out, "cfg.json: $.detection.thresholds.sideways: unknown key");
 	CHECK_LINE(out, "cfg.json: $.detection.hold_s: must be an integer 0..86400, got 90000");
 	CHECK_LINE(out, "cfg.json: $.detection.start_intervals: must be an integer 1..3600, got 0");
-	CHECK_LINE(out, "cfg.json: $.detection.recent_alerts: wrong type: expected integer, got boolean");
+	CHECK_LINE(
+		out,
+		"cfg.json: $.detection.recent_alerts: wrong type: expected integer, got boolean");
 	CHECK_LINE(out, "cfg.json: $.detection.whitelist[0]: host bits set "
-		   "(address is not the network address of the prefix), got \"10.0.0.1/24\"");
-	CHECK_LINE(out, "cfg.json: $.detection.whitelist[1]: wrong type: expected string, got integer");
+			"(address is not the network address of the prefix), got \"10.0.0.1/24\"");
+	CHECK_LINE(out,
+		   "cfg.json: $.detection.whitelist[1]: wrong type: expected string, got integer");
 	free(out);
 	out = parse_bad(DET_HEAD "\"detection\": {\"foo\": 1}}", 1);
 	CHECK_LINE(out, "cfg.json: $.detection.foo: unknown key");
 	free(out);
 
 	/* Hostgroups: required keys, duplicates across and within groups and the whitelist. */
-	out = parse_bad(DET_HEAD "\"detection\": {\"hostgroups\": ["
+	out = parse_bad(DET_HEAD
+			"\"detection\": {\"hostgroups\": ["
 			"{\"name\": \"a\", \"prefixes\": [\"10.0.0.0/25\", \"2001:db8::/32\"]},"
-			"{\"name\": \"b\", \"prefixes\": [\"10.0.0.128/25\", \"2001:db8::/32\"], \"ban\": 1},"
+			"{\"name\": \"b\", \"prefixes\": [\"10.0.0.128/25\", \"2001:db8::/32\"], "
+			"\"ban\": 1},"
 			"{\"name\": \"a\", \"prefixes\": []},"
 			"{\"prefixes\": [\"10.0.0.0/25\"], \"enabled\": \"no\", \"x\": 1},"
-			"{\"name\": \"c\"}], \"whitelist\": [\"10.0.0.0/25\", \"10.9.0.0/16\", \"10.9.0.0/16\"]}}",
+			"{\"name\": \"c\"}], \"whitelist\": [\"10.0.0.0/25\", \"10.9.0.0/16\", "
+			"\"10.9.0.0/16\"]}}",
 			10);
-	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[1].ban: wrong type: expected boolean, got integer");
-	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[2].prefixes: must have 1..65536 entries, got 0");
-	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[3].enabled: wrong type: expected boolean, got string");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[1].ban: wrong type: expected boolean, "
+			"got integer");
+	CHECK_LINE(
+		out,
+		"cfg.json: $.detection.hostgroups[2].prefixes: must have 1..65536 entries, got 0");
+	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[3].enabled: wrong type: expected "
+			"boolean, got string");
 	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[3].x: unknown key");
 	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[3].name: missing required key");
 	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[4].prefixes: missing required key");
 	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[2].name: duplicate hostgroup name \"a\" "
-		   "(also $.detection.hostgroups[0])");
-	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[3].prefixes: duplicate prefix 10.0.0.0/25 "
+			"(also $.detection.hostgroups[0])");
+	CHECK_LINE(out,
+		   "cfg.json: $.detection.hostgroups[3].prefixes: duplicate prefix 10.0.0.0/25 "
 		   "(also in $.detection.hostgroups[0].prefixes)");
-	CHECK_LINE(out, "cfg.json: $.detection.hostgroups[1].prefixes: duplicate prefix 2001:db8::/32 "
+	CHECK_LINE(out,
+		   "cfg.json: $.detection.hostgroups[1].prefixes: duplicate prefix 2001:db8::/32 "
 		   "(also in $.detection.hostgroups[0].prefixes)");
 	CHECK_LINE(out, "cfg.json: $.detection.whitelist: duplicate prefix 10.9.0.0/16 "
-		   "(also in $.detection.whitelist)");
+			"(also in $.detection.whitelist)");
 	free(out);
 	/* A whitelisted hostgroup prefix is allowed; the whitelist's own
 	 * duplicate of it is not. */
 	out = parse_bad(DET_HEAD "\"detection\": {\"hostgroups\": ["
-			"{\"name\": \"a\", \"prefixes\": [\"10.0.0.0/25\"]}],"
-			" \"whitelist\": [\"10.0.0.0/25\", \"10.0.0.0/25\"]}}", 1);
+				 "{\"name\": \"a\", \"prefixes\": [\"10.0.0.0/25\"]}],"
+				 " \"whitelist\": [\"10.0.0.0/25\", \"10.0.0.0/25\"]}}",
+			1);
 	CHECK_LINE(out, "cfg.json: $.detection.whitelist: duplicate prefix 10.0.0.0/25 "
-		   "(also in $.detection.whitelist)");
+			"(also in $.detection.whitelist)");
 	free(out);
 	out = parse_bad(DET_HEAD "\"detection\": []}", 1);
 	CHECK_LINE(out, "cfg.json: $.detection: wrong type: expected object, got array");
@@ -893,9 +966,11 @@ test_detection(void)
 static void
 test_mapped_group_prefixes(void)
 {
-	char *out = parse_bad(DET_HEAD "\"detection\": {\"whitelist\": [\"::ffff:10.0.0.10/128\","
-			      " \"::/0\"], \"hostgroups\": [{\"name\": \"m\", \"prefixes\":"
-			      " [\"::ffff:10.0.0.0/120\", \"::ffff:0:0/96\", \"::/80\"]}]}}", 3);
+	char *out =
+		parse_bad(DET_HEAD "\"detection\": {\"whitelist\": [\"::ffff:10.0.0.10/128\","
+				   " \"::/0\"], \"hostgroups\": [{\"name\": \"m\", \"prefixes\":"
+				   " [\"::ffff:10.0.0.0/120\", \"::ffff:0:0/96\", \"::/80\"]}]}}",
+			  3);
 
 	CHECK_LINE(out, "cfg.json: $.detection.whitelist[0]: an IPv4-mapped IPv6 prefix never "
 			"matches (IPv4 hosts are matched by IPv4 prefixes): write 10.0.0.10/32, "
@@ -936,7 +1011,8 @@ test_actions(void)
 	REQUIRE(mkfifo(fifo, 0600) == 0);
 
 	/* Defaults. */
-	CHECK(parse("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}]}",
+	CHECK(parse("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+		    "\"10.0.0.0/8\"}]}",
 		    &cfg, &out) == 0);
 	CHECK(strcmp(cfg.actions.notify_script, "") == 0);
 	CHECK_EQ_U64(cfg.actions.notify_timeout_ms, 10000);
@@ -957,7 +1033,8 @@ test_actions(void)
 		 " \"exabgp_next_hop6\": \"2001:DB8:FFFF::0001\","
 		 " \"exabgp_community\": \"65535:666\", \"pcap_dir\": \"%s\","
 		 " \"pcap_packets\": 500, \"state_file\": \"%s/state.json\","
-		 " \"comment\": \"x\"}}", script, fifo, dir, dir);
+		 " \"comment\": \"x\"}}",
+		 script, fifo, dir, dir);
 	CHECK(parse(json, &cfg, &out) == 0);
 	CHECK(strcmp(out, "") == 0);
 	CHECK(strcmp(cfg.actions.notify_script, script) == 0);
@@ -984,17 +1061,24 @@ test_actions(void)
 	{
 		char line[1024];
 
-		snprintf(line, sizeof(line), "cfg.json: $.actions.notify_script: cannot run \"%s\": "
-			 "not executable (chmod +x)", noexec);
+		snprintf(line, sizeof(line),
+			 "cfg.json: $.actions.notify_script: cannot run \"%s\": "
+			 "not executable (chmod +x)",
+			 noexec);
 		CHECK_LINE(out, line);
-		snprintf(line, sizeof(line), "cfg.json: $.actions.exabgp_pipe: \"%s\" exists and is "
-			 "not a FIFO (mkfifo it, or name another path)", script);
+		snprintf(line, sizeof(line),
+			 "cfg.json: $.actions.exabgp_pipe: \"%s\" exists and is "
+			 "not a FIFO (mkfifo it, or name another path)",
+			 script);
 		CHECK_LINE(out, line);
-		snprintf(line, sizeof(line), "cfg.json: $.actions.pcap_dir: directory \"%s\": "
-			 "not a directory", script);
+		snprintf(line, sizeof(line),
+			 "cfg.json: $.actions.pcap_dir: directory \"%s\": "
+			 "not a directory",
+			 script);
 		CHECK_LINE(out, line);
 	}
-	CHECK_LINE(out, "cfg.json: $.actions.notify_timeout_ms: must be an integer 100..600000, got 50");
+	CHECK_LINE(out,
+		   "cfg.json: $.actions.notify_timeout_ms: must be an integer 100..600000, got 50");
 	CHECK_LINE(out, "cfg.json: $.actions.exabgp_next_hop: not an IPv4 or IPv6 address, "
 			"got \"10.0.0\"");
 	CHECK_LINE(out, "cfg.json: $.actions.exabgp_next_hop6: not an IPv6 address (the next hop "
@@ -1007,17 +1091,20 @@ test_actions(void)
 	CHECK_LINE(out, "cfg.json: $.actions.nope: unknown key");
 	free(out);
 
-	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"actions\": {\"notify_script\": \"/nonexistent/notify.sh\","
-			" \"state_file\": \"/nonexistent/state.json\", \"exabgp_community\": \"1:2:3\","
-			" \"exabgp_pipe\": 5}}", 4);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"actions\": {\"notify_script\": \"/nonexistent/notify.sh\","
+		" \"state_file\": \"/nonexistent/state.json\", \"exabgp_community\": \"1:2:3\","
+		" \"exabgp_pipe\": 5}}",
+		4);
 	CHECK_LINE(out, "cfg.json: $.actions.notify_script: cannot run \"/nonexistent/notify.sh\": "
 			"No such file or directory");
 	CHECK_LINE(out, "cfg.json: $.actions.state_file: directory \"/nonexistent\": "
 			"No such file or directory");
 	CHECK_LINE(out, "cfg.json: $.actions.exabgp_community: not a community \"ASN:VALUE\" with "
 			"both 0..65535 (RFC 1997), e.g. \"65535:666\", got \"1:2:3\"");
-	CHECK_LINE(out, "cfg.json: $.actions.exabgp_pipe: wrong type: expected string, got integer");
+	CHECK_LINE(out,
+		   "cfg.json: $.actions.exabgp_pipe: wrong type: expected string, got integer");
 	free(out);
 	/* A state file that exists must be a regular file: dpmon reads it at
 	 * start (a FIFO would block the start for good) and renames over it. */
@@ -1025,24 +1112,34 @@ test_actions(void)
 		char line[1024];
 
 		snprintf(json, sizeof(json),
-			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			 " \"actions\": {\"state_file\": \"%s\"}}", fifo);
+			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+			 "\"10.0.0.0/8\"}],"
+			 " \"actions\": {\"state_file\": \"%s\"}}",
+			 fifo);
 		out = parse_bad(json, 1);
-		snprintf(line, sizeof(line), "cfg.json: $.actions.state_file: \"%s\" exists and is "
-			 "not a regular file", fifo);
+		snprintf(line, sizeof(line),
+			 "cfg.json: $.actions.state_file: \"%s\" exists and is "
+			 "not a regular file",
+			 fifo);
 		CHECK_LINE(out, line);
 		free(out);
 		snprintf(json, sizeof(json),
-			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			 " \"actions\": {\"state_file\": \"%s/\"}}", dir);
+			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+			 "\"10.0.0.0/8\"}],"
+			 " \"actions\": {\"state_file\": \"%s/\"}}",
+			 dir);
 		out = parse_bad(json, 1);
-		snprintf(line, sizeof(line), "cfg.json: $.actions.state_file: \"%s/\" exists and is "
-			 "not a regular file", dir);
+		snprintf(line, sizeof(line),
+			 "cfg.json: $.actions.state_file: \"%s/\" exists and is "
+			 "not a regular file",
+			 dir);
 		CHECK_LINE(out, line);
 		free(out);
 	}
-	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-			" \"actions\": []}", 1);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		" \"actions\": []}",
+		1);
 	CHECK_LINE(out, "cfg.json: $.actions: wrong type: expected object, got array");
 	free(out);
 
@@ -1069,11 +1166,15 @@ test_unwritable_dirs(void)
 	REQUIRE(chmod(dir, 0555) == 0);
 	snprintf(json, sizeof(json),
 		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-		 " \"actions\": {\"pcap_dir\": \"%s\", \"state_file\": \"%s/state.json\"}}", dir, dir);
-	snprintf(pcap_line, sizeof(pcap_line),
-		 "cfg.json: $.actions.pcap_dir: directory \"%s\": not writable: Permission denied\n", dir);
+		 " \"actions\": {\"pcap_dir\": \"%s\", \"state_file\": \"%s/state.json\"}}",
+		 dir, dir);
+	snprintf(
+		pcap_line, sizeof(pcap_line),
+		"cfg.json: $.actions.pcap_dir: directory \"%s\": not writable: Permission denied\n",
+		dir);
 	snprintf(state_line, sizeof(state_line),
-		 "cfg.json: $.actions.state_file: directory \"%s\": not writable: Permission denied\n",
+		 "cfg.json: $.actions.state_file: directory \"%s\": not writable: Permission "
+		 "denied\n",
 		 dir);
 	fflush(NULL);
 	pid = fork();
@@ -1097,7 +1198,6 @@ test_unwritable_dirs(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	rmdir(dir);
 }
-
 
 int
 main(int argc, char **argv)

@@ -64,18 +64,41 @@ set_metric(struct dpmon_snapshot *s, uint32_t i, int d, int m, double v)
 	struct dpmon_dir_stats *x = &s->hosts[i].dir[d];
 
 	switch (m) {
-	case DPMON_METRIC_PPS: x->avg_pps = v; break;
-	case DPMON_METRIC_BPS: x->avg_bps = v; break;
-	case DPMON_METRIC_FLOWS: x->flows = v; break;
-	case DPMON_METRIC_TCP_PPS: x->avg_proto_pps[DPMON_PROTO_TCP] = v; break;
-	case DPMON_METRIC_TCP_BPS: x->avg_proto_bps[DPMON_PROTO_TCP] = v; break;
-	case DPMON_METRIC_UDP_PPS: x->avg_proto_pps[DPMON_PROTO_UDP] = v; break;
-	case DPMON_METRIC_UDP_BPS: x->avg_proto_bps[DPMON_PROTO_UDP] = v; break;
-	case DPMON_METRIC_ICMP_PPS: x->avg_proto_pps[DPMON_PROTO_ICMP] = v; break;
-	case DPMON_METRIC_ICMP_BPS: x->avg_proto_bps[DPMON_PROTO_ICMP] = v; break;
-	case DPMON_METRIC_TCP_SYN_PPS: x->avg_flag_pps[DPMON_FLAG_SYN] = v; break;
-	case DPMON_METRIC_FRAGMENTS_PPS: x->avg_flag_pps[DPMON_FLAG_FRAG] = v; break;
-	default: FAIL("metric %d", m);
+	case DPMON_METRIC_PPS:
+		x->avg_pps = v;
+		break;
+	case DPMON_METRIC_BPS:
+		x->avg_bps = v;
+		break;
+	case DPMON_METRIC_FLOWS:
+		x->flows = v;
+		break;
+	case DPMON_METRIC_TCP_PPS:
+		x->avg_proto_pps[DPMON_PROTO_TCP] = v;
+		break;
+	case DPMON_METRIC_TCP_BPS:
+		x->avg_proto_bps[DPMON_PROTO_TCP] = v;
+		break;
+	case DPMON_METRIC_UDP_PPS:
+		x->avg_proto_pps[DPMON_PROTO_UDP] = v;
+		break;
+	case DPMON_METRIC_UDP_BPS:
+		x->avg_proto_bps[DPMON_PROTO_UDP] = v;
+		break;
+	case DPMON_METRIC_ICMP_PPS:
+		x->avg_proto_pps[DPMON_PROTO_ICMP] = v;
+		break;
+	case DPMON_METRIC_ICMP_BPS:
+		x->avg_proto_bps[DPMON_PROTO_ICMP] = v;
+		break;
+	case DPMON_METRIC_TCP_SYN_PPS:
+		x->avg_flag_pps[DPMON_FLAG_SYN] = v;
+		break;
+	case DPMON_METRIC_FRAGMENTS_PPS:
+		x->avg_flag_pps[DPMON_FLAG_FRAG] = v;
+		break;
+	default:
+		FAIL("metric %d", m);
 	}
 }
 
@@ -103,7 +126,8 @@ load(const char *json)
 
 	snprintf(text, sizeof(text),
 		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-		 " \"detection\": %s}", json);
+		 " \"detection\": %s}",
+		 json);
 	if (dpmon_config_parse(text, "test", &cfg, stderr) != 0)
 		FAIL("bad test configuration %s", json);
 	return cfg;
@@ -159,7 +183,8 @@ test_each_metric(void)
 			CHECK(a->id == 1 && a->metric == (enum dpmon_metric)m && a->value == 10.5 &&
 			      a->threshold == 10 && a->end_unix_s == 0 && a->start_unix_s == T0);
 			CHECK(a->hostgroup[0] == '\0' && !a->ban);
-			CHECK(find(s, "10.0.0.1", !dir) == NULL && find(s, "10.0.0.2", dir) == NULL);
+			CHECK(find(s, "10.0.0.1", !dir) == NULL &&
+			      find(s, "10.0.0.2", dir) == NULL);
 			dpmon_snapshot_free(s);
 			dpmon_detect_free(d);
 			dpmon_config_free(&cfg);
@@ -172,8 +197,9 @@ static void
 test_fired_metric(void)
 {
 	static const char *const h[] = {"10.0.0.1", "10.0.0.2"};
-	struct dpmon_config cfg = load("{\"thresholds\": {\"ingress\": {\"pps\": 1000, \"bps\": 1e6,"
-				       " \"flows\": 1}}}");
+	struct dpmon_config cfg =
+		load("{\"thresholds\": {\"ingress\": {\"pps\": 1000, \"bps\": 1e6,"
+		     " \"flows\": 1}}}");
 	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
 	struct dpmon_snapshot *s = snap(1, 1, h, 2);
 	const struct dpmon_alert *a;
@@ -181,7 +207,7 @@ test_fired_metric(void)
 	REQUIRE(d != NULL);
 	set_metric(s, 0, DPMON_DIR_INGRESS, DPMON_METRIC_PPS, 3000); /* x3 */
 	set_metric(s, 0, DPMON_DIR_INGRESS, DPMON_METRIC_BPS, 5e6);  /* x5 */
-	s->hosts[1].dir[DPMON_DIR_INGRESS].flows = -1;              /* not measured */
+	s->hosts[1].dir[DPMON_DIR_INGRESS].flows = -1;               /* not measured */
 	run(d, s, T0);
 	a = find(s, "10.0.0.1", DPMON_DIR_INGRESS);
 	REQUIRE(a != NULL);
@@ -213,16 +239,17 @@ test_hostgroups(void)
 		"2001:db8::1", /* group "v6": pps 10 */
 		"2001:db9::1", /* no group */
 	};
-	struct dpmon_config cfg = load(
-		"{\"ban\": true, \"thresholds\": {\"ingress\": {\"pps\": 1000, \"tcp_syn_pps\": 100}},"
-		" \"hostgroups\": ["
-		"  {\"name\": \"all\", \"prefixes\": [\"10.0.0.0/8\"]},"
-		"  {\"name\": \"lan\", \"prefixes\": [\"10.0.0.0/24\"], \"ban\": false,"
-		"   \"thresholds\": {\"ingress\": {\"pps\": 100000}}},"
-		"  {\"name\": \"host\", \"prefixes\": [\"10.0.0.5/32\"], \"enabled\": false},"
-		"  {\"name\": \"v6\", \"prefixes\": [\"2001:db8::/32\"],"
-		"   \"thresholds\": {\"ingress\": {\"pps\": 10}}}],"
-		" \"whitelist\": [\"10.0.0.7/32\"]}");
+	struct dpmon_config cfg =
+		load("{\"ban\": true, \"thresholds\": {\"ingress\": {\"pps\": 1000, "
+		     "\"tcp_syn_pps\": 100}},"
+		     " \"hostgroups\": ["
+		     "  {\"name\": \"all\", \"prefixes\": [\"10.0.0.0/8\"]},"
+		     "  {\"name\": \"lan\", \"prefixes\": [\"10.0.0.0/24\"], \"ban\": false,"
+		     "   \"thresholds\": {\"ingress\": {\"pps\": 100000}}},"
+		     "  {\"name\": \"host\", \"prefixes\": [\"10.0.0.5/32\"], \"enabled\": false},"
+		     "  {\"name\": \"v6\", \"prefixes\": [\"2001:db8::/32\"],"
+		     "   \"thresholds\": {\"ingress\": {\"pps\": 10}}}],"
+		     " \"whitelist\": [\"10.0.0.7/32\"]}");
 	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
 	struct dpmon_snapshot *s = snap(1, 1, h, 7);
 	const struct dpmon_alert *a;
@@ -247,7 +274,8 @@ test_hostgroups(void)
 	CHECK(a->hostgroup[0] == '\0' && a->ban && a->metric == DPMON_METRIC_TCP_SYN_PPS);
 	a = find(s, "2001:db8::1", DPMON_DIR_INGRESS);
 	REQUIRE(a != NULL);
-	CHECK(strcmp(a->hostgroup, "v6") == 0 && a->metric == DPMON_METRIC_PPS && a->threshold == 10);
+	CHECK(strcmp(a->hostgroup, "v6") == 0 && a->metric == DPMON_METRIC_PPS &&
+	      a->threshold == 10);
 	a = find(s, "2001:db9::1", DPMON_DIR_INGRESS);
 	CHECK(a != NULL && a->metric == DPMON_METRIC_TCP_SYN_PPS);
 	CHECK(s->n_alerts == 4 && s->alerts_active == 4);
@@ -273,25 +301,35 @@ test_longest_prefix(void)
 {
 	static const char *const h[] = {
 		"::1", /* sorts before every IPv4-mapped address */
-		"9.255.255.255", "10.0.0.0", "10.1.1.1", "10.1.2.5", "10.1.2.255", "10.1.3.0",
-		"10.2.0.1", "10.255.255.255", "11.0.0.0", "255.255.255.254", "255.255.255.255",
-		"2001:db8::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+		"9.255.255.255",
+		"10.0.0.0",
+		"10.1.1.1",
+		"10.1.2.5",
+		"10.1.2.255",
+		"10.1.3.0",
+		"10.2.0.1",
+		"10.255.255.255",
+		"11.0.0.0",
+		"255.255.255.254",
+		"255.255.255.255",
+		"2001:db8::1",
+		"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
 	};
 	static const char *const want[] = {
 		"G", "A", "B", "C", "D", "E", "C", "H", "B", "A", "A", "F", "I", "J",
 	};
-	struct dpmon_config cfg = load(
-		"{\"thresholds\": {\"ingress\": {\"pps\": 1}}, \"hostgroups\": ["
-		" {\"name\": \"D\", \"prefixes\": [\"10.1.2.0/24\"]},"
-		" {\"name\": \"A\", \"prefixes\": [\"0.0.0.0/0\"]},"
-		" {\"name\": \"E\", \"prefixes\": [\"10.1.2.255/32\"]},"
-		" {\"name\": \"C\", \"prefixes\": [\"10.1.0.0/16\"]},"
-		" {\"name\": \"B\", \"prefixes\": [\"10.0.0.0/8\"]},"
-		" {\"name\": \"F\", \"prefixes\": [\"255.255.255.255/32\"]},"
-		" {\"name\": \"G\", \"prefixes\": [\"::/0\"]},"
-		" {\"name\": \"H\", \"prefixes\": [\"10.2.0.0/16\"]},"
-		" {\"name\": \"I\", \"prefixes\": [\"2001:db8::/32\", \"2001:db8::/127\"]},"
-		" {\"name\": \"J\", \"prefixes\": [\"ffff::/16\"]}]}");
+	struct dpmon_config cfg =
+		load("{\"thresholds\": {\"ingress\": {\"pps\": 1}}, \"hostgroups\": ["
+		     " {\"name\": \"D\", \"prefixes\": [\"10.1.2.0/24\"]},"
+		     " {\"name\": \"A\", \"prefixes\": [\"0.0.0.0/0\"]},"
+		     " {\"name\": \"E\", \"prefixes\": [\"10.1.2.255/32\"]},"
+		     " {\"name\": \"C\", \"prefixes\": [\"10.1.0.0/16\"]},"
+		     " {\"name\": \"B\", \"prefixes\": [\"10.0.0.0/8\"]},"
+		     " {\"name\": \"F\", \"prefixes\": [\"255.255.255.255/32\"]},"
+		     " {\"name\": \"G\", \"prefixes\": [\"::/0\"]},"
+		     " {\"name\": \"H\", \"prefixes\": [\"10.2.0.0/16\"]},"
+		     " {\"name\": \"I\", \"prefixes\": [\"2001:db8::/32\", \"2001:db8::/127\"]},"
+		     " {\"name\": \"J\", \"prefixes\": [\"ffff::/16\"]}]}");
 	struct dpmon_detect *d;
 	struct dpmon_snapshot *s;
 	uint32_t n = sizeof(h) / sizeof(h[0]);
@@ -309,8 +347,8 @@ test_longest_prefix(void)
 
 		REQUIRE(a != NULL);
 		if (strcmp(a->hostgroup, want[i]) != 0)
-			fprintf(stderr, "host %s: hostgroup '%s', expected '%s'\n", h[i], a->hostgroup,
-				want[i]);
+			fprintf(stderr, "host %s: hostgroup '%s', expected '%s'\n", h[i],
+				a->hostgroup, want[i]);
 		CHECK(strcmp(a->hostgroup, want[i]) == 0);
 	}
 	dpmon_snapshot_free(s);
@@ -324,7 +362,8 @@ test_consecutive(void)
 {
 	static const char *const h[] = {"10.0.0.1"};
 	static const int above[] = {1, 1, 0, 1, 1, 1};
-	struct dpmon_config cfg = load("{\"start_intervals\": 3, \"thresholds\": {\"egress\": {\"pps\": 10}}}");
+	struct dpmon_config cfg =
+		load("{\"start_intervals\": 3, \"thresholds\": {\"egress\": {\"pps\": 10}}}");
 	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
 
 	REQUIRE(d != NULL);
@@ -359,10 +398,11 @@ test_hold_and_peaks(void)
 	static const char *const h[] = {"10.0.0.1"};
 	/* uptime, pps, bps */
 	static const double steps[][3] = {
-		{1.5, 20, 100}, {3.0, 50, 900}, {4.5, 30, 2000}, {6.0, 5, 0}, {7.5, 20, 0},
-		{9.0, 5, 0}, {10.5, 5, 0}, {12.0, 5, 0}, {13.5, 5, 0}, {15.0, 5, 0},
+		{1.5, 20, 100}, {3.0, 50, 900}, {4.5, 30, 2000}, {6.0, 5, 0},  {7.5, 20, 0},
+		{9.0, 5, 0},    {10.5, 5, 0},   {12.0, 5, 0},    {13.5, 5, 0}, {15.0, 5, 0},
 	};
-	struct dpmon_config cfg = load("{\"hold_s\": 6, \"thresholds\": {\"ingress\": {\"pps\": 10}}}");
+	struct dpmon_config cfg =
+		load("{\"hold_s\": 6, \"thresholds\": {\"ingress\": {\"pps\": 10}}}");
 	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
 	const struct dpmon_alert *ended = NULL;
 
@@ -437,7 +477,10 @@ test_attack_types(void)
 	static const char *const h[] = {"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4",
 					"10.0.0.5", "10.0.0.6", "10.0.0.7", "10.0.0.8"};
 	/* total, udp, tcp, icmp, syn, frag, expected */
-	static const struct { double v[6]; enum dpmon_attack want; } mix[] = {
+	static const struct {
+		double v[6];
+		enum dpmon_attack want;
+	} mix[] = {
 		{{100, 0, 100, 0, 95, 0}, DPMON_ATTACK_SYN_FLOOD},
 		{{100, 95, 0, 0, 0, 91}, DPMON_ATTACK_FRAGMENT_FLOOD},
 		{{100, 91, 9, 0, 0, 0}, DPMON_ATTACK_UDP_FLOOD},
@@ -445,7 +488,7 @@ test_attack_types(void)
 		{{100, 0, 100, 0, 50, 0}, DPMON_ATTACK_TCP_FLOOD},
 		{{100, 90, 10, 0, 0, 0}, DPMON_ATTACK_UNKNOWN}, /* exactly 90 %: not more */
 		{{100, 50, 50, 0, 0, 0}, DPMON_ATTACK_UNKNOWN},
-		{{0, 0, 0, 0, 0, 0}, DPMON_ATTACK_UNKNOWN},     /* no packets this interval */
+		{{0, 0, 0, 0, 0, 0}, DPMON_ATTACK_UNKNOWN}, /* no packets this interval */
 	};
 	struct dpmon_config cfg = load("{\"thresholds\": {\"ingress\": {\"pps\": 10}}}");
 	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
@@ -479,7 +522,8 @@ static void
 test_disabled(void)
 {
 	static const char *const h[] = {"10.0.0.1"};
-	struct dpmon_config cfg = load("{\"enabled\": false, \"thresholds\": {\"ingress\": {\"pps\": 1}}}");
+	struct dpmon_config cfg =
+		load("{\"enabled\": false, \"thresholds\": {\"ingress\": {\"pps\": 1}}}");
 	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
 	struct dpmon_snapshot *s = snap(1, 1, h, 1);
 
@@ -563,7 +607,8 @@ static void
 test_reconfigure_disabled(void)
 {
 	static const char *const h[] = {"10.0.0.1"};
-	struct dpmon_config cfg = load("{\"hold_s\": 60, \"thresholds\": {\"ingress\": {\"pps\": 10}}}");
+	struct dpmon_config cfg =
+		load("{\"hold_s\": 60, \"thresholds\": {\"ingress\": {\"pps\": 10}}}");
 	struct dpmon_config off = load("{\"hold_s\": 60, \"enabled\": false,"
 				       " \"thresholds\": {\"ingress\": {\"pps\": 10}}}");
 	struct dpmon_config none = load("{\"hold_s\": 60}");
@@ -623,8 +668,9 @@ static void
 test_api(void)
 {
 	static const char *const h[] = {"10.0.0.1", "10.0.0.2", "2001:db8::1"};
-	struct dpmon_config cfg = load("{\"hold_s\": 0, \"thresholds\": {\"ingress\": {\"pps\": 10},"
-				       " \"egress\": {\"udp_bps\": 8000}}}");
+	struct dpmon_config cfg =
+		load("{\"hold_s\": 0, \"thresholds\": {\"ingress\": {\"pps\": 10},"
+		     " \"egress\": {\"udp_bps\": 8000}}}");
 	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
 	struct dpmon_snapshot *s;
 	json_t *b, *a;
@@ -702,12 +748,19 @@ test_api(void)
 	json_decref(b);
 
 	/* Errors. */
-	static const struct { const char *target; unsigned status; const char *msg; } bad[] = {
-		{"/api/v1/alerts?state=open", 400, "invalid state 'open': expected active or ended"},
+	static const struct {
+		const char *target;
+		unsigned status;
+		const char *msg;
+	} bad[] = {
+		{"/api/v1/alerts?state=open", 400,
+		 "invalid state 'open': expected active or ended"},
 		{"/api/v1/alerts?address=10.0.0.300", 400,
 		 "invalid address '10.0.0.300': not an IPv4 or IPv6 address"},
-		{"/api/v1/alerts?direction=up", 400, "invalid direction 'up': expected ingress or egress"},
-		{"/api/v1/alerts?type=flood", 400, "invalid type 'flood': expected unknown, syn_flood, "
+		{"/api/v1/alerts?direction=up", 400,
+		 "invalid direction 'up': expected ingress or egress"},
+		{"/api/v1/alerts?type=flood", 400,
+		 "invalid type 'flood': expected unknown, syn_flood, "
 		 "fragment_flood, udp_flood, icmp_flood or tcp_flood"},
 		{"/api/v1/alerts?limit=0", 400, "invalid limit '0': expected an integer 1..10000"},
 		{"/api/v1/alerts?sort=id", 400, "unknown parameter 'sort'"},
@@ -753,7 +806,8 @@ bench(void)
 	const char *env = getenv("DPMON_DETECT_BENCH_HOSTS");
 	uint32_t n = env ? (uint32_t)strtoul(env, NULL, 10) : 262144, hot = n / 1000;
 	struct dpmon_config cfg = load(
-		"{\"thresholds\": {\"ingress\": {\"pps\": 100000, \"bps\": 1e9, \"tcp_syn_pps\": 10000,"
+		"{\"thresholds\": {\"ingress\": {\"pps\": 100000, \"bps\": 1e9, \"tcp_syn_pps\": "
+		"10000,"
 		" \"udp_pps\": 50000, \"fragments_pps\": 1000}, \"egress\": {\"pps\": 100000}},"
 		" \"hostgroups\": [{\"name\": \"web\", \"prefixes\": [\"10.1.0.0/16\"],"
 		" \"thresholds\": {\"ingress\": {\"pps\": 200000}}}]}");
@@ -787,7 +841,8 @@ bench(void)
 	busy = seconds_now() - t0;
 	CHECK(s->alerts_active == hot);
 	printf("detect: %u hosts: %.3f ms all below (%.1f ns/host); %.3f ms with %u alerts "
-	       "starting\n", n, quiet * 1e3, quiet * 1e9 / n, busy * 1e3, hot);
+	       "starting\n",
+	       n, quiet * 1e3, quiet * 1e9 / n, busy * 1e3, hot);
 	dpmon_snapshot_free(s);
 	dpmon_detect_free(d);
 	dpmon_config_free(&cfg);

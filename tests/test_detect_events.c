@@ -25,7 +25,7 @@
 #include "snapshot.h"
 #include "test_eal.h"
 
-#define T0 1700000000.0
+#define T0         1700000000.0
 #define MAX_EVENTS 16
 
 /* ---- recorders ---------------------------------------------------------- */
@@ -119,8 +119,8 @@ dpmon_sampler_summary(struct dpmon_sampler *s, uint64_t alert_id)
 {
 	if (alert_id != s->sampled_id)
 		return NULL;
-	return json_pack("{s:i,s:[{s:s,s:i}],s:[],s:[{s:i,s:i}]}", "packets", s->packets,
-			 "sources", "address", "198.51.100.7", "packets", s->packets, "source_ports",
+	return json_pack("{s:i,s:[{s:s,s:i}],s:[],s:[{s:i,s:i}]}", "packets", s->packets, "sources",
+			 "address", "198.51.100.7", "packets", s->packets, "source_ports",
 			 "destination_ports", "port", 53, "packets", s->packets);
 }
 
@@ -156,10 +156,13 @@ main(void)
 
 	test_eal_init("test_detect_events");
 	REQUIRE(dpmon_config_parse(
-		"{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
-		" \"detection\": {\"hold_s\": 1, \"ban\": true, \"thresholds\": {\"ingress\": {\"pps\": 10},"
-		" \"egress\": {\"pps\": 10}}, \"hostgroups\": [{\"name\": \"two\","
-		" \"prefixes\": [\"10.0.0.2/32\"], \"ban\": false}]}}", "test", &cfg, stderr) == 0);
+			"{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+			"\"10.0.0.0/8\"}],"
+			" \"detection\": {\"hold_s\": 1, \"ban\": true, \"thresholds\": "
+			"{\"ingress\": {\"pps\": 10},"
+			" \"egress\": {\"pps\": 10}}, \"hostgroups\": [{\"name\": \"two\","
+			" \"prefixes\": [\"10.0.0.2/32\"], \"ban\": false}]}}",
+			"test", &cfg, stderr) == 0);
 	act = dpmon_actions_create(&cfg.actions);
 	smp = dpmon_sampler_create(1, &cfg.actions);
 	d = dpmon_detect_create(&cfg.detect, smp, act);
@@ -170,11 +173,12 @@ main(void)
 	REQUIRE(dpmon_detect_run(d, s, T0) == 0);
 	REQUIRE(act->n == 1);
 	CHECK(act->ev[0].kind == DPMON_ACTION_ALERT_START && act->ev[0].alert_id == 1 &&
-	      act->ev[0].dir == DPMON_DIR_EGRESS && act->ev[0].ban && act->ev[0].start_unix_s == T0 &&
-	      act->ev[0].end_unix_s == 0);
+	      act->ev[0].dir == DPMON_DIR_EGRESS && act->ev[0].ban &&
+	      act->ev[0].start_unix_s == T0 && act->ev[0].end_unix_s == 0);
 	CHECK(strcmp(dpmon_addr_format(&act->ev[0].addr, addr, sizeof(addr)), "10.0.0.1") == 0);
 	CHECK(json_integer_value(json_object_get(act->ev[0].alert, "id")) == 1);
-	CHECK(strcmp(json_string_value(json_object_get(act->ev[0].alert, "direction")), "egress") == 0);
+	CHECK(strcmp(json_string_value(json_object_get(act->ev[0].alert, "direction")), "egress") ==
+	      0);
 	CHECK(smp->drains == 1 && smp->watch_calls == 1 && smp->n == 1 && smp->ids[0] == 1);
 	dpmon_snapshot_free(s);
 
@@ -186,7 +190,8 @@ main(void)
 	REQUIRE(act->n == 2);
 	CHECK(act->ev[1].kind == DPMON_ACTION_ALERT_START && act->ev[1].alert_id == 2 &&
 	      !act->ev[1].ban && act->ev[1].dir == DPMON_DIR_INGRESS);
-	CHECK(strcmp(json_string_value(json_object_get(act->ev[1].alert, "hostgroup")), "two") == 0);
+	CHECK(strcmp(json_string_value(json_object_get(act->ev[1].alert, "hostgroup")), "two") ==
+	      0);
 	CHECK(smp->watch_calls == 2 && smp->n == 2 && smp->ids[0] == 1 && smp->ids[1] == 2);
 	CHECK(strcmp(dpmon_addr_format(&smp->hosts[1], addr, sizeof(addr)), "10.0.0.2") == 0);
 	REQUIRE(s->n_alerts == 2);
@@ -213,7 +218,7 @@ main(void)
 	CHECK(strcmp(json_string_value(json_object_get(act->ev[2].alert, "state")), "ended") == 0);
 	CHECK(json_integer_value(json_object_get(json_object_get(act->ev[2].alert, "sample"),
 						 "packets")) == 40);
-	CHECK(smp->n == 1 && smp->ids[0] == 2); /* only the active one is watched */
+	CHECK(smp->n == 1 && smp->ids[0] == 2);                 /* only the active one is watched */
 	CHECK(smp->n_forgotten == 1 && smp->forgotten[0] == 1); /* the sampler lets go of it */
 	CHECK(s->alerts_active == 1 && s->n_alerts == 2);
 	dpmon_snapshot_free(s);

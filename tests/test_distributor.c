@@ -84,10 +84,10 @@ static void
 test_drops(void)
 {
 	static volatile bool stop;
-	struct dpmon_distributor d = {.n_workers = 2, .n_ports = 1, .burst_size = 32,
-				      .stop = &stop};
-	struct rte_mempool *mp = rte_pktmbuf_pool_create("test_dist", 4095, 0, 0,
-							 RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	struct dpmon_distributor d = {
+		.n_workers = 2, .n_ports = 1, .burst_size = 32, .stop = &stop};
+	struct rte_mempool *mp =
+		rte_pktmbuf_pool_create("test_dist", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	uint8_t a[4] = {10, 0, 0, 1}, b[4] = {10, 0, 0, 2}, f[128];
 	uint32_t len = frame(f, false, a, b, false);
 	uint16_t w = dpmon_dist_pick(f, len, 2);

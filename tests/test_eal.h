@@ -22,8 +22,9 @@ static inline void
 test_eal_init(const char *prog)
 {
 	/* rte_eal_init takes writable strings (it may reorder them). */
-	static char args[][16] = {"--no-huge", "-m", "512", "--no-pci", "--no-shconf",
-				  "--log-level", "lib.eal:error", "-l", "0"};
+	static char args[][16] = {"--no-huge",     "-m",          "512",
+				  "--no-pci",      "--no-shconf", "--log-level",
+				  "lib.eal:error", "-l",          "0"};
 	char name[64];
 	char *argv[RTE_DIM(args) + 2];
 

@@ -29,12 +29,12 @@
 #include "gen.h"
 
 /* CHECK inside a per-packet loop: report the first failure only, then stop the loop. */
-#define CHECK_LOOP(cond)                                                             \
-	if (!(cond)) {                                                               \
-		fprintf(stderr, "%s:%d: CHECK failed (frame %" PRIu64 "): %s\n",     \
-			__FILE__, __LINE__, idx, #cond);                             \
-		test_failures++;                                                     \
-		break;                                                               \
+#define CHECK_LOOP(cond)                                                                   \
+	if (!(cond)) {                                                                     \
+		fprintf(stderr, "%s:%d: CHECK failed (frame %" PRIu64 "): %s\n", __FILE__, \
+			__LINE__, idx, #cond);                                             \
+		test_failures++;                                                           \
+		break;                                                                     \
 	}
 
 /* ------------------------------------------------------------ helpers */
@@ -86,13 +86,13 @@ csum(uint32_t sum, const uint8_t *p, size_t n)
 /* What the decoder found in one frame. */
 struct decoded {
 	unsigned family;
-	int vlan;            /* -1 when untagged */
+	int vlan; /* -1 when untagged */
 	struct dpmon_addr src, dst;
 	enum dpmon_proto proto;
 	uint32_t len;
-	bool lengths_ok;     /* IP lengths cover the frame exactly */
-	bool csum_ok;        /* IPv4 header and L4 checksums verify */
-	uint8_t l4[20];      /* first L4 bytes (zero padded) */
+	bool lengths_ok; /* IP lengths cover the frame exactly */
+	bool csum_ok;    /* IPv4 header and L4 checksums verify */
+	uint8_t l4[20];  /* first L4 bytes (zero padded) */
 };
 
 static enum dpmon_proto
@@ -141,8 +141,10 @@ decode(const uint8_t *f, uint32_t caplen, struct decoded *d)
 	}
 	if (type == 0x0800 && caplen >= off + 20 && f[off] == 0x45) {
 		d->family = 4;
-		dpmon_addr_from_v4(&d->src, (uint32_t)get16(f + off + 12) << 16 | get16(f + off + 14));
-		dpmon_addr_from_v4(&d->dst, (uint32_t)get16(f + off + 16) << 16 | get16(f + off + 18));
+		dpmon_addr_from_v4(&d->src,
+				   (uint32_t)get16(f + off + 12) << 16 | get16(f + off + 14));
+		dpmon_addr_from_v4(&d->dst,
+				   (uint32_t)get16(f + off + 16) << 16 | get16(f + off + 18));
 		proto = f[off + 9];
 		d->lengths_ok = get16(f + off + 2) == caplen - off;
 		d->csum_ok = csum(0, f + off, 20) == 0;
@@ -245,9 +247,8 @@ recount_hosts(struct recount *rc, const struct dpmon_gen_subnet *sn, uint32_t n)
 
 /* Read @p path back and recount it; frames are also passed to @p each (may be NULL). */
 static void
-recount_file(const char *path, const struct dpmon_gen_subnet *sn, uint32_t n,
-	     uint64_t max_frames, struct recount *rc,
-	     void (*each)(const struct decoded *, void *), void *arg)
+recount_file(const char *path, const struct dpmon_gen_subnet *sn, uint32_t n, uint64_t max_frames,
+	     struct recount *rc, void (*each)(const struct decoded *, void *), void *arg)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	pcap_t *p = pcap_open_offline(path, errbuf);
@@ -429,11 +430,13 @@ test_mixed(void)
 	CHECK(strcmp(s.subnets[3].subnet.name, "office-v6") == 0);
 	CHECK(s.hosts_configured == 200);
 	CHECK(s.hosts_used == 200);
-	CHECK(s.cat[DPMON_TOTAL_INTERNAL].packets > 4000 && s.cat[DPMON_TOTAL_INTERNAL].packets < 6000);
+	CHECK(s.cat[DPMON_TOTAL_INTERNAL].packets > 4000 &&
+	      s.cat[DPMON_TOTAL_INTERNAL].packets < 6000);
 	CHECK(m.frames == 20000);
 	/* 30:30:20:20 of 20000 = 6000, 6000, 4000, 4000, about 5 standard deviations */
 	CHECK(s.proto[DPMON_PROTO_TCP].packets > 5680 && s.proto[DPMON_PROTO_TCP].packets < 6320);
-	CHECK(s.proto[DPMON_PROTO_OTHER].packets > 3720 && s.proto[DPMON_PROTO_OTHER].packets < 4280);
+	CHECK(s.proto[DPMON_PROTO_OTHER].packets > 3720 &&
+	      s.proto[DPMON_PROTO_OTHER].packets < 4280);
 	CHECK(m.ports_ok == m.frames);
 	CHECK(m.syn > 0 && m.syn < s.proto[DPMON_PROTO_TCP].packets / 8);
 	CHECK(m.icmp_v4_type8 + m.icmp_v6_type128 == s.proto[DPMON_PROTO_ICMP].packets);
@@ -697,20 +700,22 @@ test_printers(void)
 		json_t *totals = json_object_get(root, "totals");
 		sub = json_array_get(json_object_get(root, "subnets"), 0);
 		CHECK(json_integer_value(json_object_get(totals, "packets")) == 1000);
-		CHECK((uint64_t)json_integer_value(json_object_get(totals, "bytes")) == s.total.bytes);
-		CHECK((uint64_t)json_integer_value(json_object_get(
-			      json_object_get(totals, "internal"), "packets")) ==
+		CHECK((uint64_t)json_integer_value(json_object_get(totals, "bytes")) ==
+		      s.total.bytes);
+		CHECK((uint64_t)json_integer_value(
+			      json_object_get(json_object_get(totals, "internal"), "packets")) ==
 		      s.cat[DPMON_TOTAL_INTERNAL].packets);
 		CHECK(json_integer_value(json_object_get(json_object_get(totals, "external"),
 							 "packets")) == 0);
-		CHECK(strcmp(json_string_value(json_object_get(sub, "prefix")), "10.9.0.0/24") == 0);
+		CHECK(strcmp(json_string_value(json_object_get(sub, "prefix")), "10.9.0.0/24") ==
+		      0);
 		CHECK(strcmp(json_string_value(json_object_get(sub, "name")),
 			     "quote\"back\\slash") == 0);
 		CHECK((uint64_t)json_integer_value(json_object_get(
 			      json_object_get(json_object_get(sub, "egress"), "udp"), "bytes")) ==
 		      s.subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_UDP].bytes);
-		CHECK((uint64_t)json_integer_value(json_object_get(
-			      json_object_get(sub, "ingress"), "packets")) ==
+		CHECK((uint64_t)json_integer_value(
+			      json_object_get(json_object_get(sub, "ingress"), "packets")) ==
 		      s.subnets[0].dir[DPMON_DIR_INGRESS].all.packets);
 		CHECK(strcmp(json_string_value(json_object_get(
 				     json_array_get(json_object_get(root, "subnets"), 1), "name")),

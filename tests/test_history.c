@@ -36,9 +36,12 @@ test_history(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0
 		REQUIRE(s->n_history > 0);
 		CHECK_EQ_U64(s->history[s->n_history - 1]->seq, s->seq);
 		CHECK(s->history[s->n_history - 1]->totals[DPMON_TOTAL_INGRESS].pps == (double)i);
-		CHECK(s->history[s->n_history - 1]->sub[0 * DPMON_DIR_MAX + DPMON_DIR_INGRESS].bps ==
-		      800.0 * i);
-		CHECK(s->history[s->n_history - 1]->sub[1 * DPMON_DIR_MAX + DPMON_DIR_INGRESS].pps == 0);
+		CHECK(s->history[s->n_history - 1]
+			      ->sub[0 * DPMON_DIR_MAX + DPMON_DIR_INGRESS]
+			      .bps == 800.0 * i);
+		CHECK(s->history[s->n_history - 1]
+			      ->sub[1 * DPMON_DIR_MAX + DPMON_DIR_INGRESS]
+			      .pps == 0);
 		if (i == 5) {
 			CHECK_EQ_U64(s->history[0]->seq, 3);
 			CHECK(s->history[0]->totals[DPMON_TOTAL_INGRESS].pps == 3.0);

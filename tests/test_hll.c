@@ -80,7 +80,8 @@ test_subnet_precision(void)
 			trials++;
 		}
 	}
-	printf("hll p=14, 100000 flows, %d trials (IPv4+IPv6): mean |error| %.2f %%, worst %.2f %%\n",
+	printf("hll p=14, 100000 flows, %d trials (IPv4+IPv6): mean |error| %.2f %%, worst %.2f "
+	       "%%\n",
 	       trials, 100 * sum / trials, 100 * worst);
 	/* Duplicates do not count: each flow 3 times, same estimate. */
 	CHECK(estimate_set(14, 3, 100000, 0, 3) == estimate_set(14, 3, 100000, 0, 1));
@@ -174,7 +175,8 @@ test_promoted(void)
 
 				memset(reg, 0, sizeof(reg));
 				for (uint32_t i = 0; i < sizes[z]; i++) {
-					struct dpmon_flow_key k = flow(set + 1000 * recur, i, set & 1);
+					struct dpmon_flow_key k =
+						flow(set + 1000 * recur, i, set & 1);
 					uint64_t h = dpmon_flow_hash(&k);
 
 					bits |= 1ull << (h >> 58);
@@ -186,23 +188,27 @@ test_promoted(void)
 						dpmon_hll_add(reg, 14, h);
 				}
 				for (uint32_t i = 0; recur && i < promoted_at; i++) {
-					struct dpmon_flow_key k = flow(set + 1000 * recur, i, set & 1);
+					struct dpmon_flow_key k =
+						flow(set + 1000 * recur, i, set & 1);
 
 					dpmon_hll_add(reg, 14, dpmon_flow_hash(&k));
 				}
 				e = promoted_at == 0 ? dpmon_bitmap_estimate(bits)
-				    : dpmon_hll_estimate(reg, 14) + dpmon_hll_unseen(pre, reg, 14);
+						     : dpmon_hll_estimate(reg, 14) +
+							       dpmon_hll_unseen(pre, reg, 14);
 				err = fabs(e - sizes[z]) / sizes[z];
 				sum += err;
 				worst = err > worst ? err : worst;
 				if (sizes[z] == 100000)
 					CHECK(err <= 0.02);
 				e = promoted_at == 0 ? dpmon_bitmap_estimate(bits)
-				    : fmax(dpmon_bitmap_estimate(bits), dpmon_hll_estimate(reg, 14));
+						     : fmax(dpmon_bitmap_estimate(bits),
+							    dpmon_hll_estimate(reg, 14));
 				err = fabs(e - sizes[z]) / sizes[z];
 				sum_max += err;
 			}
-			printf("promoted host, %u flows (%s), %u sets: mean |error| %.1f %%, worst %.1f %% (max(bitmap, sketch): %.1f %%)\n",
+			printf("promoted host, %u flows (%s), %u sets: mean |error| %.1f %%, worst "
+			       "%.1f %% (max(bitmap, sketch): %.1f %%)\n",
 			       sizes[z], recur ? "recurring" : "one-shot", sets, 100 * sum / sets,
 			       100 * worst, 100 * sum_max / sets);
 			CHECK(sum / sets <= mean_max[recur][z]);

@@ -43,8 +43,8 @@
  * --------------------------------------------------------------------- */
 
 struct reply {
-	int status;      /* 0 when the server closed without a status line */
-	char *raw;       /* everything received, NUL-terminated */
+	int status; /* 0 when the server closed without a status line */
+	char *raw;  /* everything received, NUL-terminated */
 	const char *body;
 	size_t body_len;
 };
@@ -151,8 +151,8 @@ request(uint16_t port, const char *method, const char *target)
 {
 	char req[4096];
 	int n = snprintf(req, sizeof(req),
-			 "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-			 method, target);
+			 "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", method,
+			 target);
 
 	REQUIRE(n > 0 && (size_t)n < sizeof(req));
 	return exchange(AF_INET, port, req, (size_t)n);
@@ -204,10 +204,12 @@ expect_json(const char *file, int line, struct reply r, int status)
 	json_t *j;
 
 	if (r.status != status) {
-		fprintf(stderr, "%s:%d: want status %d, got %d:\n%s\n", file, line, status, r.status, r.raw);
+		fprintf(stderr, "%s:%d: want status %d, got %d:\n%s\n", file, line, status,
+			r.status, r.raw);
 		exit(1);
 	}
-	if (header(&r, "Content-Type", v, sizeof(v)) == NULL || strcmp(v, "application/json") != 0) {
+	if (header(&r, "Content-Type", v, sizeof(v)) == NULL ||
+	    strcmp(v, "application/json") != 0) {
 		fprintf(stderr, "%s:%d: bad Content-Type:\n%s\n", file, line, r.raw);
 		exit(1);
 	}
@@ -255,7 +257,8 @@ jstr(json_t *j, const char *key)
 static struct snap_host_spec
 seen_host(const char *a, uint32_t subnet, uint64_t packets, double bps)
 {
-	return (struct snap_host_spec){.addr = a, .subnet = subnet,
+	return (struct snap_host_spec){.addr = a,
+				       .subnet = subnet,
 				       .in = {.total = snap_rate(packets, packets * 100, 1, bps)}};
 }
 
@@ -264,16 +267,21 @@ static struct dpmon_snapshot *
 http_snapshot(uint64_t seq)
 {
 	static const struct snap_subnet_spec subnets[] = {
-		{"10.0.0.0/24", "office"}, {"2001:db8::/48", NULL},
+		{"10.0.0.0/24", "office"},
+		{"2001:db8::/48", NULL},
 	};
 	const struct snap_host_spec hosts[] = {
 		seen_host("10.0.0.5", 0, 10, 9000),
 		seen_host("10.0.0.6", 0, 30, 100),
 		seen_host("2001:db8::1", 1, 20, 5000),
 	};
-	struct dpmon_snapshot *s = snap_build(&(struct snap_spec){
-		.seq = seq, .n_ports = 1, .n_workers = 1, .subnets = subnets, .n_subnets = 2,
-		.hosts = hosts, .n_hosts = 3});
+	struct dpmon_snapshot *s = snap_build(&(struct snap_spec){.seq = seq,
+								  .n_ports = 1,
+								  .n_workers = 1,
+								  .subnets = subnets,
+								  .n_subnets = 2,
+								  .hosts = hosts,
+								  .n_hosts = 3});
 
 	s->interval_ms = 1000;
 	s->interval_s = 1.0;
@@ -300,14 +308,17 @@ test_endpoints(uint16_t port)
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200);
 	REQUIRE(json_integer_value(json_object_get(j, "hosts")) == 3);
 	REQUIRE(json_integer_value(json_object_get(j, "subnets")) == 2);
-	REQUIRE(strcmp(jstr(json_array_get(json_object_get(j, "ports"), 0), "device"), "net_pcap0") == 0);
+	REQUIRE(strcmp(jstr(json_array_get(json_object_get(j, "ports"), 0), "device"),
+		       "net_pcap0") == 0);
 	json_decref(j);
 
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?limit=2&sort=packets"), 200);
 	REQUIRE(json_integer_value(json_object_get(j, "total")) == 3);
 	REQUIRE(json_array_size(json_object_get(j, "hosts")) == 2);
-	REQUIRE(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 0), "address"), "10.0.0.6") == 0);
-	REQUIRE(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 1), "address"), "2001:db8::1") == 0);
+	REQUIRE(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 0), "address"),
+		       "10.0.0.6") == 0);
+	REQUIRE(strcmp(jstr(json_array_get(json_object_get(j, "hosts"), 1), "address"),
+		       "2001:db8::1") == 0);
 	json_decref(j);
 
 	/* Percent-encoded query value. */
@@ -379,7 +390,8 @@ test_head(uint16_t port)
 	char v[64];
 
 	REQUIRE(r.status == 200);
-	REQUIRE(header(&r, "Content-Type", v, sizeof(v)) != NULL && strcmp(v, "application/json") == 0);
+	REQUIRE(header(&r, "Content-Type", v, sizeof(v)) != NULL &&
+		strcmp(v, "application/json") == 0);
 	REQUIRE(r.body_len == 0);
 	free(r.raw);
 }
@@ -443,7 +455,9 @@ test_weird(uint16_t port)
 	EXPECT_ERROR(request(port, "GET", "/../../etc/passwd"), 404, NULL);
 	EXPECT_ERROR(request(port, "GET", "/api/v1/%ff%fe"), 404, "no such endpoint: /api/v1/??");
 	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?sort=%ff"), 400,
-		     "invalid sort '?': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, flows or peers");
+		     "invalid sort '?': expected pps, bps, packets, bytes, avg_pps, avg_bps, "
+		     "syn_pps, fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, "
+		     "icmp_bps, flows or peers");
 	EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?%ff=1"), 400, "unknown parameter '?'");
 
 	REQUIRE(huge != NULL);
@@ -505,7 +519,8 @@ test_concurrent_publish(uint16_t port, struct dpmon_snap_store *store)
 	pthread_join(t, NULL);
 	{
 		json_t *j = EXPECT_JSON(request(port, "GET", "/health"), 200);
-		REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 100 + p.rounds - 1);
+		REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) ==
+			100 + p.rounds - 1);
 		json_decref(j);
 	}
 }
@@ -516,8 +531,8 @@ request_h(uint16_t port, const char *method, const char *target, const char *hea
 {
 	char req[4096];
 	int n = snprintf(req, sizeof(req),
-			 "%s %s HTTP/1.1\r\nHost: localhost\r\n%sConnection: close\r\n\r\n",
-			 method, target, headers);
+			 "%s %s HTTP/1.1\r\nHost: localhost\r\n%sConnection: close\r\n\r\n", method,
+			 target, headers);
 
 	CHECK(n > 0 && (size_t)n < sizeof(req));
 	return exchange(AF_INET, port, req, (size_t)n);
@@ -566,7 +581,8 @@ test_page(uint16_t port)
 	      strcmp(v, "text/html; charset=utf-8") == 0);
 	CHECK(header(&r, "Cache-Control", v, sizeof(v)) != NULL && strcmp(v, "no-cache") == 0);
 	CHECK(header(&r, "Content-Security-Policy", v, sizeof(v)) != NULL);
-	CHECK(strstr(r.body, "<!doctype html>") == r.body || strstr(r.body, "<!DOCTYPE html>") == r.body);
+	CHECK(strstr(r.body, "<!doctype html>") == r.body ||
+	      strstr(r.body, "<!DOCTYPE html>") == r.body);
 	CHECK(header(&r, "ETag", etag, sizeof(etag)) != NULL);
 	free(r.raw);
 	snprintf(hdr, sizeof(hdr), "If-None-Match: %s\r\n", etag);
@@ -672,8 +688,10 @@ test_cors(struct dpmon_snap_store *st)
 {
 	static const char origins[2][DPMON_ORIGIN_LEN] = {"http://grafana.lan:3000", "https://x.y"};
 	static const char any[1][DPMON_ORIGIN_LEN] = {"*"};
-	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .metrics_top_hosts = 1,
-				    .n_cors_origins = 2, .cors_origins = origins};
+	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1",
+				    .metrics_top_hosts = 1,
+				    .n_cors_origins = 2,
+				    .cors_origins = origins};
 	struct dpmon_http *h = dpmon_http_start_opts(&o, st);
 	char v[128];
 	struct reply r;
@@ -699,15 +717,18 @@ test_cors(struct dpmon_snap_store *st)
 		      "Origin: https://x.y\r\nAccess-Control-Request-Method: GET\r\n"
 		      "Access-Control-Request-Headers: if-none-match\r\n");
 	CHECK(r.status == 204);
-	CHECK(header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL && strcmp(v, "https://x.y") == 0);
-	CHECK(header(&r, "Access-Control-Allow-Methods", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD") == 0);
+	CHECK(header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL &&
+	      strcmp(v, "https://x.y") == 0);
+	CHECK(header(&r, "Access-Control-Allow-Methods", v, sizeof(v)) != NULL &&
+	      strcmp(v, "GET, HEAD") == 0);
 	CHECK(header(&r, "Access-Control-Allow-Headers", v, sizeof(v)) != NULL &&
 	      strcmp(v, "If-None-Match") == 0);
 	free(r.raw);
 	/* A preflight from elsewhere, or a plain OPTIONS, is a 405 like any method. */
-	EXPECT_ERROR(request_h(port, "OPTIONS", "/api/v1/summary",
-			       "Origin: http://evil.example\r\nAccess-Control-Request-Method: GET\r\n"),
-		     405, NULL);
+	EXPECT_ERROR(
+		request_h(port, "OPTIONS", "/api/v1/summary",
+			  "Origin: http://evil.example\r\nAccess-Control-Request-Method: GET\r\n"),
+		405, NULL);
 	EXPECT_ERROR(request(port, "OPTIONS", "/api/v1/summary"), 405, NULL);
 	/* metrics.top_hosts = 1: one host's series. */
 	r = request(port, "GET", "/metrics");
@@ -721,7 +742,8 @@ test_cors(struct dpmon_snap_store *st)
 	h = dpmon_http_start_opts(&o, st);
 	CHECK(h != NULL);
 	r = request_h(dpmon_http_port(h), "GET", "/health", "Origin: http://anything:1\r\n");
-	CHECK(header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL && strcmp(v, "*") == 0);
+	CHECK(header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL &&
+	      strcmp(v, "*") == 0);
 	CHECK(header(&r, "Vary", v, sizeof(v)) == NULL);
 	free(r.raw);
 	dpmon_http_stop(h);
@@ -788,7 +810,8 @@ test_starting(void)
 static void
 test_ipv6(struct dpmon_snap_store *store)
 {
-	static const char req[] = "GET /health HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n";
+	static const char req[] =
+		"GET /health HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n";
 	struct dpmon_http *h = dpmon_http_start("::1", 0, store);
 	json_t *j;
 
@@ -831,8 +854,10 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	struct dpmon_subnet_conf sub;
 	struct dpmon_config cfg;
 	struct dpmon_actions *a;
-	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .metrics_top_hosts = 1,
-				    .n_cors_origins = 1, .cors_origins = origins};
+	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1",
+				    .metrics_top_hosts = 1,
+				    .n_cors_origins = 1,
+				    .cors_origins = origins};
 	struct dpmon_http *h;
 	char v[128], big[5001], *req;
 	struct reply r;
@@ -858,22 +883,25 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes"), 200);
 	CHECK(json_array_size(json_object_get(j, "blackholes")) == 0);
 	json_decref(j);
-	j = EXPECT_JSON(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"10.0.0.5\"}"),
-			201);
+	j = EXPECT_JSON(
+		request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"10.0.0.5\"}"), 201);
 	CHECK(strcmp(jstr(j, "address"), "10.0.0.5") == 0);
 	CHECK(strcmp(jstr(j, "source"), "manual") == 0);
 	CHECK(json_is_null(json_object_get(j, "alert_id")));
 	CHECK(json_is_number(json_object_get(j, "since")));
 	CHECK(json_is_false(json_object_get(j, "announced"))); /* no ExaBGP configured */
 	json_decref(j);
-	j = EXPECT_JSON(request_b(port, "POST", "/api/v1/blackholes/", "{\"address\": \"10.0.0.5\"}"),
-			200); /* already there */
+	j = EXPECT_JSON(
+		request_b(port, "POST", "/api/v1/blackholes/", "{\"address\": \"10.0.0.5\"}"),
+		200); /* already there */
 	json_decref(j);
 
-	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"192.168.1.1\"}"),
-		     400, "address 192.168.1.1 is outside every monitored subnet");
-	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"10.0.0.0/24\"}"),
-		     400, "invalid address '10.0.0.0/24'");
+	EXPECT_ERROR(
+		request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"192.168.1.1\"}"),
+		400, "address 192.168.1.1 is outside every monitored subnet");
+	EXPECT_ERROR(
+		request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"10.0.0.0/24\"}"),
+		400, "invalid address '10.0.0.0/24'");
 	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{\"address\": 5}"), 400,
 		     "'address' must be a string");
 	EXPECT_ERROR(request_b(port, "POST", "/api/v1/blackholes", "{}"), 400,

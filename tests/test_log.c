@@ -65,7 +65,7 @@ test_budget_per_kind(void)
 		     "<4>dpmon: x\n<4>dpmon: y\n") == 0);
 	/* Out of range kinds write nothing. */
 	CHECK(dpmon_log(DPMON_LOG_KIND_MAX, DPMON_LOG_ERR, "nope") == 0);
-	CHECK(dpmon_log((enum dpmon_log_kind)-1, DPMON_LOG_ERR, "nope") == 0);
+	CHECK(dpmon_log((enum dpmon_log_kind) - 1, DPMON_LOG_ERR, "nope") == 0);
 	CHECK(strcmp(take(f, &buf, &len), "") == 0);
 	dpmon_log_setup(NULL, DPMON_LOG_BURST, DPMON_LOG_WINDOW_NS, NULL);
 	fclose(f);
@@ -83,9 +83,11 @@ test_lines_and_long_text(void)
 	fake_now = 1;
 	dpmon_log_setup(f, 1, 10, fake_clock);
 	/* Every line of a message gets the prefix; the message counts once. */
-	CHECK(dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR, "refused:\n  a: $.x: bad\n  b: $.y: worse\n") == 1);
+	CHECK(dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
+			"refused:\n  a: $.x: bad\n  b: $.y: worse\n") == 1);
 	CHECK(strcmp(take(f, &buf, &len),
-		     "<3>dpmon: refused:\n<3>dpmon:   a: $.x: bad\n<3>dpmon:   b: $.y: worse\n") == 0);
+		     "<3>dpmon: refused:\n<3>dpmon:   a: $.x: bad\n<3>dpmon:   b: $.y: worse\n") ==
+	      0);
 	/* A text longer than the stack buffer is written whole. */
 	fake_now = 100;
 	big = malloc(2001);

@@ -20,21 +20,21 @@ burst(struct rte_mbuf **p)
 	unsigned n = 0;
 	struct fb f;
 
-	p[n++] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 66);  /* 100 B ingress s0 udp */
-	p[n++] = v4(6, IP4(10, 1, 2, 5), IP4(198, 51, 100, 1), 166);  /* 200 B egress s1 tcp */
-	p[n++] = v4(1, IP4(10, 1, 0, 17), IP4(10, 1, 0, 18), 266);    /* 300 B internal s0 icmp */
+	p[n++] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 66); /* 100 B ingress s0 udp */
+	p[n++] = v4(6, IP4(10, 1, 2, 5), IP4(198, 51, 100, 1), 166); /* 200 B egress s1 tcp */
+	p[n++] = v4(1, IP4(10, 1, 0, 17), IP4(10, 1, 0, 18), 266);   /* 300 B internal s0 icmp */
 	p[n++] = v4(47, IP4(198, 51, 100, 1), IP4(203, 0, 113, 1), 366); /* 400 B external other */
 	fb_eth(&f, NULL, 0, 0x86dd);
 	fb_ipv6(&f, 17, EXT6, IN6, 446);
-	fb_udp(&f, 1, 2, 438);                                        /* 500 B ingress s2 udp */
+	fb_udp(&f, 1, 2, 438); /* 500 B ingress s2 udp */
 	p[n++] = mbuf_of(&f);
 	fb_eth(&f, NULL, 0, 0x0806);
 	fb_zero(&f, 28);
-	p[n++] = mbuf_of(&f);                                         /* ARP: non_ip */
+	p[n++] = mbuf_of(&f); /* ARP: non_ip */
 	fb_eth(&f, NULL, 0, 0x0800);
 	fb_ipv4(&f, 5, 17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 0, 48);
 	f.b[14] = 0x42;
-	p[n++] = mbuf_of(&f);                                         /* IHL 2 */
+	p[n++] = mbuf_of(&f); /* IHL 2 */
 	return n;
 }
 
@@ -125,7 +125,8 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	/* Hosts: sorted by address, IPv4 (mapped) before IPv6. */
 	for (uint32_t i = 1; i < s->n_hosts; i++)
 		CHECK(dpmon_addr_cmp(&host_i(s, i - 1)->addr, &host_i(s, i)->addr) < 0);
-	CHECK(host(s, "10.1.0.1") && host(s, "10.1.0.1")->dir[DPMON_DIR_INGRESS].total.bytes == 300);
+	CHECK(host(s, "10.1.0.1") &&
+	      host(s, "10.1.0.1")->dir[DPMON_DIR_INGRESS].total.bytes == 300);
 	CHECK(host(s, "10.1.0.1")->subnet == 0);
 	CHECK(host(s, "10.1.2.5") && host(s, "10.1.2.5")->subnet == 1);
 	CHECK(host(s, "10.1.2.5")->dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_TCP].packets == 3);
@@ -231,8 +232,8 @@ test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config 
 	const struct dpmon_snap_host *h;
 
 	CHECK(c != NULL);
-	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 86);  /* 120 B */
-	p[1] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 2), 86);  /* 120 B */
+	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 1), 86); /* 120 B */
+	p[1] = v4(17, IP4(198, 51, 100, 1), IP4(10, 1, 0, 2), 86); /* 120 B */
 	dpmon_worker_burst(c, g, p, 2);
 	m = dpmon_merge_create(cfg, &c, &g, &lcore, 1, 0, hz);
 	CHECK(m != NULL);
@@ -373,7 +374,7 @@ rnd_addr(uint32_t *st, int v6, uint32_t *a4, uint8_t a6[16])
 	uint32_t r = rnd(st);
 
 	if (!v6) {
-		*a4 = (r & 3) == 0 ? IP4(198, 51, 100, r >> 24)
+		*a4 = (r & 3) == 0   ? IP4(198, 51, 100, r >> 24)
 		      : (r & 3) == 1 ? IP4(10, 1, 2, r >> 24)
 				     : IP4(10, 1, (r >> 8) & 7, r >> 24);
 		return;
@@ -388,14 +389,16 @@ rnd_addr(uint32_t *st, int v6, uint32_t *a4, uint8_t a6[16])
 static void
 check_invariants(const struct dpmon_snapshot *s)
 {
-	static const enum dpmon_total tot[DPMON_DIR_MAX] = {DPMON_TOTAL_INGRESS, DPMON_TOTAL_EGRESS};
+	static const enum dpmon_total tot[DPMON_DIR_MAX] = {DPMON_TOTAL_INGRESS,
+							    DPMON_TOTAL_EGRESS};
 
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
 		for (int k = 0; k < DPMON_PROTO_MAX + DPMON_FLAG_MAX + 1; k++) {
 			uint64_t spk = 0, sby = 0;
-#define RATE_OF(ds) (k < DPMON_PROTO_MAX ? &(ds).proto[k]                              \
-		     : k < DPMON_PROTO_MAX + DPMON_FLAG_MAX ? &(ds).flag[k - DPMON_PROTO_MAX] \
-							      : &(ds).total)
+#define RATE_OF(ds)                                                               \
+	(k < DPMON_PROTO_MAX                    ? &(ds).proto[k]                  \
+	 : k < DPMON_PROTO_MAX + DPMON_FLAG_MAX ? &(ds).flag[k - DPMON_PROTO_MAX] \
+						: &(ds).total)
 			for (uint32_t i = 0; i < s->n_subnets; i++) {
 				uint64_t hpk = 0, hby = 0;
 
@@ -419,11 +422,13 @@ check_invariants(const struct dpmon_snapshot *s)
 	 * internal (in both) and external: the kinds add up to ip_stats. */
 	for (int f = 0; f < DPMON_FLAG_MAX; f++) {
 		const struct dpmon_dir_stats *t = s->totals;
-		uint64_t sum = t[DPMON_TOTAL_INGRESS].flag[f].packets + t[DPMON_TOTAL_EGRESS].flag[f].packets -
-			       t[DPMON_TOTAL_INTERNAL].flag[f].packets + t[DPMON_TOTAL_EXTERNAL].flag[f].packets;
+		uint64_t sum = t[DPMON_TOTAL_INGRESS].flag[f].packets +
+			       t[DPMON_TOTAL_EGRESS].flag[f].packets -
+			       t[DPMON_TOTAL_INTERNAL].flag[f].packets +
+			       t[DPMON_TOTAL_EXTERNAL].flag[f].packets;
 
 		CHECK_EQ_U64(sum, s->ip_stats[f == DPMON_FLAG_FRAG ? DPMON_IPSTAT_FRAGMENTS
-								     : DPMON_IPSTAT_TCP_SYN]);
+								   : DPMON_IPSTAT_TCP_SYN]);
 	}
 }
 
@@ -463,8 +468,11 @@ test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *c
 				rnd_addr(&st, v6, &d4, d6);
 				fb_eth(&f, NULL, 0, v6 ? 0x86dd : 0x0800);
 				if (v6) {
-					fb_ipv6(&f, proto == 47 ? 59 : proto == 1 ? 58 : proto, s6, d6,
-						proto == 6 ? 20 : 8);
+					fb_ipv6(&f,
+						proto == 47  ? 59
+						: proto == 1 ? 58
+							     : proto,
+						s6, d6, proto == 6 ? 20 : 8);
 				} else {
 					fb_ipv4(&f, 5, proto, s4, d4, frag,
 						(uint16_t)(20 + (proto == 6 ? 20 : 8)));

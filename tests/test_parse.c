@@ -26,17 +26,17 @@
 static const uint8_t A6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
 static const uint8_t B6[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 static const uint8_t C6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9};
-#define SRC4 0xc6336401u /* 198.51.100.1 */
-#define DST4 0x0a010001u /* 10.1.0.1 */
+#define SRC4  0xc6336401u /* 198.51.100.1 */
+#define DST4  0x0a010001u /* 10.1.0.1 */
 #define ISRC4 0xc0000201u /* 192.0.2.1: inner source */
 #define IDST4 0x0a090009u /* 10.9.0.9: inner destination */
 
-#define OK DPMON_REASON_OK
-#define ALL DPMON_TUNNEL_ALL
+#define OK    DPMON_REASON_OK
+#define ALL   DPMON_TUNNEL_ALL
 #define AN(x) ((uint16_t)(1u << DPMON_ANOM_##x))
-#define TCP DPMON_PROTO_TCP
-#define UDP DPMON_PROTO_UDP
-#define ICMP DPMON_PROTO_ICMP
+#define TCP   DPMON_PROTO_TCP
+#define UDP   DPMON_PROTO_UDP
+#define ICMP  DPMON_PROTO_ICMP
 #define OTHER DPMON_PROTO_OTHER
 
 /* ------------------------------------------------------------------------ */
@@ -510,7 +510,7 @@ b_frag_next(struct fb *f)
 	fb_eth(f, NULL, 0, 0x0800);
 	ip = f->n;
 	fb_ipv4(f, 5, 17, SRC4, DST4, 185, 0); /* offset 1480 bytes, no MF */
-	fb_u16(f, 9999); /* would be "ports" if read */
+	fb_u16(f, 9999);                       /* would be "ports" if read */
 	fb_u16(f, 8888);
 	fb_zero(f, 60);
 	fb_fix_ipv4(f, ip);
@@ -790,7 +790,8 @@ b_icmpv6_in_ipv4(struct fb *f)
 static void
 b_icmp_in_ipv6(struct fb *f)
 {
-	static const uint8_t src[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	static const uint8_t src[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0,
+					0,    0,    0,    0,    0,    0,    0, 1};
 	static const uint8_t dst[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
 
 	fb_eth(f, NULL, 0, 0x86dd);
@@ -1189,17 +1190,17 @@ b_nested3(struct fb *f)
 
 struct want {
 	enum dpmon_reason r;
-	uint8_t family;       /* checked when r == OK */
+	uint8_t family; /* checked when r == OK */
 	const char *src, *dst;
 	uint8_t proto, ip_proto, fragment;
-	uint8_t ports;        /* 0: absent (sport, dport, tcp_flags all 0) */
+	uint8_t ports; /* 0: absent (sport, dport, tcp_flags all 0) */
 	uint16_t sport, dport;
 	uint8_t tcp_flags;
 	uint8_t vlan_depth;
 	uint16_t vlan_outer, vlan_inner;
 	uint8_t tunnels;
 	uint16_t anomalies;
-	uint8_t l4;           /* 1: an L4 header offset is reported */
+	uint8_t l4; /* 1: an L4 header offset is reported */
 };
 
 struct pcase {
@@ -1209,21 +1210,37 @@ struct pcase {
 	struct want w;
 };
 
-#define V4UDP .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = UDP, .ip_proto = 17
+#define V4UDP       .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = UDP, .ip_proto = 17
 #define PORTS(s, d) .ports = 1, .sport = (s), .dport = (d), .l4 = 1
-#define IN_TCP4 .family = 4, .src = "192.0.2.1", .dst = "10.9.0.9", .proto = TCP, .ip_proto = 6, \
+#define IN_TCP4                                                                          \
+	.family = 4, .src = "192.0.2.1", .dst = "10.9.0.9", .proto = TCP, .ip_proto = 6, \
 	PORTS(3333, 80), .tcp_flags = DPMON_TCP_SYN
-#define IN_UDP6 .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:9::9", .proto = UDP, \
+#define IN_UDP6                                                                       \
+	.family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:9::9", .proto = UDP, \
 	.ip_proto = 17, PORTS(5353, 53)
-#define GRE4 .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = OTHER, .ip_proto = 47, .l4 = 1
+#define GRE4                                                                                   \
+	.family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = OTHER, .ip_proto = 47, \
+	.l4 = 1
 
 static const struct pcase cases[] = {
 	/* L2 */
 	{"eth/ipv4/udp", b_udp4, 0, {.r = OK, V4UDP, PORTS(1111, 2222)}},
-	{"802.1Q", b_vlan1, 0, {.r = OK, V4UDP, PORTS(1111, 2222), .vlan_depth = 1, .vlan_outer = 100}},
-	{"802.1ad+802.1Q", b_qinq, 0,
-	 {.r = OK, V4UDP, PORTS(1111, 2222), .vlan_depth = 2, .vlan_outer = 100, .vlan_inner = 101}},
-	{"4 tags (9100 88a8 8100 8100)", b_tags4, 0,
+	{"802.1Q",
+	 b_vlan1,
+	 0,
+	 {.r = OK, V4UDP, PORTS(1111, 2222), .vlan_depth = 1, .vlan_outer = 100}},
+	{"802.1ad+802.1Q",
+	 b_qinq,
+	 0,
+	 {.r = OK,
+	  V4UDP,
+	  PORTS(1111, 2222),
+	  .vlan_depth = 2,
+	  .vlan_outer = 100,
+	  .vlan_inner = 101}},
+	{"4 tags (9100 88a8 8100 8100)",
+	 b_tags4,
+	 0,
 	 {.r = OK, IN_UDP6, .vlan_depth = 4, .vlan_outer = 100, .vlan_inner = 101}},
 	{"5 tags", b_tags5, 0, {.r = DPMON_REASON_VLAN_TOO_DEEP}},
 	{"tag cut short", b_tag_cut, 0, {.r = DPMON_REASON_RUNT}},
@@ -1237,18 +1254,29 @@ static const struct pcase cases[] = {
 	{"MPLS, 8 labels", b_mpls8, 0, {.r = OK, V4UDP, PORTS(1111, 2222)}},
 	{"MPLS, 9 labels", b_mpls9, 0, {.r = DPMON_REASON_MPLS_NO_BOTTOM}},
 	{"MPLS, no bottom before the end", b_mpls_runs_out, 0, {.r = DPMON_REASON_MPLS_NO_BOTTOM}},
-	{"MPLS, control word, Ethernet, tag", b_mpls_pw_eth, 0,
+	{"MPLS, control word, Ethernet, tag",
+	 b_mpls_pw_eth,
+	 0,
 	 {.r = OK, V4UDP, PORTS(1111, 2222), .vlan_depth = 1, .vlan_outer = 300}},
 	{"MPLS, payload nibble 5", b_mpls_nibble5, 0, {.r = DPMON_REASON_NON_IP}},
-	{"802.1Q + MPLS", b_vlan_mpls, 0,
+	{"802.1Q + MPLS",
+	 b_vlan_mpls,
+	 0,
 	 {.r = OK, V4UDP, PORTS(1111, 2222), .vlan_depth = 1, .vlan_outer = 100}},
 	{"PPPoE IPv4", b_pppoe4, 0, {.r = OK, V4UDP, PORTS(1111, 2222)}},
 	{"PPPoE IPv6", b_pppoe6, 0, {.r = OK, IN_UDP6}},
 	{"PPPoE LCP", b_pppoe_lcp, 0, {.r = DPMON_REASON_NON_IP}},
 	{"PPPoE cut short", b_pppoe_cut, 0, {.r = DPMON_REASON_RUNT}},
 	{"PPPoE discovery", b_pppoe_disc, 0, {.r = DPMON_REASON_NON_IP}},
-	{"VLAN + VN-tag + VLAN", b_vntag, 0,
-	 {.r = OK, V4UDP, PORTS(1111, 2222), .vlan_depth = 2, .vlan_outer = 100, .vlan_inner = 250}},
+	{"VLAN + VN-tag + VLAN",
+	 b_vntag,
+	 0,
+	 {.r = OK,
+	  V4UDP,
+	  PORTS(1111, 2222),
+	  .vlan_depth = 2,
+	  .vlan_outer = 100,
+	  .vlan_inner = 250}},
 	{"Cisco MetaData", b_cmd, 0, {.r = OK, V4UDP, PORTS(1111, 2222)}},
 	{"PBB I-tag", b_pbb1, 0, {.r = OK, V4UDP, PORTS(1111, 2222)}},
 	{"49 PBB I-tags", b_pbb49, 0, {.r = OK, V4UDP, PORTS(1111, 2222)}},
@@ -1257,105 +1285,302 @@ static const struct pcase cases[] = {
 	/* IPv4 */
 	{"IHL 2", b_ipv4_ihl2, 0, {.r = DPMON_REASON_IPV4_BAD_HEADER}},
 	{"version 6 behind 0x0800", b_ipv4_v6hdr, 0, {.r = DPMON_REASON_IPV4_BAD_HEADER}},
-	{"IHL 15, options present", b_ipv4_ihl15_opts, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
-	  PORTS(1, 80), .tcp_flags = DPMON_TCP_ACK}},
-	{"IHL 15, 20 bytes, total length 20 (edge d19)", b_ipv4_ihl15_cut20, 0,
+	{"IHL 15, options present",
+	 b_ipv4_ihl15_opts,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  PORTS(1, 80),
+	  .tcp_flags = DPMON_TCP_ACK}},
+	{"IHL 15, 20 bytes, total length 20 (edge d19)",
+	 b_ipv4_ihl15_cut20,
+	 0,
 	 {.r = DPMON_REASON_IPV4_TRUNCATED}},
-	{"IHL 15, 42 bytes, total length 3841", b_ipv4_ihl15_cut42, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = OTHER, .ip_proto = 29,
+	{"IHL 15, 42 bytes, total length 3841",
+	 b_ipv4_ihl15_cut42,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = OTHER,
+	  .ip_proto = 29,
 	  .anomalies = AN(IPV4_OPTIONS_TRUNCATED) | AN(IPV4_LEN_MISMATCH)}},
 	{"total length 19 < IHL", b_ipv4_len19, 0, {.r = DPMON_REASON_IPV4_BAD_LENGTH}},
 	{"19 bytes of IPv4", b_ipv4_19bytes, 0, {.r = DPMON_REASON_IPV4_TRUNCATED}},
-	{"total length 0 (TSO)", b_ipv4_len0, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
-	  PORTS(40000, 80), .tcp_flags = DPMON_TCP_SYN, .anomalies = AN(IPV4_LEN_MISMATCH)}},
-	{"total length past the frame", b_ipv4_len_long, 0,
+	{"total length 0 (TSO)",
+	 b_ipv4_len0,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  PORTS(40000, 80),
+	  .tcp_flags = DPMON_TCP_SYN,
+	  .anomalies = AN(IPV4_LEN_MISMATCH)}},
+	{"total length past the frame",
+	 b_ipv4_len_long,
+	 0,
 	 {.r = OK, V4UDP, PORTS(1111, 2222), .anomalies = AN(IPV4_LEN_MISMATCH)}},
 	{"Ethernet padding", b_udp4_padded, 0, {.r = OK, V4UDP, PORTS(7, 9)}},
 	{"first fragment", b_frag_first, 0, {.r = OK, V4UDP, PORTS(1111, 2222), .fragment = 1}},
 	{"non-first fragment", b_frag_next, 0, {.r = OK, V4UDP, .fragment = 1}},
-	{"non-first fragment, TCP", b_frag_next_tcp, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
+	{"non-first fragment, TCP",
+	 b_frag_next_tcp,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
 	  .fragment = 1}},
 	{"DF alone", b_df, 0, {.r = OK, V4UDP, PORTS(1111, 2222)}},
 
 	/* IPv6 */
 	{"IPv6/UDP", b_udp6, 0, {.r = OK, IN_UDP6}},
-	{"ICMPv6", b_icmp6, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = ICMP,
-	  .ip_proto = 58, .l4 = 1}},
-	{"Hop-by-Hop + UDP", b_hbh_udp6, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = UDP,
-	  .ip_proto = 17, PORTS(1111, 2222)}},
-	{"HBH Routing DstOpts Mobility AH TCP", b_ext_chain_tcp6, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = TCP,
-	  .ip_proto = 6, PORTS(1, 443), .tcp_flags = DPMON_TCP_ACK | DPMON_TCP_FIN}},
-	{"extension header past the frame", b_ext_long, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = OTHER,
-	  .ip_proto = 0, .anomalies = AN(IPV6_EXT_TRUNCATED)}},
-	{"extension header absent (zeek ip6-ext-trunc)", b_ext_absent, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = OTHER,
-	  .ip_proto = 0, .anomalies = AN(IPV6_EXT_TRUNCATED) | AN(IPV6_LEN_MISMATCH)}},
-	{"9 extension headers", b_ext_limit, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = OTHER,
-	  .ip_proto = 60, .anomalies = AN(IPV6_EXT_LIMIT)}},
-	{"IPv6 non-first fragment", b_frag6_next, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = UDP,
-	  .ip_proto = 17, .fragment = 1}},
-	{"IPv6 first fragment", b_frag6_first, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = UDP,
-	  .ip_proto = 17, .fragment = 1, PORTS(1111, 2222)}},
+	{"ICMPv6",
+	 b_icmp6,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = ICMP,
+	  .ip_proto = 58,
+	  .l4 = 1}},
+	{"Hop-by-Hop + UDP",
+	 b_hbh_udp6,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = UDP,
+	  .ip_proto = 17,
+	  PORTS(1111, 2222)}},
+	{"HBH Routing DstOpts Mobility AH TCP",
+	 b_ext_chain_tcp6,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  PORTS(1, 443),
+	  .tcp_flags = DPMON_TCP_ACK | DPMON_TCP_FIN}},
+	{"extension header past the frame",
+	 b_ext_long,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = OTHER,
+	  .ip_proto = 0,
+	  .anomalies = AN(IPV6_EXT_TRUNCATED)}},
+	{"extension header absent (zeek ip6-ext-trunc)",
+	 b_ext_absent,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = OTHER,
+	  .ip_proto = 0,
+	  .anomalies = AN(IPV6_EXT_TRUNCATED) | AN(IPV6_LEN_MISMATCH)}},
+	{"9 extension headers",
+	 b_ext_limit,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = OTHER,
+	  .ip_proto = 60,
+	  .anomalies = AN(IPV6_EXT_LIMIT)}},
+	{"IPv6 non-first fragment",
+	 b_frag6_next,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = UDP,
+	  .ip_proto = 17,
+	  .fragment = 1}},
+	{"IPv6 first fragment",
+	 b_frag6_first,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = UDP,
+	  .ip_proto = 17,
+	  .fragment = 1,
+	  PORTS(1111, 2222)}},
 	{"39 bytes of IPv6", b_ipv6_cut39, 0, {.r = DPMON_REASON_IPV6_TRUNCATED}},
 	{"version 4 behind 0x86dd", b_ipv6_v4hdr, 0, {.r = DPMON_REASON_IPV6_BAD_HEADER}},
-	{"payload length past the frame", b_ipv6_plen_long, 0,
+	{"payload length past the frame",
+	 b_ipv6_plen_long,
+	 0,
 	 {.r = OK, IN_UDP6, .anomalies = AN(IPV6_LEN_MISMATCH)}},
-	{"ESP: an unknown next header ends the walk", b_ipv6_esp, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = OTHER,
-	  .ip_proto = 50, .l4 = 1}},
+	{"ESP: an unknown next header ends the walk",
+	 b_ipv6_esp,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = OTHER,
+	  .ip_proto = 50,
+	  .l4 = 1}},
 
 	/* L4 */
-	{"TCP SYN", b_tcp4_syn, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
-	  PORTS(40000, 80), .tcp_flags = DPMON_TCP_SYN}},
-	{"TCP SYN+ACK", b_tcp4_synack, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
-	  PORTS(80, 40000), .tcp_flags = DPMON_TCP_SYN | DPMON_TCP_ACK}},
-	{"TCP data offset 4", b_tcp_doff4, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
-	  .l4 = 1, .anomalies = AN(TCP_BAD_OFFSET)}},
-	{"TCP data offset 7, 20 bytes", b_tcp_doff7_cut, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
-	  .l4 = 1, .anomalies = AN(TCP_BAD_OFFSET)}},
-	{"TCP data offset 8 with options", b_tcp_doff8, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
-	  PORTS(1, 80), .tcp_flags = DPMON_TCP_SYN}},
-	{"TCP 10 bytes", b_tcp_short, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
-	  .l4 = 1, .anomalies = AN(L4_TRUNCATED)}},
-	{"TCP absent", b_tcp_none, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = TCP, .ip_proto = 6,
-	  .l4 = 1, .anomalies = AN(L4_TRUNCATED)}},
+	{"TCP SYN",
+	 b_tcp4_syn,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  PORTS(40000, 80),
+	  .tcp_flags = DPMON_TCP_SYN}},
+	{"TCP SYN+ACK",
+	 b_tcp4_synack,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  PORTS(80, 40000),
+	  .tcp_flags = DPMON_TCP_SYN | DPMON_TCP_ACK}},
+	{"TCP data offset 4",
+	 b_tcp_doff4,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  .l4 = 1,
+	  .anomalies = AN(TCP_BAD_OFFSET)}},
+	{"TCP data offset 7, 20 bytes",
+	 b_tcp_doff7_cut,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  .l4 = 1,
+	  .anomalies = AN(TCP_BAD_OFFSET)}},
+	{"TCP data offset 8 with options",
+	 b_tcp_doff8,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  PORTS(1, 80),
+	  .tcp_flags = DPMON_TCP_SYN}},
+	{"TCP 10 bytes",
+	 b_tcp_short,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  .l4 = 1,
+	  .anomalies = AN(L4_TRUNCATED)}},
+	{"TCP absent",
+	 b_tcp_none,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = TCP,
+	  .ip_proto = 6,
+	  .l4 = 1,
+	  .anomalies = AN(L4_TRUNCATED)}},
 	{"UDP length 5", b_udp_len5, 0, {.r = OK, V4UDP, .l4 = 1, .anomalies = AN(UDP_BAD_LENGTH)}},
-	{"UDP length past the datagram", b_udp_len_long, 0,
+	{"UDP length past the datagram",
+	 b_udp_len_long,
+	 0,
 	 {.r = OK, V4UDP, .l4 = 1, .anomalies = AN(UDP_BAD_LENGTH)}},
 	{"UDP 4 bytes", b_udp_short, 0, {.r = OK, V4UDP, .l4 = 1, .anomalies = AN(L4_TRUNCATED)}},
-	{"SCTP", b_sctp, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = OTHER, .ip_proto = 132,
+	{"SCTP",
+	 b_sctp,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = OTHER,
+	  .ip_proto = 132,
 	  PORTS(2905, 2944)}},
-	{"SCTP 8 bytes", b_sctp_short, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = OTHER, .ip_proto = 132,
-	  .l4 = 1, .anomalies = AN(L4_TRUNCATED)}},
-	{"ICMP 2 bytes", b_icmp_short, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = ICMP, .ip_proto = 1,
-	  .l4 = 1, .anomalies = AN(L4_TRUNCATED)}},
+	{"SCTP 8 bytes",
+	 b_sctp_short,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = OTHER,
+	  .ip_proto = 132,
+	  .l4 = 1,
+	  .anomalies = AN(L4_TRUNCATED)}},
+	{"ICMP 2 bytes",
+	 b_icmp_short,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = ICMP,
+	  .ip_proto = 1,
+	  .l4 = 1,
+	  .anomalies = AN(L4_TRUNCATED)}},
 	/* ICMP by number and family: 1 is ICMP in IPv4 only, 58 in IPv6 only. */
-	{"IPv4 protocol 58", b_icmpv6_in_ipv4, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = OTHER,
-	  .ip_proto = 58, .l4 = 1}},
-	{"IPv6 next header 1", b_icmp_in_ipv6, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = OTHER,
-	  .ip_proto = 1, .l4 = 1}},
+	{"IPv4 protocol 58",
+	 b_icmpv6_in_ipv4,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = OTHER,
+	  .ip_proto = 58,
+	  .l4 = 1}},
+	{"IPv6 next header 1",
+	 b_icmp_in_ipv6,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = OTHER,
+	  .ip_proto = 1,
+	  .l4 = 1}},
 	{"GRE 2 bytes", b_gre_2bytes, 0, {.r = OK, GRE4, .anomalies = AN(GRE_TRUNCATED)}},
 	{"GRE K+S, 8 bytes", b_gre_ks_cut, 0, {.r = OK, GRE4, .anomalies = AN(GRE_TRUNCATED)}},
 	{"GRE 2 bytes, decap", b_gre_2bytes, ALL, {.r = OK, GRE4, .anomalies = AN(GRE_TRUNCATED)}},
@@ -1367,17 +1592,35 @@ static const struct pcase cases[] = {
 	{"GRE C+K+S IPv6", b_gre_cks, ALL, {.r = OK, IN_UDP6, .tunnels = 1}},
 	{"GRE TEB", b_gre_teb, ALL, {.r = OK, IN_UDP6, .tunnels = 1}},
 	{"GRE MPLS", b_gre_mpls, ALL, {.r = OK, IN_TCP4, .tunnels = 1}},
-	{"GRE keepalive", b_gre_keepalive, ALL,
-	 {.r = OK, .family = 4, .src = "192.0.2.1", .dst = "10.9.0.9", .proto = OTHER, .ip_proto = 47,
-	  .l4 = 1, .tunnels = 1}},
+	{"GRE keepalive",
+	 b_gre_keepalive,
+	 ALL,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "192.0.2.1",
+	  .dst = "10.9.0.9",
+	  .proto = OTHER,
+	  .ip_proto = 47,
+	  .l4 = 1,
+	  .tunnels = 1}},
 	{"GRE Cisco MetaData", b_gre_cmd, ALL, {.r = OK, IN_TCP4, .tunnels = 1}},
 	{"GRE CDP (not IP)", b_gre_cdp, ALL, {.r = OK, GRE4}},
 	{"PPTP GRE v1 PPP IPv4", b_gre_pptp, ALL, {.r = OK, IN_TCP4, .tunnels = 1}},
 	{"PPTP GRE v1, compressed PPP", b_gre_pptp_pfc, ALL, {.r = OK, IN_TCP4, .tunnels = 1}},
 	{"PPTP GRE v1 PPP CCP", b_gre_pptp_ccp, ALL, {.r = OK, GRE4}},
-	{"GRE with routing", b_gre_routing, ALL, {.r = OK, GRE4, .anomalies = AN(TUNNEL_UNSUPPORTED)}},
-	{"GRE non-first fragment", b_gre_frag, ALL,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = OTHER, .ip_proto = 47,
+	{"GRE with routing",
+	 b_gre_routing,
+	 ALL,
+	 {.r = OK, GRE4, .anomalies = AN(TUNNEL_UNSUPPORTED)}},
+	{"GRE non-first fragment",
+	 b_gre_frag,
+	 ALL,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = OTHER,
+	  .ip_proto = 47,
 	  .fragment = 1}},
 	{"ERSPAN II", b_erspan2, DPMON_TUNNEL_ERSPAN, {.r = OK, IN_TCP4, .tunnels = 1}},
 	{"ERSPAN II, decap gre only", b_erspan2, DPMON_TUNNEL_GRE, {.r = OK, GRE4}},
@@ -1387,28 +1630,63 @@ static const struct pcase cases[] = {
 	{"VXLAN, decap off", b_vxlan, 0, {.r = OK, V4UDP, PORTS(49152, 4789)}},
 	{"VXLAN", b_vxlan, DPMON_TUNNEL_VXLAN, {.r = OK, IN_TCP4, .tunnels = 1}},
 	{"VXLAN carrying ARP", b_vxlan_arp, ALL, {.r = OK, V4UDP, PORTS(49152, 4789)}},
-	{"VXLAN, inner Ethernet cut", b_vxlan_inner_cut, ALL,
+	{"VXLAN, inner Ethernet cut",
+	 b_vxlan_inner_cut,
+	 ALL,
 	 {.r = OK, V4UDP, PORTS(49152, 4789), .anomalies = AN(TUNNEL_MALFORMED)}},
-	{"VXLAN header cut", b_vxlan_hdr_cut, ALL,
+	{"VXLAN header cut",
+	 b_vxlan_hdr_cut,
+	 ALL,
 	 {.r = OK, V4UDP, PORTS(49152, 4789), .anomalies = AN(TUNNEL_MALFORMED)}},
 	{"MPLS over UDP", b_mpls_udp, DPMON_TUNNEL_MPLS_UDP, {.r = OK, IN_TCP4, .tunnels = 1}},
 	{"GRE over UDP", b_gre_udp, DPMON_TUNNEL_GRE_UDP, {.r = OK, IN_TCP4, .tunnels = 1}},
-	{"GRE over UDP, decap gre only", b_gre_udp, DPMON_TUNNEL_GRE, {.r = OK, V4UDP, PORTS(49152, 4754)}},
-	{"IPv4 in IPv4, decap off", b_4in4, 0,
-	 {.r = OK, .family = 4, .src = "198.51.100.1", .dst = "10.1.0.1", .proto = OTHER, .ip_proto = 4,
+	{"GRE over UDP, decap gre only",
+	 b_gre_udp,
+	 DPMON_TUNNEL_GRE,
+	 {.r = OK, V4UDP, PORTS(49152, 4754)}},
+	{"IPv4 in IPv4, decap off",
+	 b_4in4,
+	 0,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "198.51.100.1",
+	  .dst = "10.1.0.1",
+	  .proto = OTHER,
+	  .ip_proto = 4,
 	  .l4 = 1}},
 	{"IPv4 in IPv4", b_4in4, DPMON_TUNNEL_IPIP, {.r = OK, IN_TCP4, .tunnels = 1}},
 	{"IPv6 in IPv4", b_6in4, DPMON_TUNNEL_IPIP, {.r = OK, IN_UDP6, .tunnels = 1}},
 	{"IPv4 in IPv6", b_4in6, DPMON_TUNNEL_IPIP, {.r = OK, IN_TCP4, .tunnels = 1}},
-	{"IPv6 in IPv6 after a routing header", b_6in6_srh, DPMON_TUNNEL_IPIP,
+	{"IPv6 in IPv6 after a routing header",
+	 b_6in6_srh,
+	 DPMON_TUNNEL_IPIP,
 	 {.r = OK, IN_UDP6, .tunnels = 1}},
-	{"IPv4 in IPv6 with version 6, decap off", b_4in6_badver, 0,
-	 {.r = OK, .family = 6, .src = "2001:db8:ffff::1", .dst = "2001:db8:1::7", .proto = OTHER,
-	  .ip_proto = 4, .l4 = 1}},
-	{"IPv4 in IPv6 with version 6, decap", b_4in6_badver, ALL, {.r = DPMON_REASON_IPV4_BAD_HEADER}},
-	{"5 nested IP-in-IP", b_ipip5, ALL,
-	 {.r = OK, .family = 4, .src = "192.0.2.1", .dst = "10.9.0.13", .proto = OTHER, .ip_proto = 4,
-	  .l4 = 1, .tunnels = DPMON_MAX_TUNNELS, .anomalies = AN(TUNNEL_LIMIT)}},
+	{"IPv4 in IPv6 with version 6, decap off",
+	 b_4in6_badver,
+	 0,
+	 {.r = OK,
+	  .family = 6,
+	  .src = "2001:db8:ffff::1",
+	  .dst = "2001:db8:1::7",
+	  .proto = OTHER,
+	  .ip_proto = 4,
+	  .l4 = 1}},
+	{"IPv4 in IPv6 with version 6, decap",
+	 b_4in6_badver,
+	 ALL,
+	 {.r = DPMON_REASON_IPV4_BAD_HEADER}},
+	{"5 nested IP-in-IP",
+	 b_ipip5,
+	 ALL,
+	 {.r = OK,
+	  .family = 4,
+	  .src = "192.0.2.1",
+	  .dst = "10.9.0.13",
+	  .proto = OTHER,
+	  .ip_proto = 4,
+	  .l4 = 1,
+	  .tunnels = DPMON_MAX_TUNNELS,
+	  .anomalies = AN(TUNNEL_LIMIT)}},
 	{"IPv6 → IPv4 → GRE/PPP → IPv4", b_nested3, ALL, {.r = OK, IN_TCP4, .tunnels = 2}},
 };
 
@@ -1433,20 +1711,20 @@ addr_eq(const struct dpmon_pkt *p, int is_dst, const char *text)
 	return memcmp(is_dst ? p->dst6 : p->src6, a, 16) == 0;
 }
 
-#define CHECK_CASE(name, cond)                                                   \
-	do {                                                                     \
-		test_checks++;                                                   \
-		if (!(cond)) {                                                   \
-			test_failures++;                                         \
-			fprintf(stderr, "%s:%d: case \"%s\": %s\n", __FILE__,    \
-				__LINE__, (name), #cond);                        \
-		}                                                                \
+#define CHECK_CASE(name, cond)                                                                  \
+	do {                                                                                    \
+		test_checks++;                                                                  \
+		if (!(cond)) {                                                                  \
+			test_failures++;                                                        \
+			fprintf(stderr, "%s:%d: case \"%s\": %s\n", __FILE__, __LINE__, (name), \
+				#cond);                                                         \
+		}                                                                               \
 	} while (0)
 
 /* Check @p p (parsed with result @p r from a @p len-byte frame) against @p w. */
 static void
-check_pkt(const char *name, enum dpmon_reason r, const struct dpmon_pkt *p,
-	  const struct want *w, uint32_t len)
+check_pkt(const char *name, enum dpmon_reason r, const struct dpmon_pkt *p, const struct want *w,
+	  uint32_t len)
 {
 	CHECK_CASE(name, r == w->r);
 	if (r != w->r)
@@ -1672,13 +1950,15 @@ test_segmented_table(void)
 			struct dpmon_pkt p;
 			struct rte_mbuf *m;
 
-			for (uint32_t at = steps[s]; at < f.n && n < RTE_DIM(cuts); at += steps[s] * (n + 1))
+			for (uint32_t at = steps[s]; at < f.n && n < RTE_DIM(cuts);
+			     at += steps[s] * (n + 1))
 				cuts[n++] = at;
 			if (f.n == 0)
 				continue;
 			m = chain(&f, cuts, n, f.n);
-			check_pkt(cases[i].name, dpmon_parse_mbuf_decap(m, cases[i].decap, &p, scratch),
-				  &p, &cases[i].w, f.n);
+			check_pkt(cases[i].name,
+				  dpmon_parse_mbuf_decap(m, cases[i].decap, &p, scratch), &p,
+				  &cases[i].w, f.n);
 			rte_pktmbuf_free(m);
 		}
 	}

@@ -49,11 +49,11 @@
 #include "parse.h"
 #include "parse_same.h"
 
-#define SEED 0x5eed2026d1ffull
-#define MUTATIONS 1000000u
-#define MAX_REPORTED 20  /* mismatches printed in full */
-#define MAX_SEGS 16      /* segments of a multi-segment layout */
-#define GROW 70000u      /* room a mutation may pad a frame by */
+#define SEED         0x5eed2026d1ffull
+#define MUTATIONS    1000000u
+#define MAX_REPORTED 20     /* mismatches printed in full */
+#define MAX_SEGS     16     /* segments of a multi-segment layout */
+#define GROW         70000u /* room a mutation may pad a frame by */
 
 struct frame {
 	uint8_t *b;
@@ -222,7 +222,8 @@ load_captures(const char *testdata)
 	snprintf(dir, sizeof(dir), "%s/pcaps", testdata);
 	if (nftw(dir, collect_path, 16, FTW_PHYS) != 0)
 		FAIL("test data directory %s: %s (the shared test data is expected at "
-		     "<source root>/../shared/testdata)", dir, strerror(errno));
+		     "<source root>/../shared/testdata)",
+		     dir, strerror(errno));
 	if (npaths == 0)
 		FAIL("no capture (*.pcap, *.pcapng) under %s", dir);
 	qsort(paths, npaths, sizeof(*paths), compare_paths);
@@ -255,9 +256,9 @@ print_pkt(const char *who, int r, const struct dpmon_pkt *p)
 		"  %s: reason=%d family=%u proto=%u ip_proto=%u fragment=%u vlan_depth=%u "
 		"vlan_outer=%u vlan_inner=%u tcp_flags=%#04x ports=%u sport=%u dport=%u "
 		"tunnels=%u l3_offset=%u l4_offset=%u anomalies=%#06x len=%u",
-		who, r, p->family, p->proto, p->ip_proto, p->fragment, p->vlan_depth,
-		p->vlan_outer, p->vlan_inner, p->tcp_flags, p->ports, p->sport, p->dport,
-		p->tunnels, p->l3_offset, p->l4_offset, p->anomalies, p->len);
+		who, r, p->family, p->proto, p->ip_proto, p->fragment, p->vlan_depth, p->vlan_outer,
+		p->vlan_inner, p->tcp_flags, p->ports, p->sport, p->dport, p->tunnels, p->l3_offset,
+		p->l4_offset, p->anomalies, p->len);
 	if (r == DPMON_REASON_OK && p->family == 4)
 		fprintf(stderr, " src4=%#010x dst4=%#010x", p->src4, p->dst4);
 	fputc('\n', stderr);
@@ -266,9 +267,10 @@ print_pkt(const char *who, int r, const struct dpmon_pkt *p)
 static void
 print_layout(const struct layout *l, uint32_t n)
 {
-	fprintf(stderr, "  mbuf layout: %s, bytes held %u, pkt_len %u, ol_flags %#llx, "
-		"vlan_tci %#06x, vlan_tci_outer %#06x, segments cut at", l->name, n,
-		l->pkt_len, (unsigned long long)l->ol_flags, l->tci, l->tci_outer);
+	fprintf(stderr,
+		"  mbuf layout: %s, bytes held %u, pkt_len %u, ol_flags %#llx, "
+		"vlan_tci %#06x, vlan_tci_outer %#06x, segments cut at",
+		l->name, n, l->pkt_len, (unsigned long long)l->ol_flags, l->tci, l->tci_outer);
 	for (unsigned i = 0; i < l->ncuts; i++)
 		fprintf(stderr, " %u", l->cuts[i]);
 	fprintf(stderr, l->ncuts ? "\n" : " (one segment)\n");
@@ -276,9 +278,8 @@ print_layout(const struct layout *l, uint32_t n)
 
 /* Count a comparison; print the first MAX_REPORTED mismatches in full. */
 static void
-record(const char *entry, const struct layout *l, const uint8_t *b, uint32_t n,
-       uint32_t decap, int rf, const struct dpmon_pkt *fast, int re,
-       const struct dpmon_pkt *full)
+record(const char *entry, const struct layout *l, const uint8_t *b, uint32_t n, uint32_t decap,
+       int rf, const struct dpmon_pkt *fast, int re, const struct dpmon_pkt *full)
 {
 	compared++;
 	if (same_result(rf, fast, re, full))
@@ -374,10 +375,14 @@ compare_mbuf_layouts(const uint8_t *b, uint32_t n, uint32_t decap)
 		return;
 	compare_mbuf(b, n, &(struct layout){"one segment", NULL, 0, n, 0, tci, tco}, decap);
 	if (n > 0)
-		compare_mbuf(b, n, &(struct layout){"data_len > pkt_len", NULL, 0,
-						    n - 1 - rn(n), 0, tci, tco}, decap);
-	compare_mbuf(b, n, &(struct layout){"pkt_len > bytes held", NULL, 0,
-					    n + 1 + rn(GROW), 0, tci, tco}, decap);
+		compare_mbuf(
+			b, n,
+			&(struct layout){"data_len > pkt_len", NULL, 0, n - 1 - rn(n), 0, tci, tco},
+			decap);
+	compare_mbuf(
+		b, n,
+		&(struct layout){"pkt_len > bytes held", NULL, 0, n + 1 + rn(GROW), 0, tci, tco},
+		decap);
 	compare_mbuf(b, n, &(struct layout){"VLAN stripped", NULL, 0, n, vlan, tci, tco}, decap);
 	compare_mbuf(b, n, &(struct layout){"QinQ stripped", NULL, 0, n, qinq, tci, tco}, decap);
 	for (uint32_t at = 1 + rn(60); at < n && ncuts < MAX_SEGS; at += 1 + rn(200))
@@ -439,41 +444,80 @@ insert_vlan(uint8_t *b, uint32_t n, uint32_t cap, uint32_t *l3, uint32_t *l4)
 static void
 mutate_field(uint8_t *b, uint32_t n, uint32_t l3, uint32_t l4)
 {
-	static const uint16_t ethertypes[] = {0x0800, 0x86dd, 0x8100, 0x88a8, 0x9100, 0x8847, 0x0806};
+	static const uint16_t ethertypes[] = {0x0800, 0x86dd, 0x8100, 0x88a8,
+					      0x9100, 0x8847, 0x0806};
 	static const uint8_t protos[] = {1, 6, 17, 58, 4, 41, 47, 132, 0, 43, 44, 60, 51, 59};
 	static const uint16_t dports[] = {4789, 6635, 4754, 2152, 53, 80};
-	static const uint8_t ver_ihl[] = {0x45, 0x44, 0x46, 0x4f, 0x40, 0x55, 0x60, 0x65, 0x35, 0x41};
-	static const uint16_t frag[] = {0, 0x2000, 0x4000, 0x0001, 0x8000, 0x1fff, 0x6000, 0x3fff, 0x2001};
+	static const uint8_t ver_ihl[] = {0x45, 0x44, 0x46, 0x4f, 0x40,
+					  0x55, 0x60, 0x65, 0x35, 0x41};
+	static const uint16_t frag[] = {0,      0x2000, 0x4000, 0x0001, 0x8000,
+					0x1fff, 0x6000, 0x3fff, 0x2001};
 	uint32_t at;
 
 	switch (rn(16)) {
-	case 0: if (n >= 14) put16(b + 12, ethertypes[rn(7)]); break;
-	case 1: if (n >= 18) put16(b + 16, ethertypes[rn(7)]); break;
-	case 2: if (l3 < n) b[l3] = ver_ihl[rn(10)]; break;
-	case 3: if (l3 + 4 <= n) { /* IPv4 total length */
-			uint32_t c[] = {0, 1, 19, 20, 21, n - l3, n - l3 + 1, n - l3 - 1,
-					n - l3 + rn(9) - 4, 0xffff, rn(0x10000), 28, 40};
+	case 0:
+		if (n >= 14)
+			put16(b + 12, ethertypes[rn(7)]);
+		break;
+	case 1:
+		if (n >= 18)
+			put16(b + 16, ethertypes[rn(7)]);
+		break;
+	case 2:
+		if (l3 < n)
+			b[l3] = ver_ihl[rn(10)];
+		break;
+	case 3:
+		if (l3 + 4 <= n) { /* IPv4 total length */
+			uint32_t c[] = {0,          1,           19,
+					20,         21,          n - l3,
+					n - l3 + 1, n - l3 - 1,  n - l3 + rn(9) - 4,
+					0xffff,     rn(0x10000), 28,
+					40};
 			put16(b + l3 + 2, (uint16_t)c[rn(13)]);
 		}
 		break;
-	case 4: if (l3 + 8 <= n) put16(b + l3 + 6, frag[rn(9)]); break;
-	case 5: if (l3 + 10 <= n) b[l3 + 9] = protos[rn(14)]; break;
-	case 6: if (l3 + 6 <= n) { /* IPv6 payload length */
-			uint32_t c[] = {0, 1, 7, 8, 20, n - l3 - 40, n - l3 - 39, n - l3 - 41,
-					n - l3 - 40 + rn(9) - 4, 0xffff, rn(0x10000)};
+	case 4:
+		if (l3 + 8 <= n)
+			put16(b + l3 + 6, frag[rn(9)]);
+		break;
+	case 5:
+		if (l3 + 10 <= n)
+			b[l3 + 9] = protos[rn(14)];
+		break;
+	case 6:
+		if (l3 + 6 <= n) { /* IPv6 payload length */
+			uint32_t c[] = {0,           1,           7,
+					8,           20,          n - l3 - 40,
+					n - l3 - 39, n - l3 - 41, n - l3 - 40 + rn(9) - 4,
+					0xffff,      rn(0x10000)};
 			put16(b + l3 + 4, (uint16_t)c[rn(11)]);
 		}
 		break;
-	case 7: if (l3 + 7 <= n) b[l3 + 6] = protos[rn(14)]; break;
-	case 8: if (l4 + 13 <= n) b[l4 + 12] = (uint8_t)(rn(16) << 4 | rn(2)); break; /* TCP doff */
-	case 9: if (l4 + 6 <= n) { /* UDP length */
-			uint32_t c[] = {0, 7, 8, 9, n - l4, n - l4 + 1, n - l4 - 1,
-					n - l4 + rn(9) - 4, 0xffff, rn(0x10000)};
+	case 7:
+		if (l3 + 7 <= n)
+			b[l3 + 6] = protos[rn(14)];
+		break;
+	case 8:
+		if (l4 + 13 <= n)
+			b[l4 + 12] = (uint8_t)(rn(16) << 4 | rn(2));
+		break; /* TCP doff */
+	case 9:
+		if (l4 + 6 <= n) { /* UDP length */
+			uint32_t c[] = {0,      7,          8,          9,
+					n - l4, n - l4 + 1, n - l4 - 1, n - l4 + rn(9) - 4,
+					0xffff, rn(0x10000)};
 			put16(b + l4 + 4, (uint16_t)c[rn(10)]);
 		}
 		break;
-	case 10: if (l4 + 4 <= n) put16(b + l4 + 2 * rn(2), dports[rn(6)]); break;
-	case 11: if (l4 + 14 <= n) b[l4 + 13] = (uint8_t)rnd(); break; /* TCP flags */
+	case 10:
+		if (l4 + 4 <= n)
+			put16(b + l4 + 2 * rn(2), dports[rn(6)]);
+		break;
+	case 11:
+		if (l4 + 14 <= n)
+			b[l4 + 13] = (uint8_t)rnd();
+		break; /* TCP flags */
 	case 12:
 	case 13: /* a byte of the first 100: a bit flip or a random value */
 		if (n) {
@@ -481,8 +525,14 @@ mutate_field(uint8_t *b, uint32_t n, uint32_t l3, uint32_t l4)
 			b[at] = rn(3) == 0 ? (uint8_t)(b[at] ^ (1u << rn(8))) : (uint8_t)rnd();
 		}
 		break;
-	case 14: if (n) b[rn(n)] = (uint8_t)rnd(); break;
-	case 15: if (l3 < n) b[l3] = (uint8_t)rnd(); break;
+	case 14:
+		if (n)
+			b[rn(n)] = (uint8_t)rnd();
+		break;
+	case 15:
+		if (l3 < n)
+			b[l3] = (uint8_t)rnd();
+		break;
 	}
 }
 
@@ -563,8 +613,9 @@ main(int argc, char **argv)
 	compare_mutations(MUTATIONS);
 	printf("test_parse_diff: %lu captures, %zu frames (%lu comparisons), %u mutations "
 	       "(seed %#llx), %lu comparisons in all, %lu full-parser OK on the contiguous "
-	       "entry point, %lu mismatches\n", captures, nframes, capture_comparisons,
-	       MUTATIONS, (unsigned long long)SEED, compared, full_ok, mismatches);
+	       "entry point, %lu mismatches\n",
+	       captures, nframes, capture_comparisons, MUTATIONS, (unsigned long long)SEED,
+	       compared, full_ok, mismatches);
 	CHECK(nframes > 0);
 	CHECK_EQ_U64(mismatches, 0);
 	for (size_t i = 0; i < nframes; i++)

@@ -29,7 +29,7 @@
 /* What a test looks at in one frame. */
 struct frame {
 	uint32_t len;
-	int vlan;              /* -1: untagged */
+	int vlan; /* -1: untagged */
 	unsigned family;
 	uint8_t src[16], dst[16]; /* IPv4 in the first 4 bytes */
 	uint16_t sport, dport;
@@ -175,17 +175,23 @@ static void
 test_pktgen_sizes(void)
 {
 	/* below 64 (FCS included) is raised to 64: 60 captured */
-	render("small.pkt", "set 0 size 40\nset 0 proto udp\nset 0 src ip 198.51.100.1/24\n"
-			    "set 0 dst ip 10.0.0.1\n", 2, 1, NULL);
+	render("small.pkt",
+	       "set 0 size 40\nset 0 proto udp\nset 0 src ip 198.51.100.1/24\n"
+	       "set 0 dst ip 10.0.0.1\n",
+	       2, 1, NULL);
 	CHECK_EQ_U64(frames[0].len, 60);
 	/* IPv6: at least 78 with the FCS, 74 captured */
-	render("v6.pkt", "set 0 type ipv6\nset 0 proto udp\nset 0 size 64\n"
-			 "set 0 src ip 2001:db8:ffff::1/64\nset 0 dst ip 2001:db8:10::1\n", 2, 1, NULL);
+	render("v6.pkt",
+	       "set 0 type ipv6\nset 0 proto udp\nset 0 size 64\n"
+	       "set 0 src ip 2001:db8:ffff::1/64\nset 0 dst ip 2001:db8:10::1\n",
+	       2, 1, NULL);
 	CHECK_EQ_U64(frames[0].len, 74);
 	CHECK_EQ_U64(frames[0].family, 6);
 	/* VLAN: the tag is inside the size */
-	render("vlan.pkt", "set 0 size 128\nset 0 vlan 42\nenable 0 vlan\nset 0 proto tcp\n"
-			   "set 0 src ip 198.51.100.1/24\nset 0 dst ip 10.0.0.1\n", 2, 1, NULL);
+	render("vlan.pkt",
+	       "set 0 size 128\nset 0 vlan 42\nenable 0 vlan\nset 0 proto tcp\n"
+	       "set 0 src ip 198.51.100.1/24\nset 0 dst ip 10.0.0.1\n",
+	       2, 1, NULL);
 	CHECK_EQ_U64(frames[0].len, 124);
 	CHECK_EQ_U64(frames[0].vlan, 42);
 	CHECK_EQ_U64(frames[0].tcp_flags, 0x10); /* pktgen's default: ACK */
@@ -198,7 +204,8 @@ test_sequence_order_and_flags(void)
 	const char *text =
 		"seq 0 0 dst 02:00:00:00:00:02 src 02:00:00:00:00:01 dst 10.0.0.1 src 10.0.1.1/24 "
 		"sport 1 dport 2 ipv4 tcp vlan 1 size 64\n"
-		"seq 1 0 02:00:00:00:00:02 02:00:00:00:00:01 10.0.0.2 10.0.1.1/24 3 4 ipv4 icmp 1 100\n"
+		"seq 1 0 02:00:00:00:00:02 02:00:00:00:00:01 10.0.0.2 10.0.1.1/24 3 4 ipv4 icmp 1 "
+		"100\n"
 		"set 0 seq_cnt 2\n";
 	int n = render("seq.pkt", text, 5, 1, &s);
 
@@ -219,8 +226,10 @@ test_syn_flags(void)
 {
 	struct dpmon_profile_summary s;
 
-	render("syn.pkt", "set 0 proto tcp\nset 0 tcp flag clr all\nset 0 tcp flag set syn\n"
-			  "set 0 src ip 198.51.100.1/24\nset 0 dst ip 10.0.0.1\n", 4, 1, &s);
+	render("syn.pkt",
+	       "set 0 proto tcp\nset 0 tcp flag clr all\nset 0 tcp flag set syn\n"
+	       "set 0 src ip 198.51.100.1/24\nset 0 dst ip 10.0.0.1\n",
+	       4, 1, &s);
 	CHECK_EQ_U64(frames[0].tcp_flags, 0x02);
 	CHECK_EQ_U64(s.tcp_syn, 4);
 }
@@ -230,11 +239,10 @@ test_syn_flags(void)
 static void
 test_kernel_sequential_and_repeat(void)
 {
-	const char *text =
-		"pg_set \"dst_min 10.0.0.1\"\npg_set \"dst_max 10.0.0.3\"\n"
-		"pg_set \"src_min 198.51.100.1\"\npg_set \"src_max 198.51.100.1\"\n"
-		"pg_set \"udp_src_min 10\"\npg_set \"udp_src_max 12\"\n"
-		"pg_set \"clone_skb 2\"\npg_set \"burst 1\"\n";
+	const char *text = "pg_set \"dst_min 10.0.0.1\"\npg_set \"dst_max 10.0.0.3\"\n"
+			   "pg_set \"src_min 198.51.100.1\"\npg_set \"src_max 198.51.100.1\"\n"
+			   "pg_set \"udp_src_min 10\"\npg_set \"udp_src_max 12\"\n"
+			   "pg_set \"clone_skb 2\"\npg_set \"burst 1\"\n";
 	int n = render("seq.sh", text, 8, 1, NULL);
 
 	REQUIRE(n == 8);
@@ -257,9 +265,11 @@ test_kernel_random_and_sizes(void)
 	unsigned distinct = 0;
 	int n;
 
-	n = render("rnd.sh", "pg_set \"dst 10.0.0.9\"\npg_set \"src_min 198.51.100.10\"\n"
-			     "pg_set \"src_max 198.51.100.14\"\npg_set \"flag IPSRC_RND\"\n"
-			     "pg_set \"pkt_size 40\"\n", 400, 3, NULL);
+	n = render("rnd.sh",
+		   "pg_set \"dst 10.0.0.9\"\npg_set \"src_min 198.51.100.10\"\n"
+		   "pg_set \"src_max 198.51.100.14\"\npg_set \"flag IPSRC_RND\"\n"
+		   "pg_set \"pkt_size 40\"\n",
+		   400, 3, NULL);
 	for (int i = 0; i < n; i++) {
 		unsigned a = v4_last(frames[i].src);
 		CHECK(a >= 10 && a < 14); /* [min, max) as the kernel draws */
@@ -268,9 +278,11 @@ test_kernel_random_and_sizes(void)
 		CHECK_EQ_U64(frames[i].len, 58); /* 14 + 20 + 8 + 16-byte pktgen header */
 	}
 	CHECK_EQ_U64(distinct, 4);
-	render("v6.sh", "pg_set \"dst6 2001:db8:10::1\"\npg_set \"src6 2001:db8:ffff::1\"\n"
-			"pg_set \"dst6_min 2001:db8:10::1\"\npg_set \"dst6_max 2001:db8:10::ff\"\n"
-			"pg_set \"vlan_id 7\"\n", 200, 1, NULL);
+	render("v6.sh",
+	       "pg_set \"dst6 2001:db8:10::1\"\npg_set \"src6 2001:db8:ffff::1\"\n"
+	       "pg_set \"dst6_min 2001:db8:10::1\"\npg_set \"dst6_max 2001:db8:10::ff\"\n"
+	       "pg_set \"vlan_id 7\"\n",
+	       200, 1, NULL);
 	for (int i = 0; i < 200; i++) {
 		CHECK_EQ_U64(frames[i].len, 82); /* 14 + 4 + 40 + 8 + 16 */
 		CHECK_EQ_U64(frames[i].vlan, 7);
@@ -284,8 +296,10 @@ test_kernel_imix(void)
 {
 	struct dpmon_profile_summary a, b;
 	unsigned small = 0, mid = 0, big = 0;
-	int n = render("imix.sh", "pg_set \"dst 10.0.1.10\"\npg_set \"src_min 198.51.100.1\"\n"
-				  "pg_set \"imix_weights 60,7 590,4 1514,1\"\n", 4000, 5, &a);
+	int n = render("imix.sh",
+		       "pg_set \"dst 10.0.1.10\"\npg_set \"src_min 198.51.100.1\"\n"
+		       "pg_set \"imix_weights 60,7 590,4 1514,1\"\n",
+		       4000, 5, &a);
 
 	for (int i = 0; i < n; i++) {
 		small += frames[i].len == 60;
@@ -297,8 +311,10 @@ test_kernel_imix(void)
 	CHECK(small > 2200 && small < 2440);
 	CHECK(mid > 1220 && mid < 1420);
 	CHECK(big > 280 && big < 440);
-	render("imix.sh", "pg_set \"dst 10.0.1.10\"\npg_set \"src_min 198.51.100.1\"\n"
-			  "pg_set \"imix_weights 60,7 590,4 1514,1\"\n", 4000, 5, &b);
+	render("imix.sh",
+	       "pg_set \"dst 10.0.1.10\"\npg_set \"src_min 198.51.100.1\"\n"
+	       "pg_set \"imix_weights 60,7 590,4 1514,1\"\n",
+	       4000, 5, &b);
 	CHECK(memcmp(&a, &b, sizeof(a)) == 0); /* deterministic */
 }
 
@@ -311,7 +327,7 @@ test_errors(void)
 	char buf[4096] = "";
 	FILE *err = fmemopen(buf, sizeof(buf) - 1, "w");
 	const char *path = write_file("bad.pkt", "# ok\nset 0 sizee 64\n\nset 0 src ip 10.0.0.1\n"
-					      "bogus\n");
+						 "bogus\n");
 
 	REQUIRE(err != NULL);
 	CHECK(dpmon_profile_load(path, &p, err) == -EINVAL);
@@ -322,23 +338,26 @@ test_errors(void)
 	CHECK(strstr(buf, "bad.pkt:5: unknown or incomplete command 'bogus'") != NULL);
 	CHECK(dpmon_profile_load(tmp_path("missing.pkt"), &p, NULL) == -ENOENT);
 	CHECK(dpmon_profile_load(write_file("x.txt", "set 0 size 64\n"), &p, NULL) == -EINVAL);
-	CHECK(dpmon_profile_load(write_file("mix.sh", "pg_set \"dst 10.0.0.1\"\n"
+	CHECK(dpmon_profile_load(write_file("mix.sh",
+					    "pg_set \"dst 10.0.0.1\"\n"
 					    "pg_set \"dst6 2001:db8::1\"\npg_set \"src6 ::1\"\n"),
 				 &p, NULL) == -EINVAL);
 	CHECK(dpmon_profile_load(write_file("both.pkt", "enable 0 range\nset 0 seq_cnt 1\n"), &p,
 				 NULL) == -EINVAL);
 	/* counts: the profile's own, the kernel's default */
 	REQUIRE(dpmon_profile_load(write_file("c.pkt", "set 0 count 77\nset 0 src ip 1.2.3.4/8\n"
-					      "set 0 dst ip 10.0.0.1\n"), &p, NULL) == 0);
+						       "set 0 dst ip 10.0.0.1\n"),
+				   &p, NULL) == 0);
 	CHECK_EQ_U64(dpmon_profile_count(p), 77);
 	CHECK(dpmon_profile_kind(p) == DPMON_PROFILE_PKTGEN_DPDK);
 	dpmon_profile_free(p);
 	REQUIRE(dpmon_profile_load(write_file("c.sh", "pg_set \"dst 10.0.0.1\"\n"
-					      "pg_set \"src_min 10.0.0.2\"\n"), &p, NULL) == 0);
+						      "pg_set \"src_min 10.0.0.2\"\n"),
+				   &p, NULL) == 0);
 	CHECK_EQ_U64(dpmon_profile_count(p), 1000);
 	CHECK(dpmon_profile_kind(p) == DPMON_PROFILE_LINUX_PKTGEN);
-	CHECK(dpmon_profile_render(p, tmp_path("no/such/dir.pcap"), 1, 1, &(struct dpmon_profile_summary){0},
-				   NULL) == -ENOENT);
+	CHECK(dpmon_profile_render(p, tmp_path("no/such/dir.pcap"), 1, 1,
+				   &(struct dpmon_profile_summary){0}, NULL) == -ENOENT);
 	dpmon_profile_free(p);
 }
 

@@ -34,13 +34,12 @@ has_line(const char *text, const char *line)
 	return false;
 }
 
-#define CHECK_LINE(text, line)                                                         \
-	do {                                                                           \
-		if (!has_line((text), (line))) {                                       \
-			fprintf(stderr, "%s:%d: missing line: %s\n", __FILE__, __LINE__, \
-				(line));                                               \
-			exit(1);                                                       \
-		}                                                                      \
+#define CHECK_LINE(text, line)                                                                    \
+	do {                                                                                      \
+		if (!has_line((text), (line))) {                                                  \
+			fprintf(stderr, "%s:%d: missing line: %s\n", __FILE__, __LINE__, (line)); \
+			exit(1);                                                                  \
+		}                                                                                 \
 	} while (0)
 
 static char *
@@ -94,7 +93,8 @@ check_structure(char *text)
 			REQUIRE(strcmp(type, "counter") == 0 || strcmp(type, "gauge") == 0);
 			/* counters and only counters end in _total */
 			REQUIRE((strcmp(type, "counter") == 0) ==
-			      (strlen(name) > 6 && strcmp(name + strlen(name) - 6, "_total") == 0));
+				(strlen(name) > 6 &&
+				 strcmp(name + strlen(name) - 6, "_total") == 0));
 			expect_type = false;
 		} else {
 			REQUIRE(!expect_type && cur[0] != '\0');
@@ -112,40 +112,55 @@ check_structure(char *text)
 static struct snap_host_spec
 bytes_host(const char *a, uint32_t subnet, uint64_t in_bytes, uint64_t out_bytes)
 {
-	return (struct snap_host_spec){
-		a, subnet,
-		snap_dir(snap_rate(1, in_bytes, 0, 0), DPMON_PROTO_TCP,
-			 snap_rate(1, in_bytes, 0.5, 8.0 * in_bytes)),
-		snap_dir(snap_rate(1, out_bytes, 0, 0), DPMON_PROTO_UDP,
-			 snap_rate(1, out_bytes, 0, 0))};
+	return (struct snap_host_spec){a, subnet,
+				       snap_dir(snap_rate(1, in_bytes, 0, 0), DPMON_PROTO_TCP,
+						snap_rate(1, in_bytes, 0.5, 8.0 * in_bytes)),
+				       snap_dir(snap_rate(1, out_bytes, 0, 0), DPMON_PROTO_UDP,
+						snap_rate(1, out_bytes, 0, 0))};
 }
 
 /* Status, totals, reasons, the port, the workers, one subnet protocol. */
 static void
 set_counters(struct dpmon_snapshot *s)
 {
-	s->config = (struct dpmon_snap_config){.reloads = 2, .reload_failures = 5,
-					       .last_reload_unix_s = 1700000000.25};
-	s->actions = (struct dpmon_snap_actions){.events_dropped = 1, .notify_ok = 4,
-						 .notify_failed = 2, .notify_killed = 1,
-						 .sample_copied = 900, .sample_dropped = 7,
-						 .blackholes = 3, .exabgp_configured = true,
+	s->config = (struct dpmon_snap_config){
+		.reloads = 2, .reload_failures = 5, .last_reload_unix_s = 1700000000.25};
+	s->actions = (struct dpmon_snap_actions){.events_dropped = 1,
+						 .notify_ok = 4,
+						 .notify_failed = 2,
+						 .notify_killed = 1,
+						 .sample_copied = 900,
+						 .sample_dropped = 7,
+						 .blackholes = 3,
+						 .exabgp_configured = true,
 						 .exabgp_connected = true};
 	s->uptime_s = 42.5;
 	s->interval_s = 1.0001;
 	s->merge_s = 0.25;
 	s->totals[DPMON_TOTAL_INGRESS].proto[DPMON_PROTO_TCP] = snap_rate(10, 6400, 2.5, 1000.0);
-	s->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER] = snap_rate(3, 300, 0.1, 0.30000000000000004);
+	s->totals[DPMON_TOTAL_EXTERNAL].proto[DPMON_PROTO_OTHER] =
+		snap_rate(3, 300, 0.1, 0.30000000000000004);
 	s->parse_errors[DPMON_REASON_RUNT] = 5;
 	s->anomalies[DPMON_ANOM_UDP_BAD_LENGTH] = 3;
 	s->ip_stats[DPMON_IPSTAT_TCP_SYN] = 11;
-	s->ports[0] = (struct dpmon_port_stats){.device = "net_pcap0", .rx_queues = 2, .ipackets = 99,
-					       .ibytes = 9900, .imissed = 7, .ierrors = 1, .rx_nombuf = 2};
-	s->workers[0] = (struct dpmon_snap_worker){.lcore = 1, .packets = 60, .bursts = 6, .polls = 600,
-						   .hosts = 256, .host_capacity = 1024,
-						   .busy_s = 0.125, .busy_ratio = 0.5};
+	s->ports[0] = (struct dpmon_port_stats){.device = "net_pcap0",
+						.rx_queues = 2,
+						.ipackets = 99,
+						.ibytes = 9900,
+						.imissed = 7,
+						.ierrors = 1,
+						.rx_nombuf = 2};
+	s->workers[0] = (struct dpmon_snap_worker){.lcore = 1,
+						   .packets = 60,
+						   .bursts = 6,
+						   .polls = 600,
+						   .hosts = 256,
+						   .host_capacity = 1024,
+						   .busy_s = 0.125,
+						   .busy_ratio = 0.5};
 	s->workers[1] = (struct dpmon_snap_worker){.lcore = 3, .host_table_full = 4};
-	s->subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_ICMP] = snap_rate(4, 400, 1.5, 1200.0);
+	s->subnets[0].dir[DPMON_DIR_EGRESS].proto[DPMON_PROTO_ICMP] =
+		snap_rate(4, 400, 1.5, 1200.0);
 }
 
 /* Flows: measured (>= 0) or not (-1), for the totals and subnets. */
@@ -167,7 +182,8 @@ static struct dpmon_snapshot *
 prom_snapshot(void)
 {
 	static const struct snap_subnet_spec subnets[] = {
-		{"10.0.0.0/24", "off\"ice\\1\n"}, {"2001:db8::/48", NULL},
+		{"10.0.0.0/24", "off\"ice\\1\n"},
+		{"2001:db8::/48", NULL},
 	};
 	const struct snap_host_spec hosts[] = {
 		bytes_host("10.0.0.5", 0, 100, 0),  /* 100 bytes */
@@ -175,9 +191,13 @@ prom_snapshot(void)
 		bytes_host("10.0.0.7", 0, 0, 100),  /* 100: tie with .5, after it */
 		bytes_host("2001:db8::1", 1, 200, 0),
 	};
-	struct dpmon_snapshot *s = snap_build(&(struct snap_spec){
-		.seq = 42, .n_ports = 1, .n_workers = 2, .subnets = subnets, .n_subnets = 2,
-		.hosts = hosts, .n_hosts = 4});
+	struct dpmon_snapshot *s = snap_build(&(struct snap_spec){.seq = 42,
+								  .n_ports = 1,
+								  .n_workers = 2,
+								  .subnets = subnets,
+								  .n_subnets = 2,
+								  .hosts = hosts,
+								  .n_hosts = 4});
 
 	set_counters(s);
 	set_flows(s);
@@ -214,12 +234,14 @@ test_lines(void)
 	CHECK_LINE(t, "# TYPE dpmon_traffic_packets_total counter");
 	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"ingress\",protocol=\"tcp\"} 10");
 	CHECK_LINE(t, "dpmon_traffic_bytes_total{direction=\"ingress\",protocol=\"tcp\"} 6400");
-	CHECK_LINE(t, "dpmon_traffic_packets_per_second{direction=\"ingress\",protocol=\"tcp\"} 2.5");
+	CHECK_LINE(t,
+		   "dpmon_traffic_packets_per_second{direction=\"ingress\",protocol=\"tcp\"} 2.5");
 	CHECK_LINE(t, "dpmon_traffic_bytes_per_second{direction=\"ingress\",protocol=\"tcp\"} 125");
 	CHECK_LINE(t, "dpmon_traffic_bytes_per_second{direction=\"external\",protocol=\"other\"} "
 		      "0.037500000000000006"); /* 0.30000000000000004 / 8, exactly */
 	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"internal\",protocol=\"udp\"} 0");
-	CHECK_LINE(t, "dpmon_subnet_info{subnet=\"10.0.0.0/24\",name=\"off\\\"ice\\\\1\\n\",family=\"4\"} 1");
+	CHECK_LINE(t, "dpmon_subnet_info{subnet=\"10.0.0.0/"
+		      "24\",name=\"off\\\"ice\\\\1\\n\",family=\"4\"} 1");
 	CHECK_LINE(t, "dpmon_subnet_info{subnet=\"2001:db8::/48\",name=\"\",family=\"6\"} 1");
 	/* Flows: measured ones only, estimates rounded. */
 	CHECK_LINE(t, "# TYPE dpmon_traffic_flows gauge");
@@ -228,7 +250,8 @@ test_lines(void)
 	REQUIRE(strstr(t, "dpmon_traffic_flows{direction=\"internal\"}") == NULL);
 	CHECK_LINE(t, "# TYPE dpmon_subnet_flows gauge");
 	CHECK_LINE(t, "dpmon_subnet_flows{subnet=\"10.0.0.0/24\",direction=\"ingress\"} 7");
-	REQUIRE(strstr(t, "dpmon_subnet_flows{subnet=\"10.0.0.0/24\",direction=\"egress\"}") == NULL);
+	REQUIRE(strstr(t, "dpmon_subnet_flows{subnet=\"10.0.0.0/24\",direction=\"egress\"}") ==
+		NULL);
 	REQUIRE(strstr(t, "dpmon_subnet_flows{subnet=\"2001:db8::/48\"") == NULL);
 	CHECK_LINE(t, "dpmon_subnet_packets_total{subnet=\"10.0.0.0/24\",direction=\"egress\","
 		      "protocol=\"icmp\"} 4");
@@ -345,7 +368,8 @@ test_top_many(void)
 			 (unsigned long long)all[k]);
 		REQUIRE(strstr(t, line) != NULL);
 	}
-	REQUIRE(strstr(t, "host=\"10.0.0.0\"") == NULL || all[19] <= s->hosts[0].dir[0].total.bytes);
+	REQUIRE(strstr(t, "host=\"10.0.0.0\"") == NULL ||
+		all[19] <= s->hosts[0].dir[0].total.bytes);
 	free(t);
 	free(all);
 	dpmon_snapshot_free(s);

@@ -20,9 +20,9 @@ test_rate_arithmetic(void)
 	double a1 = dpmon_ewma_alpha(1.0, 5.0), a2 = dpmon_ewma_alpha(2.0, 5.0);
 	double two = 0, one = 0, avg = 0;
 
-	CHECK(dpmon_rate_per_s(4, UINT64_MAX - 5, 1.0) == 10.0);  /* across 2^64 */
+	CHECK(dpmon_rate_per_s(4, UINT64_MAX - 5, 1.0) == 10.0);                 /* across 2^64 */
 	CHECK(dpmon_rate_per_s((1ull << 32) + 3, (1ull << 32) - 7, 2.0) == 5.0); /* 2^32 */
-	NEAR(dpmon_rate_per_s(19, 0, 1.9), 10.0, 1e-12);          /* a 1.9 s merge */
+	NEAR(dpmon_rate_per_s(19, 0, 1.9), 10.0, 1e-12);                         /* a 1.9 s merge */
 	CHECK(dpmon_rate_per_s(19, 0, 0.0) == 0.0);
 	NEAR(a1, 1 - exp(-0.2), 1e-15);
 	CHECK(dpmon_ewma_alpha(0.0, 5.0) == 0.0);
@@ -113,7 +113,8 @@ test_rates_and_averages(const struct dpmon_classifier *cls, const struct dpmon_c
 	NEAR(h->dir[DPMON_DIR_INGRESS].total.pps, 10.0, 1e-9);
 	NEAR(h->dir[DPMON_DIR_INGRESS].total.bps, 8000.0, 1e-6);
 	NEAR(h->dir[DPMON_DIR_INGRESS].avg_pps, 5.0 + (1 - exp(-0.38)) * 5.0, 1e-9);
-	NEAR(h->dir[DPMON_DIR_INGRESS].avg_proto_pps[DPMON_PROTO_UDP], 5.0 + (1 - exp(-0.38)) * 5.0, 1e-9);
+	NEAR(h->dir[DPMON_DIR_INGRESS].avg_proto_pps[DPMON_PROTO_UDP], 5.0 + (1 - exp(-0.38)) * 5.0,
+	     1e-9);
 	NEAR(h->dir[DPMON_DIR_INGRESS].avg_proto_bps[DPMON_PROTO_UDP],
 	     (5.0 + (1 - exp(-0.38)) * 5.0) * 800, 1e-6);
 	h = host(s, "10.1.0.2");

@@ -256,8 +256,7 @@ file_is(const char *path, const char *text)
  * both stay as they were and alert 9 gets no capture file.
  */
 static void
-test_earlier_captures(const struct dpmon_generation *g, const struct fb *to7,
-		      const struct fb *to9)
+test_earlier_captures(const struct dpmon_generation *g, const struct fb *to7, const struct fb *to9)
 {
 	char dir[] = "/tmp/dpmon_test_sample_earlier.XXXXXX", path[128];
 	const char *names[] = {"7.pcap", "7.20251130T170000Z.pcap", "9.pcap",
@@ -336,7 +335,8 @@ count_files(const char *dir)
 static void
 test_reconfigure(const struct dpmon_generation *g, const struct fb *to7, const struct fb *to9)
 {
-	char a_dir[] = "/tmp/dpmon_test_sample_a.XXXXXX", b_dir[] = "/tmp/dpmon_test_sample_b.XXXXXX";
+	char a_dir[] = "/tmp/dpmon_test_sample_a.XXXXXX",
+	     b_dir[] = "/tmp/dpmon_test_sample_b.XXXXXX";
 	char path[128];
 	struct dpmon_addr hosts[2] = {addr("10.1.0.1"), addr("2001:db8:1::7")};
 	uint64_t ids[2] = {7, 9};
@@ -468,7 +468,8 @@ test_alert_churn(struct dpmon_core *c, const struct dpmon_generation *g, const c
 		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.1.0.0/16\"}],"
 		 " \"detection\": {\"hold_s\": 0, \"recent_alerts\": 2,"
 		 " \"thresholds\": {\"ingress\": {\"pps\": 10}}},"
-		 " \"actions\": {\"pcap_dir\": \"%s\", \"pcap_packets\": 100}}", dir);
+		 " \"actions\": {\"pcap_dir\": \"%s\", \"pcap_packets\": 100}}",
+		 dir);
 	REQUIRE(dpmon_config_parse(json, "test", &cfg, stderr) == 0);
 	s = dpmon_sampler_create(1, &cfg.actions);
 	d = dpmon_detect_create(&cfg.detect, s, NULL);
@@ -551,7 +552,7 @@ main(int argc, char **argv)
 
 	udp4(&in1, IP4(198, 51, 100, 1), 1000, IP4(10, 1, 0, 1), 53, 200); /* 242 B on the wire */
 	udp4(&in2, IP4(198, 51, 100, 2), 1001, IP4(10, 1, 0, 1), 53, 0);
-	fb_eth(&out1, NULL, 0, 0x0800);                                     /* egress, TCP */
+	fb_eth(&out1, NULL, 0, 0x0800); /* egress, TCP */
 	fb_ipv4(&out1, 5, 6, IP4(10, 1, 0, 1), IP4(203, 0, 113, 5), 0, 40);
 	fb_tcp(&out1, 80, 4000, 0x12);
 	udp4(&other, IP4(198, 51, 100, 1), 1000, IP4(10, 1, 0, 2), 53, 0);
@@ -624,8 +625,8 @@ main(int argc, char **argv)
 	/* An IPv6 packet to or from ::ffff:10.1.0.1 is not a packet of the
 	 * watched IPv4 host 10.1.0.1: nothing copied. */
 	{
-		static const uint8_t MAPPED[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
-						   10, 1, 0, 1};
+		static const uint8_t MAPPED[16] = {0, 0, 0,    0,    0,  0, 0, 0,
+						   0, 0, 0xff, 0xff, 10, 1, 0, 1};
 		struct fb m6to, m6from;
 		uint64_t before = dpmon_sampler_copied(s);
 

@@ -169,7 +169,8 @@ test_notes_and_decap(const struct dpmon_classifier *cls, const struct dpmon_conf
 		CHECK_EQ_U64(c[k]->stats.ip_stats[DPMON_IPSTAT_TCP_SYN], 1);
 		CHECK_EQ_U64(c[k]->stats.ip_stats[DPMON_IPSTAT_FRAGMENTS], 1);
 		CHECK_EQ_U64(c[k]->stats.anomalies[DPMON_ANOM_UDP_BAD_LENGTH], 1);
-		CHECK_EQ_U64(g[k]->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].bytes, 54);
+		CHECK_EQ_U64(g[k]->subnets[0].dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_TCP].bytes,
+			     54);
 	}
 	m = dpmon_merge_create(cfg, c, g, lcores, 2, 0, 1000000000ull);
 	s = dpmon_merge_run(m, 1000000000ull, NULL, 0);
@@ -239,12 +240,12 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 	for (int k = 0; k < 2; k++) {
 		unsigned n = 0;
 
-		p[n++] = tcp4(ext, h1, 0x02);        /* SYN in to 10.1.0.1 */
-		p[n++] = tcp4(ext, h1, 0x02);        /* SYN in */
-		p[n++] = tcp4(h1, ext, 0x12);        /* SYN+ACK out: not a SYN */
-		p[n++] = tcp4(ext, h1, 0x10);        /* ACK: not a SYN */
-		p[n++] = frag4(ext, h2);             /* fragment in to 10.1.2.5 */
-		p[n++] = tcp4(h2, h1, 0x02);         /* internal SYN: out of h2, into h1 */
+		p[n++] = tcp4(ext, h1, 0x02);             /* SYN in to 10.1.0.1 */
+		p[n++] = tcp4(ext, h1, 0x02);             /* SYN in */
+		p[n++] = tcp4(h1, ext, 0x12);             /* SYN+ACK out: not a SYN */
+		p[n++] = tcp4(ext, h1, 0x10);             /* ACK: not a SYN */
+		p[n++] = frag4(ext, h2);                  /* fragment in to 10.1.2.5 */
+		p[n++] = tcp4(h2, h1, 0x02);              /* internal SYN: out of h2, into h1 */
 		p[n++] = frag4(ext, IP4(203, 0, 113, 1)); /* external fragment */
 		dpmon_worker_burst(c[k], g[k], p, (uint16_t)n);
 	}
@@ -315,11 +316,13 @@ test_fragments_and_syn(const struct dpmon_classifier *cls, const struct dpmon_co
 				sub_by += s->subnets[i].dir[d].flag[f].bytes;
 			}
 			CHECK_EQ_U64(sub_pk, s->totals[d == DPMON_DIR_INGRESS ? DPMON_TOTAL_INGRESS
-									       : DPMON_TOTAL_EGRESS]
-						     .flag[f].packets);
+									      : DPMON_TOTAL_EGRESS]
+						     .flag[f]
+						     .packets);
 			CHECK_EQ_U64(sub_by, s->totals[d == DPMON_DIR_INGRESS ? DPMON_TOTAL_INGRESS
-									       : DPMON_TOTAL_EGRESS]
-						     .flag[f].bytes);
+									      : DPMON_TOTAL_EGRESS]
+						     .flag[f]
+						     .bytes);
 		}
 	}
 	dpmon_snapshot_free(s);
@@ -441,8 +444,9 @@ test_epoch_tag_zero(void)
 	p[0] = v4(17, IP4(198, 51, 100, 1), IP4(10, 3, 69, 1), 66);
 	dpmon_worker_count(c, g, p, 1);
 	rte_pktmbuf_free_bulk(p, 1);
-	CHECK_EQ_U64(g->flow_slot[(69 - DPMON_FLOW_SUBNETS_MAX) * DPMON_DIR_MAX + DPMON_DIR_INGRESS],
-		     1); /* tag 0, pool slot 1 */
+	CHECK_EQ_U64(
+		g->flow_slot[(69 - DPMON_FLOW_SUBNETS_MAX) * DPMON_DIR_MAX + DPMON_DIR_INGRESS],
+		1); /* tag 0, pool slot 1 */
 	CHECK_EQ_U64(c->n_flow_pool, 1);
 	for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i++)
 		tagged += c->flow_pool[0].reg[i] != 0;
@@ -457,8 +461,8 @@ test_epoch_tag_zero(void)
  * i % @p n_src port i / n_src to @p dst port 53 (IPv4, host order).
  */
 static void
-host_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t src,
-	   uint32_t n_src, uint32_t dst, uint32_t first, uint32_t n)
+host_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t src, uint32_t n_src,
+	   uint32_t dst, uint32_t first, uint32_t n)
 {
 	struct rte_mbuf *p[DPMON_MAX_BURST];
 	unsigned k = 0;
@@ -483,8 +487,8 @@ host_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t src,
  * 65 536 flows (host_burst, one source per 65 536 flows).
  */
 static void
-flows_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst,
-	    uint32_t first, uint32_t n)
+flows_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst, uint32_t first,
+	    uint32_t n)
 {
 	for (uint32_t i = first, end; i < first + n; i = end) {
 		end = RTE_MIN(first + n, (i | 0xffffu) + 1);
@@ -633,8 +637,8 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	/* The pool: n_full more hosts with 60 flows each; the first to reach
 	 * DPMON_HOST_PROMOTE bits get the 254 slots left, 46 find none. */
 	for (uint32_t k = 0; k < n_full; k++)
-		host_burst(c, g, IP4(198, 51, 100, 1), 1, IP4(10, 1, 6 + k / 200, 1 + k % 200),
-			   0, 60);
+		host_burst(c, g, IP4(198, 51, 100, 1), 1, IP4(10, 1, 6 + k / 200, 1 + k % 200), 0,
+			   60);
 	s = dpmon_merge_run(m, hz, NULL, 0);
 	REQUIRE(s != NULL);
 	for (uint32_t n = 1; n <= 8; n++) {
@@ -660,7 +664,8 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].peers - 1000) <= 20);
 	h = host(s, "2001:db8:1::7");
 	REQUIRE(h != NULL);
-	printf("host flows: 100000 distinct IPv6, estimate %.0f\n", h->dir[DPMON_DIR_INGRESS].flows);
+	printf("host flows: 100000 distinct IPv6, estimate %.0f\n",
+	       h->dir[DPMON_DIR_INGRESS].flows);
 	CHECK(fabs(h->dir[DPMON_DIR_INGRESS].flows - 100000) <= 2000);
 	CHECK(llround(h->dir[DPMON_DIR_INGRESS].peers) == 1);
 	/* Slots went to 10.1.5.1 and 2001:db8:1::7: n_full - (DPMON_HOST_SKETCHES - 2)
@@ -677,7 +682,8 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 		worst = e > worst ? e : worst;
 	}
 	dpmon_merge_last_timing(m, &timing);
-	printf("host flows: 60 distinct, %u hosts, worst error %.1f %%; snapshot with %u promoted: %.2f ms\n",
+	printf("host flows: 60 distinct, %u hosts, worst error %.1f %%; snapshot with %u promoted: "
+	       "%.2f ms\n",
 	       n_full, 100 * worst, (unsigned)DPMON_HOST_SKETCHES, 1e3 * timing.snapshot_s);
 	CHECK(worst <= 0.30); /* about 3 sigma of the 64-bit bitmap at 60 */
 	dpmon_snapshot_free(s);
@@ -712,7 +718,9 @@ test_host_flows(const struct dpmon_classifier *cls, const struct dpmon_config *c
 static void
 test_flows_pooled_subnets(void)
 {
-	enum { N = 131 };
+	enum {
+		N = 131
+	};
 	static struct dpmon_subnet_conf sub[N];
 	struct dpmon_classifier cls;
 	struct dpmon_config cfg;

@@ -164,7 +164,7 @@ host(const struct dpmon_snapshot *s, const char *text)
 #define NEAR(x, want, tol) CHECK(fabs((x) - (want)) <= (tol))
 
 /* |x - want| within @p rel of |want| (or absolutely, near 0). */
-#define NEAR_REL(x, want, rel) CHECK(fabs((x) - (want)) <= (rel) * fmax(fabs(want), 1e-300))
+#define NEAR_REL(x, want, rel) CHECK(fabs((x) - (want)) <= (rel)*fmax(fabs(want), 1e-300))
 
 /* ------------------------------------------------------------- set-up */
 

@@ -93,7 +93,8 @@ parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 
 	if (!dpmon_check_object(c, "$", root))
 		return;
-	json_object_foreach(root, key, v) {
+	json_object_foreach(root, key, v)
+	{
 		dpmon_check_path_key(path, sizeof(path), "$", key);
 		if (strcmp(key, "ports") == 0)
 			config_parse_ports(c, path, v, cfg);
@@ -249,8 +250,7 @@ dpmon_config_load(const char *path, struct dpmon_config *cfg, FILE *err)
 }
 
 int
-dpmon_config_parse(const char *json_text, const char *origin, struct dpmon_config *cfg,
-		   FILE *err)
+dpmon_config_parse(const char *json_text, const char *origin, struct dpmon_config *cfg, FILE *err)
 {
 	struct dpmon_check c = {.origin = origin ? origin : "(config)", .err = err, .errors = 0};
 	json_error_t je;

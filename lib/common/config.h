@@ -21,24 +21,24 @@
 #include "prefix.h"
 #include "stats.h"
 
-#define DPMON_MAX_PORTS 32
-#define DPMON_MAX_SUBNETS 65536
-#define DPMON_DEVICE_LEN 128
-#define DPMON_NAME_LEN 64
+#define DPMON_MAX_PORTS         32
+#define DPMON_MAX_SUBNETS       65536
+#define DPMON_DEVICE_LEN        128
+#define DPMON_NAME_LEN          64
 /** Most entries of http.cors_origins. */
-#define DPMON_MAX_CORS_ORIGINS 16
+#define DPMON_MAX_CORS_ORIGINS  16
 /** Longest origin text, NUL included ("https://host:port"). */
-#define DPMON_ORIGIN_LEN 256
+#define DPMON_ORIGIN_LEN        256
 /** Range and default of metrics.top_hosts. */
-#define DPMON_TOP_HOSTS_MAX 1000
+#define DPMON_TOP_HOSTS_MAX     1000
 #define DPMON_TOP_HOSTS_DEFAULT 20
 /** ports[].rx_queues absent: one RX queue per worker lcore (capped by the device). */
-#define DPMON_RXQ_AUTO 0
+#define DPMON_RXQ_AUTO          0
 /** ports[].mbufs absent: sized at start-up (see dpmon_port_conf.mbufs). */
-#define DPMON_MBUFS_AUTO 0
+#define DPMON_MBUFS_AUTO        0
 /** Smallest and largest explicit ports[].mbufs. */
-#define DPMON_MBUFS_MIN 1024
-#define DPMON_MBUFS_MAX 16777216
+#define DPMON_MBUFS_MIN         1024
+#define DPMON_MBUFS_MAX         16777216
 
 /** One port to poll. */
 struct dpmon_port_conf {
@@ -73,9 +73,9 @@ struct dpmon_subnet_conf {
 };
 
 /** Longest file path in the configuration, NUL included. */
-#define DPMON_PATH_LEN 256
+#define DPMON_PATH_LEN           256
 /** Most hostgroups, and most prefixes in one hostgroup or in the whitelist. */
-#define DPMON_MAX_HOSTGROUPS 4096
+#define DPMON_MAX_HOSTGROUPS     4096
 #define DPMON_MAX_GROUP_PREFIXES 65536
 
 /**
@@ -108,38 +108,39 @@ struct dpmon_hostgroup_conf {
 	char name[DPMON_NAME_LEN];
 	struct dpmon_prefix *prefixes; /**< malloc'd, n_prefixes entries */
 	uint32_t n_prefixes;
-	bool enabled;                  /**< false: its hosts never alert */
-	bool ban;                      /**< announce a blackhole when one of its hosts alerts; default detect.ban */
+	bool enabled; /**< false: its hosts never alert */
+	bool ban;     /**< announce a blackhole when one of its hosts alerts; default detect.ban */
 	/** Replace the global ones entirely; a copy of them when the key is absent. */
 	struct dpmon_thresholds thresholds;
 };
 
 /** Detection: "detection" in the file (docs/detection.md). */
 struct dpmon_detect_conf {
-	bool enabled;                  /**< default true when any threshold is set */
-	bool ban;                      /**< global default of hostgroup.ban; default false */
+	bool enabled;                       /**< default true when any threshold is set */
+	bool ban;                           /**< global default of hostgroup.ban; default false */
 	struct dpmon_thresholds thresholds; /**< global defaults */
 	struct dpmon_hostgroup_conf *hostgroups; /**< malloc'd */
 	uint32_t n_hostgroups;
 	struct dpmon_prefix *whitelist; /**< malloc'd; never alert */
 	uint32_t n_whitelist;
-	uint32_t start_intervals;      /**< consecutive intervals above to start; default 1 */
-	uint32_t hold_s;               /**< seconds all below to end; default 60 */
-	uint32_t recent_alerts;        /**< ended alerts kept for the API; default 1000 */
+	uint32_t start_intervals; /**< consecutive intervals above to start; default 1 */
+	uint32_t hold_s;          /**< seconds all below to end; default 60 */
+	uint32_t recent_alerts;   /**< ended alerts kept for the API; default 1000 */
 };
 
 /** Actions: "actions" in the file (docs/detection.md). "" = not configured. */
 struct dpmon_actions_conf {
-	char notify_script[DPMON_PATH_LEN];   /**< called at alert start/end */
-	uint32_t notify_timeout_ms;           /**< then SIGKILL; default 10000 */
-	char exabgp_pipe[DPMON_PATH_LEN];     /**< ExaBGP's command FIFO */
-	char exabgp_next_hop[DPMON_ADDR_STRLEN]; /**< of IPv4 routes; default "192.0.2.1" (RFC 5737) */
+	char notify_script[DPMON_PATH_LEN]; /**< called at alert start/end */
+	uint32_t notify_timeout_ms;         /**< then SIGKILL; default 10000 */
+	char exabgp_pipe[DPMON_PATH_LEN];   /**< ExaBGP's command FIFO */
+	char exabgp_next_hop
+		[DPMON_ADDR_STRLEN]; /**< of IPv4 routes; default "192.0.2.1" (RFC 5737) */
 	/** Next hop of IPv6 routes, an IPv6 address; default "100::1" (RFC 6666 discard-only). */
 	char exabgp_next_hop6[DPMON_ADDR_STRLEN];
-	char exabgp_community[32];            /**< e.g. "65535:666" (RFC 7999 BLACKHOLE); default "" */
-	char pcap_dir[DPMON_PATH_LEN];        /**< sample packets of each alert go to DIR/ALERT_ID.pcap */
-	uint32_t pcap_packets;                /**< packets per alert capture; default 100 */
-	char state_file[DPMON_PATH_LEN];      /**< blackholes survive restarts here */
+	char exabgp_community[32];     /**< e.g. "65535:666" (RFC 7999 BLACKHOLE); default "" */
+	char pcap_dir[DPMON_PATH_LEN]; /**< sample packets of each alert go to DIR/ALERT_ID.pcap */
+	uint32_t pcap_packets;         /**< packets per alert capture; default 100 */
+	char state_file[DPMON_PATH_LEN]; /**< blackholes survive restarts here */
 };
 
 /** The whole configuration, with defaults filled in. */
@@ -158,14 +159,14 @@ struct dpmon_config {
 	uint32_t n_cors_origins;
 	/** Hosts exported per-host on /metrics (top by bytes); default 20, 0..1000. */
 	uint32_t metrics_top_hosts;
-	uint32_t host_table_capacity;        /**< hosts per worker lcore, default 65536 */
-	uint32_t merge_interval_ms;          /**< default 1000, range 100..60000 */
+	uint32_t host_table_capacity; /**< hosts per worker lcore, default 65536 */
+	uint32_t merge_interval_ms;   /**< default 1000, range 100..60000 */
 	/** Time constant of the averages avg_pps/avg_bps (rates.h); default 5000, 100..3600000. */
 	uint32_t average_time_constant_ms;
 	/** Seconds of rates kept for GET /api/v1/history; default 300, 0..86400. */
 	uint32_t history_s;
-	uint32_t burst_size;                 /**< rx burst, packets; default 32, 1..512 */
-	uint32_t mbufs_per_queue;            /**< mbuf pool share per RX queue; default 4096 */
+	uint32_t burst_size;      /**< rx burst, packets; default 32, 1..512 */
+	uint32_t mbufs_per_queue; /**< mbuf pool share per RX queue; default 4096 */
 	/**
 	 * Microseconds a worker (or distributor) lcore sleeps per round of
 	 * polls once its RX queues have been empty for a while (idle.h);
@@ -211,8 +212,8 @@ int dpmon_config_load(const char *path, struct dpmon_config *cfg, FILE *err);
  *         when @p json_text is NULL; @p cfg as after dpmon_config_load.
  * Thread-safety: any thread.
  */
-int dpmon_config_parse(const char *json_text, const char *origin,
-		       struct dpmon_config *cfg, FILE *err);
+int dpmon_config_parse(const char *json_text, const char *origin, struct dpmon_config *cfg,
+		       FILE *err);
 
 /**
  * Name of metric @p m as in the configuration and the API ("tcp_syn_pps"),

@@ -173,9 +173,11 @@ parse_exabgp_community(struct dpmon_check *c, const char *path, const json_t *v,
 
 	if (!json_is_string(v))
 		dpmon_check_type(c, path, "string", v);
-	else if (json_string_length(v) > 0 && (json_string_length(v) >= sizeof(a->exabgp_community) ||
-					       !is_community(json_string_value(v))))
-		dpmon_check_report(c, path, "not a community \"ASN:VALUE\" with both 0..65535 "
+	else if (json_string_length(v) > 0 &&
+		 (json_string_length(v) >= sizeof(a->exabgp_community) ||
+		  !is_community(json_string_value(v))))
+		dpmon_check_report(c, path,
+				   "not a community \"ASN:VALUE\" with both 0..65535 "
 				   "(RFC 1997), e.g. \"65535:666\", got %s",
 				   dpmon_check_quote(json_string_value(v), q, sizeof(q)));
 	else
@@ -228,8 +230,7 @@ parse_out_dir(struct dpmon_check *c, const char *path, const json_t *v, char *ou
  * --------------------------------------------------------------------- */
 
 void
-config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj,
-		     struct dpmon_config *cfg)
+config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
 	struct dpmon_actions_conf *a = &cfg->actions;
 	char kpath[DPMON_CHECK_PATH_LEN];
@@ -239,7 +240,8 @@ config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj,
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (strcmp(key, "notify_script") == 0)
 			parse_notify_script(c, kpath, v, a);

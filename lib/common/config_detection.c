@@ -90,7 +90,8 @@ parse_dir_limits(struct dpmon_check *c, const char *path, json_t *obj, double *l
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if ((m = metric_index(key)) >= 0) {
 			check_limit(c, kpath, v, &limit[m]);
@@ -115,7 +116,8 @@ parse_thresholds(struct dpmon_check *c, const char *path, json_t *obj, struct dp
 	memset(t, 0, sizeof(*t));
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (strcmp(key, "ingress") == 0)
 			parse_dir_limits(c, kpath, v, t->limit[DPMON_DIR_INGRESS]);
@@ -158,7 +160,8 @@ report_mapped_prefix(struct dpmon_check *c, const char *path, const struct dpmon
 	struct dpmon_prefix v4 = {.addr = p->addr, .family = 4, .depth = (uint8_t)(p->depth - 96)};
 	char q[DPMON_CHECK_PATH_LEN], t[DPMON_PREFIX_STRLEN];
 
-	dpmon_check_report(c, path, "an IPv4-mapped IPv6 prefix never matches (IPv4 hosts are "
+	dpmon_check_report(c, path,
+			   "an IPv4-mapped IPv6 prefix never matches (IPv4 hosts are "
 			   "matched by IPv4 prefixes): write %s, got %s",
 			   dpmon_prefix_format(&v4, t, sizeof(t)),
 			   dpmon_check_quote(text, q, sizeof(q)));
@@ -187,7 +190,8 @@ parse_prefix_list(struct dpmon_check *c, const char *path, const json_t *arr, si
 		dpmon_check_report(c, path, "out of memory for %zu prefixes", n);
 		return;
 	}
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
 		if (!json_is_string(v))
 			dpmon_check_type(c, ipath, "string", v);
@@ -290,7 +294,8 @@ parse_hostgroup(struct dpmon_check *c, const char *path, json_t *obj,
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (strcmp(key, "name") == 0) {
 			dpmon_check_string(c, kpath, v, 1, DPMON_NAME_LEN - 1, g->name);
@@ -326,10 +331,11 @@ check_duplicate_group_names(struct dpmon_check *c, const struct dpmon_detect_con
 		for (uint32_t j = 0; d->hostgroups[i].name[0] && j < i; j++)
 			if (strcmp(d->hostgroups[i].name, d->hostgroups[j].name) == 0) {
 				snprintf(path, sizeof(path), "$.detection.hostgroups[%u].name", i);
-				dpmon_check_report(c, path, "duplicate hostgroup name %s "
-						   "(also $.detection.hostgroups[%u])",
-						   dpmon_check_quote(d->hostgroups[i].name, q,
-								     sizeof(q)), j);
+				dpmon_check_report(
+					c, path,
+					"duplicate hostgroup name %s "
+					"(also $.detection.hostgroups[%u])",
+					dpmon_check_quote(d->hostgroups[i].name, q, sizeof(q)), j);
 				break;
 			}
 }
@@ -353,7 +359,8 @@ parse_hostgroups(struct dpmon_check *c, const char *path, const json_t *arr,
 		return;
 	}
 	d->n_hostgroups = (uint32_t)n;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		if (i >= n)
 			break;
 		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
@@ -428,7 +435,8 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (strcmp(key, "enabled") == 0 || strcmp(key, "ban") == 0) {
 			if (!json_is_boolean(v))

@@ -49,7 +49,8 @@ tunnel_names_list(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < DPMON_TUNNEL_KINDS && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", dpmon_tunnel_name(i));
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				      dpmon_tunnel_name(i));
 	return buf;
 }
 
@@ -73,7 +74,8 @@ parse_decap(struct dpmon_check *c, const char *path, const json_t *v, uint32_t *
 		dpmon_check_type(c, path, "boolean or array of tunnel kinds", v);
 		return;
 	}
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
 		if (!json_is_string(e)) {
 			dpmon_check_type(c, ipath, "string", e);
@@ -102,7 +104,8 @@ parse_port(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_po
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (strcmp(key, "device") == 0) {
 			dpmon_check_string(c, kpath, v, 1, DPMON_DEVICE_LEN - 1, out->device);
@@ -114,10 +117,12 @@ parse_port(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_po
 				out->rx_descriptors = 0;
 			else if (!json_is_integer(v))
 				dpmon_check_type(c, kpath, "integer", v);
-			else if (json_integer_value(v) < PORT_RXD_MIN || json_integer_value(v) > PORT_RXD_MAX)
-				dpmon_check_report(c, kpath, "must be 0 or an integer %d..%d, got %"
-						   JSON_INTEGER_FORMAT, PORT_RXD_MIN, PORT_RXD_MAX,
-						   json_integer_value(v));
+			else if (json_integer_value(v) < PORT_RXD_MIN ||
+				 json_integer_value(v) > PORT_RXD_MAX)
+				dpmon_check_report(
+					c, kpath,
+					"must be 0 or an integer %d..%d, got %" JSON_INTEGER_FORMAT,
+					PORT_RXD_MIN, PORT_RXD_MAX, json_integer_value(v));
 			else
 				out->rx_descriptors = (uint16_t)json_integer_value(v);
 		} else if (strcmp(key, "mbufs") == 0) {
@@ -163,10 +168,11 @@ config_parse_ports(struct dpmon_check *c, const char *path, const json_t *arr,
 
 	if (!dpmon_check_array(c, path, arr, 1, DPMON_MAX_PORTS))
 		return;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		/* Entries past the limit are checked but not kept. */
-		struct dpmon_port_conf port = {.rx_queues = DPMON_RXQ_AUTO, .rx_descriptors = 0,
-					       .decap = 0};
+		struct dpmon_port_conf port = {
+			.rx_queues = DPMON_RXQ_AUTO, .rx_descriptors = 0, .decap = 0};
 
 		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
 		parse_port(c, ipath, v, &port);
@@ -182,8 +188,7 @@ config_parse_ports(struct dpmon_check *c, const char *path, const json_t *arr,
 
 /* One subnet into @p out; false when its prefix is unusable. */
 static bool
-parse_subnet(struct dpmon_check *c, const char *path, json_t *obj,
-	     struct dpmon_subnet_conf *out)
+parse_subnet(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_subnet_conf *out)
 {
 	char kpath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
 	const char *key, *why;
@@ -192,15 +197,16 @@ parse_subnet(struct dpmon_check *c, const char *path, json_t *obj,
 
 	if (!dpmon_check_object(c, path, obj))
 		return false;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (strcmp(key, "prefix") == 0) {
 			if (!json_is_string(v))
 				dpmon_check_type(c, kpath, "string", v);
 			else if (dpmon_prefix_parse(json_string_value(v), &out->prefix, &why) != 0)
-				dpmon_check_report(c, kpath, "%s, got %s", why,
-						   dpmon_check_quote(json_string_value(v), q,
-								     sizeof(q)));
+				dpmon_check_report(
+					c, kpath, "%s, got %s", why,
+					dpmon_check_quote(json_string_value(v), q, sizeof(q)));
 			else
 				prefix_ok = true;
 		} else if (strcmp(key, "name") == 0) {
@@ -291,7 +297,8 @@ config_parse_subnets(struct dpmon_check *c, const char *path, const json_t *arr,
 		return;
 	}
 	cfg->n_subnets = (uint32_t)n;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
 		valid[i] = parse_subnet(c, ipath, v, &cfg->subnets[i]);
 	}
@@ -319,10 +326,12 @@ origin_problem(const char *o)
 	else if (strncmp(o, "https://", 8) == 0)
 		host = o + 8;
 	else
-		return "not \"*\" or an origin http://HOST[:PORT] or https://HOST[:PORT] (lower-case scheme)";
+		return "not \"*\" or an origin http://HOST[:PORT] or https://HOST[:PORT] "
+		       "(lower-case scheme)";
 	if (*host == '[') {
 		p = strchr(host, ']');
-		if (p == NULL || p == host + 1 || strspn(host + 1, "0123456789abcdef:.") != (size_t)(p - host - 1))
+		if (p == NULL || p == host + 1 ||
+		    strspn(host + 1, "0123456789abcdef:.") != (size_t)(p - host - 1))
 			return "bad bracketed IPv6 host (lower-case hex digits, ':' and '.')";
 		p++;
 	} else {
@@ -332,8 +341,10 @@ origin_problem(const char *o)
 	}
 	if (*p == '\0')
 		return NULL;
-	if (*p != ':' || p[1] == '\0' || strspn(p + 1, "0123456789") != strlen(p + 1) || strlen(p + 1) > 5)
-		return "an origin has no path, query or trailing slash: only [:PORT] may follow the host";
+	if (*p != ':' || p[1] == '\0' || strspn(p + 1, "0123456789") != strlen(p + 1) ||
+	    strlen(p + 1) > 5)
+		return "an origin has no path, query or trailing slash: only [:PORT] may follow "
+		       "the host";
 	port = strtoul(p + 1, NULL, 10);
 	if (port < 1 || port > 65535)
 		return "port must be 1..65535";
@@ -353,7 +364,8 @@ parse_cors_origins(struct dpmon_check *c, const char *path, const json_t *arr,
 
 	if (!dpmon_check_array(c, path, arr, 0, DPMON_MAX_CORS_ORIGINS))
 		return;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
 		if (!dpmon_check_string(c, ipath, v, 1, DPMON_ORIGIN_LEN - 1, text))
 			continue;
@@ -361,13 +373,13 @@ parse_cors_origins(struct dpmon_check *c, const char *path, const json_t *arr,
 			dpmon_check_report(c, ipath, "%s, got %s", why,
 					   dpmon_check_quote(text, q, sizeof(q)));
 		else if (cfg->n_cors_origins < DPMON_MAX_CORS_ORIGINS)
-			memcpy(cfg->http_cors_origins[cfg->n_cors_origins++], text, strlen(text) + 1);
+			memcpy(cfg->http_cors_origins[cfg->n_cors_origins++], text,
+			       strlen(text) + 1);
 	}
 }
 
 void
-config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj,
-		     struct dpmon_config *cfg)
+config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
 	char kpath[DPMON_CHECK_PATH_LEN];
 	const char *key;
@@ -376,7 +388,8 @@ config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj,
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (strcmp(key, "top_hosts") == 0) {
 			if (dpmon_check_int(c, kpath, v, 0, DPMON_TOP_HOSTS_MAX, &n))
@@ -388,8 +401,7 @@ config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj,
 }
 
 void
-config_parse_http(struct dpmon_check *c, const char *path, json_t *obj,
-		  struct dpmon_config *cfg)
+config_parse_http(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
 	char kpath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
 	const char *key;
@@ -399,23 +411,26 @@ config_parse_http(struct dpmon_check *c, const char *path, json_t *obj,
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (strcmp(key, "listen") == 0) {
 			if (!json_is_string(v))
 				dpmon_check_type(c, kpath, "string", v);
 			else if (json_string_length(v) >= sizeof(cfg->http_listen) ||
 				 dpmon_addr_parse(json_string_value(v), &addr) != 0)
-				dpmon_check_report(c, kpath, "not an IPv4 or IPv6 address, got %s",
-						   dpmon_check_quote(json_string_value(v), q,
-								     sizeof(q)));
+				dpmon_check_report(
+					c, kpath, "not an IPv4 or IPv6 address, got %s",
+					dpmon_check_quote(json_string_value(v), q, sizeof(q)));
 			else if (strchr(json_string_value(v), ':') && dpmon_addr_is_v4(&addr))
-				dpmon_check_report(c, kpath, "an IPv4-mapped IPv6 address cannot "
-						   "be bound; write the IPv4 form, got %s",
-						   dpmon_check_quote(json_string_value(v), q,
-								     sizeof(q)));
+				dpmon_check_report(
+					c, kpath,
+					"an IPv4-mapped IPv6 address cannot "
+					"be bound; write the IPv4 form, got %s",
+					dpmon_check_quote(json_string_value(v), q, sizeof(q)));
 			else
-				memcpy(cfg->http_listen, json_string_value(v), json_string_length(v) + 1);
+				memcpy(cfg->http_listen, json_string_value(v),
+				       json_string_length(v) + 1);
 		} else if (strcmp(key, "port") == 0) {
 			if (dpmon_check_int(c, kpath, v, 0, 65535, &n))
 				cfg->http_port = (uint16_t)n;

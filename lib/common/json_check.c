@@ -43,14 +43,21 @@ static const char *
 type_name(const json_t *v)
 {
 	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "object";
-	case JSON_ARRAY: return "array";
-	case JSON_STRING: return "string";
-	case JSON_INTEGER: return "integer";
-	case JSON_REAL: return "real";
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+		return "integer";
+	case JSON_REAL:
+		return "real";
 	case JSON_TRUE:
-	case JSON_FALSE: return "boolean";
-	case JSON_NULL: return "null";
+	case JSON_FALSE:
+		return "boolean";
+	case JSON_NULL:
+		return "null";
 	}
 	return "unknown";
 }
@@ -178,7 +185,8 @@ dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v, json_i
 	}
 	n = json_integer_value(v);
 	if (n < min || n > max) {
-		dpmon_check_report(c, path, "must be an integer %" JSON_INTEGER_FORMAT
+		dpmon_check_report(c, path,
+				   "must be an integer %" JSON_INTEGER_FORMAT
 				   "..%" JSON_INTEGER_FORMAT ", got %" JSON_INTEGER_FORMAT,
 				   min, max, n);
 		return false;
@@ -200,8 +208,8 @@ dpmon_check_string(struct dpmon_check *c, const char *path, const json_t *v, siz
 	n = json_string_length(v);
 	if (n < min_len || n > max_len) {
 		if (min_len == 0)
-			dpmon_check_report(c, path, "must be at most %zu bytes, got %zu",
-					   max_len, n);
+			dpmon_check_report(c, path, "must be at most %zu bytes, got %zu", max_len,
+					   n);
 		else
 			dpmon_check_report(c, path, "must be %zu..%zu bytes, got %zu", min_len,
 					   max_len, n);
@@ -221,8 +229,7 @@ dpmon_check_object(struct dpmon_check *c, const char *path, const json_t *v)
 }
 
 bool
-dpmon_check_array(struct dpmon_check *c, const char *path, const json_t *v, size_t min,
-		  size_t max)
+dpmon_check_array(struct dpmon_check *c, const char *path, const json_t *v, size_t min, size_t max)
 {
 	size_t n;
 

@@ -103,8 +103,8 @@ void dpmon_check_path_index(char *buf, size_t len, const char *parent, size_t i)
  * @return true when @p v is one.
  * Any thread.
  */
-bool dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v,
-		     json_int_t min, json_int_t max, json_int_t *out);
+bool dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v, json_int_t min,
+		     json_int_t max, json_int_t *out);
 
 /**
  * A string of @p min_len .. @p max_len bytes copied, NUL included, into
@@ -112,8 +112,8 @@ bool dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v,
  * @return true when @p v is one.
  * Any thread.
  */
-bool dpmon_check_string(struct dpmon_check *c, const char *path, const json_t *v,
-			size_t min_len, size_t max_len, char *out);
+bool dpmon_check_string(struct dpmon_check *c, const char *path, const json_t *v, size_t min_len,
+			size_t max_len, char *out);
 
 /** @return true when @p v is an object. Any thread. */
 bool dpmon_check_object(struct dpmon_check *c, const char *path, const json_t *v);
@@ -131,8 +131,7 @@ bool dpmon_check_array(struct dpmon_check *c, const char *path, const json_t *v,
  * Report "missing required key" at @p parent.@p key when object @p obj
  * lacks it. Any thread.
  */
-void dpmon_check_require(struct dpmon_check *c, const char *parent, json_t *obj,
-			 const char *key);
+void dpmon_check_require(struct dpmon_check *c, const char *parent, json_t *obj, const char *key);
 
 /**
  * Is @p key "comment" or "_comment", which the objects that allow notes

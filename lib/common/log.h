@@ -26,23 +26,23 @@
 
 /** Message kinds, each with its own budget. */
 enum dpmon_log_kind {
-	DPMON_LOG_RELOAD, /**< configuration reload results */
-	DPMON_LOG_MERGE,  /**< merge failures (out of memory) */
-	DPMON_LOG_DROP,   /**< packets dropped or not counted (rings, tables) */
-	DPMON_LOG_HTTP,   /**< HTTP server problems */
+	DPMON_LOG_RELOAD,  /**< configuration reload results */
+	DPMON_LOG_MERGE,   /**< merge failures (out of memory) */
+	DPMON_LOG_DROP,    /**< packets dropped or not counted (rings, tables) */
+	DPMON_LOG_HTTP,    /**< HTTP server problems */
 	DPMON_LOG_ACTIONS, /**< notify script runs, ExaBGP pipe, blackhole list, state file */
-	DPMON_LOG_SAMPLE, /**< alert capture files */
+	DPMON_LOG_SAMPLE,  /**< alert capture files */
 	DPMON_LOG_KIND_MAX
 };
 
 /** Syslog priorities used by dpmon_log (sd-daemon prefixes). */
-#define DPMON_LOG_ERR 3
+#define DPMON_LOG_ERR     3
 #define DPMON_LOG_WARNING 4
-#define DPMON_LOG_NOTICE 5
-#define DPMON_LOG_INFO 6
+#define DPMON_LOG_NOTICE  5
+#define DPMON_LOG_INFO    6
 
 /** Default budget: messages per kind and window, and the window (ns). */
-#define DPMON_LOG_BURST 10
+#define DPMON_LOG_BURST     10
 #define DPMON_LOG_WINDOW_NS (60ull * 1000000000ull)
 
 /**

@@ -98,8 +98,7 @@ dpmon_prefix_parse(const char *text, struct dpmon_prefix *out, const char **why)
 		*why = "bad CIDR (prefix length is not a number)";
 		return -EINVAL;
 	}
-	if (errno != 0 || depth < 0 ||
-	    depth > (out->family == 4 ? 32 : 128)) {
+	if (errno != 0 || depth < 0 || depth > (out->family == 4 ? 32 : 128)) {
 		*why = out->family == 4 ? "bad CIDR (IPv4 prefix length must be 0..32)"
 					: "bad CIDR (IPv6 prefix length must be 0..128)";
 		return -EINVAL;

@@ -20,7 +20,7 @@
 #include <string.h>
 
 /** Longest text form of an address ("ffff:...:255.255.255.255" + NUL). */
-#define DPMON_ADDR_STRLEN 46
+#define DPMON_ADDR_STRLEN   46
 /** Longest text form of a prefix (address + "/128"). */
 #define DPMON_PREFIX_STRLEN 50
 
@@ -61,8 +61,8 @@ dpmon_addr_is_v4(const struct dpmon_addr *a)
 static inline uint32_t
 dpmon_addr_v4(const struct dpmon_addr *a)
 {
-	return (uint32_t)a->b[12] << 24 | (uint32_t)a->b[13] << 16 |
-	       (uint32_t)a->b[14] << 8 | a->b[15];
+	return (uint32_t)a->b[12] << 24 | (uint32_t)a->b[13] << 16 | (uint32_t)a->b[14] << 8 |
+	       a->b[15];
 }
 
 /**

@@ -57,10 +57,10 @@ enum dpmon_total {
  * frames received. Values only ever get appended (the API prints names).
  */
 enum dpmon_reason {
-	DPMON_REASON_OK = 0,          /**< parsed: an IPv4 or IPv6 packet */
-	DPMON_REASON_NON_IP,          /**< valid frame, not IP (ARP, LLDP, STP, loopback, ...) */
-	DPMON_REASON_RUNT,            /**< ends inside its L2 headers (Ethernet, tags, PPPoE, ...) */
-	DPMON_REASON_VLAN_TOO_DEEP,   /**< more than DPMON_MAX_VLAN_TAGS tags */
+	DPMON_REASON_OK = 0,        /**< parsed: an IPv4 or IPv6 packet */
+	DPMON_REASON_NON_IP,        /**< valid frame, not IP (ARP, LLDP, STP, loopback, ...) */
+	DPMON_REASON_RUNT,          /**< ends inside its L2 headers (Ethernet, tags, PPPoE, ...) */
+	DPMON_REASON_VLAN_TOO_DEEP, /**< more than DPMON_MAX_VLAN_TAGS tags */
 	DPMON_REASON_IPV4_BAD_HEADER, /**< version != 4 or IHL < 5 (RFC 791 section 3.1) */
 	DPMON_REASON_IPV4_TRUNCATED,  /**< addresses not present, or IHL past the bytes present
 				       *   with a total length below the IHL */
@@ -81,19 +81,19 @@ enum dpmon_reason {
  * (1 << value). Values only ever get appended.
  */
 enum dpmon_anomaly {
-	DPMON_ANOM_PKT_LEN_MISMATCH,      /**< mbuf pkt_len larger than its segments hold */
-	DPMON_ANOM_IPV4_LEN_MISMATCH,     /**< total length 0, or larger than the bytes present */
-	DPMON_ANOM_IPV4_OPTIONS_TRUNCATED,/**< IHL past the bytes present (addresses present) */
-	DPMON_ANOM_IPV6_LEN_MISMATCH,     /**< payload length larger than the bytes present */
-	DPMON_ANOM_IPV6_EXT_TRUNCATED,    /**< an extension header not all present */
-	DPMON_ANOM_IPV6_EXT_LIMIT,        /**< more than DPMON_MAX_IPV6_EXT extension headers */
-	DPMON_ANOM_L4_TRUNCATED,          /**< TCP/UDP/SCTP/ICMP fixed header not all present */
-	DPMON_ANOM_TCP_BAD_OFFSET,        /**< data offset < 5 or past the segment */
-	DPMON_ANOM_UDP_BAD_LENGTH,        /**< UDP length < 8 or past the IP payload */
-	DPMON_ANOM_GRE_TRUNCATED,         /**< GRE header (4 + 4C + 4K + 4S) not all present */
-	DPMON_ANOM_TUNNEL_MALFORMED,      /**< a tunnel header or its inner L2 cut short/bad */
-	DPMON_ANOM_TUNNEL_UNSUPPORTED,    /**< a tunnel variant dpmon does not follow */
-	DPMON_ANOM_TUNNEL_LIMIT,          /**< more nested tunnels than DPMON_MAX_TUNNELS */
+	DPMON_ANOM_PKT_LEN_MISMATCH,       /**< mbuf pkt_len larger than its segments hold */
+	DPMON_ANOM_IPV4_LEN_MISMATCH,      /**< total length 0, or larger than the bytes present */
+	DPMON_ANOM_IPV4_OPTIONS_TRUNCATED, /**< IHL past the bytes present (addresses present) */
+	DPMON_ANOM_IPV6_LEN_MISMATCH,      /**< payload length larger than the bytes present */
+	DPMON_ANOM_IPV6_EXT_TRUNCATED,     /**< an extension header not all present */
+	DPMON_ANOM_IPV6_EXT_LIMIT,         /**< more than DPMON_MAX_IPV6_EXT extension headers */
+	DPMON_ANOM_L4_TRUNCATED,           /**< TCP/UDP/SCTP/ICMP fixed header not all present */
+	DPMON_ANOM_TCP_BAD_OFFSET,         /**< data offset < 5 or past the segment */
+	DPMON_ANOM_UDP_BAD_LENGTH,         /**< UDP length < 8 or past the IP payload */
+	DPMON_ANOM_GRE_TRUNCATED,          /**< GRE header (4 + 4C + 4K + 4S) not all present */
+	DPMON_ANOM_TUNNEL_MALFORMED,       /**< a tunnel header or its inner L2 cut short/bad */
+	DPMON_ANOM_TUNNEL_UNSUPPORTED,     /**< a tunnel variant dpmon does not follow */
+	DPMON_ANOM_TUNNEL_LIMIT,           /**< more nested tunnels than DPMON_MAX_TUNNELS */
 	DPMON_ANOM_MAX
 };
 

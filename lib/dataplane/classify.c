@@ -77,7 +77,7 @@ dpmon_classifier_create(struct dpmon_classifier *c, const char *tag,
 	}
 	if (n4 > 0) {
 		struct rte_lpm_config cfg = {.max_rules = n4 + 1,
-					      .number_tbl8s = tbl8_count(subnets, n, 4)};
+					     .number_tbl8s = tbl8_count(subnets, n, 4)};
 		snprintf(name, sizeof(name), "dpmon4_%s", tag);
 		c->lpm4 = rte_lpm_create(name, socket_id, &cfg);
 		if (c->lpm4 == NULL)
@@ -85,7 +85,7 @@ dpmon_classifier_create(struct dpmon_classifier *c, const char *tag,
 	}
 	if (n6 > 0) {
 		struct rte_lpm6_config cfg = {.max_rules = n6 + 1,
-					       .number_tbl8s = tbl8_count(subnets, n, 6)};
+					      .number_tbl8s = tbl8_count(subnets, n, 6)};
 		snprintf(name, sizeof(name), "dpmon6_%s", tag);
 		c->lpm6 = rte_lpm6_create(name, socket_id, &cfg);
 		if (c->lpm6 == NULL) {
@@ -113,8 +113,8 @@ dpmon_classifier_free(struct dpmon_classifier *c)
 }
 
 void
-dpmon_classify_v4(const struct dpmon_classifier *c, const uint32_t *addrs,
-		  uint32_t *subnet, unsigned n)
+dpmon_classify_v4(const struct dpmon_classifier *c, const uint32_t *addrs, uint32_t *subnet,
+		  unsigned n)
 {
 	unsigned i = 0;
 
@@ -136,8 +136,8 @@ dpmon_classify_v4(const struct dpmon_classifier *c, const uint32_t *addrs,
 }
 
 void
-dpmon_classify_v6(const struct dpmon_classifier *c, uint8_t (*addrs)[16],
-		  uint32_t *subnet, unsigned n)
+dpmon_classify_v6(const struct dpmon_classifier *c, uint8_t (*addrs)[16], uint32_t *subnet,
+		  unsigned n)
 {
 	int32_t hop[n > 0 ? n : 1];
 

@@ -45,14 +45,14 @@ void dpmon_classifier_free(struct dpmon_classifier *c);
  * Look up @p n IPv4 addresses (host byte order) into @p subnet (the
  * subnet index or DPMON_NO_SUBNET). Any lcore.
  */
-void dpmon_classify_v4(const struct dpmon_classifier *c, const uint32_t *addrs,
-		       uint32_t *subnet, unsigned n);
+void dpmon_classify_v4(const struct dpmon_classifier *c, const uint32_t *addrs, uint32_t *subnet,
+		       unsigned n);
 
 /**
  * Look up @p n IPv6 addresses into @p subnet (index or DPMON_NO_SUBNET).
  * Any lcore.
  */
-void dpmon_classify_v6(const struct dpmon_classifier *c, uint8_t (*addrs)[16],
-		       uint32_t *subnet, unsigned n);
+void dpmon_classify_v6(const struct dpmon_classifier *c, uint8_t (*addrs)[16], uint32_t *subnet,
+		       unsigned n);
 
 #endif /* DPMON_CLASSIFY_H */

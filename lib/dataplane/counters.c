@@ -60,14 +60,15 @@ dpmon_core_create(const char *tag, uint32_t capacity, int socket_id)
 				     RTE_CACHE_LINE_SIZE, socket_id);
 	c->buckets = rte_zmalloc_socket("dpmon_host_index", sizeof(*c->buckets) * nb,
 					RTE_CACHE_LINE_SIZE, socket_id);
-	c->flag_lines = rte_zmalloc_socket("dpmon_host_flag", sizeof(*c->flag_lines) * c->flag_capacity,
-				       RTE_CACHE_LINE_SIZE, socket_id);
+	c->flag_lines =
+		rte_zmalloc_socket("dpmon_host_flag", sizeof(*c->flag_lines) * c->flag_capacity,
+				   RTE_CACHE_LINE_SIZE, socket_id);
 	c->flow_tot = rte_zmalloc_socket("dpmon_flow_tot", sizeof(*c->flow_tot) * DPMON_DIR_MAX,
 					 RTE_CACHE_LINE_SIZE, socket_id);
 	/* Full size even with few subnets: a reload may add more (worker.h). */
-	c->flow_pool = rte_zmalloc_socket("dpmon_flow_pool",
-					  sizeof(*c->flow_pool) * DPMON_FLOW_POOL,
-					  RTE_CACHE_LINE_SIZE, socket_id);
+	c->flow_pool =
+		rte_zmalloc_socket("dpmon_flow_pool", sizeof(*c->flow_pool) * DPMON_FLOW_POOL,
+				   RTE_CACHE_LINE_SIZE, socket_id);
 	c->hsk = rte_zmalloc_socket("dpmon_host_sketch", sizeof(*c->hsk) * DPMON_HOST_SKETCHES,
 				    RTE_CACHE_LINE_SIZE, socket_id);
 	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
@@ -100,14 +101,10 @@ dpmon_core_free(struct dpmon_core *c)
 size_t
 dpmon_core_bytes(const struct dpmon_core *c)
 {
-	return sizeof(*c) +
-	       (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
-	       sizeof(*c->flag_lines) * c->flag_capacity +
-	       sizeof(*c->flow_tot) * DPMON_DIR_MAX +
-	       sizeof(*c->hsk) * DPMON_HOST_SKETCHES +
-	       sizeof(*c->flow_pool) * DPMON_FLOW_POOL +
-	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
-	       sizeof(*c->carry) * DPMON_CARRY_RING;
+	return sizeof(*c) + (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
+	       sizeof(*c->flag_lines) * c->flag_capacity + sizeof(*c->flow_tot) * DPMON_DIR_MAX +
+	       sizeof(*c->hsk) * DPMON_HOST_SKETCHES + sizeof(*c->flow_pool) * DPMON_FLOW_POOL +
+	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) + sizeof(*c->carry) * DPMON_CARRY_RING;
 }
 
 int32_t
@@ -189,7 +186,8 @@ dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, uint32_t *pk_word, uint
 }
 
 void
-dpmon_host_flag_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned flag_mask, uint32_t len)
+dpmon_host_flag_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned flag_mask,
+		    uint32_t len)
 {
 	uint32_t xi = c->meta[idx].flag_idx;
 	struct dpmon_host_flag_ctr *h;

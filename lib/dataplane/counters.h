@@ -105,7 +105,7 @@ struct dpmon_host_flag_ctr {
 /** Slots of the main line (packets then bytes), as named in carry records. */
 #define DPMON_HOST_BASE_SLOTS (2 * DPMON_DIR_MAX * DPMON_PROTO_MAX)
 /** All counter slots of a host entry: main line, then the flag line. */
-#define DPMON_HOST_SLOTS (DPMON_HOST_BASE_SLOTS + 2 * DPMON_DIR_MAX * DPMON_FLAG_MAX)
+#define DPMON_HOST_SLOTS      (DPMON_HOST_BASE_SLOTS + 2 * DPMON_DIR_MAX * DPMON_FLAG_MAX)
 
 /** Slot of packets[d][p] (bytes: + DPMON_HOST_BASE_SLOTS / 2). */
 static inline uint32_t
@@ -140,7 +140,7 @@ struct dpmon_host_meta {
 	struct dpmon_addr addr;
 	uint32_t subnet; /**< subnet index (LPM result) */
 	uint32_t epoch;  /**< merge epoch of the last update; 0 = never updated (release/acquire) */
-	uint32_t flag_idx;   /**< index + 1 into flag_lines; 0 = none yet (relaxed store/load) */
+	uint32_t flag_idx; /**< index + 1 into flag_lines; 0 = none yet (relaxed store/load) */
 	/** Per direction: promoted sketch slot + 1 in this epoch; 0 = none;
 	 *  DPMON_HSK_NONE = the pool was empty (release/acquire). */
 	uint16_t hsk[DPMON_DIR_MAX];
@@ -149,15 +149,15 @@ struct dpmon_host_meta {
 } __rte_cache_aligned;
 
 /** Set bits of a host's flow bitmap that promote it (estimate 44.4). */
-#define DPMON_HOST_PROMOTE 32
+#define DPMON_HOST_PROMOTE  32
 /** Precision of a promoted host's flow sketch: 16 384 registers, 0.81 %. */
-#define DPMON_HOST_FLOW_P 14
+#define DPMON_HOST_FLOW_P   14
 /** Precision of a promoted host's peer sketch: 4 096 registers, 1.6 %. */
-#define DPMON_HOST_PEER_P 12
+#define DPMON_HOST_PEER_P   12
 /** Promoted sketch slots per worker and epoch (20 KiB each). */
 #define DPMON_HOST_SKETCHES 256
 /** meta.hsk of a direction that could not be promoted (pool empty). */
-#define DPMON_HSK_NONE UINT16_MAX
+#define DPMON_HSK_NONE      UINT16_MAX
 
 /**
  * The full sketches of one promoted host direction for one epoch: one-byte
@@ -180,7 +180,7 @@ struct dpmon_host_sketch {
  * clears a sketch and the merge reads only the registers of the current
  * epoch (the others count as zero). Single writer, relaxed stores.
  */
-#define DPMON_FLOW_P 14
+#define DPMON_FLOW_P           14
 /** Subnets (the first ones in configuration order) that get flow sketches. */
 #define DPMON_FLOW_SUBNETS_MAX 64
 /**
@@ -188,9 +188,9 @@ struct dpmon_host_sketch {
  * epoch at a direction's first packet (flow_slot) and free again at the
  * next epoch: no clearing, the registers' epoch tags tell.
  */
-#define DPMON_FLOW_POOL 64
+#define DPMON_FLOW_POOL        64
 /** flow_slot value of a direction that found the pool empty (low byte). */
-#define DPMON_FLOW_SLOT_NONE 0xff
+#define DPMON_FLOW_SLOT_NONE   0xff
 
 struct dpmon_flow_sketch {
 	uint32_t reg[1u << DPMON_FLOW_P];
@@ -251,10 +251,10 @@ struct dpmon_core_stats {
 	 */
 	uint64_t host_v4mapped;
 	uint64_t reasons[DPMON_REASON_MAX]; /**< frames by parse reason ([OK] = IP packets) */
-	uint64_t polls;           /**< rx_burst calls, empty ones included */
-	uint64_t busy_cycles;     /**< TSC cycles in non-empty bursts (rx + count + free) */
-	uint64_t carry_lost;      /**< carries dropped on a full ring (never expected) */
-	uint64_t anomalies[DPMON_ANOM_MAX]; /**< IP packets counted, by anomaly noted */
+	uint64_t polls;                     /**< rx_burst calls, empty ones included */
+	uint64_t busy_cycles; /**< TSC cycles in non-empty bursts (rx + count + free) */
+	uint64_t carry_lost;  /**< carries dropped on a full ring (never expected) */
+	uint64_t anomalies[DPMON_ANOM_MAX];  /**< IP packets counted, by anomaly noted */
 	uint64_t ip_stats[DPMON_IPSTAT_MAX]; /**< IP packets counted, by kind */
 	/** fragment/SYN host updates lost because the flag lines were all taken */
 	uint64_t host_ext_full;
@@ -271,11 +271,11 @@ struct dpmon_core {
 	struct dpmon_core_stats stats __rte_cache_aligned;
 	struct dpmon_dir_ctr totals[DPMON_TOTAL_MAX] __rte_cache_aligned;
 	struct dpmon_flag_ctr flag_totals[DPMON_TOTAL_MAX] __rte_cache_aligned;
-	struct dpmon_host_ctr *hosts;      /**< capacity entries, dense from 0 */
-	struct dpmon_host_meta *meta;      /**< capacity entries */
-	struct dpmon_host_flag_ctr *flag_lines;    /**< flag_capacity flag lines, dense from 0 */
-	struct dpmon_host_bucket *buckets; /**< bucket_mask + 1 buckets */
-	uint32_t *carry;                   /**< DPMON_CARRY_RING records: entry * SLOTS + slot */
+	struct dpmon_host_ctr *hosts;           /**< capacity entries, dense from 0 */
+	struct dpmon_host_meta *meta;           /**< capacity entries */
+	struct dpmon_host_flag_ctr *flag_lines; /**< flag_capacity flag lines, dense from 0 */
+	struct dpmon_host_bucket *buckets;      /**< bucket_mask + 1 buckets */
+	uint32_t *carry; /**< DPMON_CARRY_RING records: entry * SLOTS + slot */
 	/** Flow sketches of the totals, [DPMON_DIR_MAX] (ingress, egress). */
 	struct dpmon_flow_sketch *flow_tot;
 	/**
@@ -283,26 +283,26 @@ struct dpmon_core {
 	 * n_flow_subnets (their flow_slot entries, worker.h, name the slot).
 	 */
 	struct dpmon_flow_sketch *flow_pool;
-	uint32_t n_flow_pool;              /**< pool slots taken in this epoch (worker only) */
+	uint32_t n_flow_pool; /**< pool slots taken in this epoch (worker only) */
 	/** DPMON_HOST_SKETCHES slots for promoted host directions (counters.h). */
 	struct dpmon_host_sketch *hsk;
-	uint32_t n_hsk;                    /**< slots taken in this epoch (worker only) */
+	uint32_t n_hsk; /**< slots taken in this epoch (worker only) */
 	/** This worker's part of the alert sampler (sample.h); NULL = none. Set before start. */
 	struct dpmon_sample_core *sample;
 	uint32_t bucket_mask;
-	uint32_t n_hosts;                  /**< entries in use (release/acquire) */
+	uint32_t n_hosts; /**< entries in use (release/acquire) */
 	uint32_t capacity;
-	uint32_t n_flag_lines;                 /**< flag lines assigned (worker only) */
-	uint32_t flag_capacity;                /**< capacity / 4 (at least 8) */
-	uint32_t epoch;                    /**< worker's copy of worker_epoch */
+	uint32_t n_flag_lines;  /**< flag lines assigned (worker only) */
+	uint32_t flag_capacity; /**< capacity / 4 (at least 8) */
+	uint32_t epoch;         /**< worker's copy of worker_epoch */
 	unsigned lcore_id;
 	/* Written by the worker, read by the merge. */
 	uint32_t worker_epoch __rte_cache_aligned; /**< epoch of the current burst (release) */
-	uint32_t wrap_seq;                  /**< odd while a carry is being recorded */
-	uint32_t carry_head;                /**< records pushed (release) */
+	uint32_t wrap_seq;                         /**< odd while a carry is being recorded */
+	uint32_t carry_head;                       /**< records pushed (release) */
 	/* Written by the merge, read by the worker. */
 	uint32_t merge_epoch __rte_cache_aligned; /**< epoch for the next bursts */
-	uint32_t carry_tail;                /**< records consumed by the merge */
+	uint32_t carry_tail;                      /**< records consumed by the merge */
 } __rte_cache_aligned;
 
 /**
@@ -359,9 +359,9 @@ dpmon_count_read32(const uint32_t *v)
  * word (entry @p idx, slot @p pk_slot or @p by_slot) inside wrap_seq.
  * Owning worker lcore only.
  */
-void dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, uint32_t *pk_word,
-			  uint32_t *by_word, uint32_t pk_slot, uint32_t by_slot,
-			  uint32_t packets, uint32_t bytes, int pk_wrapped, int by_wrapped);
+void dpmon_core_host_wrap(struct dpmon_core *c, uint32_t idx, uint32_t *pk_word, uint32_t *by_word,
+			  uint32_t pk_slot, uint32_t by_slot, uint32_t packets, uint32_t bytes,
+			  int pk_wrapped, int by_wrapped);
 
 /**
  * Count one packet of @p len bytes for entry @p idx, direction @p d,
@@ -394,7 +394,7 @@ dpmon_host_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned p, uint3
  * inline: only fragments and SYNs come here. Owning worker lcore only.
  */
 void dpmon_host_flag_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned flag_mask,
-		     uint32_t len);
+			 uint32_t len);
 
 /**
  * Stamp entry @p idx with the current epoch; at its first update in an
@@ -423,8 +423,7 @@ dpmon_host_touch(struct dpmon_core *c, uint32_t idx)
  * with @p fh and @p ph, or mark the direction DPMON_HSK_NONE and count
  * host_flow_full when none is left. Owning worker lcore only.
  */
-void dpmon_host_promote(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh,
-			uint64_t ph);
+void dpmon_host_promote(struct dpmon_core *c, uint32_t idx, unsigned d, uint64_t fh, uint64_t ph);
 
 /**
  * Add the flow of 64-bit hash @p fh and the peer of hash @p ph to
@@ -486,16 +485,15 @@ dpmon_host_hash(const struct dpmon_addr *a)
  * @return the entry index, or -ENOENT. Owning worker lcore (or any lcore
  *         while the worker is stopped).
  */
-int32_t dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr *a,
-			     uint32_t sig);
+int32_t dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig);
 
 /**
  * Find or insert host @p a (subnet @p subnet; @p sig from dpmon_host_hash).
  * @return the entry index, or -ENOSPC when the table is full (the caller
  *         counts host_table_full). Owning worker lcore only.
  */
-int32_t dpmon_core_host_insert(struct dpmon_core *c, const struct dpmon_addr *a,
-			       uint32_t sig, uint32_t subnet);
+int32_t dpmon_core_host_insert(struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig,
+			       uint32_t subnet);
 
 /** Number of published host entries, for the main lcore (acquire). */
 static inline uint32_t

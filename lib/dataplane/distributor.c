@@ -27,13 +27,13 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
-#define ETH_HLEN 14
-#define ETYPE_IPV4 0x0800
-#define ETYPE_IPV6 0x86DD
-#define ETYPE_VLAN 0x8100
-#define ETYPE_QINQ 0x88A8
+#define ETH_HLEN       14
+#define ETYPE_IPV4     0x0800
+#define ETYPE_IPV6     0x86DD
+#define ETYPE_VLAN     0x8100
+#define ETYPE_QINQ     0x88A8
 #define ETYPE_QINQ_OLD 0x9100
-#define MAX_BURST 512
+#define MAX_BURST      512
 
 static uint16_t
 be16_at(const uint8_t *p)
@@ -122,7 +122,7 @@ dpmon_distributor_setup(struct dpmon_distributor *d, int socket, FILE *err)
 		for (unsigned p = 0; p < np; p++) {
 			snprintf(name, sizeof(name), "dpmon_srss_%u_%u", w, p);
 			d->ring[w * np + p] = rte_ring_create(name, DPMON_DIST_RING_SIZE, socket,
-							       RING_F_SP_ENQ | RING_F_SC_DEQ);
+							      RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (d->ring[w * np + p] == NULL)
 				goto fail;
 		}
@@ -139,7 +139,8 @@ dpmon_distributor_setup(struct dpmon_distributor *d, int socket, FILE *err)
 		rc = rte_eth_dev_configure((uint16_t)port, (uint16_t)np, (uint16_t)np, &conf);
 		for (unsigned p = 0; rc == 0 && p < np; p++)
 			rc = rte_eth_rx_queue_setup((uint16_t)port, (uint16_t)p,
-						    DPMON_DIST_RING_SIZE, (unsigned)socket, NULL, mp);
+						    DPMON_DIST_RING_SIZE, (unsigned)socket, NULL,
+						    mp);
 		for (unsigned p = 0; rc == 0 && p < np; p++)
 			rc = rte_eth_tx_queue_setup((uint16_t)port, (uint16_t)p,
 						    DPMON_DIST_RING_SIZE, (unsigned)socket, NULL);
@@ -197,8 +198,7 @@ dpmon_distributor_dropped(const struct dpmon_distributor *d, uint16_t p)
 /* Enqueue @p n packets on @p r, waiting (yielding) while it is full for at
  * most the distributor's wait; @return how many were enqueued. */
 static unsigned
-enqueue_wait(const struct dpmon_distributor *d, struct rte_ring *r, struct rte_mbuf **m,
-	     unsigned n)
+enqueue_wait(const struct dpmon_distributor *d, struct rte_ring *r, struct rte_mbuf **m, unsigned n)
 {
 	unsigned sent = rte_ring_enqueue_burst(r, (void **)m, n, NULL);
 	uint64_t deadline;
@@ -214,8 +214,7 @@ enqueue_wait(const struct dpmon_distributor *d, struct rte_ring *r, struct rte_m
 }
 
 void
-dpmon_distributor_burst(struct dpmon_distributor *d, uint16_t p, struct rte_mbuf **pkts,
-			uint16_t n)
+dpmon_distributor_burst(struct dpmon_distributor *d, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf *out[DPMON_DIST_MAX_WORKERS][MAX_BURST];
 	uint16_t cnt[DPMON_DIST_MAX_WORKERS] = {0};

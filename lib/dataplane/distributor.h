@@ -44,9 +44,9 @@
 #include "config.h"
 
 #define DPMON_DIST_MAX_WORKERS 32
-#define DPMON_DIST_MAX_QUEUES 32 /* RX queues polled by the distributor */
-#define DPMON_DIST_RING_SIZE 1024 /* per (worker, port); a power of two */
-#define DPMON_DIST_WAIT_US 100000 /* longest wait for room in a full ring */
+#define DPMON_DIST_MAX_QUEUES  32     /* RX queues polled by the distributor */
+#define DPMON_DIST_RING_SIZE   1024   /* per (worker, port); a power of two */
+#define DPMON_DIST_WAIT_US     100000 /* longest wait for room in a full ring */
 
 struct rte_ring;
 
@@ -59,20 +59,20 @@ struct dpmon_dist_rxq {
 struct dpmon_distributor {
 	unsigned lcore_id;
 	uint16_t burst_size;
-	uint32_t idle_sleep_us;                  /* sleep per empty round once idle (idle.h); 0 = busy poll */
+	uint32_t idle_sleep_us; /* sleep per empty round once idle (idle.h); 0 = busy poll */
 	uint16_t n_workers;
-	uint16_t n_ports;                        /* configuration ports */
+	uint16_t n_ports; /* configuration ports */
 	uint16_t n_rxq;
 	struct dpmon_dist_rxq rxq[DPMON_DIST_MAX_QUEUES];
 	/* ring[w * n_ports + p]: port p's packets for worker w */
 	struct rte_ring **ring;
-	uint16_t *ring_port;                     /* n_workers ring ethdevs, one per worker */
+	uint16_t *ring_port; /* n_workers ring ethdevs, one per worker */
 	volatile bool *stop;
-	uint64_t wait_cycles;                    /* DPMON_DIST_WAIT_US in TSC cycles (setup) */
+	uint64_t wait_cycles; /* DPMON_DIST_WAIT_US in TSC cycles (setup) */
 	/* statistics, written by the distributor lcore only */
-	uint64_t packets;                        /* received */
-	uint64_t *dropped;                       /* [n_ports]: ring full */
-	uint64_t *sent;                          /* [n_workers]: handed to worker w */
+	uint64_t packets;  /* received */
+	uint64_t *dropped; /* [n_ports]: ring full */
+	uint64_t *sent;    /* [n_workers]: handed to worker w */
 };
 
 /**

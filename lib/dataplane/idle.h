@@ -28,7 +28,7 @@
 
 /** Idle state of one polling lcore; zero it, then set @c sleep_us. */
 struct dpmon_idle {
-	uint32_t sleep_us;     /**< sleep per empty round once idle, microseconds; 0 = never sleep */
+	uint32_t sleep_us; /**< sleep per empty round once idle, microseconds; 0 = never sleep */
 	uint32_t empty_rounds; /**< rounds without a packet since the last packet */
 };
 

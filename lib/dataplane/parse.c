@@ -56,19 +56,19 @@
 #define ETH_HLEN 14
 
 /* EtherTypes (IEEE 802 / IANA registry). */
-#define ET_IPV4 0x0800
-#define ET_IPV6 0x86dd
-#define ET_VLAN 0x8100    /* IEEE 802.1Q C-tag */
-#define ET_QINQ 0x88a8    /* IEEE 802.1ad S-tag */
-#define ET_QINQ1 0x9100   /* pre-standard QinQ */
-#define ET_VNTAG 0x8926   /* Cisco VN-tag: 4 bytes, then an EtherType */
-#define ET_PBB 0x88e7     /* IEEE 802.1ah I-tag: 4 bytes + C-DA + C-SA + EtherType */
-#define ET_CMD 0x8909     /* Cisco MetaData (SGT) */
-#define ET_TEB 0x6558     /* Transparent Ethernet Bridging: an Ethernet frame follows */
+#define ET_IPV4    0x0800
+#define ET_IPV6    0x86dd
+#define ET_VLAN    0x8100 /* IEEE 802.1Q C-tag */
+#define ET_QINQ    0x88a8 /* IEEE 802.1ad S-tag */
+#define ET_QINQ1   0x9100 /* pre-standard QinQ */
+#define ET_VNTAG   0x8926 /* Cisco VN-tag: 4 bytes, then an EtherType */
+#define ET_PBB     0x88e7 /* IEEE 802.1ah I-tag: 4 bytes + C-DA + C-SA + EtherType */
+#define ET_CMD     0x8909 /* Cisco MetaData (SGT) */
+#define ET_TEB     0x6558 /* Transparent Ethernet Bridging: an Ethernet frame follows */
 #define ET_MPLS_UC 0x8847 /* RFC 3032 */
 #define ET_MPLS_MC 0x8848
 #define ET_PPPOE_S 0x8864 /* RFC 2516 session stage */
-#define ET_PPP 0x880b     /* PPP, in GRE version 1 (RFC 2637 section 4.1) */
+#define ET_PPP     0x880b /* PPP, in GRE version 1 (RFC 2637 section 4.1) */
 #define ET_ERSPAN2 0x88be /* ERSPAN type I/II (draft-foschiano-erspan) */
 #define ET_ERSPAN3 0x22eb /* ERSPAN type III */
 
@@ -77,35 +77,35 @@
 #define PPP_IPV6 0x0057
 
 #define IPV4_MIN_HLEN 20
-#define IPV6_HLEN 40
+#define IPV6_HLEN     40
 
 /* IP protocol numbers (IANA; RFC 8200 section 4 for the IPv6 extension headers). */
-#define IPPROTO_HOPOPTS_ 0
-#define IPPROTO_ICMP_ 1
-#define IPPROTO_IPIP_ 4
-#define IPPROTO_TCP_ 6
-#define IPPROTO_UDP_ 17
-#define IPPROTO_IPV6_ 41
-#define IPPROTO_ROUTING_ 43
+#define IPPROTO_HOPOPTS_  0
+#define IPPROTO_ICMP_     1
+#define IPPROTO_IPIP_     4
+#define IPPROTO_TCP_      6
+#define IPPROTO_UDP_      17
+#define IPPROTO_IPV6_     41
+#define IPPROTO_ROUTING_  43
 #define IPPROTO_FRAGMENT_ 44
-#define IPPROTO_GRE_ 47
-#define IPPROTO_AH_ 51
-#define IPPROTO_ICMPV6_ 58
-#define IPPROTO_DSTOPTS_ 60
-#define IPPROTO_SCTP_ 132
+#define IPPROTO_GRE_      47
+#define IPPROTO_AH_       51
+#define IPPROTO_ICMPV6_   58
+#define IPPROTO_DSTOPTS_  60
+#define IPPROTO_SCTP_     132
 #define IPPROTO_MOBILITY_ 135
 
 /* UDP destination ports of the tunnels (IANA). */
-#define PORT_VXLAN 4789
+#define PORT_VXLAN    4789
 #define PORT_MPLS_UDP 6635
-#define PORT_GRE_UDP 4754
+#define PORT_GRE_UDP  4754
 
 /* GRE flag bits (RFC 2784 section 2, RFC 2890 section 2, RFC 2637 section 4.1). */
-#define GRE_C 0x8000
-#define GRE_R 0x4000
-#define GRE_K 0x2000
-#define GRE_S 0x1000
-#define GRE_A 0x0080 /* version 1: acknowledgment number present */
+#define GRE_C   0x8000
+#define GRE_R   0x4000
+#define GRE_K   0x2000
+#define GRE_S   0x1000
+#define GRE_A   0x0080 /* version 1: acknowledgment number present */
 #define GRE_VER 0x0007
 
 #define ANOM(a) ((uint16_t)(1u << (a)))
@@ -115,12 +115,12 @@
 
 /* Where the parser is in one frame. */
 struct cur {
-	const uint8_t *b;  /* frame start */
-	uint32_t win;      /* headers may be read in b[0 .. win) */
-	uint32_t present;  /* bytes of the frame (or tunnel payload) present; win <= present */
-	uint32_t decap;    /* enum dpmon_tunnel bits to follow */
-	uint32_t pend;     /* end of the current IP datagram's bytes present */
-	uint32_t dend;     /* end of the current IP datagram as its header declares */
+	const uint8_t *b; /* frame start */
+	uint32_t win;     /* headers may be read in b[0 .. win) */
+	uint32_t present; /* bytes of the frame (or tunnel payload) present; win <= present */
+	uint32_t decap;   /* enum dpmon_tunnel bits to follow */
+	uint32_t pend;    /* end of the current IP datagram's bytes present */
+	uint32_t dend;    /* end of the current IP datagram as its header declares */
 	/* A tunnel payload noted by the L4 parser (decap only). */
 	bool next;
 	uint16_t next_type; /* EtherType of the payload */
@@ -411,8 +411,8 @@ gre_ppp(struct cur *c, uint32_t off, uint32_t end, struct dpmon_pkt *pkt)
 
 /* What a GRE header of @p flags and @p proto carries at @p off, if followed. */
 static void __rte_noinline
-gre_payload(struct cur *c, uint32_t off, uint32_t end, uint16_t flags, uint16_t proto,
-	    bool via_udp, struct dpmon_pkt *pkt)
+gre_payload(struct cur *c, uint32_t off, uint32_t end, uint16_t flags, uint16_t proto, bool via_udp,
+	    struct dpmon_pkt *pkt)
 {
 	bool follow = (c->decap & (via_udp ? DPMON_TUNNEL_GRE_UDP : DPMON_TUNNEL_GRE)) != 0;
 
@@ -596,7 +596,8 @@ l4_other(struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
 	case IPPROTO_IPIP_: /* RFC 2003 */
 	case IPPROTO_IPV6_: /* RFC 4213 section 3.5, RFC 2473 */
 		if (c->decap & DPMON_TUNNEL_IPIP)
-			set_next(c, pkt->ip_proto == IPPROTO_IPIP_ ? ET_IPV4 : ET_IPV6, off, c->pend);
+			set_next(c, pkt->ip_proto == IPPROTO_IPIP_ ? ET_IPV4 : ET_IPV6, off,
+				 c->pend);
 		break;
 	default:
 		break;
@@ -629,8 +630,7 @@ parse_l4(struct cur *c, uint32_t off, struct dpmon_pkt *pkt)
  * anomalies of a frame that still counts.
  */
 static enum dpmon_reason __rte_noinline
-ipv4_odd_length(uint32_t ihl, uint32_t tot, uint32_t left, uint32_t avail,
-		struct dpmon_pkt *pkt)
+ipv4_odd_length(uint32_t ihl, uint32_t tot, uint32_t left, uint32_t avail, struct dpmon_pkt *pkt)
 {
 	if (tot != 0 && tot < ihl)
 		return ihl > left ? DPMON_REASON_IPV4_TRUNCATED : DPMON_REASON_IPV4_BAD_LENGTH;
@@ -846,8 +846,8 @@ follow_tunnels(struct cur *c, struct dpmon_pkt *pkt)
  * false for anything else (the full parser decides).
  */
 FAST bool
-fast_l4(const uint8_t *l, uint32_t have, uint32_t plen, uint8_t nh, uint8_t icmp,
-	uint32_t decap, struct dpmon_pkt *pkt)
+fast_l4(const uint8_t *l, uint32_t have, uint32_t plen, uint8_t nh, uint8_t icmp, uint32_t decap,
+	struct dpmon_pkt *pkt)
 {
 	uint32_t n;
 
@@ -890,8 +890,7 @@ fast_l4(const uint8_t *l, uint32_t have, uint32_t plen, uint8_t nh, uint8_t icmp
  * frame was one; false leaves @p pkt to the full parser.
  */
 FAST bool
-parse_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
-	   struct dpmon_pkt *pkt)
+parse_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap, struct dpmon_pkt *pkt)
 {
 	uint32_t off = ETH_HLEN, l4, plen, lim;
 	const uint8_t *ip;
@@ -954,8 +953,7 @@ parse_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
  * which clears it again).
  */
 FAST bool
-try_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
-	 struct dpmon_pkt *pkt)
+try_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap, struct dpmon_pkt *pkt)
 {
 	memset(pkt, 0, offsetof(struct dpmon_pkt, len));
 	pkt->len = present;
@@ -967,8 +965,7 @@ try_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
  * @p present bytes exist (win <= present, win <= DPMON_PARSE_GATHER).
  */
 FAST enum dpmon_reason
-parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
-	  struct dpmon_pkt *pkt)
+parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap, struct dpmon_pkt *pkt)
 {
 	struct cur c = {.b = b, .win = win, .present = present, .decap = decap, .next = false};
 	uint32_t off = ETH_HLEN;
@@ -992,8 +989,7 @@ parse_buf(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap,
 }
 
 enum dpmon_reason
-dpmon_parse_frame_decap(const uint8_t *frame, uint32_t len, uint32_t decap,
-			struct dpmon_pkt *pkt)
+dpmon_parse_frame_decap(const uint8_t *frame, uint32_t len, uint32_t decap, struct dpmon_pkt *pkt)
 {
 	uint32_t win = min_u32(len, DPMON_PARSE_GATHER);
 
@@ -1003,8 +999,7 @@ dpmon_parse_frame_decap(const uint8_t *frame, uint32_t len, uint32_t decap,
 }
 
 enum dpmon_reason
-dpmon_parse_frame_full(const uint8_t *frame, uint32_t len, uint32_t decap,
-		       struct dpmon_pkt *pkt)
+dpmon_parse_frame_full(const uint8_t *frame, uint32_t len, uint32_t decap, struct dpmon_pkt *pkt)
 {
 	return parse_buf(frame, min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt);
 }

@@ -36,18 +36,18 @@
 #include "stats.h"
 
 /** Deepest tag stack accepted (802.1Q / 802.1ad / legacy 0x9100 QinQ). */
-#define DPMON_MAX_VLAN_TAGS 4
+#define DPMON_MAX_VLAN_TAGS   4
 /** Most MPLS labels in one stack before mpls_no_bottom. */
 #define DPMON_MAX_MPLS_LABELS 8
 /**
  * Most L2 headers of one frame (tags, VN-tags, PBB I-tags, MPLS stacks,
  * pseudowire Ethernet headers, PPPoE) before l2_too_deep.
  */
-#define DPMON_MAX_L2_HEADERS 64
+#define DPMON_MAX_L2_HEADERS  64
 /** Most IPv6 extension headers walked before the ipv6_ext_limit anomaly. */
-#define DPMON_MAX_IPV6_EXT 8
+#define DPMON_MAX_IPV6_EXT    8
 /** Most tunnels decapsulated, nested, before the tunnel_limit anomaly. */
-#define DPMON_MAX_TUNNELS 4
+#define DPMON_MAX_TUNNELS     4
 /**
  * The header window: headers are read from the first DPMON_PARSE_GATHER
  * bytes of a frame only (beyond them the frame looks truncated to the
@@ -55,7 +55,7 @@
  * of the gather buffer for multi-segment mbufs. 64 PBB I-tags (1166 bytes)
  * plus an IPv4/TCP header fit; so does any realistic tunnel stack.
  */
-#define DPMON_PARSE_GATHER 2048
+#define DPMON_PARSE_GATHER    2048
 
 /** TCP flag bits of dpmon_pkt.tcp_flags (RFC 9293 section 3.1). */
 #define DPMON_TCP_FIN 0x01
@@ -85,7 +85,7 @@ struct dpmon_pkt {
 	uint16_t l4_offset;  /**< to its L4 header; 0 when absent (non-first fragment, ...) */
 	uint16_t anomalies;  /**< bit mask of 1 << enum dpmon_anomaly */
 	uint16_t pad;
-	uint32_t len;        /**< bytes the frame counts for: pkt_len (+ stripped tags) */
+	uint32_t len; /**< bytes the frame counts for: pkt_len (+ stripped tags) */
 	union {
 		struct {
 			uint32_t src4, dst4; /**< IPv4 addresses, host byte order (family 4) */

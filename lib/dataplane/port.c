@@ -27,7 +27,7 @@
 #include <rte_mbuf.h>
 
 #define RSS_KEY_MAX 64
-#define POOL_CACHE 256
+#define POOL_CACHE  256
 
 int
 dpmon_port_resolve(const char *device, uint16_t *port_id, FILE *err)
@@ -44,9 +44,11 @@ dpmon_port_resolve(const char *device, uint16_t *port_id, FILE *err)
 		return 0;
 	}
 	if (err)
-		fprintf(err, "dpmon: port '%s': no such DPDK device (attach it with EAL "
-			     "options, e.g. --vdev or -a PCI_ADDRESS; if you did, its driver "
-			     "refused it: see the messages above)\n", device);
+		fprintf(err,
+			"dpmon: port '%s': no such DPDK device (attach it with EAL "
+			"options, e.g. --vdev or -a PCI_ADDRESS; if you did, its driver "
+			"refused it: see the messages above)\n",
+			device);
 	return -ENODEV;
 }
 
@@ -54,11 +56,11 @@ dpmon_port_resolve(const char *device, uint16_t *port_id, FILE *err)
  * for (src, dst) and (dst, src) (Woo and Park, "Scalable TCP Session
  * Monitoring with Symmetric Receive-side Scaling", 2012). */
 static void
-rss_setup(struct rte_eth_conf *conf, const struct rte_eth_dev_info *info,
-	  uint16_t nb_rxq, uint8_t *key)
+rss_setup(struct rte_eth_conf *conf, const struct rte_eth_dev_info *info, uint16_t nb_rxq,
+	  uint8_t *key)
 {
-	uint64_t hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
-		      info->flow_type_rss_offloads;
+	uint64_t hf =
+		(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) & info->flow_type_rss_offloads;
 	uint8_t key_len = info->hash_key_size ? info->hash_key_size : 40;
 
 	if (nb_rxq < 2 || hf == 0 || key_len > RSS_KEY_MAX)
@@ -159,21 +161,25 @@ explain_short_pool(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_t 
 
 	if (err == NULL)
 		return;
-	fprintf(err, "dpmon: port '%s': the mbuf pool (%u mbufs) is too small for its RX "
-		     "queues", pc->device, n_mbufs);
+	fprintf(err,
+		"dpmon: port '%s': the mbuf pool (%u mbufs) is too small for its RX "
+		"queues",
+		pc->device, n_mbufs);
 	if (resident > 0)
-		fprintf(err, ": the pcap PMD with infinite_rx=1 keeps the whole capture in "
-			     "mbufs (%" PRIu64 " packets) and each queue needs %u more; set "
-			     "ports[].mbufs to at least %" PRIu64 "\n", resident, per_queue_min,
+		fprintf(err,
+			": the pcap PMD with infinite_rx=1 keeps the whole capture in "
+			"mbufs (%" PRIu64 " packets) and each queue needs %u more; set "
+			"ports[].mbufs to at least %" PRIu64 "\n",
+			resident, per_queue_min,
 			resident + (uint64_t)per_queue_min * pc->rx_queues);
 	else
-		fprintf(err, "; raise ports[].mbufs (or mbufs_per_queue) to at least %" PRIu64
-			     "\n", (uint64_t)per_queue_min * pc->rx_queues);
+		fprintf(err, "; raise ports[].mbufs (or mbufs_per_queue) to at least %" PRIu64 "\n",
+			(uint64_t)per_queue_min * pc->rx_queues);
 }
 
 int
-dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc,
-		 uint32_t mbufs_per_queue, uint16_t burst, FILE *err)
+dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_t mbufs_per_queue,
+		 uint16_t burst, FILE *err)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -193,8 +199,10 @@ dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc,
 		goto fail;
 	if (pc->rx_queues > info.max_rx_queues) {
 		if (err)
-			fprintf(err, "dpmon: port '%s': %u RX queues requested, the device "
-				     "has %u\n", pc->device, pc->rx_queues, info.max_rx_queues);
+			fprintf(err,
+				"dpmon: port '%s': %u RX queues requested, the device "
+				"has %u\n",
+				pc->device, pc->rx_queues, info.max_rx_queues);
 		return -EINVAL;
 	}
 	rss_setup(&conf, &info, pc->rx_queues, key);
@@ -202,22 +210,23 @@ dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc,
 	if (rc != 0)
 		goto fail;
 	if (nb_rxd == 0)
-		nb_rxd = info.default_rxportconf.ring_size ? info.default_rxportconf.ring_size : 1024;
+		nb_rxd = info.default_rxportconf.ring_size ? info.default_rxportconf.ring_size
+							   : 1024;
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
 	if (rc != 0)
 		goto fail;
 	n_mbufs = pool_size(port_id, pc, mbufs_per_queue, nb_rxd + burst + POOL_CACHE * 2u);
 	snprintf(name, sizeof(name), "dpmon_pool_%u", port_id);
-	pool = rte_pktmbuf_pool_create(name, n_mbufs, POOL_CACHE, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	pool = rte_pktmbuf_pool_create(name, n_mbufs, POOL_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       socket);
 	if (pool == NULL) {
 		rc = -rte_errno;
 		goto fail;
 	}
 	for (uint16_t q = 0; q < pc->rx_queues; q++) {
 		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, (unsigned)socket, NULL, pool);
-		if (rc != 0 && pool_short(port_id, pc, n_mbufs, rc,
-					  nb_rxd + burst + POOL_CACHE * 2u)) {
+		if (rc != 0 &&
+		    pool_short(port_id, pc, n_mbufs, rc, nb_rxd + burst + POOL_CACHE * 2u)) {
 			explain_short_pool(port_id, pc, n_mbufs, nb_rxd + burst + POOL_CACHE * 2u,
 					   err);
 			return -ENOMEM;

@@ -34,8 +34,8 @@ int dpmon_port_resolve(const char *device, uint16_t *port_id, FILE *err);
  *         small for the RX queues.
  * Thread-safety: main lcore, before the workers start.
  */
-int dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc,
-		     uint32_t mbufs_per_queue, uint16_t burst, FILE *err);
+int dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_t mbufs_per_queue,
+		     uint16_t burst, FILE *err);
 
 /**
  * Packets a net_pcap port with infinite_rx=1 keeps resident in mbufs (the

@@ -35,8 +35,9 @@ dpmon_sample_feed_init(struct dpmon_sample_feed *f, unsigned n_workers)
 
 	f->n_workers = n_workers;
 	f->watch = rte_zmalloc("dpmon_sample_watch", sizeof(*f->watch), RTE_CACHE_LINE_SIZE);
-	f->cores = rte_zmalloc("dpmon_sample_cores", sizeof(*f->cores) * (n_workers ? n_workers : 1),
-			       RTE_CACHE_LINE_SIZE);
+	f->cores =
+		rte_zmalloc("dpmon_sample_cores", sizeof(*f->cores) * (n_workers ? n_workers : 1),
+			    RTE_CACHE_LINE_SIZE);
 	if (f->watch == NULL || f->cores == NULL)
 		goto fail;
 	for (unsigned w = 0; w < n_workers; w++) {

@@ -44,18 +44,18 @@
 /** Most hosts watched at once. */
 #define DPMON_SAMPLE_WATCH_MAX 16
 /** Bytes of a packet copied (and the capture files' snaplen). */
-#define DPMON_SAMPLE_SNAPLEN 128
+#define DPMON_SAMPLE_SNAPLEN   128
 /** Slots of each worker's ring (a power of two; one stays empty). */
-#define DPMON_SAMPLE_RING 1024
+#define DPMON_SAMPLE_RING      1024
 
 /** One copied packet, as it travels in a worker's ring. 176 bytes. */
 struct dpmon_sample_rec {
 	uint64_t alert_id;
-	uint64_t tsc;                /**< rte_rdtsc() when copied */
-	struct dpmon_addr src;       /**< parsed source address (IPv4 mapped) */
-	uint32_t wire_len;           /**< the packet's length (pkt_len) */
-	uint16_t cap_len;            /**< bytes in @c data */
-	uint16_t sport, dport;       /**< valid when @c ports */
+	uint64_t tsc;          /**< rte_rdtsc() when copied */
+	struct dpmon_addr src; /**< parsed source address (IPv4 mapped) */
+	uint32_t wire_len;     /**< the packet's length (pkt_len) */
+	uint16_t cap_len;      /**< bytes in @c data */
+	uint16_t sport, dport; /**< valid when @c ports */
 	uint8_t ports;
 	uint8_t pad[1];
 	uint8_t data[DPMON_SAMPLE_SNAPLEN];
@@ -63,8 +63,8 @@ struct dpmon_sample_rec {
 
 /** The watch list as published to the workers (see the file comment). */
 struct dpmon_sample_watch {
-	uint32_t n;   /**< hosts watched (relaxed) */
-	uint32_t seq; /**< odd while the main lcore writes */
+	uint32_t n;                               /**< hosts watched (relaxed) */
+	uint32_t seq;                             /**< odd while the main lcore writes */
 	uint64_t addr[DPMON_SAMPLE_WATCH_MAX][2]; /**< struct dpmon_addr as two words */
 	uint64_t alert_id[DPMON_SAMPLE_WATCH_MAX];
 } __rte_cache_aligned;

@@ -46,7 +46,7 @@
 #include "parse.h"
 #include "sample.h"
 
-#define PREFETCH_AHEAD 4      /* frame data, packets ahead */
+#define PREFETCH_AHEAD      4 /* frame data, packets ahead */
 #define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
 
 /* Per-burst working set, on the worker's stack. */
@@ -54,7 +54,8 @@ struct burst_ctx {
 	struct dpmon_pkt pkt[DPMON_MAX_BURST];
 	uint8_t flag_mask[DPMON_MAX_BURST]; /* flags: bit DPMON_FLAG_* (fragment, SYN) */
 	uint64_t fhash[DPMON_MAX_BURST]; /* 5-tuple hash of counted packets with a monitored side */
-	struct dpmon_flow_sketch *fsk[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet sketches, NULL = none */
+	struct dpmon_flow_sketch
+		*fsk[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet sketches, NULL = none */
 	uint32_t sub[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet of dst (ingress) and src (egress) */
 	uint16_t v4[DPMON_MAX_BURST], v6[DPMON_MAX_BURST];
 	uint16_t slot[DPMON_MAX_BURST]; /* packet's index among its family's */
@@ -111,7 +112,8 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 
 			rte_prefetch0(rte_pktmbuf_mtod(ah, void *));
 			if (ah->data_len > RTE_CACHE_LINE_SIZE)
-				rte_prefetch0(rte_pktmbuf_mtod_offset(ah, char *, RTE_CACHE_LINE_SIZE));
+				rte_prefetch0(
+					rte_pktmbuf_mtod_offset(ah, char *, RTE_CACHE_LINE_SIZE));
 		}
 		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
 		b->reasons[r]++;
@@ -123,9 +125,12 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 ||
 			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)) {
 			count_notes(core, p);
-			b->flag_mask[i] = (uint8_t)((p->fragment ? 1u << DPMON_FLAG_FRAG : 0) |
-						((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) ==
-							 DPMON_TCP_SYN ? 1u << DPMON_FLAG_SYN : 0));
+			b->flag_mask[i] =
+				(uint8_t)((p->fragment ? 1u << DPMON_FLAG_FRAG : 0) |
+					  ((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) ==
+							   DPMON_TCP_SYN
+						   ? 1u << DPMON_FLAG_SYN
+						   : 0));
 		}
 		if (p->family == 4) {
 			b->a4[2 * b->n_v4] = p->dst4;
@@ -205,8 +210,7 @@ host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
  * listed twice (ingress and egress alerts) gives its received packets to
  * its first entry, its sent ones to its second. */
 static void __rte_noinline
-sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf **pkts,
-	    uint16_t n)
+sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct dpmon_sample_list l;
 
@@ -239,8 +243,8 @@ sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf 
 
 /* Fragments and SYNs of packet @p i for the totals and subnets (rare). */
 static void __rte_noinline
-count_flags(struct dpmon_core *core, struct dpmon_pair_ctr *subnets, unsigned flag_mask, uint32_t in,
-	    uint32_t out, uint64_t len)
+count_flags(struct dpmon_core *core, struct dpmon_pair_ctr *subnets, unsigned flag_mask,
+	    uint32_t in, uint32_t out, uint64_t len)
 {
 	for (unsigned f = 0; f < DPMON_FLAG_MAX; f++) {
 		if (!(flag_mask & (1u << f)))
@@ -315,7 +319,8 @@ sub_sketch(struct dpmon_core *core, const struct dpmon_generation *g, uint32_t s
  * once.
  */
 static void
-count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct burst_ctx *b, uint16_t n)
+count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct burst_ctx *b,
+	   uint16_t n)
 {
 	struct dpmon_pair_ctr *subnets = g->subnets;
 
@@ -358,7 +363,8 @@ count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct bur
 			if (so != NULL)
 				rte_prefetch0(flow_reg(so, h));
 			if (in != DPMON_NO_SUBNET)
-				dpmon_ctr_add(&core->totals[DPMON_TOTAL_INTERNAL].proto[p->proto], len);
+				dpmon_ctr_add(&core->totals[DPMON_TOTAL_INTERNAL].proto[p->proto],
+					      len);
 		}
 		b->fsk[i][DPMON_DIR_INGRESS] = si;
 		b->fsk[i][DPMON_DIR_EGRESS] = so;
@@ -414,8 +420,7 @@ static void
 host_probe_stage(const struct dpmon_core *core, struct burst_ctx *b)
 {
 	for (uint16_t k = 0; k < b->n_hkey; k++) {
-		const struct dpmon_host_bucket *bk =
-			&core->buckets[b->hsig[k] & core->bucket_mask];
+		const struct dpmon_host_bucket *bk = &core->buckets[b->hsig[k] & core->bucket_mask];
 		int32_t idx = -1;
 
 		for (unsigned s = 0; s < DPMON_BUCKET_SLOTS; s++) {
@@ -485,7 +490,7 @@ host_pass(struct dpmon_core *core, struct burst_ctx *b)
 
 void
 dpmon_worker_count_generation(struct dpmon_core *core, const struct dpmon_generation *g,
-		       struct rte_mbuf **pkts, uint16_t n, uint32_t decap)
+			      struct rte_mbuf **pkts, uint16_t n, uint32_t decap)
 {
 	struct burst_ctx b;
 
@@ -508,15 +513,15 @@ dpmon_worker_count_generation(struct dpmon_core *core, const struct dpmon_genera
 }
 
 void
-dpmon_worker_count(struct dpmon_core *core, const struct dpmon_generation *g, struct rte_mbuf **pkts,
-		   uint16_t n)
+dpmon_worker_count(struct dpmon_core *core, const struct dpmon_generation *g,
+		   struct rte_mbuf **pkts, uint16_t n)
 {
 	dpmon_worker_count_generation(core, g, pkts, n, 0);
 }
 
 void
-dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_generation *g, struct rte_mbuf **pkts,
-		   uint16_t n)
+dpmon_worker_burst(struct dpmon_core *core, const struct dpmon_generation *g,
+		   struct rte_mbuf **pkts, uint16_t n)
 {
 	dpmon_worker_count_generation(core, g, pkts, n, 0);
 	rte_pktmbuf_free_bulk(pkts, n);
@@ -568,8 +573,8 @@ dpmon_worker_loop(void *arg)
 struct dpmon_generation *
 dpmon_generation_create(const struct dpmon_classifier *cls, uint32_t n_subnets, int socket_id)
 {
-	struct dpmon_generation *g = rte_zmalloc_socket("dpmon_generation", sizeof(*g), RTE_CACHE_LINE_SIZE,
-						 socket_id);
+	struct dpmon_generation *g =
+		rte_zmalloc_socket("dpmon_generation", sizeof(*g), RTE_CACHE_LINE_SIZE, socket_id);
 
 	if (g == NULL) {
 		rte_errno = ENOMEM;
@@ -581,10 +586,10 @@ dpmon_generation_create(const struct dpmon_classifier *cls, uint32_t n_subnets, 
 	/* One spare entry each: never a zero-size allocation. */
 	g->subnets = rte_zmalloc_socket("dpmon_gen_subnets", sizeof(*g->subnets) * (n_subnets + 1),
 					RTE_CACHE_LINE_SIZE, socket_id);
-	g->flow_sub = rte_zmalloc_socket("dpmon_gen_flow_sub",
-					 sizeof(*g->flow_sub) * DPMON_DIR_MAX *
-						 (g->n_flow_subnets + 1),
-					 RTE_CACHE_LINE_SIZE, socket_id);
+	g->flow_sub =
+		rte_zmalloc_socket("dpmon_gen_flow_sub",
+				   sizeof(*g->flow_sub) * DPMON_DIR_MAX * (g->n_flow_subnets + 1),
+				   RTE_CACHE_LINE_SIZE, socket_id);
 	g->flow_slot = rte_zmalloc_socket("dpmon_gen_flow_slot",
 					  sizeof(*g->flow_slot) * DPMON_DIR_MAX *
 						  (n_subnets - g->n_flow_subnets + 1),

@@ -35,7 +35,7 @@
 #include "counters.h"
 
 /** Largest burst a worker asks rte_eth_rx_burst for. */
-#define DPMON_MAX_BURST 512
+#define DPMON_MAX_BURST         512
 /** Most RX queues one worker polls. */
 #define DPMON_MAX_WORKER_QUEUES 64
 
@@ -74,26 +74,26 @@ struct dpmon_generation {
  * @return the generation, or NULL (rte_errno ENOMEM).
  * Thread-safety: main lcore.
  */
-struct dpmon_generation *dpmon_generation_create(const struct dpmon_classifier *cls, uint32_t n_subnets,
-				   int socket_id);
+struct dpmon_generation *dpmon_generation_create(const struct dpmon_classifier *cls,
+						 uint32_t n_subnets, int socket_id);
 
 /** Free @p g and its counters (not its classifier). NULL ignored. Main lcore, once no worker uses it. */
 void dpmon_generation_free(struct dpmon_generation *g);
 
 /** Everything one worker lcore needs. Built by the main lcore. */
 struct dpmon_worker {
-	struct dpmon_core *core;              /**< this worker's tables */
+	struct dpmon_core *core; /**< this worker's tables */
 	/**
 	 * The current generation, never NULL (release store by the main
 	 * lcore, acquire load by the worker once per round of polls).
 	 */
 	struct dpmon_generation *gen;
-	struct rte_rcu_qsbr *qsv;             /**< quiescent states; NULL: none reported */
-	unsigned qs_id;                       /**< this worker's thread id in qsv */
-	const volatile bool *stop;            /**< set by the main lcore to end the loop */
-	uint16_t burst_size;                  /**< 1..DPMON_MAX_BURST */
+	struct rte_rcu_qsbr *qsv;  /**< quiescent states; NULL: none reported */
+	unsigned qs_id;            /**< this worker's thread id in qsv */
+	const volatile bool *stop; /**< set by the main lcore to end the loop */
+	uint16_t burst_size;       /**< 1..DPMON_MAX_BURST */
 	uint16_t n_rxq;
-	uint32_t idle_sleep_us;               /**< sleep per empty round once idle (idle.h); 0 = busy poll */
+	uint32_t idle_sleep_us; /**< sleep per empty round once idle (idle.h); 0 = busy poll */
 	struct dpmon_rxq rxq[DPMON_MAX_WORKER_QUEUES];
 	unsigned lcore_id;
 } __rte_cache_aligned;
@@ -121,7 +121,7 @@ void dpmon_worker_count(struct dpmon_core *core, const struct dpmon_generation *
  * Thread-safety: the lcore that owns @p core.
  */
 void dpmon_worker_count_generation(struct dpmon_core *core, const struct dpmon_generation *gen,
-			    struct rte_mbuf **pkts, uint16_t n, uint32_t decap);
+				   struct rte_mbuf **pkts, uint16_t n, uint32_t decap);
 
 /**
  * The worker lcore's main loop, for rte_eal_remote_launch: polls every

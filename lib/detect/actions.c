@@ -144,8 +144,7 @@ wait_work(struct dpmon_actions *a)
  * @return the script's enum notify_outcome, or -1 when none ran.
  */
 static int
-round_io(struct dpmon_actions *a, struct job *j, bool have, const char *script,
-	 uint32_t timeout_ms)
+round_io(struct dpmon_actions *a, struct job *j, bool have, const char *script, uint32_t timeout_ms)
 {
 	int outcome;
 
@@ -327,17 +326,20 @@ event_json(const struct dpmon_action_event *ev)
 
 	return json_pack("{s:I,s:s,s:s,s:f,s:f}", "id", (json_int_t)ev->alert_id, "address",
 			 dpmon_addr_format(&ev->addr, t, sizeof(t)), "direction",
-			 ev->dir < DPMON_DIR_MAX ? dpmon_dir_name(ev->dir) : "none",
-			 "start_unix_s", ev->start_unix_s, "end_unix_s", ev->end_unix_s);
+			 ev->dir < DPMON_DIR_MAX ? dpmon_dir_name(ev->dir) : "none", "start_unix_s",
+			 ev->start_unix_s, "end_unix_s", ev->end_unix_s);
 }
 
 int
 dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
 {
 	struct job j = {.kind = ev->kind == DPMON_ACTION_ALERT_START ? JOB_ALERT_START
-								    : JOB_ALERT_END,
-			.addr = ev->addr, .dir = ev->dir, .alert_id = ev->alert_id,
-			.ban = ev->ban, .doc = ev->alert};
+								     : JOB_ALERT_END,
+			.addr = ev->addr,
+			.dir = ev->dir,
+			.alert_id = ev->alert_id,
+			.ban = ev->ban,
+			.doc = ev->alert};
 	char t[DPMON_ADDR_STRLEN];
 	bool ok;
 
@@ -372,8 +374,8 @@ dpmon_actions_flush(struct dpmon_actions *a)
 	pthread_mutex_lock(&a->lock);
 	target = a->posted;
 	pthread_cond_signal(&a->wake);
-	while (a->started && (a->done < target || a->busy || a->gen != a->saved_gen ||
-			      a->count > 0))
+	while (a->started &&
+	       (a->done < target || a->busy || a->gen != a->saved_gen || a->count > 0))
 		pthread_cond_wait(&a->idle, &a->lock);
 	pthread_mutex_unlock(&a->lock);
 }

@@ -41,12 +41,12 @@ enum dpmon_action_kind {
 /** One event for the actions thread. */
 struct dpmon_action_event {
 	enum dpmon_action_kind kind;
-	struct dpmon_addr addr;  /**< the host */
-	enum dpmon_dir dir;      /**< direction of the threshold that fired */
-	uint64_t alert_id;       /**< the alert's id in GET /api/v1/alerts/{id} */
-	double start_unix_s;     /**< alert start, seconds since the epoch */
-	double end_unix_s;       /**< alert end; 0 while active */
-	bool ban;                /**< the host's hostgroup (or the global default) bans */
+	struct dpmon_addr addr; /**< the host */
+	enum dpmon_dir dir;     /**< direction of the threshold that fired */
+	uint64_t alert_id;      /**< the alert's id in GET /api/v1/alerts/{id} */
+	double start_unix_s;    /**< alert start, seconds since the epoch */
+	double end_unix_s;      /**< alert end; 0 while active */
+	bool ban;               /**< the host's hostgroup (or the global default) bans */
 	/**
 	 * The alert as the API shows it, for the notify script's stdin; the
 	 * post takes this reference, and the object must not change after it
@@ -162,10 +162,11 @@ void dpmon_actions_flush(struct dpmon_actions *a);
 struct dpmon_actions_stats {
 	uint64_t events_dropped; /**< posts refused on a full queue (their scripts not run) */
 	uint64_t notify_ok;      /**< notify script runs that exited 0 */
-	uint64_t notify_failed;  /**< runs that could not start, exited non-zero or died of a signal */
-	uint64_t notify_killed;  /**< runs killed at notify_timeout_ms */
-	uint32_t blackholes;     /**< entries in the blackhole list now */
-	bool exabgp_connected;   /**< ExaBGP's pipe is open (a reader is there) */
+	uint64_t
+		notify_failed; /**< runs that could not start, exited non-zero or died of a signal */
+	uint64_t notify_killed; /**< runs killed at notify_timeout_ms */
+	uint32_t blackholes;    /**< entries in the blackhole list now */
+	bool exabgp_connected;  /**< ExaBGP's pipe is open (a reader is there) */
 };
 
 /**

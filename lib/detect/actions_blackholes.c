@@ -114,9 +114,11 @@ actions_bh_delete(struct dpmon_actions *a, uint32_t i)
 static void
 bh_public(const struct bh *b, struct dpmon_blackhole *out)
 {
-	*out = (struct dpmon_blackhole){.addr = b->addr, .manual = b->manual,
+	*out = (struct dpmon_blackhole){.addr = b->addr,
+					.manual = b->manual,
 					.alert_id = b->n_alerts ? b->alert_ids[0] : 0,
-					.since_unix_s = b->since, .announced = b->announced};
+					.since_unix_s = b->since,
+					.announced = b->announced};
 }
 
 /* ------------------------------------------------------------------------
@@ -135,13 +137,14 @@ ban_start(struct dpmon_actions *a, const struct job *j, int i)
 		LOG("alert %" PRIu64 ": %s is outside every monitored subnet%s: not blackholed",
 		    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)),
 		    a->n_subnets == 0 ? " (none known: create the module with "
-					"dpmon_actions_create_cfg)" : "");
+					"dpmon_actions_create_cfg)"
+				      : "");
 		return;
 	}
 	b = i >= 0 ? &a->bh[i] : actions_bh_new(a, &j->addr, now_unix_s());
 	if (b == NULL) {
-		LOG("alert %" PRIu64 ": %s not blackholed: %d blackholes already",
-		    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)), (int)a->n_bh);
+		LOG("alert %" PRIu64 ": %s not blackholed: %d blackholes already", j->alert_id,
+		    dpmon_addr_format(&j->addr, t, sizeof(t)), (int)a->n_bh);
 		return;
 	}
 	if (b->restored_ids) { /* a new alert takes the entry over */
@@ -313,6 +316,6 @@ dpmon_blackhole_json(const struct dpmon_blackhole *b)
 	return json_pack("{s:s,s:s,s:o,s:f,s:b}", "address",
 			 dpmon_addr_format(&b->addr, t, sizeof(t)), "source",
 			 b->manual ? "manual" : "alert", "alert_id",
-			 b->alert_id ? json_integer((json_int_t)b->alert_id) : json_null(),
-			 "since", b->since_unix_s, "announced", b->announced);
+			 b->alert_id ? json_integer((json_int_t)b->alert_id) : json_null(), "since",
+			 b->since_unix_s, "announced", b->announced);
 }

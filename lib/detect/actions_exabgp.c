@@ -77,8 +77,7 @@ fifo_lost(struct dpmon_actions *a, const char *path)
 	for (uint32_t i = 0; i < a->n_bh; i++)
 		a->bh[i].announced = false;
 	pthread_mutex_unlock(&a->lock);
-	LOG("ExaBGP stopped reading %s: blackholes will be announced again when it reads",
-	    path);
+	LOG("ExaBGP stopped reading %s: blackholes will be announced again when it reads", path);
 }
 
 /* Open the pipe if needed. @return true when open. */

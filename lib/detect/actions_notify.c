@@ -134,7 +134,7 @@ spawn_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at, int stdin_fd)
 	posix_spawnattr_setsigdefault(at, &def);
 	posix_spawnattr_setpgroup(at, 0); /* its own group: a timeout kills its children too */
 	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-				     POSIX_SPAWN_SETPGROUP);
+					     POSIX_SPAWN_SETPGROUP);
 }
 
 /* @p text (json_dumps' string, or NULL: nothing) as one line on the
@@ -169,7 +169,8 @@ actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 
 	dpmon_addr_format(&j->addr, addr, sizeof(addr));
 	snprintf(id, sizeof(id), "%" PRIu64, j->alert_id);
-	snprintf(script_arg, sizeof(script_arg), "%s", script); /* a path of the configuration: fits */
+	snprintf(script_arg, sizeof(script_arg), "%s",
+		 script); /* a path of the configuration: fits */
 	snprintf(dir_arg, sizeof(dir_arg), "%s", dir);
 	snprintf(event_arg, sizeof(event_arg), "%s", event_names[j->kind]);
 	snprintf(what, sizeof(what), "%s %s %s %s %s", script, addr, dir, argv[3], id);

@@ -40,12 +40,12 @@
  * --------------------------------------------------------------------- */
 
 /* Jobs waiting for the thread; posts beyond are dropped (counted). */
-#define QUEUE_LEN 1024
+#define QUEUE_LEN     1024
 /* Banning alerts remembered per blackhole (more share the oldest's fate). */
 #define BH_MAX_ALERTS 8
 /* Milliseconds between two attempts to reach ExaBGP's pipe (and the
  * thread's tick). */
-#define RETRY_MS 1000
+#define RETRY_MS      1000
 
 /* ------------------------------------------------------------------------
  * Types.
@@ -53,7 +53,12 @@
 
 /* What a job is: an alert event (dpmon_actions_post) or an operator's
  * change of the blackhole list (its notify script only). */
-enum job_kind { JOB_ALERT_START, JOB_ALERT_END, JOB_BAN, JOB_UNBAN };
+enum job_kind {
+	JOB_ALERT_START,
+	JOB_ALERT_END,
+	JOB_BAN,
+	JOB_UNBAN
+};
 
 /* One entry of the queue. */
 struct job {
@@ -78,12 +83,16 @@ struct bh {
 };
 
 /* How a notify script run ended (dpmon_actions_stats). */
-enum notify_outcome { NOTIFY_OK, NOTIFY_FAILED, NOTIFY_KILLED };
+enum notify_outcome {
+	NOTIFY_OK,
+	NOTIFY_FAILED,
+	NOTIFY_KILLED
+};
 
 struct dpmon_actions {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;  /* to the thread: a job, a change, the stop */
-	pthread_cond_t idle;  /* from the thread: a round ended */
+	pthread_cond_t wake; /* to the thread: a job, a change, the stop */
+	pthread_cond_t idle; /* from the thread: a round ended */
 	pthread_t thread;
 	bool started, stop;
 	struct dpmon_actions_conf conf;
@@ -93,15 +102,15 @@ struct dpmon_actions {
 	struct job queue[QUEUE_LEN];
 	uint32_t head, count;
 	uint64_t posted, done, dropped;
-	uint64_t notify[3];           /* script runs by enum notify_outcome */
+	uint64_t notify[3]; /* script runs by enum notify_outcome */
 	/* blackholes */
 	struct bh *bh;
 	uint32_t n_bh, cap_bh;
 	struct dpmon_addr *withdraws; /* pending withdraw lines */
 	uint32_t n_wd, cap_wd;
-	uint64_t gen, saved_gen;      /* list changes, and the one saved */
-	bool busy;                    /* the thread is in a round */
-	bool fifo_reopen;             /* the pipe's path changed (reconfigure) */
+	uint64_t gen, saved_gen; /* list changes, and the one saved */
+	bool busy;               /* the thread is in a round */
+	bool fifo_reopen;        /* the pipe's path changed (reconfigure) */
 	/* ExaBGP pipe, thread only (fifo is also read, relaxed, by the stats) */
 	int fifo;
 	bool fifo_missing_logged;
@@ -120,7 +129,7 @@ struct dpmon_actions {
 void actions_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Problems and events of the actions thread: rate limited per kind (log.h). */
-#define LOG(...) actions_log(DPMON_LOG_WARNING, __VA_ARGS__)
+#define LOG(...)      actions_log(DPMON_LOG_WARNING, __VA_ARGS__)
 #define LOG_INFO(...) actions_log(DPMON_LOG_INFO, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------

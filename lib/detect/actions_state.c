@@ -176,12 +176,15 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 	size_t k;
 
 	if (!json_is_string(addr) || dpmon_addr_parse(json_string_value(addr), &ad) != 0) {
-		LOG("state file %s: $.blackholes[%zu].address: not an IPv4 or IPv6 address", path, i);
+		LOG("state file %s: $.blackholes[%zu].address: not an IPv4 or IPv6 address", path,
+		    i);
 		return false;
 	}
 	if (!json_is_boolean(manual) || !json_is_array(ids) || !json_is_number(since)) {
-		LOG("state file %s: $.blackholes[%zu]: expected \"manual\" (boolean), \"alert_ids\" "
-		    "(array) and \"since\" (number)", path, i);
+		LOG("state file %s: $.blackholes[%zu]: expected \"manual\" (boolean), "
+		    "\"alert_ids\" "
+		    "(array) and \"since\" (number)",
+		    path, i);
 		return false;
 	}
 	if (actions_bh_find(a, &ad) >= 0) {
@@ -195,12 +198,13 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 		return false;
 	}
 	b->manual = json_is_true(manual);
-	json_array_foreach(ids, k, v)
-		if (json_is_integer(v) && json_integer_value(v) > 0 && b->n_alerts < BH_MAX_ALERTS)
-			b->alert_ids[b->n_alerts++] = (uint64_t)json_integer_value(v);
+	json_array_foreach(ids, k, v) if (json_is_integer(v) && json_integer_value(v) > 0 &&
+					  b->n_alerts < BH_MAX_ALERTS) b->alert_ids[b->n_alerts++] =
+		(uint64_t)json_integer_value(v);
 	b->restored_ids = b->n_alerts > 0;
 	if (!b->manual && b->n_alerts == 0) {
-		LOG("state file %s: $.blackholes[%zu]: neither manual nor held by an alert", path, i);
+		LOG("state file %s: $.blackholes[%zu]: neither manual nor held by an alert", path,
+		    i);
 		return false;
 	}
 	return true;
@@ -222,7 +226,8 @@ read_doc(const char *path)
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		LOG("state file %s: %s (fix or remove it; dpmon does not start with its "
-		    "blackholes unknown)", path, fd < 0 ? strerror(errno) : "not a regular file");
+		    "blackholes unknown)",
+		    path, fd < 0 ? strerror(errno) : "not a regular file");
 		if (fd >= 0)
 			close(fd);
 		return NULL;
@@ -231,7 +236,8 @@ read_doc(const char *path)
 	close(fd);
 	if (doc == NULL)
 		LOG("state file %s: line %d column %d: %s (fix or remove it; dpmon does not start "
-		    "with its blackholes unknown)", path, je.line, je.column, je.text);
+		    "with its blackholes unknown)",
+		    path, je.line, je.column, je.text);
 	return doc;
 }
 
@@ -250,9 +256,7 @@ load_doc(struct dpmon_actions *a, const char *path, json_t *doc)
 		    STATE_VERSION);
 		return false;
 	}
-	json_array_foreach(list, i, e)
-		if (!load_entry(a, path, i, e))
-			return false;
+	json_array_foreach(list, i, e) if (!load_entry(a, path, i, e)) return false;
 	return true;
 }
 

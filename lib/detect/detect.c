@@ -40,23 +40,22 @@
 
 #include "prefix_table.h"
 
-
 /* Share of the interval's packets above which a class names the attack. */
-#define ATTACK_SHARE 0.9
+#define ATTACK_SHARE    0.9
 /* Hostgroup index of hosts under the global thresholds. */
-#define GROUP_GLOBAL (-1)
+#define GROUP_GLOBAL    (-1)
 /* Hostgroup index of whitelisted hosts (never alert). */
 #define GROUP_WHITELIST (-2)
 
 /* A host being watched: above a limit now, or under alert. */
 struct host_state {
 	struct dpmon_addr addr;
-	int32_t group;                          /* hostgroup index, GROUP_GLOBAL, GROUP_WHITELIST */
-	uint32_t above[DPMON_DIR_MAX];          /* consecutive intervals above */
-	int8_t fired[DPMON_DIR_MAX];            /* metric above now by the largest factor, -1 none */
-	double last_above_s[DPMON_DIR_MAX];     /* uptime of the last interval above */
+	int32_t group;                      /* hostgroup index, GROUP_GLOBAL, GROUP_WHITELIST */
+	uint32_t above[DPMON_DIR_MAX];      /* consecutive intervals above */
+	int8_t fired[DPMON_DIR_MAX];        /* metric above now by the largest factor, -1 none */
+	double last_above_s[DPMON_DIR_MAX]; /* uptime of the last interval above */
 	struct dpmon_alert *alert[DPMON_DIR_MAX]; /* current version, or NULL */
-	const struct dpmon_snap_host *host;     /* in this run's snapshot, or NULL */
+	const struct dpmon_snap_host *host;       /* in this run's snapshot, or NULL */
 };
 
 struct dpmon_detect {
@@ -73,17 +72,20 @@ struct dpmon_detect {
 	/* Smallest watched limit per direction and metric; INFINITY = none. */
 	/* The (direction, metric) pairs some threshold watches, with the
 	 * smallest limit over the global thresholds and enabled hostgroups. */
-	struct { uint8_t dir, metric; double limit; } watch[DPMON_DIR_MAX * DPMON_METRIC_MAX];
+	struct {
+		uint8_t dir, metric;
+		double limit;
+	} watch[DPMON_DIR_MAX * DPMON_METRIC_MAX];
 	unsigned n_watch;
 	struct host_state *states, *next; /* sorted by address */
 	uint32_t n_states, cap_states, n_next, cap_next;
-	struct dpmon_alert **recent;      /* ring of ended alerts, oldest at head */
+	struct dpmon_alert **recent; /* ring of ended alerts, oldest at head */
 	uint32_t n_recent, recent_head;
 	uint64_t last_id, started;
 	uint32_t active;
 	uint64_t watched[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n_watched;
-	uint64_t untracked; /* hosts above a limit left out for lack of memory */
+	uint64_t untracked;                /* hosts above a limit left out for lack of memory */
 	const struct dpmon_snapshot *snap; /* during a run: its snapshot (host values as of it) */
 };
 
@@ -292,18 +294,30 @@ static double
 metric_value(const struct dpmon_dir_stats *s, int m)
 {
 	switch (m) {
-	case DPMON_METRIC_PPS: return s->avg_pps;
-	case DPMON_METRIC_BPS: return s->avg_bps;
-	case DPMON_METRIC_FLOWS: return s->flows; /* -1: not measured, never above */
-	case DPMON_METRIC_TCP_PPS: return s->avg_proto_pps[DPMON_PROTO_TCP];
-	case DPMON_METRIC_TCP_BPS: return s->avg_proto_bps[DPMON_PROTO_TCP];
-	case DPMON_METRIC_UDP_PPS: return s->avg_proto_pps[DPMON_PROTO_UDP];
-	case DPMON_METRIC_UDP_BPS: return s->avg_proto_bps[DPMON_PROTO_UDP];
-	case DPMON_METRIC_ICMP_PPS: return s->avg_proto_pps[DPMON_PROTO_ICMP];
-	case DPMON_METRIC_ICMP_BPS: return s->avg_proto_bps[DPMON_PROTO_ICMP];
-	case DPMON_METRIC_TCP_SYN_PPS: return s->avg_flag_pps[DPMON_FLAG_SYN];
-	case DPMON_METRIC_FRAGMENTS_PPS: return s->avg_flag_pps[DPMON_FLAG_FRAG];
-	default: return 0;
+	case DPMON_METRIC_PPS:
+		return s->avg_pps;
+	case DPMON_METRIC_BPS:
+		return s->avg_bps;
+	case DPMON_METRIC_FLOWS:
+		return s->flows; /* -1: not measured, never above */
+	case DPMON_METRIC_TCP_PPS:
+		return s->avg_proto_pps[DPMON_PROTO_TCP];
+	case DPMON_METRIC_TCP_BPS:
+		return s->avg_proto_bps[DPMON_PROTO_TCP];
+	case DPMON_METRIC_UDP_PPS:
+		return s->avg_proto_pps[DPMON_PROTO_UDP];
+	case DPMON_METRIC_UDP_BPS:
+		return s->avg_proto_bps[DPMON_PROTO_UDP];
+	case DPMON_METRIC_ICMP_PPS:
+		return s->avg_proto_pps[DPMON_PROTO_ICMP];
+	case DPMON_METRIC_ICMP_BPS:
+		return s->avg_proto_bps[DPMON_PROTO_ICMP];
+	case DPMON_METRIC_TCP_SYN_PPS:
+		return s->avg_flag_pps[DPMON_FLAG_SYN];
+	case DPMON_METRIC_FRAGMENTS_PPS:
+		return s->avg_flag_pps[DPMON_FLAG_FRAG];
+	default:
+		return 0;
 	}
 }
 
@@ -499,8 +513,13 @@ post(struct dpmon_detect *d, enum dpmon_action_kind kind, const struct dpmon_ale
      double now_unix_s)
 {
 	struct dpmon_action_event ev = {
-		.kind = kind, .addr = a->addr, .dir = a->dir, .alert_id = a->id,
-		.start_unix_s = a->start_unix_s, .end_unix_s = a->end_unix_s, .ban = a->ban,
+		.kind = kind,
+		.addr = a->addr,
+		.dir = a->dir,
+		.alert_id = a->id,
+		.start_unix_s = a->start_unix_s,
+		.end_unix_s = a->end_unix_s,
+		.ban = a->ban,
 	};
 
 	if (d->actions == NULL)
@@ -531,7 +550,8 @@ start_alert(struct dpmon_detect *d, struct host_state *st, int dir, double now_u
 	a->threshold = t->limit[dir][m];
 	a->type = attack_type(ds);
 	if (st->group >= 0)
-		snprintf(a->hostgroup, sizeof(a->hostgroup), "%s", d->conf->hostgroups[st->group].name);
+		snprintf(a->hostgroup, sizeof(a->hostgroup), "%s",
+			 d->conf->hostgroups[st->group].name);
 	a->ban = st->group >= 0 ? d->conf->hostgroups[st->group].ban : d->conf->ban;
 	a->start_unix_s = now_unix_s;
 	for (int k = 0; k < DPMON_METRIC_MAX; k++)
@@ -617,11 +637,12 @@ follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double upti
 {
 	struct dpmon_alert *old = st->alert[dir], *a;
 	struct dpmon_dir_stats tmp;
-	bool ending = stop ||
-		      (st->fired[dir] < 0 && uptime_s - st->last_above_s[dir] >= d->conf->hold_s);
+	bool ending =
+		stop || (st->fired[dir] < 0 && uptime_s - st->last_above_s[dir] >= d->conf->hold_s);
 
 	a = new_version(old, sample_of(d, old->id),
-			st->host ? dpmon_snap_host_dir(d->snap, st->host, dir, &tmp) : NULL, ending);
+			st->host ? dpmon_snap_host_dir(d->snap, st->host, dir, &tmp) : NULL,
+			ending);
 	if (a == NULL)
 		return; /* unchanged; or out of memory, and an end is retried next interval */
 	if (ending)

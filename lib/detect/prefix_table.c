@@ -67,7 +67,7 @@ flatten(struct dpmon_prefix_ranges *t, struct span *sp, uint32_t n)
 {
 	struct span *stack = malloc(sizeof(*stack) * (n ? n : 1));
 	uint32_t depth = 0;
-	addr128 pos = 0;  /* first address not yet covered by a range */
+	addr128 pos = 0;   /* first address not yet covered by a range */
 	bool full = false; /* the address space's last address is covered */
 
 	t->r = malloc(sizeof(*t->r) * (2 * (size_t)n + 1));

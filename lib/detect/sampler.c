@@ -32,10 +32,15 @@
 #include "log.h"
 
 #define DRAIN_BURST 64
-#define TOP_N 10
+#define TOP_N       10
 
 /* What a key counts. */
-enum key_kind { KEY_SOURCE, KEY_SPORT, KEY_DPORT, KEY_KINDS };
+enum key_kind {
+	KEY_SOURCE,
+	KEY_SPORT,
+	KEY_DPORT,
+	KEY_KINDS
+};
 
 /* Key of one counter of an alert: its kind and value (address or port). */
 struct sample_key {
@@ -53,18 +58,18 @@ struct key_count {
 struct alert_agg {
 	uint64_t id;
 	uint64_t packets;
-	struct rte_hash *keys;     /* sample_key → index into counts */
-	struct key_count *counts;  /* DPMON_SAMPLE_KEYS */
+	struct rte_hash *keys;    /* sample_key → index into counts */
+	struct key_count *counts; /* DPMON_SAMPLE_KEYS */
 	uint32_t n_keys;
 	pcap_t *dead;
-	pcap_dumper_t *dump;       /* open while fewer than pcap_packets were written */
+	pcap_dumper_t *dump; /* open while fewer than pcap_packets were written */
 	uint32_t written;
-	bool pcap_failed;          /* reported once; no more attempts */
-	bool pcap_done;            /* the capture file is complete: never reopened */
+	bool pcap_failed; /* reported once; no more attempts */
+	bool pcap_done;   /* the capture file is complete: never reopened */
 };
 
 struct dpmon_sampler {
-	struct dpmon_sample_feed feed;   /* the watch list, the workers' rings */
+	struct dpmon_sample_feed feed; /* the watch list, the workers' rings */
 	struct dpmon_actions_conf conf;
 	struct alert_agg *alerts;
 	uint32_t n_alerts, cap_alerts;
@@ -402,8 +407,8 @@ dpmon_sampler_drain(struct dpmon_sampler *s)
 	for (unsigned w = 0; w < s->feed.n_workers; w++) {
 		unsigned k;
 
-		while ((k = dpmon_sample_core_dequeue(&s->feed.cores[w], s->batch,
-						      DRAIN_BURST)) > 0)
+		while ((k = dpmon_sample_core_dequeue(&s->feed.cores[w], s->batch, DRAIN_BURST)) >
+		       0)
 			for (unsigned i = 0; i < k; i++)
 				take(s, &s->batch[i], now_tsc, &now);
 	}
@@ -462,8 +467,9 @@ top_json(const struct alert_agg *a, enum key_kind kind)
 			char text[DPMON_ADDR_STRLEN];
 
 			memcpy(x.b, top[i]->k.v, sizeof(x.b));
-			o = json_pack("{s:s,s:I}", "address", dpmon_addr_format(&x, text, sizeof(text)),
-				      "packets", (json_int_t)top[i]->packets);
+			o = json_pack("{s:s,s:I}", "address",
+				      dpmon_addr_format(&x, text, sizeof(text)), "packets",
+				      (json_int_t)top[i]->packets);
 		} else {
 			uint16_t port;
 
@@ -486,8 +492,7 @@ dpmon_sampler_summary(struct dpmon_sampler *s, uint64_t alert_id)
 
 	if (a == NULL)
 		return NULL;
-	return json_pack("{s:I,s:o*,s:o*,s:o*}", "packets", (json_int_t)a->packets,
-			 "sources", top_json(a, KEY_SOURCE),
-			 "source_ports", top_json(a, KEY_SPORT),
+	return json_pack("{s:I,s:o*,s:o*,s:o*}", "packets", (json_int_t)a->packets, "sources",
+			 top_json(a, KEY_SOURCE), "source_ports", top_json(a, KEY_SPORT),
 			 "destination_ports", top_json(a, KEY_DPORT));
 }

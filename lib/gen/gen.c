@@ -41,10 +41,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NO_SUBNET UINT32_MAX
-#define HEADROOM 96          /* zeroed per packet: covers every header (<= 78 bytes) */
+#define NO_SUBNET     UINT32_MAX
+#define HEADROOM      96     /* zeroed per packet: covers every header (<= 78 bytes) */
 #define IO_CHECK_MASK 0xffff /* check the stream for write errors every 65536 packets */
-#define STDIO_BUFFER (1u << 20)
+#define STDIO_BUFFER  (1u << 20)
 
 static const uint8_t mac_src[6] = {0x02, 0, 0, 0, 0, 0x01};
 static const uint8_t mac_dst[6] = {0x02, 0, 0, 0, 0, 0x02};
@@ -57,13 +57,18 @@ static const char *const default_subnets[] = {
 };
 
 static const char *const peer_pools[] = {
-	"198.51.100.0/24", "203.0.113.0/24", "2001:db8:ffff::/48",
+	"198.51.100.0/24",
+	"203.0.113.0/24",
+	"2001:db8:ffff::/48",
 };
 
 static const char *const proto_names[DPMON_PROTO_MAX] = {"tcp", "udp", "icmp", "other"};
 static const char *const dir_names[DPMON_DIR_MAX] = {"ingress", "egress"};
 static const char *const total_names[DPMON_TOTAL_MAX] = {
-	"ingress", "egress", "internal", "external",
+	"ingress",
+	"egress",
+	"internal",
+	"external",
 };
 
 /* ------------------------------------------------------------------ PRNG */
@@ -256,7 +261,8 @@ dpmon_gen_parse_mix(struct dpmon_gen_opts *o, const char *text, const char **why
 		int proto;
 
 		if (eq == NULL) {
-			*why = "bad mix item (expected PROTO=WEIGHT, PROTO one of tcp, udp, icmp, other)";
+			*why = "bad mix item (expected PROTO=WEIGHT, PROTO one of tcp, udp, icmp, "
+			       "other)";
 			return -EINVAL;
 		}
 		proto = proto_by_name(p, (size_t)(eq - p));
@@ -379,8 +385,8 @@ struct complaints {
 	unsigned n;
 };
 
-static void
-complain(struct complaints *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void complain(struct complaints *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static void
 complain(struct complaints *c, const char *fmt, ...)
@@ -425,7 +431,8 @@ check_scalars(const struct dpmon_gen_opts *o, struct complaints *c)
 			complain(c, "--size %" PRIu32 ": must be 1..%d bytes", o->sizes[i],
 				 DPMON_GEN_MAX_FRAME);
 		if (o->size_weights[i] > 1000000)
-			complain(c, "size weight %" PRIu32 ": must be 0..1000000", o->size_weights[i]);
+			complain(c, "size weight %" PRIu32 ": must be 0..1000000",
+				 o->size_weights[i]);
 		size_sum += o->size_weights[i];
 	}
 	if (o->n_sizes >= 1 && size_sum == 0)
@@ -480,20 +487,21 @@ check_subnets(const struct dpmon_gen_opts *o, const struct dpmon_gen_subnet *sn,
 		return;
 	}
 	if ((uint64_t)n * o->hosts > DPMON_GEN_MAX_TOTAL_HOSTS)
-		complain(c, "%" PRIu32 " subnets x %" PRIu32 " hosts: at most %u hosts in all",
-			 n, o->hosts, DPMON_GEN_MAX_TOTAL_HOSTS);
+		complain(c, "%" PRIu32 " subnets x %" PRIu32 " hosts: at most %u hosts in all", n,
+			 o->hosts, DPMON_GEN_MAX_TOTAL_HOSTS);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t cap = subnet_capacity(&sn[i].prefix);
 		fam_n[sn[i].prefix.family == 6]++;
 		if (o->hosts > cap)
-			complain(c, "--hosts %" PRIu32 " does not fit in subnet %s (%" PRIu64
-				 " host addresses)", o->hosts,
-				 dpmon_prefix_format(&sn[i].prefix, a, sizeof(a)), cap);
+			complain(c,
+				 "--hosts %" PRIu32 " does not fit in subnet %s (%" PRIu64
+				 " host addresses)",
+				 o->hosts, dpmon_prefix_format(&sn[i].prefix, a, sizeof(a)), cap);
 	}
 	check_overlaps(sn, n, c);
 	if (fam_n[0] > 0 && o->peers > DPMON_GEN_V4_PEER_POOL)
-		complain(c, "--peers %" PRIu32 ": the IPv4 peer pool holds %d addresses",
-			 o->peers, DPMON_GEN_V4_PEER_POOL);
+		complain(c, "--peers %" PRIu32 ": the IPv4 peer pool holds %d addresses", o->peers,
+			 DPMON_GEN_V4_PEER_POOL);
 	for (int f = 0; f < 2; f++)
 		if (o->internal_percent > 0 && fam_n[f] > 0 && (uint64_t)fam_n[f] * o->hosts < 2)
 			complain(c, "--internal-percent needs at least two IPv%d hosts", f ? 6 : 4);
@@ -546,26 +554,26 @@ struct run {
 	const struct dpmon_gen_opts *o;
 	const struct dpmon_gen_subnet *sn;
 	uint32_t n_sn;
-	uint32_t total_hosts;               /* n_sn x hosts, <= 2^26 */
-	uint32_t *fam_list[2];              /* subnet indices per family, 0: IPv4, 1: IPv6 */
+	uint32_t total_hosts;  /* n_sn x hosts, <= 2^26 */
+	uint32_t *fam_list[2]; /* subnet indices per family, 0: IPv4, 1: IPv6 */
 	uint32_t fam_n[2];
-	uint32_t *fam_pos;                  /* each subnet's position in its family list */
-	uint32_t mix_cum[DPMON_PROTO_MAX];  /* cumulative protocol weights */
+	uint32_t *fam_pos;                 /* each subnet's position in its family list */
+	uint32_t mix_cum[DPMON_PROTO_MAX]; /* cumulative protocol weights */
 	uint32_t size_cum[DPMON_GEN_MAX_SIZES];
 	struct rng rng;
-	uint8_t *frame;                     /* DPMON_GEN_MAX_FRAME + 4 bytes, zero past the headers */
-	uint64_t *used;                     /* one bit per configured host */
+	uint8_t *frame; /* DPMON_GEN_MAX_FRAME + 4 bytes, zero past the headers */
+	uint64_t *used; /* one bit per configured host */
 	struct dpmon_gen_summary *s;
 };
 
 /* One packet's choices. End 0 is the source, end 1 the destination. */
 struct pkt {
-	uint32_t sub[2];          /* subnet index, NO_SUBNET for an external peer */
-	uint32_t host[2];         /* host index within the subnet */
+	uint32_t sub[2];  /* subnet index, NO_SUBNET for an external peer */
+	uint32_t host[2]; /* host index within the subnet */
 	struct dpmon_addr addr[2];
-	unsigned family;          /* 4 or 6 */
+	unsigned family; /* 4 or 6 */
 	enum dpmon_proto proto;
-	uint32_t size;            /* frame bytes, VLAN tag excluded, grown to the minimum */
+	uint32_t size; /* frame bytes, VLAN tag excluded, grown to the minimum */
 };
 
 static void
@@ -601,8 +609,8 @@ run_init(struct run *r, const struct dpmon_gen_opts *o, const struct dpmon_gen_s
 	r->used = calloc(((size_t)r->total_hosts + 63) / 64, sizeof(uint64_t));
 	s->subnets = calloc(n, sizeof(*s->subnets));
 	s->output = strdup(o->output);
-	if (r->fam_list[0] == NULL || r->frame == NULL || r->used == NULL ||
-	    s->subnets == NULL || s->output == NULL)
+	if (r->fam_list[0] == NULL || r->frame == NULL || r->used == NULL || s->subnets == NULL ||
+	    s->output == NULL)
 		return -ENOMEM;
 	r->fam_pos = r->fam_list[0] + n;
 	for (uint32_t i = 0; i < n; i++)
@@ -955,8 +963,7 @@ is_regular(FILE *fp)
 
 /* Open @p path as a pcap dump with a large stdio buffer (*buf, to free). */
 static int
-open_dump(const char *path, pcap_t **pd, pcap_dumper_t **d, char **buf, bool *regular,
-	  FILE *err)
+open_dump(const char *path, pcap_t **pd, pcap_dumper_t **d, char **buf, bool *regular, FILE *err)
 {
 	FILE *fp = fopen(path, "wb");
 	int rc;
@@ -1061,15 +1068,15 @@ dpmon_gen_json_string(FILE *out, const char *str)
 static void
 json_count(FILE *out, const char *key, const struct dpmon_gen_count *c)
 {
-	fprintf(out, "\"%s\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", key,
-		c->packets, c->bytes);
+	fprintf(out, "\"%s\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", key, c->packets,
+		c->bytes);
 }
 
 static void
 json_dir(FILE *out, const char *key, const struct dpmon_gen_dir_count *d)
 {
-	fprintf(out, "\"%s\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64, key,
-		d->all.packets, d->all.bytes);
+	fprintf(out, "\"%s\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64, key, d->all.packets,
+		d->all.bytes);
 	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
 		fputs(", ", out);
 		json_count(out, proto_names[p], &d->proto[p]);
@@ -1118,8 +1125,8 @@ dpmon_gen_summary_print_json(const struct dpmon_gen_summary *s, FILE *out)
 		fputs(t ? ", " : ",\n    ", out);
 		json_count(out, total_names[t], &s->cat[t]);
 	}
-	fprintf(out, "},\n  \"hosts_configured\": %" PRIu64 ",\n  \"hosts_used\": %" PRIu64
-		"\n}\n", s->hosts_configured, s->hosts_used);
+	fprintf(out, "},\n  \"hosts_configured\": %" PRIu64 ",\n  \"hosts_used\": %" PRIu64 "\n}\n",
+		s->hosts_configured, s->hosts_used);
 	return finish_output(out);
 }
 
@@ -1127,8 +1134,8 @@ static void
 text_row(FILE *out, int pw, const char *pfx, int nw, const char *name, const char *hosts,
 	 const char *dir, const struct dpmon_gen_dir_count *d)
 {
-	fprintf(out, "%-*s  %-*s  %10s  %-8s  %12" PRIu64 "  %15" PRIu64, pw, pfx, nw, name,
-		hosts, dir, d->all.packets, d->all.bytes);
+	fprintf(out, "%-*s  %-*s  %10s  %-8s  %12" PRIu64 "  %15" PRIu64, pw, pfx, nw, name, hosts,
+		dir, d->all.packets, d->all.bytes);
 	for (int p = 0; p < DPMON_PROTO_MAX; p++)
 		fprintf(out, "  %11" PRIu64, d->proto[p].packets);
 	fputc('\n', out);
@@ -1142,14 +1149,16 @@ dpmon_gen_summary_print_text(const struct dpmon_gen_summary *s, FILE *out)
 	struct dpmon_gen_dir_count all = {.all = s->total};
 
 	for (uint32_t i = 0; i < s->n_subnets; i++) {
-		int l = (int)strlen(dpmon_prefix_format(&s->subnets[i].subnet.prefix, pfx,
-							sizeof(pfx)));
+		int l = (int)strlen(
+			dpmon_prefix_format(&s->subnets[i].subnet.prefix, pfx, sizeof(pfx)));
 		int m = (int)strlen(s->subnets[i].subnet.name);
 		pw = l > pw ? l : pw;
 		nw = m > nw ? m : nw;
 	}
-	fprintf(out, "dpmon-gen: wrote %" PRIu64 " packets, %" PRIu64 " bytes to %s (seed %" PRIu64
-		")\n\n", s->total.packets, s->total.bytes, s->output ? s->output : "", s->seed);
+	fprintf(out,
+		"dpmon-gen: wrote %" PRIu64 " packets, %" PRIu64 " bytes to %s (seed %" PRIu64
+		")\n\n",
+		s->total.packets, s->total.bytes, s->output ? s->output : "", s->seed);
 	fprintf(out, "%-*s  %-*s  %10s  %-8s  %12s  %15s  %11s  %11s  %11s  %11s\n", pw, "subnet",
 		nw, "name", "hosts used", "dir", "packets", "bytes", "tcp pkts", "udp pkts",
 		"icmp pkts", "other pkts");

@@ -35,25 +35,25 @@
 #include "stats.h"
 
 /** Longest subnet name, NUL included (as DPMON_NAME_LEN in config.h). */
-#define DPMON_GEN_NAME_LEN 64
+#define DPMON_GEN_NAME_LEN        64
 /** Most subnets in one run. */
-#define DPMON_GEN_MAX_SUBNETS 65536
+#define DPMON_GEN_MAX_SUBNETS     65536
 /** Most hosts per subnet (--hosts). */
-#define DPMON_GEN_MAX_HOSTS (1u << 24)
+#define DPMON_GEN_MAX_HOSTS       (1u << 24)
 /** Most hosts in all subnets together (subnets x hosts). */
 #define DPMON_GEN_MAX_TOTAL_HOSTS (1u << 26)
 /** Most external peers per family (--peers); IPv4 is also bounded by its pool. */
-#define DPMON_GEN_MAX_PEERS (1u << 24)
+#define DPMON_GEN_MAX_PEERS       (1u << 24)
 /** IPv4 peer pool size: 198.51.100.1-254 then 203.0.113.1-254. */
-#define DPMON_GEN_V4_PEER_POOL 508
+#define DPMON_GEN_V4_PEER_POOL    508
 /** Most distinct entries in a size list. */
-#define DPMON_GEN_MAX_SIZES 64
+#define DPMON_GEN_MAX_SIZES       64
 /** Largest frame size (before the optional VLAN tag): 65535 snaplen - 4. */
-#define DPMON_GEN_MAX_FRAME 65531
+#define DPMON_GEN_MAX_FRAME       65531
 /** Timestamp of the first packet, seconds since the Unix epoch (2023-11-14T22:13:20Z). */
-#define DPMON_GEN_EPOCH_SEC 1700000000
+#define DPMON_GEN_EPOCH_SEC       1700000000
 /** No VLAN tag (value of dpmon_gen_opts.vlan). */
-#define DPMON_GEN_NO_VLAN (-1)
+#define DPMON_GEN_NO_VLAN         (-1)
 
 /** One monitored subnet. */
 struct dpmon_gen_subnet {
@@ -101,20 +101,21 @@ struct dpmon_gen_dir_count {
 struct dpmon_gen_subnet_summary {
 	struct dpmon_gen_subnet subnet;
 	uint64_t hosts_used; /**< distinct hosts of the subnet in at least one packet */
-	struct dpmon_gen_dir_count dir[DPMON_DIR_MAX]; /**< ingress: dst inside; egress: src inside */
+	struct dpmon_gen_dir_count
+		dir[DPMON_DIR_MAX]; /**< ingress: dst inside; egress: src inside */
 };
 
 /** Exact totals of a run: the test oracle. */
 struct dpmon_gen_summary {
-	char *output;                              /**< malloc'd copy of the file name */
+	char *output; /**< malloc'd copy of the file name */
 	uint64_t seed;
-	struct dpmon_gen_subnet_summary *subnets;  /**< malloc'd, n_subnets entries, option order */
+	struct dpmon_gen_subnet_summary *subnets; /**< malloc'd, n_subnets entries, option order */
 	uint32_t n_subnets;
-	struct dpmon_gen_count total;              /**< every packet written */
+	struct dpmon_gen_count total;                  /**< every packet written */
 	struct dpmon_gen_count proto[DPMON_PROTO_MAX]; /**< every packet, per protocol */
 	struct dpmon_gen_count cat[DPMON_TOTAL_MAX];   /**< ingress, egress, internal, external */
-	uint64_t hosts_configured;                 /**< subnets x hosts */
-	uint64_t hosts_used;                       /**< distinct monitored hosts written */
+	uint64_t hosts_configured;                     /**< subnets x hosts */
+	uint64_t hosts_used;                           /**< distinct monitored hosts written */
 };
 
 /**

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LINE 1024
+#define MAX_LINE         1024
 #define PKTGEN_MAX_FRAME 1518
 
 /* ----------------------------------------------------- Pktgen-DPDK values */
@@ -49,7 +49,10 @@ parse_ip_mask(const char *s, u128 *v, unsigned *fam)
 static bool
 parse_tcp_flag(const char *s, uint8_t *flag)
 {
-	static const struct { const char *name; uint8_t bit; } t[] = {
+	static const struct {
+		const char *name;
+		uint8_t bit;
+	} t[] = {
 		{"urg", TCP_URG}, {"ack", TCP_ACK}, {"psh", TCP_PSH}, {"rst", TCP_RST},
 		{"syn", TCP_SYN}, {"fin", TCP_FIN}, {"all", 0x3f},
 	};
@@ -67,8 +70,8 @@ parse_tcp_flag(const char *s, uint8_t *flag)
 static int
 smmi_index(const char *s)
 {
-	static const char *const names[] = {"start", "min", "max", "inc", "minimum",
-					    "maximum", "increment"};
+	static const char *const names[] = {"start",   "min",     "max",      "inc",
+					    "minimum", "maximum", "increment"};
 	static const int idx[] = {0, 1, 2, 3, 1, 2, 3};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -143,7 +146,8 @@ pkt_set_number(struct parse *ps, const char *key, const char *val)
 	else if ((strcmp(key, "vlan") == 0 || strcmp(key, "vlanid") == 0) && v >= 1 && v <= 4095)
 		pc->vlan_id = v;
 	else if ((strcmp(key, "seq_cnt") == 0 || strcmp(key, "seqCnt") == 0 ||
-		  strcmp(key, "seqcnt") == 0) && v <= MAX_SEQ)
+		  strcmp(key, "seqcnt") == 0) &&
+		 v <= MAX_SEQ)
 		pc->seq_cnt = v;
 	else
 		bad(ps, "set %s %s: not a setting dpmon-gen renders, or out of range", key, val);
@@ -308,7 +312,7 @@ pkt_range(struct parse *ps, char **a, int n)
 static void
 seq_fill(struct parse *ps, struct stream *s, char **v)
 {
-	unsigned fd = 0, fs = 0; /* 0 if not an address: the load fails */
+	unsigned fd = 0, fs = 0;                     /* 0 if not an address: the load fails */
 	uint32_t sp = 0, dp = 0, vlan = 0, size = 0; /* 0 if not a number: the load fails */
 
 	*s = ps->pc.single;
@@ -425,8 +429,10 @@ range_field(struct parse *ps, const struct rfield *r, const char *what, struct f
 	if (r->set != 0xf) {
 		for (int i = 0; i < 4; i++)
 			if (!(r->set & (1u << i)))
-				bad(ps, "range mode: 'range 0 %s %s' is not set (dpmon-gen assumes "
-					"none of pktgen's defaults)", what, names[i]);
+				bad(ps,
+				    "range mode: 'range 0 %s %s' is not set (dpmon-gen assumes "
+				    "none of pktgen's defaults)",
+				    what, names[i]);
 		return false;
 	}
 	f->mode = r->v[3] ? F_STEP : F_FIXED;
@@ -668,4 +674,3 @@ dpmon_profile_free(struct dpmon_profile *p)
 	free(p->path);
 	free(p);
 }
-

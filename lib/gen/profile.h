@@ -60,8 +60,8 @@ struct dpmon_profile_count {
 struct dpmon_profile_summary {
 	struct dpmon_profile_count total;
 	struct dpmon_profile_count proto[DPMON_PROTO_MAX]; /**< by protocol class */
-	uint64_t tcp_syn;  /**< TCP packets with SYN set and ACK clear */
-	uint64_t tagged;   /**< packets with an 802.1Q tag */
+	uint64_t tcp_syn;              /**< TCP packets with SYN set and ACK clear */
+	uint64_t tagged;               /**< packets with an 802.1Q tag */
 	uint32_t min_frame, max_frame; /**< smallest / largest frame written, bytes */
 };
 

@@ -116,16 +116,19 @@ k_imix(struct parse *ps, char **a, int n)
 static bool
 k_number(struct parse *ps, const char *key, const char *val)
 {
-	static const struct { const char *key; uint32_t max; } t[] = {
-		{"count", UINT32_MAX}, {"pkt_size", MAX_FRAME}, {"clone_skb", UINT32_MAX},
-		{"burst", 1024}, {"delay", UINT32_MAX}, {"ratep", UINT32_MAX},
-		{"rate", UINT32_MAX}, {"udp_src_min", 65535}, {"udp_src_max", 65535},
-		{"udp_dst_min", 65535}, {"udp_dst_max", 65535}, {"vlan_id", 4095},
+	static const struct {
+		const char *key;
+		uint32_t max;
+	} t[] = {
+		{"count", UINT32_MAX},  {"pkt_size", MAX_FRAME}, {"clone_skb", UINT32_MAX},
+		{"burst", 1024},        {"delay", UINT32_MAX},   {"ratep", UINT32_MAX},
+		{"rate", UINT32_MAX},   {"udp_src_min", 65535},  {"udp_src_max", 65535},
+		{"udp_dst_min", 65535}, {"udp_dst_max", 65535},  {"vlan_id", 4095},
 	};
 	struct k_conf *kc = &ps->kc;
-	uint32_t *dst[] = {NULL, &kc->pkt_size, &kc->clone_skb, &kc->burst, NULL, NULL, NULL,
-			   &kc->usrc_min, &kc->usrc_max, &kc->udst_min, &kc->udst_max,
-			   &kc->vlan_id};
+	uint32_t *dst[] = {NULL,          &kc->pkt_size, &kc->clone_skb, &kc->burst,
+			   NULL,          NULL,          NULL,           &kc->usrc_min,
+			   &kc->usrc_max, &kc->udst_min, &kc->udst_max,  &kc->vlan_id};
 	uint32_t v;
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -295,11 +298,8 @@ dpmon_profile_kernel_finish(struct parse *ps)
 	if (!kc->dst_set || !kc->src_set)
 		bad(ps, "IPv4: dst (or dst_min/dst_max) and src_min/src_max are needed (the kernel "
 			"would use the device's own address, which dpmon-gen cannot know)");
-	k_field_addr(&s->src, kc->src_min, kc->src_max ? kc->src_max : kc->src_min,
-		     kc->ipsrc_rnd);
-	k_field_addr(&s->dst, kc->dst_min, kc->dst_max ? kc->dst_max : kc->dst_min,
-		     kc->ipdst_rnd);
+	k_field_addr(&s->src, kc->src_min, kc->src_max ? kc->src_max : kc->src_min, kc->ipsrc_rnd);
+	k_field_addr(&s->dst, kc->dst_min, kc->dst_max ? kc->dst_max : kc->dst_min, kc->ipdst_rnd);
 	if (p->n_imix)
 		k_imix_table(p, kc->imix_w);
 }
-

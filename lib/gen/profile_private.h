@@ -30,16 +30,22 @@ typedef unsigned __int128 u128;
 
 /* ----------------------------------------------------------------- limits */
 
-#define MAX_TOKENS 32         /* words on one line */
-#define MAX_SEQ 16            /* pktgen NUM_SEQ_PKTS */
-#define MAX_IMIX 20           /* kernel MAX_IMIX_ENTRIES */
-#define IMIX_PRECISION 100    /* kernel IMIX_PRECISION */
-#define MAX_REPORTED 20       /* problems printed; the rest are counted */
+#define MAX_TOKENS       32   /* words on one line */
+#define MAX_SEQ          16   /* pktgen NUM_SEQ_PKTS */
+#define MAX_IMIX         20   /* kernel MAX_IMIX_ENTRIES */
+#define IMIX_PRECISION   100  /* kernel IMIX_PRECISION */
+#define MAX_REPORTED     20   /* problems printed; the rest are counted */
 #define PKTGEN_MIN_FRAME 64   /* pktgen sizes, FCS included */
-#define MAX_FRAME 9018        /* largest kernel pkt_size or IMIX size, bytes */
+#define MAX_FRAME        9018 /* largest kernel pkt_size or IMIX size, bytes */
 
-enum { TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_RST = 0x04, TCP_PSH = 0x08, TCP_ACK = 0x10,
-       TCP_URG = 0x20 };
+enum {
+	TCP_FIN = 0x01,
+	TCP_SYN = 0x02,
+	TCP_RST = 0x04,
+	TCP_PSH = 0x08,
+	TCP_ACK = 0x10,
+	TCP_URG = 0x20
+};
 
 /* Locally administered MACs for when a profile names none. */
 static const uint8_t default_dmac[6] = {0x02, 0, 0, 0, 0, 0x02};
@@ -49,12 +55,12 @@ static const uint8_t default_smac[6] = {0x02, 0, 0, 0, 0, 0x01};
 
 /* How a field moves between packets (pktgen) or skbs (kernel). */
 enum fmode {
-	F_FIXED,      /* always start */
-	F_STEP,       /* pktgen range: start first, += inc, past max -> min */
-	F_KSEQ,       /* kernel address: ++ before each skb, past max -> min */
-	F_KSEQ_PORT,  /* kernel UDP port: ++ before each skb, reaching max -> min */
-	F_KRAND,      /* kernel: min + rand % (max - min) */
-	F_KMASK,      /* kernel IPv6 dst6_min/max: (rand | min) & max */
+	F_FIXED,     /* always start */
+	F_STEP,      /* pktgen range: start first, += inc, past max -> min */
+	F_KSEQ,      /* kernel address: ++ before each skb, past max -> min */
+	F_KSEQ_PORT, /* kernel UDP port: ++ before each skb, reaching max -> min */
+	F_KRAND,     /* kernel: min + rand % (max - min) */
+	F_KMASK,     /* kernel IPv6 dst6_min/max: (rand | min) & max */
 };
 
 /* A variable field of a stream: its values and how it moves. */
@@ -67,8 +73,8 @@ struct field {
 /* A packet template: pktgen's single or range packet, one of its sequence
  * packets, or the kernel's one device. */
 struct stream {
-	unsigned family;     /* 4 or 6 */
-	uint8_t proto;       /* 6, 17 or 1 */
+	unsigned family; /* 4 or 6 */
+	uint8_t proto;   /* 6, 17 or 1 */
 	uint8_t tcp_flags;
 	uint8_t ttl;
 	bool tagged;
@@ -84,7 +90,7 @@ struct dpmon_profile {
 	struct stream streams[MAX_SEQ];
 	uint32_t n_streams;
 	/* kernel only */
-	uint32_t repeat;                 /* packets per skb */
+	uint32_t repeat; /* packets per skb */
 	uint32_t imix_size[MAX_IMIX];
 	uint32_t n_imix;
 	uint8_t imix_dist[IMIX_PRECISION];
@@ -135,8 +141,8 @@ struct k_conf {
 /* One load in progress (dpmon_profile_load). */
 struct parse {
 	const char *path;
-	unsigned line;        /* current line, 1-based; 0 once the lines are read */
-	FILE *err;            /* where problems go; may be NULL */
+	unsigned line; /* current line, 1-based; 0 once the lines are read */
+	FILE *err;     /* where problems go; may be NULL */
 	unsigned n_errors;
 	struct dpmon_profile *p;
 	struct pkt_conf pc;
@@ -222,15 +228,15 @@ parse_mac(const char *s, uint8_t mac[6])
 	unsigned x[6];
 	int n = -1;
 
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%n", &x[0], &x[1], &x[2], &x[3], &x[4], &x[5],
-		   &n) == 6 && n == 17 && s[n] == '\0') {
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%n", &x[0], &x[1], &x[2], &x[3], &x[4], &x[5], &n) ==
+		    6 &&
+	    n == 17 && s[n] == '\0') {
 		for (int i = 0; i < 6; i++)
 			mac[i] = (uint8_t)x[i];
 		return true;
 	}
 	n = -1;
-	if (sscanf(s, "%4x:%4x:%4x%n", &x[0], &x[1], &x[2], &n) == 3 && n == 14 &&
-	    s[n] == '\0') {
+	if (sscanf(s, "%4x:%4x:%4x%n", &x[0], &x[1], &x[2], &n) == 3 && n == 14 && s[n] == '\0') {
 		for (int i = 0; i < 3; i++) {
 			mac[2 * i] = (uint8_t)(x[i] >> 8);
 			mac[2 * i + 1] = (uint8_t)x[i];

@@ -26,11 +26,11 @@
 
 #include "gen.h" /* DPMON_GEN_EPOCH_SEC, dpmon_gen_json_string */
 
-#define FCS 4
-#define PKTGEN_MIN_V6 78      /* pktgen MIN_v6_PKT_SIZE, FCS included */
-#define KPKTGEN_HDR 16        /* struct pktgen_hdr: magic, seq, tv_sec, tv_usec */
+#define FCS           4
+#define PKTGEN_MIN_V6 78 /* pktgen MIN_v6_PKT_SIZE, FCS included */
+#define KPKTGEN_HDR   16 /* struct pktgen_hdr: magic, seq, tv_sec, tv_usec */
 #define KPKTGEN_MAGIC 0xbe9be955u
-#define STDIO_BUFFER (1u << 20)
+#define STDIO_BUFFER  (1u << 20)
 
 /* -------------------------------------------------------------- rendering */
 
@@ -233,7 +233,7 @@ put_l4(uint8_t *h, const uint8_t *l3, const struct pkt *k, uint32_t l4_len, bool
 		put32(h + 8, 0x12390); /* DEFAULT_TCP_ACK_NUMBER */
 		h[12] = 5 << 4;
 		h[13] = s->tcp_flags;
-		put16(h + 14, 8192);   /* DEFAULT_WND_SIZE */
+		put16(h + 14, 8192); /* DEFAULT_WND_SIZE */
 		put16(h + 16, csum_fold(csum_add(sum, h, l4_len)));
 	} else if (s->proto == 17) {
 		put16(h, k->sport);
@@ -280,8 +280,9 @@ static void
 account(struct dpmon_profile_summary *s, const struct pkt *k, const uint8_t *frame)
 {
 	const struct stream *st = k->s;
-	enum dpmon_proto pr = st->proto == 6 ? DPMON_PROTO_TCP
-			    : st->proto == 17 ? DPMON_PROTO_UDP : DPMON_PROTO_ICMP;
+	enum dpmon_proto pr = st->proto == 6    ? DPMON_PROTO_TCP
+			      : st->proto == 17 ? DPMON_PROTO_UDP
+						: DPMON_PROTO_ICMP;
 	size_t l4 = (st->tagged ? 18 : 14) + (st->family == 4 ? 20 : 40);
 
 	s->total.packets++;
@@ -309,7 +310,8 @@ write_all(struct render *r, pcap_dumper_t *d, FILE *fp, uint64_t packets)
 		else
 			next_pktgen(r, i, &k);
 		if (k.size < 14 + (k.s->tagged ? 4 : 0) + (k.s->family == 4 ? 20 : 40) +
-				     min_l4(k.s->proto) || k.size > MAX_FRAME)
+				     min_l4(k.s->proto) ||
+		    k.size > MAX_FRAME)
 			return -EINVAL; /* excluded by the size rules; a bug if reached */
 		h.caplen = h.len = build_frame(r, &k, i);
 		h.ts.tv_sec = (time_t)(DPMON_GEN_EPOCH_SEC + i / 1000000);
@@ -378,33 +380,36 @@ kind_name(const struct dpmon_profile *p)
 }
 
 int
-dpmon_profile_summary_print_json(const struct dpmon_profile *p, const char *output,
-				 uint64_t seed, const struct dpmon_profile_summary *s, FILE *out)
+dpmon_profile_summary_print_json(const struct dpmon_profile *p, const char *output, uint64_t seed,
+				 const struct dpmon_profile_summary *s, FILE *out)
 {
 	fputs("{\"profile\": ", out);
 	dpmon_gen_json_string(out, p->path);
 	fprintf(out, ", \"generator\": \"%s\", \"output\": ", kind_name(p));
 	dpmon_gen_json_string(out, output);
-	fprintf(out, ", \"seed\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64,
-		seed, s->total.packets, s->total.bytes);
+	fprintf(out, ", \"seed\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64, seed,
+		s->total.packets, s->total.bytes);
 	for (int i = 0; i < DPMON_PROTO_MAX; i++)
 		fprintf(out, ", \"%s\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
 			dpmon_proto_name((enum dpmon_proto)i), s->proto[i].packets,
 			s->proto[i].bytes);
-	fprintf(out, ", \"tcp_syn\": %" PRIu64 ", \"tagged\": %" PRIu64 ", \"min_frame\": %" PRIu32
-		", \"max_frame\": %" PRIu32 "}\n", s->tcp_syn, s->tagged, s->min_frame,
-		s->max_frame);
+	fprintf(out,
+		", \"tcp_syn\": %" PRIu64 ", \"tagged\": %" PRIu64 ", \"min_frame\": %" PRIu32
+		", \"max_frame\": %" PRIu32 "}\n",
+		s->tcp_syn, s->tagged, s->min_frame, s->max_frame);
 	return fflush(out) != 0 || ferror(out) ? -EIO : 0;
 }
 
 int
-dpmon_profile_summary_print_text(const struct dpmon_profile *p, const char *output,
-				 uint64_t seed, const struct dpmon_profile_summary *s, FILE *out)
+dpmon_profile_summary_print_text(const struct dpmon_profile *p, const char *output, uint64_t seed,
+				 const struct dpmon_profile_summary *s, FILE *out)
 {
-	fprintf(out, "dpmon-gen: rendered %s profile %s: %" PRIu64 " packets, %" PRIu64
-		" bytes to %s (seed %" PRIu64 ")\n", kind_name(p), p->path, s->total.packets,
-		s->total.bytes, output, seed);
-	fprintf(out, "tcp %" PRIu64 " (syn %" PRIu64 "), udp %" PRIu64 ", icmp %" PRIu64
+	fprintf(out,
+		"dpmon-gen: rendered %s profile %s: %" PRIu64 " packets, %" PRIu64
+		" bytes to %s (seed %" PRIu64 ")\n",
+		kind_name(p), p->path, s->total.packets, s->total.bytes, output, seed);
+	fprintf(out,
+		"tcp %" PRIu64 " (syn %" PRIu64 "), udp %" PRIu64 ", icmp %" PRIu64
 		", tagged %" PRIu64 ", frames %" PRIu32 "..%" PRIu32 " bytes\n",
 		s->proto[DPMON_PROTO_TCP].packets, s->tcp_syn, s->proto[DPMON_PROTO_UDP].packets,
 		s->proto[DPMON_PROTO_ICMP].packets, s->tagged, s->min_frame, s->max_frame);

@@ -77,7 +77,8 @@ peak_json(const struct dpmon_alert *a)
 
 	for (int m = 0; o != NULL && m < DPMON_METRIC_MAX; m++) {
 		json_t *v = m == DPMON_METRIC_FLOWS && a->peak[m] < 0
-				    ? json_null() : json_real(dpmon_finite_or_zero(a->peak[m]));
+				    ? json_null()
+				    : json_real(dpmon_finite_or_zero(a->peak[m]));
 
 		if (json_object_set_new(o, dpmon_metric_name(m), v) != 0) {
 			json_decref(o);
@@ -95,20 +96,15 @@ dpmon_alert_json(const struct dpmon_alert *a, double now_unix_s)
 	double end = active ? now_unix_s : a->end_unix_s;
 	double duration = end > a->start_unix_s ? end - a->start_unix_s : 0;
 
-	return json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:s,s:o,s:b,s:f,s:o,s:f,s:o,s:o}",
-			 "id", (json_int_t)a->id,
-			 "state", active ? "active" : "ended",
-			 "address", dpmon_addr_format(&a->addr, addr, sizeof(addr)),
-			 "direction", dpmon_dir_name(a->dir),
-			 "metric", dpmon_metric_name(a->metric),
-			 "value", dpmon_finite_or_zero(a->value),
-			 "threshold", dpmon_finite_or_zero(a->threshold),
-			 "type", dpmon_attack_name(a->type),
+	return json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:s,s:o,s:b,s:f,s:o,s:f,s:o,s:o}", "id",
+			 (json_int_t)a->id, "state", active ? "active" : "ended", "address",
+			 dpmon_addr_format(&a->addr, addr, sizeof(addr)), "direction",
+			 dpmon_dir_name(a->dir), "metric", dpmon_metric_name(a->metric), "value",
+			 dpmon_finite_or_zero(a->value), "threshold",
+			 dpmon_finite_or_zero(a->threshold), "type", dpmon_attack_name(a->type),
 			 "hostgroup", a->hostgroup[0] ? json_string(a->hostgroup) : json_null(),
-			 "ban", a->ban,
-			 "start_unix_s", dpmon_finite_or_zero(a->start_unix_s),
+			 "ban", a->ban, "start_unix_s", dpmon_finite_or_zero(a->start_unix_s),
 			 "end_unix_s", active ? json_null() : json_real(a->end_unix_s),
-			 "duration_s", dpmon_finite_or_zero(duration),
-			 "peak", peak_json(a),
+			 "duration_s", dpmon_finite_or_zero(duration), "peak", peak_json(a),
 			 "sample", a->sample ? json_deep_copy(a->sample) : json_null());
 }

@@ -48,12 +48,12 @@ struct dpmon_alert {
 	double threshold;         /**< the limit it exceeded */
 	enum dpmon_attack type;
 	char hostgroup[DPMON_NAME_LEN]; /**< hostgroup whose thresholds applied; "" = global */
-	bool ban;                 /**< the hostgroup's (or the global) ban flag */
-	double start_unix_s;      /**< start, seconds since the epoch */
-	double end_unix_s;        /**< end; 0 while active */
+	bool ban;                       /**< the hostgroup's (or the global) ban flag */
+	double start_unix_s;            /**< start, seconds since the epoch */
+	double end_unix_s;              /**< end; 0 while active */
 	/** Highest value of every metric in @c dir while active (flows: -1 = not measured). */
 	double peak[DPMON_METRIC_MAX];
-	json_t *sample;           /**< dpmon_sampler_summary(), or NULL; owned, never modified */
+	json_t *sample; /**< dpmon_sampler_summary(), or NULL; owned, never modified */
 };
 
 /** Stable name of an attack type ("syn_flood"); NULL out of range. Any thread. */

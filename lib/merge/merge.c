@@ -208,8 +208,8 @@ read_load(struct dpmon_merge *m, unsigned c, uint64_t dt_cycles, struct dpmon_sn
 {
 	const struct dpmon_core_stats *st = &m->workers.core[c]->stats;
 	uint64_t busy = dpmon_count_read(&st->busy_cycles);
-	double ratio = dt_cycles > 0 ? (double)(busy - m->workers.prev_busy[c]) / (double)dt_cycles
-				     : 0;
+	double ratio =
+		dt_cycles > 0 ? (double)(busy - m->workers.prev_busy[c]) / (double)dt_cycles : 0;
 
 	w->polls = dpmon_count_read(&st->polls);
 	w->busy_s = (double)busy / (double)m->clock.tsc_hz;
@@ -223,8 +223,8 @@ read_load(struct dpmon_merge *m, unsigned c, uint64_t dt_cycles, struct dpmon_sn
  * subnet and total counters read after them.
  */
 static void
-read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w,
-	     uint64_t reasons[DPMON_REASON_MAX], uint64_t dt_cycles)
+read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w, uint64_t reasons[DPMON_REASON_MAX],
+	     uint64_t dt_cycles)
 {
 	memset(reasons, 0, sizeof(uint64_t) * DPMON_REASON_MAX);
 	for (unsigned c = 0; c < m->workers.n; c++) {
@@ -268,8 +268,7 @@ read_parse_notes(const struct dpmon_merge *m, struct dpmon_snapshot *s)
 
 /* Cumulative value and rate of one counter pair over @p dt seconds. */
 static void
-rate_of(struct dpmon_rate *r, const struct dpmon_ctr *cur, const struct dpmon_ctr *prev,
-	double dt)
+rate_of(struct dpmon_rate *r, const struct dpmon_ctr *cur, const struct dpmon_ctr *prev, double dt)
 {
 	r->packets = cur->packets;
 	r->bytes = cur->bytes;

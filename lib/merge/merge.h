@@ -38,9 +38,8 @@ struct dpmon_merge;
  */
 struct dpmon_merge *dpmon_merge_create(const struct dpmon_config *cfg,
 				       struct dpmon_core *const *cores,
-				       struct dpmon_generation *const *gens,
-				       const unsigned *lcores, unsigned n_cores,
-				       uint64_t start_tsc, uint64_t tsc_hz);
+				       struct dpmon_generation *const *gens, const unsigned *lcores,
+				       unsigned n_cores, uint64_t start_tsc, uint64_t tsc_hz);
 
 /**
  * Merge now. @p now_tsc is the TSC at which the tables are read; the

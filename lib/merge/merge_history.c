@@ -85,9 +85,9 @@ pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
 	for (unsigned c = 0; c < m->workers.n; c++) {
 		const struct dpmon_core *core = m->workers.core[c];
 		const struct dpmon_generation *g = m->subnets.gen[c];
-		uint32_t v = __atomic_load_n(&g->flow_slot[(i - g->n_flow_subnets) *
-							   DPMON_DIR_MAX + (uint32_t)d],
-					     __ATOMIC_RELAXED);
+		uint32_t v = __atomic_load_n(
+			&g->flow_slot[(i - g->n_flow_subnets) * DPMON_DIR_MAX + (uint32_t)d],
+			__ATOMIC_RELAXED);
 
 		if ((v >> 8) != tag || (v & 0xff) == 0)
 			continue; /* no packet in this epoch (0: a zeroed slot) */
@@ -139,7 +139,8 @@ point_fill(struct dpmon_hist_point *p, const struct dpmon_snapshot *s)
 	p->uptime_s = s->uptime_s;
 	p->interval_s = s->interval_s;
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
-		p->totals[t] = (struct dpmon_hist_rate){s->totals[t].total.pps, s->totals[t].total.bps};
+		p->totals[t] =
+			(struct dpmon_hist_rate){s->totals[t].total.pps, s->totals[t].total.bps};
 	for (uint32_t i = 0; i < s->n_subnets; i++)
 		for (int d = 0; d < DPMON_DIR_MAX; d++)
 			p->sub[i * DPMON_DIR_MAX + d] = (struct dpmon_hist_rate){

@@ -29,20 +29,20 @@
  * --------------------------------------------------------------------- */
 
 /* Every array indexed by global id, in the order they grow. */
-#define HOST_ARRAYS(X)                                                  \
-	X(hosts.g_addr)                                                 \
-	X(hosts.g_subnet)                                               \
-	X(fold.g_cur)                                                   \
-	X(fold.g_prev)                                                  \
-	X(hosts.sorted)                                                 \
-	X(fold.first)                                                   \
-	X(fold.mark)                                                    \
-	X(fold.touched)                                                 \
-	X(fold.t_fp)                                                    \
-	X(records.g_rec)                                                \
-	X(records.g_avg)                                                \
-	X(records.g_slab)                                               \
-	X(records.g_pos)                                                \
+#define HOST_ARRAYS(X)    \
+	X(hosts.g_addr)   \
+	X(hosts.g_subnet) \
+	X(fold.g_cur)     \
+	X(fold.g_prev)    \
+	X(hosts.sorted)   \
+	X(fold.first)     \
+	X(fold.mark)      \
+	X(fold.touched)   \
+	X(fold.t_fp)      \
+	X(records.g_rec)  \
+	X(records.g_avg)  \
+	X(records.g_slab) \
+	X(records.g_pos)  \
 	X(records.order)
 
 /* Room for @p need global ids in every array, doubling. 0 or -ENOMEM. */
@@ -56,12 +56,12 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 		cap *= 2;
 	if (cap == m->hosts.cap)
 		return 0;
-#define GROW(field)                                                     \
-	do {                                                            \
-		p = realloc(m->field, sizeof(*m->field) * cap);         \
-		if (p == NULL)                                          \
-			return -ENOMEM;                                 \
-		m->field = p;                                           \
+#define GROW(field)                                             \
+	do {                                                    \
+		p = realloc(m->field, sizeof(*m->field) * cap); \
+		if (p == NULL)                                  \
+			return -ENOMEM;                         \
+		m->field = p;                                   \
 	} while (0);
 	HOST_ARRAYS(GROW)
 #undef GROW
@@ -84,10 +84,13 @@ merge_hosts_init(struct dpmon_merge *m, uint64_t entries)
 	static unsigned instance;
 	char name[RTE_HASH_NAMESIZE];
 
-	snprintf(name, sizeof(name), "dpmon_g%u", __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED));
+	snprintf(name, sizeof(name), "dpmon_g%u",
+		 __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED));
 	struct rte_hash_parameters hp = {
 		.name = name,
-		.entries = (uint32_t)(entries < 8 ? 8 : entries > UINT32_MAX / 2 ? UINT32_MAX / 2 : entries),
+		.entries = (uint32_t)(entries < 8                ? 8
+				      : entries > UINT32_MAX / 2 ? UINT32_MAX / 2
+								 : entries),
 		.key_len = sizeof(struct dpmon_addr),
 		.hash_func = rte_hash_crc,
 		.socket_id = (int)rte_socket_id(),

@@ -39,13 +39,13 @@ struct rte_hash;
 
 /* Entry @p idx of worker table @p core, packed; OCC_END ends a chain. */
 #define OCC(core, idx) ((uint32_t)(core) << 24 | (idx))
-#define OCC_END UINT32_MAX
+#define OCC_END        UINT32_MAX
 /* Worker tables at most (the core in the top byte of an OCC). */
-#define MAX_CORES 255
+#define MAX_CORES      255
 /* Live slabs above which the smallest are merged into one (merge_records.c). */
-#define SLABS_MAX 64
+#define SLABS_MAX      64
 /* records.g_pos of a host not listed in the snapshots. */
-#define NO_POS UINT32_MAX
+#define NO_POS         UINT32_MAX
 
 /* ------------------------------------------------------------------------
  * The merger's state.
@@ -81,21 +81,21 @@ struct host_avg {
 
 /* How the merger sees one worker table's entries. */
 struct core_map {
-	uint32_t *gid;    /**< worker entry → global id */
-	uint32_t *next;   /**< worker entry → next occurrence of the same host */
-	uint32_t *carry;  /**< worker entry → index + 1 into fold.carries, 0 = none */
-	uint32_t mapped;  /**< worker entries mapped so far */
-	uint32_t w_prev;  /**< worker_epoch read by the previous merge */
-	uint32_t w_now;   /**< worker_epoch read by this merge */
+	uint32_t *gid;   /**< worker entry → global id */
+	uint32_t *next;  /**< worker entry → next occurrence of the same host */
+	uint32_t *carry; /**< worker entry → index + 1 into fold.carries, 0 = none */
+	uint32_t mapped; /**< worker entries mapped so far */
+	uint32_t w_prev; /**< worker_epoch read by the previous merge */
+	uint32_t w_now;  /**< worker_epoch read by this merge */
 };
 
 /* The worker tables the merger reads, one per worker lcore. */
 struct merge_workers {
-	unsigned n;                /**< worker tables, at most MAX_CORES */
-	struct dpmon_core **core;  /**< n: the tables (the caller's) */
-	unsigned *lcore;           /**< n: lcore id of each worker (reported per worker) */
-	struct core_map *map;      /**< n: each table's entries as global ids */
-	uint64_t *prev_busy;       /**< n: each worker's busy_cycles at the previous merge */
+	unsigned n;               /**< worker tables, at most MAX_CORES */
+	struct dpmon_core **core; /**< n: the tables (the caller's) */
+	unsigned *lcore;          /**< n: lcore id of each worker (reported per worker) */
+	struct core_map *map;     /**< n: each table's entries as global ids */
+	uint64_t *prev_busy;      /**< n: each worker's busy_cycles at the previous merge */
 };
 
 /* The TSC, and the uptimes the rates and averages are computed at. */
@@ -130,14 +130,14 @@ struct merge_fold {
 	/** global id → cumulative counters of this merge and of the previous
 	 * one; g_cur valid for marked ids only */
 	struct dpmon_pair_ctr *g_cur, *g_prev;
-	uint32_t *first;      /**< global id → first worker occurrence */
+	uint32_t *first; /**< global id → first worker occurrence */
 	/** global id → n_collects of the merge_collect_touched that last marked it */
 	uint32_t *mark;
 	/** merge_collect_touched calls, failed merges' too (never 0 once called) */
 	uint32_t n_collects;
-	uint32_t *touched;    /**< global ids marked by this merge */
-	struct host_fp *t_fp; /**< flows and peers of touched[t] (merge_fold_touched) */
-	uint32_t n_touched;   /**< entries in touched and t_fp */
+	uint32_t *touched;               /**< global ids marked by this merge */
+	struct host_fp *t_fp;            /**< flows and peers of touched[t] (merge_fold_touched) */
+	uint32_t n_touched;              /**< entries in touched and t_fp */
 	struct carry_hi *carries;        /**< high words of the worker entries that carried */
 	uint32_t n_carries, cap_carries; /**< carries in use, and allocated */
 };
@@ -151,28 +151,28 @@ struct merge_records {
 	uint32_t *g_pos;                 /**< global id → index in @c order, NO_POS: not listed */
 	/** current records of the listed hosts, by address */
 	const struct dpmon_snap_host **order;
-	uint32_t n_order;                /**< listed hosts */
-	uint32_t n_recorded;             /**< ids [0, n_recorded) have a record, the others none */
-	bool order_stale;                /**< new hosts or a reload: rebuild order and g_pos */
-	struct dpmon_host_slab **slabs;  /**< slabs with a current record, one reference each */
-	uint32_t n_slabs, cap_slabs;     /**< slabs listed, and room */
+	uint32_t n_order;               /**< listed hosts */
+	uint32_t n_recorded;            /**< ids [0, n_recorded) have a record, the others none */
+	bool order_stale;               /**< new hosts or a reload: rebuild order and g_pos */
+	struct dpmon_host_slab **slabs; /**< slabs with a current record, one reference each */
+	uint32_t n_slabs, cap_slabs;    /**< slabs listed, and room */
 };
 
 /* Subnets of the current generation (dpmon_merge_reconfigure). */
 struct merge_subnets {
-	uint32_t n;                        /**< subnets of the current generation */
-	struct dpmon_generation **gen;     /**< per core: its current generation */
+	uint32_t n;                    /**< subnets of the current generation */
+	struct dpmon_generation **gen; /**< per core: its current generation */
 	/** n: cumulative counters of this merge and of the previous one */
 	struct dpmon_pair_ctr *cur, *prev;
-	struct dpmon_pair_ctr *base;       /**< n: final counts of earlier generations */
-	struct avg_pair *avg;              /**< n: averages */
+	struct dpmon_pair_ctr *base; /**< n: final counts of earlier generations */
+	struct avg_pair *avg;        /**< n: averages */
 };
 
 /* The totals (DPMON_TOTAL_*), summed over the workers. */
 struct merge_totals {
-	struct dpmon_dir_ctr prev[DPMON_TOTAL_MAX];   /**< cumulative counters, previous merge */
+	struct dpmon_dir_ctr prev[DPMON_TOTAL_MAX]; /**< cumulative counters, previous merge */
 	struct dpmon_flag_ctr flag_prev[DPMON_TOTAL_MAX]; /**< the same of the flags */
-	struct avg_dir avg[DPMON_TOTAL_MAX];          /**< averages */
+	struct avg_dir avg[DPMON_TOTAL_MAX];              /**< averages */
 };
 
 /* What a reload leaves for the merges after it (dpmon_merge_reconfigure). */

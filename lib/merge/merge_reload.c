@@ -106,10 +106,10 @@ remap_history(struct dpmon_merge *m, const uint32_t *old_of_new, uint32_t n)
 
 /* The new subnets' state, allocated before anything changes. */
 struct subnet_carry {
-	struct dpmon_pair_ctr *fin;        /* old subnets: the old generation's final counts */
+	struct dpmon_pair_ctr *fin; /* old subnets: the old generation's final counts */
 	struct dpmon_pair_ctr *base, *prev, *cur; /* new subnets: subnets.base, .prev, .cur */
-	struct avg_pair *avg;              /* new subnets: subnets.avg */
-	uint32_t *own_map;                 /* new subnets: reload.old_of_new (its own copy) */
+	struct avg_pair *avg;                     /* new subnets: subnets.avg */
+	uint32_t *own_map; /* new subnets: reload.old_of_new (its own copy) */
 };
 
 /* Every array of @p k, for @p n_old and @p n_new subnets. 0 or -ENOMEM. */
@@ -169,8 +169,8 @@ carry_subnets(const struct dpmon_merge *m, struct subnet_carry *k, uint32_t n_su
 
 /* Read the new generations @p gens from now on, with the state in @p k; retire the old. */
 static void
-switch_subnets(struct dpmon_merge *m, struct subnet_carry *k,
-	       struct dpmon_generation *const *gens, uint32_t n_subnets)
+switch_subnets(struct dpmon_merge *m, struct subnet_carry *k, struct dpmon_generation *const *gens,
+	       uint32_t n_subnets)
 {
 	for (unsigned c = 0; c < m->workers.n; c++) {
 		m->reload.retired[c] = m->subnets.gen[c];
@@ -179,7 +179,12 @@ switch_subnets(struct dpmon_merge *m, struct subnet_carry *k,
 	free(m->reload.old_of_new);
 	m->reload.old_of_new = k->own_map;
 	k->own_map = NULL;
-#define SWAP_IN(field, v) do { free(m->field); m->field = (v); (v) = NULL; } while (0)
+#define SWAP_IN(field, v)       \
+	do {                    \
+		free(m->field); \
+		m->field = (v); \
+		(v) = NULL;     \
+	} while (0)
 	SWAP_IN(subnets.base, k->base);
 	SWAP_IN(subnets.prev, k->prev);
 	SWAP_IN(subnets.cur, k->cur);

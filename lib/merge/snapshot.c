@@ -114,8 +114,7 @@ dpmon_snapshot_alloc_shared_hosts(uint32_t n_ports, uint32_t n_workers, uint32_t
 }
 
 struct dpmon_snapshot *
-dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
-		     uint32_t n_hosts)
+dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets, uint32_t n_hosts)
 {
 	return snapshot_alloc(n_ports, n_workers, n_subnets, n_hosts, true);
 }
@@ -130,7 +129,7 @@ dpmon_snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets,
  * The pool is sorted by capacity, smallest first, so each of them is at an
  * end of it.
  */
-#define SPARE_SLABS 8
+#define SPARE_SLABS   8
 #define SPARE_RECORDS (512u * 1024)
 static struct {
 	pthread_mutex_t lock;

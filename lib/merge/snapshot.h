@@ -132,17 +132,18 @@ void dpmon_host_slab_unref(struct dpmon_host_slab *b);
 /** Counters of one worker lcore (cumulative). */
 struct dpmon_snap_worker {
 	unsigned lcore;
-	uint64_t packets;         /**< mbufs received */
-	uint64_t bursts;          /**< rx bursts that returned at least one mbuf */
-	uint64_t host_table_full; /**< host updates lost to a full table (a packet between two monitored hosts is two updates) */
-	uint64_t host_v4mapped;   /**< IPv6 host updates skipped: IPv4-mapped address */
-	uint64_t host_ext_full;   /**< fragment/SYN host updates lost: no flag line left */
-	uint64_t host_flow_full;  /**< host directions not promoted: no full flow sketch left */
-	uint64_t hosts;           /**< entries in its host table */
-	uint64_t host_capacity;   /**< size of its host table (host_table_capacity) */
-	uint64_t polls;           /**< rx_burst calls, empty ones included */
-	double busy_s;            /**< seconds spent in non-empty bursts, cumulative */
-	double busy_ratio;        /**< share of the last interval spent in non-empty bursts, 0..1 */
+	uint64_t packets; /**< mbufs received */
+	uint64_t bursts;  /**< rx bursts that returned at least one mbuf */
+	uint64_t
+		host_table_full; /**< host updates lost to a full table (a packet between two monitored hosts is two updates) */
+	uint64_t host_v4mapped;  /**< IPv6 host updates skipped: IPv4-mapped address */
+	uint64_t host_ext_full;  /**< fragment/SYN host updates lost: no flag line left */
+	uint64_t host_flow_full; /**< host directions not promoted: no full flow sketch left */
+	uint64_t hosts;          /**< entries in its host table */
+	uint64_t host_capacity;  /**< size of its host table (host_table_capacity) */
+	uint64_t polls;          /**< rx_burst calls, empty ones included */
+	double busy_s;           /**< seconds spent in non-empty bursts, cumulative */
+	double busy_ratio;       /**< share of the last interval spent in non-empty bursts, 0..1 */
 };
 
 /** Rates of one direction in a history point. */
@@ -176,23 +177,23 @@ void dpmon_hist_point_unref(struct dpmon_hist_point *p);
 
 /** Configuration reloads (SIGHUP) since start, as of the snapshot. */
 struct dpmon_snap_config {
-	uint64_t reloads;           /**< reloads applied */
-	uint64_t reload_failures;   /**< reloads refused (invalid file) or failed */
-	double last_reload_unix_s;  /**< time of the last attempt (Unix s); 0 = none yet */
-	bool last_reload_ok;        /**< its result; false when none yet */
+	uint64_t reloads;          /**< reloads applied */
+	uint64_t reload_failures;  /**< reloads refused (invalid file) or failed */
+	double last_reload_unix_s; /**< time of the last attempt (Unix s); 0 = none yet */
+	bool last_reload_ok;       /**< its result; false when none yet */
 };
 
 /** What the actions and the sampler did since start, as of the snapshot. */
 struct dpmon_snap_actions {
-	uint64_t events_dropped;   /**< action events refused on a full queue */
-	uint64_t notify_ok;        /**< notify script runs that exited 0 */
-	uint64_t notify_failed;    /**< runs that could not start, exited non-zero or died */
-	uint64_t notify_killed;    /**< runs killed at notify_timeout_ms */
-	uint64_t sample_copied;    /**< packets the workers copied for alert samples */
-	uint64_t sample_dropped;   /**< copies dropped on a full sampler ring */
-	uint32_t blackholes;       /**< entries in the blackhole list */
-	bool exabgp_configured;    /**< actions.exabgp_pipe is set */
-	bool exabgp_connected;     /**< ExaBGP's pipe is open (a reader is there) */
+	uint64_t events_dropped; /**< action events refused on a full queue */
+	uint64_t notify_ok;      /**< notify script runs that exited 0 */
+	uint64_t notify_failed;  /**< runs that could not start, exited non-zero or died */
+	uint64_t notify_killed;  /**< runs killed at notify_timeout_ms */
+	uint64_t sample_copied;  /**< packets the workers copied for alert samples */
+	uint64_t sample_dropped; /**< copies dropped on a full sampler ring */
+	uint32_t blackholes;     /**< entries in the blackhole list */
+	bool exabgp_configured;  /**< actions.exabgp_pipe is set */
+	bool exabgp_connected;   /**< ExaBGP's pipe is open (a reader is there) */
 };
 
 struct dpmon_snapshot {
@@ -229,7 +230,8 @@ struct dpmon_snapshot {
 	uint32_t n_history;
 	struct dpmon_hist_point **history;
 	struct dpmon_snap_config config; /**< reload status (filled by the caller of the merge) */
-	struct dpmon_snap_actions actions; /**< actions and sampler (filled by the caller of the merge) */
+	struct dpmon_snap_actions
+		actions; /**< actions and sampler (filled by the caller of the merge) */
 
 	/**
 	 * Alerts (detect.h): the active ones and the most recent ended ones,
@@ -242,7 +244,7 @@ struct dpmon_snapshot {
 	uint64_t alerts_started;
 	double alerts_unix_s; /**< wall-clock time of the detection run, seconds since the epoch */
 
-	int refs; /**< managed by the store; do not touch */
+	int refs;             /**< managed by the store; do not touch */
 	uint32_t host_at_cap; /**< entries allocated at @c host_at; private to snapshot.c */
 };
 

@@ -31,13 +31,12 @@
 void
 app_usage(FILE *f)
 {
-	fprintf(f,
-		"usage: dpmon [EAL options] -- --config FILE [--http-port N]\n"
-		"             [--http-port-file FILE] [--duration SECONDS]\n"
-		"       dpmon --check-config FILE\n"
-		"       dpmon --version | --help\n"
-		"Counts packets and bytes per monitored subnet and host on DPDK ports\n"
-		"and serves them as JSON over HTTP. See docs/configuration.md.\n");
+	fprintf(f, "usage: dpmon [EAL options] -- --config FILE [--http-port N]\n"
+		   "             [--http-port-file FILE] [--duration SECONDS]\n"
+		   "       dpmon --check-config FILE\n"
+		   "       dpmon --version | --help\n"
+		   "Counts packets and bytes per monitored subnet and host on DPDK ports\n"
+		   "and serves them as JSON over HTTP. See docs/configuration.md.\n");
 }
 
 /* --check-config FILE, argv[i] being the option. @return the exit status. */
@@ -112,8 +111,10 @@ parse_value(int opt, const char *arg, struct app_opts *o)
 	}
 	o->duration_s = strtod(arg, &end);
 	if (*end != '\0' || !(o->duration_s > 0)) {
-		fprintf(stderr, "dpmon: --duration: '%s' is not a positive number "
-				"of seconds\n", arg);
+		fprintf(stderr,
+			"dpmon: --duration: '%s' is not a positive number "
+			"of seconds\n",
+			arg);
 		return -EINVAL;
 	}
 	return 0;

@@ -101,8 +101,8 @@ read_ports(struct app *a, struct dpmon_port_stats *ports)
 		ports[p].rx_queues = a->cfg.ports[p].rx_queues;
 		dpmon_port_read_stats(a->port_ids[p], &ports[p]);
 		/* Received by the port, dropped on a full distributor ring. */
-		ports[p].imissed += dpmon_distributor_dropped(a->srss ? &a->dist : NULL,
-							      (uint16_t)p);
+		ports[p].imissed +=
+			dpmon_distributor_dropped(a->srss ? &a->dist : NULL, (uint16_t)p);
 	}
 }
 

@@ -82,7 +82,8 @@ cmp_subnet_index(const void *x, const void *y, void *arg)
 	const struct subnet_sort *s = arg;
 	const struct dpmon_subnet_conf *sub = s->sub;
 
-	return dpmon_prefix_cmp(&sub[*(const uint32_t *)x].prefix, &sub[*(const uint32_t *)y].prefix);
+	return dpmon_prefix_cmp(&sub[*(const uint32_t *)x].prefix,
+				&sub[*(const uint32_t *)y].prefix);
 }
 
 /* The index in @p by_prefix (@p n_old indices of @p old, sorted by prefix)
@@ -180,7 +181,8 @@ warn_restart_only(const struct app *a, const struct dpmon_config *next)
 	for (unsigned i = 0; i < n; i++)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_WARNING,
 			  "reload of %s: %s changed but takes effect only at restart; "
-			  "keeping the running value", a->config_path, changed[i]);
+			  "keeping the running value",
+			  a->config_path, changed[i]);
 }
 
 /*
@@ -264,12 +266,14 @@ reconfigure_modules(struct app *a)
 {
 	if (a->actions != NULL && dpmon_actions_reconfigure(a->actions, &a->cfg) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
-			  "reload: out of memory for the actions' new settings; they keep the old ones");
+			  "reload: out of memory for the actions' new settings; they keep the old "
+			  "ones");
 	if (a->sampler != NULL)
 		dpmon_sampler_reconfigure(a->sampler, &a->cfg.actions); /* pcap_dir, pcap_packets */
 	if (a->detect != NULL && dpmon_detect_reconfigure(a->detect, &a->cfg.detect) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
-			  "reload: out of memory for the detection's new settings; it keeps the old ones");
+			  "reload: out of memory for the detection's new settings; it keeps the "
+			  "old ones");
 }
 
 /* @p x becomes the running classifier and generations; the old generations
@@ -380,7 +384,8 @@ report(struct app *a, int rc, uint32_t n_old, uint32_t kept)
 			  a->config_path, rte_strerror(-rc),
 			  rc == -ENOMEM ? " (a reload builds the new LPM tables, 64 MiB for IPv4"
 					  " and 64 MiB for IPv6, beside the running ones: give"
-					  " DPDK more memory, -m or hugepages)" : "");
+					  " DPDK more memory, -m or hugepages)"
+					: "");
 	else
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_NOTICE,
 			  "reloaded %s: %u subnet(s), %u kept, %u added, %u removed",

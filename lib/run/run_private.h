@@ -42,8 +42,8 @@
 
 /* Exit statuses of dpmon_main besides 0 (run.h). */
 #define EXIT_CONFIG 1 /* the configuration file is invalid */
-#define EXIT_USAGE 2  /* bad command line, too few lcores */
-#define EXIT_START 3  /* DPDK, a port or a module could not start */
+#define EXIT_USAGE  2 /* bad command line, too few lcores */
+#define EXIT_START  3 /* DPDK, a port or a module could not start */
 
 /** dpmon's own options, those after "--" (cli.c). */
 struct app_opts {
@@ -66,23 +66,24 @@ struct reload_stats {
  * struct dpmon_worker and what it points to.
  */
 struct app {
-	struct dpmon_config cfg;       /**< the running configuration */
+	struct dpmon_config cfg; /**< the running configuration */
 	const char *config_path;
 	/** Restart-only keys as the file had them at start (before any
 	 * start-up resolution, e.g. rx_queues), to tell what a reload changes. */
-	struct dpmon_config boot;      /**< scalars and ports only: no allocation */
-	struct dpmon_classifier *cls;  /**< the running classifier */
-	struct dpmon_generation **gens;    /**< n_workers: each worker's running generation */
-	struct dpmon_generation **retired; /**< n_workers: the previous ones, until the next merge */
-	struct rte_rcu_qsbr *qsv;      /**< the workers' quiescent states */
-	unsigned n_reloads;            /**< names the DPDK objects of each classifier */
+	struct dpmon_config boot;       /**< scalars and ports only: no allocation */
+	struct dpmon_classifier *cls;   /**< the running classifier */
+	struct dpmon_generation **gens; /**< n_workers: each worker's running generation */
+	struct dpmon_generation *
+		*retired;         /**< n_workers: the previous ones, until the next merge */
+	struct rte_rcu_qsbr *qsv; /**< the workers' quiescent states */
+	unsigned n_reloads;       /**< names the DPDK objects of each classifier */
 	struct reload_stats reload;
 	uint16_t port_ids[DPMON_MAX_PORTS];
 	unsigned n_ports_started;
 	unsigned n_workers;
-	struct dpmon_worker *workers;  /**< n_workers */
-	struct dpmon_core **cores;     /**< n_workers */
-	unsigned *lcores;              /**< n_workers: worker w's lcore id */
+	struct dpmon_worker *workers; /**< n_workers */
+	struct dpmon_core **cores;    /**< n_workers */
+	unsigned *lcores;             /**< n_workers: worker w's lcore id */
 	struct dpmon_merge *merge;
 	struct dpmon_sampler *sampler; /**< packets of hosts under alert (sample.h) */
 	struct dpmon_detect *detect;   /**< thresholds and alerts, after each merge */
@@ -91,7 +92,7 @@ struct app {
 	struct dpmon_actions *actions; /**< notify, ExaBGP, blackholes (actions.h) */
 	bool launched;                 /**< workers launched: the stop merges once more */
 	volatile bool stop_workers;
-	bool srss;                     /**< software RSS: the distributor below runs */
+	bool srss; /**< software RSS: the distributor below runs */
 	unsigned dist_lcore;
 	struct dpmon_distributor dist;
 };

@@ -56,9 +56,10 @@ check_distinct(const struct app *a, unsigned p)
 {
 	for (unsigned q = 0; q < p; q++) {
 		if (a->port_ids[q] == a->port_ids[p]) {
-			fprintf(stderr, "dpmon: ports[%u] '%s' is the same device as "
-					"ports[%u] '%s'\n", p, a->cfg.ports[p].device, q,
-				a->cfg.ports[q].device);
+			fprintf(stderr,
+				"dpmon: ports[%u] '%s' is the same device as "
+				"ports[%u] '%s'\n",
+				p, a->cfg.ports[p].device, q, a->cfg.ports[q].device);
 			return -EEXIST;
 		}
 	}
@@ -115,8 +116,9 @@ distributor_queues(struct app *a)
 					DPMON_DIST_MAX_QUEUES);
 				return -EINVAL;
 			}
-			d->rxq[d->n_rxq++] = (struct dpmon_dist_rxq){
-				.port_id = a->port_ids[p], .queue_id = q, .port_index = (uint16_t)p};
+			d->rxq[d->n_rxq++] = (struct dpmon_dist_rxq){.port_id = a->port_ids[p],
+								     .queue_id = q,
+								     .port_index = (uint16_t)p};
 		}
 	}
 	return 0;
@@ -184,8 +186,7 @@ alloc_workers(struct app *a)
 	a->qsv = rte_zmalloc("dpmon_qsv", rte_rcu_qsbr_get_memsize(a->n_workers),
 			     RTE_CACHE_LINE_SIZE);
 	if (a->workers == NULL || a->cores == NULL || a->lcores == NULL || a->gens == NULL ||
-	    a->retired == NULL || a->qsv == NULL ||
-	    rte_rcu_qsbr_init(a->qsv, a->n_workers) != 0)
+	    a->retired == NULL || a->qsv == NULL || rte_rcu_qsbr_init(a->qsv, a->n_workers) != 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -202,9 +203,10 @@ init_worker(struct app *a, unsigned w, unsigned lcore)
 	a->cores[w] = dpmon_core_create(tag, a->cfg.host_table_capacity,
 					(int)rte_lcore_to_socket_id(lcore));
 	if (a->cores[w] == NULL) {
-		fprintf(stderr, "dpmon: lcore %u: cannot allocate a host table of %u "
-				"entries: %s\n", lcore, a->cfg.host_table_capacity,
-			rte_strerror(rte_errno));
+		fprintf(stderr,
+			"dpmon: lcore %u: cannot allocate a host table of %u "
+			"entries: %s\n",
+			lcore, a->cfg.host_table_capacity, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	a->cores[w]->lcore_id = lcore;
@@ -237,7 +239,7 @@ setup_workers(struct app *a)
 	if (alloc_workers(a) != 0)
 		return -ENOMEM;
 	a->dist_lcore = RTE_MAX_LCORE;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	RTE_LCORE_FOREACH_WORKER (lcore) {
 		if (a->srss && a->dist_lcore == RTE_MAX_LCORE) {
 			a->dist_lcore = lcore; /* the first worker lcore distributes */
 			continue;
@@ -265,9 +267,10 @@ check_lcores(const struct app *a)
 		return EXIT_USAGE;
 	}
 	if (a->cfg.software_rss && rte_lcore_count() < 3) {
-		fprintf(stderr, "dpmon: software_rss needs a distributor lcore and at least one "
-				"worker lcore besides the main lcore: give EAL at least three lcores "
-				"(e.g. --lcores '0@0,1@1,2@1')\n");
+		fprintf(stderr,
+			"dpmon: software_rss needs a distributor lcore and at least one "
+			"worker lcore besides the main lcore: give EAL at least three lcores "
+			"(e.g. --lcores '0@0,1@1,2@1')\n");
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -324,9 +327,10 @@ start_services(struct app *a)
 		fprintf(stderr, "dpmon: telemetry commands not registered: %s\n", strerror(-rc));
 	a->actions = dpmon_actions_create_cfg(&a->cfg);
 	if (a->actions == NULL) {
-		fprintf(stderr, "dpmon: cannot start the actions (notify script, ExaBGP, "
-				"blackholes): %s\n", errno == EINVAL ? "bad state file, see above"
-								      : strerror(errno));
+		fprintf(stderr,
+			"dpmon: cannot start the actions (notify script, ExaBGP, "
+			"blackholes): %s\n",
+			errno == EINVAL ? "bad state file, see above" : strerror(errno));
 		return EXIT_START;
 	}
 	a->detect = dpmon_detect_create(&a->cfg.detect, a->sampler, a->actions);
@@ -354,8 +358,7 @@ start_http(struct app *a, const struct app_opts *o)
 	a->http = dpmon_http_start_opts(&ho, &a->store);
 	if (a->http == NULL) {
 		fprintf(stderr, "dpmon: HTTP server on %s port %ld: %s\n", a->cfg.http_listen,
-			o->http_port >= 0 ? o->http_port : (long)a->cfg.http_port,
-			strerror(errno));
+			o->http_port >= 0 ? o->http_port : (long)a->cfg.http_port, strerror(errno));
 		return EXIT_START;
 	}
 	return 0;
@@ -370,8 +373,8 @@ print_assignment(const struct app *a)
 {
 	if (a->srss)
 		printf("dpmon: distributor lcore %u polls %u RX queue(s) and feeds %u worker "
-		       "lcore(s) through rings (software RSS)\n", a->dist_lcore, a->dist.n_rxq,
-		       a->n_workers);
+		       "lcore(s) through rings (software RSS)\n",
+		       a->dist_lcore, a->dist.n_rxq, a->n_workers);
 	for (unsigned w = 0; w < a->n_workers; w++) {
 		const struct dpmon_worker *wk = &a->workers[w];
 

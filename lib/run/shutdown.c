@@ -44,7 +44,8 @@ print_worker_totals(const struct app *a)
 		for (uint16_t p = 0; p < a->dist.n_ports; p++)
 			dropped += dpmon_distributor_dropped(&a->dist, p);
 		printf("dpmon: distributor lcore %u: %" PRIu64 " packets, %" PRIu64
-		       " dropped on full rings\n", a->dist_lcore, a->dist.packets, dropped);
+		       " dropped on full rings\n",
+		       a->dist_lcore, a->dist.packets, dropped);
 	}
 	fflush(stdout);
 }
@@ -56,9 +57,9 @@ print_active_alert(const struct dpmon_alert *al)
 	char addr[DPMON_ADDR_STRLEN];
 
 	dpmon_addr_format(&al->addr, addr, sizeof(addr));
-	printf("dpmon: alert %" PRIu64 " still active at stop: %s %s %s %.6g > %.6g (%s)\n",
-	       al->id, addr, dpmon_dir_name(al->dir), dpmon_metric_name(al->metric),
-	       al->value, al->threshold, dpmon_attack_name(al->type));
+	printf("dpmon: alert %" PRIu64 " still active at stop: %s %s %s %.6g > %.6g (%s)\n", al->id,
+	       addr, dpmon_dir_name(al->dir), dpmon_metric_name(al->metric), al->value,
+	       al->threshold, dpmon_attack_name(al->type));
 }
 
 /*

@@ -165,8 +165,8 @@ enum source {
 };
 
 struct endpoint {
-	const char *path;          /* the exact path, or the collection's */
-	bool item;                 /* matches path + "/" + anything non-empty */
+	const char *path; /* the exact path, or the collection's */
+	bool item;        /* matches path + "/" + anything non-empty */
 	enum source source;
 	const char *const *params; /* accepted query keys, NULL-terminated */
 	endpoint_fn get;           /* GET and HEAD */
@@ -176,8 +176,7 @@ struct endpoint {
 
 static const char *const no_params[] = {NULL};
 static const char *const hosts_params[] = {"subnet", "sort", "direction", "limit", NULL};
-static const char *const alerts_params[] = {"state", "address", "direction", "type", "limit",
-					    NULL};
+static const char *const alerts_params[] = {"state", "address", "direction", "type", "limit", NULL};
 
 static const struct endpoint endpoints[] = {
 	{"/health", false, SRC_SNAPSHOT_OPT, no_params, api_ep_health, NULL, NULL},
@@ -189,16 +188,19 @@ static const struct endpoint endpoints[] = {
 	{"/api/v1/alerts", false, SRC_SNAPSHOT, alerts_params, api_ep_alerts, NULL, NULL},
 	{"/api/v1/alerts", true, SRC_SNAPSHOT, no_params, api_ep_alert, NULL, NULL},
 	{"/api/v1/history", false, SRC_SNAPSHOT, no_params, api_ep_history, NULL, NULL},
-	{"/api/v1/blackholes", false, SRC_ACTIONS, no_params,
-	 api_ep_blackholes, api_ep_blackhole_add, NULL},
-	{"/api/v1/blackholes", true, SRC_ACTIONS, no_params,
-	 api_ep_blackhole, NULL, api_ep_blackhole_del},
+	{"/api/v1/blackholes", false, SRC_ACTIONS, no_params, api_ep_blackholes,
+	 api_ep_blackhole_add, NULL},
+	{"/api/v1/blackholes", true, SRC_ACTIONS, no_params, api_ep_blackhole, NULL,
+	 api_ep_blackhole_del},
 };
 
 #define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))
 
 /* Methods beside GET and HEAD, as bits. */
-enum { M_POST = 1, M_DELETE = 2 };
+enum {
+	M_POST = 1,
+	M_DELETE = 2
+};
 
 static unsigned
 method_bits(const struct endpoint *ep)
@@ -279,9 +281,8 @@ dpmon_api_resource_of(const char *path, bool has_actions, struct dpmon_api_resou
 {
 	const char *rest;
 	size_t rest_len;
-	const struct endpoint *ep = path != NULL ? route(path, trimmed_len(path), has_actions,
-							  &rest, &rest_len)
-						  : NULL;
+	const struct endpoint *ep =
+		path != NULL ? route(path, trimmed_len(path), has_actions, &rest, &rest_len) : NULL;
 	unsigned bits = ep != NULL ? resource_bits(ep) : 0;
 
 	*out = (struct dpmon_api_resource){.methods = allow_text(bits), .changes_state = bits != 0};
@@ -319,7 +320,8 @@ dispatch(struct request *r, const char *method, const char *path)
 
 	ep = route(path, trimmed_len(path), r->actions != NULL, &rest, &rest_len);
 	if (ep == NULL)
-		return api_reply_error(r, 404, "no such endpoint: %s", api_echo(path, strlen(path), e));
+		return api_reply_error(r, 404, "no such endpoint: %s",
+				       api_echo(path, strlen(path), e));
 	r->out->of_snapshot = ep->source != SRC_ACTIONS;
 	fn = handler(ep, method);
 	if (fn == NULL) {
@@ -343,9 +345,14 @@ dispatch(struct request *r, const char *method, const char *path)
 int
 dpmon_api_serve(const struct dpmon_api_request *req, struct dpmon_api_response *out)
 {
-	struct request r = {.snap = req->snap, .arg = req->arg, .arg_ctx = req->arg_ctx,
-			    .keys = req->arg_keys, .out = out, .actions = req->actions,
-			    .body = req->body != NULL ? req->body : "", .body_len = req->body_len};
+	struct request r = {.snap = req->snap,
+			    .arg = req->arg,
+			    .arg_ctx = req->arg_ctx,
+			    .keys = req->arg_keys,
+			    .out = out,
+			    .actions = req->actions,
+			    .body = req->body != NULL ? req->body : "",
+			    .body_len = req->body_len};
 
 	*out = (struct dpmon_api_response){0};
 	if (dispatch(&r, req->method, req->path != NULL ? req->path : "") >= 0)
@@ -358,20 +365,23 @@ dpmon_api_serve(const struct dpmon_api_request *req, struct dpmon_api_response *
 }
 
 int
-dpmon_api_handle_keys(const struct dpmon_snapshot *snap, const char *method,
-		      const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
-		      const char *const *arg_keys, struct dpmon_api_response *out)
+dpmon_api_handle_keys(const struct dpmon_snapshot *snap, const char *method, const char *path,
+		      dpmon_api_arg_fn arg, void *arg_ctx, const char *const *arg_keys,
+		      struct dpmon_api_response *out)
 {
-	struct dpmon_api_request req = {.snap = snap, .method = method, .path = path,
-					.arg = arg, .arg_ctx = arg_ctx, .arg_keys = arg_keys};
+	struct dpmon_api_request req = {.snap = snap,
+					.method = method,
+					.path = path,
+					.arg = arg,
+					.arg_ctx = arg_ctx,
+					.arg_keys = arg_keys};
 
 	return dpmon_api_serve(&req, out);
 }
 
 int
-dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method,
-		 const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
-		 struct dpmon_api_response *out)
+dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method, const char *path,
+		 dpmon_api_arg_fn arg, void *arg_ctx, struct dpmon_api_response *out)
 {
 	return dpmon_api_handle_keys(snap, method, path, arg, arg_ctx, NULL, out);
 }

@@ -67,8 +67,8 @@ struct dpmon_api_request {
 	const struct dpmon_snapshot *snap;
 	/** The blackhole list; NULL: its endpoints do not exist (404). Not owned. */
 	struct dpmon_actions *actions;
-	const char *method;  /**< "GET", "HEAD", "POST", ...; NULL is a 405 */
-	const char *path;    /**< decoded, without the query string; NULL as "" */
+	const char *method;   /**< "GET", "HEAD", "POST", ...; NULL is a 405 */
+	const char *path;     /**< decoded, without the query string; NULL as "" */
 	dpmon_api_arg_fn arg; /**< query lookup, or NULL (no parameters) */
 	void *arg_ctx;        /**< @c arg's context */
 	/**
@@ -83,7 +83,7 @@ struct dpmon_api_request {
 	/** The request body, @c body_len bytes, not NUL-terminated; NULL
 	 * when there is none. */
 	const char *body;
-	size_t body_len;     /**< bytes; the transport answers 413 beyond DPMON_API_BODY_MAX */
+	size_t body_len; /**< bytes; the transport answers 413 beyond DPMON_API_BODY_MAX */
 };
 
 /**
@@ -111,9 +111,8 @@ int dpmon_api_serve(const struct dpmon_api_request *req, struct dpmon_api_respon
  * @return as dpmon_api_serve.
  * Thread-safety: any thread; reads only @p snap.
  */
-int dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method,
-		     const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
-		     struct dpmon_api_response *out);
+int dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method, const char *path,
+		     dpmon_api_arg_fn arg, void *arg_ctx, struct dpmon_api_response *out);
 
 /**
  * Answer one request on a snapshot, knowing every query key present
@@ -121,9 +120,9 @@ int dpmon_api_handle(const struct dpmon_snapshot *snap, const char *method,
  * Other parameters and the return value as dpmon_api_handle.
  * Thread-safety: any thread; reads only @p snap.
  */
-int dpmon_api_handle_keys(const struct dpmon_snapshot *snap, const char *method,
-			  const char *path, dpmon_api_arg_fn arg, void *arg_ctx,
-			  const char *const *arg_keys, struct dpmon_api_response *out);
+int dpmon_api_handle_keys(const struct dpmon_snapshot *snap, const char *method, const char *path,
+			  dpmon_api_arg_fn arg, void *arg_ctx, const char *const *arg_keys,
+			  struct dpmon_api_response *out);
 
 /** What a transport must know of a path before it reads the request. */
 struct dpmon_api_resource {

@@ -62,10 +62,9 @@ check_body_keys(struct request *r, json_t *doc)
 	char e[ECHO_BUF];
 	json_t *v;
 
-	json_object_foreach(doc, key, v)
-		if (strcmp(key, "address") != 0)
-			return api_reply_error(r, 400, "unknown key '%s' in the body (only \"address\")",
-					       api_echo(key, strlen(key), e));
+	json_object_foreach(doc, key, v) if (strcmp(key, "address") != 0) return api_reply_error(
+		r, 400, "unknown key '%s' in the body (only \"address\")",
+		api_echo(key, strlen(key), e));
 	return 0;
 }
 
@@ -77,7 +76,8 @@ body_object_addr(struct request *r, json_t *doc, struct dpmon_addr *out)
 	int rc;
 
 	if (!json_is_object(doc))
-		return api_reply_error(r, 400, "the body must be a JSON object {\"address\": \"...\"}");
+		return api_reply_error(r, 400,
+				       "the body must be a JSON object {\"address\": \"...\"}");
 	if ((rc = check_body_keys(r, doc)) != 0)
 		return rc;
 	v = json_object_get(doc, "address");
@@ -93,7 +93,8 @@ static int
 post_body_addr(struct request *r, struct dpmon_addr *out)
 {
 	json_error_t je;
-	json_t *doc = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+	json_t *doc =
+		json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 	char e[ECHO_BUF];
 	int rc;
 
@@ -183,6 +184,7 @@ api_ep_blackhole_del(struct request *r, const char *rest, size_t rest_len)
 	if (rc != 0)
 		return rc;
 	dpmon_addr_format(&addr, t, sizeof(t));
-	return api_reply(r, 200, json_pack("{s:s,s:b}", "address", t, "removed",
-					   dpmon_blackhole_remove(r->actions, &addr) == 0));
+	return api_reply(r, 200,
+			 json_pack("{s:s,s:b}", "address", t, "removed",
+				   dpmon_blackhole_remove(r->actions, &addr) == 0));
 }

@@ -20,18 +20,18 @@
 #include "api.h"
 
 /** Returned by a step that filled the response (else 0 or -ENOMEM). */
-#define ANSWERED 1
-#define ECHO_MAX 64                /**< client bytes quoted in an error */
-#define ECHO_BUF (ECHO_MAX + 4)    /**< ... plus "..." and the NUL */
-#define MSG_MAX 256                /**< longest error message, bytes with the NUL */
-#define ARG_TEXT_MAX 128           /**< longer address/prefix text is invalid */
+#define ANSWERED     1
+#define ECHO_MAX     64             /**< client bytes quoted in an error */
+#define ECHO_BUF     (ECHO_MAX + 4) /**< ... plus "..." and the NUL */
+#define MSG_MAX      256            /**< longest error message, bytes with the NUL */
+#define ARG_TEXT_MAX 128            /**< longer address/prefix text is invalid */
 
 /** One request being answered. */
 struct request {
 	const struct dpmon_snapshot *snap; /**< NULL before the first merge */
 	dpmon_api_arg_fn arg;
 	void *arg_ctx;
-	const char *const *keys;       /**< every query key present, or NULL */
+	const char *const *keys; /**< every query key present, or NULL */
 	struct dpmon_api_response *out;
 	struct dpmon_actions *actions; /**< the blackhole list, or NULL */
 	const char *body;              /**< the request body, never NULL */
@@ -66,8 +66,8 @@ int api_reply(struct request *r, unsigned status, json_t *body);
  * Answer @p status with {"error": message}, the message printf-formatted
  * (at most MSG_MAX - 1 bytes). @return as api_reply.
  */
-__attribute__((format(printf, 3, 4)))
-int api_reply_error(struct request *r, unsigned status, const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) int api_reply_error(struct request *r, unsigned status,
+							  const char *fmt, ...);
 
 /**
  * Copy @p n bytes of @p s into @p buf as a C string.

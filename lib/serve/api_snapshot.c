@@ -33,7 +33,7 @@
 #endif
 
 #define HOSTS_LIMIT_DEFAULT 100
-#define HOSTS_LIMIT_MAX 10000
+#define HOSTS_LIMIT_MAX     10000
 
 /* ------------------------------------------------------------------------
  * Names of the parameters' values.
@@ -41,28 +41,41 @@
 
 /* Keys of GET /api/v1/hosts?sort=, in the order the error message lists them. */
 enum sort_key {
-	SORT_PPS, SORT_BPS, SORT_PACKETS, SORT_BYTES,
+	SORT_PPS,
+	SORT_BPS,
+	SORT_PACKETS,
+	SORT_BYTES,
 	/* Rates other than the total's. */
-	SORT_AVG_PPS, SORT_AVG_BPS, SORT_SYN_PPS, SORT_FRAG_PPS,
-	SORT_TCP_PPS, SORT_TCP_BPS, SORT_UDP_PPS, SORT_UDP_BPS, SORT_ICMP_PPS, SORT_ICMP_BPS,
-	SORT_FLOWS, SORT_PEERS,
+	SORT_AVG_PPS,
+	SORT_AVG_BPS,
+	SORT_SYN_PPS,
+	SORT_FRAG_PPS,
+	SORT_TCP_PPS,
+	SORT_TCP_BPS,
+	SORT_UDP_PPS,
+	SORT_UDP_BPS,
+	SORT_ICMP_PPS,
+	SORT_ICMP_BPS,
+	SORT_FLOWS,
+	SORT_PEERS,
 	SORT_MAX
 };
 
 static const char *const sort_names[SORT_MAX + 1] = {
-	[SORT_PPS] = "pps", [SORT_BPS] = "bps",
-	[SORT_PACKETS] = "packets", [SORT_BYTES] = "bytes",
-	[SORT_AVG_PPS] = "avg_pps", [SORT_AVG_BPS] = "avg_bps",
-	[SORT_SYN_PPS] = "syn_pps", [SORT_FRAG_PPS] = "fragments_pps",
-	[SORT_TCP_PPS] = "tcp_pps", [SORT_TCP_BPS] = "tcp_bps",
-	[SORT_UDP_PPS] = "udp_pps", [SORT_UDP_BPS] = "udp_bps",
+	[SORT_PPS] = "pps",           [SORT_BPS] = "bps",
+	[SORT_PACKETS] = "packets",   [SORT_BYTES] = "bytes",
+	[SORT_AVG_PPS] = "avg_pps",   [SORT_AVG_BPS] = "avg_bps",
+	[SORT_SYN_PPS] = "syn_pps",   [SORT_FRAG_PPS] = "fragments_pps",
+	[SORT_TCP_PPS] = "tcp_pps",   [SORT_TCP_BPS] = "tcp_bps",
+	[SORT_UDP_PPS] = "udp_pps",   [SORT_UDP_BPS] = "udp_bps",
 	[SORT_ICMP_PPS] = "icmp_pps", [SORT_ICMP_BPS] = "icmp_bps",
-	[SORT_FLOWS] = "flows", [SORT_PEERS] = "peers",
+	[SORT_FLOWS] = "flows",       [SORT_PEERS] = "peers",
 };
 
 /* Values of direction=, NULL-terminated. */
 static const char *const dir_names[DPMON_DIR_MAX + 1] = {
-	[DPMON_DIR_INGRESS] = "ingress", [DPMON_DIR_EGRESS] = "egress",
+	[DPMON_DIR_INGRESS] = "ingress",
+	[DPMON_DIR_EGRESS] = "egress",
 };
 
 /* Values of GET /api/v1/alerts?state= (1 + index in struct alert_query). */
@@ -81,7 +94,8 @@ subnet_arg(struct request *r, const char *text, size_t n, int *idx)
 	struct dpmon_prefix p;
 
 	if (!api_copy_arg(text, n, buf) || dpmon_prefix_parse(buf, &p, &why) != 0)
-		return api_reply_error(r, 400, "invalid subnet '%s': %s", api_echo(text, n, e), why);
+		return api_reply_error(r, 400, "invalid subnet '%s': %s", api_echo(text, n, e),
+				       why);
 	*idx = dpmon_snapshot_find_subnet(r->snap, &p);
 	if (*idx < 0)
 		return api_reply_error(r, 404, "subnet %s is not monitored",
@@ -120,14 +134,16 @@ name_list(const char *const *names, int n, char *buf, size_t cap)
 	buf[0] = '\0';
 	for (int i = 0; i < n && len < cap; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
-					i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+					i == 0       ? ""
+					: i == n - 1 ? " or "
+						     : ", ",
+					names[i]);
 	return buf;
 }
 
 /* 400 for the value @p v of parameter @p what, not one of the @p n @p names. */
 static int
-invalid_choice(struct request *r, const char *what, const char *v, const char *const *names,
-	       int n)
+invalid_choice(struct request *r, const char *what, const char *v, const char *const *names, int n)
 {
 	char e[ECHO_BUF], list[MSG_MAX];
 
@@ -179,9 +195,9 @@ text_json(const char *s, size_t max)
 static json_t *
 rate_json(const struct dpmon_rate *x)
 {
-	return json_pack("{s:I,s:I,s:f,s:f}", "packets", (json_int_t)x->packets,
-			 "bytes", (json_int_t)x->bytes, "pps", dpmon_finite_or_zero(x->pps),
-			 "bps", dpmon_finite_or_zero(x->bps));
+	return json_pack("{s:I,s:I,s:f,s:f}", "packets", (json_int_t)x->packets, "bytes",
+			 (json_int_t)x->bytes, "pps", dpmon_finite_or_zero(x->pps), "bps",
+			 dpmon_finite_or_zero(x->bps));
 }
 
 json_t *
@@ -189,12 +205,15 @@ dpmon_api_dir_json(const struct dpmon_dir_stats *d)
 {
 	json_t *o = rate_json(&d->total);
 
-	if (o != NULL && (json_object_set_new(o, "flows", d->flows < 0 ? json_null()
+	if (o != NULL &&
+	    (json_object_set_new(o, "flows",
+				 d->flows < 0 ? json_null()
 					      : json_integer((json_int_t)llround(d->flows))) != 0 ||
-			  json_object_set_new(o, "peers", d->peers < 0 ? json_null()
+	     json_object_set_new(o, "peers",
+				 d->peers < 0 ? json_null()
 					      : json_integer((json_int_t)llround(d->peers))) != 0 ||
-			  json_object_set_new(o, "avg_pps", json_real(dpmon_finite_or_zero(d->avg_pps))) != 0 ||
-			  json_object_set_new(o, "avg_bps", json_real(dpmon_finite_or_zero(d->avg_bps))) != 0)) {
+	     json_object_set_new(o, "avg_pps", json_real(dpmon_finite_or_zero(d->avg_pps))) != 0 ||
+	     json_object_set_new(o, "avg_bps", json_real(dpmon_finite_or_zero(d->avg_bps))) != 0)) {
 		json_decref(o);
 		o = NULL;
 	}
@@ -284,7 +303,8 @@ named_counts_json(const uint64_t *v, int from, int n, const char *(*name)(int))
 static json_t *
 parse_errors_json(const struct dpmon_snapshot *s)
 {
-	return named_counts_json(s->parse_errors, DPMON_REASON_OK + 1, DPMON_REASON_MAX, reason_name);
+	return named_counts_json(s->parse_errors, DPMON_REASON_OK + 1, DPMON_REASON_MAX,
+				 reason_name);
 }
 
 static json_t *
@@ -304,12 +324,11 @@ port_json(const struct dpmon_snapshot *s, uint32_t i)
 {
 	const struct dpmon_port_stats *p = &s->ports[i];
 
-	return json_pack("{s:o,s:i,s:i,s:I,s:I,s:I,s:I,s:I}",
-			 "device", text_json(p->device, sizeof(p->device)),
-			 "port_id", (int)p->port_id, "rx_queues", (int)p->rx_queues,
-			 "ipackets", (json_int_t)p->ipackets, "ibytes", (json_int_t)p->ibytes,
-			 "imissed", (json_int_t)p->imissed, "ierrors", (json_int_t)p->ierrors,
-			 "rx_nombuf", (json_int_t)p->rx_nombuf);
+	return json_pack("{s:o,s:i,s:i,s:I,s:I,s:I,s:I,s:I}", "device",
+			 text_json(p->device, sizeof(p->device)), "port_id", (int)p->port_id,
+			 "rx_queues", (int)p->rx_queues, "ipackets", (json_int_t)p->ipackets,
+			 "ibytes", (json_int_t)p->ibytes, "imissed", (json_int_t)p->imissed,
+			 "ierrors", (json_int_t)p->ierrors, "rx_nombuf", (json_int_t)p->rx_nombuf);
 }
 
 static json_t *
@@ -317,16 +336,14 @@ worker_json(const struct dpmon_snapshot *s, uint32_t i)
 {
 	const struct dpmon_snap_worker *w = &s->workers[i];
 
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore", (json_int_t)w->lcore,
-			 "packets", (json_int_t)w->packets, "bursts", (json_int_t)w->bursts,
-			 "host_table_full", (json_int_t)w->host_table_full,
-			 "host_v4mapped", (json_int_t)w->host_v4mapped,
-			 "host_ext_full", (json_int_t)w->host_ext_full,
-			 "host_flow_full", (json_int_t)w->host_flow_full,
-			 "hosts", (json_int_t)w->hosts,
-			 "host_capacity", (json_int_t)w->host_capacity,
-			 "polls", (json_int_t)w->polls,
-			 "busy_s", dpmon_finite_or_zero(w->busy_s),
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore",
+			 (json_int_t)w->lcore, "packets", (json_int_t)w->packets, "bursts",
+			 (json_int_t)w->bursts, "host_table_full", (json_int_t)w->host_table_full,
+			 "host_v4mapped", (json_int_t)w->host_v4mapped, "host_ext_full",
+			 (json_int_t)w->host_ext_full, "host_flow_full",
+			 (json_int_t)w->host_flow_full, "hosts", (json_int_t)w->hosts,
+			 "host_capacity", (json_int_t)w->host_capacity, "polls",
+			 (json_int_t)w->polls, "busy_s", dpmon_finite_or_zero(w->busy_s),
 			 "busy_ratio", dpmon_finite_or_zero(w->busy_ratio));
 }
 
@@ -336,12 +353,11 @@ subnet_json(const struct dpmon_snapshot *s, uint32_t i)
 	const struct dpmon_snap_subnet *sn = &s->subnets[i];
 	char p[DPMON_PREFIX_STRLEN];
 
-	return json_pack("{s:s,s:o,s:i,s:o,s:o}",
-			 "prefix", dpmon_prefix_format(&sn->prefix, p, sizeof(p)),
-			 "name", text_json(sn->name, sizeof(sn->name)),
-			 "family", (int)sn->prefix.family,
-			 "ingress", dpmon_api_dir_json(&sn->dir[DPMON_DIR_INGRESS]),
-			 "egress", dpmon_api_dir_json(&sn->dir[DPMON_DIR_EGRESS]));
+	return json_pack("{s:s,s:o,s:i,s:o,s:o}", "prefix",
+			 dpmon_prefix_format(&sn->prefix, p, sizeof(p)), "name",
+			 text_json(sn->name, sizeof(sn->name)), "family", (int)sn->prefix.family,
+			 "ingress", dpmon_api_dir_json(&sn->dir[DPMON_DIR_INGRESS]), "egress",
+			 dpmon_api_dir_json(&sn->dir[DPMON_DIR_EGRESS]));
 }
 
 static json_t *
@@ -352,11 +368,10 @@ host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
 
 	if (h->subnet < s->n_subnets)
 		dpmon_prefix_format(&s->subnets[h->subnet].prefix, p, sizeof(p));
-	return json_pack("{s:s,s:s,s:o,s:o}",
-			 "address", dpmon_addr_format(&h->addr, a, sizeof(a)),
-			 "subnet", p,
-			 "ingress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_INGRESS, &in)),
-			 "egress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_EGRESS, &out)));
+	return json_pack(
+		"{s:s,s:s,s:o,s:o}", "address", dpmon_addr_format(&h->addr, a, sizeof(a)), "subnet",
+		p, "ingress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_INGRESS, &in)),
+		"egress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_EGRESS, &out)));
 }
 
 /* ------------------------------------------------------------------------
@@ -366,7 +381,7 @@ host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
 
 struct host_query {
 	const struct dpmon_snapshot *snap; /* the hosts' snapshot (their rates as of it) */
-	int subnet; /* configured subnet index; -1 = every host */
+	int subnet;                        /* configured subnet index; -1 = every host */
 	enum sort_key key;
 	enum dpmon_dir dir;
 	uint32_t limit;
@@ -474,10 +489,10 @@ api_ep_health(struct request *r, const char *rest, size_t n)
 {
 	(void)rest;
 	(void)n;
-	return api_reply(r, 200, json_pack("{s:s,s:I}",
-					   "status", r->snap != NULL ? "ok" : "starting",
-					   "snapshot_seq",
-					   (json_int_t)(r->snap != NULL ? r->snap->seq : 0)));
+	return api_reply(r, 200,
+			 json_pack("{s:s,s:I}", "status", r->snap != NULL ? "ok" : "starting",
+				   "snapshot_seq",
+				   (json_int_t)(r->snap != NULL ? r->snap->seq : 0)));
 }
 
 /* Reload status: counts, and the last attempt's time and result (null before any). */
@@ -487,9 +502,8 @@ config_json(const struct dpmon_snapshot *s)
 	const struct dpmon_snap_config *c = &s->config;
 	bool any = c->reloads + c->reload_failures > 0;
 
-	return json_pack("{s:I,s:I,s:o,s:o}", "reloads", (json_int_t)c->reloads,
-			 "reload_failures", (json_int_t)c->reload_failures,
-			 "last_reload_unix_s",
+	return json_pack("{s:I,s:I,s:o,s:o}", "reloads", (json_int_t)c->reloads, "reload_failures",
+			 (json_int_t)c->reload_failures, "last_reload_unix_s",
 			 any ? json_real(dpmon_finite_or_zero(c->last_reload_unix_s)) : json_null(),
 			 "last_reload_ok", any ? json_boolean(c->last_reload_ok) : json_null());
 }
@@ -500,15 +514,12 @@ actions_json(const struct dpmon_snapshot *s)
 {
 	const struct dpmon_snap_actions *a = &s->actions;
 
-	return json_pack("{s:I,s:{s:I,s:I,s:I},s:{s:I,s:I},s:I,s:o}",
-			 "events_dropped", (json_int_t)a->events_dropped,
-			 "notify", "ok", (json_int_t)a->notify_ok,
-			 "failed", (json_int_t)a->notify_failed,
-			 "killed", (json_int_t)a->notify_killed,
-			 "sample", "copied", (json_int_t)a->sample_copied,
-			 "dropped", (json_int_t)a->sample_dropped,
-			 "blackholes", (json_int_t)a->blackholes,
-			 "exabgp_connected",
+	return json_pack("{s:I,s:{s:I,s:I,s:I},s:{s:I,s:I},s:I,s:o}", "events_dropped",
+			 (json_int_t)a->events_dropped, "notify", "ok", (json_int_t)a->notify_ok,
+			 "failed", (json_int_t)a->notify_failed, "killed",
+			 (json_int_t)a->notify_killed, "sample", "copied",
+			 (json_int_t)a->sample_copied, "dropped", (json_int_t)a->sample_dropped,
+			 "blackholes", (json_int_t)a->blackholes, "exabgp_connected",
 			 a->exabgp_configured ? json_boolean(a->exabgp_connected) : json_null());
 }
 
@@ -519,24 +530,19 @@ api_ep_summary(struct request *r, const char *rest, size_t n)
 
 	(void)rest;
 	(void)n;
-	return api_reply(r, 200, json_pack(
-		"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o}",
-		"version", DPMON_VERSION,
-		"uptime_s", dpmon_finite_or_zero(s->uptime_s),
-		"interval_s", dpmon_finite_or_zero(s->interval_s),
-		"interval_ms", (json_int_t)s->interval_ms,
-		"snapshot_seq", (json_int_t)s->seq,
-		"merge_s", dpmon_finite_or_zero(s->merge_s),
-		"totals", totals_json(s),
-		"parse_errors", parse_errors_json(s),
-		"anomalies", anomalies_json(s),
-		"ip_stats", ip_stats_json(s),
-		"ports", array_json(s, s->n_ports, port_json),
-		"workers", array_json(s, s->n_workers, worker_json),
-		"subnets", (json_int_t)s->n_subnets,
-		"hosts", (json_int_t)s->n_hosts,
-		"config", config_json(s),
-		"actions", actions_json(s)));
+	return api_reply(
+		r, 200,
+		json_pack("{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o}",
+			  "version", DPMON_VERSION, "uptime_s", dpmon_finite_or_zero(s->uptime_s),
+			  "interval_s", dpmon_finite_or_zero(s->interval_s), "interval_ms",
+			  (json_int_t)s->interval_ms, "snapshot_seq", (json_int_t)s->seq, "merge_s",
+			  dpmon_finite_or_zero(s->merge_s), "totals", totals_json(s),
+			  "parse_errors", parse_errors_json(s), "anomalies", anomalies_json(s),
+			  "ip_stats", ip_stats_json(s), "ports",
+			  array_json(s, s->n_ports, port_json), "workers",
+			  array_json(s, s->n_workers, worker_json), "subnets",
+			  (json_int_t)s->n_subnets, "hosts", (json_int_t)s->n_hosts, "config",
+			  config_json(s), "actions", actions_json(s)));
 }
 
 int
@@ -544,9 +550,10 @@ api_ep_subnets(struct request *r, const char *rest, size_t n)
 {
 	(void)rest;
 	(void)n;
-	return api_reply(r, 200, json_pack("{s:o,s:I}", "subnets",
-					   array_json(r->snap, r->snap->n_subnets, subnet_json),
-					   "snapshot_seq", (json_int_t)r->snap->seq));
+	return api_reply(r, 200,
+			 json_pack("{s:o,s:I}", "subnets",
+				   array_json(r->snap, r->snap->n_subnets, subnet_json),
+				   "snapshot_seq", (json_int_t)r->snap->seq));
 }
 
 int
@@ -585,8 +592,11 @@ parse_host_query(struct request *r, struct host_query *q)
 	const char *v;
 	int i;
 
-	*q = (struct host_query){.snap = r->snap, .subnet = -1, .key = SORT_BPS,
-				 .dir = DPMON_DIR_INGRESS, .limit = HOSTS_LIMIT_DEFAULT};
+	*q = (struct host_query){.snap = r->snap,
+				 .subnet = -1,
+				 .key = SORT_BPS,
+				 .dir = DPMON_DIR_INGRESS,
+				 .limit = HOSTS_LIMIT_DEFAULT};
 	if ((v = api_arg_value(r, "sort")) != NULL) {
 		if ((i = name_index(sort_names, v)) < 0)
 			return invalid_choice(r, "sort", v, sort_names, SORT_MAX);
@@ -640,9 +650,9 @@ api_ep_hosts(struct request *r, const char *rest, size_t n)
 	got = dpmon_top_hosts_by(s, q.subnet, cap, ranks_before, &q, idx, &total);
 	list = host_list_json(s, idx, got);
 	free(idx);
-	return api_reply(r, 200, json_pack("{s:o,s:I,s:I}", "hosts", list,
-					   "total", (json_int_t)total,
-					   "snapshot_seq", (json_int_t)r->snap->seq));
+	return api_reply(r, 200,
+			 json_pack("{s:o,s:I,s:I}", "hosts", list, "total", (json_int_t)total,
+				   "snapshot_seq", (json_int_t)r->snap->seq));
 }
 
 /* ------------------------------------------------------------------------
@@ -652,7 +662,8 @@ api_ep_hosts(struct request *r, const char *rest, size_t n)
 static json_t *
 hist_rate_json(const struct dpmon_hist_rate *x)
 {
-	return json_pack("{s:f,s:f}", "pps", dpmon_finite_or_zero(x->pps), "bps", dpmon_finite_or_zero(x->bps));
+	return json_pack("{s:f,s:f}", "pps", dpmon_finite_or_zero(x->pps), "bps",
+			 dpmon_finite_or_zero(x->bps));
 }
 
 /* One history point: its totals and subnets' pps and bps. */
@@ -668,15 +679,20 @@ hist_point_json(const struct dpmon_hist_point *p)
 			tot = NULL;
 		}
 	for (uint32_t i = 0; subs != NULL && i < p->n_subnets; i++)
-		if (json_array_append_new(subs, json_pack("{s:o,s:o}", "ingress",
-				hist_rate_json(&p->sub[i * DPMON_DIR_MAX + DPMON_DIR_INGRESS]), "egress",
-				hist_rate_json(&p->sub[i * DPMON_DIR_MAX + DPMON_DIR_EGRESS]))) != 0) {
+		if (json_array_append_new(
+			    subs,
+			    json_pack(
+				    "{s:o,s:o}", "ingress",
+				    hist_rate_json(&p->sub[i * DPMON_DIR_MAX + DPMON_DIR_INGRESS]),
+				    "egress",
+				    hist_rate_json(
+					    &p->sub[i * DPMON_DIR_MAX + DPMON_DIR_EGRESS]))) != 0) {
 			json_decref(subs);
 			subs = NULL;
 		}
 	return json_pack("{s:I,s:f,s:f,s:o,s:o}", "seq", (json_int_t)p->seq, "uptime_s",
-			 dpmon_finite_or_zero(p->uptime_s), "interval_s", dpmon_finite_or_zero(p->interval_s),
-			 "totals", tot, "subnets", subs);
+			 dpmon_finite_or_zero(p->uptime_s), "interval_s",
+			 dpmon_finite_or_zero(p->interval_s), "totals", tot, "subnets", subs);
 }
 
 /* The last merges' rates of the totals and subnets, oldest first. */
@@ -690,8 +706,9 @@ api_ep_history(struct request *r, const char *rest, size_t n)
 	(void)rest;
 	(void)n;
 	for (uint32_t i = 0; prefixes != NULL && i < s->n_subnets; i++)
-		if (json_array_append_new(prefixes, json_string(dpmon_prefix_format(
-				&s->subnets[i].prefix, p, sizeof(p)))) != 0) {
+		if (json_array_append_new(prefixes,
+					  json_string(dpmon_prefix_format(&s->subnets[i].prefix, p,
+									  sizeof(p)))) != 0) {
 			json_decref(prefixes);
 			prefixes = NULL;
 		}
@@ -700,9 +717,10 @@ api_ep_history(struct request *r, const char *rest, size_t n)
 			json_decref(points);
 			points = NULL;
 		}
-	return api_reply(r, 200, json_pack("{s:I,s:i,s:o,s:o}", "snapshot_seq", (json_int_t)s->seq,
-					   "interval_ms", (int)s->interval_ms, "subnets", prefixes,
-					   "points", points));
+	return api_reply(r, 200,
+			 json_pack("{s:I,s:i,s:o,s:o}", "snapshot_seq", (json_int_t)s->seq,
+				   "interval_ms", (int)s->interval_ms, "subnets", prefixes,
+				   "points", points));
 }
 
 /* ------------------------------------------------------------------------
@@ -711,11 +729,11 @@ api_ep_history(struct request *r, const char *rest, size_t n)
 
 /* Filters of GET /api/v1/alerts. */
 struct alert_query {
-	int state;          /* 0 any, 1 active, 2 ended */
+	int state; /* 0 any, 1 active, 2 ended */
 	bool by_addr;
 	struct dpmon_addr addr;
-	int dir;            /* -1 any */
-	int type;           /* -1 any */
+	int dir;  /* -1 any */
+	int type; /* -1 any */
 	uint32_t limit;
 };
 
@@ -796,16 +814,17 @@ api_ep_alerts(struct request *r, const char *rest, size_t n)
 		if (!alert_matches(s->alerts[i], &q))
 			continue;
 		if (total++ < q.limit &&
-		    json_array_append_new(list, dpmon_alert_json(s->alerts[i], s->alerts_unix_s)) != 0) {
+		    json_array_append_new(list, dpmon_alert_json(s->alerts[i], s->alerts_unix_s)) !=
+			    0) {
 			json_decref(list);
 			list = NULL;
 		}
 	}
-	return api_reply(r, 200, json_pack("{s:o,s:I,s:I,s:I,s:I}", "alerts", list,
-					   "total", (json_int_t)total,
-					   "active", (json_int_t)s->alerts_active,
-					   "started", (json_int_t)s->alerts_started,
-					   "snapshot_seq", (json_int_t)s->seq));
+	return api_reply(r, 200,
+			 json_pack("{s:o,s:I,s:I,s:I,s:I}", "alerts", list, "total",
+				   (json_int_t)total, "active", (json_int_t)s->alerts_active,
+				   "started", (json_int_t)s->alerts_started, "snapshot_seq",
+				   (json_int_t)s->seq));
 }
 
 /* One alert by id: 400 for a malformed id, 404 when not listed (any more). */
@@ -818,7 +837,8 @@ api_ep_alert(struct request *r, const char *rest, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		if (rest[i] < '0' || rest[i] > '9' || i >= 19)
-			return api_reply_error(r, 400, "invalid alert id '%s': expected a positive integer",
+			return api_reply_error(r, 400,
+					       "invalid alert id '%s': expected a positive integer",
 					       api_echo(rest, n, e));
 		id = id * 10 + (uint64_t)(rest[i] - '0');
 	}

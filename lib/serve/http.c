@@ -99,9 +99,9 @@
 
 #define HTTP_MAX_CONNECTIONS 1024
 /* One address cannot hold every connection (slow clients, slowloris). */
-#define HTTP_MAX_PER_IP 64
-#define HTTP_TIMEOUT_S 10
-#define ECHO_MAX 64 /* client bytes quoted in an error, as in api.c */
+#define HTTP_MAX_PER_IP      64
+#define HTTP_TIMEOUT_S       10
+#define ECHO_MAX             64 /* client bytes quoted in an error, as in api.c */
 
 /* A rendered response body shared by the cache and the responses sending it. */
 struct body {
@@ -110,7 +110,13 @@ struct body {
 	char text[];
 };
 
-enum cached { CACHE_SUMMARY, CACHE_SUBNETS, CACHE_HEALTH, CACHE_METRICS, CACHE_MAX };
+enum cached {
+	CACHE_SUMMARY,
+	CACHE_SUBNETS,
+	CACHE_HEALTH,
+	CACHE_METRICS,
+	CACHE_MAX
+};
 
 /* The body of one endpoint for the snapshot numbered @c seq (NULL = none). */
 struct cache_slot {
@@ -128,13 +134,13 @@ struct upload {
 struct dpmon_http {
 	struct MHD_Daemon *daemon;
 	struct dpmon_actions *actions; /* the blackhole list; NULL = none */
-	pthread_mutex_t cache_lock; /* guards cache[], held for a pointer swap */
+	pthread_mutex_t cache_lock;    /* guards cache[], held for a pointer swap */
 	struct cache_slot cache[CACHE_MAX];
 	struct dpmon_snap_store *store;
 	char cors[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN]; /* allowed origins */
 	uint32_t n_cors;
-	uint32_t top_hosts;  /* metrics.top_hosts */
-	char instance[24];   /* hex; part of every snapshot ETag, new at each start */
+	uint32_t top_hosts; /* metrics.top_hosts */
+	char instance[24];  /* hex; part of every snapshot ETag, new at each start */
 	char page_etag[32];
 	uint16_t port;
 };
@@ -158,15 +164,15 @@ persistent_buffer(const char *p)
 
 struct reply {
 	unsigned status;
-	char *body;           /* malloc'd when body_owned, else static */
+	char *body; /* malloc'd when body_owned, else static */
 	size_t len;
 	bool body_owned;
-	struct body *shared;  /* when set: body is shared->text, one reference held */
+	struct body *shared; /* when set: body is shared->text, one reference held */
 	const char *ctype;
-	const char *cache;    /* Cache-Control */
-	const char *allow;    /* Allow, for 405 */
-	char etag[64];        /* "" = none */
-	bool page_headers;    /* the dashboard's security headers */
+	const char *cache; /* Cache-Control */
+	const char *allow; /* Allow, for 405 */
+	char etag[64];     /* "" = none */
+	bool page_headers; /* the dashboard's security headers */
 };
 
 /* libmicrohttpd's iterator over the decoded query string: each key and
@@ -205,8 +211,11 @@ reply_json(struct reply *r, unsigned status, json_t *body)
 	char *text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
 
 	json_decref(body);
-	*r = (struct reply){.status = status, .body = text, .body_owned = true,
-			    .ctype = "application/json", .cache = "no-store"};
+	*r = (struct reply){.status = status,
+			    .body = text,
+			    .body_owned = true,
+			    .ctype = "application/json",
+			    .cache = "no-store"};
 	if (text == NULL) {
 		r->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
 		r->body = persistent_buffer(fallback);
@@ -282,8 +291,11 @@ render_metrics(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct r
 		reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 		return;
 	}
-	*r = (struct reply){.status = MHD_HTTP_OK, .body = text, .len = len,
-			    .body_owned = true, .ctype = DPMON_PROM_CONTENT_TYPE,
+	*r = (struct reply){.status = MHD_HTTP_OK,
+			    .body = text,
+			    .len = len,
+			    .body_owned = true,
+			    .ctype = DPMON_PROM_CONTENT_TYPE,
 			    .cache = "no-store"};
 	snapshot_etag(h, snap, r->etag, sizeof(r->etag));
 }
@@ -311,9 +323,12 @@ serve_page(struct dpmon_http *h, const char *method, const struct dpmon_api_quer
 {
 	if (text_endpoint_refused(r, method, q))
 		return;
-	*r = (struct reply){.status = MHD_HTTP_OK, .body = persistent_buffer((const char *)dpmon_page_index_html),
-			    .len = dpmon_page_index_html_len, .ctype = "text/html; charset=utf-8",
-			    .cache = "no-cache", .page_headers = true};
+	*r = (struct reply){.status = MHD_HTTP_OK,
+			    .body = persistent_buffer((const char *)dpmon_page_index_html),
+			    .len = dpmon_page_index_html_len,
+			    .ctype = "text/html; charset=utf-8",
+			    .cache = "no-cache",
+			    .page_headers = true};
 	snprintf(r->etag, sizeof(r->etag), "%s", h->page_etag);
 }
 
@@ -323,16 +338,19 @@ static struct dpmon_api_request
 api_request(const struct dpmon_http *h, const char *method, const char *url,
 	    struct dpmon_api_query *q)
 {
-	return (struct dpmon_api_request){.actions = h->actions, .method = method, .path = url,
-					  .arg = dpmon_api_query_lookup, .arg_ctx = q,
+	return (struct dpmon_api_request){.actions = h->actions,
+					  .method = method,
+					  .path = url,
+					  .arg = dpmon_api_query_lookup,
+					  .arg_ctx = q,
 					  .arg_keys = q->keys};
 }
 
 /* The JSON API's answer to @p req on @p snap (NULL before the first merge;
  * held by the caller); 200 answers rendered from it carry its ETag. */
 static void
-render_api(struct dpmon_http *h, const struct dpmon_snapshot *snap,
-	   struct dpmon_api_request *req, struct reply *r)
+render_api(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct dpmon_api_request *req,
+	   struct reply *r)
 {
 	struct dpmon_api_response res;
 
@@ -453,8 +471,11 @@ serve_cached(struct dpmon_http *h, int i, struct dpmon_api_request *req, struct 
 			r->shared = b;
 		}
 	} else {
-		*r = (struct reply){.status = MHD_HTTP_OK, .body = b->text, .len = b->len,
-				    .shared = b, .cache = "no-store",
+		*r = (struct reply){.status = MHD_HTTP_OK,
+				    .body = b->text,
+				    .len = b->len,
+				    .shared = b,
+				    .cache = "no-store",
 				    .ctype = i == CACHE_METRICS ? DPMON_PROM_CONTENT_TYPE
 								: "application/json"};
 		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
@@ -513,8 +534,8 @@ static bool
 is_allowed_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char *method)
 {
 	return strcmp(method, "OPTIONS") == 0 &&
-	       MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-					   "Access-Control-Request-Method") != NULL &&
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method") !=
+		       NULL &&
 	       allowed_origin(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin")) != NULL;
 }
 
@@ -533,7 +554,8 @@ send_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char 
 	dpmon_api_resource_of(url, h->actions != NULL, &res);
 	MHD_add_response_header(rsp, "Access-Control-Allow-Methods", res.methods);
 	MHD_add_response_header(rsp, "Access-Control-Allow-Headers",
-				res.changes_state ? "If-None-Match, Content-Type" : "If-None-Match");
+				res.changes_state ? "If-None-Match, Content-Type"
+						  : "If-None-Match");
 	MHD_add_response_header(rsp, "Access-Control-Max-Age", "600");
 	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	ok = MHD_queue_response(c, MHD_HTTP_NO_CONTENT, rsp);
@@ -554,8 +576,8 @@ etag_matches(const char *inm, const char *etag)
 			return true;
 		if (strncmp(inm, "W/", 2) == 0)
 			inm += 2;
-		if (strncmp(inm, etag, n) == 0 && (inm[n] == '\0' || inm[n] == ',' ||
-						   inm[n] == ' ' || inm[n] == '\t'))
+		if (strncmp(inm, etag, n) == 0 &&
+		    (inm[n] == '\0' || inm[n] == ',' || inm[n] == ' ' || inm[n] == '\t'))
 			return true;
 		inm = strchr(inm, ',');
 	}
@@ -582,7 +604,8 @@ static enum MHD_Result
 send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r)
 {
 	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
-	bool not_modified = r->status == MHD_HTTP_OK && r->etag[0] != '\0' && etag_matches(inm, r->etag);
+	bool not_modified =
+		r->status == MHD_HTTP_OK && r->etag[0] != '\0' && etag_matches(inm, r->etag);
 	struct MHD_Response *rsp;
 	enum MHD_Result ok;
 
@@ -625,9 +648,13 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
  * "%00" would silently cut the path or a parameter short: such requests are
  * refused with 400 instead.
  */
-enum req_state { REQ_NEW = 1, REQ_NEW_NUL, REQ_HEADERS_DONE };
+enum req_state {
+	REQ_NEW = 1,
+	REQ_NEW_NUL,
+	REQ_HEADERS_DONE
+};
 static char req_marks[4]; /* never written: only their addresses are used */
-#define REQ_MARK(st) ((void *)&req_marks[st])
+#define REQ_MARK(st)  ((void *)&req_marks[st])
 #define REQ_IS(p, st) ((p) == REQ_MARK(st))
 
 static void *
@@ -665,8 +692,8 @@ request_done(void *cls, struct MHD_Connection *c, void **con_cls,
 static bool
 announced_too_big(struct MHD_Connection *c)
 {
-	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *cl =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 
 	return cl != NULL && strtoull(cl, NULL, 10) > DPMON_API_BODY_MAX;
 }
@@ -694,8 +721,8 @@ upload_append(struct upload *u, const char *data, size_t size)
 
 /* The request of upload @p u was read in full: answer it, body included. */
 static enum MHD_Result
-answer_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url,
-	      const char *method, const struct upload *u)
+answer_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
+	      const struct upload *u)
 {
 	struct dpmon_api_request req;
 	struct dpmon_api_query q;
@@ -721,8 +748,8 @@ answer_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url,
  * last call, answer it.
  */
 static enum MHD_Result
-serve_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url,
-	     const char *method, const char *data, size_t *size, void **con_cls)
+serve_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
+	     const char *data, size_t *size, void **con_cls)
 {
 	struct upload *u = is_mark(*con_cls) ? NULL : *con_cls;
 	struct reply r;
@@ -788,8 +815,7 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
  * (GET, HEAD and uploads) with each piece of the body, then once more. */
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-	   const char *version, const char *upload_data, size_t *upload_data_size,
-	   void **con_cls)
+	   const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
 	struct dpmon_http *h = cls;
 	bool nul = REQ_IS(*con_cls, REQ_NEW_NUL);
@@ -908,16 +934,15 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	pthread_mutex_init(&h->cache_lock, NULL);
 	copy_opts(h, o);
 	errno = 0;
-	h->daemon = MHD_start_daemon(flags, o->port, NULL, NULL, on_request, h,
-				     /* first, so that every message goes through it */
-				     MHD_OPTION_EXTERNAL_LOGGER, log_to_stderr, NULL,
-				     MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
-				     MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
-				     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
-				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP,
-				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
-				     MHD_OPTION_END);
+	h->daemon = MHD_start_daemon(
+		flags, o->port, NULL, NULL, on_request, h,
+		/* first, so that every message goes through it */
+		MHD_OPTION_EXTERNAL_LOGGER, log_to_stderr, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+		uri_seen, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+		MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		err = errno != 0 ? errno : EIO;
 		pthread_mutex_destroy(&h->cache_lock);
@@ -933,7 +958,8 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 struct dpmon_http *
 dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store *store)
 {
-	struct dpmon_http_opts o = {.listen_addr = listen_addr, .port = port,
+	struct dpmon_http_opts o = {.listen_addr = listen_addr,
+				    .port = port,
 				    .metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT};
 
 	return dpmon_http_start_opts(&o, store);

@@ -52,7 +52,13 @@ struct buf {
 };
 
 /* The four values of a struct dpmon_rate, as metric name suffixes. */
-enum field { F_PACKETS, F_BYTES, F_PPS, F_BYTES_PER_S, F_MAX };
+enum field {
+	F_PACKETS,
+	F_BYTES,
+	F_PPS,
+	F_BYTES_PER_S,
+	F_MAX
+};
 
 struct field_def {
 	const char *suffix; /* appended to the family's prefix */
@@ -170,8 +176,8 @@ gauge_u64(struct buf *b, const char *name, const char *help, uint64_t v)
 
 /* The family header "<prefix>_<suffix>" of field @p f; its name in @p name. */
 static void
-field_family(struct buf *b, const char *prefix, enum field f, const char *words,
-	     char *name, size_t name_len)
+field_family(struct buf *b, const char *prefix, enum field f, const char *words, char *name,
+	     size_t name_len)
 {
 	char help[256];
 
@@ -225,7 +231,8 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 	sample_u64(b, "dpmon_build_info", "version=\"" DPMON_VERSION "\"", 1);
 	gauge_u64(b, "dpmon_snapshot_seq",
 		  "Number of the snapshot these values come from (1 for the first merge, +1 per "
-		  "merge); the same as snapshot_seq in the JSON API.", s->seq);
+		  "merge); the same as snapshot_seq in the JSON API.",
+		  s->seq);
 	gauge_real(b, "dpmon_uptime_seconds", "Seconds since dpmon started, at this snapshot.",
 		   s->uptime_s);
 	gauge_real(b, "dpmon_merge_interval_seconds",
@@ -245,8 +252,7 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 	       "Configuration reloads (SIGHUP) since start, by result: ok (applied) or failed "
 	       "(refused: invalid file, or not applied).");
 	sample_u64(b, "dpmon_config_reloads_total", "result=\"ok\"", s->config.reloads);
-	sample_u64(b, "dpmon_config_reloads_total", "result=\"failed\"",
-		   s->config.reload_failures);
+	sample_u64(b, "dpmon_config_reloads_total", "result=\"failed\"", s->config.reload_failures);
 	gauge_real(b, "dpmon_config_last_reload_timestamp_seconds",
 		   "Unix time of the last configuration reload attempt; 0 before any.",
 		   s->config.last_reload_unix_s);
@@ -263,7 +269,8 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 	       "Packets of hosts under alert copied for the alerts' samples, or dropped on a "
 	       "full sampler ring.");
 	sample_u64(b, "dpmon_sample_packets_total", "result=\"copied\"", s->actions.sample_copied);
-	sample_u64(b, "dpmon_sample_packets_total", "result=\"dropped\"", s->actions.sample_dropped);
+	sample_u64(b, "dpmon_sample_packets_total", "result=\"dropped\"",
+		   s->actions.sample_dropped);
 	gauge_u64(b, "dpmon_blackholes", "Entries in the blackhole list.", s->actions.blackholes);
 	gauge_u64(b, "dpmon_exabgp_pipe_connected",
 		  "1 when ExaBGP's command pipe is open (a reader is there), else 0 (also "
@@ -291,9 +298,11 @@ totals(struct buf *b, const struct dpmon_snapshot *s)
 	       "Distinct 5-tuples of the last interval (HyperLogLog estimate) to (ingress) and "
 	       "from (egress) monitored addresses.");
 	for (int t = DPMON_TOTAL_INGRESS; t <= DPMON_TOTAL_EGRESS; t++) {
-		snprintf(base, sizeof(base), "direction=\"%s\"", dpmon_total_name((enum dpmon_total)t));
+		snprintf(base, sizeof(base), "direction=\"%s\"",
+			 dpmon_total_name((enum dpmon_total)t));
 		if (s->totals[t].flows >= 0)
-			sample_u64(b, "dpmon_traffic_flows", base, (uint64_t)llround(s->totals[t].flows));
+			sample_u64(b, "dpmon_traffic_flows", base,
+				   (uint64_t)llround(s->totals[t].flows));
 	}
 }
 
@@ -322,8 +331,8 @@ subnets(struct buf *b, const struct dpmon_snapshot *s)
 	subnet_info(b, s);
 	for (int f = 0; f < F_MAX; f++) {
 		field_family(b, "dpmon_subnet", (enum field)f,
-			     "to (ingress) and from (egress) a monitored subnet, by protocol",
-			     name, sizeof(name));
+			     "to (ingress) and from (egress) a monitored subnet, by protocol", name,
+			     sizeof(name));
 		for (uint32_t i = 0; i < s->n_subnets; i++) {
 			dpmon_prefix_format(&s->subnets[i].prefix, p, sizeof(p));
 			for (int d = 0; d < DPMON_DIR_MAX; d++) {
@@ -357,7 +366,8 @@ host_families(struct buf *b, const struct dpmon_snapshot *s, const uint32_t *idx
 	for (int f = 0; f < F_MAX; f++) {
 		field_family(b, "dpmon_host", (enum field)f,
 			     "to (ingress) and from (egress) one of the top hosts by bytes "
-			     "(metrics.top_hosts), by protocol", name, sizeof(name));
+			     "(metrics.top_hosts), by protocol",
+			     name, sizeof(name));
 		for (uint32_t k = 0; k < n; k++) {
 			const struct dpmon_snap_host *h = dpmon_snap_host_at(s, idx[k]);
 			struct dpmon_dir_stats tmp;
@@ -439,16 +449,26 @@ ports(struct buf *b, const struct dpmon_snapshot *s)
 }
 
 enum wfield {
-	W_PACKETS, W_BURSTS, W_POLLS, W_BUSY_S, W_BUSY_RATIO, W_ENTRIES, W_CAPACITY, W_FILL,
-	W_FULL, W_MAX
+	W_PACKETS,
+	W_BURSTS,
+	W_POLLS,
+	W_BUSY_S,
+	W_BUSY_RATIO,
+	W_ENTRIES,
+	W_CAPACITY,
+	W_FILL,
+	W_FULL,
+	W_MAX
 };
 
 static const struct {
 	const char *name, *type, *help;
 } worker_fields[W_MAX] = {
-	[W_PACKETS] = {"dpmon_worker_packets_total", "counter", "Packets received by the worker lcore."},
+	[W_PACKETS] = {"dpmon_worker_packets_total", "counter",
+		       "Packets received by the worker lcore."},
 	[W_BURSTS] = {"dpmon_worker_bursts_total", "counter", "RX bursts that returned packets."},
-	[W_POLLS] = {"dpmon_worker_polls_total", "counter", "RX bursts asked for, empty ones included."},
+	[W_POLLS] = {"dpmon_worker_polls_total", "counter",
+		     "RX bursts asked for, empty ones included."},
 	[W_BUSY_S] = {"dpmon_worker_busy_seconds_total", "counter",
 		      "Seconds spent on non-empty bursts (the rx_burst call and the processing)."},
 	[W_BUSY_RATIO] = {"dpmon_worker_busy_ratio", "gauge",
@@ -470,18 +490,34 @@ worker_sample(struct buf *b, const char *name, const struct dpmon_snap_worker *w
 
 	snprintf(labels, sizeof(labels), "lcore=\"%u\"", w->lcore);
 	switch (f) {
-	case W_PACKETS: sample_u64(b, name, labels, w->packets); break;
-	case W_BURSTS: sample_u64(b, name, labels, w->bursts); break;
-	case W_POLLS: sample_u64(b, name, labels, w->polls); break;
-	case W_BUSY_S: sample_real(b, name, labels, w->busy_s); break;
-	case W_BUSY_RATIO: sample_real(b, name, labels, w->busy_ratio); break;
-	case W_ENTRIES: sample_u64(b, name, labels, w->hosts); break;
-	case W_CAPACITY: sample_u64(b, name, labels, w->host_capacity); break;
-	case W_FILL:
-		sample_real(b, name, labels, w->host_capacity ?
-			    (double)w->hosts / (double)w->host_capacity : 0.0);
+	case W_PACKETS:
+		sample_u64(b, name, labels, w->packets);
 		break;
-	default: sample_u64(b, name, labels, w->host_table_full); break;
+	case W_BURSTS:
+		sample_u64(b, name, labels, w->bursts);
+		break;
+	case W_POLLS:
+		sample_u64(b, name, labels, w->polls);
+		break;
+	case W_BUSY_S:
+		sample_real(b, name, labels, w->busy_s);
+		break;
+	case W_BUSY_RATIO:
+		sample_real(b, name, labels, w->busy_ratio);
+		break;
+	case W_ENTRIES:
+		sample_u64(b, name, labels, w->hosts);
+		break;
+	case W_CAPACITY:
+		sample_u64(b, name, labels, w->host_capacity);
+		break;
+	case W_FILL:
+		sample_real(b, name, labels,
+			    w->host_capacity ? (double)w->hosts / (double)w->host_capacity : 0.0);
+		break;
+	default:
+		sample_u64(b, name, labels, w->host_table_full);
+		break;
 	}
 }
 
@@ -516,7 +552,8 @@ parse_notes(struct buf *b, const struct dpmon_snapshot *s)
 	char labels[64];
 
 	family(b, "dpmon_anomalies_total", "counter",
-	       "IP packets counted at L3 despite a malformed header, by anomaly (see docs/parsing.md).");
+	       "IP packets counted at L3 despite a malformed header, by anomaly (see "
+	       "docs/parsing.md).");
 	for (int a = 0; a < DPMON_ANOM_MAX; a++) {
 		snprintf(labels, sizeof(labels), "reason=\"%s\"",
 			 dpmon_anomaly_name((enum dpmon_anomaly)a));
@@ -525,7 +562,8 @@ parse_notes(struct buf *b, const struct dpmon_snapshot *s)
 	family(b, "dpmon_ip_kind_packets_total", "counter",
 	       "IP packets counted, by kind: fragments, decapsulated, tcp_syn (SYN without ACK).");
 	for (int i = 0; i < DPMON_IPSTAT_MAX; i++) {
-		snprintf(labels, sizeof(labels), "kind=\"%s\"", dpmon_ipstat_name((enum dpmon_ipstat)i));
+		snprintf(labels, sizeof(labels), "kind=\"%s\"",
+			 dpmon_ipstat_name((enum dpmon_ipstat)i));
 		sample_u64(b, "dpmon_ip_kind_packets_total", labels, s->ip_stats[i]);
 	}
 }

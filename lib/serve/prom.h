@@ -32,7 +32,6 @@
  * @return 0, or -ENOMEM.
  * Thread-safety: any thread; reads only @p s.
  */
-int dpmon_prom_render(const struct dpmon_snapshot *s, uint32_t top_hosts, char **out,
-		      size_t *len);
+int dpmon_prom_render(const struct dpmon_snapshot *s, uint32_t top_hosts, char **out, size_t *len);
 
 #endif /* DPMON_PROM_H */

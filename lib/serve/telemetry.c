@@ -181,7 +181,8 @@ workers_dict(const struct dpmon_snapshot *s)
 			rte_tel_data_add_dict_u64(one, "packets", w->packets);
 			rte_tel_data_add_dict_u64(one, "bursts", w->bursts);
 			rte_tel_data_add_dict_u64(one, "polls", w->polls);
-			rte_tel_data_add_dict_u64(one, "busy_percent", whole(100.0 * w->busy_ratio));
+			rte_tel_data_add_dict_u64(one, "busy_percent",
+						  whole(100.0 * w->busy_ratio));
 			rte_tel_data_add_dict_u64(one, "host_table_full", w->host_table_full);
 			rte_tel_data_add_dict_u64(one, "hosts", w->hosts);
 			rte_tel_data_add_dict_u64(one, "host_capacity", w->host_capacity);
@@ -248,14 +249,14 @@ render_subnets(const struct dpmon_snapshot *s, const char *params, struct rte_te
 	rte_tel_data_add_dict_u64(d, "count", s->n_subnets);
 	rte_tel_data_add_dict_u64(d, "first", first);
 	list = new_dict();
-	for (uint32_t i = first; list != NULL && i < s->n_subnets &&
-	     i - first < DPMON_TEL_SUBNETS_MAX; i++) {
+	for (uint32_t i = first;
+	     list != NULL && i < s->n_subnets && i - first < DPMON_TEL_SUBNETS_MAX; i++) {
 		struct rte_tel_data *one = new_dict();
 
 		if (one != NULL) {
-			rte_tel_data_add_dict_string(one, "prefix",
-						     dpmon_prefix_format(&s->subnets[i].prefix, p,
-									 sizeof(p)));
+			rte_tel_data_add_dict_string(
+				one, "prefix",
+				dpmon_prefix_format(&s->subnets[i].prefix, p, sizeof(p)));
 			rte_tel_data_add_dict_string(one, "name", s->subnets[i].name);
 			add_dirs(one, s->subnets[i].dir);
 		}
@@ -305,8 +306,8 @@ render_hosts(const struct dpmon_snapshot *s, const char *params, struct rte_tel_
 
 	if (params == NULL || *params == '\0' || strlen(params) >= sizeof(canon) ||
 	    dpmon_prefix_parse(params, &p, &why) != 0) {
-		snprintf(msg, sizeof(msg), "usage: /dpmon/hosts,SUBNET (a monitored subnet, CIDR): %s",
-			 why);
+		snprintf(msg, sizeof(msg),
+			 "usage: /dpmon/hosts,SUBNET (a monitored subnet, CIDR): %s", why);
 		return error_reply(d, msg);
 	}
 	dpmon_prefix_format(&p, canon, sizeof(canon));
@@ -347,8 +348,9 @@ render_alerts(const struct dpmon_snapshot *s, const char *params, struct rte_tel
 		if (a->end_unix_s != 0)
 			continue;
 		snprintf(id, sizeof(id), "%llu", (unsigned long long)a->id);
-		snprintf(text, sizeof(text), "%s %s %s %s", dpmon_addr_format(&a->addr, addr, sizeof(addr)),
-			 dpmon_dir_name(a->dir), dpmon_metric_name(a->metric), dpmon_attack_name(a->type));
+		snprintf(text, sizeof(text), "%s %s %s %s",
+			 dpmon_addr_format(&a->addr, addr, sizeof(addr)), dpmon_dir_name(a->dir),
+			 dpmon_metric_name(a->metric), dpmon_attack_name(a->type));
 		rte_tel_data_add_dict_string(list, id, text);
 	}
 	add_container(d, "alerts", list);

@@ -20,7 +20,7 @@
 /** Subnets listed per /dpmon/subnets reply (DPDK limits a reply to 16 KiB). */
 #define DPMON_TEL_SUBNETS_MAX 40
 /** Hosts listed per /dpmon/hosts reply. */
-#define DPMON_TEL_HOSTS_MAX 32
+#define DPMON_TEL_HOSTS_MAX   32
 
 /**
  * Register the commands (once per process; later calls only re-attach)

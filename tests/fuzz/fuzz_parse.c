@@ -103,7 +103,7 @@ same(const struct dpmon_pkt *a, const struct dpmon_pkt *b)
 		must(memcmp(a->src6, b->src6, 16) == 0 && memcmp(a->dst6, b->dst6, 16) == 0);
 }
 
-#define TUNNEL_ANOMALIES                                                           \
+#define TUNNEL_ANOMALIES                                                               \
 	((1u << DPMON_ANOM_TUNNEL_MALFORMED) | (1u << DPMON_ANOM_TUNNEL_UNSUPPORTED) | \
 	 (1u << DPMON_ANOM_TUNNEL_LIMIT))
 
@@ -183,8 +183,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	segs[0].nb_segs = (uint16_t)(ncuts + 1);
 	segs[0].pkt_len = len + extra;
 	if (vlan) {
-		segs[0].ol_flags = RTE_MBUF_F_RX_VLAN_STRIPPED |
-				   (vlan == 2 ? RTE_MBUF_F_RX_QINQ_STRIPPED : 0);
+		segs[0].ol_flags =
+			RTE_MBUF_F_RX_VLAN_STRIPPED | (vlan == 2 ? RTE_MBUF_F_RX_QINQ_STRIPPED : 0);
 		segs[0].vlan_tci = data[3];
 		segs[0].vlan_tci_outer = (uint16_t)(data[3] + 1);
 	}
