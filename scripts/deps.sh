@@ -8,7 +8,8 @@
 #   bash scripts/deps.sh --build   build dependencies only (quickstart)
 #
 #   build:  compilers, Meson, DPDK, jansson, libmicrohttpd, libpcap
-#   tests:  prometheus (promtool), chromium (the dashboard test), cppcheck,
+#   tests:  prometheus (promtool), chromium (the dashboard test), cppcheck and
+#           clang-format (scripts/static-check.sh),
 #           node + npm, and tests/js's npm packages (npm ci, pinned by
 #           tests/js/package-lock.json; playwright-core drives the Debian
 #           chromium, it never downloads a browser)
@@ -25,7 +26,7 @@ PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config pyth
       curl)
 TEST_PKGS=(prometheus chromium
       debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
-      systemd shellcheck cppcheck)
+      systemd shellcheck cppcheck clang-format)
 build_only=0
 [ "${1:-}" = "--build" ] && build_only=1
 [ "$build_only" -eq 1 ] || PKGS+=("${TEST_PKGS[@]}")

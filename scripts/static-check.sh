@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Static analysis of dpmon's C sources with Debian's cppcheck: the library,
 # the programs, the benchmark and the unit tests; then the SPDX line of
-# every source file. Exits non-zero on any finding; prints cppcheck's as
+# every source file, and clang-format's layout of the C sources. Exits
+# non-zero on any finding; prints cppcheck's as
 # FILE:LINE: severity: message [id].
 #
 # Checks: warning, portability, performance (style is clang-format's job).
@@ -39,3 +40,8 @@ done < <(git ls-files '*.c' '*.h' '*.py' '*.sh' '*.mjs' '*.html' 'meson.build' '
 	find . -path ./tests/js/node_modules -prune -o -name '*.[ch]' -print)
 [ "$missing" -eq 0 ] || exit 1
 echo "static-check: every source file has an SPDX line"
+
+# The C sources stay as clang-format (.clang-format) writes them.
+command -v clang-format >/dev/null || { echo "static-check: clang-format is not installed" >&2; exit 1; }
+clang-format --dry-run --Werror $(git ls-files '*.c' '*.h')
+echo "static-check: the C sources are formatted"
