@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* dpmon — the appliance. All logic lives in lib/ (run.c). */
+/* dpmon — the appliance. All logic lives in lib/ (lib/run). */
 #include "run.h"
 
 int

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_actions.c — unit tests of lib/actions.c: events posted directly,
+ * test_actions.c — unit tests of lib/detect/actions.c: events posted directly,
  * the notify script (a shell script written here that records its
  * arguments and stdin), ExaBGP's command pipe (a FIFO read here), the
  * blackhole list (manual and alert interplay, subnet check) and the state

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_config.c — unit tests of lib/config.c (no DPDK, no framework).
+ * test_config.c — unit tests of lib/common/config.c (no DPDK, no framework).
  *
  * Each case feeds a JSON text (or a file) to the parser with an
  * open_memstream error sink, then checks the return value, the parsed

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_detect.c — unit tests of lib/detect.c and the alerts API on
+ * test_detect.c — unit tests of lib/detect/detect.c and the alerts API on
  * hand-built snapshots (docs/detection.md): global thresholds for every
  * direction and metric, hostgroup precedence by longest-prefix match (a
  * hostgroup's thresholds replace the global ones entirely), enabled:false,

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_detect_events.c — what detection hands to the other modules: the
- * events posted to the actions (lib/actions.h) at alert start and end, the
- * sampler's watch list and drains (lib/sample.h), and the sampler's summary
+ * events posted to the actions (lib/detect/actions.h) at alert start and end, the
+ * sampler's watch list and drains (lib/detect/sampler.h), and the sampler's summary
  * as the alert's "sample".
  *
  * This executable defines the actions' and the sampler's functions itself,
- * as recorders, so the linker takes these instead of lib/actions.c and
- * lib/sample.c from the static library (nothing else here refers to them).
+ * as recorders, so the linker takes these instead of lib/detect/actions.c and
+ * lib/detect/sampler.c from the static library (nothing else here refers to them).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

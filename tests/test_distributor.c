@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_distributor.c — software RSS (lib/distributor.h): the worker choice
+ * test_distributor.c — software RSS (lib/dataplane/distributor.h): the worker choice
  * is symmetric and spreads; a full ring's packets are counted as drops and
  * freed; a worker reads its ring through the ring PMD like an RX queue.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_hll.c — HyperLogLog accuracy and merge (lib/hll.h), on distinct
+ * test_hll.c — HyperLogLog accuracy and merge (lib/dataplane/hll.h), on distinct
  * IPv4 and IPv6 5-tuples built deterministically (so the figures printed
  * are reproducible): relative error at 100 000 distinct flows for the
  * subnet/totals precision (p = 14, required <= 2 %) and the per-host one

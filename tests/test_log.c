@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_log.c — the per-kind rate limit of lib/log.c, with an injected
+ * test_log.c — the per-kind rate limit of lib/common/log.c, with an injected
  * clock and the lines captured in memory (exact text compared).
  */
 #include <stdlib.h>

@@ -59,7 +59,7 @@ test_reload_time_constant(const struct dpmon_classifier *cls, const struct dpmon
 		unsigned n = i == 1 ? 7 : i == 36 ? 3 : 0;
 		double a;
 
-		if (i == 32) { /* the reload, as run.c makes it */
+		if (i == 32) { /* the reload, as lib/run/reload.c makes it */
 			cfg.average_time_constant_ms = 3600000;
 			g2 = gen0(cls);
 			REQUIRE(dpmon_merge_reconfigure(m, cls, &g2, 3, map) == 0);

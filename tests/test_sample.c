@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_sample.c — the alert packet sampler (lib/sample.h) driven through
+ * test_sample.c — the alert packet sampler (lib/dataplane/sample.h, lib/detect/sampler.h) driven through
  * the worker's burst function on built frames: nothing is copied while the
  * watch list is empty; watched hosts' packets (as destination or source,
  * IPv4 and IPv6) are counted per alert with exact top sources and ports;

@@ -72,7 +72,7 @@ struct dpmon_actions *dpmon_actions_create(const struct dpmon_actions_conf *conf
 /**
  * As dpmon_actions_create, knowing the monitored subnets of @p cfg (copied)
  * before the state file is read: blackholes loaded from it outside every
- * subnet are dropped (and withdrawn) instead of announced. run.c uses this
+ * subnet are dropped (and withdrawn) instead of announced. setup.c (lib/run) uses this
  * one; dpmon_actions_create starts with no subnet (every manual blackhole
  * refused until dpmon_actions_reconfigure).
  * @param cfg  a validated configuration: its "subnets" and "actions".

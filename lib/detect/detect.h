@@ -4,7 +4,7 @@
  * hostgroups, whitelist, and the alert life cycle (docs/detection.md).
  *
  * Runs on the main lcore after each merge, on the new snapshot before its
- * publication (run.c): it evaluates every host of the snapshot, starts and
+ * publication (lib/run/loop.c): it evaluates every host of the snapshot, starts and
  * ends alerts, posts their events to the actions thread (actions.h), keeps
  * the sampler's watch list on the hosts under alert (sample.h), and
  * attaches the list of active and recent alerts to the snapshot (shared,

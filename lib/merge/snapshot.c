@@ -11,7 +11,7 @@
  * moves on, and the old snapshot dies when its last reader lets go.
  *
  * A snapshot is immutable once published, which is why readers can use it
- * without any lock. Hosts are kept sorted by address (merge.c does that)
+ * without any lock. Hosts are kept sorted by address (merge_hosts.c does that)
  * so lookups are a binary search; subnets are few and stay in
  * configuration order, so their lookup is a linear scan.
  *

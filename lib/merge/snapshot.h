@@ -3,7 +3,7 @@
  * snapshot.h — the immutable result of one merge, and its publication.
  *
  * The main lcore builds a struct dpmon_snapshot every interval from the
- * worker lcores' tables (merge.c) and publishes it here. Readers (the HTTP
+ * worker lcores' tables (merge*.c) and publishes it here. Readers (the HTTP
  * server's thread, telemetry) take a reference, render from it at leisure
  * and drop the reference; the last reference frees it. A snapshot is never
  * written after publication, so readers need no lock and never touch
@@ -25,7 +25,7 @@
  * exp(-(uptime_s - t_s) / tau), which is exactly the chain of EWMA steps
  * with rate 0 the merges in between would have made (rates.h); a reload
  * that changes tau brings every record to the previous merge with the old
- * tau first (merge.c), so tau applies only from there on. A record
+ * tau first (merge_records.c), so tau applies only from there on. A record
  * with seq 0 (a snapshot filled by hand, dpmon_snapshot_alloc) is current
  * in any snapshot.
  */

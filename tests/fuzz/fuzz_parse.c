@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_parse.c — libFuzzer target for the frame parser (lib/parse.c).
+ * fuzz_parse.c — libFuzzer target for the frame parser (lib/dataplane/parse.c).
  *
  * Built with clang -fsanitize=fuzzer,address,undefined (tests/meson.build);
  * docs/parsing.md has the commands for short and long runs.

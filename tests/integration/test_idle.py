@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Idle sleep ("idle_sleep_us", lib/idle.h): a worker or distributor lcore
+"""Idle sleep ("idle_sleep_us", lib/dataplane/idle.h): a worker or distributor lcore
 whose RX queues stay empty sleeps instead of busy polling, and loses
 nothing when packets come.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Software RSS ("software_rss": true, lib/distributor.h): one port with one
+"""Software RSS ("software_rss": true, lib/dataplane/distributor.h): one port with one
 RX queue, read once by one worker lcore and once by a distributor lcore
 feeding two worker lcores through rte_rings.
 
