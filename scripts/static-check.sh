@@ -43,5 +43,5 @@ echo "static-check: every source file has an SPDX line"
 
 # The C sources stay as clang-format (.clang-format) writes them.
 command -v clang-format >/dev/null || { echo "static-check: clang-format is not installed" >&2; exit 1; }
-clang-format --dry-run --Werror $(git ls-files '*.c' '*.h')
+git ls-files -z '*.c' '*.h' | xargs -0 clang-format --dry-run --Werror
 echo "static-check: the C sources are formatted"
