@@ -29,19 +29,24 @@ cppcheck --quiet --std=c11 --enable=warning,portability,performance --inline-sup
 echo "static-check: cppcheck found nothing"
 
 # Every source file the project wrote carries its licence in an SPDX line
-# within its first three lines.
+# within its first three lines. Files are found with find, not git: the
+# tests may run from an unpacked tree.
+sources() { # find's -name tests...: the project's files, without build output
+	find . \( -path './build*' -o -path ./.git -o -path ./run -o -path ./tests/js/node_modules \) -prune \
+		-o -type f \( "$@" \) -print0 | sort -z
+}
 missing=0
-while IFS= read -r f; do
+while IFS= read -r -d '' f; do
 	head -n 3 "$f" | grep -q 'SPDX-License-Identifier: BSD-3-Clause' && continue
 	echo "static-check: $f: no SPDX-License-Identifier line" >&2
 	missing=1
-done < <(git ls-files '*.c' '*.h' '*.py' '*.sh' '*.mjs' '*.html' 'meson.build' '*/meson.build' \
-	meson_options.txt .ci/run bench/run debian/rules scripts/dpmon-prepare 2>/dev/null ||
-	find . -path ./tests/js/node_modules -prune -o -name '*.[ch]' -print)
+done < <(sources -name '*.c' -o -name '*.h' -o -name '*.py' -o -name '*.sh' -o -name '*.mjs' \
+	-o -name '*.html' -o -name meson.build -o -name meson_options.txt -o -path ./.ci/run \
+	-o -path ./bench/run -o -path ./debian/rules -o -path ./scripts/dpmon-prepare)
 [ "$missing" -eq 0 ] || exit 1
 echo "static-check: every source file has an SPDX line"
 
 # The C sources stay as clang-format (.clang-format) writes them.
 command -v clang-format >/dev/null || { echo "static-check: clang-format is not installed" >&2; exit 1; }
-git ls-files -z '*.c' '*.h' | xargs -0 clang-format --dry-run --Werror
+sources -name '*.c' -o -name '*.h' | xargs -0 clang-format --dry-run --Werror
 echo "static-check: the C sources are formatted"
