@@ -11,18 +11,26 @@
  * and the key is compared in our own meta array, which the update touches
  * anyway, so a lookup costs the bucket and the entry: two misses, 16 bytes
  * of index per entry at full capacity (buckets sized for a load of 1/2).
- * Entries are never deleted, so the first empty slot ends a probe; a full
- * bucket overflows into the next one (linear probing over buckets).
+ * A full bucket overflows into the next one (linear probing over
+ * buckets). A bucket's used slots are always its first ones (a delete
+ * moves the last one into the hole), and its overflow count says how
+ * many entries stored further on passed it on their way: a lookup that
+ * does not find its key in a bucket with a count of 0 ends there, so a
+ * miss costs one bucket as long as few buckets ever filled (at a load of
+ * 1/2, 2 % of them hold more than 8 homes).
  */
 #include "counters.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_errno.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
 
 static uint32_t
 buckets_for(uint32_t capacity)
@@ -32,6 +40,37 @@ buckets_for(uint32_t capacity)
 	while (n * DPMON_BUCKET_SLOTS < 2ull * capacity)
 		n <<= 1;
 	return n;
+}
+
+/* Ring sizes: requests and freed entries in flight, and their answers. */
+static uint32_t
+retire_ring_size(uint32_t capacity)
+{
+	uint32_t n = 64;
+
+	while (n < capacity && n < DPMON_RETIRE_RING)
+		n <<= 1;
+	return n;
+}
+
+/* The three rings of the entries' round trip (counters.h). 0 or -ENOMEM. */
+static int
+rings_create(struct dpmon_core *c, int socket_id)
+{
+	static unsigned instance;
+	unsigned id = __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED);
+	uint32_t n = retire_ring_size(c->capacity);
+	const unsigned flags = RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ;
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "dpmon_rt%u", id);
+	c->retire_ring = rte_ring_create_elem(name, sizeof(uint64_t), n, socket_id, flags);
+	snprintf(name, sizeof(name), "dpmon_ev%u", id);
+	/* Answers to the requests in flight plus a NEW per freed entry. */
+	c->event_ring = rte_ring_create_elem(name, sizeof(uint64_t), 2 * n, socket_id, flags);
+	snprintf(name, sizeof(name), "dpmon_fr%u", id);
+	c->free_ring = rte_ring_create_elem(name, sizeof(uint64_t), n, socket_id, flags);
+	return c->retire_ring && c->event_ring && c->free_ring ? 0 : -ENOMEM;
 }
 
 struct dpmon_core *
@@ -73,8 +112,13 @@ dpmon_core_create(const char *tag, uint32_t capacity, int socket_id)
 				    RTE_CACHE_LINE_SIZE, socket_id);
 	c->carry = rte_zmalloc_socket("dpmon_carry", sizeof(*c->carry) * DPMON_CARRY_RING,
 				      RTE_CACHE_LINE_SIZE, socket_id);
+	c->overflow = rte_zmalloc_socket("dpmon_host_overflow", nb, RTE_CACHE_LINE_SIZE, socket_id);
+	c->free_flag_lines = rte_zmalloc_socket("dpmon_free_flag_lines",
+						sizeof(*c->free_flag_lines) * c->flag_capacity,
+						RTE_CACHE_LINE_SIZE, socket_id);
 	if (!c->hosts || !c->meta || !c->flag_lines || !c->buckets || !c->flow_tot || !c->hsk ||
-	    !c->flow_pool || !c->carry) {
+	    !c->flow_pool || !c->carry || !c->overflow || !c->free_flag_lines ||
+	    rings_create(c, socket_id) != 0) {
 		dpmon_core_free(c);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -95,6 +139,11 @@ dpmon_core_free(struct dpmon_core *c)
 	rte_free(c->flow_pool);
 	rte_free(c->buckets);
 	rte_free(c->carry);
+	rte_free(c->overflow);
+	rte_free(c->free_flag_lines);
+	rte_ring_free(c->retire_ring);
+	rte_ring_free(c->event_ring);
+	rte_ring_free(c->free_ring);
 	rte_free(c);
 }
 
@@ -104,11 +153,26 @@ dpmon_core_bytes(const struct dpmon_core *c)
 	return sizeof(*c) + (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
 	       sizeof(*c->flag_lines) * c->flag_capacity + sizeof(*c->flow_tot) * DPMON_DIR_MAX +
 	       sizeof(*c->hsk) * DPMON_HOST_SKETCHES + sizeof(*c->flow_pool) * DPMON_FLOW_POOL +
-	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) + sizeof(*c->carry) * DPMON_CARRY_RING;
+	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
+	       sizeof(*c->carry) * DPMON_CARRY_RING + (c->bucket_mask + 1ull) +
+	       sizeof(*c->free_flag_lines) * c->flag_capacity +
+	       rte_ring_get_memsize_elem(sizeof(uint64_t), retire_ring_size(c->capacity)) * 4;
 }
 
-int32_t
-dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig)
+/* ------------------------------------------------------------------------
+ * The index.
+ * --------------------------------------------------------------------- */
+
+/* Where host @p a is in the index: bucket and slot. */
+struct index_pos {
+	uint32_t bucket;
+	unsigned slot;
+};
+
+/* Find @p a (hash @p sig) in the index into @p pos. @return its entry index, or -ENOENT. */
+static int32_t
+index_find(const struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig,
+	   struct index_pos *pos)
 {
 	for (uint32_t b = sig & c->bucket_mask, n = 0; n <= c->bucket_mask;
 	     b = (b + 1) & c->bucket_mask, n++) {
@@ -118,44 +182,180 @@ dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr *a, uin
 			uint32_t idx = bk->idx[s];
 
 			if (idx == 0)
-				return -ENOENT;
-			if (bk->sig[s] == sig && dpmon_addr_eq(&c->meta[idx - 1].addr, a))
+				break; /* used slots come first */
+			if (bk->sig[s] == sig && dpmon_addr_eq(&c->meta[idx - 1].addr, a)) {
+				pos->bucket = b;
+				pos->slot = s;
 				return (int32_t)(idx - 1);
+			}
 		}
+		if (c->overflow[b] == 0)
+			return -ENOENT;
 	}
 	return -ENOENT;
+}
+
+/* Put entry @p idx under hash @p sig: the first free slot on its probe path. */
+static void
+index_add(struct dpmon_core *c, uint32_t sig, uint32_t idx)
+{
+	for (uint32_t b = sig & c->bucket_mask, n = 0; n <= c->bucket_mask;
+	     b = (b + 1) & c->bucket_mask, n++) {
+		struct dpmon_host_bucket *bk = &c->buckets[b];
+
+		for (unsigned s = 0; s < DPMON_BUCKET_SLOTS; s++) {
+			if (bk->idx[s] == 0) {
+				bk->sig[s] = sig;
+				bk->idx[s] = idx + 1;
+				return;
+			}
+		}
+		if (c->overflow[b] < UINT8_MAX)
+			c->overflow[b]++;
+	}
+	RTE_ASSERT(0); /* the index has twice as many slots as entries */
+}
+
+/* Remove the index slot at @p pos, home bucket of hash @p sig. */
+static void
+index_del(struct dpmon_core *c, uint32_t sig, const struct index_pos *pos)
+{
+	struct dpmon_host_bucket *bk = &c->buckets[pos->bucket];
+	unsigned last = pos->slot;
+
+	while (last + 1 < DPMON_BUCKET_SLOTS && bk->idx[last + 1] != 0)
+		last++;
+	bk->sig[pos->slot] = bk->sig[last];
+	bk->idx[pos->slot] = bk->idx[last];
+	bk->sig[last] = 0;
+	bk->idx[last] = 0;
+	for (uint32_t b = sig & c->bucket_mask; b != pos->bucket; b = (b + 1) & c->bucket_mask)
+		if (c->overflow[b] < UINT8_MAX)
+			c->overflow[b]--;
+}
+
+int32_t
+dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig)
+{
+	struct index_pos pos;
+
+	return index_find(c, a, sig, &pos);
+}
+
+/* ------------------------------------------------------------------------
+ * Entries: new ones, and the round trip of retired ones (counters.h).
+ * --------------------------------------------------------------------- */
+
+/* Give flag line @p xi (index + 1) back, zeroed. */
+static void
+flag_line_free(struct dpmon_core *c, uint32_t xi)
+{
+	memset(&c->flag_lines[xi - 1], 0, sizeof(c->flag_lines[xi - 1]));
+	RTE_ASSERT(c->n_free_flag_lines < c->flag_capacity);
+	c->free_flag_lines[c->n_free_flag_lines++] = xi;
+}
+
+/*
+ * An entry for a new host: a never-used one, else one the merge freed,
+ * zeroed (the merge no longer reads it: it folded it for the last time
+ * before freeing it). @return its index, or -ENOSPC.
+ */
+static int32_t
+entry_take(struct dpmon_core *c, bool *reused)
+{
+	uint64_t v;
+	uint32_t idx;
+	struct dpmon_host_meta *m;
+
+	if (c->n_hosts < c->capacity) {
+		*reused = false;
+		return (int32_t)c->n_hosts;
+	}
+	/* Room for the NEW record first: an entry taken is always announced. */
+	if (rte_ring_free_count(c->event_ring) == 0 ||
+	    rte_ring_sc_dequeue_elem(c->free_ring, &v, sizeof(v)) != 0)
+		return -ENOSPC;
+	idx = (uint32_t)v;
+	m = &c->meta[idx];
+	memset(&c->hosts[idx], 0, sizeof(c->hosts[idx]));
+	if (m->flag_idx != 0) {
+		flag_line_free(c, m->flag_idx);
+		m->flag_idx = 0;
+	}
+	/* Stamp 0: the first touch zeroes the bitmaps and sketch slots. */
+	m->epoch = 0;
+	*reused = true;
+	return (int32_t)idx;
 }
 
 int32_t
 dpmon_core_host_insert(struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig,
 		       uint32_t subnet)
 {
-	uint32_t idx = c->n_hosts;
+	struct index_pos pos;
+	int32_t idx = index_find(c, a, sig, &pos);
+	bool reused;
 
-	for (uint32_t b = sig & c->bucket_mask, n = 0; n <= c->bucket_mask;
-	     b = (b + 1) & c->bucket_mask, n++) {
-		struct dpmon_host_bucket *bk = &c->buckets[b];
+	if (idx >= 0)
+		return idx;
+	idx = entry_take(c, &reused);
+	if (idx < 0)
+		return idx;
+	c->meta[idx].addr = *a;
+	c->meta[idx].subnet = subnet;
+	index_add(c, sig, (uint32_t)idx);
+	if (reused) {
+		uint64_t ev = dpmon_host_event(DPMON_HOST_NEW, (uint32_t)idx);
 
-		for (unsigned s = 0; s < DPMON_BUCKET_SLOTS; s++) {
-			uint32_t cur = bk->idx[s];
-
-			if (cur != 0) {
-				if (bk->sig[s] == sig && dpmon_addr_eq(&c->meta[cur - 1].addr, a))
-					return (int32_t)(cur - 1);
-				continue;
-			}
-			if (idx >= c->capacity)
-				return -ENOSPC;
-			c->meta[idx].addr = *a;
-			c->meta[idx].subnet = subnet;
-			/* Counters of a new entry are already zero (rte_zmalloc). */
-			bk->sig[s] = sig;
-			bk->idx[s] = idx + 1;
-			__atomic_store_n(&c->n_hosts, idx + 1, __ATOMIC_RELEASE);
-			return (int32_t)idx;
-		}
+		/* Room checked by entry_take. Release: the merge sees the key. */
+		rte_ring_sp_enqueue_elem(c->event_ring, &ev, sizeof(ev));
+	} else {
+		/* Counters of a never-used entry are zero (rte_zmalloc). */
+		__atomic_store_n(&c->n_hosts, (uint32_t)idx + 1, __ATOMIC_RELEASE);
 	}
-	return -ENOSPC;
+	return idx;
+}
+
+unsigned
+dpmon_core_maintain(struct dpmon_core *c, unsigned max)
+{
+	uint64_t req[32];
+	unsigned done = 0;
+
+	while (done < max) {
+		/* No more requests than answers the event ring has room for. */
+		unsigned room = RTE_MIN(rte_ring_free_count(c->event_ring), RTE_DIM(req));
+		unsigned n = rte_ring_sc_dequeue_burst_elem(c->retire_ring, req, sizeof(req[0]),
+							    RTE_MIN(max - done, room), NULL);
+
+		if (n == 0)
+			break;
+		for (unsigned k = 0; k < n; k++) {
+			uint32_t idx = (uint32_t)(req[k] & 0xffffff);
+			uint32_t stamp = (uint32_t)(req[k] >> 24);
+			struct dpmon_host_meta *m = &c->meta[idx];
+			struct index_pos pos;
+			uint64_t ev;
+
+			RTE_ASSERT(idx < c->n_hosts);
+			if (m->epoch == stamp && index_find(c, &m->addr, dpmon_host_hash(&m->addr),
+							    &pos) == (int32_t)idx) {
+				index_del(c, dpmon_host_hash(&m->addr), &pos);
+				dpmon_count_inc((req[k] >> 56) == DPMON_RETIRE_EVICT
+							? &c->stats.host_evictions
+							: &c->stats.host_expired,
+						1);
+				ev = dpmon_host_event(DPMON_HOST_DEAD, idx);
+			} else {
+				ev = dpmon_host_event(DPMON_HOST_KEPT, idx);
+			}
+			/* Room checked above. Release: the entry's last counter
+			 * stores come before. */
+			rte_ring_sp_enqueue_elem(c->event_ring, &ev, sizeof(ev));
+		}
+		done += n;
+	}
+	return done;
 }
 
 void
@@ -193,11 +393,14 @@ dpmon_host_flag_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigned fla
 	struct dpmon_host_flag_ctr *h;
 
 	if (xi == 0) {
-		if (c->n_flag_lines >= c->flag_capacity) {
+		if (c->n_free_flag_lines > 0) {
+			xi = c->free_flag_lines[--c->n_free_flag_lines];
+		} else if (c->n_flag_lines < c->flag_capacity) {
+			xi = ++c->n_flag_lines;
+		} else {
 			dpmon_count_inc(&c->stats.host_ext_full, 1);
 			return;
 		}
-		xi = ++c->n_flag_lines;
 		/* The line is zero (rte_zmalloc); the merge reads flag_idx after the
 		 * acquire of stats.packets, which this burst stores later. */
 		__atomic_store_n(&c->meta[idx].flag_idx, xi, __ATOMIC_RELAXED);

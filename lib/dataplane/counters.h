@@ -45,6 +45,21 @@
  *
  * A burst ends with a release store of stats.packets, which the merge reads
  * first (acquire), so a snapshot holds every packet its worker counts claim.
+ *
+ * Host entries retire (idle hosts, and the least recently active ones
+ * when the table is full) in a round trip over three single-producer,
+ * single-consumer rte_rings, so that an entry is reused only once the
+ * merge has folded its last counts (docs/architecture.md, "Host life
+ * cycle"):
+ *   retire ring (merge → worker): "retire entry i if its stamp is still
+ *       S"; the worker drops i from its index (no packet reaches it after
+ *       that) and answers DEAD, or KEPT when a packet stamped it since;
+ *   event ring (worker → merge): DEAD and KEPT answers, and NEW i when
+ *       the worker gave a freed entry to a new host;
+ *   free ring (merge → worker): entries the merge has folded for the
+ *       last time (after DEAD), for the worker to reuse.
+ * No lock and no atomic read-modify-write: rte_ring's single-producer and
+ * single-consumer paths are loads and stores with acquire/release.
  */
 #ifndef DPMON_COUNTERS_H
 #define DPMON_COUNTERS_H
@@ -61,6 +76,7 @@
 
 struct dpmon_sample_core;
 struct dpmon_core;
+struct rte_ring;
 
 /** Packets and bytes (frame length as received). */
 struct dpmon_ctr {
@@ -227,6 +243,38 @@ struct dpmon_host_bucket {
 	uint32_t idx[DPMON_BUCKET_SLOTS];
 } __rte_cache_aligned;
 
+/** Most entries in flight on each retire and free ring (a power of two). */
+#define DPMON_RETIRE_RING      16384
+/** Retire requests a worker serves per round of polls (dpmon_core_maintain). */
+#define DPMON_RETIRE_PER_ROUND 64
+
+/** What a retire request asks (bit 56 of the request). */
+enum dpmon_retire_why {
+	DPMON_RETIRE_IDLE = 0,  /**< no packet for host_idle_timeout_s */
+	DPMON_RETIRE_EVICT = 1, /**< the table is full: least recently active */
+};
+
+/** Kinds of event-ring records (top two bits; the entry index below). */
+enum dpmon_host_event {
+	DPMON_HOST_DEAD = 1, /**< retired: out of the index, never written again */
+	DPMON_HOST_KEPT = 2, /**< not retired: a packet stamped it after the request */
+	DPMON_HOST_NEW = 3,  /**< a freed entry now holds a new host */
+};
+
+/** A retire request for entry @p idx last stamped @p stamp. */
+static inline uint64_t
+dpmon_retire_req(uint32_t idx, uint32_t stamp, enum dpmon_retire_why why)
+{
+	return (uint64_t)why << 56 | (uint64_t)stamp << 24 | idx;
+}
+
+/** An event-ring record of kind @p kind for entry @p idx. */
+static inline uint64_t
+dpmon_host_event(enum dpmon_host_event kind, uint32_t idx)
+{
+	return (uint64_t)kind << 62 | idx;
+}
+
 /** Carry records per worker (a power of two); see the file comment. */
 #define DPMON_CARRY_RING 4096
 
@@ -264,6 +312,10 @@ struct dpmon_core_stats {
 	 * flows and peers stay a linear-counting estimate, a lower bound)
 	 */
 	uint64_t host_flow_full;
+	/** entries retired because the table was full (least recently active) */
+	uint64_t host_evictions;
+	/** entries retired because their host sent nothing for host_idle_timeout_s */
+	uint64_t host_expired;
 };
 
 /** A worker lcore's tables. Allocate with dpmon_core_create. */
@@ -275,6 +327,20 @@ struct dpmon_core {
 	struct dpmon_host_meta *meta;           /**< capacity entries */
 	struct dpmon_host_flag_ctr *flag_lines; /**< flag_capacity flag lines, dense from 0 */
 	struct dpmon_host_bucket *buckets;      /**< bucket_mask + 1 buckets */
+	/**
+	 * Per bucket: entries stored past it whose probe passed it (full
+	 * then); 255 stays (sticky). A lookup that misses in a bucket with 0
+	 * ends there (counters.c). Worker only.
+	 */
+	uint8_t *overflow;
+	/** Retire requests from the merge, uint64_t (dpmon_retire_req). */
+	struct rte_ring *retire_ring;
+	/** DEAD, KEPT and NEW records for the merge, uint64_t (dpmon_host_event). */
+	struct rte_ring *event_ring;
+	/** Entries the merge freed for reuse, uint64_t (entry index). */
+	struct rte_ring *free_ring;
+	uint32_t *free_flag_lines; /**< flag lines given back (index + 1), a stack; worker only */
+	uint32_t n_free_flag_lines;
 	uint32_t *carry; /**< DPMON_CARRY_RING records: entry * SLOTS + slot */
 	/** Flow sketches of the totals, [DPMON_DIR_MAX] (ingress, egress). */
 	struct dpmon_flow_sketch *flow_tot;
@@ -489,13 +555,25 @@ int32_t dpmon_core_host_find(const struct dpmon_core *c, const struct dpmon_addr
 
 /**
  * Find or insert host @p a (subnet @p subnet; @p sig from dpmon_host_hash).
- * @return the entry index, or -ENOSPC when the table is full (the caller
+ * A new host takes a never-used entry (published by n_hosts) while there
+ * are any, then one the merge freed (free ring, announced with a NEW
+ * record on the event ring), its counters zeroed first.
+ * @return the entry index, or -ENOSPC when no entry is free (the caller
  *         counts host_table_full). Owning worker lcore only.
  */
 int32_t dpmon_core_host_insert(struct dpmon_core *c, const struct dpmon_addr *a, uint32_t sig,
 			       uint32_t subnet);
 
-/** Number of published host entries, for the main lcore (acquire). */
+/**
+ * Serve up to @p max retire requests of the merge (file comment): for
+ * each, drop the entry from the index and answer DEAD when its stamp is
+ * still the one the merge saw, else answer KEPT. Cheap when there are
+ * none (a ring count). Call between bursts, never inside one.
+ * @return requests served. Owning worker lcore only.
+ */
+unsigned dpmon_core_maintain(struct dpmon_core *c, unsigned max);
+
+/** Never-used entries taken so far (the others come from the free ring), for the merge (acquire). */
 static inline uint32_t
 dpmon_core_hosts_published(const struct dpmon_core *c)
 {

@@ -28,7 +28,8 @@
  * Counters are updated with plain stores (single writer). Parse reasons are
  * summed on the stack and stored once per burst.
  * The loop also counts polls and the TSC cycles of non-empty bursts, so
- * the merge can report each worker's busy ratio (counters.h).
+ * the merge can report each worker's busy ratio (counters.h), and serves
+ * a few of the merge's retire requests per round (dpmon_core_maintain).
  * Subnet counters and sketches come from the generation (worker.h) the loop
  * loaded for this round: no per-packet check of the generation.
  */
@@ -563,6 +564,9 @@ dpmon_worker_loop(void *arg)
 		/* Outside packet processing: g is no longer referenced. */
 		if (w->qsv != NULL)
 			rte_rcu_qsbr_quiescent(w->qsv, w->qs_id);
+		/* Between bursts: the merge's retire requests, a few per round
+		 * so that a wave of them never delays the RX queues. */
+		dpmon_core_maintain(w->core, DPMON_RETIRE_PER_ROUND);
 		dpmon_idle_round(&idle, got != 0);
 	}
 	if (w->qsv != NULL)
