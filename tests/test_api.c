@@ -536,7 +536,8 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1", 12); /* 10 + host_ext_full, host_flow_full */
+	CHECK_SIZE(b, "workers.1",
+		   14); /* 10 + host_ext_full, host_flow_full, host_evictions, host_expired */
 	CHECK_INT(b, "workers.1.host_v4mapped", 7);
 	CHECK_INT(b, "workers.1.host_ext_full", 3);
 	CHECK_INT(b, "workers.1.host_capacity", 1024);
@@ -663,7 +664,9 @@ test_host(const struct dpmon_snapshot *s)
 	char longpath[400];
 
 	REQUIRE(r.status == 200);
-	CHECK_SIZE(r.body, "", 4);
+	CHECK_SIZE(r.body, "", 6); /* address, subnet, first_seen, last_seen, ingress, egress */
+	CHECK_INT(r.body, "first_seen", 0); /* a record filled by hand */
+	CHECK_INT(r.body, "last_seen", 0);
 	CHECK_STR(r.body, "address", "2001:db8::1");
 	CHECK_STR(r.body, "subnet", "2001:db8::/48");
 	CHECK_INT(r.body, "ingress.packets", 300);
@@ -717,7 +720,7 @@ test_hosts(const struct dpmon_snapshot *s)
 	CHECK_INT(r.body, "snapshot_seq", 7);
 	CHECK_INT(r.body, "total", 5);
 	CHECK_SIZE(r.body, "hosts", 5);
-	CHECK_SIZE(r.body, "hosts.0", 4);
+	CHECK_SIZE(r.body, "hosts.0", 6);
 	CHECK_STR(r.body, "hosts.0.address", "10.0.0.5");
 	CHECK_STR(r.body, "hosts.0.subnet", "10.0.0.0/24");
 	CHECK_INT(r.body, "hosts.0.ingress.packets", 100);

@@ -287,8 +287,10 @@ test_lines(void)
 	 * + dpmon_config_reloads_total, dpmon_config_last_reload_timestamp_seconds (reload)
 	 * + dpmon_alerts_started_total (detection) + dpmon_notify_runs_total,
 	 * dpmon_action_events_dropped_total, dpmon_sample_packets_total,
-	 * dpmon_blackholes, dpmon_exabgp_pipe_connected (actions) */
-	REQUIRE(check_structure(t) == 49);
+	 * dpmon_blackholes, dpmon_exabgp_pipe_connected (actions)
+	 * + dpmon_worker_host_evictions_total, dpmon_worker_host_expired_total
+	 * (host life cycle) */
+	REQUIRE(check_structure(t) == 51);
 	free(t);
 	dpmon_snapshot_free(s);
 }

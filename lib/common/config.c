@@ -56,6 +56,7 @@ struct int_key {
 
 static const struct int_key top_int_keys[] = {
 	{"host_table_capacity", 1024, 16777216, offsetof(struct dpmon_config, host_table_capacity)},
+	{"host_idle_timeout_s", 0, 31536000, offsetof(struct dpmon_config, host_idle_timeout_s)},
 	{"merge_interval_ms", 100, 60000, offsetof(struct dpmon_config, merge_interval_ms)},
 	{"average_time_constant_ms", 100, 3600000,
 	 offsetof(struct dpmon_config, average_time_constant_ms)},
@@ -209,6 +210,7 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	snprintf(cfg->http_listen, sizeof(cfg->http_listen), "127.0.0.1");
 	cfg->http_port = 8080;
 	cfg->host_table_capacity = 65536;
+	cfg->host_idle_timeout_s = 300;
 	cfg->merge_interval_ms = 1000;
 	cfg->average_time_constant_ms = 5000;
 	cfg->history_s = 300;

@@ -160,7 +160,12 @@ struct dpmon_config {
 	/** Hosts exported per-host on /metrics (top by bytes); default 20, 0..1000. */
 	uint32_t metrics_top_hosts;
 	uint32_t host_table_capacity; /**< hosts per worker lcore, default 65536 */
-	uint32_t merge_interval_ms;   /**< default 1000, range 100..60000 */
+	/**
+	 * Seconds without a packet after which a host leaves its worker's
+	 * table and the snapshots; default 300, 0 = never, at most 31536000.
+	 */
+	uint32_t host_idle_timeout_s;
+	uint32_t merge_interval_ms; /**< default 1000, range 100..60000 */
 	/** Time constant of the averages avg_pps/avg_bps (rates.h); default 5000, 100..3600000. */
 	uint32_t average_time_constant_ms;
 	/** Seconds of rates kept for GET /api/v1/history; default 300, 0..86400. */

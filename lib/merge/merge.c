@@ -11,14 +11,17 @@
  * totals' counters, here, and adds their flows and the history
  * (merge_history.c): the opposite of the order in which the workers store
  * them (counters.h), so the snapshot holds every packet its worker counts
- * claim. Between two merges a reload moves the merger to new subnets
- * without losing a count (merge_reload.c).
+ * claim. Around that, the hosts' life cycle (merge_life.c): the workers'
+ * answers to retire requests first, and new requests once this merge's
+ * touched hosts are known. Between two merges a reload moves the merger
+ * to new subnets without losing a count (merge_reload.c).
  */
 #include "merge.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_debug.h>
@@ -54,7 +57,11 @@ workers_init(struct dpmon_merge *m, struct dpmon_core *const *cores, const unsig
 		map->gid = malloc(sizeof(uint32_t) * cores[c]->capacity);
 		map->next = malloc(sizeof(uint32_t) * cores[c]->capacity);
 		map->carry = calloc(cores[c]->capacity, sizeof(uint32_t));
-		if (!map->gid || !map->next || !map->carry)
+		map->state = calloc(cores[c]->capacity, sizeof(uint8_t));
+		map->last_ds = calloc(cores[c]->capacity, sizeof(uint32_t));
+		map->free = malloc(sizeof(uint32_t) * cores[c]->capacity);
+		if (!map->gid || !map->next || !map->carry || !map->state || !map->last_ds ||
+		    !map->free)
 			return -ENOMEM;
 		*entries += cores[c]->capacity;
 	}
@@ -96,6 +103,16 @@ history_init(struct dpmon_merge *m)
 	return h->ring != NULL ? 0 : -ENOMEM;
 }
 
+/* Wall-clock time, seconds since the epoch. */
+static double
+unix_now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 struct dpmon_merge *
 dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cores,
 		   struct dpmon_generation *const *gens, const unsigned *lcores, unsigned n_cores,
@@ -110,6 +127,7 @@ dpmon_merge_create(const struct dpmon_config *cfg, struct dpmon_core *const *cor
 	}
 	m->cfg = cfg;
 	m->epoch = 1;
+	m->clock.unix_start_s = unix_now_s() - (double)(rte_rdtsc() - start_tsc) / (double)tsc_hz;
 	m->workers.n = n_cores;
 	m->clock.start_tsc = m->clock.prev_tsc = start_tsc;
 	m->clock.tsc_hz = tsc_hz;
@@ -128,6 +146,9 @@ workers_free(struct dpmon_merge *m)
 		free(m->workers.map[c].gid);
 		free(m->workers.map[c].next);
 		free(m->workers.map[c].carry);
+		free(m->workers.map[c].state);
+		free(m->workers.map[c].last_ds);
+		free(m->workers.map[c].free);
 	}
 	free(m->workers.map);
 	free(m->workers.prev_busy);
@@ -175,6 +196,8 @@ dpmon_merge_free(struct dpmon_merge *m)
 		return;
 	workers_free(m);
 	free(m->fold.carries);
+	free(m->fold.bases);
+	free(m->fold.free_bases);
 	subnets_free(m);
 	history_free(m);
 	records_free(m);
@@ -191,7 +214,7 @@ dpmon_merge_last_timing(const struct dpmon_merge *m, struct dpmon_merge_timing *
 uint32_t
 dpmon_merge_hosts(const struct dpmon_merge *m)
 {
-	return m->hosts.n;
+	return m->hosts.n - m->hosts.n_free_ids;
 }
 
 /* ------------------------------------------------------------------------
@@ -240,7 +263,9 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w, uint64_t reason
 		w[c].host_v4mapped = dpmon_count_read(&core->stats.host_v4mapped);
 		w[c].host_ext_full = dpmon_count_read(&core->stats.host_ext_full);
 		w[c].host_flow_full = dpmon_count_read(&core->stats.host_flow_full);
-		w[c].hosts = dpmon_core_hosts_published(core);
+		w[c].host_evictions = dpmon_count_read(&core->stats.host_evictions);
+		w[c].host_expired = dpmon_count_read(&core->stats.host_expired);
+		w[c].hosts = dpmon_core_hosts_published(core) - m->workers.map[c].n_dead;
 		w[c].host_capacity = core->capacity;
 		for (int r = 1; r < DPMON_REASON_MAX; r++)
 			reasons[r] += dpmon_count_read(&core->stats.reasons[r]);
@@ -450,22 +475,29 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	uint64_t t_start = rte_rdtsc(), t_fold;
 	struct dpmon_snapshot *s;
 
+	m->clock.now_ds = (uint32_t)((now_tsc - m->clock.start_tsc) * DS_PER_S / m->clock.tsc_hz);
 	/* Order matters (counters.h): worker packet counts, then the hosts
 	 * published by then, then host, subnet and total counters, which the
 	 * workers write in the opposite order. So the snapshot holds every
 	 * packet its worker counts claim, and sum(hosts) <= subnet <= totals. */
 	read_workers(m, workers, reasons, now_tsc - m->clock.prev_tsc);
+	/* Entries retired and reused since the last merge (merge_life.c). */
+	if (merge_drain_events(m) != 0)
+		return NULL;
+	merge_remove_dying(m);
 	if (merge_map_new_hosts(m) != 0 || merge_sort_new_hosts(m) != 0)
 		return NULL;
 	m->seq++;
 	merge_collect_touched(m);
+	/* Before the fold: the workers answer while the merge goes on. */
+	merge_request_retire(m);
 	if (merge_fold_touched(m) != 0) {
 		m->seq--;
 		return NULL;
 	}
 	t_fold = rte_rdtsc();
 	s = dpmon_snapshot_alloc_shared_hosts(n_ports, m->workers.n, m->subnets.n,
-					      m->hosts.n - m->hosts.n_unmonitored);
+					      m->hosts.n_sorted - m->hosts.n_unmonitored);
 	if (s == NULL) {
 		m->seq--;
 		return NULL;
@@ -485,6 +517,10 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	merge_fill_flows(m, s);
 	merge_fill_history(m, s);
 	end_merge(m, now_tsc, t_start, t_fold);
+	/* The answers that came during this merge: their entries are free
+	 * for the next interval, not one later (an error is retried next
+	 * merge, where it stops the merge). */
+	(void)merge_drain_events(m);
 	s->merge_s = (double)(rte_rdtsc() - now_tsc) / (double)m->clock.tsc_hz;
 	return s;
 }

@@ -81,13 +81,23 @@ struct dpmon_merge_timing {
 	uint32_t touched;  /**< global hosts whose worker entries were visited */
 	uint32_t written;  /**< host records written (touched and new hosts) */
 	uint32_t moved;    /**< host records moved out of mostly dead slabs */
+	uint32_t removed;  /**< hosts that left (no worker entry left: merge_life.c) */
 };
 
 /** Timing of the last dpmon_merge_run into @p t. Main lcore. */
 void dpmon_merge_last_timing(const struct dpmon_merge *m, struct dpmon_merge_timing *t);
 
-/** Global hosts known to the merger. */
+/** Global hosts known to the merger (those that left not counted). Main lcore. */
 uint32_t dpmon_merge_hosts(const struct dpmon_merge *m);
+
+/**
+ * Pin the hosts @p addrs[0, @p n) (16-byte host keys, prefix.h) and unpin
+ * every other: a pinned host's worker entries never retire, neither idle
+ * nor evicted from a full table (hosts with an active alert or a
+ * blackhole). Addresses that are not hosts now are ignored.
+ * @return the hosts pinned. Main lcore, between two merges.
+ */
+int dpmon_merge_pin(struct dpmon_merge *m, const struct dpmon_addr *addrs, uint32_t n);
 
 /** Free the merger. NULL ignored. */
 void dpmon_merge_free(struct dpmon_merge *m);

@@ -44,11 +44,16 @@ merge_collect_touched(struct dpmon_merge *m)
 		const uint32_t *gid = m->workers.map[c].gid;
 		uint32_t since = m->workers.map[c].w_prev;
 
+		const uint8_t *state = m->workers.map[c].state;
+		uint32_t *last_ds = m->workers.map[c].last_ds;
+
 		for (uint32_t i = 0; i < m->workers.map[c].mapped; i++) {
 			uint32_t id;
 
-			if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) < since)
+			if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) < since ||
+			    state[i] == ENTRY_FREE)
 				continue;
+			last_ds[i] = m->clock.now_ds;
 			id = gid[i];
 			if (m->fold.mark[id] != mark) {
 				m->fold.mark[id] = mark;
@@ -84,9 +89,8 @@ carry_of(struct dpmon_merge *m, unsigned c, uint32_t idx)
 	return &m->fold.carries[*slot - 1];
 }
 
-/* Apply the carry records core @p c pushed since the last call. */
-static int
-consume_carries(struct dpmon_merge *m, unsigned c)
+int
+merge_consume_carries(struct dpmon_merge *m, unsigned c)
 {
 	struct dpmon_core *core = m->workers.core[c];
 	uint32_t head = __atomic_load_n(&core->carry_head, __ATOMIC_ACQUIRE);
@@ -109,9 +113,8 @@ consume_carries(struct dpmon_merge *m, unsigned c)
  * One host: its counters, flows and peers over its worker entries.
  * --------------------------------------------------------------------- */
 
-/* Add worker entry @p idx of core @p c (low words + kept high words) to @p dst. */
-static void
-entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pair_ctr *dst)
+void
+merge_entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx, struct dpmon_pair_ctr *dst)
 {
 	const struct dpmon_core *core = m->workers.core[c];
 	const struct dpmon_host_ctr *h = &core->hosts[idx];
@@ -223,7 +226,7 @@ wrap_begin(struct dpmon_merge *m, uint32_t *seq_before)
 		while ((s = __atomic_load_n(wrap_seq, __ATOMIC_ACQUIRE)) & 1)
 			rte_pause(); /* the worker is between two stores */
 		seq_before[c] = s;
-		if (consume_carries(m, c) != 0)
+		if (merge_consume_carries(m, c) != 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -250,12 +253,16 @@ fold_host(struct dpmon_merge *m, uint32_t t)
 	uint32_t id = m->fold.touched[t];
 	struct host_fp *fp = &m->fold.t_fp[t];
 
-	memset(&m->fold.g_cur[id], 0, sizeof(m->fold.g_cur[id]));
+	/* Its retired entries' final counts, then its live entries'. */
+	if (m->hosts.g_base[id] != 0)
+		m->fold.g_cur[id] = m->fold.bases[m->hosts.g_base[id] - 1];
+	else
+		memset(&m->fold.g_cur[id], 0, sizeof(m->fold.g_cur[id]));
 	for (uint32_t o = m->fold.first[id]; o != OCC_END;) {
 		unsigned c = o >> 24;
 		uint32_t idx = o & 0xffffff;
 
-		entry_read_add(m, c, idx, &m->fold.g_cur[id]);
+		merge_entry_read_add(m, c, idx, &m->fold.g_cur[id]);
 		o = m->workers.map[c].next[idx];
 	}
 	for (int d = 0; d < DPMON_DIR_MAX; d++)

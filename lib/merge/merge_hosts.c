@@ -11,15 +11,19 @@
  * are a binary search and no merge re-sorts a million hosts.
  *
  * Every array indexed by global id grows here, the fold's and the
- * records' too (HOST_ARRAYS), so that an id is valid in all of them.
+ * records' too (HOST_ARRAYS), so that an id is valid in all of them. A
+ * removed host's id (merge_life.c) is given to the next new host, so the
+ * arrays follow the most hosts listed at once, not all hosts ever seen.
  */
 #include "merge_private.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_debug.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 #include <rte_lcore.h>
@@ -43,7 +47,15 @@
 	X(records.g_avg)  \
 	X(records.g_slab) \
 	X(records.g_pos)  \
-	X(records.order)
+	X(records.order)  \
+	X(hosts.new_ids)  \
+	X(hosts.free_ids) \
+	X(hosts.dying)    \
+	X(hosts.g_first)  \
+	X(hosts.g_last)   \
+	X(hosts.g_flags)  \
+	X(hosts.pinned)   \
+	X(hosts.g_base)
 
 /* Room for @p need global ids in every array, doubling. 0 or -ENOMEM. */
 static int
@@ -73,6 +85,8 @@ grow_hosts(struct dpmon_merge *m, uint32_t need)
 	ZERO_NEW(fold.mark);
 	ZERO_NEW(records.g_rec);
 	ZERO_NEW(records.g_avg);
+	ZERO_NEW(hosts.g_flags);
+	ZERO_NEW(hosts.g_base);
 #undef ZERO_NEW
 	m->hosts.cap = cap;
 	return 0;
@@ -115,19 +129,38 @@ merge_hosts_free(struct dpmon_merge *m)
  * New hosts.
  * --------------------------------------------------------------------- */
 
-/* Global id of @p a, creating the host on first sight. */
-static int64_t
-global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
+/* A removed host's id, as a new id would be: zero counters, no record. */
+static void
+id_recycle(struct dpmon_merge *m, uint32_t id)
+{
+	memset(&m->fold.g_prev[id], 0, sizeof(m->fold.g_prev[id]));
+	memset(&m->fold.g_cur[id], 0, sizeof(m->fold.g_cur[id]));
+	memset(&m->records.g_avg[id], 0, sizeof(m->records.g_avg[id]));
+	m->records.g_rec[id] = NULL;
+	m->records.g_pos[id] = NO_POS;
+	RTE_ASSERT(m->hosts.g_base[id] == 0 && m->hosts.g_flags[id] == 0);
+}
+
+int64_t
+merge_global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
 {
 	void *data;
-	uint32_t id = m->hosts.n;
+	bool recycled = m->hosts.n_free_ids > 0;
+	uint32_t id = recycled ? m->hosts.free_ids[m->hosts.n_free_ids - 1] : m->hosts.n;
 
 	if (rte_hash_lookup_data(m->hosts.hash, a, &data) >= 0)
 		return (int64_t)(uintptr_t)data;
-	if (grow_hosts(m, id + 1) != 0)
+	if (!recycled && grow_hosts(m, id + 1) != 0)
 		return -ENOMEM;
 	if (rte_hash_add_key_data(m->hosts.hash, a, (void *)(uintptr_t)id) != 0)
 		return -ENOSPC;
+	if (recycled) {
+		m->hosts.n_free_ids--;
+		id_recycle(m, id);
+	} else {
+		m->hosts.n++;
+	}
+	m->hosts.new_ids[m->hosts.n_new++] = id;
 	m->hosts.g_addr[id] = *a;
 	/* A host a worker inserted under a newer classifier than the merger's
 	 * (the window of a reload that then failed) gets no subnet rather
@@ -135,8 +168,19 @@ global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
 	m->hosts.g_subnet[id] = subnet < m->subnets.n ? subnet : DPMON_NO_SUBNET;
 	m->hosts.n_unmonitored += m->hosts.g_subnet[id] == DPMON_NO_SUBNET;
 	m->fold.first[id] = OCC_END;
-	m->hosts.n++;
 	return id;
+}
+
+void
+merge_map_entry(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t id)
+{
+	struct core_map *map = &m->workers.map[c];
+
+	map->gid[i] = id;
+	map->next[i] = m->fold.first[id];
+	map->state[i] = ENTRY_LIVE;
+	map->last_ds[i] = m->clock.now_ds;
+	m->fold.first[id] = OCC(c, i);
 }
 
 int
@@ -147,12 +191,10 @@ merge_map_new_hosts(struct dpmon_merge *m)
 		uint32_t n = dpmon_core_hosts_published(core);
 
 		for (uint32_t i = m->workers.map[c].mapped; i < n; i++) {
-			int64_t id = global_id(m, &core->meta[i].addr, core->meta[i].subnet);
+			int64_t id = merge_global_id(m, &core->meta[i].addr, core->meta[i].subnet);
 			if (id < 0)
 				return (int)id;
-			m->workers.map[c].gid[i] = (uint32_t)id;
-			m->workers.map[c].next[i] = m->fold.first[id];
-			m->fold.first[id] = OCC(c, i);
+			merge_map_entry(m, c, i, (uint32_t)id);
 			m->workers.map[c].mapped = i + 1;
 		}
 	}
@@ -170,43 +212,43 @@ cmp_gid(const void *x, const void *y, void *arg)
 	return dpmon_addr_cmp(&addr[*(const uint32_t *)x], &addr[*(const uint32_t *)y]);
 }
 
-/* Merge the sorted runs [0, @p old) and [@p old, h->n) of h->sorted into @p tmp. */
+/* Merge the sorted runs h->sorted[0, h->n_sorted) and @p add[0, @p n_add) into @p tmp. */
 static void
-merge_runs(const struct merge_hosts *h, uint32_t old, uint32_t *tmp)
+merge_runs(const struct merge_hosts *h, const uint32_t *add, uint32_t n_add, uint32_t *tmp)
 {
-	uint32_t i = 0, j = old, k = 0;
+	uint32_t i = 0, j = 0, k = 0;
 
-	while (i < old && j < h->n) {
-		if (dpmon_addr_cmp(&h->g_addr[h->sorted[i]], &h->g_addr[h->sorted[j]]) < 0)
+	while (i < h->n_sorted && j < n_add) {
+		if (dpmon_addr_cmp(&h->g_addr[h->sorted[i]], &h->g_addr[add[j]]) < 0)
 			tmp[k++] = h->sorted[i++];
 		else
-			tmp[k++] = h->sorted[j++];
+			tmp[k++] = add[j++];
 	}
-	while (i < old)
+	while (i < h->n_sorted)
 		tmp[k++] = h->sorted[i++];
-	while (j < h->n)
-		tmp[k++] = h->sorted[j++];
+	while (j < n_add)
+		tmp[k++] = add[j++];
 }
 
 int
 merge_sort_new_hosts(struct dpmon_merge *m)
 {
 	struct merge_hosts *h = &m->hosts;
-	uint32_t old = h->n_sorted, added = h->n - old;
+	uint32_t added = h->n_new - h->n_new_sorted;
+	uint32_t *add = h->new_ids + h->n_new_sorted;
 	uint32_t *tmp;
 
 	if (added == 0)
 		return 0;
-	for (uint32_t id = old; id < h->n; id++)
-		h->sorted[id] = id;
-	qsort_r(h->sorted + old, added, sizeof(uint32_t), cmp_gid, h->g_addr);
-	tmp = malloc(sizeof(uint32_t) * h->n);
+	qsort_r(add, added, sizeof(uint32_t), cmp_gid, h->g_addr);
+	tmp = malloc(sizeof(uint32_t) * (h->n_sorted + added));
 	if (tmp == NULL)
 		return -ENOMEM;
-	merge_runs(h, old, tmp);
-	memcpy(h->sorted, tmp, sizeof(uint32_t) * h->n);
+	merge_runs(h, add, added, tmp);
+	memcpy(h->sorted, tmp, sizeof(uint32_t) * (h->n_sorted + added));
 	free(tmp);
-	h->n_sorted = h->n;
+	h->n_sorted += added;
+	h->n_new_sorted = h->n_new;
 	m->records.order_stale = true;
 	return 0;
 }

@@ -9,6 +9,9 @@
  *   merge.c          create and free; one merge (dpmon_merge_run); the
  *                    workers', totals' and subnets' counters
  *   merge_hosts.c    global host ids, and their order by address
+ *   merge_life.c     the hosts' life cycle: entries retired (idle, or
+ *                    least recently active on a full table) and reused,
+ *                    hosts removed
  *   merge_fold.c     the fold: the touched hosts' counters, flows and peers
  *   merge_records.c  the snapshot's host records, and their slabs
  *   merge_history.c  flows of the totals and subnets; the history ring
@@ -46,6 +49,22 @@ struct rte_hash;
 #define SLABS_MAX      64
 /* records.g_pos of a host not listed in the snapshots. */
 #define NO_POS         UINT32_MAX
+/* hosts.g_subnet of a removed host, whose id waits for reuse. */
+#define HOST_REMOVED   (UINT32_MAX - 1)
+/* Uptime units of core_map.last_ds: tenths of a second (13 years in 32 bits). */
+#define DS_PER_S       10
+
+/* hosts.g_flags: never retired (an alert, a blackhole: dpmon_merge_pin). */
+#define HOST_PINNED 1
+/* hosts.g_flags: listed in hosts.dying. */
+#define HOST_DYING  2
+
+/* How the merger sees a worker entry (core_map.state). */
+enum entry_state {
+	ENTRY_LIVE = 0, /**< mapped, chained to its host */
+	ENTRY_PENDING,  /**< mapped and chained, a retire request in flight */
+	ENTRY_FREE,     /**< folded for the last time: free, or reused and not yet announced */
+};
 
 /* ------------------------------------------------------------------------
  * The merger's state.
@@ -81,12 +100,21 @@ struct host_avg {
 
 /* How the merger sees one worker table's entries. */
 struct core_map {
-	uint32_t *gid;   /**< worker entry → global id */
-	uint32_t *next;  /**< worker entry → next occurrence of the same host */
-	uint32_t *carry; /**< worker entry → index + 1 into fold.carries, 0 = none */
-	uint32_t mapped; /**< worker entries mapped so far */
-	uint32_t w_prev; /**< worker_epoch read by the previous merge */
-	uint32_t w_now;  /**< worker_epoch read by this merge */
+	uint32_t *gid;     /**< worker entry → global id */
+	uint32_t *next;    /**< worker entry → next occurrence of the same host */
+	uint32_t *carry;   /**< worker entry → index + 1 into fold.carries, 0 = none */
+	uint8_t *state;    /**< worker entry → enum entry_state */
+	uint32_t *last_ds; /**< worker entry → uptime of its last touch, DS_PER_S units */
+	uint32_t *free;    /**< entries freed and not yet handed to the worker (a stack) */
+	uint32_t n_free;
+	uint32_t pending;          /**< retire requests without an answer yet */
+	uint32_t n_dead;           /**< entries in state ENTRY_FREE */
+	uint64_t prev_full;        /**< the worker's host_table_full at the previous merge */
+	uint64_t held[64];         /**< answers read from the event ring, not all applied */
+	uint32_t n_held, held_pos; /**< in @c held, and the first not applied */
+	uint32_t mapped;           /**< never-used worker entries mapped so far */
+	uint32_t w_prev;           /**< worker_epoch read by the previous merge */
+	uint32_t w_now;            /**< worker_epoch read by this merge */
 };
 
 /* The worker tables the merger reads, one per worker lcore. */
@@ -104,6 +132,8 @@ struct merge_clock {
 	uint64_t prev_tsc;    /**< TSC of the previous merge (start's before the first) */
 	uint64_t tsc_hz;      /**< frequency of the TSC, Hz */
 	double t_prev, t_now; /**< uptime of the previous merge and of this one, seconds */
+	double unix_start_s;  /**< wall-clock time of uptime zero, seconds since the epoch */
+	uint32_t now_ds;      /**< this merge's uptime in DS_PER_S units (set first) */
 };
 
 /* The averages' time constant and weight (rates.h). */
@@ -116,13 +146,28 @@ struct merge_avg {
 /* Global hosts: ids, addresses, subnets and the order by address. */
 struct merge_hosts {
 	struct rte_hash *hash;     /**< address → global id */
-	uint32_t n;                /**< global hosts: ids [0, n) */
+	uint32_t n;                /**< ids [0, n) were given; free_ids lists the removed ones */
 	uint32_t cap;              /**< room in every array indexed by global id (merge_hosts.c) */
 	struct dpmon_addr *g_addr; /**< global id → address */
-	uint32_t *g_subnet;        /**< global id → subnet, DPMON_NO_SUBNET: none */
-	uint32_t n_unmonitored;    /**< global hosts outside every subnet (g_subnet) */
-	uint32_t *sorted;          /**< global ids by address */
-	uint32_t n_sorted;         /**< ids [0, n_sorted) are in @c sorted */
+	/** global id → subnet, DPMON_NO_SUBNET: none, HOST_REMOVED: no host */
+	uint32_t *g_subnet;
+	uint32_t n_unmonitored; /**< global hosts outside every subnet (g_subnet) */
+	uint32_t *sorted;       /**< global ids by address */
+	uint32_t n_sorted;      /**< hosts in @c sorted */
+	uint32_t *new_ids;      /**< ids given since the last write of records */
+	uint32_t n_new;         /**< in new_ids */
+	uint32_t n_new_sorted;  /**< new_ids [0, n_new_sorted) are in @c sorted */
+	uint32_t *free_ids;     /**< removed hosts' ids, for reuse (a stack) */
+	uint32_t n_free_ids;
+	uint32_t *dying; /**< hosts whose last worker entry retired (merge_life.c) */
+	uint32_t n_dying;
+	double *g_first;  /**< global id → uptime of its first record, seconds */
+	double *g_last;   /**< global id → uptime of its last touch, seconds */
+	uint8_t *g_flags; /**< global id → HOST_PINNED, HOST_DYING */
+	uint32_t *pinned; /**< the ids pinned now */
+	uint32_t n_pinned;
+	/** global id → index + 1 into fold.bases (counts of its retired entries), 0 = none */
+	uint32_t *g_base;
 };
 
 /* The fold: each touched host's counters, summed over its worker entries. */
@@ -140,6 +185,11 @@ struct merge_fold {
 	uint32_t n_touched;              /**< entries in touched and t_fp */
 	struct carry_hi *carries;        /**< high words of the worker entries that carried */
 	uint32_t n_carries, cap_carries; /**< carries in use, and allocated */
+	/** final counts of retired worker entries, per host still listed (hosts.g_base) */
+	struct dpmon_pair_ctr *bases;
+	uint32_t n_bases, cap_bases; /**< bases given out (free ones included), and allocated */
+	uint32_t *free_bases;        /**< free bases (index + 1), a stack of cap_bases */
+	uint32_t n_free_bases;
 };
 
 /* Snapshot records (merge_records.c), and the slabs that hold them. */
@@ -152,7 +202,6 @@ struct merge_records {
 	/** current records of the listed hosts, by address */
 	const struct dpmon_snap_host **order;
 	uint32_t n_order;               /**< listed hosts */
-	uint32_t n_recorded;            /**< ids [0, n_recorded) have a record, the others none */
 	bool order_stale;               /**< new hosts or a reload: rebuild order and g_pos */
 	struct dpmon_host_slab **slabs; /**< slabs with a current record, one reference each */
 	uint32_t n_slabs, cap_slabs;    /**< slabs listed, and room */
@@ -302,8 +351,19 @@ void merge_hosts_free(struct dpmon_merge *m);
 int merge_map_new_hosts(struct dpmon_merge *m);
 
 /**
- * Keep hosts.sorted ordered by address after new ids were appended (and
- * mark records.order stale when there were).
+ * Global id of @p a (subnet @p subnet, as its worker classified it),
+ * creating the host (a removed host's id, else a new one) on first sight,
+ * listed in hosts.new_ids.
+ * @return the id, or -ENOMEM, -ENOSPC (the hash is full).
+ */
+int64_t merge_global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet);
+
+/** Map entry @p i of core @p c to global id @p id: live, chained, touched now. */
+void merge_map_entry(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t id);
+
+/**
+ * Merge the new ids not sorted yet (hosts.new_ids) into hosts.sorted,
+ * by address (and mark records.order stale when there were).
  * @return 0, or -ENOMEM (nothing changed).
  */
 int merge_sort_new_hosts(struct dpmon_merge *m);
@@ -332,6 +392,50 @@ void merge_collect_touched(struct dpmon_merge *m);
  */
 int merge_fold_touched(struct dpmon_merge *m);
 
+/**
+ * Apply the carry records core @p c pushed since the last call.
+ * @return 0, or -ENOMEM (the records not consumed stay queued).
+ */
+int merge_consume_carries(struct dpmon_merge *m, unsigned c);
+
+/**
+ * Add worker entry @p idx of core @p c (low words plus the high words
+ * kept from its carries) to @p dst.
+ */
+void merge_entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx,
+			  struct dpmon_pair_ctr *dst);
+
+/* ------------------------------------------------------------------------
+ * The hosts' life cycle (merge_life.c). Main lcore, concurrent with the
+ * workers.
+ * --------------------------------------------------------------------- */
+
+/**
+ * Read every worker's event ring: DEAD entries (their final counts into
+ * their host's base, unchained, freed; a host left without entries is
+ * queued for removal), KEPT ones (live again), NEW ones (mapped to their
+ * host, which may be new). Then hand the freed entries to the workers.
+ * @return 0, or -ENOMEM, -ENOSPC (as merge_map_new_hosts: the next call
+ *         goes on where this one stopped).
+ */
+int merge_drain_events(struct dpmon_merge *m);
+
+/**
+ * Remove the hosts queued by merge_drain_events that still have no
+ * worker entry: out of the hash, the order and the records; their ids
+ * free for reuse.
+ */
+void merge_remove_dying(struct dpmon_merge *m);
+
+/**
+ * Ask the workers to retire entries: those idle for host_idle_timeout_s,
+ * and on a table with no never-used entry left, the least recently
+ * active ones (not touched in this merge's interval nor since, not
+ * pinned) until the free entries in flight reach the table's reserve
+ * plus its recent misses. After merge_collect_touched.
+ */
+void merge_request_retire(struct dpmon_merge *m);
+
 /* ------------------------------------------------------------------------
  * Snapshot records (merge_records.c). Main lcore.
  * --------------------------------------------------------------------- */
@@ -348,6 +452,9 @@ int merge_fold_touched(struct dpmon_merge *m);
  *         allocated, and is freed with @p s.
  */
 int merge_fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt);
+
+/** Global id @p id leaves: its record is no longer current, nor listed. */
+void merge_record_drop(struct dpmon_merge *m, uint32_t id);
 
 /* ------------------------------------------------------------------------
  * Flows and history (merge_history.c). Main lcore, concurrent with the

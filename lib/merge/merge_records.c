@@ -106,6 +106,14 @@ record_retire(struct dpmon_merge *m, uint32_t id)
 	RTE_ASSERT(0); /* a slab with live records is listed */
 }
 
+void
+merge_record_drop(struct dpmon_merge *m, uint32_t id)
+{
+	record_retire(m, id);
+	m->records.g_rec[id] = NULL;
+	m->records.g_pos[id] = NO_POS;
+}
+
 /* Make record @p b->h[b->n] (written by the caller) global id @p id's current one. */
 static void
 record_install(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id)
@@ -141,10 +149,16 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 	/* A new id's averages are still zero (grow_hosts): any k keeps them so. */
 	double k = dpmon_avg_decay(m->clock.t_prev - avg->t_s, m->avg.tau_s);
 
+	if (m->records.g_rec[id] == NULL) /* a new host (or one back after it left) */
+		m->hosts.g_first[id] = m->hosts.g_last[id] = m->clock.t_now;
+	if (fp != NULL)
+		m->hosts.g_last[id] = m->clock.t_now;
 	h->addr = m->hosts.g_addr[id];
 	h->subnet = m->hosts.g_subnet[id];
 	h->seq = m->seq;
 	h->t_s = m->clock.t_now;
+	h->first_seen = m->clock.unix_start_s + m->hosts.g_first[id];
+	h->last_seen = m->clock.unix_start_s + m->hosts.g_last[id];
 	for (int d = 0; d < DPMON_DIR_MAX; d++) {
 		merge_dir_stats(&h->dir[d], &cur->dir[d], &cur->flags[d], &prev->dir[d],
 				&prev->flags[d], dt);
@@ -161,19 +175,21 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 /*
  * Records for this merge: the touched hosts' and those of new hosts not
  * touched (none of these normally: a host is published with a stamp).
- * The latter are the new ids still without a record once the touched ones
- * have theirs (not chosen by mark: every id the snapshot lists must get
- * one). Room in m->records.slabs is reserved by the caller.
+ * The latter are the new ids (hosts.new_ids) still without a record once
+ * the touched ones have theirs (not chosen by mark: every id the snapshot
+ * lists must get one). Room in m->records.slabs is reserved by the caller.
  */
 static int
 write_records(struct dpmon_merge *m, double dt)
 {
-	/* Without a record: exactly the ids from n_recorded on (its rule). */
-	uint32_t n = m->fold.n_touched + (m->hosts.n - m->records.n_recorded);
+	struct merge_hosts *h = &m->hosts;
+	uint32_t n = m->fold.n_touched;
 	struct dpmon_host_slab *b;
 
-	for (uint32_t t = 0; t < m->fold.n_touched; t++)
-		n -= m->fold.touched[t] >= m->records.n_recorded; /* new, touched: counted twice */
+	RTE_ASSERT(h->n_new_sorted == h->n_new); /* merge_sort_new_hosts ran */
+	for (uint32_t j = 0; j < h->n_new; j++)
+		n += m->records.g_rec[h->new_ids[j]] == NULL &&
+		     m->fold.mark[h->new_ids[j]] != m->fold.n_collects;
 	if (n == 0)
 		return 0;
 	b = dpmon_host_slab_alloc(n);
@@ -183,12 +199,12 @@ write_records(struct dpmon_merge *m, double dt)
 	b->live = 1; /* keeps it listed while its own records are installed */
 	for (uint32_t t = 0; t < m->fold.n_touched; t++)
 		record_write(m, b, m->fold.touched[t], &m->fold.t_fp[t], dt);
-	for (uint32_t id = m->records.n_recorded; id < m->hosts.n; id++)
-		if (m->records.g_rec[id] == NULL)
-			record_write(m, b, id, NULL, dt);
+	for (uint32_t j = 0; j < h->n_new; j++)
+		if (m->records.g_rec[h->new_ids[j]] == NULL)
+			record_write(m, b, h->new_ids[j], NULL, dt);
 	RTE_ASSERT(b->n == n);
 	b->live--;
-	m->records.n_recorded = m->hosts.n;
+	h->n_new = h->n_new_sorted = 0;
 	m->timing.written = n;
 	return 0;
 }
@@ -220,7 +236,7 @@ pick_slabs(const struct dpmon_merge *m, struct dpmon_host_slab **pick, uint32_t 
 	const uint32_t n = m->records.n_slabs;
 	/* The smallest ones past SLABS_MAX: down to SLABS_MAX / 2. */
 	const uint32_t over = n > SLABS_MAX ? n - SLABS_MAX / 2 : 0;
-	const uint32_t budget = RTE_MAX(m->fold.n_touched, m->hosts.n / 64);
+	const uint32_t budget = RTE_MAX(m->fold.n_touched, m->hosts.n_sorted / 64);
 	uint32_t n_pick = 0;
 
 	*moved = 0;
@@ -304,7 +320,7 @@ rebuild_order(struct dpmon_merge *m)
 {
 	uint32_t k = 0;
 
-	for (uint32_t j = 0; j < m->hosts.n; j++) {
+	for (uint32_t j = 0; j < m->hosts.n_sorted; j++) {
 		uint32_t id = m->hosts.sorted[j];
 
 		if (m->hosts.g_subnet[id] == DPMON_NO_SUBNET) {

@@ -201,6 +201,8 @@ reclassify_hosts(struct dpmon_merge *m, const struct dpmon_classifier *cls)
 	m->records.order_stale = true;
 	m->reload.resubnet = true;
 	for (uint32_t id = 0; id < m->hosts.n; id++) {
+		if (m->hosts.g_subnet[id] == HOST_REMOVED)
+			continue;
 		m->hosts.g_subnet[id] = classify_host(cls, &m->hosts.g_addr[id]);
 		if (m->hosts.g_subnet[id] == DPMON_NO_SUBNET)
 			m->hosts.n_unmonitored++;
@@ -218,7 +220,8 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 	if (carry_alloc(&k, m->subnets.n, n_subnets) != 0)
 		goto out;
 	/* Hosts the old generation inserted, before their subnets renumber. */
-	if (merge_map_new_hosts(m) != 0 || merge_sort_new_hosts(m) != 0)
+	if (merge_drain_events(m) != 0 || merge_map_new_hosts(m) != 0 ||
+	    merge_sort_new_hosts(m) != 0)
 		goto out;
 	if (remap_history(m, old_of_new, n_subnets) != 0)
 		goto out;

@@ -102,6 +102,12 @@ struct dpmon_snap_host {
 	 */
 	uint64_t seq;
 	double t_s; /**< that merge's uptime_s, seconds */
+	/**
+	 * Wall-clock times (Unix seconds, from the merge clock) of the merge
+	 * that first listed this host, and of the last merge that saw it send
+	 * or receive (a host that left and came back starts anew).
+	 */
+	double first_seen, last_seen;
 	struct dpmon_dir_stats dir[DPMON_DIR_MAX];
 };
 
@@ -139,11 +145,14 @@ struct dpmon_snap_worker {
 	uint64_t host_v4mapped;  /**< IPv6 host updates skipped: IPv4-mapped address */
 	uint64_t host_ext_full;  /**< fragment/SYN host updates lost: no flag line left */
 	uint64_t host_flow_full; /**< host directions not promoted: no full flow sketch left */
-	uint64_t hosts;          /**< entries in its host table */
-	uint64_t host_capacity;  /**< size of its host table (host_table_capacity) */
-	uint64_t polls;          /**< rx_burst calls, empty ones included */
-	double busy_s;           /**< seconds spent in non-empty bursts, cumulative */
-	double busy_ratio;       /**< share of the last interval spent in non-empty bursts, 0..1 */
+	uint64_t
+		host_evictions; /**< entries retired because the table was full (least recently active) */
+	uint64_t host_expired;  /**< entries retired after host_idle_timeout_s without a packet */
+	uint64_t hosts;         /**< entries in use in its host table */
+	uint64_t host_capacity; /**< size of its host table (host_table_capacity) */
+	uint64_t polls;         /**< rx_burst calls, empty ones included */
+	double busy_s;          /**< seconds spent in non-empty bursts, cumulative */
+	double busy_ratio;      /**< share of the last interval spent in non-empty bursts, 0..1 */
 };
 
 /** Rates of one direction in a history point. */

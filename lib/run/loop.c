@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -136,6 +137,36 @@ fill_status(struct app *a, struct dpmon_snapshot *s)
 	fill_actions(a, &s->actions);
 }
 
+/*
+ * Pin the hosts of the active alerts and of the blackholes in @p s, so
+ * the merge never retires their entries (dpmon_merge_pin). Out of memory:
+ * the blackholes stay as pinned as they were.
+ */
+static void
+pin_hosts(struct app *a, const struct dpmon_snapshot *s)
+{
+	struct dpmon_blackhole *bh = NULL;
+	int n_bh = a->actions != NULL ? dpmon_blackhole_list(a->actions, &bh) : 0;
+	uint32_t n = 0, cap = s->alerts_active + (n_bh > 0 ? (uint32_t)n_bh : 0);
+	struct dpmon_addr *addrs;
+
+	if (n_bh < 0)
+		return;
+	addrs = malloc(sizeof(*addrs) * (cap ? cap : 1));
+	if (addrs == NULL) {
+		free(bh);
+		return;
+	}
+	for (uint32_t i = 0; i < s->n_alerts && n < cap; i++)
+		if (s->alerts[i]->end_unix_s == 0)
+			addrs[n++] = s->alerts[i]->addr;
+	for (int i = 0; i < n_bh && n < cap; i++)
+		addrs[n++] = bh[i].addr;
+	dpmon_merge_pin(a->merge, addrs, n);
+	free(addrs);
+	free(bh);
+}
+
 void
 app_merge_once(struct app *a)
 {
@@ -159,6 +190,7 @@ app_merge_once(struct app *a)
 	if (dpmon_detect_run(a->detect, s, (double)now.tv_sec + (double)now.tv_nsec * 1e-9) != 0)
 		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
 			  "detect: out of memory; this snapshot lists no alerts");
+	pin_hosts(a, s);
 	dpmon_snap_publish(&a->store, s);
 }
 

@@ -195,6 +195,7 @@ swap_reloadable(struct dpmon_config *run, struct dpmon_config *next)
 	RTE_SWAP(run->subnets, next->subnets);
 	RTE_SWAP(run->n_subnets, next->n_subnets);
 	RTE_SWAP(run->average_time_constant_ms, next->average_time_constant_ms);
+	RTE_SWAP(run->host_idle_timeout_s, next->host_idle_timeout_s);
 	RTE_SWAP(run->detect, next->detect);
 	RTE_SWAP(run->actions, next->actions);
 }

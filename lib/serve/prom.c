@@ -458,6 +458,8 @@ enum wfield {
 	W_CAPACITY,
 	W_FILL,
 	W_FULL,
+	W_EVICTIONS,
+	W_EXPIRED,
 	W_MAX
 };
 
@@ -481,6 +483,11 @@ static const struct {
 		    "Host table entries divided by its capacity, 0..1."},
 	[W_FULL] = {"dpmon_worker_host_table_full_total", "counter",
 		    "Host updates lost because the host table was full."},
+	[W_EVICTIONS] =
+		{"dpmon_worker_host_evictions_total", "counter",
+		 "Host entries retired because the table was full (least recently active)."},
+	[W_EXPIRED] = {"dpmon_worker_host_expired_total", "counter",
+		       "Host entries retired after host_idle_timeout_s without a packet."},
 };
 
 static void
@@ -514,6 +521,12 @@ worker_sample(struct buf *b, const char *name, const struct dpmon_snap_worker *w
 	case W_FILL:
 		sample_real(b, name, labels,
 			    w->host_capacity ? (double)w->hosts / (double)w->host_capacity : 0.0);
+		break;
+	case W_EVICTIONS:
+		sample_u64(b, name, labels, w->host_evictions);
+		break;
+	case W_EXPIRED:
+		sample_u64(b, name, labels, w->host_expired);
 		break;
 	default:
 		sample_u64(b, name, labels, w->host_table_full);
