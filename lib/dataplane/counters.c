@@ -322,6 +322,10 @@ dpmon_core_maintain(struct dpmon_core *c, unsigned max)
 	uint64_t req[32];
 	unsigned done = 0;
 
+	/* Between bursts: an idle worker adopts the epoch too, so its
+	 * entries age (the merge never asks for one stamped in the epoch the
+	 * worker last reported). */
+	dpmon_core_burst_begin(c);
 	while (done < max) {
 		/* No more requests than answers the event ring has room for. */
 		unsigned room = RTE_MIN(rte_ring_free_count(c->event_ring), RTE_DIM(req));

@@ -265,7 +265,7 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w, uint64_t reason
 		w[c].host_flow_full = dpmon_count_read(&core->stats.host_flow_full);
 		w[c].host_evictions = dpmon_count_read(&core->stats.host_evictions);
 		w[c].host_expired = dpmon_count_read(&core->stats.host_expired);
-		w[c].hosts = dpmon_core_hosts_published(core) - m->workers.map[c].n_dead;
+		w[c].hosts = dpmon_core_hosts_published(core); /* less the retired: merge_run */
 		w[c].host_capacity = core->capacity;
 		for (int r = 1; r < DPMON_REASON_MAX; r++)
 			reasons[r] += dpmon_count_read(&core->stats.reasons[r]);
@@ -482,11 +482,13 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	 * packet its worker counts claim, and sum(hosts) <= subnet <= totals. */
 	read_workers(m, workers, reasons, now_tsc - m->clock.prev_tsc);
 	/* Entries retired and reused since the last merge (merge_life.c). */
-	if (merge_drain_events(m) != 0)
+	if (merge_drain_events(m) != 0 || merge_map_new_hosts(m) != 0 ||
+	    merge_sort_new_hosts(m) != 0)
 		return NULL;
+	/* After the mapping: a host back in a new entry meanwhile stays. */
 	merge_remove_dying(m);
-	if (merge_map_new_hosts(m) != 0 || merge_sort_new_hosts(m) != 0)
-		return NULL;
+	for (unsigned c = 0; c < m->workers.n; c++)
+		workers[c].hosts -= m->workers.map[c].n_dead;
 	m->seq++;
 	merge_collect_touched(m);
 	/* Before the fold: the workers answer while the merge goes on. */

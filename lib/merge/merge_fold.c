@@ -49,11 +49,15 @@ merge_collect_touched(struct dpmon_merge *m)
 
 		for (uint32_t i = 0; i < m->workers.map[c].mapped; i++) {
 			uint32_t id;
+			uint32_t stamp = __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED);
 
-			if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) < since ||
-			    state[i] == ENTRY_FREE)
+			if (stamp < since || state[i] == ENTRY_FREE)
 				continue;
-			last_ds[i] = m->clock.now_ds;
+			/* Visited from the worker's epoch at the previous merge
+			 * on (a burst may straddle it), but touched in this
+			 * interval only with this merge's epoch. */
+			if (stamp == m->epoch)
+				last_ds[i] = m->clock.now_ds;
 			id = gid[i];
 			if (m->fold.mark[id] != mark) {
 				m->fold.mark[id] = mark;

@@ -7,8 +7,8 @@
  * A worker entry retires in a round trip (counters.h; docs/architecture.md,
  * "Host life cycle"):
  *   1. a merge asks (retire ring) for an entry not touched in its own
- *      interval (stamp below the worker's epoch at the previous merge),
- *      giving the stamp it saw: entries idle for host_idle_timeout_s, and
+ *      interval (stamp below the epoch it handed out for it), giving
+ *      the stamp it saw: entries idle for host_idle_timeout_s, and
  *      on a table with no never-used entry left, the least recently
  *      active ones, until the entries free or on their way cover the
  *      table's reserve plus its misses of the last interval;
@@ -387,9 +387,10 @@ request_core(struct dpmon_merge *m, unsigned c, uint32_t need, uint64_t *scratch
 
 		if (map->state[i] != ENTRY_LIVE || (m->hosts.g_flags[map->gid[i]] & HOST_PINNED))
 			continue;
-		/* Touched in this merge's interval (or since): never. */
+		/* Touched in this merge's interval (or since): never. The
+		 * worker checks the stamp again when it serves the request. */
 		stamp = __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED);
-		if (stamp >= map->w_prev)
+		if (stamp >= m->epoch)
 			continue;
 		if (timeout_ds != 0 && m->clock.now_ds - map->last_ds[i] >= timeout_ds) {
 			if (request(m, c, i, stamp, DPMON_RETIRE_IDLE)) {

@@ -134,6 +134,17 @@ record_install(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id)
  * This merge's records.
  * --------------------------------------------------------------------- */
 
+/* Whether any packet count of @p cur differs from @p prev's (the host sent or received). */
+static inline bool
+pair_moved(const struct dpmon_pair_ctr *cur, const struct dpmon_pair_ctr *prev)
+{
+	for (int d = 0; d < DPMON_DIR_MAX; d++)
+		for (int p = 0; p < DPMON_PROTO_MAX; p++)
+			if (cur->dir[d].proto[p].packets != prev->dir[d].proto[p].packets)
+				return true;
+	return false;
+}
+
 /*
  * Write global id @p id's record for this merge into @p b (rates over
  * @p dt s); @p fp: its flows and peers when touched, NULL when not.
@@ -151,7 +162,7 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 
 	if (m->records.g_rec[id] == NULL) /* a new host (or one back after it left) */
 		m->hosts.g_first[id] = m->hosts.g_last[id] = m->clock.t_now;
-	if (fp != NULL)
+	if (fp != NULL && pair_moved(cur, prev))
 		m->hosts.g_last[id] = m->clock.t_now;
 	h->addr = m->hosts.g_addr[id];
 	h->subnet = m->hosts.g_subnet[id];
