@@ -473,13 +473,14 @@ class Dpmon:
                                       s and s['ports'], s and s['workers']))
             time.sleep(0.02)
 
-    def rss_kib(self):
-        """The dpmon process's resident set size, KiB (VmRSS of /proc/PID/status)."""
+    def rss_kib(self, field='VmRSS'):
+        """The dpmon process's resident set size, KiB: VmRSS of /proc/PID/status,
+        or another of its fields in KiB (`field`: 'RssAnon', 'RssFile', ...)."""
         with open('/proc/%d/status' % self.proc.pid) as f:
             for line in f:
-                if line.startswith('VmRSS:'):
+                if line.startswith(field + ':'):
                     return int(line.split()[1])
-        raise TestFailure('%s: no VmRSS in /proc/%d/status' % (self.label, self.proc.pid))
+        raise TestFailure('%s: no %s in /proc/%d/status' % (self.label, field, self.proc.pid))
 
     def _next_snapshot(self, seq, deadline):
         while True:
