@@ -231,6 +231,14 @@ def _runtime_dir(prefix):
     return os.path.join(base, 'dpdk', prefix)
 
 
+PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
+
+
+def _die_with_parent():
+    """In the child before exec: SIGKILL it when the test process dies."""
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
 LCORES_ONE_WORKER = ['-l', '0-1']
 # Same shape with the roles on the other CPU: for a second run in parallel.
 LCORES_ONE_WORKER_ALT = ['--lcores', '0@1,1@0']
@@ -321,8 +329,12 @@ class Dpmon:
         with _live_lock:
             if _stopping:
                 raise TestFailure('%s: not started: the test run is stopping' % self.label)
+            # A live dpmon dies with the test (PR_SET_PDEATHSIG), so that the
+            # test's network namespace, and the veth pair in it, go away
+            # even when the test process is killed outright.
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
-                                         stdout=self.stdout, stderr=self.stderr)
+                                         stdout=self.stdout, stderr=self.stderr,
+                                         preexec_fn=_die_with_parent if self.iface else None)
             _live.add(self.proc)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
