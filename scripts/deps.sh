@@ -9,7 +9,9 @@
 #
 #   build:  compilers, Meson, DPDK, jansson, libmicrohttpd, libpcap
 #   tests:  prometheus (promtool), chromium (the dashboard test), cppcheck and
-#           clang-format (scripts/static-check.sh),
+#           clang-format (scripts/static-check.sh), DPDK's af_packet PMD and
+#           iproute2 (the live-traffic test on a veth pair, test_soak.py;
+#           libdpdk-dev pulls the PMD in too, it is named for what it is for),
 #           node + npm, and tests/js's npm packages (npm ci, pinned by
 #           tests/js/package-lock.json; playwright-core drives the Debian
 #           chromium, it never downloads a browser)
@@ -24,7 +26,7 @@ cd "$(dirname "$0")/.."
 PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config python3 python3-pyelftools
       dpdk dpdk-dev libdpdk-dev libnuma-dev libjansson-dev libmicrohttpd-dev libpcap-dev
       curl)
-TEST_PKGS=(prometheus chromium
+TEST_PKGS=(prometheus chromium librte-net-af-packet23 iproute2
       debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
       systemd shellcheck cppcheck clang-format)
 build_only=0

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Integration-test harness: runs the real dpmon on pcap files through DPDK's
-pcap PMD and reads its HTTP API.
+pcap PMD, or on live frames through DPDK's af_packet PMD on a veth pair
+(LiveLink), and reads its HTTP API.
 
 Python 3 standard library only. Each test file does
 
@@ -24,12 +25,14 @@ dpmon's own output. A missing test data directory is a failure, not a skip.
 
 import argparse
 import atexit
+import ctypes
 import ipaddress
 import itertools
 import json
 import os
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -228,6 +231,14 @@ def _runtime_dir(prefix):
     return os.path.join(base, 'dpdk', prefix)
 
 
+PR_SET_PDEATHSIG = 1  # <sys/prctl.h>
+
+
+def _die_with_parent():
+    """In the child before exec: SIGKILL it when the test process dies."""
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
 LCORES_ONE_WORKER = ['-l', '0-1']
 # Same shape with the roles on the other CPU: for a second run in parallel.
 LCORES_ONE_WORKER_ALT = ['--lcores', '0@1,1@0']
@@ -236,19 +247,25 @@ LCORES_TWO_WORKERS = ['--lcores', '0@0,1@1,2@1']
 
 
 class Dpmon:
-    """One dpmon process on a net_pcap0 port with one RX queue per pcap."""
+    """One dpmon process on a net_pcap0 port with one RX queue per pcap, or,
+    with `iface`, on a net_af_packet0 port with one RX queue reading that
+    network interface (live traffic: see LiveLink)."""
 
     def __init__(self, h, pcaps, subnets, label, lcores=None, merge_interval_ms=200,
-                 extra_config=None, rx_queues=None, vdev_args=''):
+                 extra_config=None, rx_queues=None, vdev_args='', iface=None):
         self.h = h
         self.pcaps = list(pcaps)
+        self.iface = iface
+        if iface is not None and self.pcaps:
+            raise TestFailure('%s: a dpmon reads pcaps or an interface, not both' % label)
+        self.device = 'net_af_packet0' if iface is not None else 'net_pcap0'
         self.subnets = subnets
         self.label = label
         self.lcores = lcores or LCORES_ONE_WORKER
         self.prefix = 'dpmon-it-%d-%d' % (os.getpid(), next(_prefix_seq))
         self.dir = tempfile.mkdtemp(prefix=self.prefix + '-')
         self.config = {
-            'ports': [{'device': 'net_pcap0',
+            'ports': [{'device': self.device,
                        'rx_queues': rx_queues or max(1, len(self.pcaps))}],
             'subnets': [{'prefix': p, 'name': n} for p, n in subnets],
             'http': {'listen': '127.0.0.1', 'port': 0},
@@ -256,7 +273,8 @@ class Dpmon:
         }
         if extra_config:
             self.config.update(extra_config)
-        self.vdev_args = vdev_args  # appended to the net_pcap0 devargs (',infinite_rx=1')
+        # Appended to the port's devargs (',infinite_rx=1'; ',framecnt=1024').
+        self.vdev_args = vdev_args
         self.proc = None
         self.port = None
         self.rc = None
@@ -299,7 +317,10 @@ class Dpmon:
         with open(cfg, 'w') as f:
             json.dump(self.config, f)
         self.port_file = os.path.join(self.dir, 'port')
-        vdev = 'net_pcap0' + ''.join(',rx_pcap=' + p for p in self.pcaps) + self.vdev_args
+        if self.iface is not None:
+            vdev = 'net_af_packet0,iface=' + self.iface + self.vdev_args
+        else:
+            vdev = 'net_pcap0' + ''.join(',rx_pcap=' + p for p in self.pcaps) + self.vdev_args
         self.argv = [self.h.dpmon, '--no-huge', '-m', '512', '--no-pci',
                      '--file-prefix', self.prefix] + list(self.lcores) + [
             '--vdev', vdev, '--', '--config', cfg, '--http-port-file', self.port_file]
@@ -308,8 +329,12 @@ class Dpmon:
         with _live_lock:
             if _stopping:
                 raise TestFailure('%s: not started: the test run is stopping' % self.label)
+            # A live dpmon dies with the test (PR_SET_PDEATHSIG), so that the
+            # test's network namespace, and the veth pair in it, go away
+            # even when the test process is killed outright.
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
-                                         stdout=self.stdout, stderr=self.stderr)
+                                         stdout=self.stdout, stderr=self.stderr,
+                                         preexec_fn=_die_with_parent if self.iface else None)
             _live.add(self.proc)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -431,6 +456,44 @@ class Dpmon:
                                       s and s['ports'], s and s['workers']))
             time.sleep(0.05)
 
+    def wait_received(self, pkts, timeout=10.0, settled=False):
+        """Wait until dpmon has received and counted at least `pkts` frames:
+        ports[0].ipackets >= pkts and sum(workers[].packets) >= pkts; return
+        that summary, or with `settled` the one of the snapshot after it (in
+        which every counter of those frames has landed, see wait_counts).
+        For live traffic (LiveLink.send_paced), where more frames may be on
+        their way. Raises after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        s = None
+        while True:
+            if self.proc.poll() is not None:
+                raise TestFailure('%s: dpmon died (exit %s) while receiving\n%s' % (
+                    self.label, self.proc.returncode, self.log_tail()))
+            status, _, doc = self.request('/api/v1/summary')
+            if status == 200:
+                s = doc
+                if (s['ports'][0]['ipackets'] >= pkts and
+                        sum(w['packets'] for w in s['workers']) >= pkts):
+                    return self._next_snapshot(s['snapshot_seq'], deadline) if settled else s
+            elif status != 503:
+                raise TestFailure('%s: GET /api/v1/summary answered %d: %r' % (
+                    self.label, status, doc))
+            if time.monotonic() >= deadline:
+                raise TestFailure('%s: timed out after %.0f s waiting to receive %d frames; '
+                                  'last summary ports=%r workers=%r' % (
+                                      self.label, timeout, pkts,
+                                      s and s['ports'], s and s['workers']))
+            time.sleep(0.02)
+
+    def rss_kib(self, field='VmRSS'):
+        """The dpmon process's resident set size, KiB: VmRSS of /proc/PID/status,
+        or another of its fields in KiB (`field`: 'RssAnon', 'RssFile', ...)."""
+        with open('/proc/%d/status' % self.proc.pid) as f:
+            for line in f:
+                if line.startswith(field + ':'):
+                    return int(line.split()[1])
+        raise TestFailure('%s: no %s in /proc/%d/status' % (self.label, field, self.proc.pid))
+
     def _next_snapshot(self, seq, deadline):
         while True:
             s = self.summary()
@@ -439,6 +502,210 @@ class Dpmon:
             if time.monotonic() >= deadline:
                 raise TestFailure('%s: no snapshot after #%d' % (self.label, seq))
             time.sleep(0.05)
+
+
+# ---------------------------------------------------------------------------
+# Live traffic: a veth pair in a network namespace of the test's own
+# ---------------------------------------------------------------------------
+
+CLONE_NEWNET = 0x40000000  # <sched.h>
+_netns_private = False
+_links = set()
+_links_lock = threading.Lock()
+
+
+def enter_private_netns():
+    """Move this process into a new network namespace of its own, with only
+    `lo` (brought up, so dpmon's HTTP on 127.0.0.1 answers); idempotent.
+
+    unshare(2) moves the calling thread, and every thread and child process
+    it starts afterwards, so this is called from the main thread before any
+    dpmon starts. Frames sent on interfaces created in there reach nothing
+    outside it, and the kernel deletes those interfaces with the namespace
+    when the process exits, however it exits. Needs root (CAP_SYS_ADMIN).
+    """
+    global _netns_private
+    if _netns_private:
+        return
+    if threading.current_thread() is not threading.main_thread():
+        raise TestFailure('enter_private_netns: call it from the main thread')
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWNET) != 0:
+        err = ctypes.get_errno()
+        raise TestFailure('unshare(CLONE_NEWNET) failed: %s (live-traffic tests run as root)'
+                          % os.strerror(err))
+    _netns_private = True
+    _ip('link', 'set', 'lo', 'up')
+
+
+def _ip(*args):
+    p = subprocess.run(['ip'] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=30)
+    if p.returncode != 0:
+        raise TestFailure('ip %s exited %d: %s' % (' '.join(args), p.returncode,
+                                                 p.stderr.decode('utf-8', 'replace').strip()))
+    return p.stdout.decode('utf-8', 'replace')
+
+
+def _delete_links():
+    with _links_lock:
+        names = list(_links)
+        _links.clear()
+    for a in names:
+        subprocess.run(['ip', 'link', 'del', a], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=30)
+
+
+atexit.register(_delete_links)
+
+
+def netdev_counters(ifname):
+    """{rx_packets, rx_bytes, rx_dropped, tx_packets, tx_bytes, tx_dropped} of a
+    network interface of this process's namespace, from /proc/net/dev (which,
+    unlike /sys/class/net, shows the reading thread's namespace)."""
+    with open('/proc/net/dev') as f:
+        for line in f.readlines()[2:]:
+            name, _, rest = line.partition(':')
+            if name.strip() == ifname:
+                v = [int(x) for x in rest.split()]
+                return {'rx_bytes': v[0], 'rx_packets': v[1], 'rx_dropped': v[3],
+                        'tx_bytes': v[8], 'tx_packets': v[9], 'tx_dropped': v[11]}
+    raise TestFailure('no interface %s in /proc/net/dev' % ifname)
+
+
+class LiveLink:
+    """A veth pair for live traffic: dpmon reads end `a` through DPDK's
+    af_packet PMD (h.dpmon_run([], subnets, label, iface=link.a)), and the
+    test sends Ethernet frames on end `b` with an AF_PACKET socket (send,
+    send_paced).
+
+    The pair is created in the process's private network namespace
+    (enter_private_netns) with names unique to the process. Both ends get
+    IPv6 disabled before they go up and have no IPv4 address, so the kernel
+    sends nothing of its own on them (no router or neighbour solicitation,
+    no MLD report): every frame on the link is one of send()'s, which
+    `sent` and `sent_bytes` count and counters() lets a test check on the
+    kernel's side. The pair is deleted when the `with` block ends, at
+    process exit (atexit) if that did not run, and by the kernel with the
+    namespace in any case.
+
+    A veth delivers a frame to its peer's per-CPU backlog (about 1 000
+    frames, net.core.netdev_max_backlog) and the af_packet PMD reads it from
+    a ring of `framecnt` frames (512 by default): send_paced sends in
+    batches and waits for dpmon to have received each before the next, so
+    neither overflows. send() may be called from several threads.
+    """
+
+    _seq = itertools.count()
+
+    def __init__(self, h, label='live link'):
+        self.h = h
+        self.label = label
+        n = next(self._seq)
+        # IFNAMSIZ: at most 15 characters ('dpm' + pid <= 4194304 + '-' + n + 'a').
+        self.a = 'dpm%d-%da' % (os.getpid(), n)
+        self.b = 'dpm%d-%db' % (os.getpid(), n)
+        self.sock = None
+        self.sent = 0
+        self.sent_bytes = 0
+        self.lock = threading.Lock()
+
+    def __enter__(self):
+        enter_private_netns()
+        with _links_lock:
+            _links.add(self.a)
+        try:
+            _ip('link', 'add', self.a, 'type', 'veth', 'peer', 'name', self.b)
+            for name in (self.a, self.b):
+                with open('/proc/sys/net/ipv6/conf/%s/disable_ipv6' % name, 'w') as f:
+                    f.write('1')
+                _ip('link', 'set', name, 'up')
+            self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+            self.sock.bind((self.b, 0))
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        with _links_lock:
+            _links.discard(self.a)
+        subprocess.run(['ip', 'link', 'del', self.a], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=30)
+        return False
+
+    def send(self, frames):
+        """Send each frame (bytes, a whole Ethernet frame without FCS) on end b."""
+        with self.lock:
+            for f in frames:
+                if self.sock.send(f) != len(f):
+                    raise TestFailure('%s: short send on %s' % (self.label, self.b))
+                self.sent += 1
+                self.sent_bytes += len(f)
+
+    def send_paced(self, d, frames, batch=200, timeout=10.0):
+        """Send `frames` in batches of at most `batch`; after each, wait until
+        dpmon `d` has received every frame sent on the link so far (also the
+        ones other threads sent). Returns the last summary seen."""
+        frames = list(frames)
+        s = None
+        for i in range(0, len(frames), batch):
+            self.send(frames[i:i + batch])
+            s = d.wait_received(self.sent, timeout=timeout)
+        return s
+
+    def counters(self):
+        """The kernel's counters of both ends: {'a': {...}, 'b': {...}} (netdev_counters)."""
+        return {'a': netdev_counters(self.a), 'b': netdev_counters(self.b)}
+
+
+def eth_ipv4(src, dst, proto=17, sport=4000, dport=5000, size=60, dmac=b'\x02\0\0\0\0\x01',
+             smac=b'\x02\0\0\0\0\x02'):
+    """An Ethernet frame of `size` bytes (FCS excluded) with an IPv4 header
+    (checksum set, no options) and a UDP or TCP header (proto 17 or 6;
+    checksum 0 for UDP, unset for TCP) or, for any other protocol, none.
+    The MAC addresses are locally administered and not a veth's, so the
+    kernel that receives the frame on a veth drops it as PACKET_OTHERHOST."""
+    l4 = b''
+    if proto == 17:
+        l4 = struct.pack('!HHHH', sport, dport, size - 34, 0)
+    elif proto == 6:
+        l4 = struct.pack('!HHIIBBHHH', sport, dport, 1, 0, 0x50, 0x10, 65535, 0, 0)
+    if size < 34 + len(l4):
+        raise TestFailure('eth_ipv4: %d bytes is too short' % size)
+    ip = bytearray(struct.pack('!BBHHHBBH4s4s', 0x45, 0, size - 14, 0, 0x4000, 64, proto, 0,
+                               ipaddress.IPv4Address(src).packed,
+                               ipaddress.IPv4Address(dst).packed))
+    c = sum(struct.unpack('!10H', bytes(ip)))
+    c = (c & 0xffff) + (c >> 16)
+    c = (c & 0xffff) + (c >> 16)
+    struct.pack_into('!H', ip, 10, ~c & 0xffff)
+    frame = dmac + smac + b'\x08\x00' + bytes(ip) + l4
+    return frame + bytes(size - len(frame))
+
+
+def eth_ipv6(src, dst, proto=17, sport=4000, dport=5000, size=70, dmac=b'\x02\0\0\0\0\x01',
+             smac=b'\x02\0\0\0\0\x02'):
+    """An Ethernet frame of `size` bytes with an IPv6 header (no extension
+    header) and a UDP header (checksum set) or, for another protocol, none.
+    MAC addresses as eth_ipv4."""
+    if size < 54 + (8 if proto == 17 else 0):
+        raise TestFailure('eth_ipv6: %d bytes is too short' % size)
+    s6, d6 = ipaddress.IPv6Address(src).packed, ipaddress.IPv6Address(dst).packed
+    payload = bytes(size - 54)
+    if proto == 17:
+        n = size - 54
+        udp = struct.pack('!HHHH', sport, dport, n, 0) + bytes(n - 8)
+        pseudo = s6 + d6 + struct.pack('!IxxxB', n, 17) + udp + bytes(n % 2)
+        c = sum(struct.unpack('!%dH' % (len(pseudo) // 2), pseudo))
+        while c >> 16:
+            c = (c & 0xffff) + (c >> 16)
+        payload = udp[:6] + struct.pack('!H', (~c & 0xffff) or 0xffff) + udp[8:]
+    ip = struct.pack('!IHBB16s16s', 6 << 28, size - 54, proto, 64, s6, d6)
+    return dmac + smac + b'\x86\xdd' + ip + payload
 
 
 # ---------------------------------------------------------------------------
