@@ -38,6 +38,7 @@ struct dpmon_actions {
 struct dpmon_sampler {
 	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
 	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
+	uint8_t depths[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n, watch_calls, drains;
 	uint64_t forgotten[8];
 	unsigned n_forgotten;
@@ -90,8 +91,10 @@ dpmon_sampler_free(struct dpmon_sampler *s)
 
 int
 dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
-		    const uint64_t *alert_ids, unsigned n)
+		    const uint8_t *depths, const uint64_t *alert_ids, unsigned n)
 {
+	for (unsigned i = 0; i < n; i++)
+		s->depths[i] = depths != NULL ? depths[i] : 128;
 	if (n > DPMON_SAMPLE_WATCH_MAX)
 		return -E2BIG;
 	memcpy(s->hosts, hosts, sizeof(*hosts) * n);
