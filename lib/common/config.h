@@ -125,7 +125,7 @@ struct dpmon_hostgroup_conf {
 /** Detection: "detection" in the file (docs/detection.md). */
 struct dpmon_detect_conf {
 	bool enabled; /**< default true when any threshold (host or subnet) is set */
-	bool ban;                           /**< global default of hostgroup.ban; default false */
+	bool ban;     /**< global default of hostgroup.ban; default false */
 	struct dpmon_thresholds thresholds; /**< global defaults */
 	/** "subnet_thresholds": the defaults of every subnet's limits (dpmon_subnet_conf). */
 	struct dpmon_thresholds subnet_thresholds;

@@ -106,7 +106,7 @@ prefix_mask(unsigned depth, uint64_t m[2])
 
 	for (unsigned k = 0; k < 16; k++)
 		b[k] = depth >= 8 * (k + 1) ? 0xff
-		       : depth > 8 * k	    ? (uint8_t)(0xff << (8 - (depth - 8 * k)))
+		       : depth > 8 * k      ? (uint8_t)(0xff << (8 - (depth - 8 * k)))
 					    : 0;
 	memcpy(m, b, sizeof(b));
 }

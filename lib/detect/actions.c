@@ -328,9 +328,8 @@ event_json(const struct dpmon_action_event *ev)
 			 ev->subnet ? "prefix" : "address",
 			 ev->subnet ? dpmon_prefix_format(&ev->prefix, t, sizeof(t))
 				    : dpmon_addr_format(&ev->addr, t, sizeof(t)),
-			 "direction",
-			 ev->dir < DPMON_DIR_MAX ? dpmon_dir_name(ev->dir) : "none", "start_unix_s",
-			 ev->start_unix_s, "end_unix_s", ev->end_unix_s);
+			 "direction", ev->dir < DPMON_DIR_MAX ? dpmon_dir_name(ev->dir) : "none",
+			 "start_unix_s", ev->start_unix_s, "end_unix_s", ev->end_unix_s);
 }
 
 int

@@ -48,11 +48,11 @@ struct dpmon_action_event {
 	 */
 	bool subnet;
 	struct dpmon_prefix prefix; /**< the subnet, when @c subnet */
-	enum dpmon_dir dir;     /**< direction of the threshold that fired */
-	uint64_t alert_id;      /**< the alert's id in GET /api/v1/alerts/{id} */
-	double start_unix_s;    /**< alert start, seconds since the epoch */
-	double end_unix_s;      /**< alert end; 0 while active */
-	bool ban;               /**< the host's hostgroup (or the global default) bans; never a subnet */
+	enum dpmon_dir dir;         /**< direction of the threshold that fired */
+	uint64_t alert_id;          /**< the alert's id in GET /api/v1/alerts/{id} */
+	double start_unix_s;        /**< alert start, seconds since the epoch */
+	double end_unix_s;          /**< alert end; 0 while active */
+	bool ban; /**< the host's hostgroup (or the global default) bans; never a subnet */
 	/**
 	 * The alert as the API shows it, for the notify script's stdin; the
 	 * post takes this reference, and the object must not change after it

@@ -66,13 +66,13 @@ struct subnet_entry {
  */
 struct host_state {
 	struct dpmon_addr addr;
-	int32_t group; /* hostgroup index, GROUP_GLOBAL, GROUP_WHITELIST; subnets: unused */
-	int32_t sub_entry;          /* a subnet's index in dpmon_detect.subnets, or SUBNET_* */
-	struct dpmon_prefix prefix; /* the subnet */
+	int32_t group;     /* hostgroup index, GROUP_GLOBAL, GROUP_WHITELIST; subnets: unused */
+	int32_t sub_entry; /* a subnet's index in dpmon_detect.subnets, or SUBNET_* */
+	struct dpmon_prefix prefix;          /* the subnet */
 	const struct dpmon_snap_subnet *sub; /* a subnet in this run's snapshot, or NULL */
-	uint32_t above[DPMON_DIR_MAX];      /* consecutive intervals above */
-	int8_t fired[DPMON_DIR_MAX];        /* metric above now by the largest factor, -1 none */
-	double last_above_s[DPMON_DIR_MAX]; /* uptime of the last interval above */
+	uint32_t above[DPMON_DIR_MAX];       /* consecutive intervals above */
+	int8_t fired[DPMON_DIR_MAX];         /* metric above now by the largest factor, -1 none */
+	double last_above_s[DPMON_DIR_MAX];  /* uptime of the last interval above */
 	struct dpmon_alert *alert[DPMON_DIR_MAX]; /* current version, or NULL */
 	const struct dpmon_snap_host *host;       /* in this run's snapshot, or NULL */
 	bool seen; /* a subnet's old state: its subnet is in this run's snapshot */
@@ -105,7 +105,7 @@ struct dpmon_detect {
 	uint32_t active;
 	uint64_t watched[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n_watched;
-	uint64_t untracked;                /* hosts above a limit left out for lack of memory */
+	uint64_t untracked; /* hosts above a limit left out for lack of memory */
 	/* Subnets: their settings in configuration order, their indices sorted
 	 * by prefix (lookup of a snapshot's subnet), and their states sorted by
 	 * prefix, swapped with the next ones like the hosts'. */
@@ -203,8 +203,7 @@ subnet_order_cmp(const void *x, const void *y, void *ctx)
  * @return how many are watched, or -ENOMEM (nothing allocated).
  */
 static int
-build_subnets(const struct dpmon_detect_conf *conf, struct subnet_entry **entries,
-	      uint32_t **order)
+build_subnets(const struct dpmon_detect_conf *conf, struct subnet_entry **entries, uint32_t **order)
 {
 	uint32_t n = conf->n_subnets, watched = 0;
 
@@ -653,9 +652,9 @@ subnet_state_of(struct dpmon_detect *d, const struct dpmon_prefix *p)
 {
 	struct host_state key = {.prefix = *p};
 
-	return d->n_sstates == 0 ? NULL
-				 : bsearch(&key, d->sstates, d->n_sstates, sizeof(key),
-					   state_prefix_cmp);
+	return d->n_sstates == 0
+		       ? NULL
+		       : bsearch(&key, d->sstates, d->n_sstates, sizeof(key), state_prefix_cmp);
 }
 
 /*
@@ -919,8 +918,8 @@ follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double upti
 
 /* Pass 2 over @p n states @p states (hosts' or subnets'). */
 static void
-cycle(struct dpmon_detect *d, struct host_state *states, uint32_t n,
-      const struct dpmon_snapshot *s, double now_unix_s)
+cycle(struct dpmon_detect *d, struct host_state *states, uint32_t n, const struct dpmon_snapshot *s,
+      double now_unix_s)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		struct host_state *st = &states[i];
@@ -1007,7 +1006,7 @@ update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_
 
 		hosts[n] = act[i]->addr;
 		depths[n] = act[i]->target != DPMON_TARGET_SUBNET ? 128
-			    : p->family == 4			  ? (uint8_t)(96 + p->depth)
+			    : p->family == 4                      ? (uint8_t)(96 + p->depth)
 								  : p->depth;
 		dirs[n] = act[i]->dir;
 		ids[n++] = act[i]->id;

@@ -172,8 +172,8 @@ dpmon_sampler_copied(const struct dpmon_sampler *s)
  * --------------------------------------------------------------------- */
 
 int
-dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
-		    const uint8_t *depths, const uint64_t *alert_ids, unsigned n)
+dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts, const uint8_t *depths,
+		    const uint64_t *alert_ids, unsigned n)
 {
 	return dpmon_sample_watch_write(s->feed.watch, hosts, depths, alert_ids, n);
 }
@@ -495,8 +495,8 @@ dpmon_sampler_summary(struct dpmon_sampler *s, uint64_t alert_id)
 
 	if (a == NULL)
 		return NULL;
-	return json_pack("{s:I,s:o*,s:o*,s:o*,s:o*}", "packets", (json_int_t)a->packets,
-			 "sources", top_json(a, KEY_SOURCE), "destinations", top_json(a, KEY_DEST),
-			 "source_ports", top_json(a, KEY_SPORT),
-			 "destination_ports", top_json(a, KEY_DPORT));
+	return json_pack("{s:I,s:o*,s:o*,s:o*,s:o*}", "packets", (json_int_t)a->packets, "sources",
+			 top_json(a, KEY_SOURCE), "destinations", top_json(a, KEY_DEST),
+			 "source_ports", top_json(a, KEY_SPORT), "destination_ports",
+			 top_json(a, KEY_DPORT));
 }

@@ -46,21 +46,21 @@ enum dpmon_alert_target {
 
 /** One alert (one version of it). Immutable once listed by a snapshot. */
 struct dpmon_alert {
-	int refs;     /**< atomics; dpmon_alert_ref/unref */
-	uint64_t id;  /**< 1, 2, ... in order of start; GET /api/v1/alerts/{id} */
+	int refs;    /**< atomics; dpmon_alert_ref/unref */
+	uint64_t id; /**< 1, 2, ... in order of start; GET /api/v1/alerts/{id} */
 	enum dpmon_alert_target target;
 	struct dpmon_addr addr;     /**< the host; a subnet's network address */
 	struct dpmon_prefix prefix; /**< the subnet (DPMON_TARGET_SUBNET only) */
-	enum dpmon_dir dir;       /**< direction of the threshold that fired */
-	enum dpmon_metric metric; /**< the metric that fired */
-	double value;             /**< its value when the alert started (units of the metric) */
-	double threshold;         /**< the limit it exceeded */
+	enum dpmon_dir dir;         /**< direction of the threshold that fired */
+	enum dpmon_metric metric;   /**< the metric that fired */
+	double value;               /**< its value when the alert started (units of the metric) */
+	double threshold;           /**< the limit it exceeded */
 	enum dpmon_attack type;
 	char hostgroup[DPMON_NAME_LEN]; /**< hostgroup whose thresholds applied; "" = global */
 	char subnet[DPMON_NAME_LEN];    /**< a subnet alert's subnet name; "" = none */
 	bool ban; /**< the hostgroup's (or the global) ban flag; always false for a subnet */
-	double start_unix_s;            /**< start, seconds since the epoch */
-	double end_unix_s;              /**< end; 0 while active */
+	double start_unix_s; /**< start, seconds since the epoch */
+	double end_unix_s;   /**< end; 0 while active */
 	/** Highest value of every metric in @c dir while active (flows: -1 = not measured). */
 	double peak[DPMON_METRIC_MAX];
 	json_t *sample; /**< dpmon_sampler_summary(), or NULL; owned, never modified */
