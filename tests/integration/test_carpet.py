@@ -19,8 +19,9 @@ the alerts' fields, never on timing.
   - own limit: the subnet's own thresholds (pps 1e6) replace the global
                ones: no alert;
   - off:       subnets[].detection false: no alert;
-  - live:      the carpet replayed without end (infinite_rx) with a notify
-               script and an ExaBGP pipe: the script gets the prefix, no
+  - live:      the carpet replayed without end (infinite_rx; host limits
+               out of reach, the replay's rate being the machine's) with a
+               notify script and an ExaBGP pipe: the script gets the prefix, no
                blackhole is announced, the sample's destinations are
                inside the prefix and its sources outside the monitored
                subnets.
@@ -120,7 +121,10 @@ def case_live(h, caps):
     fifo = test_blackholes.Fifo(os.path.join(tmp, 'exabgp.cmd'))
     try:
         script = test_blackholes.write_script(tmp)
-        cfg = {'average_time_constant_ms': 1000, 'detection': DETECTION, 'subnets': subnets(),
+        # Replayed without end, each host's rate follows the machine's speed:
+        # host limits out of reach keep the only alert the subnet's.
+        detection = dict(DETECTION, thresholds={'ingress': {'pps': 1e12}})
+        cfg = {'average_time_constant_ms': 1000, 'detection': detection, 'subnets': subnets(),
                'actions': {'notify_script': script, 'exabgp_pipe': fifo.path}}
         with h.dpmon_run([caps['carpet']], [], 'live', extra_config=cfg,
                          vdev_args=',infinite_rx=1') as d:
