@@ -38,6 +38,7 @@ struct dpmon_actions {
 struct dpmon_sampler {
 	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
 	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
+	uint8_t depths[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n, watch_calls, drains;
 	uint64_t forgotten[8];
 	unsigned n_forgotten;
@@ -89,9 +90,11 @@ dpmon_sampler_free(struct dpmon_sampler *s)
 }
 
 int
-dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
+dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts, const uint8_t *depths,
 		    const uint64_t *alert_ids, unsigned n)
 {
+	for (unsigned i = 0; i < n; i++)
+		s->depths[i] = depths != NULL ? depths[i] : 128;
 	if (n > DPMON_SAMPLE_WATCH_MAX)
 		return -E2BIG;
 	memcpy(s->hosts, hosts, sizeof(*hosts) * n);
@@ -245,6 +248,34 @@ main(void)
 	CHECK(strcmp(dpmon_addr_format(&smp->hosts[2], addr, sizeof(addr)), "10.0.0.1") == 0);
 	dpmon_snapshot_free(s);
 
+	dpmon_detect_free(d);
+	dpmon_config_free(&cfg);
+
+	/* A subnet alert: its event carries the prefix and never bans (even with
+	 * "ban": true); the sampler watches the prefix (a /8 mapped: 104 bits). */
+	REQUIRE(dpmon_config_parse("{\"ports\": [{\"device\": \"a\"}], \"subnets\": "
+				   "[{\"prefix\": \"10.0.0.0/8\"}], \"detection\": {\"ban\": true,"
+				   " \"subnet_thresholds\": {\"ingress\": {\"pps\": 100}}}}",
+				   "test", &cfg, stderr) == 0);
+	actions_rec.n = 0;
+	d = dpmon_detect_create(&cfg.detect, smp, act);
+	REQUIRE(d != NULL);
+	s = dpmon_snapshot_alloc(0, 0, 1, 0);
+	REQUIRE(s != NULL);
+	s->seq = 8;
+	s->uptime_s = 8;
+	s->subnets[0].prefix = cfg.subnets[0].prefix;
+	s->subnets[0].dir[DPMON_DIR_INGRESS].avg_pps = 500;
+	REQUIRE(dpmon_detect_run(d, s, T0 + 7) == 0);
+	REQUIRE(act->n == 1);
+	CHECK(act->ev[0].kind == DPMON_ACTION_ALERT_START && act->ev[0].subnet && !act->ev[0].ban &&
+	      act->ev[0].alert_id == 1 && act->ev[0].dir == DPMON_DIR_INGRESS);
+	CHECK(dpmon_prefix_equal(&act->ev[0].prefix, &cfg.subnets[0].prefix));
+	CHECK(strcmp(json_string_value(json_object_get(act->ev[0].alert, "prefix")),
+		     "10.0.0.0/8") == 0);
+	CHECK(smp->n == 1 && smp->ids[0] == 1 && smp->depths[0] == 104);
+	CHECK(strcmp(dpmon_addr_format(&smp->hosts[0], addr, sizeof(addr)), "10.0.0.0") == 0);
+	dpmon_snapshot_free(s);
 	dpmon_detect_free(d);
 	dpmon_actions_free(act);
 	dpmon_sampler_free(smp);

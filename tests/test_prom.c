@@ -219,6 +219,8 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_hosts 4");
 	CHECK_LINE(t, "dpmon_alerts_active 0");
 	CHECK_LINE(t, "dpmon_alerts_started_total 0");
+	CHECK_LINE(t, "dpmon_subnet_alerts_active 0");
+	CHECK_LINE(t, "dpmon_subnet_alerts_started_total 0");
 	CHECK_LINE(t, "# TYPE dpmon_config_reloads_total counter");
 	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"ok\"} 2");
 	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"failed\"} 5");
@@ -285,12 +287,13 @@ test_lines(void)
 	REQUIRE(strstr(t, "reason=\"ok\"") == NULL);
 	/* 39 + dpmon_traffic_flows, dpmon_subnet_flows (flows)
 	 * + dpmon_config_reloads_total, dpmon_config_last_reload_timestamp_seconds (reload)
-	 * + dpmon_alerts_started_total (detection) + dpmon_notify_runs_total,
+	 * + dpmon_alerts_started_total, dpmon_subnet_alerts_active,
+	 * dpmon_subnet_alerts_started_total (detection) + dpmon_notify_runs_total,
 	 * dpmon_action_events_dropped_total, dpmon_sample_packets_total,
 	 * dpmon_blackholes, dpmon_exabgp_pipe_connected (actions)
 	 * + dpmon_worker_host_evictions_total, dpmon_worker_host_expired_total
 	 * (host life cycle) */
-	REQUIRE(check_structure(t) == 51);
+	REQUIRE(check_structure(t) == 53);
 	free(t);
 	dpmon_snapshot_free(s);
 }

@@ -201,11 +201,11 @@ test_watch_race(void)
 		ia[i] = 1000 + i;
 		ib[i] = 5000 + i;
 	}
-	REQUIRE(dpmon_sampler_watch(s, a, ia, 3) == 0);
+	REQUIRE(dpmon_sampler_watch(s, a, NULL, ia, 3) == 0);
 	r.core = dpmon_sampler_core(s, 0);
 	REQUIRE(pthread_create(&t, NULL, race_reader, &r) == 0);
 	for (int k = 0; k < 100000; k++) {
-		fails += dpmon_sampler_watch(s, k & 1 ? b : a, k & 1 ? ib : ia,
+		fails += dpmon_sampler_watch(s, k & 1 ? b : a, NULL, k & 1 ? ib : ia,
 					     k & 1 ? DPMON_SAMPLE_WATCH_MAX : 3) != 0;
 		for (int spin = 0; spin < 200; spin++)
 			rte_pause(); /* room for whole reads, too */
@@ -284,7 +284,7 @@ test_earlier_captures(const struct dpmon_generation *g, const struct fb *to7, co
 	c = dpmon_core_create("sample1", 64, SOCKET_ID_ANY);
 	REQUIRE(s != NULL && c != NULL);
 	c->sample = dpmon_sampler_core(s, 0);
-	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0);
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, 2) == 0);
 	send_frames(c, g, to7, 2);
 	send_frames(c, g, to9, 1);
 	dpmon_sampler_drain(s);
@@ -355,14 +355,14 @@ test_reconfigure(const struct dpmon_generation *g, const struct fb *to7, const s
 	c = dpmon_core_create("sample2", 64, SOCKET_ID_ANY);
 	REQUIRE(s != NULL && c != NULL);
 	c->sample = dpmon_sampler_core(s, 0);
-	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0); /* alert 7 */
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, 1) == 0); /* alert 7 */
 	send_frames(c, g, to7, 2);
 	dpmon_sampler_drain(s);
 
 	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", b_dir);
 	conf.pcap_packets = 3;
 	dpmon_sampler_reconfigure(s, &conf);
-	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0); /* alerts 7 and 9 */
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, 2) == 0); /* alerts 7 and 9 */
 	send_frames(c, g, to7, 5);
 	send_frames(c, g, to9, 5);
 	dpmon_sampler_drain(s);
@@ -381,7 +381,7 @@ test_reconfigure(const struct dpmon_generation *g, const struct fb *to7, const s
 	conf.pcap_dir[0] = '\0';
 	dpmon_sampler_reconfigure(s, &conf);
 	ids[0] = 11;
-	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, 1) == 0);
 	send_frames(c, g, to7, 2);
 	dpmon_sampler_drain(s);
 	CHECK(count_files(a_dir) == 1 && count_files(b_dir) == 1);
@@ -571,14 +571,14 @@ main(int argc, char **argv)
 	CHECK(access(path, F_OK) != 0);
 
 	/* Too many hosts: refused, nothing changed. */
-	CHECK(dpmon_sampler_watch(s, hosts, ids, DPMON_SAMPLE_WATCH_MAX + 1) == -E2BIG);
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, DPMON_SAMPLE_WATCH_MAX + 1) == -E2BIG);
 	send_frames(c, g0, &in1, 1);
 	CHECK(dpmon_sampler_copied(s) == 0);
 
 	/* 10.1.0.1 (alert 7) and 2001:db8:1::7 (alert 9). */
 	hosts[0] = addr("10.1.0.1");
 	hosts[1] = addr("2001:db8:1::7");
-	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0);
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, 2) == 0);
 	send_frames(c, g0, &in1, 5);
 	send_frames(c, g0, &in2, 3);
 	send_frames(c, g0, &out1, 2);
@@ -643,7 +643,7 @@ main(int argc, char **argv)
 
 	/* A full ring: 1 100 copies without a drain; 1 023 fit, 77 dropped. */
 	ids[0] = 11;
-	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, 1) == 0);
 	send_frames(c, g0, &in2, 1100);
 	CHECK(dpmon_sampler_copied(s) == 11 + DPMON_SAMPLE_RING - 1);
 	CHECK(dpmon_sampler_dropped(s) == 1100 - (DPMON_SAMPLE_RING - 1));
@@ -658,7 +658,7 @@ main(int argc, char **argv)
 	hosts[1] = hosts[0];
 	ids[0] = 21;
 	ids[1] = 22;
-	CHECK(dpmon_sampler_watch(s, hosts, ids, 2) == 0);
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, 2) == 0);
 	send_frames(c, g0, &in1, 3);
 	send_frames(c, g0, &out1, 2);
 	dpmon_sampler_drain(s);
@@ -675,7 +675,7 @@ main(int argc, char **argv)
 	json_decref(j);
 
 	/* Watching stopped: nothing more copied; the summaries stay. */
-	CHECK(dpmon_sampler_watch(s, NULL, NULL, 0) == 0);
+	CHECK(dpmon_sampler_watch(s, NULL, NULL, NULL, 0) == 0);
 	send_frames(c, g0, &in1, 10);
 	dpmon_sampler_drain(s);
 	CHECK(dpmon_sampler_copied(s) == 11 + DPMON_SAMPLE_RING - 1 + 5);
@@ -689,7 +689,7 @@ main(int argc, char **argv)
 	dpmon_sampler_reconfigure(s, &conf);
 	hosts[0] = addr("10.1.0.1");
 	ids[0] = 30;
-	CHECK(dpmon_sampler_watch(s, hosts, ids, 1) == 0);
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, 1) == 0);
 	send_frames(c, g0, &in1, 2);
 	dpmon_sampler_drain(s);
 	snprintf(path, sizeof(path), "%s/30.pcap", dir);

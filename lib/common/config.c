@@ -119,6 +119,8 @@ parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 	}
 	dpmon_check_require(c, "$", root, "ports");
 	dpmon_check_require(c, "$", root, "subnets");
+	v = json_object_get(root, "detection");
+	config_finish_detection(cfg, json_is_object(v) && json_object_get(v, "enabled") != NULL);
 }
 
 /* ------------------------------------------------------------------------
@@ -271,6 +273,8 @@ dpmon_config_free(struct dpmon_config *cfg)
 	free(cfg->subnets);
 	cfg->subnets = NULL;
 	cfg->n_subnets = 0;
+	cfg->detect.subnets = NULL;
+	cfg->detect.n_subnets = 0;
 	for (uint32_t i = 0; i < cfg->detect.n_hostgroups; i++)
 		free(cfg->detect.hostgroups[i].prefixes);
 	free(cfg->detect.hostgroups);

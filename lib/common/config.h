@@ -66,12 +66,6 @@ struct dpmon_port_conf {
 	uint32_t decap;
 };
 
-/** One monitored subnet. */
-struct dpmon_subnet_conf {
-	struct dpmon_prefix prefix;
-	char name[DPMON_NAME_LEN]; /**< optional; "" when absent */
-};
-
 /** Longest file path in the configuration, NUL included. */
 #define DPMON_PATH_LEN           256
 /** Most hostgroups, and most prefixes in one hostgroup or in the whitelist. */
@@ -103,6 +97,20 @@ struct dpmon_thresholds {
 	double limit[DPMON_DIR_MAX][DPMON_METRIC_MAX];
 };
 
+/** One monitored subnet. */
+struct dpmon_subnet_conf {
+	struct dpmon_prefix prefix;
+	char name[DPMON_NAME_LEN]; /**< optional; "" when absent */
+	/**
+	 * Limits on the subnet's averaged rates (carpet bombing): its own
+	 * "thresholds" (@c thresholds_set), else a copy of
+	 * detection.subnet_thresholds.
+	 */
+	struct dpmon_thresholds thresholds;
+	bool thresholds_set; /**< "thresholds" given for this subnet */
+	bool detection;      /**< "detection": false = the subnet never alerts; default true */
+};
+
 /** One hostgroup: prefixes matched by longest-prefix match on the host address. */
 struct dpmon_hostgroup_conf {
 	char name[DPMON_NAME_LEN];
@@ -116,9 +124,17 @@ struct dpmon_hostgroup_conf {
 
 /** Detection: "detection" in the file (docs/detection.md). */
 struct dpmon_detect_conf {
-	bool enabled;                       /**< default true when any threshold is set */
-	bool ban;                           /**< global default of hostgroup.ban; default false */
+	bool enabled; /**< default true when any threshold (host or subnet) is set */
+	bool ban;     /**< global default of hostgroup.ban; default false */
 	struct dpmon_thresholds thresholds; /**< global defaults */
+	/** "subnet_thresholds": the defaults of every subnet's limits (dpmon_subnet_conf). */
+	struct dpmon_thresholds subnet_thresholds;
+	/**
+	 * The subnets whose thresholds apply: a view of dpmon_config.subnets
+	 * (not owned; set by dpmon_config_load, NULL when there are none).
+	 */
+	const struct dpmon_subnet_conf *subnets;
+	uint32_t n_subnets;
 	struct dpmon_hostgroup_conf *hostgroups; /**< malloc'd */
 	uint32_t n_hostgroups;
 	struct dpmon_prefix *whitelist; /**< malloc'd; never alert */

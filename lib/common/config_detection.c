@@ -105,9 +105,9 @@ parse_dir_limits(struct dpmon_check *c, const char *path, json_t *obj, double *l
 	}
 }
 
-/* {"ingress": {...}, "egress": {...}} */
-static void
-parse_thresholds(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_thresholds *t)
+void
+config_parse_thresholds(struct dpmon_check *c, const char *path, json_t *obj,
+			struct dpmon_thresholds *t)
 {
 	char kpath[DPMON_CHECK_PATH_LEN];
 	const char *key;
@@ -311,7 +311,7 @@ parse_hostgroup(struct dpmon_check *c, const char *path, json_t *obj,
 				*ban_set = true;
 			}
 		} else if (strcmp(key, "thresholds") == 0) {
-			parse_thresholds(c, kpath, v, &g->thresholds);
+			config_parse_thresholds(c, kpath, v, &g->thresholds);
 			*thresholds_set = true;
 		} else if (!dpmon_check_is_comment(key)) {
 			dpmon_check_unknown(c, kpath);
@@ -448,7 +448,9 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 				d->ban = json_is_true(v);
 			}
 		} else if (strcmp(key, "thresholds") == 0) {
-			parse_thresholds(c, kpath, v, &d->thresholds);
+			config_parse_thresholds(c, kpath, v, &d->thresholds);
+		} else if (strcmp(key, "subnet_thresholds") == 0) {
+			config_parse_thresholds(c, kpath, v, &d->subnet_thresholds);
 		} else if (strcmp(key, "hostgroups") == 0) {
 			groups = v; /* after the globals: hostgroups inherit ban and thresholds */
 		} else if (strcmp(key, "whitelist") == 0) {
@@ -466,4 +468,23 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 	if (!enabled_set)
 		d->enabled = any;
 	check_duplicate_group_prefixes(c, d);
+}
+
+void
+config_finish_detection(struct dpmon_config *cfg, bool enabled_set)
+{
+	struct dpmon_detect_conf *d = &cfg->detect;
+	bool any = false;
+
+	for (uint32_t i = 0; i < cfg->n_subnets; i++) {
+		struct dpmon_subnet_conf *sc = &cfg->subnets[i];
+
+		if (!sc->thresholds_set)
+			sc->thresholds = d->subnet_thresholds;
+		any = any || (sc->detection && thresholds_any(&sc->thresholds));
+	}
+	d->subnets = cfg->n_subnets > 0 ? cfg->subnets : NULL;
+	d->n_subnets = cfg->n_subnets;
+	if (!enabled_set && any)
+		d->enabled = true;
 }

@@ -36,7 +36,8 @@ void config_parse_ports(struct dpmon_check *c, const char *path, const json_t *a
 			struct dpmon_config *cfg);
 
 /*
- * "subnets": an array of 1..DPMON_MAX_SUBNETS objects {"prefix", "name"}
+ * "subnets": an array of 1..DPMON_MAX_SUBNETS objects {"prefix", "name",
+ * "thresholds", "detection"}
  * into cfg->subnets (malloc'd; dpmon_config_free frees it); a prefix given
  * twice is reported.
  */
@@ -63,6 +64,22 @@ void config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj,
  */
 void config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 			    struct dpmon_config *cfg);
+
+/*
+ * {"ingress": {METRIC: N, ...}, "egress": {...}} into @p t (zeroed first):
+ * the form of detection.thresholds, subnet_thresholds and every entry's
+ * own "thresholds".
+ */
+void config_parse_thresholds(struct dpmon_check *c, const char *path, json_t *obj,
+			     struct dpmon_thresholds *t);
+
+/*
+ * After the whole file (subnets and detection in either order): subnets
+ * without "thresholds" take detection.subnet_thresholds, cfg->detect views
+ * the subnets, and, when "enabled" was not given (@p enabled_set false), a
+ * subnet threshold in force turns detection on.
+ */
+void config_finish_detection(struct dpmon_config *cfg, bool enabled_set);
 
 /* ------------------------------------------------------------------------
  * Actions (config_actions.c).

@@ -211,6 +211,14 @@ parse_subnet(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_
 				prefix_ok = true;
 		} else if (strcmp(key, "name") == 0) {
 			dpmon_check_string(c, kpath, v, 0, DPMON_NAME_LEN - 1, out->name);
+		} else if (strcmp(key, "thresholds") == 0) {
+			config_parse_thresholds(c, kpath, v, &out->thresholds);
+			out->thresholds_set = true;
+		} else if (strcmp(key, "detection") == 0) {
+			if (json_is_boolean(v))
+				out->detection = json_is_true(v);
+			else
+				dpmon_check_type(c, kpath, "boolean", v);
 		} else {
 			dpmon_check_unknown(c, kpath);
 		}
@@ -300,6 +308,7 @@ config_parse_subnets(struct dpmon_check *c, const char *path, const json_t *arr,
 	json_array_foreach(arr, i, v)
 	{
 		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
+		cfg->subnets[i].detection = true;
 		valid[i] = parse_subnet(c, ipath, v, &cfg->subnets[i]);
 	}
 	check_duplicate_subnets(c, cfg->subnets, valid, cfg->n_subnets);

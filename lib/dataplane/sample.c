@@ -98,9 +98,22 @@ dpmon_sample_core_dequeue(struct dpmon_sample_core *c, struct dpmon_sample_rec *
  * The watch list (seqlock: one writer, the main lcore).
  * --------------------------------------------------------------------- */
 
+/* The mask of a @p depth-bit prefix of a 16-byte address, as two words in memory order. */
+static void
+prefix_mask(unsigned depth, uint64_t m[2])
+{
+	uint8_t b[16];
+
+	for (unsigned k = 0; k < 16; k++)
+		b[k] = depth >= 8 * (k + 1) ? 0xff
+		       : depth > 8 * k      ? (uint8_t)(0xff << (8 - (depth - 8 * k)))
+					    : 0;
+	memcpy(m, b, sizeof(b));
+}
+
 int
 dpmon_sample_watch_write(struct dpmon_sample_watch *w, const struct dpmon_addr *hosts,
-			 const uint64_t *alert_ids, unsigned n)
+			 const uint8_t *depths, const uint64_t *alert_ids, unsigned n)
 {
 	uint32_t seq = w->seq;
 
@@ -109,11 +122,14 @@ dpmon_sample_watch_write(struct dpmon_sample_watch *w, const struct dpmon_addr *
 	__atomic_store_n(&w->seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE); /* odd before the new list */
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t x[2];
+		uint64_t x[2], m[2];
 
 		memcpy(x, hosts[i].b, sizeof(x));
-		__atomic_store_n(&w->addr[i][0], x[0], __ATOMIC_RELAXED);
-		__atomic_store_n(&w->addr[i][1], x[1], __ATOMIC_RELAXED);
+		prefix_mask(depths != NULL && depths[i] < 128 ? depths[i] : 128, m);
+		__atomic_store_n(&w->addr[i][0], x[0] & m[0], __ATOMIC_RELAXED);
+		__atomic_store_n(&w->addr[i][1], x[1] & m[1], __ATOMIC_RELAXED);
+		__atomic_store_n(&w->mask[i][0], m[0], __ATOMIC_RELAXED);
+		__atomic_store_n(&w->mask[i][1], m[1], __ATOMIC_RELAXED);
 		__atomic_store_n(&w->alert_id[i], alert_ids[i], __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&w->n, n, __ATOMIC_RELAXED);
@@ -144,6 +160,8 @@ dpmon_sample_watch_read(const struct dpmon_sample_core *c, struct dpmon_sample_l
 				 __atomic_load_n(&w->addr[i][1], __ATOMIC_RELAXED)};
 
 		memcpy(out->addr[i].b, x, sizeof(x));
+		out->mask[i][0] = __atomic_load_n(&w->mask[i][0], __ATOMIC_RELAXED);
+		out->mask[i][1] = __atomic_load_n(&w->mask[i][1], __ATOMIC_RELAXED);
 		out->alert_id[i] = __atomic_load_n(&w->alert_id[i], __ATOMIC_RELAXED);
 	}
 	out->n = n;
@@ -157,7 +175,8 @@ dpmon_sample_watch_read(const struct dpmon_sample_core *c, struct dpmon_sample_l
 
 void
 dpmon_sample_copy(struct dpmon_sample_core *c, const struct rte_mbuf *m, uint64_t alert_id,
-		  const struct dpmon_addr *src, uint16_t sport, uint16_t dport, bool ports)
+		  const struct dpmon_addr *src, const struct dpmon_addr *dst, uint16_t sport,
+		  uint16_t dport, bool ports)
 {
 	struct dpmon_sample_rec r;
 	uint32_t len = m->pkt_len < DPMON_SAMPLE_SNAPLEN ? m->pkt_len : DPMON_SAMPLE_SNAPLEN;
@@ -168,6 +187,7 @@ dpmon_sample_copy(struct dpmon_sample_core *c, const struct rte_mbuf *m, uint64_
 	r.alert_id = alert_id;
 	r.tsc = rte_rdtsc();
 	r.src = *src;
+	r.dst = *dst;
 	r.wire_len = m->pkt_len;
 	r.cap_len = (uint16_t)(d != NULL ? len : 0);
 	r.sport = ports ? sport : 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sample.h — the workers' side of the alert packet sampler: copies of the
- * packets to and from watched hosts (the hosts under an active alert),
+ * packets to and from watched hosts and subnets (those under an active
+ * alert; a subnet is watched as its prefix: every address inside it),
  * for the alert's "sample" (top source addresses and ports) and for its
  * capture file (actions.pcap_dir). The sampler of the main lcore
  * (lib/detect/sampler.h) owns the watch list and the rings below, and
@@ -23,7 +24,7 @@
  * own: while it is 0 that is the burst's only cost.
  *
  * A copy (struct dpmon_sample_rec: the first DPMON_SAMPLE_SNAPLEN bytes,
- * the wire length, the TSC, the source address and ports the worker parsed
+ * the wire length, the TSC, the addresses and ports the worker parsed
  * and the alert id) goes by value into a fixed-slot rte_ring of
  * DPMON_SAMPLE_RING elements, single producer (the worker) and single
  * consumer (the main lcore).
@@ -41,18 +42,19 @@
 
 #include "prefix.h"
 
-/** Most hosts watched at once. */
+/** Most hosts and subnets watched at once. */
 #define DPMON_SAMPLE_WATCH_MAX 16
 /** Bytes of a packet copied (and the capture files' snaplen). */
 #define DPMON_SAMPLE_SNAPLEN   128
 /** Slots of each worker's ring (a power of two; one stays empty). */
 #define DPMON_SAMPLE_RING      1024
 
-/** One copied packet, as it travels in a worker's ring. 176 bytes. */
+/** One copied packet, as it travels in a worker's ring. 192 bytes. */
 struct dpmon_sample_rec {
 	uint64_t alert_id;
 	uint64_t tsc;          /**< rte_rdtsc() when copied */
 	struct dpmon_addr src; /**< parsed source address (IPv4 mapped) */
+	struct dpmon_addr dst; /**< parsed destination address (IPv4 mapped) */
 	uint32_t wire_len;     /**< the packet's length (pkt_len) */
 	uint16_t cap_len;      /**< bytes in @c data */
 	uint16_t sport, dport; /**< valid when @c ports */
@@ -63,16 +65,18 @@ struct dpmon_sample_rec {
 
 /** The watch list as published to the workers (see the file comment). */
 struct dpmon_sample_watch {
-	uint32_t n;                               /**< hosts watched (relaxed) */
+	uint32_t n;                               /**< entries watched (relaxed) */
 	uint32_t seq;                             /**< odd while the main lcore writes */
 	uint64_t addr[DPMON_SAMPLE_WATCH_MAX][2]; /**< struct dpmon_addr as two words */
+	uint64_t mask[DPMON_SAMPLE_WATCH_MAX][2]; /**< its prefix's mask; all ones: a host */
 	uint64_t alert_id[DPMON_SAMPLE_WATCH_MAX];
 } __rte_cache_aligned;
 
 /** A worker's copy of the watch list, on its stack. */
 struct dpmon_sample_list {
 	uint32_t n;
-	struct dpmon_addr addr[DPMON_SAMPLE_WATCH_MAX];
+	struct dpmon_addr addr[DPMON_SAMPLE_WATCH_MAX]; /**< host, or network address */
+	uint64_t mask[DPMON_SAMPLE_WATCH_MAX][2];       /**< of @c addr, as two words */
 	uint64_t alert_id[DPMON_SAMPLE_WATCH_MAX];
 };
 
@@ -112,13 +116,16 @@ uint64_t dpmon_sample_feed_dropped(const struct dpmon_sample_feed *f);
 uint64_t dpmon_sample_feed_copied(const struct dpmon_sample_feed *f);
 
 /**
- * Publish @p n hosts @p hosts with their alert ids as the watch list @p w
- * (the seqlock's write side; see the file comment).
+ * Publish @p n hosts or prefixes @p hosts with their alert ids as the
+ * watch list @p w (the seqlock's write side; see the file comment).
+ * @param depths  prefix length of each entry in bits of the 16-byte
+ *                (IPv4-mapped) address, 0..128 (an IPv4 /24 is 120);
+ *                NULL: every entry is a host (128).
  * @return 0, or -E2BIG when @p n > DPMON_SAMPLE_WATCH_MAX (nothing changed).
  * Thread-safety: main lcore, the list's only writer.
  */
 int dpmon_sample_watch_write(struct dpmon_sample_watch *w, const struct dpmon_addr *hosts,
-			     const uint64_t *alert_ids, unsigned n);
+			     const uint8_t *depths, const uint64_t *alert_ids, unsigned n);
 
 /** Is alert @p alert_id on watch list @p w? Main lcore (the writer) only. */
 bool dpmon_sample_watch_has(const struct dpmon_sample_watch *w, uint64_t alert_id);
@@ -145,28 +152,39 @@ dpmon_sample_watching(const struct dpmon_sample_core *c)
  */
 bool dpmon_sample_watch_read(const struct dpmon_sample_core *c, struct dpmon_sample_list *out);
 
+/** Is @p a entry @p i of @p l (that host, or inside that prefix)? Worker lcore. */
+static inline bool
+dpmon_sample_entry_has(const struct dpmon_sample_list *l, uint32_t i, const struct dpmon_addr *a)
+{
+	uint64_t x[2], n[2];
+
+	memcpy(x, a->b, sizeof(x));
+	memcpy(n, l->addr[i].b, sizeof(n));
+	return ((x[0] & l->mask[i][0]) == n[0]) & ((x[1] & l->mask[i][1]) == n[1]);
+}
+
 /**
- * The entry of @p l for packets sent to @p a: the first one with its
- * address (its ingress alert when it has both), or -1. Worker lcore.
+ * The entry of @p l for packets sent to @p a: the first one holding it
+ * (its ingress alert when it has both), or -1. Worker lcore.
  */
 static inline int
 dpmon_sample_match(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
 {
 	for (uint32_t i = 0; i < l->n; i++)
-		if (memcmp(l->addr[i].b, a->b, 16) == 0)
+		if (dpmon_sample_entry_has(l, i, a))
 			return (int)i;
 	return -1;
 }
 
 /**
- * The entry of @p l for packets sent by @p a: the last one with its
- * address (its egress alert when it has both), or -1. Worker lcore.
+ * The entry of @p l for packets sent by @p a: the last one holding it
+ * (its egress alert when it has both), or -1. Worker lcore.
  */
 static inline int
 dpmon_sample_match_source(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
 {
 	for (uint32_t i = l->n; i-- > 0;)
-		if (memcmp(l->addr[i].b, a->b, 16) == 0)
+		if (dpmon_sample_entry_has(l, i, a))
 			return (int)i;
 	return -1;
 }
@@ -175,11 +193,13 @@ dpmon_sample_match_source(const struct dpmon_sample_list *l, const struct dpmon_
  * Copy packet @p m (its first DPMON_SAMPLE_SNAPLEN bytes) for alert
  * @p alert_id into @p c's ring, or count it dropped when the ring is full.
  * @param src    the packet's parsed source address (IPv4 mapped).
+ * @param dst    its parsed destination address (IPv4 mapped).
  * @param sport  source port, host order; kept only when @p ports.
  * @param dport  destination port, host order; kept only when @p ports.
  * No allocation. Worker lcore (the ring's single producer).
  */
 void dpmon_sample_copy(struct dpmon_sample_core *c, const struct rte_mbuf *m, uint64_t alert_id,
-		       const struct dpmon_addr *src, uint16_t sport, uint16_t dport, bool ports);
+		       const struct dpmon_addr *src, const struct dpmon_addr *dst, uint16_t sport,
+		       uint16_t dport, bool ports);
 
 #endif /* DPMON_SAMPLE_H */

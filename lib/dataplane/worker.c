@@ -22,8 +22,8 @@
  *      packet's flow and remote peer to the host's bitmaps in its meta
  *      line (or, for a promoted host, to its full sketches);
  *   5. the flows into the totals' and subnets' sketches.
- * While the alert sampler watches hosts (sample.h), pass 1 is followed by
- * a copy of the packets to and from them; otherwise that costs a burst
+ * While the alert sampler watches hosts or subnets (sample.h), pass 1 is
+ * followed by a copy of the packets to and from them; otherwise that costs a burst
  * one predictable branch.
  * Counters are updated with plain stores (single writer). Parse reasons are
  * summed on the stack and stored once per burst.
@@ -206,10 +206,10 @@ host_key(struct burst_ctx *b, uint16_t i, uint8_t dir)
 	return true;
 }
 
-/* Copy the packets to or from a watched host (sample.h): only called while
- * the watch list is not empty. The destination is matched first; a host
- * listed twice (ingress and egress alerts) gives its received packets to
- * its first entry, its sent ones to its second. */
+/* Copy the packets to or from a watched host or subnet (sample.h): only
+ * called while the watch list is not empty. The destination is matched
+ * first; a host or subnet listed twice (ingress and egress alerts) gives its
+ * received packets to its first entry, its sent ones to its second. */
 static void __rte_noinline
 sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -237,8 +237,8 @@ sample_pass(struct dpmon_core *core, const struct burst_ctx *b, struct rte_mbuf 
 		if (w < 0 && !(p->family == 6 && dpmon_addr_is_v4(&src)))
 			w = dpmon_sample_match_source(&l, &src);
 		if (w >= 0)
-			dpmon_sample_copy(core->sample, pkts[i], l.alert_id[w], &src, p->sport,
-					  p->dport, p->ports != 0);
+			dpmon_sample_copy(core->sample, pkts[i], l.alert_id[w], &src, &dst,
+					  p->sport, p->dport, p->ports != 0);
 	}
 }
 

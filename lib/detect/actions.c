@@ -322,12 +322,14 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 static json_t *
 event_json(const struct dpmon_action_event *ev)
 {
-	char t[DPMON_ADDR_STRLEN];
+	char t[DPMON_PREFIX_STRLEN];
 
-	return json_pack("{s:I,s:s,s:s,s:f,s:f}", "id", (json_int_t)ev->alert_id, "address",
-			 dpmon_addr_format(&ev->addr, t, sizeof(t)), "direction",
-			 ev->dir < DPMON_DIR_MAX ? dpmon_dir_name(ev->dir) : "none", "start_unix_s",
-			 ev->start_unix_s, "end_unix_s", ev->end_unix_s);
+	return json_pack("{s:I,s:s,s:s,s:f,s:f}", "id", (json_int_t)ev->alert_id,
+			 ev->subnet ? "prefix" : "address",
+			 ev->subnet ? dpmon_prefix_format(&ev->prefix, t, sizeof(t))
+				    : dpmon_addr_format(&ev->addr, t, sizeof(t)),
+			 "direction", ev->dir < DPMON_DIR_MAX ? dpmon_dir_name(ev->dir) : "none",
+			 "start_unix_s", ev->start_unix_s, "end_unix_s", ev->end_unix_s);
 }
 
 int
@@ -336,9 +338,11 @@ dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
 	struct job j = {.kind = ev->kind == DPMON_ACTION_ALERT_START ? JOB_ALERT_START
 								     : JOB_ALERT_END,
 			.addr = ev->addr,
+			.subnet = ev->subnet,
+			.prefix = ev->prefix,
 			.dir = ev->dir,
 			.alert_id = ev->alert_id,
-			.ban = ev->ban,
+			.ban = ev->ban && !ev->subnet,
 			.doc = ev->alert};
 	char t[DPMON_ADDR_STRLEN];
 	bool ok;

@@ -41,17 +41,24 @@ enum dpmon_action_kind {
 /** One event for the actions thread. */
 struct dpmon_action_event {
 	enum dpmon_action_kind kind;
-	struct dpmon_addr addr; /**< the host */
-	enum dpmon_dir dir;     /**< direction of the threshold that fired */
-	uint64_t alert_id;      /**< the alert's id in GET /api/v1/alerts/{id} */
-	double start_unix_s;    /**< alert start, seconds since the epoch */
-	double end_unix_s;      /**< alert end; 0 while active */
-	bool ban;               /**< the host's hostgroup (or the global default) bans */
+	struct dpmon_addr addr; /**< the host; a subnet's network address */
+	/**
+	 * A subnet alert's (target "subnet"): the notify script gets @c prefix
+	 * where a host alert passes the address, and no blackhole is ever made.
+	 */
+	bool subnet;
+	struct dpmon_prefix prefix; /**< the subnet, when @c subnet */
+	enum dpmon_dir dir;         /**< direction of the threshold that fired */
+	uint64_t alert_id;          /**< the alert's id in GET /api/v1/alerts/{id} */
+	double start_unix_s;        /**< alert start, seconds since the epoch */
+	double end_unix_s;          /**< alert end; 0 while active */
+	bool ban; /**< the host's hostgroup (or the global default) bans; never a subnet */
 	/**
 	 * The alert as the API shows it, for the notify script's stdin; the
 	 * post takes this reference, and the object must not change after it
 	 * (the actions thread reads it). NULL: a minimal object
-	 * {"id","address","direction","start_unix_s","end_unix_s"} is sent.
+	 * {"id","address" (a subnet alert: "prefix"),"direction","start_unix_s","end_unix_s"}
+	 * is sent.
 	 */
 	json_t *alert;
 };

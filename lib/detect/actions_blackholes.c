@@ -181,8 +181,11 @@ ban_end(struct dpmon_actions *a, const struct job *j, uint32_t i)
 void
 actions_apply_alert(struct dpmon_actions *a, const struct job *j)
 {
-	int i = actions_bh_find(a, &j->addr);
+	int i;
 
+	if (j->subnet)
+		return; /* a subnet alert never blackholes (docs/detection.md) */
+	i = actions_bh_find(a, &j->addr);
 	if (j->kind == JOB_ALERT_START && j->ban) {
 		ban_start(a, j, i);
 	} else if (j->kind == JOB_ALERT_END && i >= 0 && !a->bh[i].restored_ids) {

@@ -6,7 +6,8 @@
  *
  * The script is started with posix_spawn in a process group of its own,
  * with stdin, stdout and stderr only, SIGPIPE at its default and no
- * signal blocked; its arguments are ADDRESS DIRECTION EVENT ALERT_ID and
+ * signal blocked; its arguments are ADDRESS DIRECTION EVENT ALERT_ID (a
+ * subnet alert: its PREFIX, "10.9.0.0/24", in place of ADDRESS) and
  * its stdin one line of JSON (docs/detection.md). At the timeout its
  * whole group is killed (SIGKILL), so a child it left running does not
  * outlive it.
@@ -155,7 +156,7 @@ feed_line(int fd, char *text, uint64_t deadline)
 enum notify_outcome
 actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 {
-	char addr[DPMON_ADDR_STRLEN], id[24], what[DPMON_PATH_LEN + 96];
+	char addr[DPMON_PREFIX_STRLEN], id[24], what[DPMON_PATH_LEN + 96];
 	const char *dir = j->dir < DPMON_DIR_MAX ? dpmon_dir_name(j->dir) : "none";
 	/* posix_spawn takes writable strings: copies of the constant ones. */
 	char script_arg[DPMON_PATH_LEN], dir_arg[16], event_arg[16];
@@ -167,7 +168,10 @@ actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 	int fds[2], rc;
 	pid_t pid;
 
-	dpmon_addr_format(&j->addr, addr, sizeof(addr));
+	if (j->subnet)
+		dpmon_prefix_format(&j->prefix, addr, sizeof(addr));
+	else
+		dpmon_addr_format(&j->addr, addr, sizeof(addr));
 	snprintf(id, sizeof(id), "%" PRIu64, j->alert_id);
 	snprintf(script_arg, sizeof(script_arg), "%s",
 		 script); /* a path of the configuration: fits */

@@ -64,6 +64,8 @@ enum job_kind {
 struct job {
 	enum job_kind kind;
 	struct dpmon_addr addr;
+	bool subnet;                /* a subnet alert's: never a blackhole */
+	struct dpmon_prefix prefix; /* the subnet, when @c subnet */
 	enum dpmon_dir dir;
 	uint64_t alert_id;
 	bool ban;

@@ -46,16 +46,36 @@
 #define GROUP_GLOBAL    (-1)
 /* Hostgroup index of whitelisted hosts (never alert). */
 #define GROUP_WHITELIST (-2)
+/* sub_entry of a host's state. */
+#define SUBNET_NONE     (-1)
+/* sub_entry of a subnet no longer configured (it never alerts). */
+#define SUBNET_GONE     (-2)
 
-/* A host being watched: above a limit now, or under alert. */
+/* A monitored subnet's detection settings: a copy of its configuration's. */
+struct subnet_entry {
+	struct dpmon_prefix prefix;
+	char name[DPMON_NAME_LEN];
+	struct dpmon_thresholds thresholds;
+	bool watched; /* detection on and some limit set */
+};
+
+/*
+ * A host or subnet being watched: above a limit now, or under alert.
+ * Host states have @c sub_entry SUBNET_NONE; a subnet's state has the
+ * subnet's prefix in @c prefix (and its network address in @c addr).
+ */
 struct host_state {
 	struct dpmon_addr addr;
-	int32_t group;                      /* hostgroup index, GROUP_GLOBAL, GROUP_WHITELIST */
-	uint32_t above[DPMON_DIR_MAX];      /* consecutive intervals above */
-	int8_t fired[DPMON_DIR_MAX];        /* metric above now by the largest factor, -1 none */
-	double last_above_s[DPMON_DIR_MAX]; /* uptime of the last interval above */
+	int32_t group;     /* hostgroup index, GROUP_GLOBAL, GROUP_WHITELIST; subnets: unused */
+	int32_t sub_entry; /* a subnet's index in dpmon_detect.subnets, or SUBNET_* */
+	struct dpmon_prefix prefix;          /* the subnet */
+	const struct dpmon_snap_subnet *sub; /* a subnet in this run's snapshot, or NULL */
+	uint32_t above[DPMON_DIR_MAX];       /* consecutive intervals above */
+	int8_t fired[DPMON_DIR_MAX];         /* metric above now by the largest factor, -1 none */
+	double last_above_s[DPMON_DIR_MAX];  /* uptime of the last interval above */
 	struct dpmon_alert *alert[DPMON_DIR_MAX]; /* current version, or NULL */
 	const struct dpmon_snap_host *host;       /* in this run's snapshot, or NULL */
+	bool seen; /* a subnet's old state: its subnet is in this run's snapshot */
 };
 
 struct dpmon_detect {
@@ -85,7 +105,17 @@ struct dpmon_detect {
 	uint32_t active;
 	uint64_t watched[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n_watched;
-	uint64_t untracked;                /* hosts above a limit left out for lack of memory */
+	uint64_t untracked; /* hosts above a limit left out for lack of memory */
+	/* Subnets: their settings in configuration order, their indices sorted
+	 * by prefix (lookup of a snapshot's subnet), and their states sorted by
+	 * prefix, swapped with the next ones like the hosts'. */
+	struct subnet_entry *subnets;
+	uint32_t *subnet_order;
+	uint32_t n_subnets, n_subnets_watched;
+	struct host_state *sstates, *snext;
+	uint32_t n_sstates, cap_sstates, n_snext, cap_snext;
+	uint64_t subnet_started;
+	uint32_t subnet_active;
 	const struct dpmon_snapshot *snap; /* during a run: its snapshot (host values as of it) */
 };
 
@@ -158,6 +188,75 @@ copy_conf(struct dpmon_detect_conf *dst, const struct dpmon_detect_conf *src)
 	return 0;
 }
 
+/* @p d's subnet entries, ordered by prefix (qsort_r's context). */
+static int
+subnet_order_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct subnet_entry *e = ctx;
+
+	return dpmon_prefix_cmp(&e[*(const uint32_t *)x].prefix, &e[*(const uint32_t *)y].prefix);
+}
+
+/*
+ * The subnet settings of @p conf into malloc'd @p *entries (configuration
+ * order) and @p *order (their indices sorted by prefix).
+ * @return how many are watched, or -ENOMEM (nothing allocated).
+ */
+static int
+build_subnets(const struct dpmon_detect_conf *conf, struct subnet_entry **entries, uint32_t **order)
+{
+	uint32_t n = conf->n_subnets, watched = 0;
+
+	*entries = malloc(sizeof(**entries) * (n ? n : 1));
+	*order = malloc(sizeof(**order) * (n ? n : 1));
+	if (*entries == NULL || *order == NULL) {
+		free(*entries);
+		free(*order);
+		*entries = NULL;
+		*order = NULL;
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dpmon_subnet_conf *sc = &conf->subnets[i];
+		struct subnet_entry *e = &(*entries)[i];
+		bool any = false;
+
+		e->prefix = sc->prefix;
+		memcpy(e->name, sc->name, sizeof(e->name));
+		e->thresholds = sc->thresholds;
+		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
+			for (int m = 0; m < DPMON_METRIC_MAX; m++)
+				any = any || sc->thresholds.limit[dir][m] > 0;
+		e->watched = sc->detection && any;
+		watched += e->watched;
+		(*order)[i] = i;
+	}
+	qsort_r(*order, n, sizeof(**order), subnet_order_cmp, *entries);
+	return (int)watched;
+}
+
+/* The subnet entry of prefix @p p, or SUBNET_GONE; @p hint: its likely index. */
+static int32_t
+subnet_entry_of(const struct dpmon_detect *d, uint32_t hint, const struct dpmon_prefix *p)
+{
+	uint32_t lo = 0, hi = d->n_subnets;
+
+	if (hint < d->n_subnets && dpmon_prefix_equal(&d->subnets[hint].prefix, p))
+		return (int32_t)hint; /* the snapshot's order is the configuration's */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = dpmon_prefix_cmp(&d->subnets[d->subnet_order[mid]].prefix, p);
+
+		if (c == 0)
+			return (int32_t)d->subnet_order[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SUBNET_GONE;
+}
+
 /* Build the hostgroup and whitelist tables of @p conf. @return 0 or -ENOMEM. */
 static int
 build_tables(const struct dpmon_detect_conf *conf, struct dpmon_prefix_table *groups,
@@ -204,6 +303,10 @@ dpmon_detect_create(const struct dpmon_detect_conf *conf, struct dpmon_sampler *
 		goto fail;
 	if ((rc = build_tables(conf, &d->groups, &d->whitelist)) != 0)
 		goto fail;
+	if ((rc = build_subnets(conf, &d->subnets, &d->subnet_order)) < 0)
+		goto fail;
+	d->n_subnets = conf->n_subnets;
+	d->n_subnets_watched = (uint32_t)rc;
 	compute_min_limits(d);
 	return d;
 fail:
@@ -218,15 +321,19 @@ dpmon_detect_reconfigure(struct dpmon_detect *d, const struct dpmon_detect_conf 
 	struct dpmon_detect_conf own;
 	struct dpmon_prefix_table groups = {0}, whitelist = {0};
 	struct dpmon_alert **recent = NULL;
-	uint32_t cap = conf->recent_alerts, keep;
-	int rc;
+	struct subnet_entry *subnets = NULL;
+	uint32_t cap = conf->recent_alerts, keep, *order = NULL;
+	int rc, watched = -ENOMEM;
 
 	if ((rc = copy_conf(&own, conf)) != 0)
 		return rc;
 	recent = calloc(cap ? cap : 1, sizeof(*recent));
-	if (recent == NULL || build_tables(conf, &groups, &whitelist) != 0) {
+	if (recent == NULL || build_tables(conf, &groups, &whitelist) != 0 ||
+	    (watched = build_subnets(conf, &subnets, &order)) < 0) {
 		free(own.hostgroups);
 		free(recent);
+		free(subnets);
+		free(order);
 		dpmon_prefix_table_free(&groups);
 		dpmon_prefix_table_free(&whitelist);
 		return -ENOMEM;
@@ -251,12 +358,22 @@ dpmon_detect_reconfigure(struct dpmon_detect *d, const struct dpmon_detect_conf 
 	d->whitelist = whitelist;
 	free(d->own.hostgroups);
 	d->own = own;
+	free(d->subnets);
+	free(d->subnet_order);
+	d->subnets = subnets;
+	d->subnet_order = order;
+	d->n_subnets = conf->n_subnets;
+	d->n_subnets_watched = (uint32_t)watched;
 	d->n_watch = 0;
 	compute_min_limits(d);
 	/* Tracked hosts follow the new hostgroups; their alerts go on and end
-	 * under the new thresholds (a host now whitelisted: after the hold time). */
+	 * under the new thresholds (a host now whitelisted: after the hold time).
+	 * Tracked subnets likewise (one removed or with detection off: after the
+	 * hold time). */
 	for (uint32_t i = 0; i < d->n_states; i++)
 		d->states[i].group = group_of(d, &d->states[i].addr);
+	for (uint32_t i = 0; i < d->n_sstates; i++)
+		d->sstates[i].sub_entry = subnet_entry_of(d, UINT32_MAX, &d->sstates[i].prefix);
 	return 0;
 }
 
@@ -268,6 +385,9 @@ dpmon_detect_free(struct dpmon_detect *d)
 	for (uint32_t i = 0; i < d->n_states; i++)
 		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
 			dpmon_alert_unref(d->states[i].alert[dir]);
+	for (uint32_t i = 0; i < d->n_sstates; i++)
+		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
+			dpmon_alert_unref(d->sstates[i].alert[dir]);
 	for (uint32_t i = 0; d->recent != NULL && i < d->n_recent; i++)
 		dpmon_alert_unref(d->recent[(d->recent_head + i) % d->conf->recent_alerts]);
 	dpmon_prefix_table_free(&d->groups);
@@ -276,6 +396,10 @@ dpmon_detect_free(struct dpmon_detect *d)
 	free(d->recent);
 	free(d->states);
 	free(d->next);
+	free(d->subnets);
+	free(d->subnet_order);
+	free(d->sstates);
+	free(d->snext);
 	free(d);
 }
 
@@ -399,23 +523,30 @@ fired_metric(const struct dpmon_dir_stats *s, const double *lim)
  * Pass 1: evaluation, states merge-joined with the hosts.
  * --------------------------------------------------------------------- */
 
-/* Room for @p need next states. */
+/* Room for @p need states in @p *arr (of @p *cap). */
 static int
-reserve_next(struct dpmon_detect *d, uint32_t need)
+reserve_states(struct host_state **arr, uint32_t *cap_io, uint32_t need)
 {
-	uint32_t cap = d->cap_next ? d->cap_next : 64;
+	uint32_t cap = *cap_io ? *cap_io : 64;
 	void *p;
 
 	while (cap < need)
 		cap *= 2;
-	if (cap == d->cap_next)
+	if (cap == *cap_io)
 		return 0;
-	p = realloc(d->next, sizeof(*d->next) * cap);
+	p = realloc(*arr, sizeof(**arr) * cap);
 	if (p == NULL)
 		return -ENOMEM;
-	d->next = p;
-	d->cap_next = cap;
+	*arr = p;
+	*cap_io = cap;
 	return 0;
+}
+
+/* Room for @p need next host states. */
+static int
+reserve_next(struct dpmon_detect *d, uint32_t need)
+{
+	return reserve_states(&d->next, &d->cap_next, need);
 }
 
 static bool
@@ -454,6 +585,7 @@ evaluate(struct dpmon_detect *d, const struct dpmon_snap_host *h, const struct h
 		memset(st, 0, sizeof(*st));
 		st->addr = *addr;
 		st->group = group;
+		st->sub_entry = SUBNET_NONE;
 	}
 	st->fired[0] = fired[0];
 	st->fired[1] = fired[1];
@@ -504,8 +636,125 @@ pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
 }
 
 /* ------------------------------------------------------------------------
+ * Pass 1 for subnets: every subnet of the snapshot with limits, or a state.
+ * --------------------------------------------------------------------- */
+
+static int
+state_prefix_cmp(const void *x, const void *y)
+{
+	return dpmon_prefix_cmp(&((const struct host_state *)x)->prefix,
+				&((const struct host_state *)y)->prefix);
+}
+
+/* The current state of subnet @p p, or NULL (binary search: sorted by prefix). */
+static struct host_state *
+subnet_state_of(struct dpmon_detect *d, const struct dpmon_prefix *p)
+{
+	struct host_state key = {.prefix = *p};
+
+	return d->n_sstates == 0
+		       ? NULL
+		       : bsearch(&key, d->sstates, d->n_sstates, sizeof(key), state_prefix_cmp);
+}
+
+/*
+ * Evaluate subnet @p sub (NULL: not in the snapshot) under entry @p entry
+ * with its previous state @p old (NULL: none) into the next subnet states,
+ * whose room the caller reserved.
+ */
+static void
+evaluate_subnet(struct dpmon_detect *d, const struct dpmon_snap_subnet *sub, int32_t entry,
+		const struct host_state *old)
+{
+	const struct dpmon_thresholds *t =
+		entry >= 0 && d->subnets[entry].watched ? &d->subnets[entry].thresholds : NULL;
+	int8_t fired[DPMON_DIR_MAX] = {-1, -1};
+	struct host_state *st;
+
+	for (int dir = 0; sub != NULL && t != NULL && dir < DPMON_DIR_MAX; dir++)
+		fired[dir] = (int8_t)fired_metric(&sub->dir[dir], t->limit[dir]);
+	if (fired[0] < 0 && fired[1] < 0 && (old == NULL || !has_alert(old)))
+		return;
+	assert(d->n_snext < d->cap_snext);
+	st = &d->snext[d->n_snext++];
+	if (old != NULL) {
+		*st = *old;
+	} else {
+		memset(st, 0, sizeof(*st));
+		st->prefix = sub->prefix;
+		st->addr = sub->prefix.addr;
+		st->group = GROUP_GLOBAL;
+	}
+	st->sub_entry = entry;
+	st->fired[0] = fired[0];
+	st->fired[1] = fired[1];
+	st->sub = sub;
+}
+
+/*
+ * The subnets of @p s against their thresholds. Room for every old state
+ * is kept reserved, as for hosts; a new subnet above a limit that finds no
+ * memory is left untracked for this interval. Costs nothing while no
+ * subnet has limits or a state.
+ * @return 0, or -ENOMEM before anything changed.
+ */
+static int
+pass_subnets(struct dpmon_detect *d, const struct dpmon_snapshot *s)
+{
+	d->n_snext = 0;
+	if (reserve_states(&d->snext, &d->cap_snext, d->n_sstates + 1) != 0)
+		return -ENOMEM;
+	if (d->n_subnets_watched == 0 && d->n_sstates == 0)
+		return 0;
+	for (uint32_t i = 0; i < d->n_sstates; i++)
+		d->sstates[i].seen = false;
+	for (uint32_t i = 0; i < s->n_subnets; i++) {
+		const struct dpmon_snap_subnet *sub = &s->subnets[i];
+		int32_t e = subnet_entry_of(d, i, &sub->prefix);
+		struct host_state *old = subnet_state_of(d, &sub->prefix);
+
+		if (old != NULL) {
+			old->seen = true;
+		} else if (e < 0 || !d->subnets[e].watched) {
+			continue;
+		} else if (reserve_states(&d->snext, &d->cap_snext,
+					  d->n_snext + d->n_sstates + 1) != 0) {
+			d->untracked++;
+			continue;
+		}
+		evaluate_subnet(d, sub, e, old);
+	}
+	for (uint32_t i = 0; i < d->n_sstates; i++)
+		if (!d->sstates[i].seen) /* gone from the snapshot */
+			evaluate_subnet(d, NULL, d->sstates[i].sub_entry, &d->sstates[i]);
+	qsort(d->snext, d->n_snext, sizeof(*d->snext), state_prefix_cmp);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
  * Pass 2: the life cycle.
  * --------------------------------------------------------------------- */
+
+/* The thresholds of @p st: its hostgroup's, or its subnet's; NULL when it never alerts. */
+static const struct dpmon_thresholds *
+state_thresholds(const struct dpmon_detect *d, const struct host_state *st)
+{
+	if (st->sub_entry == SUBNET_NONE)
+		return thresholds_of(d, st->group);
+	if (st->sub_entry < 0 || !d->subnets[st->sub_entry].watched)
+		return NULL;
+	return &d->subnets[st->sub_entry].thresholds;
+}
+
+/* @p st's values in @p dir as of this run's snapshot; NULL when it is not in it. */
+static const struct dpmon_dir_stats *
+state_dir(const struct dpmon_detect *d, const struct host_state *st, int dir,
+	  struct dpmon_dir_stats *tmp)
+{
+	if (st->sub_entry != SUBNET_NONE)
+		return st->sub != NULL ? &st->sub->dir[dir] : NULL;
+	return st->host != NULL ? dpmon_snap_host_dir(d->snap, st->host, dir, tmp) : NULL;
+}
 
 /* Post @p a's start or end to the actions thread. */
 static void
@@ -515,6 +764,8 @@ post(struct dpmon_detect *d, enum dpmon_action_kind kind, const struct dpmon_ale
 	struct dpmon_action_event ev = {
 		.kind = kind,
 		.addr = a->addr,
+		.subnet = a->target == DPMON_TARGET_SUBNET,
+		.prefix = a->prefix,
 		.dir = a->dir,
 		.alert_id = a->id,
 		.start_unix_s = a->start_unix_s,
@@ -534,12 +785,12 @@ static int
 start_alert(struct dpmon_detect *d, struct host_state *st, int dir, double now_unix_s)
 {
 	struct dpmon_dir_stats tmp;
-	const struct dpmon_dir_stats *ds = dpmon_snap_host_dir(d->snap, st->host, dir, &tmp);
-	const struct dpmon_thresholds *t = thresholds_of(d, st->group);
+	const struct dpmon_dir_stats *ds = state_dir(d, st, dir, &tmp);
+	const struct dpmon_thresholds *t = state_thresholds(d, st);
 	struct dpmon_alert *a = dpmon_alert_alloc();
 	int m = st->fired[dir];
 
-	assert(t != NULL && m >= 0);
+	assert(t != NULL && ds != NULL && m >= 0);
 	if (a == NULL)
 		return -ENOMEM; /* the count stays above: tried again next interval */
 	a->id = ++d->last_id;
@@ -549,10 +800,18 @@ start_alert(struct dpmon_detect *d, struct host_state *st, int dir, double now_u
 	a->value = metric_value(ds, m);
 	a->threshold = t->limit[dir][m];
 	a->type = attack_type(ds);
-	if (st->group >= 0)
-		snprintf(a->hostgroup, sizeof(a->hostgroup), "%s",
-			 d->conf->hostgroups[st->group].name);
-	a->ban = st->group >= 0 ? d->conf->hostgroups[st->group].ban : d->conf->ban;
+	if (st->sub_entry != SUBNET_NONE) {
+		/* A subnet alert never bans: a prefix route would cut off every host in it. */
+		a->target = DPMON_TARGET_SUBNET;
+		a->prefix = st->prefix;
+		memcpy(a->subnet, d->subnets[st->sub_entry].name, sizeof(a->subnet));
+		d->subnet_started++;
+	} else {
+		if (st->group >= 0)
+			snprintf(a->hostgroup, sizeof(a->hostgroup), "%s",
+				 d->conf->hostgroups[st->group].name);
+		a->ban = st->group >= 0 ? d->conf->hostgroups[st->group].ban : d->conf->ban;
+	}
 	a->start_unix_s = now_unix_s;
 	for (int k = 0; k < DPMON_METRIC_MAX; k++)
 		a->peak[k] = metric_value(ds, k);
@@ -640,9 +899,7 @@ follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double upti
 	bool ending =
 		stop || (st->fired[dir] < 0 && uptime_s - st->last_above_s[dir] >= d->conf->hold_s);
 
-	a = new_version(old, sample_of(d, old->id),
-			st->host ? dpmon_snap_host_dir(d->snap, st->host, dir, &tmp) : NULL,
-			ending);
+	a = new_version(old, sample_of(d, old->id), state_dir(d, st, dir, &tmp), ending);
 	if (a == NULL)
 		return; /* unchanged; or out of memory, and an end is retried next interval */
 	if (ending)
@@ -659,11 +916,13 @@ follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double upti
 	push_recent(d, a);
 }
 
+/* Pass 2 over @p n states @p states (hosts' or subnets'). */
 static void
-cycle(struct dpmon_detect *d, const struct dpmon_snapshot *s, double now_unix_s)
+cycle(struct dpmon_detect *d, struct host_state *states, uint32_t n, const struct dpmon_snapshot *s,
+      double now_unix_s)
 {
-	for (uint32_t i = 0; i < d->n_states; i++) {
-		struct host_state *st = &d->states[i];
+	for (uint32_t i = 0; i < n; i++) {
+		struct host_state *st = &states[i];
 
 		for (int dir = 0; dir < DPMON_DIR_MAX; dir++) {
 			if (st->fired[dir] >= 0) {
@@ -678,6 +937,7 @@ cycle(struct dpmon_detect *d, const struct dpmon_snapshot *s, double now_unix_s)
 				start_alert(d, st, dir, now_unix_s);
 		}
 		st->host = NULL; /* the snapshot is published after this run */
+		st->sub = NULL;
 	}
 }
 
@@ -686,22 +946,30 @@ cycle(struct dpmon_detect *d, const struct dpmon_snapshot *s, double now_unix_s)
  * with its last sample, and forget the states. A state whose end found no
  * memory stays, and is ended at the next run.
  */
-static void
-end_all(struct dpmon_detect *d, double now_unix_s)
+static uint32_t
+end_states(struct dpmon_detect *d, struct host_state *states, uint32_t n, double now_unix_s)
 {
 	uint32_t kept = 0;
 
-	for (uint32_t i = 0; i < d->n_states; i++) {
-		struct host_state *st = &d->states[i];
+	for (uint32_t i = 0; i < n; i++) {
+		struct host_state *st = &states[i];
 
 		st->host = NULL;
+		st->sub = NULL;
 		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
 			if (st->alert[dir] != NULL)
 				follow_alert(d, st, dir, 0, now_unix_s, true);
 		if (has_alert(st))
-			d->states[kept++] = *st;
+			states[kept++] = *st;
 	}
-	d->n_states = kept;
+	return kept;
+}
+
+static void
+end_all(struct dpmon_detect *d, double now_unix_s)
+{
+	d->n_states = end_states(d, d->states, d->n_states, now_unix_s);
+	d->n_sstates = end_states(d, d->sstates, d->n_sstates, now_unix_s);
 }
 
 /* ------------------------------------------------------------------------
@@ -718,8 +986,9 @@ alert_newer(const void *x, const void *y)
 }
 
 /*
- * Watch the hosts of the oldest DPMON_SAMPLE_WATCH_MAX active alerts (@p act:
- * newest first). A host listed for both directions has its ingress alert
+ * Watch the hosts and subnets of the oldest DPMON_SAMPLE_WATCH_MAX active
+ * alerts (@p act: newest first); a subnet as its prefix (mapped length).
+ * A host or subnet listed for both directions has its ingress alert
  * first, as the sampler expects (sample.h): its egress alert gets the
  * packets it sends.
  */
@@ -727,18 +996,24 @@ static void
 update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_act)
 {
 	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
+	uint8_t depths[DPMON_SAMPLE_WATCH_MAX];
 	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
 	enum dpmon_dir dirs[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n = 0;
 
 	for (uint32_t i = n_act; i-- > 0 && n < DPMON_SAMPLE_WATCH_MAX;) {
+		const struct dpmon_prefix *p = &act[i]->prefix;
+
 		hosts[n] = act[i]->addr;
+		depths[n] = act[i]->target != DPMON_TARGET_SUBNET ? 128
+			    : p->family == 4                      ? (uint8_t)(96 + p->depth)
+								  : p->depth;
 		dirs[n] = act[i]->dir;
 		ids[n++] = act[i]->id;
 	}
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = i + 1; dirs[i] == DPMON_DIR_EGRESS && k < n; k++)
-			if (dpmon_addr_cmp(&hosts[i], &hosts[k]) == 0) {
+			if (dpmon_addr_cmp(&hosts[i], &hosts[k]) == 0 && depths[i] == depths[k]) {
 				uint64_t id = ids[i];
 
 				assert(dirs[k] == DPMON_DIR_INGRESS); /* one alert per direction */
@@ -750,7 +1025,7 @@ update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_
 	if (d->sampler == NULL ||
 	    (n == d->n_watched && (n == 0 || memcmp(ids, d->watched, sizeof(ids[0]) * n) == 0)))
 		return;
-	if (dpmon_sampler_watch(d->sampler, hosts, ids, n) == 0) {
+	if (dpmon_sampler_watch(d->sampler, hosts, depths, ids, n) == 0) {
 		memcpy(d->watched, ids, sizeof(ids[0]) * n);
 		d->n_watched = n;
 	}
@@ -765,9 +1040,16 @@ attach_alerts(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_unix_
 
 	for (uint32_t i = 0; i < d->n_states; i++)
 		cap += (d->states[i].alert[0] != NULL) + (d->states[i].alert[1] != NULL);
+	d->subnet_active = 0;
+	for (uint32_t i = 0; i < d->n_sstates; i++)
+		d->subnet_active +=
+			(d->sstates[i].alert[0] != NULL) + (d->sstates[i].alert[1] != NULL);
+	cap += d->subnet_active;
 	d->active = cap - d->n_recent;
 	s->alerts_active = d->active;
 	s->alerts_started = d->started;
+	s->subnet_alerts_active = d->subnet_active;
+	s->subnet_alerts_started = d->subnet_started;
 	s->alerts_unix_s = now_unix_s;
 	list = malloc(sizeof(*list) * (cap ? cap : 1));
 	if (list == NULL)
@@ -776,6 +1058,10 @@ attach_alerts(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_unix_
 		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
 			if (d->states[i].alert[dir] != NULL)
 				list[n++] = d->states[i].alert[dir];
+	for (uint32_t i = 0; i < d->n_sstates; i++)
+		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
+			if (d->sstates[i].alert[dir] != NULL)
+				list[n++] = d->sstates[i].alert[dir];
 	qsort(list, n, sizeof(*list), alert_newer);
 	update_watch(d, list, n);
 	for (uint32_t i = 0; i < d->n_recent; i++)
@@ -809,9 +1095,23 @@ dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_un
 			d->next = t;
 			d->cap_next = cap;
 			d->n_next = 0;
-			cycle(d, s, now_unix_s);
+			cycle(d, d->states, d->n_states, s, now_unix_s);
 		}
-	} else if (d->n_states > 0) {
+		if (pass_subnets(d, s) == 0) {
+			struct host_state *t = d->sstates;
+			uint32_t cap = d->cap_sstates;
+
+			d->sstates = d->snext;
+			d->n_sstates = d->n_snext;
+			d->cap_sstates = d->cap_snext;
+			d->snext = t;
+			d->cap_snext = cap;
+			d->n_snext = 0;
+			cycle(d, d->sstates, d->n_sstates, s, now_unix_s);
+		} else {
+			rc = -ENOMEM;
+		}
+	} else if (d->n_states > 0 || d->n_sstates > 0) {
 		end_all(d, now_unix_s);
 	}
 	if (attach_alerts(d, s, now_unix_s) != 0)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * detect.h — attack detection: thresholds on each host's averaged rates,
- * hostgroups, whitelist, and the alert life cycle (docs/detection.md).
+ * hostgroups, whitelist, thresholds on each monitored subnet's averaged
+ * rates (carpet bombing), and the alert life cycle (docs/detection.md).
  *
  * Runs on the main lcore after each merge, on the new snapshot before its
  * publication (lib/run/loop.c): it evaluates every host of the snapshot, starts and
@@ -20,7 +21,8 @@
  * flattened into sorted disjoint ranges, per family; the whitelist
  * likewise), once: the result is cached in its state. States are
  * kept sorted by address, so the pass meets them in a merge-join, without
- * a hash table.
+ * a hash table. Subnets follow in a second pass (skipped while no subnet
+ * has limits or a state), their states sorted by prefix.
  */
 #ifndef DPMON_DETECT_H
 #define DPMON_DETECT_H
@@ -36,8 +38,8 @@
 struct dpmon_detect;
 
 /**
- * Create the detector for @p conf (which must outlive it: hostgroup names
- * and thresholds are read from it).
+ * Create the detector for @p conf (copied: its hostgroups and the subnets
+ * it views, conf->subnets, with their thresholds).
  * @param sampler  may be NULL (alerts then have no sample).
  * @param actions  may be NULL (events are not posted).
  * @return the detector, or NULL with errno set (ENOMEM).

@@ -2,7 +2,8 @@
 /*
  * sampler.c — the main lcore's side of the alert packet sampler
  * (sampler.h): the copies drained from the workers' rings (sample.h),
- * counted per alert by source address, source port and destination port
+ * counted per alert by source and destination address, source port and
+ * destination port
  * in one rte_hash per alert, and written to the alert's capture file
  * (libpcap: pcap_open_dead + pcap_dump_open). A capture file is never
  * overwritten: alert ids start at 1 at every start, so an earlier run's
@@ -37,6 +38,7 @@
 /* What a key counts. */
 enum key_kind {
 	KEY_SOURCE,
+	KEY_DEST,
 	KEY_SPORT,
 	KEY_DPORT,
 	KEY_KINDS
@@ -170,10 +172,10 @@ dpmon_sampler_copied(const struct dpmon_sampler *s)
  * --------------------------------------------------------------------- */
 
 int
-dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
+dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts, const uint8_t *depths,
 		    const uint64_t *alert_ids, unsigned n)
 {
-	return dpmon_sample_watch_write(s->feed.watch, hosts, alert_ids, n);
+	return dpmon_sample_watch_write(s->feed.watch, hosts, depths, alert_ids, n);
 }
 
 /* ------------------------------------------------------------------------
@@ -388,6 +390,7 @@ take(struct dpmon_sampler *s, const struct dpmon_sample_rec *r, uint64_t now_tsc
 		return;
 	a->packets++;
 	key_count(a, KEY_SOURCE, r->src.b, sizeof(r->src.b));
+	key_count(a, KEY_DEST, r->dst.b, sizeof(r->dst.b));
 	if (r->ports) {
 		uint16_t sp = r->sport, dp = r->dport;
 
@@ -462,7 +465,7 @@ top_json(const struct alert_agg *a, enum key_kind kind)
 	for (unsigned i = 0; arr != NULL && i < n; i++) {
 		json_t *o;
 
-		if (kind == KEY_SOURCE) {
+		if (kind == KEY_SOURCE || kind == KEY_DEST) {
 			struct dpmon_addr x;
 			char text[DPMON_ADDR_STRLEN];
 
@@ -492,7 +495,8 @@ dpmon_sampler_summary(struct dpmon_sampler *s, uint64_t alert_id)
 
 	if (a == NULL)
 		return NULL;
-	return json_pack("{s:I,s:o*,s:o*,s:o*}", "packets", (json_int_t)a->packets, "sources",
-			 top_json(a, KEY_SOURCE), "source_ports", top_json(a, KEY_SPORT),
-			 "destination_ports", top_json(a, KEY_DPORT));
+	return json_pack("{s:I,s:o*,s:o*,s:o*,s:o*}", "packets", (json_int_t)a->packets, "sources",
+			 top_json(a, KEY_SOURCE), "destinations", top_json(a, KEY_DEST),
+			 "source_ports", top_json(a, KEY_SPORT), "destination_ports",
+			 top_json(a, KEY_DPORT));
 }

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sampler.h — the main lcore's side of the alert packet sampler: what the
- * worker lcores copied of the watched hosts' packets (sample.h), counted
- * per alert for its "sample" (top source addresses and ports) and written
+ * worker lcores copied of the watched hosts' and subnets' packets
+ * (sample.h), counted per alert for its "sample" (top source and
+ * destination addresses and ports) and written
  * to its capture file (actions.pcap_dir).
  *
  * The sampler owns the workers' side (struct dpmon_sample_feed: the watch
  * list and one ring per worker): the detection sets the watch list to the
- * hosts under alert (dpmon_sampler_watch) and drains the rings after each
- * merge (dpmon_sampler_drain). Per alert it counts the packets by source
- * address, source port and destination port (one rte_hash per alert, at
+ * hosts and subnets under alert (dpmon_sampler_watch) and drains the rings
+ * after each merge (dpmon_sampler_drain). Per alert it counts the packets by
+ * source and destination address, source port and destination port (one
+ * rte_hash per alert, at
  * most DPMON_SAMPLE_KEYS keys: later new keys count only in the alert's
  * total) and writes the first pcap_packets copies of each alert to
  * pcap_dir/ALERT_ID.pcap (libpcap, Ethernet, snaplen 128, the original
@@ -77,14 +79,18 @@ void dpmon_sampler_free(struct dpmon_sampler *s);
  * @p alert_ids[i] names host i's samples (summary, DIR/ID.pcap). A host
  * under an ingress and an egress alert is listed twice, its ingress alert
  * first: packets to it count for the first entry, packets from it for the
- * second (dpmon_sample_match, dpmon_sample_match_source).
- * @param hosts      @p n addresses (IPv4 mapped, prefix.h).
- * @param alert_ids  @p n alert ids, one per host.
+ * second (dpmon_sample_match, dpmon_sample_match_source). An entry with a
+ * prefix length below 128 watches a subnet: every address inside it.
+ * @param hosts      @p n addresses (IPv4 mapped, prefix.h): hosts, or a
+ *                   subnet's network address.
+ * @param depths     @p n prefix lengths in bits of the mapped address
+ *                   (128: a host; an IPv4 /24 is 120), or NULL: all hosts.
+ * @param alert_ids  @p n alert ids, one per entry.
  * @return 0, or -E2BIG when @p n > DPMON_SAMPLE_WATCH_MAX (nothing changed).
  * Thread-safety: main lcore.
  */
 int dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
-			const uint64_t *alert_ids, unsigned n);
+			const uint8_t *depths, const uint64_t *alert_ids, unsigned n);
 
 /**
  * Take the copies the workers made since the last call: add them to their
@@ -97,8 +103,9 @@ void dpmon_sampler_drain(struct dpmon_sampler *s);
 
 /**
  * The sample of alert @p alert_id as JSON: {"packets": N, "sources":
- * [{"address": A, "packets": N}], "source_ports": [{"port": P, "packets":
- * N}], "destination_ports": [...]}, each list the top 10 by packets.
+ * [{"address": A, "packets": N}], "destinations": [...], "source_ports":
+ * [{"port": P, "packets": N}], "destination_ports": [...]}, each list the
+ * top 10 by packets.
  * @return a new reference, or NULL when nothing was sampled for it.
  * Thread-safety: main lcore.
  */

@@ -30,6 +30,17 @@ dpmon_attack_name(int t)
 	return t >= 0 && t < DPMON_ATTACK_MAX ? attack_names[t] : NULL;
 }
 
+const char *
+dpmon_alert_target_name(int t)
+{
+	static const char *const names[DPMON_TARGET_MAX] = {
+		[DPMON_TARGET_HOST] = "host",
+		[DPMON_TARGET_SUBNET] = "subnet",
+	};
+
+	return t >= 0 && t < DPMON_TARGET_MAX ? names[t] : NULL;
+}
+
 struct dpmon_alert *
 dpmon_alert_alloc(void)
 {
@@ -91,20 +102,32 @@ peak_json(const struct dpmon_alert *a)
 json_t *
 dpmon_alert_json(const struct dpmon_alert *a, double now_unix_s)
 {
-	char addr[DPMON_ADDR_STRLEN];
-	bool active = a->end_unix_s == 0;
+	char addr[DPMON_PREFIX_STRLEN];
+	bool active = a->end_unix_s == 0, subnet = a->target == DPMON_TARGET_SUBNET;
 	double end = active ? now_unix_s : a->end_unix_s;
 	double duration = end > a->start_unix_s ? end - a->start_unix_s : 0;
+	json_t *o;
 
-	return json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:s,s:o,s:b,s:f,s:o,s:f,s:o,s:o}", "id",
-			 (json_int_t)a->id, "state", active ? "active" : "ended", "address",
-			 dpmon_addr_format(&a->addr, addr, sizeof(addr)), "direction",
-			 dpmon_dir_name(a->dir), "metric", dpmon_metric_name(a->metric), "value",
-			 dpmon_finite_or_zero(a->value), "threshold",
-			 dpmon_finite_or_zero(a->threshold), "type", dpmon_attack_name(a->type),
-			 "hostgroup", a->hostgroup[0] ? json_string(a->hostgroup) : json_null(),
-			 "ban", a->ban, "start_unix_s", dpmon_finite_or_zero(a->start_unix_s),
-			 "end_unix_s", active ? json_null() : json_real(a->end_unix_s),
-			 "duration_s", dpmon_finite_or_zero(duration), "peak", peak_json(a),
-			 "sample", a->sample ? json_deep_copy(a->sample) : json_null());
+	if (subnet)
+		dpmon_prefix_format(&a->prefix, addr, sizeof(addr));
+	else
+		dpmon_addr_format(&a->addr, addr, sizeof(addr));
+	o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:f,s:f,s:s,s:o,s:b,s:f,s:o,s:f,s:o,s:o}", "id",
+		      (json_int_t)a->id, "state", active ? "active" : "ended", "target",
+		      dpmon_alert_target_name(a->target), subnet ? "prefix" : "address", addr,
+		      "direction", dpmon_dir_name(a->dir), "metric", dpmon_metric_name(a->metric),
+		      "value", dpmon_finite_or_zero(a->value), "threshold",
+		      dpmon_finite_or_zero(a->threshold), "type", dpmon_attack_name(a->type),
+		      "hostgroup", a->hostgroup[0] ? json_string(a->hostgroup) : json_null(), "ban",
+		      a->ban, "start_unix_s", dpmon_finite_or_zero(a->start_unix_s), "end_unix_s",
+		      active ? json_null() : json_real(a->end_unix_s), "duration_s",
+		      dpmon_finite_or_zero(duration), "peak", peak_json(a), "sample",
+		      a->sample ? json_deep_copy(a->sample) : json_null());
+	if (o != NULL && subnet &&
+	    json_object_set_new(o, "subnet", a->subnet[0] ? json_string(a->subnet) : json_null()) !=
+		    0) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
 }

@@ -37,20 +37,30 @@ enum dpmon_attack {
 	DPMON_ATTACK_MAX
 };
 
+/** What an alert watches: "target" in the API. */
+enum dpmon_alert_target {
+	DPMON_TARGET_HOST,   /**< "host": one address's rates */
+	DPMON_TARGET_SUBNET, /**< "subnet": a monitored subnet's rates (carpet bombing) */
+	DPMON_TARGET_MAX
+};
+
 /** One alert (one version of it). Immutable once listed by a snapshot. */
 struct dpmon_alert {
-	int refs;                 /**< atomics; dpmon_alert_ref/unref */
-	uint64_t id;              /**< 1, 2, ... in order of start; GET /api/v1/alerts/{id} */
-	struct dpmon_addr addr;   /**< the host */
-	enum dpmon_dir dir;       /**< direction of the threshold that fired */
-	enum dpmon_metric metric; /**< the metric that fired */
-	double value;             /**< its value when the alert started (units of the metric) */
-	double threshold;         /**< the limit it exceeded */
+	int refs;    /**< atomics; dpmon_alert_ref/unref */
+	uint64_t id; /**< 1, 2, ... in order of start; GET /api/v1/alerts/{id} */
+	enum dpmon_alert_target target;
+	struct dpmon_addr addr;     /**< the host; a subnet's network address */
+	struct dpmon_prefix prefix; /**< the subnet (DPMON_TARGET_SUBNET only) */
+	enum dpmon_dir dir;         /**< direction of the threshold that fired */
+	enum dpmon_metric metric;   /**< the metric that fired */
+	double value;               /**< its value when the alert started (units of the metric) */
+	double threshold;           /**< the limit it exceeded */
 	enum dpmon_attack type;
 	char hostgroup[DPMON_NAME_LEN]; /**< hostgroup whose thresholds applied; "" = global */
-	bool ban;                       /**< the hostgroup's (or the global) ban flag */
-	double start_unix_s;            /**< start, seconds since the epoch */
-	double end_unix_s;              /**< end; 0 while active */
+	char subnet[DPMON_NAME_LEN];    /**< a subnet alert's subnet name; "" = none */
+	bool ban; /**< the hostgroup's (or the global) ban flag; always false for a subnet */
+	double start_unix_s; /**< start, seconds since the epoch */
+	double end_unix_s;   /**< end; 0 while active */
 	/** Highest value of every metric in @c dir while active (flows: -1 = not measured). */
 	double peak[DPMON_METRIC_MAX];
 	json_t *sample; /**< dpmon_sampler_summary(), or NULL; owned, never modified */
@@ -58,6 +68,9 @@ struct dpmon_alert {
 
 /** Stable name of an attack type ("syn_flood"); NULL out of range. Any thread. */
 const char *dpmon_attack_name(int t);
+
+/** Name of alert target @p t ("host", "subnet"); NULL out of range. Any thread. */
+const char *dpmon_alert_target_name(int t);
 
 /**
  * A new alert, zeroed, one reference. @return NULL on allocation failure.
@@ -79,7 +92,8 @@ void dpmon_alert_unref(struct dpmon_alert *a);
 
 /**
  * The alert as the API shows it: {"id", "state": "active"|"ended",
- * "address", "direction", "metric", "value", "threshold", "type",
+ * "target": "host"|"subnet", "address" (a host alert) or "prefix" and
+ * "subnet" (its name, null when it has none; a subnet alert), "direction", "metric", "value", "threshold", "type",
  * "hostgroup" (null = global), "ban", "start_unix_s", "end_unix_s" (null
  * while active), "duration_s" (to @p now_unix_s while active), "peak":
  * {metric: value, flows null when not measured}, "sample" (null when none)}.

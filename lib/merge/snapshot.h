@@ -245,12 +245,15 @@ struct dpmon_snapshot {
 	/**
 	 * Alerts (detect.h): the active ones and the most recent ended ones,
 	 * newest first (id descending); one reference each. Counts: active
-	 * alerts, and alerts started since start-up.
+	 * alerts, and alerts started since start-up (hosts and subnets); of
+	 * them, the subnet alerts (target "subnet").
 	 */
 	uint32_t n_alerts;
 	struct dpmon_alert **alerts;
 	uint32_t alerts_active;
 	uint64_t alerts_started;
+	uint32_t subnet_alerts_active;
+	uint64_t subnet_alerts_started;
 	double alerts_unix_s; /**< wall-clock time of the detection run, seconds since the epoch */
 
 	int refs;             /**< managed by the store; do not touch */

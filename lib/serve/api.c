@@ -176,7 +176,8 @@ struct endpoint {
 
 static const char *const no_params[] = {NULL};
 static const char *const hosts_params[] = {"subnet", "sort", "direction", "limit", NULL};
-static const char *const alerts_params[] = {"state", "address", "direction", "type", "limit", NULL};
+static const char *const alerts_params[] = {"state",  "address", "direction", "type",
+					    "target", "limit",   NULL};
 
 static const struct endpoint endpoints[] = {
 	{"/health", false, SRC_SNAPSHOT_OPT, no_params, api_ep_health, NULL, NULL},

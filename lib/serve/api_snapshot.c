@@ -81,6 +81,12 @@ static const char *const dir_names[DPMON_DIR_MAX + 1] = {
 /* Values of GET /api/v1/alerts?state= (1 + index in struct alert_query). */
 static const char *const state_names[] = {"active", "ended", NULL};
 
+/* Values of GET /api/v1/alerts?target= (enum dpmon_alert_target). */
+static const char *const target_names[DPMON_TARGET_MAX + 1] = {
+	[DPMON_TARGET_HOST] = "host",
+	[DPMON_TARGET_SUBNET] = "subnet",
+};
+
 /* ------------------------------------------------------------------------
  * Arguments.
  * --------------------------------------------------------------------- */
@@ -735,8 +741,9 @@ struct alert_query {
 	int state; /* 0 any, 1 active, 2 ended */
 	bool by_addr;
 	struct dpmon_addr addr;
-	int dir;  /* -1 any */
-	int type; /* -1 any */
+	int dir;    /* -1 any */
+	int type;   /* -1 any */
+	int target; /* -1 any */
 	uint32_t limit;
 };
 
@@ -762,7 +769,7 @@ invalid_type(struct request *r, const char *v)
 }
 
 /* The filters of GET /api/v1/alerts: state, address, direction, type,
- * limit, in this order (the first bad one answers 400). */
+ * target, limit, in this order (the first bad one answers 400). */
 static int
 parse_alert_query(struct request *r, struct alert_query *q)
 {
@@ -770,7 +777,8 @@ parse_alert_query(struct request *r, struct alert_query *q)
 	const char *v;
 	int rc;
 
-	*q = (struct alert_query){.state = 0, .dir = -1, .type = -1, .limit = HOSTS_LIMIT_DEFAULT};
+	*q = (struct alert_query){
+		.state = 0, .dir = -1, .type = -1, .target = -1, .limit = HOSTS_LIMIT_DEFAULT};
 	if ((v = api_arg_value(r, "state")) != NULL &&
 	    (q->state = name_index(state_names, v) + 1) == 0)
 		return invalid_choice(r, "state", v, state_names,
@@ -784,6 +792,9 @@ parse_alert_query(struct request *r, struct alert_query *q)
 		return invalid_choice(r, "direction", v, dir_names, DPMON_DIR_MAX);
 	if ((v = api_arg_value(r, "type")) != NULL && (q->type = attack_index(v)) < 0)
 		return invalid_type(r, v);
+	if ((v = api_arg_value(r, "target")) != NULL &&
+	    (q->target = name_index(target_names, v)) < 0)
+		return invalid_choice(r, "target", v, target_names, DPMON_TARGET_MAX);
 	if ((v = api_arg_value(r, "limit")) != NULL && !parse_limit(v, &q->limit))
 		return api_reply_error(r, 400, "invalid limit '%s': expected an integer 1..%d",
 				       api_echo(v, strlen(v), e), HOSTS_LIMIT_MAX);
@@ -795,7 +806,8 @@ alert_matches(const struct dpmon_alert *a, const struct alert_query *q)
 {
 	return (q->state == 0 || (q->state == 1) == (a->end_unix_s == 0)) &&
 	       (!q->by_addr || dpmon_addr_cmp(&a->addr, &q->addr) == 0) &&
-	       (q->dir < 0 || (int)a->dir == q->dir) && (q->type < 0 || (int)a->type == q->type);
+	       (q->dir < 0 || (int)a->dir == q->dir) && (q->type < 0 || (int)a->type == q->type) &&
+	       (q->target < 0 || (int)a->target == q->target);
 }
 
 /* Active and recent alerts, newest first, filtered (docs/api.md). */

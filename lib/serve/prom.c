@@ -244,10 +244,18 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 	gauge_u64(b, "dpmon_hosts", "Number of distinct hosts seen in monitored subnets.",
 		  s->n_hosts);
 	gauge_u64(b, "dpmon_alerts_active",
-		  "Alerts currently active (one per host and direction; docs/detection.md).",
+		  "Alerts currently active (one per host or subnet and direction; "
+		  "docs/detection.md).",
 		  s->alerts_active);
-	family(b, "dpmon_alerts_started_total", "counter", "Alerts started since dpmon started.");
+	family(b, "dpmon_alerts_started_total", "counter",
+	       "Alerts started since dpmon started (hosts and subnets).");
 	sample_u64(b, "dpmon_alerts_started_total", "", s->alerts_started);
+	gauge_u64(b, "dpmon_subnet_alerts_active",
+		  "Subnet alerts (carpet bombing) currently active, among dpmon_alerts_active.",
+		  s->subnet_alerts_active);
+	family(b, "dpmon_subnet_alerts_started_total", "counter",
+	       "Subnet alerts started since dpmon started, among dpmon_alerts_started_total.");
+	sample_u64(b, "dpmon_subnet_alerts_started_total", "", s->subnet_alerts_started);
 	family(b, "dpmon_config_reloads_total", "counter",
 	       "Configuration reloads (SIGHUP) since start, by result: ok (applied) or failed "
 	       "(refused: invalid file, or not applied).");

@@ -9,7 +9,8 @@ tests/js/openapi_check.mjs validates the document with
 each status, Content-Type, required header and body against the document
 with ajv (JSON Schema 2020-12) — see that file. dpmon runs on
 pcapplusplus/example.pcap with a CORS origin configured, and a detection
-threshold every host with ingress traffic exceeds (live alerts); the checks
+threshold every host and every subnet with ingress traffic exceeds (live host
+and subnet alerts); the checks
 run twice, before any configuration reload (summary.config with nulls) and
 after one (SIGHUP, same file: numbers and booleans).
 """
@@ -36,7 +37,10 @@ def test_openapi(h):
                                             'cors_origins': [ORIGIN]},
                                    # Any host with traffic alerts: the document
                                    # is checked against live alerts too.
-                                   'detection': {'thresholds': {'ingress': {'pps': 0.001}}}}) as d:
+                                   # So does every subnet with traffic (subnet alerts).
+                                   'detection': {'thresholds': {'ingress': {'pps': 0.001}},
+                                                 'subnet_thresholds':
+                                                     {'ingress': {'pps': 0.001}}}}) as d:
         d.wait_counts(PACKETS)
         out = jstools.run_node(h, c, 'openapi_check.mjs', [
             '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),

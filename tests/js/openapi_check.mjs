@@ -123,6 +123,10 @@ const address = hosts.hosts[0].address;
 const alerts = JSON.parse((await exchange("alerts", "GET", "/api/v1/alerts?state=active", { expect: 200 })).text);
 check("a live alert to ask for", alerts.alerts.length > 0);
 const alertId = alerts.alerts.length > 0 ? alerts.alerts[0].id : 1;
+/* ... and subnet thresholds every subnet with ingress traffic exceeds: a live subnet alert. */
+const subnetAlerts = JSON.parse((await exchange("subnet alerts", "GET", "/api/v1/alerts?target=subnet", { expect: 200 })).text);
+check("a live subnet alert", subnetAlerts.alerts.length > 0 && subnetAlerts.alerts[0].target === "subnet");
+const subnetAlertId = subnetAlerts.alerts.length > 0 ? subnetAlerts.alerts[0].id : 1;
 
 const cases = [
   ["GET", "/health", 200], ["HEAD", "/health", 200], ["GET", "/health?x=1", 400],
@@ -144,6 +148,8 @@ const cases = [
   ["GET", "/api/v1/alerts?state=open", 400], ["GET", "/api/v1/alerts?type=flood", 400],
   ["GET", "/api/v1/alerts/" + alertId, 200], ["GET", "/api/v1/alerts/999999", 404],
   ["GET", "/api/v1/alerts/x", 400],
+  ["GET", "/api/v1/alerts?target=host&state=active", 200], ["GET", "/api/v1/alerts?target=net", 400],
+  ["GET", "/api/v1/alerts/" + subnetAlertId, 200],
   ["GET", "/api/v1/history", 200], ["GET", "/api/v1/history?x", 400],
   ["GET", "/metrics", 200], ["HEAD", "/metrics", 200], ["GET", "/metrics?x=1", 400],
   ["GET", "/", 200], ["GET", "/?x=1", 400],
