@@ -158,7 +158,7 @@ pin_hosts(struct app *a, const struct dpmon_snapshot *s)
 		return;
 	}
 	for (uint32_t i = 0; i < s->n_alerts && n < cap; i++)
-		if (s->alerts[i]->end_unix_s == 0)
+		if (s->alerts[i]->end_unix_s == 0 && s->alerts[i]->target == DPMON_TARGET_HOST)
 			addrs[n++] = s->alerts[i]->addr;
 	for (int i = 0; i < n_bh && n < cap; i++)
 		addrs[n++] = bh[i].addr;
