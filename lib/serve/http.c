@@ -60,6 +60,16 @@
  * are cached (errors and 503 before the first snapshot are rendered each
  * time); the slot lock is held for a pointer swap, never while rendering.
  *
+ * Query cache: GET and HEAD of /api/v1/hosts (exactly that path) with
+ * their parameters, the same way, in QCACHE_SLOTS slots keyed by the
+ * snapshot's seq and the parameters as the client gave them (query_key:
+ * each key and value length-prefixed, so two different queries never
+ * share a key; a variant spelling of the same query only takes another
+ * slot). A put takes the query's own slot, else an empty or older one,
+ * else the next one in turn; bodies over QCACHE_BODY_MAX are not kept.
+ * The API still checks every parameter of a query before its first
+ * answer is cached, and a query that got an error is never cached.
+ *
  * Robustness limits: at most HTTP_MAX_CONNECTIONS concurrent connections,
  * HTTP_MAX_PER_IP of them from one client address,
  * HTTP_TIMEOUT_S of idleness per connection, libmicrohttpd's default
