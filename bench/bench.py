@@ -507,9 +507,15 @@ def http_rows(env, binary):
         # connections would take every slot one client address gets,
         # HTTP_MAX_PER_IP, and lock out the rate polls), which is the
         # data-plane cost to quote. The HTTP thread's own CPU time per
-        # request is measured too (libmicrohttpd's thread, /proc).
+        # request is measured too (libmicrohttpd's thread, /proc). The
+        # host listings (two rankings, flat out) are compared with the
+        # summary's flat-out row of the same run (ratio_to_summary).
+        summary_rps = None
         for path, conns, pace in (('/api/v1/summary', 4, None), ('/api/v1/summary', 48, 3),
-                                  ('/api/v1/hosts?limit=100', 4, None), ('/metrics', 4, None)):
+                                  ('/api/v1/hosts?sort=bps&limit=100', 4, None),
+                                  ('/api/v1/hosts?sort=packets&direction=egress&limit=100', 4,
+                                   None),
+                                  ('/metrics', 4, None)):
             url = 'http://127.0.0.1:%d%s' % (d.port, path)
             try:
                 urllib.request.urlopen(url, timeout=10).read()
@@ -537,6 +543,10 @@ def http_rows(env, binary):
                         'connections': conns, 'pace_ms': pace,
                         'dataplane_mpps_idle': base, 'dataplane_mpps_loaded': loaded,
                         'dataplane_loss': 1 - loaded / base})
+            if path == '/api/v1/summary' and pace is None:
+                summary_rps = res['rps']
+            if path.startswith('/api/v1/hosts') and summary_rps:
+                res['ratio_to_summary'] = res['rps'] / summary_rps
             rows.append(res)
             log('http %s %s: %.0f req/s p50 %s ms p99 %s ms, data plane %.2f -> %.2f Mpps, '
                 'HTTP thread %s us/request'
@@ -800,13 +810,15 @@ def print_table(res):
         add('HTTP under load (wrk -t1 -c4 on the main lcore CPU; data plane on the other)')
         for r in res['http']:
             if 'skipped' in r:
-                add('  %-9s %-48s skipped: %s' % (r.get('binary', ''), r['path'], r['skipped']))
+                add('  %-9s %-56s skipped: %s' % (r.get('binary', ''), r['path'], r['skipped']))
                 continue
-            add('  %-9s %-48s %8.0f req/s  p50 %s ms  p99 %s ms  data plane %.2f -> %.2f Mpps '
-                '(%.1f%% lost)  HTTP thread %s us/req'
+            add('  %-9s %-56s %8.0f req/s  p50 %s ms  p99 %s ms  data plane %.2f -> %.2f Mpps '
+                '(%.1f%% lost)  HTTP thread %s us/req%s'
                 % (r.get('binary', ''), r['path'], r['rps'], fmt(r['p50_ms']), fmt(r['p99_ms']),
                    r['dataplane_mpps_idle'], r['dataplane_mpps_loaded'],
-                   100 * r['dataplane_loss'], fmt(r.get('http_thread_us_per_request'), '%.1f')))
+                   100 * r['dataplane_loss'], fmt(r.get('http_thread_us_per_request'), '%.1f'),
+                   '  %.3f x summary' % r['ratio_to_summary'] if 'ratio_to_summary' in r
+                   else ''))
         add('')
     if 'fnm' in res:
         f, d = res['fnm']['fastnetmon'], res['fnm']['dpmon']

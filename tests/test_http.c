@@ -636,8 +636,9 @@ test_etag(uint16_t port, struct dpmon_snap_store *st)
 static void
 test_cache(uint16_t port, struct dpmon_snap_store *st)
 {
-	static const char *const paths[] = {"/api/v1/summary", "/api/v1/subnets", "/health",
-					    "/metrics"};
+	static const char *const paths[] = {
+		"/api/v1/summary", "/api/v1/subnets", "/health",
+		"/metrics",        "/api/v1/hosts",   "/api/v1/hosts?limit=2&sort=packets"};
 	char etag[64], etag2[64], hdr[128];
 	struct dpmon_snapshot *s;
 
@@ -680,6 +681,69 @@ test_cache(uint16_t port, struct dpmon_snap_store *st)
 	EXPECT_ERROR(request(port, "GET", "/metrics?x=1"), 400, "unknown parameter 'x'");
 	EXPECT_ERROR(request(port, "POST", "/api/v1/summary"), 405,
 		     "method 'POST' not allowed (allowed: GET, HEAD)");
+}
+
+/* The address of host @p i in the hosts listing @p j, "" when there is none. */
+static const char *
+listed_addr(json_t *j, size_t i)
+{
+	json_t *h = json_array_get(json_object_get(j, "hosts"), i);
+
+	return h != NULL ? jstr(h, "address") : "";
+}
+
+/* The query cache of /api/v1/hosts: each query keeps its own answer in a
+ * snapshot, however close its text to another's; more queries than slots
+ * still get their own answers; errors are never cached. */
+static void
+test_query_cache(uint16_t port, struct dpmon_snap_store *st)
+{
+	json_t *j;
+
+	dpmon_snap_publish(st, http_snapshot(20));
+	for (int round = 0; round < 2; round++) { /* rendered, then from the cache */
+		j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?limit=1&sort=packets"), 200);
+		REQUIRE(json_array_size(json_object_get(j, "hosts")) == 1);
+		REQUIRE(strcmp(listed_addr(j, 0), "10.0.0.6") == 0);
+		json_decref(j);
+		j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?sort=packets&limit=1"), 200);
+		REQUIRE(json_array_size(json_object_get(j, "hosts")) == 1);
+		json_decref(j);
+		j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?limit=2&sort=packets"), 200);
+		REQUIRE(json_array_size(json_object_get(j, "hosts")) == 2);
+		REQUIRE(strcmp(listed_addr(j, 1), "2001:db8::1") == 0);
+		json_decref(j);
+		j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?limit=1&sort=bps"), 200);
+		REQUIRE(strcmp(listed_addr(j, 0), "10.0.0.5") == 0);
+		json_decref(j);
+		/* A value holding the key text of another query. */
+		EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?limit=1%26sort%3Dbps"), 400, NULL);
+		EXPECT_ERROR(request(port, "GET", "/api/v1/hosts?limit=1&sort"), 400, NULL);
+	}
+	/* 40 queries through 16 slots, twice: every answer is its own. */
+	for (int round = 0; round < 2; round++)
+		for (int limit = 1; limit <= 40; limit++) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "/api/v1/hosts?limit=%d&direction=egress",
+				 limit);
+			j = EXPECT_JSON(request(port, "GET", path), 200);
+			REQUIRE(json_array_size(json_object_get(j, "hosts")) ==
+				(size_t)(limit < 3 ? limit : 3));
+			REQUIRE(json_integer_value(json_object_get(j, "total")) == 3);
+			json_decref(j);
+		}
+	/* The next snapshot's answer, not the cached one. */
+	{
+		struct dpmon_snapshot *s = http_snapshot(21);
+
+		s->hosts[2].dir[DPMON_DIR_INGRESS].total.packets = 1000;
+		dpmon_snap_publish(st, s);
+	}
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?limit=1&sort=packets"), 200);
+	REQUIRE(strcmp(listed_addr(j, 0), "2001:db8::1") == 0);
+	REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 21);
+	json_decref(j);
 }
 
 /* CORS: headers only for configured origins; preflight for If-None-Match. */
@@ -1013,6 +1077,7 @@ main(void)
 	test_concurrent_publish(port, &st);
 	test_etag(port, &st);
 	test_cache(port, &st);
+	test_query_cache(port, &st);
 	test_cors(&st);
 	test_blackholes(&st, port);
 	/* Still serving after all of the above. */

@@ -23,6 +23,7 @@
  * again each interval.
  */
 #include "snapshot.h"
+#include "host_order.h"
 
 #include <assert.h>
 #include <stdbool.h>
@@ -90,12 +91,14 @@ snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets, uint32_
 	s->workers = array_alloc(n_workers, sizeof(*s->workers));
 	s->subnets = array_alloc(n_subnets, sizeof(*s->subnets));
 	s->host_at = host_at_take(n_hosts, &s->host_at_cap);
+	s->orders = dpmon_host_orders_create();
 	if (own_hosts) {
 		s->hosts = array_alloc(n_hosts, sizeof(*s->hosts));
 		for (uint32_t i = 0; s->hosts != NULL && s->host_at != NULL && i < n_hosts; i++)
 			s->host_at[i] = &s->hosts[i];
 	}
-	if (!s->ports || !s->workers || !s->subnets || !s->host_at || (own_hosts && !s->hosts)) {
+	if (!s->ports || !s->workers || !s->subnets || !s->host_at || !s->orders ||
+	    (own_hosts && !s->hosts)) {
 		dpmon_snapshot_free(s);
 		return NULL;
 	}
@@ -311,6 +314,7 @@ dpmon_snapshot_free(struct dpmon_snapshot *s)
 		dpmon_host_slab_unref(s->slabs[i]);
 	free(s->slabs);
 	free(s->hosts);
+	dpmon_host_orders_free(s->orders);
 	if (s->host_at != NULL)
 		host_at_give(s->host_at, s->host_at_cap);
 	free(s);

@@ -43,6 +43,8 @@
 #include "rates.h"
 #include "stats.h"
 
+struct dpmon_host_orders;
+
 /** Counters and rates of one protocol class (or of the total). */
 struct dpmon_rate {
 	uint64_t packets; /**< cumulative since start */
@@ -255,6 +257,14 @@ struct dpmon_snapshot {
 	uint32_t subnet_alerts_active;
 	uint64_t subnet_alerts_started;
 	double alerts_unix_s; /**< wall-clock time of the detection run, seconds since the epoch */
+
+	/**
+	 * The hosts' orders by ranking, built by readers on first use
+	 * (host_order.h); allocated with the snapshot, freed with it. The
+	 * only part of a snapshot that changes after publication, under its
+	 * own lock.
+	 */
+	struct dpmon_host_orders *orders;
 
 	int refs;             /**< managed by the store; do not touch */
 	uint32_t host_at_cap; /**< entries allocated at @c host_at; private to snapshot.c */

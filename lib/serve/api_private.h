@@ -9,7 +9,9 @@
  *
  * Private to lib/serve: nothing outside it includes this header. Every
  * function here may run on any thread (the HTTP thread, a test); none
- * keeps state between requests.
+ * keeps state between requests, except the host orders that
+ * api_snapshot.c has the snapshot cache (host_order.h), which live and
+ * die with the snapshot.
  */
 #ifndef DPMON_API_PRIVATE_H
 #define DPMON_API_PRIVATE_H

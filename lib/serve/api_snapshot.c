@@ -8,13 +8,16 @@
  * that there is a snapshot when the endpoint needs one; each endpoint
  * here validates its own arguments (400, 404) and renders its JSON.
  *
- * Rendering only reads the immutable snapshot, so no lock is needed. The
- * one endpoint whose cost grows with traffic is /api/v1/hosts: it visits
- * each host of the snapshot once (dpmon_top_hosts_by, top.c) and keeps the
- * best `limit` hosts in a bounded heap, which is O(n log k) time and O(k)
- * memory — a million hosts cost one linear pass, never a sort of everything
- * per request. This file only gives the ranking: the sort key's metric,
- * then the address, so equal hosts always come out in the same order.
+ * Rendering only reads the immutable snapshot, so no lock is needed.
+ * /api/v1/hosts reads the order of its ranking (sort key and direction)
+ * that the snapshot caches (host_order.h): the first request for a
+ * ranking on a snapshot computes every host's key once and sorts them,
+ * O(hosts); every later one on that snapshot copies out its page, O(limit),
+ * also with a subnet filter (the order lists each subnet's hosts apart).
+ * Should the order not fit in memory, the request falls back to one pass
+ * with a bounded heap (dpmon_top_hosts_by, top.c): O(hosts × log limit).
+ * This file only gives the ranking: the sort key's metric, then the
+ * address, so equal hosts always come out in the same order.
  */
 #include "api_private.h"
 
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_order.h"
 #include "top.h"
 
 #ifndef DPMON_VERSION
@@ -476,6 +480,46 @@ host_metric(const struct host_query *q, const struct dpmon_snap_host *h, enum so
 	return 0;
 }
 
+/*
+ * The metric of @p x as a key whose unsigned order is real_cmp's: NaN and
+ * -0 as 0, then the IEEE bits made monotonic (sign bit set on a positive
+ * number, every bit flipped on a negative one).
+ */
+static uint64_t
+real_key(double x)
+{
+	uint64_t b;
+
+	if (isnan(x) || x == 0)
+		x = 0.0;
+	memcpy(&b, &x, sizeof(b));
+	return (b >> 63) != 0 ? ~b : b | (1ull << 63);
+}
+
+/* The key of @p h in the ranking of the struct host_query @p ctx (a
+ * dpmon_host_key_fn): ranks_before's order, as one unsigned number. */
+static uint64_t
+host_key(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h, const void *ctx)
+{
+	const struct host_query *q = ctx;
+
+	(void)s; /* q->snap */
+	if (q->key == SORT_PACKETS)
+		return h->dir[q->dir].total.packets;
+	if (q->key == SORT_BYTES)
+		return h->dir[q->dir].total.bytes;
+	return real_key(host_metric(q, h, q->key));
+}
+
+/* The slot of the query's ranking among the snapshot's cached orders. */
+static unsigned
+order_slot(const struct host_query *q)
+{
+	_Static_assert(SORT_MAX * DPMON_DIR_MAX <= DPMON_HOST_ORDER_SLOTS,
+		       "every (sort key, direction) needs an order slot");
+	return (unsigned)q->key * DPMON_DIR_MAX + (unsigned)q->dir;
+}
+
 /* True when @p a is listed before @p b: larger metric, then lower address.
  * @p ctx is the struct host_query (a dpmon_top_before_fn). */
 static bool
@@ -643,6 +687,7 @@ int
 api_ep_hosts(struct request *r, const char *rest, size_t n)
 {
 	const struct dpmon_snapshot *s = r->snap;
+	const struct dpmon_host_order *order;
 	struct host_query q;
 	uint32_t total = 0, cap, got, *idx;
 	json_t *list;
@@ -652,13 +697,25 @@ api_ep_hosts(struct request *r, const char *rest, size_t n)
 	(void)n;
 	if ((rc = parse_host_query(r, &q)) != 0)
 		return rc;
-	cap = q.limit < s->n_hosts ? q.limit : s->n_hosts;
-	idx = malloc((cap ? cap : 1) * sizeof(*idx));
-	if (idx == NULL)
-		return -ENOMEM;
-	got = dpmon_top_hosts_by(s, q.subnet, cap, ranks_before, &q, idx, &total);
-	list = host_list_json(s, idx, got);
-	free(idx);
+	order = dpmon_host_order_get(s, order_slot(&q), host_key, &q);
+	if (order != NULL) {
+		const uint32_t *page = order->idx;
+
+		total = order->n_hosts;
+		if (q.subnet >= 0) {
+			page = order->by_subnet + order->sub_start[q.subnet];
+			total = order->sub_start[q.subnet + 1] - order->sub_start[q.subnet];
+		}
+		list = host_list_json(s, page, q.limit < total ? q.limit : total);
+	} else { /* no memory for the order: one pass with a bounded heap */
+		cap = q.limit < s->n_hosts ? q.limit : s->n_hosts;
+		idx = malloc((cap ? cap : 1) * sizeof(*idx));
+		if (idx == NULL)
+			return -ENOMEM;
+		got = dpmon_top_hosts_by(s, q.subnet, cap, ranks_before, &q, idx, &total);
+		list = host_list_json(s, idx, got);
+		free(idx);
+	}
 	return api_reply(r, 200,
 			 json_pack("{s:o,s:I,s:I}", "hosts", list, "total", (json_int_t)total,
 				   "snapshot_seq", (json_int_t)r->snap->seq));

@@ -60,6 +60,16 @@
  * are cached (errors and 503 before the first snapshot are rendered each
  * time); the slot lock is held for a pointer swap, never while rendering.
  *
+ * Query cache: GET and HEAD of /api/v1/hosts (exactly that path) with
+ * their parameters, the same way, in QCACHE_SLOTS slots keyed by the
+ * snapshot's seq and the parameters as the client gave them (query_key:
+ * each key and value length-prefixed, so two different queries never
+ * share a key; a variant spelling of the same query only takes another
+ * slot). A put takes the query's own slot, else an empty or older one,
+ * else the next one in turn; bodies over QCACHE_BODY_MAX are not kept.
+ * The API still checks every parameter of a query before its first
+ * answer is cached, and a query that got an error is never cached.
+ *
  * Robustness limits: at most HTTP_MAX_CONNECTIONS concurrent connections,
  * HTTP_MAX_PER_IP of them from one client address,
  * HTTP_TIMEOUT_S of idleness per connection, libmicrohttpd's default
@@ -124,6 +134,18 @@ struct cache_slot {
 	struct body *body;
 };
 
+/* Slots of the query cache (/api/v1/hosts with its parameters). */
+#define QCACHE_SLOTS    16
+#define QCACHE_KEY_MAX  256        /* longer queries are not cached */
+#define QCACHE_BODY_MAX (1u << 20) /* bytes; larger bodies are not cached */
+
+/* The body of /api/v1/hosts with the query @c key for snapshot @c seq. */
+struct query_slot {
+	struct cache_slot c;
+	size_t key_len;
+	char key[QCACHE_KEY_MAX];
+};
+
 /* The body of a request on a resource that changes state, read before answering. */
 struct upload {
 	size_t len;
@@ -134,8 +156,10 @@ struct upload {
 struct dpmon_http {
 	struct MHD_Daemon *daemon;
 	struct dpmon_actions *actions; /* the blackhole list; NULL = none */
-	pthread_mutex_t cache_lock;    /* guards cache[], held for a pointer swap */
+	pthread_mutex_t cache_lock;    /* guards cache[] and qcache[], held for a pointer swap */
 	struct cache_slot cache[CACHE_MAX];
+	struct query_slot qcache[QCACHE_SLOTS];
+	unsigned qcache_next; /* the slot to reuse when none is free or stale */
 	struct dpmon_snap_store *store;
 	char cors[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN]; /* allowed origins */
 	uint32_t n_cors;
@@ -410,61 +434,155 @@ cached_slot(const char *method, const char *url, const struct dpmon_api_query *q
 	return -1;
 }
 
-/* A reference to slot @p i's body when it was rendered from snapshot @p seq. */
+/*
+ * The query cache's key of the GET or HEAD @p q of /api/v1/hosts into
+ * @p key: each parameter in request order as "<len>:<key>=<len>:<value>;"
+ * ("-" for a key without '='), so two different queries never share a key.
+ * @return its length, or 0 when the request is not cached (another path
+ * or method, or a key longer than QCACHE_KEY_MAX).
+ */
+static size_t
+query_key(const char *method, const char *url, const struct dpmon_api_query *q,
+	  char key[QCACHE_KEY_MAX])
+{
+	size_t len = 0;
+
+	if (q->overflow || !is_read_method(method) || strcmp(url, "/api/v1/hosts") != 0)
+		return 0;
+	key[len++] = 'h'; /* never empty, also without parameters */
+	for (unsigned i = 0; i < q->n; i++) {
+		const char *v = q->values[i];
+		int w = v != NULL ? snprintf(key + len, QCACHE_KEY_MAX - len, "%zu:%s=%zu:%s;",
+					     strlen(q->keys[i]), q->keys[i], strlen(v), v)
+				  : snprintf(key + len, QCACHE_KEY_MAX - len, "%zu:%s=-;",
+					     strlen(q->keys[i]), q->keys[i]);
+
+		if (w < 0 || (size_t)w >= QCACHE_KEY_MAX - len)
+			return 0;
+		len += (size_t)w;
+	}
+	return len;
+}
+
+/* Slot @p c's body, referenced, when it was rendered from snapshot @p seq. Lock held. */
 static struct body *
-cache_get(struct dpmon_http *h, int i, uint64_t seq)
+slot_get(struct cache_slot *c, uint64_t seq)
 {
 	struct body *b = NULL;
 
-	pthread_mutex_lock(&h->cache_lock);
-	if (h->cache[i].body != NULL && h->cache[i].seq == seq) {
-		b = h->cache[i].body;
+	if (c->body != NULL && c->seq == seq) {
+		b = c->body;
 		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
 	}
+	return b;
+}
+
+/* Put @p b (referenced here) in slot @p c for snapshot @p seq, unless it
+ * holds a newer one. @return the body to drop (outside the lock). Lock held. */
+static struct body *
+slot_put(struct cache_slot *c, uint64_t seq, struct body *b)
+{
+	struct body *old = NULL;
+
+	if (c->body == NULL || seq > c->seq) {
+		old = c->body;
+		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+		*c = (struct cache_slot){.seq = seq, .body = b};
+	}
+	return old;
+}
+
+/* The slot of query @p key (@p len bytes), or NULL. Lock held. */
+static struct query_slot *
+query_slot_of(struct dpmon_http *h, const char *key, size_t len)
+{
+	for (unsigned i = 0; i < QCACHE_SLOTS; i++) {
+		struct query_slot *s = &h->qcache[i];
+
+		if (s->c.body != NULL && s->key_len == len && memcmp(s->key, key, len) == 0)
+			return s;
+	}
+	return NULL;
+}
+
+/* A reference to the cached body for snapshot @p seq: slot @p i, or (i < 0)
+ * the query @p key of @p key_len bytes. */
+static struct body *
+cache_get(struct dpmon_http *h, int i, const char *key, size_t key_len, uint64_t seq)
+{
+	struct query_slot *s;
+	struct body *b = NULL;
+
+	pthread_mutex_lock(&h->cache_lock);
+	if (i >= 0)
+		b = slot_get(&h->cache[i], seq);
+	else if ((s = query_slot_of(h, key, key_len)) != NULL)
+		b = slot_get(&s->c, seq);
 	pthread_mutex_unlock(&h->cache_lock);
 	return b;
 }
 
-/* Keep @p b (the caller keeps its own reference) as slot @p i's body for
- * snapshot @p seq, unless the slot already holds a newer one. */
+/*
+ * Keep @p b (the caller keeps its own reference) as the body for snapshot
+ * @p seq of slot @p i, or (i < 0) of the query @p key: its own slot, else
+ * an empty one or one of an older snapshot, else the next in turn.
+ */
 static void
-cache_put(struct dpmon_http *h, int i, uint64_t seq, struct body *b)
+cache_put(struct dpmon_http *h, int i, const char *key, size_t key_len, uint64_t seq,
+	  struct body *b)
 {
-	struct body *old = NULL;
+	struct query_slot *s = NULL;
+	struct body *old;
 
 	pthread_mutex_lock(&h->cache_lock);
-	if (h->cache[i].body == NULL || seq > h->cache[i].seq) {
-		old = h->cache[i].body;
-		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-		h->cache[i] = (struct cache_slot){.seq = seq, .body = b};
+	if (i >= 0) {
+		old = slot_put(&h->cache[i], seq, b);
+	} else {
+		s = query_slot_of(h, key, key_len);
+		for (unsigned j = 0; s == NULL && j < QCACHE_SLOTS; j++)
+			if (h->qcache[j].c.body == NULL || h->qcache[j].c.seq < seq)
+				s = &h->qcache[j];
+		if (s == NULL) {
+			s = &h->qcache[h->qcache_next];
+			h->qcache_next = (h->qcache_next + 1) % QCACHE_SLOTS;
+			s->c.seq = 0; /* replaced even though of the same snapshot */
+		}
+		old = slot_put(&s->c, seq, b);
+		if (s->c.body == b) {
+			memcpy(s->key, key, key_len);
+			s->key_len = key_len;
+		}
 	}
 	pthread_mutex_unlock(&h->cache_lock);
 	body_put(old);
 }
 
-/* Fill @p r from slot @p i for the current snapshot: from the cache, or
- * rendered and cached. @return false before the first snapshot (the caller
- * then takes the uncached path, which answers 503 or the starting /health). */
+/* Fill @p r from slot @p i, or (i < 0) the query @p key of @p key_len
+ * bytes, for the current snapshot: from the cache, or rendered and cached.
+ * @return false before the first snapshot (the caller then takes the
+ * uncached path, which answers 503 or the starting /health). */
 static bool
-serve_cached(struct dpmon_http *h, int i, struct dpmon_api_request *req, struct reply *r)
+serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
+	     struct dpmon_api_request *req, struct reply *r)
 {
 	struct dpmon_snapshot *snap = dpmon_snap_acquire(h->store);
 	struct body *b;
 
 	if (snap == NULL)
 		return false;
-	b = cache_get(h, i, snap->seq);
+	b = cache_get(h, i, key, key_len, snap->seq);
 	if (b == NULL) {
 		if (i == CACHE_METRICS)
 			render_metrics(h, snap, r);
 		else
 			render_api(h, snap, req, r);
 		if (r->status == MHD_HTTP_OK && r->body_owned &&
+		    (i >= 0 || r->len <= QCACHE_BODY_MAX) &&
 		    (b = malloc(sizeof(*b) + r->len + 1)) != NULL) {
 			atomic_init(&b->refs, 1);
 			b->len = r->len;
 			memcpy(b->text, r->body, r->len + 1);
-			cache_put(h, i, snap->seq, b);
+			cache_put(h, i, key, key_len, snap->seq, b);
 			free(r->body);
 			r->body = b->text;
 			r->body_owned = false;
@@ -792,6 +910,8 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 	struct dpmon_api_request req;
 	struct dpmon_api_query q;
 	struct reply r;
+	char key[QCACHE_KEY_MAX];
+	size_t key_len;
 	int slot;
 
 	collect_query(c, &q);
@@ -800,8 +920,12 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
 	else if (q.overflow)
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
-	else if ((slot = cached_slot(method, url, &q)) >= 0 && serve_cached(h, slot, &req, &r))
+	else if ((slot = cached_slot(method, url, &q)) >= 0 &&
+		 serve_cached(h, slot, NULL, 0, &req, &r))
 		; /* from the response cache */
+	else if ((key_len = query_key(method, url, &q, key)) > 0 &&
+		 serve_cached(h, -1, key, key_len, &req, &r))
+		; /* from the query cache */
 	else if (path_is(url, "/metrics"))
 		serve_metrics(h, method, &q, &r);
 	else if (path_is(url, "/"))
@@ -979,6 +1103,8 @@ dpmon_http_stop(struct dpmon_http *h)
 	MHD_stop_daemon(h->daemon); /* every response is destroyed by now */
 	for (int i = 0; i < CACHE_MAX; i++)
 		body_put(h->cache[i].body);
+	for (int i = 0; i < QCACHE_SLOTS; i++)
+		body_put(h->qcache[i].c.body);
 	pthread_mutex_destroy(&h->cache_lock);
 	free(h);
 }
