@@ -103,8 +103,8 @@ merge_hosts_init(struct dpmon_merge *m, uint64_t entries)
 	struct rte_hash_parameters hp = {
 		.name = name,
 		.entries = (uint32_t)(entries < 8                ? 8
-				      : entries > UINT32_MAX / 2 ? UINT32_MAX / 2
-								 : entries),
+				      : entries > UINT32_MAX / 4 ? UINT32_MAX / 2
+								 : 2 * entries),
 		.key_len = sizeof(struct dpmon_addr),
 		.hash_func = rte_hash_crc,
 		.socket_id = (int)rte_socket_id(),
@@ -180,6 +180,7 @@ merge_map_entry(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t id)
 	map->next[i] = m->fold.first[id];
 	map->state[i] = ENTRY_LIVE;
 	map->last_ds[i] = m->clock.now_ds;
+	map->taken++;
 	m->fold.first[id] = OCC(c, i);
 }
 

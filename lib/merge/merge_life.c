@@ -28,10 +28,13 @@
  * starts from zero.
  *
  * Pinned hosts (an alert or a blackhole: dpmon_merge_pin) are never asked
- * for. The reserve, a sixty-fourth of the table (8 .. 1024 entries), is
- * what a full table keeps free for the hosts of the next interval: the
- * hosts it costs leave at most that many entries earlier than an exact
- * least-recently-used order would make them.
+ * for. A worker cannot wait for the merge, so a table about to fill keeps
+ * entries free for the next interval's new hosts: as many as the most of
+ * its reserve (a sixty-fourth of the table, 8 .. 1024 entries), the new
+ * hosts of the last interval and the updates that found no entry then,
+ * at most a quarter of the table. The hosts this costs leave at most that
+ * many entries earlier than an exact least-recently-used order on demand
+ * would make them (docs/architecture.md).
  */
 #include "merge_private.h"
 
@@ -350,22 +353,28 @@ request(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t stamp, enum dpmo
 	return true;
 }
 
-/* Entries of core @p c a full table should free now (0 when it is not full). */
+/*
+ * Entries core @p c should free now: a table about to run out of
+ * never-used entries keeps free (or on their way) as many as the most of
+ * its reserve, the new hosts it took in the last interval and the
+ * updates that found no entry then (at most a quarter of the table).
+ */
 static uint32_t
 eviction_need(struct dpmon_merge *m, unsigned c)
 {
 	const struct dpmon_core *core = m->workers.core[c];
 	struct core_map *map = &m->workers.map[c];
 	uint64_t full = dpmon_count_read(&core->stats.host_table_full);
-	uint32_t misses = (uint32_t)RTE_MIN(full - map->prev_full, (uint64_t)core->capacity / 4);
+	uint32_t misses = (uint32_t)RTE_MIN(full - map->prev_full, (uint64_t)core->capacity);
+	uint32_t inflow = (uint32_t)RTE_MIN(map->taken - map->prev_taken, (uint64_t)core->capacity);
 	uint32_t reserve = RTE_MIN(RTE_MAX(core->capacity / RESERVE_DIV, RESERVE_MIN), RESERVE_MAX);
-	uint32_t want = RTE_MAX(reserve, misses);
-	uint32_t have = map->n_free + rte_ring_count(core->free_ring) + map->pending;
+	uint32_t want = RTE_MIN(RTE_MAX(reserve, RTE_MAX(misses, inflow)), core->capacity / 4);
+	uint32_t have = (core->capacity - map->mapped) + map->n_free +
+			rte_ring_count(core->free_ring) + map->pending;
 
 	map->prev_full = full;
-	if (map->mapped < core->capacity || have >= want)
-		return 0;
-	return want - have;
+	map->prev_taken = map->taken;
+	return have >= want ? 0 : want - have;
 }
 
 /*

@@ -110,6 +110,8 @@ struct core_map {
 	uint32_t pending;          /**< retire requests without an answer yet */
 	uint32_t n_dead;           /**< entries in state ENTRY_FREE */
 	uint64_t prev_full;        /**< the worker's host_table_full at the previous merge */
+	uint64_t taken;            /**< entries mapped to a host since start (new and reused) */
+	uint64_t prev_taken;       /**< @c taken at the previous merge */
 	uint64_t held[64];         /**< answers read from the event ring, not all applied */
 	uint32_t n_held, held_pos; /**< in @c held, and the first not applied */
 	uint32_t mapped;           /**< never-used worker entries mapped so far */
@@ -332,8 +334,10 @@ void merge_avg_update(const struct dpmon_merge *m, struct dpmon_dir_stats *d, st
 
 /**
  * Create the address → global id hash and room for the first 1024 hosts.
- * @param entries  worker table entries in all (the capacity of the hash,
- *                 clamped to 8 .. UINT32_MAX / 2).
+ * @param entries  worker table entries in all; the hash holds twice as
+ *                 many (clamped to 8 .. UINT32_MAX / 2): the hosts listed,
+ *                 at most one per entry, and those whose last entry
+ *                 retired, until the next merge removes them.
  * @return 0, or -ENOMEM (merge_hosts_free frees what was made).
  */
 int merge_hosts_init(struct dpmon_merge *m, uint64_t entries);

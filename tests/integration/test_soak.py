@@ -27,7 +27,8 @@ last_seen on hosts, workers[].host_evictions): host_table_capacity 1024,
 host_idle_timeout_s 2; 7 waves of 1 024 new IPv4 hosts and a spray of
 5 000 one-packet IPv6 hosts, 12 168 hosts in all (more than 10 x the
 table's capacity). Checked:
-  - at a wave's end the worker's table is full and the snapshot lists
+  - at a wave's end the worker's table is full, less the entries it keeps
+    free for the next interval's hosts (KEEP_FREE), and the snapshot lists
     exactly its hosts (one worker), and every wave host listed has exactly
     its one packet (an entry taken over starts from zero);
   - a probe host sent 0.5 s after each IPv4 wave and 1 s after the IPv6
@@ -68,6 +69,9 @@ from harness import TestFailure  # noqa: E402
 MERGE_MS = 100
 STEADY_PERIOD_S = 0.02
 BATCH = 200
+# Entries a full table keeps free: the most of its reserve (capacity / 64) and
+# the new hosts of the last interval (at most one batch here).
+KEEP_FREE = max(BATCH, 1024 // 64)
 
 STEADY = '198.18.0.1'
 EXT4 = '198.51.100.7'    # the remote peer: in no monitored subnet
@@ -347,10 +351,14 @@ def run_wave(c, d, link, ledger, steady_first, label, hosts, ext, kind, probe,
     s = d.wait_received(link.sent, settled=True)
     at_end = (s['hosts'], table_entries(s), s['merge_s'])
     # The wave filled the table (more hosts than room, all sent within less
-    # than host_idle_timeout_s of the last), and with one worker the
-    # snapshot lists exactly the table's hosts.
-    c.eq('%s: worker table entries, snapshot hosts at the wave\'s end' % label,
-         (CAPACITY, CAPACITY), at_end[:2])
+    # than host_idle_timeout_s of the last), less what a full table keeps
+    # free for the next interval's new hosts (docs/architecture.md: its
+    # reserve or the last interval's new hosts, here one batch), and with
+    # one worker the snapshot lists exactly the table's hosts.
+    c.true('%s: worker table entries at the wave\'s end within [%d, %d]' %
+           (label, CAPACITY - KEEP_FREE, CAPACITY),
+           CAPACITY - KEEP_FREE <= at_end[1] <= CAPACITY, 'got %d' % at_end[1])
+    c.eq('%s: snapshot hosts at the wave\'s end' % label, at_end[1], at_end[0])
     wave = set(harness.canon_addr(a) for a in hosts)
     net = SUBNETS[2][0] if ':' not in ext else SUBNETS[3][0]
     listed = [x for x in d.get('/api/v1/hosts?subnet=%s&limit=10000' % net)['hosts']
