@@ -18,7 +18,7 @@
  * the entries (host_ext_full counts the updates that found it full). A
  * normal packet never touches it. A host direction with many flows in an
  * epoch also takes full flow and peer sketches from a small pool (hsk).
- * Memory: 164 B per host entry per core (docs/performance.md). Only that
+ * Memory: 174 B per host entry per core (docs/performance.md). Only that
  * worker writes; the main lcore reads concurrently to merge.
  *
  * Merge protocol (docs/architecture.md): every counter is monotonic — never
