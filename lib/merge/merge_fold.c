@@ -43,15 +43,24 @@ merge_collect_touched(struct dpmon_merge *m)
 		const struct dpmon_host_meta *meta = m->workers.core[c]->meta;
 		const uint32_t *gid = m->workers.map[c].gid;
 		uint32_t since = m->workers.map[c].w_prev;
-
 		const uint8_t *state = m->workers.map[c].state;
 		uint32_t *last_ds = m->workers.map[c].last_ds;
+		uint32_t timeout_ds = m->cfg->host_idle_timeout_s * DS_PER_S;
+		uint32_t budget = timeout_ds != 0 ? merge_retire_budget(m, c) : 0;
 
 		for (uint32_t i = 0; i < m->workers.map[c].mapped; i++) {
 			uint32_t id;
 			uint32_t stamp = __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED);
 
-			if (stamp < since || state[i] == ENTRY_FREE)
+			if (state[i] == ENTRY_FREE)
+				continue;
+			/* Not touched in this interval, idle that long, neither
+			 * pinned nor asked for already: ask. */
+			if (budget > 0 && stamp < m->epoch && state[i] == ENTRY_LIVE &&
+			    m->clock.now_ds - last_ds[i] >= timeout_ds &&
+			    !(m->hosts.g_flags[gid[i]] & HOST_PINNED))
+				budget -= merge_retire_request(m, c, i, stamp, DPMON_RETIRE_IDLE);
+			if (stamp < since)
 				continue;
 			/* Visited from the worker's epoch at the previous merge
 			 * on (a burst may straddle it), but touched in this

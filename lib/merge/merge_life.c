@@ -340,9 +340,9 @@ select_smallest(uint64_t *v, uint32_t n, uint32_t k)
 	}
 }
 
-/* Ask core @p c to retire entry @p i (stamp @p stamp). false: the ring is full. */
-static bool
-request(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t stamp, enum dpmon_retire_why why)
+bool
+merge_retire_request(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t stamp,
+		     enum dpmon_retire_why why)
 {
 	uint64_t v = dpmon_retire_req(i, stamp, why);
 
@@ -351,6 +351,13 @@ request(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t stamp, enum dpmo
 	m->workers.map[c].state[i] = ENTRY_PENDING;
 	m->workers.map[c].pending++;
 	return true;
+}
+
+uint32_t
+merge_retire_budget(const struct dpmon_merge *m, unsigned c)
+{
+	return RTE_MIN(rte_ring_free_count(m->workers.core[c]->retire_ring),
+		       (unsigned)REQUESTS_MAX);
 }
 
 /*
@@ -378,48 +385,36 @@ eviction_need(struct dpmon_merge *m, unsigned c)
 }
 
 /*
- * Requests for core @p c: every idle entry, and @p need of the least
- * recently active others; @p scratch has room for all entries.
+ * Requests for core @p c: @p need of its least recently active entries
+ * not touched in this interval; @p scratch has room for all entries.
+ * (The idle ones were asked for by merge_collect_touched.)
  */
 static void
 request_core(struct dpmon_merge *m, unsigned c, uint32_t need, uint64_t *scratch)
 {
 	const struct dpmon_host_meta *meta = m->workers.core[c]->meta;
 	struct core_map *map = &m->workers.map[c];
-	uint32_t timeout_ds = m->cfg->host_idle_timeout_s * DS_PER_S;
-	uint32_t budget = RTE_MIN(rte_ring_free_count(m->workers.core[c]->retire_ring),
-				  (unsigned)REQUESTS_MAX);
 	uint32_t n_cand = 0;
 
-	for (uint32_t i = 0; i < map->mapped && budget > 0; i++) {
-		uint32_t stamp;
-
+	for (uint32_t i = 0; i < map->mapped; i++) {
 		if (map->state[i] != ENTRY_LIVE || (m->hosts.g_flags[map->gid[i]] & HOST_PINNED))
 			continue;
 		/* Touched in this merge's interval (or since): never. The
 		 * worker checks the stamp again when it serves the request. */
-		stamp = __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED);
-		if (stamp >= m->epoch)
+		if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) >= m->epoch)
 			continue;
-		if (timeout_ds != 0 && m->clock.now_ds - map->last_ds[i] >= timeout_ds) {
-			if (request(m, c, i, stamp, DPMON_RETIRE_IDLE)) {
-				budget--;
-				need -= need > 0;
-			}
-			continue;
-		}
-		if (need > 0 && scratch != NULL)
-			scratch[n_cand++] = candidate(map->last_ds[i], i);
+		scratch[n_cand++] = candidate(map->last_ds[i], i);
 	}
-	need = RTE_MIN(RTE_MIN(need, n_cand), budget);
+	need = RTE_MIN(RTE_MIN(need, n_cand), merge_retire_budget(m, c));
 	if (need == 0)
 		return;
 	select_smallest(scratch, n_cand, need);
 	for (uint32_t k = 0; k < need; k++) {
 		uint32_t i = (uint32_t)scratch[k];
 
-		if (!request(m, c, i, __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED),
-			     DPMON_RETIRE_EVICT))
+		if (!merge_retire_request(m, c, i,
+					  __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED),
+					  DPMON_RETIRE_EVICT))
 			break;
 	}
 }
@@ -429,14 +424,14 @@ merge_request_retire(struct dpmon_merge *m)
 {
 	for (unsigned c = 0; c < m->workers.n; c++) {
 		uint32_t need = eviction_need(m, c);
-		uint64_t *scratch = NULL;
+		uint64_t *scratch;
 
-		if (need == 0 && m->cfg->host_idle_timeout_s == 0)
+		if (need == 0)
 			continue;
-		/* Out of memory: this merge asks for the idle ones only. */
-		if (need > 0)
-			scratch = malloc(sizeof(*scratch) * m->workers.map[c].mapped);
-		request_core(m, c, need, scratch);
+		/* Out of memory: no eviction this merge (the idle ones go on). */
+		scratch = malloc(sizeof(*scratch) * m->workers.map[c].mapped);
+		if (scratch != NULL)
+			request_core(m, c, need, scratch);
 		free(scratch);
 	}
 }

@@ -378,7 +378,9 @@ int merge_sort_new_hosts(struct dpmon_merge *m);
 
 /**
  * Mark the global ids of entries stamped since each worker's previous
- * epoch (workers.map[].w_prev) into fold.touched, with a count of its own
+ * epoch (workers.map[].w_prev) into fold.touched, and ask for the
+ * retirement of the others idle for host_idle_timeout_s (in the same pass
+ * over the stamps), with a count of its own
  * (fold.n_collects): a merge that fails after this leaves nothing to undo
  * (w_prev does not advance, so the next call marks the same hosts again,
  * and more).
@@ -432,13 +434,23 @@ int merge_drain_events(struct dpmon_merge *m);
 void merge_remove_dying(struct dpmon_merge *m);
 
 /**
- * Ask the workers to retire entries: those idle for host_idle_timeout_s,
- * and on a table with no never-used entry left, the least recently
- * active ones (not touched in this merge's interval nor since, not
- * pinned) until the free entries in flight reach the table's reserve
- * plus its recent misses. After merge_collect_touched.
+ * Ask the workers to retire, on a table about to run out of never-used
+ * entries, the least recently active entries (not touched in this
+ * merge's interval nor since, not pinned) until the free entries in
+ * flight reach what the table keeps free (merge_life.c). After
+ * merge_collect_touched, which asks for the idle ones.
  */
 void merge_request_retire(struct dpmon_merge *m);
+
+/**
+ * Ask core @p c to retire entry @p i, last stamped @p stamp, for @p why.
+ * @return false when its retire ring is full (nothing asked).
+ */
+bool merge_retire_request(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t stamp,
+			  enum dpmon_retire_why why);
+
+/** Retire requests core @p c's ring takes now (at most a merge's share). */
+uint32_t merge_retire_budget(const struct dpmon_merge *m, unsigned c);
 
 /* ------------------------------------------------------------------------
  * Snapshot records (merge_records.c). Main lcore.
