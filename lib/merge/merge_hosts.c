@@ -32,6 +32,7 @@
 #define HOST_ARRAYS(X)    \
 	X(hosts.g_addr)   \
 	X(hosts.g_subnet) \
+	X(hosts.g_plen)   \
 	X(fold.g_cur)     \
 	X(fold.g_prev)    \
 	X(hosts.sorted)   \
@@ -115,9 +116,10 @@ merge_hosts_free(struct dpmon_merge *m)
  * New hosts.
  * --------------------------------------------------------------------- */
 
-/* Global id of @p a, creating the host on first sight. */
+/* Global id of @p a, creating the host on first sight: an entry of worker
+ * table @p c in its subnet @p subnet, keyed under @p c's generation. */
 static int64_t
-global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
+global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet, unsigned c)
 {
 	void *data;
 	uint32_t id = m->hosts.n;
@@ -134,6 +136,11 @@ global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
 	 * than an index past m->subnets.n; a reload reclassifies every host. */
 	m->hosts.g_subnet[id] = subnet < m->subnets.n ? subnet : DPMON_NO_SUBNET;
 	m->hosts.n_unmonitored += m->hosts.g_subnet[id] == DPMON_NO_SUBNET;
+	m->hosts.g_plen[id] =
+		(uint8_t)(m->hosts.g_subnet[id] == DPMON_NO_SUBNET
+				  ? dpmon_family_bits(dpmon_addr_is_v4(a) ? 4 : 6)
+				  : dpmon_generation_host_len(m->subnets.gen[c], subnet,
+							      dpmon_addr_is_v4(a)));
 	m->fold.first[id] = OCC_END;
 	m->hosts.n++;
 	return id;
@@ -147,7 +154,7 @@ merge_map_new_hosts(struct dpmon_merge *m)
 		uint32_t n = dpmon_core_hosts_published(core);
 
 		for (uint32_t i = m->workers.map[c].mapped; i < n; i++) {
-			int64_t id = global_id(m, &core->meta[i].addr, core->meta[i].subnet);
+			int64_t id = global_id(m, &core->meta[i].addr, core->meta[i].subnet, c);
 			if (id < 0)
 				return (int)id;
 			m->workers.map[c].gid[i] = (uint32_t)id;

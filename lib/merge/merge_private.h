@@ -120,6 +120,12 @@ struct merge_hosts {
 	uint32_t cap;              /**< room in every array indexed by global id (merge_hosts.c) */
 	struct dpmon_addr *g_addr; /**< global id → address */
 	uint32_t *g_subnet;        /**< global id → subnet, DPMON_NO_SUBNET: none */
+	/**
+	 * global id → the length, in bits of its family, of the prefix its
+	 * address stands for (its subnet's host_prefix_len when its entries
+	 * were made: merge_reload.c); listed only while that of its subnet
+	 */
+	uint8_t *g_plen;
 	uint32_t n_unmonitored;    /**< global hosts outside every subnet (g_subnet) */
 	uint32_t *sorted;          /**< global ids by address */
 	uint32_t n_sorted;         /**< ids [0, n_sorted) are in @c sorted */

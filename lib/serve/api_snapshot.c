@@ -363,13 +363,14 @@ subnet_json(const struct dpmon_snapshot *s, uint32_t i)
 static json_t *
 host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
 {
-	char a[DPMON_ADDR_STRLEN], p[DPMON_PREFIX_STRLEN] = "";
+	char a[DPMON_PREFIX_STRLEN], p[DPMON_PREFIX_STRLEN] = "";
 	struct dpmon_dir_stats in, out;
 
 	if (h->subnet < s->n_subnets)
 		dpmon_prefix_format(&s->subnets[h->subnet].prefix, p, sizeof(p));
 	return json_pack(
-		"{s:s,s:s,s:o,s:o}", "address", dpmon_addr_format(&h->addr, a, sizeof(a)), "subnet",
+		"{s:s,s:s,s:o,s:o}", "address",
+		dpmon_host_format(&h->addr, dpmon_snap_host_len(s, h), a, sizeof(a)), "subnet",
 		p, "ingress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_INGRESS, &in)),
 		"egress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_EGRESS, &out)));
 }
@@ -566,20 +567,73 @@ api_ep_subnet(struct request *r, const char *rest, size_t n)
 	return api_reply(r, 200, subnet_json(r->snap, (uint32_t)idx));
 }
 
+/*
+ * The host of @p s named by @p a and @p len (bits of its family): with a
+ * whole address, the host of that address or the host prefix holding it
+ * (one per host_prefix_len its family's subnets use: host prefixes do not
+ * overlap, config_sections.c); with a shorter @p len, the host that is
+ * exactly that prefix. NULL when none.
+ */
+static const struct dpmon_snap_host *
+find_host_prefix(const struct dpmon_snapshot *s, const struct dpmon_addr *a, unsigned len)
+{
+	unsigned family = dpmon_addr_is_v4(a) ? 4 : 6, full = dpmon_family_bits(family);
+	const struct dpmon_snap_host *h = dpmon_snapshot_find_host(s, a);
+	bool tried[129] = {false};
+
+	if (h != NULL && dpmon_snap_host_len(s, h) == len)
+		return h;
+	if (len < full)
+		return NULL;
+	for (uint32_t i = 0; i < s->n_subnets; i++) {
+		const struct dpmon_snap_subnet *sn = &s->subnets[i];
+		unsigned l = sn->host_prefix_len;
+		struct dpmon_addr m = *a;
+
+		if (sn->prefix.family != family || l == 0 || l >= full || tried[l])
+			continue;
+		tried[l] = true;
+		dpmon_addr_mask(&m, dpmon_mapped_bits(family, l));
+		h = dpmon_snapshot_find_host(s, &m);
+		if (h != NULL && dpmon_snap_host_len(s, h) == l)
+			return h;
+	}
+	return NULL;
+}
+
+/* GET /api/v1/hosts/{address}: an address, or a host prefix in CIDR form. */
 int
 api_ep_host(struct request *r, const char *rest, size_t n)
 {
-	char canon[DPMON_ADDR_STRLEN];
-	struct dpmon_addr a;
+	char buf[ARG_TEXT_MAX], e[ECHO_BUF], canon[DPMON_PREFIX_STRLEN];
+	const char *why = "too long";
+	struct dpmon_prefix p;
 	const struct dpmon_snap_host *h;
-	int rc = addr_arg(r, rest, n, &a);
+	int rc;
 
-	if (rc != 0)
+	if (memchr(rest, '/', n) != NULL) {
+		if (!api_copy_arg(rest, n, buf) || dpmon_prefix_parse(buf, &p, &why) != 0)
+			return api_reply_error(r, 400, "invalid host '%s': %s",
+					       api_echo(rest, n, e), why);
+		if (p.family == 6 && dpmon_addr_is_v4(&p.addr))
+			return api_reply_error(r, 400,
+					       "invalid host '%s': an IPv6 prefix inside "
+					       "::ffff:0:0/96 is no host; write the IPv4 form",
+					       api_echo(rest, n, e));
+		h = find_host_prefix(r->snap, &p.addr, p.depth);
+		if (h == NULL)
+			return api_reply_error(
+				r, 404, "host %s has not been seen",
+				dpmon_host_format(&p.addr, p.depth, canon, sizeof(canon)));
+		return api_reply(r, 200, host_json(r->snap, h));
+	}
+	if ((rc = addr_arg(r, rest, n, &p.addr)) != 0)
 		return rc;
-	h = dpmon_snapshot_find_host(r->snap, &a);
+	h = find_host_prefix(r->snap, &p.addr,
+			     dpmon_family_bits(dpmon_addr_is_v4(&p.addr) ? 4 : 6));
 	if (h == NULL)
 		return api_reply_error(r, 404, "host %s has not been seen",
-				       dpmon_addr_format(&a, canon, sizeof(canon)));
+				       dpmon_addr_format(&p.addr, canon, sizeof(canon)));
 	return api_reply(r, 200, host_json(r->snap, h));
 }
 

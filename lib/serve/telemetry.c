@@ -275,7 +275,7 @@ static struct rte_tel_data *
 host_list(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 {
 	struct rte_tel_data *list = new_dict();
-	char key[16], a[DPMON_ADDR_STRLEN];
+	char key[16], a[DPMON_PREFIX_STRLEN];
 
 	for (uint32_t k = 0; list != NULL && k < n; k++) {
 		const struct dpmon_snap_host *h = dpmon_snap_host_at(s, idx[k]);
@@ -283,8 +283,9 @@ host_list(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 		struct dpmon_dir_stats dir[DPMON_DIR_MAX];
 
 		if (one != NULL) {
-			rte_tel_data_add_dict_string(one, "address",
-						     dpmon_addr_format(&h->addr, a, sizeof(a)));
+			rte_tel_data_add_dict_string(
+				one, "address",
+				dpmon_host_format(&h->addr, dpmon_snap_host_len(s, h), a, sizeof(a)));
 			for (int d = 0; d < DPMON_DIR_MAX; d++)
 				dir[d] = *dpmon_snap_host_dir(s, h, d, &dir[d]);
 			add_dirs(one, dir);
