@@ -101,6 +101,14 @@ dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
 	return 0;
 }
 
+int
+dpmon_sampler_watch_prefixes(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
+			     const uint8_t *lens, const uint64_t *alert_ids, unsigned n)
+{
+	(void)lens;
+	return dpmon_sampler_watch(s, hosts, alert_ids, n);
+}
+
 void
 dpmon_sampler_forget(struct dpmon_sampler *s, uint64_t alert_id)
 {

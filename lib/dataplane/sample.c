@@ -102,6 +102,13 @@ int
 dpmon_sample_watch_write(struct dpmon_sample_watch *w, const struct dpmon_addr *hosts,
 			 const uint64_t *alert_ids, unsigned n)
 {
+	return dpmon_sample_watch_write_prefixes(w, hosts, NULL, alert_ids, n);
+}
+
+int
+dpmon_sample_watch_write_prefixes(struct dpmon_sample_watch *w, const struct dpmon_addr *hosts,
+				  const uint8_t *bits, const uint64_t *alert_ids, unsigned n)
+{
 	uint32_t seq = w->seq;
 
 	if (n > DPMON_SAMPLE_WATCH_MAX)
@@ -115,6 +122,7 @@ dpmon_sample_watch_write(struct dpmon_sample_watch *w, const struct dpmon_addr *
 		__atomic_store_n(&w->addr[i][0], x[0], __ATOMIC_RELAXED);
 		__atomic_store_n(&w->addr[i][1], x[1], __ATOMIC_RELAXED);
 		__atomic_store_n(&w->alert_id[i], alert_ids[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&w->bits[i], bits != NULL ? bits[i] : 128, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&w->n, n, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->seq, seq + 2, __ATOMIC_RELEASE);
@@ -139,12 +147,15 @@ dpmon_sample_watch_read(const struct dpmon_sample_core *c, struct dpmon_sample_l
 
 	if ((seq & 1) != 0 || n > DPMON_SAMPLE_WATCH_MAX)
 		return false;
+	out->masked = false;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t x[2] = {__atomic_load_n(&w->addr[i][0], __ATOMIC_RELAXED),
 				 __atomic_load_n(&w->addr[i][1], __ATOMIC_RELAXED)};
 
 		memcpy(out->addr[i].b, x, sizeof(x));
 		out->alert_id[i] = __atomic_load_n(&w->alert_id[i], __ATOMIC_RELAXED);
+		out->bits[i] = __atomic_load_n(&w->bits[i], __ATOMIC_RELAXED);
+		out->masked |= out->bits[i] < 128;
 	}
 	out->n = n;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the copy before the re-read */

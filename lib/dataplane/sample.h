@@ -67,6 +67,8 @@ struct dpmon_sample_watch {
 	uint32_t seq;                             /**< odd while the main lcore writes */
 	uint64_t addr[DPMON_SAMPLE_WATCH_MAX][2]; /**< struct dpmon_addr as two words */
 	uint64_t alert_id[DPMON_SAMPLE_WATCH_MAX];
+	/** Bits of each address that a packet's must match (dpmon_mapped_bits; 128: all). */
+	uint8_t bits[DPMON_SAMPLE_WATCH_MAX];
 } __rte_cache_aligned;
 
 /** A worker's copy of the watch list, on its stack. */
@@ -74,6 +76,8 @@ struct dpmon_sample_list {
 	uint32_t n;
 	struct dpmon_addr addr[DPMON_SAMPLE_WATCH_MAX];
 	uint64_t alert_id[DPMON_SAMPLE_WATCH_MAX];
+	uint8_t bits[DPMON_SAMPLE_WATCH_MAX]; /**< as dpmon_sample_watch.bits */
+	bool masked;                          /**< some bits[] is below 128 */
 };
 
 /** One worker's part of the sampler. */
@@ -120,6 +124,28 @@ uint64_t dpmon_sample_feed_copied(const struct dpmon_sample_feed *f);
 int dpmon_sample_watch_write(struct dpmon_sample_watch *w, const struct dpmon_addr *hosts,
 			     const uint64_t *alert_ids, unsigned n);
 
+/**
+ * As dpmon_sample_watch_write, for hosts that are prefixes: @p bits[i]
+ * (dpmon_mapped_bits of its host prefix length; NULL: 128 for all) of
+ * @p hosts[i] must match a packet's address, the rest being zero in
+ * @p hosts[i]. Main lcore.
+ */
+int dpmon_sample_watch_write_prefixes(struct dpmon_sample_watch *w, const struct dpmon_addr *hosts,
+				      const uint8_t *bits, const uint64_t *alert_ids, unsigned n);
+
+/** Does address @p a match entry @p i of @p l (its host prefix)? Worker lcore. */
+static inline bool
+dpmon_sample_entry_match(const struct dpmon_sample_list *l, uint32_t i, const struct dpmon_addr *a)
+{
+	struct dpmon_addr m;
+
+	if (likely(!l->masked))
+		return dpmon_addr_eq(&l->addr[i], a);
+	m = *a;
+	dpmon_addr_mask(&m, l->bits[i]);
+	return dpmon_addr_eq(&l->addr[i], &m);
+}
+
 /** Is alert @p alert_id on watch list @p w? Main lcore (the writer) only. */
 bool dpmon_sample_watch_has(const struct dpmon_sample_watch *w, uint64_t alert_id);
 
@@ -147,13 +173,14 @@ bool dpmon_sample_watch_read(const struct dpmon_sample_core *c, struct dpmon_sam
 
 /**
  * The entry of @p l for packets sent to @p a: the first one with its
- * address (its ingress alert when it has both), or -1. Worker lcore.
+ * address, or with the host prefix holding it (its ingress alert when it
+ * has both), or -1. Worker lcore.
  */
 static inline int
 dpmon_sample_match(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
 {
 	for (uint32_t i = 0; i < l->n; i++)
-		if (memcmp(l->addr[i].b, a->b, 16) == 0)
+		if (dpmon_sample_entry_match(l, i, a))
 			return (int)i;
 	return -1;
 }
@@ -166,7 +193,7 @@ static inline int
 dpmon_sample_match_source(const struct dpmon_sample_list *l, const struct dpmon_addr *a)
 {
 	for (uint32_t i = l->n; i-- > 0;)
-		if (memcmp(l->addr[i].b, a->b, 16) == 0)
+		if (dpmon_sample_entry_match(l, i, a))
 			return (int)i;
 	return -1;
 }

@@ -155,7 +155,7 @@ feed_line(int fd, char *text, uint64_t deadline)
 enum notify_outcome
 actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 {
-	char addr[DPMON_ADDR_STRLEN], id[24], what[DPMON_PATH_LEN + 96];
+	char addr[DPMON_PREFIX_STRLEN], id[24], what[DPMON_PATH_LEN + 96];
 	const char *dir = j->dir < DPMON_DIR_MAX ? dpmon_dir_name(j->dir) : "none";
 	/* posix_spawn takes writable strings: copies of the constant ones. */
 	char script_arg[DPMON_PATH_LEN], dir_arg[16], event_arg[16];
@@ -167,7 +167,9 @@ actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 	int fds[2], rc;
 	pid_t pid;
 
-	dpmon_addr_format(&j->addr, addr, sizeof(addr));
+	dpmon_host_format(&j->addr,
+			  j->len ? j->len : dpmon_family_bits(dpmon_addr_is_v4(&j->addr) ? 4 : 6),
+			  addr, sizeof(addr));
 	snprintf(id, sizeof(id), "%" PRIu64, j->alert_id);
 	snprintf(script_arg, sizeof(script_arg), "%s",
 		 script); /* a path of the configuration: fits */

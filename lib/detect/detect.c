@@ -544,6 +544,7 @@ start_alert(struct dpmon_detect *d, struct host_state *st, int dir, double now_u
 		return -ENOMEM; /* the count stays above: tried again next interval */
 	a->id = ++d->last_id;
 	a->addr = st->addr;
+	a->prefix_len = (uint8_t)dpmon_snap_host_len(d->snap, st->host);
 	a->dir = (enum dpmon_dir)dir;
 	a->metric = (enum dpmon_metric)m;
 	a->value = metric_value(ds, m);
@@ -729,10 +730,12 @@ update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_
 	struct dpmon_addr hosts[DPMON_SAMPLE_WATCH_MAX];
 	uint64_t ids[DPMON_SAMPLE_WATCH_MAX];
 	enum dpmon_dir dirs[DPMON_SAMPLE_WATCH_MAX];
+	uint8_t lens[DPMON_SAMPLE_WATCH_MAX];
 	unsigned n = 0;
 
 	for (uint32_t i = n_act; i-- > 0 && n < DPMON_SAMPLE_WATCH_MAX;) {
 		hosts[n] = act[i]->addr;
+		lens[n] = act[i]->prefix_len;
 		dirs[n] = act[i]->dir;
 		ids[n++] = act[i]->id;
 	}
@@ -750,7 +753,7 @@ update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_
 	if (d->sampler == NULL ||
 	    (n == d->n_watched && (n == 0 || memcmp(ids, d->watched, sizeof(ids[0]) * n) == 0)))
 		return;
-	if (dpmon_sampler_watch(d->sampler, hosts, ids, n) == 0) {
+	if (dpmon_sampler_watch_prefixes(d->sampler, hosts, lens, ids, n) == 0) {
 		memcpy(d->watched, ids, sizeof(ids[0]) * n);
 		d->n_watched = n;
 	}

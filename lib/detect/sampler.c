@@ -176,6 +176,24 @@ dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
 	return dpmon_sample_watch_write(s->feed.watch, hosts, alert_ids, n);
 }
 
+int
+dpmon_sampler_watch_prefixes(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
+			     const uint8_t *lens, const uint64_t *alert_ids, unsigned n)
+{
+	uint8_t bits[DPMON_SAMPLE_WATCH_MAX];
+
+	if (n > DPMON_SAMPLE_WATCH_MAX)
+		return -E2BIG;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned family = dpmon_addr_is_v4(&hosts[i]) ? 4 : 6;
+
+		bits[i] = (uint8_t)(lens == NULL || lens[i] == 0
+					    ? 128
+					    : dpmon_mapped_bits(family, lens[i]));
+	}
+	return dpmon_sample_watch_write_prefixes(s->feed.watch, hosts, bits, alert_ids, n);
+}
+
 /* ------------------------------------------------------------------------
  * Main lcore: per-alert counts and capture files.
  * --------------------------------------------------------------------- */

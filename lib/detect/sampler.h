@@ -87,6 +87,15 @@ int dpmon_sampler_watch(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
 			const uint64_t *alert_ids, unsigned n);
 
 /**
+ * As dpmon_sampler_watch, for hosts that are prefixes (host_prefix_len):
+ * host i is the prefix @p hosts[i] / @p lens[i] (bits of its family; 0 or
+ * NULL: the whole address), and the packets to or from any address inside
+ * it are its samples. Thread-safety: main lcore.
+ */
+int dpmon_sampler_watch_prefixes(struct dpmon_sampler *s, const struct dpmon_addr *hosts,
+				 const uint8_t *lens, const uint64_t *alert_ids, unsigned n);
+
+/**
  * Take the copies the workers made since the last call: add them to their
  * alert's summary and capture file (up to pcap_packets per alert). A copy
  * of an alert neither counted yet nor on the watch list (it was forgotten)

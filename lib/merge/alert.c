@@ -91,14 +91,15 @@ peak_json(const struct dpmon_alert *a)
 json_t *
 dpmon_alert_json(const struct dpmon_alert *a, double now_unix_s)
 {
-	char addr[DPMON_ADDR_STRLEN];
+	char addr[DPMON_PREFIX_STRLEN];
 	bool active = a->end_unix_s == 0;
 	double end = active ? now_unix_s : a->end_unix_s;
 	double duration = end > a->start_unix_s ? end - a->start_unix_s : 0;
 
 	return json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:s,s:o,s:b,s:f,s:o,s:f,s:o,s:o}", "id",
 			 (json_int_t)a->id, "state", active ? "active" : "ended", "address",
-			 dpmon_addr_format(&a->addr, addr, sizeof(addr)), "direction",
+			 dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr)),
+			 "direction",
 			 dpmon_dir_name(a->dir), "metric", dpmon_metric_name(a->metric), "value",
 			 dpmon_finite_or_zero(a->value), "threshold",
 			 dpmon_finite_or_zero(a->threshold), "type", dpmon_attack_name(a->type),

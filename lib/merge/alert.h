@@ -41,7 +41,13 @@ enum dpmon_attack {
 struct dpmon_alert {
 	int refs;                 /**< atomics; dpmon_alert_ref/unref */
 	uint64_t id;              /**< 1, 2, ... in order of start; GET /api/v1/alerts/{id} */
-	struct dpmon_addr addr;   /**< the host */
+	struct dpmon_addr addr;   /**< the host (its prefix's network address) */
+	/**
+	 * Length in bits of its family of the host prefix @c addr stands for
+	 * (its subnet's host_prefix_len); 0 = the whole address. Read it with
+	 * dpmon_alert_host_len.
+	 */
+	uint8_t prefix_len;
 	enum dpmon_dir dir;       /**< direction of the threshold that fired */
 	enum dpmon_metric metric; /**< the metric that fired */
 	double value;             /**< its value when the alert started (units of the metric) */
@@ -55,6 +61,14 @@ struct dpmon_alert {
 	double peak[DPMON_METRIC_MAX];
 	json_t *sample; /**< dpmon_sampler_summary(), or NULL; owned, never modified */
 };
+
+/** The host prefix length of @p a, bits of its family: 32 or 128 unless shorter. Any thread. */
+static inline unsigned
+dpmon_alert_host_len(const struct dpmon_alert *a)
+{
+	return a->prefix_len != 0 ? a->prefix_len
+				  : dpmon_family_bits(dpmon_addr_is_v4(&a->addr) ? 4 : 6);
+}
 
 /** Stable name of an attack type ("syn_flood"); NULL out of range. Any thread. */
 const char *dpmon_attack_name(int t);
@@ -79,7 +93,8 @@ void dpmon_alert_unref(struct dpmon_alert *a);
 
 /**
  * The alert as the API shows it: {"id", "state": "active"|"ended",
- * "address", "direction", "metric", "value", "threshold", "type",
+ * "address" (the host's: CIDR form for a host prefix shorter than a whole
+ * address), "direction", "metric", "value", "threshold", "type",
  * "hostgroup" (null = global), "ban", "start_unix_s", "end_unix_s" (null
  * while active), "duration_s" (to @p now_unix_s while active), "peak":
  * {metric: value, flows null when not measured}, "sample" (null when none)}.

@@ -620,6 +620,11 @@ api_ep_host(struct request *r, const char *rest, size_t n)
 					       "invalid host '%s': an IPv6 prefix inside "
 					       "::ffff:0:0/96 is no host; write the IPv4 form",
 					       api_echo(rest, n, e));
+		if (p.depth >= dpmon_family_bits(p.family))
+			return api_reply_error(r, 400,
+					       "invalid host '%s': a whole address is written "
+					       "without /LENGTH",
+					       api_echo(rest, n, e));
 		h = find_host_prefix(r->snap, &p.addr, p.depth);
 		if (h == NULL)
 			return api_reply_error(
@@ -786,6 +791,7 @@ struct alert_query {
 	int state; /* 0 any, 1 active, 2 ended */
 	bool by_addr;
 	struct dpmon_addr addr;
+	unsigned addr_len; /* bits of its family: a whole address, or a host prefix's */
 	int dir;  /* -1 any */
 	int type; /* -1 any */
 	uint32_t limit;
@@ -827,8 +833,25 @@ parse_alert_query(struct request *r, struct alert_query *q)
 		return invalid_choice(r, "state", v, state_names,
 				      (int)(sizeof(state_names) / sizeof(state_names[0])) - 1);
 	if ((v = api_arg_value(r, "address")) != NULL) {
-		if ((rc = addr_arg(r, v, strlen(v), &q->addr)) != 0)
-			return rc;
+		struct dpmon_prefix p;
+		const char *why;
+
+		if (strchr(v, '/') != NULL) {
+			if (dpmon_prefix_parse(v, &p, &why) != 0)
+				return api_reply_error(r, 400, "invalid address '%s': %s",
+						       api_echo(v, strlen(v), e), why);
+			if (p.family == 6 && dpmon_addr_is_v4(&p.addr))
+				return api_reply_error(r, 400,
+						       "invalid address '%s': an IPv6 prefix "
+						       "inside ::ffff:0:0/96 is no host",
+						       api_echo(v, strlen(v), e));
+			q->addr = p.addr;
+			q->addr_len = p.depth;
+		} else {
+			if ((rc = addr_arg(r, v, strlen(v), &q->addr)) != 0)
+				return rc;
+			q->addr_len = dpmon_family_bits(dpmon_addr_is_v4(&q->addr) ? 4 : 6);
+		}
 		q->by_addr = true;
 	}
 	if ((v = api_arg_value(r, "direction")) != NULL && (q->dir = name_index(dir_names, v)) < 0)
@@ -841,11 +864,26 @@ parse_alert_query(struct request *r, struct alert_query *q)
 	return 0;
 }
 
+/* Is @p a's host the one @p q names: its prefix, or an address inside it? */
+static bool
+alert_host_matches(const struct dpmon_alert *a, const struct alert_query *q)
+{
+	unsigned len = dpmon_alert_host_len(a);
+	struct dpmon_addr m = q->addr;
+
+	if (dpmon_addr_is_v4(&m) != dpmon_addr_is_v4(&a->addr))
+		return false;
+	if (q->addr_len < dpmon_family_bits(dpmon_addr_is_v4(&m) ? 4 : 6))
+		return q->addr_len == len && dpmon_addr_eq(&m, &a->addr);
+	dpmon_addr_mask(&m, dpmon_mapped_bits(dpmon_addr_is_v4(&m) ? 4 : 6, len));
+	return dpmon_addr_eq(&m, &a->addr);
+}
+
 static bool
 alert_matches(const struct dpmon_alert *a, const struct alert_query *q)
 {
 	return (q->state == 0 || (q->state == 1) == (a->end_unix_s == 0)) &&
-	       (!q->by_addr || dpmon_addr_cmp(&a->addr, &q->addr) == 0) &&
+	       (!q->by_addr || alert_host_matches(a, q)) &&
 	       (q->dir < 0 || (int)a->dir == q->dir) && (q->type < 0 || (int)a->type == q->type);
 }
 

@@ -334,7 +334,7 @@ static int
 render_alerts(const struct dpmon_snapshot *s, const char *params, struct rte_tel_data *d)
 {
 	struct rte_tel_data *list;
-	char id[24], text[DPMON_ADDR_STRLEN + 64], addr[DPMON_ADDR_STRLEN];
+	char id[24], text[DPMON_PREFIX_STRLEN + 64], addr[DPMON_PREFIX_STRLEN];
 
 	(void)params;
 	rte_tel_data_start_dict(d);
@@ -350,7 +350,8 @@ render_alerts(const struct dpmon_snapshot *s, const char *params, struct rte_tel
 			continue;
 		snprintf(id, sizeof(id), "%llu", (unsigned long long)a->id);
 		snprintf(text, sizeof(text), "%s %s %s %s",
-			 dpmon_addr_format(&a->addr, addr, sizeof(addr)), dpmon_dir_name(a->dir),
+			 dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr)),
+			 dpmon_dir_name(a->dir),
 			 dpmon_metric_name(a->metric), dpmon_attack_name(a->type));
 		rte_tel_data_add_dict_string(list, id, text);
 	}
