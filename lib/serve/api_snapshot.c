@@ -353,10 +353,14 @@ subnet_json(const struct dpmon_snapshot *s, uint32_t i)
 	const struct dpmon_snap_subnet *sn = &s->subnets[i];
 	char p[DPMON_PREFIX_STRLEN];
 
-	return json_pack("{s:s,s:o,s:i,s:o,s:o}", "prefix",
+	unsigned host_len = sn->host_prefix_len ? sn->host_prefix_len
+						: dpmon_family_bits(sn->prefix.family);
+
+	return json_pack("{s:s,s:o,s:i,s:i,s:o,s:o}", "prefix",
 			 dpmon_prefix_format(&sn->prefix, p, sizeof(p)), "name",
 			 text_json(sn->name, sizeof(sn->name)), "family", (int)sn->prefix.family,
-			 "ingress", dpmon_api_dir_json(&sn->dir[DPMON_DIR_INGRESS]), "egress",
+			 "host_prefix_len", (int)host_len, "ingress",
+			 dpmon_api_dir_json(&sn->dir[DPMON_DIR_INGRESS]), "egress",
 			 dpmon_api_dir_json(&sn->dir[DPMON_DIR_EGRESS]));
 }
 
