@@ -802,7 +802,6 @@ test_stop(void)
 	teardown();
 }
 
-
 /*
  * Blackholes of subnets with a host_prefix_len (10.9.0.0/16 by /24,
  * 2001:db8:5::/48 by /64): the route is the host's prefix, whether an

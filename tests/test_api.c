@@ -1156,7 +1156,6 @@ test_history_endpoint(void)
 	dpmon_snapshot_free(s); /* drops the points */
 }
 
-
 /*
  * Hosts of subnets with a host_prefix_len: shown in CIDR form, found by
  * their prefix or any address inside it; alerts filtered the same way.
@@ -1164,16 +1163,17 @@ test_history_endpoint(void)
 static void
 test_host_prefixes(void)
 {
-	static const struct snap_subnet_spec subs[] = {
-		{"10.1.0.0/16", "v4 by 24"}, {"2001:db8:1::/48", "v6 by 64"}, {"10.2.0.0/16", NULL}};
+	static const struct snap_subnet_spec subs[] = {{"10.1.0.0/16", "v4 by 24"},
+						       {"2001:db8:1::/48", "v6 by 64"},
+						       {"10.2.0.0/16", NULL}};
 	const struct dpmon_rate r1 = snap_rate(10, 1000, 1, 800);
 	const struct snap_host_spec hosts[] = {
 		{"10.1.2.0", 0, snap_tcp_dir(r1), snap_tcp_dir(r1)},
 		{"2001:db8:1:2::", 1, snap_tcp_dir(r1), snap_tcp_dir(r1)},
 		{"10.2.0.5", 2, snap_tcp_dir(r1), snap_tcp_dir(r1)},
 	};
-	const struct snap_spec spec = {.seq = 3, .subnets = subs, .n_subnets = 3, .hosts = hosts,
-				       .n_hosts = 3};
+	const struct snap_spec spec = {
+		.seq = 3, .subnets = subs, .n_subnets = 3, .hosts = hosts, .n_hosts = 3};
 	struct dpmon_snapshot *s = snap_build(&spec);
 	struct dpmon_api_response r;
 	struct dpmon_alert *a = dpmon_alert_alloc();

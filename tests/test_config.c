@@ -50,15 +50,15 @@
 	} while (0)
 
 /* Strings @p a and @p b are equal. */
-#define CHECK_STR(a, b)                                                                     \
-	do {                                                                                \
-		const char *sa_ = (a), *sb_ = (b);                                          \
-		test_checks++;                                                              \
-		if (strcmp(sa_, sb_) != 0) {                                                \
-			test_failures++;                                                    \
+#define CHECK_STR(a, b)                                                                         \
+	do {                                                                                    \
+		const char *sa_ = (a), *sb_ = (b);                                              \
+		test_checks++;                                                                  \
+		if (strcmp(sa_, sb_) != 0) {                                                    \
+			test_failures++;                                                        \
 			fprintf(stderr, "%s:%d: \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-				sa_, sb_);                                                  \
-		}                                                                           \
+				sa_, sb_);                                                      \
+		}                                                                               \
 	} while (0)
 
 static int
@@ -1210,7 +1210,6 @@ test_unwritable_dirs(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	rmdir(dir);
 }
-
 
 /* Address @p text masked to @p len bits of its family, formatted as a host of that length. */
 static const char *

@@ -848,7 +848,6 @@ bench(void)
 	dpmon_config_free(&cfg);
 }
 
-
 /* A host of a subnet with host_prefix_len 64: its alert is the prefix's. */
 static void
 test_host_prefix_alert(void)

@@ -298,11 +298,9 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 
 /* --------------------------------------------------------------- main */
 
-
 /* Host @p text of @p s listed with host prefix length @p len and @p pkts ingress packets. */
 static void
-check_host(const struct dpmon_snapshot *s, const char *text, unsigned len, uint64_t pkts,
-	   int line)
+check_host(const struct dpmon_snapshot *s, const char *text, unsigned len, uint64_t pkts, int line)
 {
 	const struct dpmon_snap_host *h = host(s, text);
 

@@ -810,19 +810,18 @@ test_classify_edges(void)
 
 /* --------------------------------------------------------------- main */
 
-
 /* ------------------------------------------------------ host prefixes */
 
 /* Strings @p a and @p b are equal. */
-#define CHECK_STR_EQ(a, b)                                                                   \
-	do {                                                                                 \
-		const char *sa_ = (a), *sb_ = (b);                                           \
-		test_checks++;                                                               \
-		if (strcmp(sa_, sb_) != 0) {                                                 \
-			test_failures++;                                                     \
+#define CHECK_STR_EQ(a, b)                                                                      \
+	do {                                                                                    \
+		const char *sa_ = (a), *sb_ = (b);                                              \
+		test_checks++;                                                                  \
+		if (strcmp(sa_, sb_) != 0) {                                                    \
+			test_failures++;                                                        \
 			fprintf(stderr, "%s:%d: \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-				sa_, sb_);                                                   \
-		}                                                                            \
+				sa_, sb_);                                                      \
+		}                                                                               \
 	} while (0)
 
 /* A UDP packet from @p src to @p dst (IPv6), 70 bytes. */

@@ -82,8 +82,7 @@ wd_add(struct dpmon_actions *a, const struct bh *b)
 }
 
 struct bh *
-actions_bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, unsigned len,
-	       double since)
+actions_bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, unsigned len, double since)
 {
 	struct bh *bigger, *b;
 
@@ -343,11 +342,10 @@ dpmon_blackhole_json(const struct dpmon_blackhole *b)
 	char t[DPMON_PREFIX_STRLEN];
 	unsigned full = dpmon_family_bits(dpmon_addr_is_v4(&b->addr) ? 4 : 6);
 
-	return json_pack("{s:s,s:s,s:o,s:f,s:b}", "address",
-			 dpmon_host_format(&b->addr, b->prefix_len ? b->prefix_len : full, t,
-					   sizeof(t)),
-			 "source",
-			 b->manual ? "manual" : "alert", "alert_id",
-			 b->alert_id ? json_integer((json_int_t)b->alert_id) : json_null(), "since",
-			 b->since_unix_s, "announced", b->announced);
+	return json_pack(
+		"{s:s,s:s,s:o,s:f,s:b}", "address",
+		dpmon_host_format(&b->addr, b->prefix_len ? b->prefix_len : full, t, sizeof(t)),
+		"source", b->manual ? "manual" : "alert", "alert_id",
+		b->alert_id ? json_integer((json_int_t)b->alert_id) : json_null(), "since",
+		b->since_unix_s, "announced", b->announced);
 }

@@ -54,8 +54,8 @@ state_json(struct dpmon_actions *a)
 		for (uint32_t k = 0; ids != NULL && k < b->n_alerts; k++)
 			json_array_append_new(ids, json_integer((json_int_t)b->alert_ids[k]));
 		e = json_pack("{s:s,s:b,s:o,s:f}", "address",
-			      dpmon_host_format(&b->addr, b->len, t, sizeof(t)), "manual", b->manual,
-			      "alert_ids", ids, "since", b->since);
+			      dpmon_host_format(&b->addr, b->len, t, sizeof(t)), "manual",
+			      b->manual, "alert_ids", ids, "since", b->since);
 		if (e == NULL || json_array_append_new(list, e) != 0) {
 			json_decref(list);
 			return NULL;

@@ -99,13 +99,13 @@ dpmon_alert_json(const struct dpmon_alert *a, double now_unix_s)
 	return json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:s,s:o,s:b,s:f,s:o,s:f,s:o,s:o}", "id",
 			 (json_int_t)a->id, "state", active ? "active" : "ended", "address",
 			 dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr)),
-			 "direction",
-			 dpmon_dir_name(a->dir), "metric", dpmon_metric_name(a->metric), "value",
-			 dpmon_finite_or_zero(a->value), "threshold",
-			 dpmon_finite_or_zero(a->threshold), "type", dpmon_attack_name(a->type),
-			 "hostgroup", a->hostgroup[0] ? json_string(a->hostgroup) : json_null(),
-			 "ban", a->ban, "start_unix_s", dpmon_finite_or_zero(a->start_unix_s),
-			 "end_unix_s", active ? json_null() : json_real(a->end_unix_s),
-			 "duration_s", dpmon_finite_or_zero(duration), "peak", peak_json(a),
-			 "sample", a->sample ? json_deep_copy(a->sample) : json_null());
+			 "direction", dpmon_dir_name(a->dir), "metric",
+			 dpmon_metric_name(a->metric), "value", dpmon_finite_or_zero(a->value),
+			 "threshold", dpmon_finite_or_zero(a->threshold), "type",
+			 dpmon_attack_name(a->type), "hostgroup",
+			 a->hostgroup[0] ? json_string(a->hostgroup) : json_null(), "ban", a->ban,
+			 "start_unix_s", dpmon_finite_or_zero(a->start_unix_s), "end_unix_s",
+			 active ? json_null() : json_real(a->end_unix_s), "duration_s",
+			 dpmon_finite_or_zero(duration), "peak", peak_json(a), "sample",
+			 a->sample ? json_deep_copy(a->sample) : json_null());
 }

@@ -39,9 +39,9 @@ enum dpmon_attack {
 
 /** One alert (one version of it). Immutable once listed by a snapshot. */
 struct dpmon_alert {
-	int refs;                 /**< atomics; dpmon_alert_ref/unref */
-	uint64_t id;              /**< 1, 2, ... in order of start; GET /api/v1/alerts/{id} */
-	struct dpmon_addr addr;   /**< the host (its prefix's network address) */
+	int refs;               /**< atomics; dpmon_alert_ref/unref */
+	uint64_t id;            /**< 1, 2, ... in order of start; GET /api/v1/alerts/{id} */
+	struct dpmon_addr addr; /**< the host (its prefix's network address) */
 	/**
 	 * Length in bits of its family of the host prefix @c addr stands for
 	 * (its subnet's host_prefix_len); 0 = the whole address. Read it with

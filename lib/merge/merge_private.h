@@ -126,9 +126,9 @@ struct merge_hosts {
 	 * were made: merge_reload.c); listed only while that of its subnet
 	 */
 	uint8_t *g_plen;
-	uint32_t n_unmonitored;    /**< global hosts outside every subnet (g_subnet) */
-	uint32_t *sorted;          /**< global ids by address */
-	uint32_t n_sorted;         /**< ids [0, n_sorted) are in @c sorted */
+	uint32_t n_unmonitored; /**< global hosts outside every subnet (g_subnet) */
+	uint32_t *sorted;       /**< global ids by address */
+	uint32_t n_sorted;      /**< ids [0, n_sorted) are in @c sorted */
 };
 
 /* The fold: each touched host's counters, summed over its worker entries. */

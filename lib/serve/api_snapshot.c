@@ -353,8 +353,8 @@ subnet_json(const struct dpmon_snapshot *s, uint32_t i)
 	const struct dpmon_snap_subnet *sn = &s->subnets[i];
 	char p[DPMON_PREFIX_STRLEN];
 
-	unsigned host_len = sn->host_prefix_len ? sn->host_prefix_len
-						: dpmon_family_bits(sn->prefix.family);
+	unsigned host_len =
+		sn->host_prefix_len ? sn->host_prefix_len : dpmon_family_bits(sn->prefix.family);
 
 	return json_pack("{s:s,s:o,s:i,s:i,s:o,s:o}", "prefix",
 			 dpmon_prefix_format(&sn->prefix, p, sizeof(p)), "name",
@@ -374,8 +374,8 @@ host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
 		dpmon_prefix_format(&s->subnets[h->subnet].prefix, p, sizeof(p));
 	return json_pack(
 		"{s:s,s:s,s:o,s:o}", "address",
-		dpmon_host_format(&h->addr, dpmon_snap_host_len(s, h), a, sizeof(a)), "subnet",
-		p, "ingress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_INGRESS, &in)),
+		dpmon_host_format(&h->addr, dpmon_snap_host_len(s, h), a, sizeof(a)), "subnet", p,
+		"ingress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_INGRESS, &in)),
 		"egress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_EGRESS, &out)));
 }
 
@@ -796,8 +796,8 @@ struct alert_query {
 	bool by_addr;
 	struct dpmon_addr addr;
 	unsigned addr_len; /* bits of its family: a whole address, or a host prefix's */
-	int dir;  /* -1 any */
-	int type; /* -1 any */
+	int dir;           /* -1 any */
+	int type;          /* -1 any */
 	uint32_t limit;
 };
 
@@ -887,8 +887,8 @@ static bool
 alert_matches(const struct dpmon_alert *a, const struct alert_query *q)
 {
 	return (q->state == 0 || (q->state == 1) == (a->end_unix_s == 0)) &&
-	       (!q->by_addr || alert_host_matches(a, q)) &&
-	       (q->dir < 0 || (int)a->dir == q->dir) && (q->type < 0 || (int)a->type == q->type);
+	       (!q->by_addr || alert_host_matches(a, q)) && (q->dir < 0 || (int)a->dir == q->dir) &&
+	       (q->type < 0 || (int)a->type == q->type);
 }
 
 /* Active and recent alerts, newest first, filtered (docs/api.md). */

@@ -283,9 +283,10 @@ host_list(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 		struct dpmon_dir_stats dir[DPMON_DIR_MAX];
 
 		if (one != NULL) {
-			rte_tel_data_add_dict_string(
-				one, "address",
-				dpmon_host_format(&h->addr, dpmon_snap_host_len(s, h), a, sizeof(a)));
+			rte_tel_data_add_dict_string(one, "address",
+						     dpmon_host_format(&h->addr,
+								       dpmon_snap_host_len(s, h), a,
+								       sizeof(a)));
 			for (int d = 0; d < DPMON_DIR_MAX; d++)
 				dir[d] = *dpmon_snap_host_dir(s, h, d, &dir[d]);
 			add_dirs(one, dir);
@@ -351,8 +352,8 @@ render_alerts(const struct dpmon_snapshot *s, const char *params, struct rte_tel
 		snprintf(id, sizeof(id), "%llu", (unsigned long long)a->id);
 		snprintf(text, sizeof(text), "%s %s %s %s",
 			 dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr)),
-			 dpmon_dir_name(a->dir),
-			 dpmon_metric_name(a->metric), dpmon_attack_name(a->type));
+			 dpmon_dir_name(a->dir), dpmon_metric_name(a->metric),
+			 dpmon_attack_name(a->type));
 		rte_tel_data_add_dict_string(list, id, text);
 	}
 	add_container(d, "alerts", list);
