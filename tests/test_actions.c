@@ -802,6 +802,106 @@ test_stop(void)
 	teardown();
 }
 
+/*
+ * Blackholes of subnets with a host_prefix_len (10.9.0.0/16 by /24,
+ * 2001:db8:5::/48 by /64): the route is the host's prefix, whether an
+ * operator named any address inside it or an alert its prefix; the state
+ * file keeps the prefix.
+ */
+static void
+test_exabgp_host_prefix(void)
+{
+	static struct dpmon_subnet_conf sub[3];
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char fifo[256], state[256], buf[4096] = "";
+	struct dpmon_addr in24 = addr("10.9.1.77"), in64 = addr("2001:db8:5:1::abc");
+	struct dpmon_blackhole b, *l = NULL;
+	json_t *j;
+	int fd;
+
+	setup(&cfg);
+	REQUIRE(dpmon_prefix_parse("10.9.0.0/16", &sub[0].prefix, NULL) == 0);
+	sub[0].host_prefix_len = 24;
+	REQUIRE(dpmon_prefix_parse("2001:db8:5::/48", &sub[1].prefix, NULL) == 0);
+	sub[1].host_prefix_len = 64;
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &sub[2].prefix, NULL) == 0);
+	cfg.subnets = sub;
+	cfg.n_subnets = 3;
+	path_in(fifo, sizeof(fifo), "exabgp.cmd");
+	path_in(state, sizeof(state), "state.json");
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	REQUIRE(fd >= 0);
+	snprintf(cfg.actions.exabgp_pipe, sizeof(cfg.actions.exabgp_pipe), "%s", fifo);
+	snprintf(cfg.actions.state_file, sizeof(cfg.actions.state_file), "%s", state);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(dpmon_blackhole_host_len(a, &in24) == 24);
+	CHECK(dpmon_blackhole_host_len(a, &in64) == 64);
+	{
+		struct dpmon_addr whole = addr("10.0.0.5"), out = addr("192.168.1.1");
+
+		CHECK(dpmon_blackhole_host_len(a, &whole) == 32);
+		CHECK(dpmon_blackhole_host_len(a, &out) == -EDOM);
+	}
+
+	CHECK(dpmon_blackhole_add(a, &in24, &b) == 0);
+	CHECK(b.manual && b.prefix_len == 24);
+	CHECK(dpmon_addr_cmp(&b.addr, &(struct dpmon_addr){0}) != 0);
+	j = dpmon_blackhole_json(&b);
+	CHECK_STR(json_string_value(json_object_get(j, "address")), "10.9.1.0/24");
+	json_decref(j);
+	{
+		struct dpmon_addr other = addr("10.9.1.3"); /* the same host */
+
+		CHECK(dpmon_blackhole_add(a, &other, NULL) == 1);
+	}
+	dpmon_actions_flush(a);
+	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		  "announce route 10.9.1.0/24 next-hop 192.0.2.1\n");
+	buf[0] = '\0';
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8:5:1::", 4, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		  "announce route 2001:db8:5:1::/64 next-hop 100::1\n");
+	CHECK(dpmon_blackhole_get(a, &in64, &b) == 0 && b.prefix_len == 64 && b.alert_id == 4);
+	CHECK(dpmon_blackhole_list(a, &l) == 2);
+	free(l);
+	dpmon_actions_free(a);
+
+	/* The state file keeps the prefixes; a restart restores them. */
+	j = json_load_file(state, 0, NULL);
+	REQUIRE(j != NULL);
+	CHECK_STR(json_string_value(json_object_get(
+			  json_array_get(json_object_get(j, "blackholes"), 0), "address")),
+		  "10.9.1.0/24");
+	CHECK_STR(json_string_value(json_object_get(
+			  json_array_get(json_object_get(j, "blackholes"), 1), "address")),
+		  "2001:db8:5:1::/64");
+	json_decref(j);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(dpmon_blackhole_get(a, &in24, &b) == 0 && b.prefix_len == 24 && b.manual);
+	buf[0] = '\0';
+	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8:5:1::", 1, true) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8:5:1::", 1, true) == 0);
+	dpmon_actions_flush(a);
+	CHECK(dpmon_blackhole_remove(a, &in24) == 0);
+	dpmon_actions_flush(a);
+	/* Announced again at the start, then both withdrawn: the prefixes' routes
+	 * (the /64 may be withdrawn before its announce was written). */
+	for (int k = 0; k < 8 && strstr(buf, "withdraw route 10.9.1.0/24") == NULL; k++)
+		read_fifo(fd, buf, sizeof(buf), 500);
+	CHECK(strstr(buf, "announce route 10.9.1.0/24 next-hop 192.0.2.1\n") != NULL);
+	CHECK(strstr(buf, "withdraw route 2001:db8:5:1::/64 next-hop 100::1\n") != NULL);
+	CHECK(strstr(buf, "withdraw route 10.9.1.0/24 next-hop 192.0.2.1\n") != NULL);
+	CHECK(dpmon_blackhole_list(a, &l) == 0);
+	dpmon_actions_free(a);
+	close(fd);
+	teardown();
+}
+
 int
 main(void)
 {
@@ -809,6 +909,7 @@ main(void)
 	test_notify_manual();
 	test_notify_timeout();
 	test_exabgp();
+	test_exabgp_host_prefix();
 	test_exabgp_no_reader();
 	test_exabgp_reconfigure();
 	test_interplay();

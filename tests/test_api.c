@@ -562,10 +562,11 @@ test_summary(const struct dpmon_snapshot *s)
 static void
 check_subnet0(json_t *j)
 {
-	CHECK_SIZE(j, "", 5);
+	CHECK_SIZE(j, "", 6);
 	CHECK_STR(j, "prefix", "10.0.0.0/24");
 	CHECK_STR(j, "name", "office");
 	CHECK_INT(j, "family", 4);
+	CHECK_INT(j, "host_prefix_len", 32); /* 0 in the snapshot: whole addresses */
 	CHECK_SIZE(j, "ingress", 14); /* 8 + fragments, tcp_syn, avg_pps, avg_bps, flows, peers */
 	CHECK_INT(j, "ingress.flows", 1235);
 	CHECK_INT(j, "ingress.peers", 17);
@@ -634,6 +635,7 @@ test_subnets(const struct dpmon_snapshot *s)
 	REQUIRE(r.status == 200);
 	CHECK_STR(r.body, "prefix", "2001:db8::/48");
 	CHECK_INT(r.body, "family", 6);
+	CHECK_INT(r.body, "host_prefix_len", 128);
 	CHECK_INT(r.body, "ingress.packets", 300);
 	json_decref(r.body);
 
@@ -1157,6 +1159,113 @@ test_history_endpoint(void)
 	dpmon_snapshot_free(s); /* drops the points */
 }
 
+/*
+ * Hosts of subnets with a host_prefix_len: shown in CIDR form, found by
+ * their prefix or any address inside it; alerts filtered the same way.
+ */
+static void
+test_host_prefixes(void)
+{
+	static const struct snap_subnet_spec subs[] = {{"10.1.0.0/16", "v4 by 24"},
+						       {"2001:db8:1::/48", "v6 by 64"},
+						       {"10.2.0.0/16", NULL}};
+	const struct dpmon_rate r1 = snap_rate(10, 1000, 1, 800);
+	const struct snap_host_spec hosts[] = {
+		{"10.1.2.0", 0, snap_tcp_dir(r1), snap_tcp_dir(r1)},
+		{"2001:db8:1:2::", 1, snap_tcp_dir(r1), snap_tcp_dir(r1)},
+		{"10.2.0.5", 2, snap_tcp_dir(r1), snap_tcp_dir(r1)},
+	};
+	const struct snap_spec spec = {
+		.seq = 3, .subnets = subs, .n_subnets = 3, .hosts = hosts, .n_hosts = 3};
+	struct dpmon_snapshot *s = snap_build(&spec);
+	struct dpmon_api_response r;
+	struct dpmon_alert *a = dpmon_alert_alloc();
+
+	REQUIRE(a != NULL);
+	s->subnets[0].host_prefix_len = 24;
+	s->subnets[1].host_prefix_len = 64;
+	a->id = 1;
+	a->addr = snap_addr("2001:db8:1:2::");
+	a->prefix_len = 64;
+	a->start_unix_s = 100;
+	s->alerts = malloc(sizeof(*s->alerts));
+	REQUIRE(s->alerts != NULL);
+	s->alerts[0] = a;
+	s->n_alerts = 1;
+
+	r = get(s, "/api/v1/hosts/10.1.2.0/24");
+	REQUIRE(r.status == 200);
+	CHECK_STR(r.body, "address", "10.1.2.0/24");
+	CHECK_STR(r.body, "subnet", "10.1.0.0/16");
+	CHECK_INT(r.body, "ingress.packets", 10);
+	json_decref(r.body);
+	r = get(s, "/api/v1/hosts/10.1.2.77"); /* any address inside */
+	REQUIRE(r.status == 200);
+	CHECK_STR(r.body, "address", "10.1.2.0/24");
+	json_decref(r.body);
+	r = get(s, "/api/v1/hosts/10.1.2.0");
+	REQUIRE(r.status == 200);
+	CHECK_STR(r.body, "address", "10.1.2.0/24");
+	json_decref(r.body);
+	r = get(s, "/api/v1/hosts/2001:db8:1:2:ffff:ffff:ffff:ffff");
+	REQUIRE(r.status == 200);
+	CHECK_STR(r.body, "address", "2001:db8:1:2::/64");
+	json_decref(r.body);
+	r = get(s, "/api/v1/hosts/2001:DB8:1:2:0::/64");
+	REQUIRE(r.status == 200);
+	CHECK_STR(r.body, "address", "2001:db8:1:2::/64");
+	json_decref(r.body);
+	r = get(s, "/api/v1/hosts/10.2.0.5");
+	REQUIRE(r.status == 200);
+	CHECK_STR(r.body, "address", "10.2.0.5");
+	json_decref(r.body);
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.1.2.0/25"), 404, "host 10.1.2.0/25 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.1.3.0/24"), 404, "host 10.1.3.0/24 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.1.3.4"), 404, "host 10.1.3.4 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/2001:db8:1:3::1"), 404,
+		    "host 2001:db8:1:3::1 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.2.0.0/24"), 404, "host 10.2.0.0/24 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.1.2.1/24"), 400,
+		    "invalid host '10.1.2.1/24': host bits set (address is not the network "
+		    "address of the prefix)");
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.2.0.5/32"), 400,
+		    "invalid host '10.2.0.5/32': a whole address is written without /LENGTH");
+	CHECK_ERROR(get(s, "/api/v1/hosts/::ffff:10.1.2.0/120"), 400,
+		    "invalid host '::ffff:10.1.2.0/120': an IPv6 prefix inside ::ffff:0:0/96 is "
+		    "no host; write the IPv4 form");
+
+	r = get(s, "/api/v1/hosts?subnet=2001:db8:1::/48");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "hosts", 1);
+	CHECK_STR(r.body, "hosts.0.address", "2001:db8:1:2::/64");
+	json_decref(r.body);
+	r = get(s, "/api/v1/subnets");
+	REQUIRE(r.status == 200);
+	CHECK_INT(r.body, "subnets.0.host_prefix_len", 24);
+	CHECK_INT(r.body, "subnets.1.host_prefix_len", 64);
+	CHECK_INT(r.body, "subnets.2.host_prefix_len", 32);
+	json_decref(r.body);
+
+	r = get(s, "/api/v1/alerts?address=2001:db8:1:2::9");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "alerts", 1);
+	CHECK_STR(r.body, "alerts.0.address", "2001:db8:1:2::/64");
+	json_decref(r.body);
+	r = get(s, "/api/v1/alerts?address=2001:db8:1:2::/64");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "alerts", 1);
+	json_decref(r.body);
+	r = get(s, "/api/v1/alerts?address=2001:db8:1:2::/63");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "alerts", 0);
+	json_decref(r.body);
+	r = get(s, "/api/v1/alerts?address=2001:db8:1:3::");
+	REQUIRE(r.status == 200);
+	CHECK_SIZE(r.body, "alerts", 0);
+	json_decref(r.body);
+	dpmon_snapshot_free(s);
+}
+
 int
 main(void)
 {
@@ -1177,6 +1286,7 @@ main(void)
 	test_routing(s);
 	dpmon_snapshot_free(s);
 	test_hosts_sort_kinds();
+	test_host_prefixes();
 	test_history_endpoint();
 	test_million();
 	return check_finish("test_api");

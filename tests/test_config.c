@@ -49,6 +49,18 @@
 		}                                                                              \
 	} while (0)
 
+/* Strings @p a and @p b are equal. */
+#define CHECK_STR(a, b)                                                                         \
+	do {                                                                                    \
+		const char *sa_ = (a), *sb_ = (b);                                              \
+		test_checks++;                                                                  \
+		if (strcmp(sa_, sb_) != 0) {                                                    \
+			test_failures++;                                                        \
+			fprintf(stderr, "%s:%d: \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
+				sa_, sb_);                                                      \
+		}                                                                               \
+	} while (0)
+
 static int
 has_line(const char *out, const char *line)
 {
@@ -1199,12 +1211,112 @@ test_unwritable_dirs(void)
 	rmdir(dir);
 }
 
+/* Address @p text masked to @p len bits of its family, formatted as a host of that length. */
+static const char *
+masked(const char *text, unsigned len, char *buf)
+{
+	struct dpmon_addr a;
+
+	if (dpmon_addr_parse(text, &a) != 0)
+		return "(bad address)";
+	dpmon_addr_mask(&a, dpmon_mapped_bits(dpmon_addr_is_v4(&a) ? 4 : 6, len));
+	return dpmon_host_format(&a, len, buf, DPMON_PREFIX_STRLEN);
+}
+
+static void
+test_host_prefix_len(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL, buf[DPMON_PREFIX_STRLEN];
+	int rc;
+
+	/* Masking, both families, every byte boundary and a few in between. */
+	CHECK_STR(masked("10.1.2.3", 32, buf), "10.1.2.3");
+	CHECK_STR(masked("10.1.2.3", 24, buf), "10.1.2.0/24");
+	CHECK_STR(masked("10.1.2.255", 25, buf), "10.1.2.128/25");
+	CHECK_STR(masked("10.255.255.255", 9, buf), "10.128.0.0/9");
+	CHECK_STR(masked("255.255.255.255", 1, buf), "128.0.0.0/1");
+	CHECK_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 128, buf),
+		  "2001:db8:1:2:aaaa:bbbb:cccc:dddd");
+	CHECK_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 64, buf), "2001:db8:1:2::/64");
+	CHECK_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 56, buf), "2001:db8:1::/56");
+	CHECK_STR(masked("2001:db8:1:2:ffff:bbbb:cccc:dddd", 65, buf), "2001:db8:1:2:8000::/65");
+	CHECK_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 127, buf),
+		  "2001:db8:1:2:aaaa:bbbb:cccc:dddc/127");
+	CHECK_STR(masked("2001:db8:ffff::", 33, buf), "2001:db8:8000::/33");
+	CHECK_STR(masked("ffff::1", 1, buf), "8000::/1");
+
+	/* Parsed: default 0 (the whole address), explicit values kept. */
+	rc = parse("{\"ports\": [{\"device\": \"d\"}], \"subnets\": ["
+		   "{\"prefix\": \"2001:db8::/48\", \"host_prefix_len\": 64},"
+		   "{\"prefix\": \"10.0.0.0/8\", \"host_prefix_len\": 24},"
+		   "{\"prefix\": \"192.168.0.0/16\"}, {\"prefix\": \"2001:db9::/32\"},"
+		   "{\"prefix\": \"172.16.0.0/12\", \"host_prefix_len\": 32},"
+		   "{\"prefix\": \"2001:dba::/48\", \"host_prefix_len\": 48}]}",
+		   &cfg, &out);
+	CHECK(rc == 0);
+	CHECK_STR(out, "");
+	if (rc == 0) {
+		CHECK(cfg.subnets[0].host_prefix_len == 64);
+		CHECK(dpmon_subnet_host_len(&cfg.subnets[0]) == 64);
+		CHECK(dpmon_subnet_host_len(&cfg.subnets[1]) == 24);
+		CHECK(cfg.subnets[2].host_prefix_len == 0);
+		CHECK(dpmon_subnet_host_len(&cfg.subnets[2]) == 32);
+		CHECK(dpmon_subnet_host_len(&cfg.subnets[3]) == 128);
+		CHECK(dpmon_subnet_host_len(&cfg.subnets[4]) == 32);
+		CHECK(dpmon_subnet_host_len(&cfg.subnets[5]) == 48);
+	}
+	dpmon_config_free(&cfg);
+	free(out);
+
+	/* Range (the subnet's own length, at least 1, .. the whole address) and type. */
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": ["
+			"{\"prefix\": \"2001:db8::/48\", \"host_prefix_len\": 47},"
+			"{\"prefix\": \"10.0.0.0/8\", \"host_prefix_len\": 33},"
+			"{\"prefix\": \"2001:db9::/48\", \"host_prefix_len\": 129},"
+			"{\"prefix\": \"0.0.0.0/0\", \"host_prefix_len\": 0},"
+			"{\"prefix\": \"10.0.0.0/33\", \"host_prefix_len\": 24},"
+			"{\"prefix\": \"192.168.0.0/16\", \"host_prefix_len\": \"24\"},"
+			"{\"prefix\": \"192.169.0.0/16\", \"host_prefix_len\": 24.0}]}",
+			7);
+	CHECK_LINE(out, "cfg.json: $.subnets[0].host_prefix_len: must be 48..128 (the subnet's "
+			"prefix length, at least 1, .. a whole IPv6 address), got 47");
+	CHECK_LINE(out, "cfg.json: $.subnets[1].host_prefix_len: must be 8..32 (the subnet's "
+			"prefix length, at least 1, .. a whole IPv4 address), got 33");
+	CHECK_LINE(out, "cfg.json: $.subnets[2].host_prefix_len: must be 48..128 (the subnet's "
+			"prefix length, at least 1, .. a whole IPv6 address), got 129");
+	CHECK_LINE(out, "cfg.json: $.subnets[3].host_prefix_len: must be 1..32 (the subnet's "
+			"prefix length, at least 1, .. a whole IPv4 address), got 0");
+	CHECK_HAS(out, "cfg.json: $.subnets[4].prefix: bad CIDR");
+	CHECK_LINE(out, "cfg.json: $.subnets[5].host_prefix_len: wrong type: expected integer, "
+			"got string");
+	CHECK_LINE(out, "cfg.json: $.subnets[6].host_prefix_len: wrong type: expected integer, "
+			"got real");
+	free(out);
+
+	/* A subnet inside another must be whole host prefixes of the outer one. */
+	out = parse_bad("{\"ports\": [{\"device\": \"d\"}], \"subnets\": ["
+			"{\"prefix\": \"10.2.3.0/28\"},"
+			"{\"prefix\": \"10.0.0.0/8\", \"host_prefix_len\": 24},"
+			"{\"prefix\": \"10.9.0.0/16\"},"
+			"{\"prefix\": \"2001:db8::/32\", \"host_prefix_len\": 56},"
+			"{\"prefix\": \"2001:db8:0:100::/56\", \"host_prefix_len\": 64},"
+			"{\"prefix\": \"2001:db8:1:100::/64\"}]}",
+			2);
+	CHECK_LINE(out, "cfg.json: $.subnets[1].host_prefix_len: 24 would put part of subnet "
+			"10.2.3.0/28 ($.subnets[0]) in one host; use at least 28");
+	CHECK_LINE(out, "cfg.json: $.subnets[3].host_prefix_len: 56 would put part of subnet "
+			"2001:db8:1:100::/64 ($.subnets[5]) in one host; use at least 64");
+	free(out);
+}
+
 int
 main(int argc, char **argv)
 {
 	test_full();
 	test_defaults();
 	test_prefix_errors();
+	test_host_prefix_len();
 	test_range_and_type_errors();
 	test_key_errors();
 	test_average_time_constant();

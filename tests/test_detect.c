@@ -848,6 +848,43 @@ bench(void)
 	dpmon_config_free(&cfg);
 }
 
+/* A host of a subnet with host_prefix_len 64: its alert is the prefix's. */
+static void
+test_host_prefix_alert(void)
+{
+	static const char *const h[] = {"2001:db8:1:2::"};
+	struct dpmon_config cfg = load("{\"thresholds\": {\"ingress\": {\"pps\": 10}}}");
+	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
+	struct dpmon_snapshot *s = snap(1, 1, h, 1);
+	struct dpmon_snapshot *s0 = dpmon_snapshot_alloc(0, 0, 1, 0);
+	const struct dpmon_alert *a;
+	json_t *j;
+
+	REQUIRE(d != NULL && s0 != NULL);
+	/* One subnet, counted per /64: the snapshot's own subnets array. */
+	free(s->subnets);
+	s->subnets = s0->subnets;
+	s->n_subnets = 1;
+	s0->subnets = NULL;
+	s0->n_subnets = 0;
+	dpmon_snapshot_free(s0);
+	REQUIRE(dpmon_prefix_parse("2001:db8:1::/48", &s->subnets[0].prefix, NULL) == 0);
+	s->subnets[0].host_prefix_len = 64;
+	s->hosts[0].subnet = 0;
+	set_metric(s, 0, DPMON_DIR_INGRESS, DPMON_METRIC_PPS, 11);
+	run(d, s, T0);
+	a = find(s, "2001:db8:1:2::", DPMON_DIR_INGRESS);
+	REQUIRE(a != NULL);
+	CHECK(a->prefix_len == 64 && dpmon_alert_host_len(a) == 64);
+	j = dpmon_alert_json(a, T0);
+	REQUIRE(j != NULL);
+	CHECK(strcmp(json_string_value(json_object_get(j, "address")), "2001:db8:1:2::/64") == 0);
+	json_decref(j);
+	dpmon_snapshot_free(s);
+	dpmon_detect_free(d);
+	dpmon_config_free(&cfg);
+}
+
 int
 main(void)
 {
@@ -857,6 +894,7 @@ main(void)
 	test_hostgroups();
 	test_longest_prefix();
 	test_consecutive();
+	test_host_prefix_alert();
 	test_hold_and_peaks();
 	test_ids_and_recent_bound();
 	test_attack_types();

@@ -1050,6 +1050,69 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	dpmon_actions_free(a);
 }
 
+/* Blackholes of a subnet counted per /64: any address inside, or the prefix. */
+static void
+test_blackholes_host_prefix(struct dpmon_snap_store *st)
+{
+	struct dpmon_subnet_conf sub[2];
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .metrics_top_hosts = 1};
+	struct dpmon_http *h;
+	uint16_t port;
+	json_t *j;
+
+	memset(sub, 0, sizeof(sub));
+	dpmon_config_defaults(&cfg);
+	REQUIRE(dpmon_prefix_parse("2001:db8:5::/48", &sub[0].prefix, NULL) == 0);
+	sub[0].host_prefix_len = 64;
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &sub[1].prefix, NULL) == 0);
+	cfg.subnets = sub;
+	cfg.n_subnets = 2;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	o.actions = a;
+	h = dpmon_http_start_opts(&o, st);
+	REQUIRE(h != NULL);
+	port = dpmon_http_port(h);
+
+	j = EXPECT_JSON(
+		request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"2001:db8:5:1::9\"}"),
+		201);
+	CHECK(strcmp(jstr(j, "address"), "2001:db8:5:1::/64") == 0);
+	json_decref(j);
+	j = EXPECT_JSON(request_b(port, "POST", "/api/v1/blackholes",
+				  "{\"address\": \"2001:db8:5:1::/64\"}"),
+			200); /* the same host */
+	CHECK(strcmp(jstr(j, "address"), "2001:db8:5:1::/64") == 0);
+	json_decref(j);
+	EXPECT_ERROR(
+		request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"2001:db8:5::/48\"}"),
+		400,
+		"invalid address '2001:db8:5::/48': the hosts of its subnet are /64 "
+		"prefixes (host_prefix_len)");
+	EXPECT_ERROR(
+		request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"2001:db8:6::/64\"}"),
+		400, "invalid address '2001:db8:6::/64'");
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes/2001:db8:5:1:ffff::1"), 200);
+	CHECK(strcmp(jstr(j, "address"), "2001:db8:5:1::/64") == 0);
+	json_decref(j);
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes/2001:db8:5:1::/64"), 200);
+	CHECK(strcmp(jstr(j, "source"), "manual") == 0);
+	json_decref(j);
+	EXPECT_ERROR(request(port, "GET", "/api/v1/blackholes/2001:db8:5:2::1"), 404,
+		     "no blackhole for 2001:db8:5:2::1");
+	j = EXPECT_JSON(request(port, "DELETE", "/api/v1/blackholes/2001:db8:5:1::77"), 200);
+	CHECK(strcmp(jstr(j, "address"), "2001:db8:5:1::/64") == 0);
+	CHECK(json_is_true(json_object_get(j, "removed")));
+	json_decref(j);
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes"), 200);
+	CHECK(json_array_size(json_object_get(j, "blackholes")) == 0);
+	json_decref(j);
+	dpmon_http_stop(h);
+	dpmon_actions_free(a);
+}
+
 int
 main(void)
 {
@@ -1080,6 +1143,7 @@ main(void)
 	test_query_cache(port, &st);
 	test_cors(&st);
 	test_blackholes(&st, port);
+	test_blackholes_host_prefix(&st);
 	/* Still serving after all of the above. */
 	json_decref(EXPECT_JSON(request(port, "GET", "/health"), 200));
 	dpmon_http_stop(h);

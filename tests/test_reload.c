@@ -298,6 +298,124 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 
 /* --------------------------------------------------------------- main */
 
+/* Host @p text of @p s listed with host prefix length @p len and @p pkts ingress packets. */
+static void
+check_host(const struct dpmon_snapshot *s, const char *text, unsigned len, uint64_t pkts, int line)
+{
+	const struct dpmon_snap_host *h = host(s, text);
+
+	test_checks++;
+	if (h == NULL || dpmon_snap_host_len(s, h) != len ||
+	    h->dir[DPMON_DIR_INGRESS].total.packets != pkts) {
+		test_failures++;
+		fprintf(stderr, "%s:%d: host %s: %s, /%u, %llu packets; expected /%u, %llu\n",
+			__FILE__, line, text, h ? "listed" : "not listed",
+			h ? dpmon_snap_host_len(s, h) : 0,
+			h ? (unsigned long long)h->dir[DPMON_DIR_INGRESS].total.packets : 0ull, len,
+			(unsigned long long)pkts);
+	}
+}
+#define CHECK_HOST(s, text, len, pkts) check_host((s), (text), (len), (pkts), __LINE__)
+
+/*
+ * A reload that changes a subnet's host_prefix_len: the hosts counted at
+ * the old length leave the snapshots (their packets stay in the subnet's
+ * counts) and those of the new length start; a host whose address is a
+ * prefix of the new, shorter length becomes that prefix with its counts;
+ * hosts mapped during the reload (between dpmon_merge_map_hosts and
+ * dpmon_merge_reconfigure) are placed by their address; a reload back to
+ * the old length lists the old hosts again, with their counts.
+ */
+static void
+test_reconfigure_host_prefix_len(const struct dpmon_config *cfg0)
+{
+	static struct dpmon_subnet_conf whole[1], by24[1];
+	const uint32_t map[1] = {0};
+	const uint64_t hz = 1000000000ull;
+	struct dpmon_classifier cls1, cls2, cls3;
+	struct dpmon_config cfg = *cfg0;
+	struct dpmon_core *c = dpmon_core_create("rlhost", 64, SOCKET_ID_ANY);
+	struct dpmon_generation *g1, *g2, *g3;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	unsigned lcore = 1;
+
+	REQUIRE(c != NULL);
+	dpmon_prefix_parse("10.1.0.0/16", &whole[0].prefix, NULL);
+	by24[0] = whole[0];
+	by24[0].host_prefix_len = 24;
+	cfg.subnets = whole;
+	cfg.n_subnets = 1;
+	REQUIRE(dpmon_classifier_create(&cls1, "rh1", whole, 1, SOCKET_ID_ANY) == 0);
+	REQUIRE(dpmon_classifier_create(&cls2, "rh2", by24, 1, SOCKET_ID_ANY) == 0);
+	REQUIRE(dpmon_classifier_create(&cls3, "rh3", whole, 1, SOCKET_ID_ANY) == 0);
+	g1 = dpmon_generation_create(&cls1, 1, SOCKET_ID_ANY);
+	g2 = dpmon_generation_create(&cls2, 1, SOCKET_ID_ANY);
+	g3 = dpmon_generation_create(&cls3, 1, SOCKET_ID_ANY);
+	REQUIRE(g1 != NULL && g2 != NULL && g3 != NULL);
+	REQUIRE(dpmon_generation_host_prefixes(g1, whole, 1, SOCKET_ID_ANY) == 0);
+	REQUIRE(dpmon_generation_host_prefixes(g2, by24, 1, SOCKET_ID_ANY) == 0);
+	REQUIRE(dpmon_generation_host_prefixes(g3, whole, 1, SOCKET_ID_ANY) == 0);
+	m = dpmon_merge_create(&cfg, &c, &g1, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+
+	/* Whole addresses. */
+	gen_burst(c, g1, IP4(10, 1, 2, 5), 5);
+	gen_burst(c, g1, IP4(10, 1, 2, 0), 2);
+	gen_burst(c, g1, IP4(10, 1, 3, 9), 1);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK(s->n_hosts == 3);
+	CHECK_HOST(s, "10.1.2.5", 32, 5);
+	dpmon_snapshot_free(s);
+
+	/* To /24: the hosts so far are mapped, then, during the reload, an
+	 * old-generation packet (a whole address) and a new one (a /24). */
+	CHECK(dpmon_merge_map_hosts(m) == 0);
+	gen_burst(c, g1, IP4(10, 1, 5, 7), 1);
+	gen_burst(c, g2, IP4(10, 1, 4, 1), 1);
+	cfg.subnets = by24;
+	REQUIRE(dpmon_merge_reconfigure(m, &cls2, &g2, 1, map) == 0);
+	gen_burst(c, g2, IP4(10, 1, 2, 77), 4); /* 10.1.2.0/24: the old 10.1.2.0's entry */
+	gen_burst(c, g2, IP4(10, 1, 3, 1), 3);
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK(s->n_hosts == 3);
+	CHECK_HOST(s, "10.1.2.0", 24, 2 + 4);
+	CHECK_HOST(s, "10.1.3.0", 24, 3);
+	CHECK_HOST(s, "10.1.4.0", 24, 1);
+	CHECK(host(s, "10.1.2.5") == NULL && host(s, "10.1.3.9") == NULL);
+	CHECK(host(s, "10.1.5.7") == NULL);
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 5 + 2 + 1 + 1 + 1 + 4 + 3);
+	dpmon_snapshot_free(s);
+	dpmon_generation_free(g1);
+
+	/* Back to whole addresses: the old hosts return; the /24 prefixes
+	 * leave (10.1.2.0 holds a whole /24's counts), and a host of the new
+	 * generation mapped during the reload is a whole address. */
+	CHECK(dpmon_merge_map_hosts(m) == 0);
+	gen_burst(c, g3, IP4(10, 1, 6, 6), 2);
+	cfg.subnets = whole;
+	REQUIRE(dpmon_merge_reconfigure(m, &cls3, &g3, 1, map) == 0);
+	gen_burst(c, g3, IP4(10, 1, 2, 5), 1);
+	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK(s->n_hosts == 4);
+	CHECK_HOST(s, "10.1.2.5", 32, 5 + 1);
+	CHECK_HOST(s, "10.1.3.9", 32, 1);
+	CHECK_HOST(s, "10.1.5.7", 32, 1);
+	CHECK_HOST(s, "10.1.6.6", 32, 2);
+	CHECK(host(s, "10.1.2.0") == NULL && host(s, "10.1.3.0") == NULL);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_generation_free(g2);
+	dpmon_generation_free(g3);
+	dpmon_core_free(c);
+	dpmon_classifier_free(&cls1);
+	dpmon_classifier_free(&cls2);
+	dpmon_classifier_free(&cls3);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -309,5 +427,6 @@ main(int argc, char **argv)
 	test_reload_time_constant(&cls, &cfg);
 	test_reconfigure(&cfg);
 	test_reconfigure_pooled(&cfg);
+	test_reconfigure_host_prefix_len(&cfg);
 	return worker_fixture_finish("test_reload", &cls);
 }

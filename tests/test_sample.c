@@ -705,6 +705,38 @@ main(int argc, char **argv)
 	json_decref(j);
 	unlink(path);
 
+	/* Host prefixes (host_prefix_len): 10.1.0.0/24 (alert 40) and
+	 * 2001:db8:1::/64 (alert 41) take the packets of any address inside. */
+	{
+		const uint8_t depths[2] = {96 + 24, 64}; /* mapped-address bits */
+		uint64_t before = dpmon_sampler_copied(s);
+
+		hosts[0] = addr("10.1.0.0");
+		hosts[1] = addr("2001:db8:1::");
+		ids[0] = 40;
+		ids[1] = 41;
+		CHECK(dpmon_sampler_watch(s, hosts, depths, ids, 2) == 0);
+		send_frames(c, g0, &in1, 2);   /* to 10.1.0.1 */
+		send_frames(c, g0, &other, 1); /* to 10.1.0.2 */
+		send_frames(c, g0, &out1, 1);  /* from 10.1.0.1 */
+		send_frames(c, g0, &v6, 1);    /* to 2001:db8:1::7 */
+		CHECK(dpmon_sampler_copied(s) == before + 5);
+		dpmon_sampler_drain(s);
+		j = dpmon_sampler_summary(s, 40);
+		REQUIRE(j != NULL);
+		CHECK(json_integer_value(get(j, "packets")) == 4);
+		check_entry(j, "sources", 0, "198.51.100.1", 0, 3);
+		check_entry(j, "sources", 1, "10.1.0.1", 0, 1);
+		json_decref(j);
+		j = dpmon_sampler_summary(s, 41);
+		CHECK(j != NULL && json_integer_value(get(j, "packets")) == 1);
+		json_decref(j);
+		snprintf(path, sizeof(path), "%s/40.pcap", dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/41.pcap", dir);
+		unlink(path);
+	}
+
 	dpmon_sampler_free(s);
 	test_alert_churn(c, g0, dir, &in1);
 	dpmon_core_free(c);

@@ -810,6 +810,155 @@ test_classify_edges(void)
 
 /* --------------------------------------------------------------- main */
 
+/* ------------------------------------------------------ host prefixes */
+
+/* Strings @p a and @p b are equal. */
+#define CHECK_STR_EQ(a, b)                                                                      \
+	do {                                                                                    \
+		const char *sa_ = (a), *sb_ = (b);                                              \
+		test_checks++;                                                                  \
+		if (strcmp(sa_, sb_) != 0) {                                                    \
+			test_failures++;                                                        \
+			fprintf(stderr, "%s:%d: \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
+				sa_, sb_);                                                      \
+		}                                                                               \
+	} while (0)
+
+/* A UDP packet from @p src to @p dst (IPv6), 70 bytes. */
+static struct rte_mbuf *
+udp6(const uint8_t *src, const uint8_t *dst)
+{
+	struct fb f;
+
+	fb_eth(&f, NULL, 0, 0x86dd);
+	fb_ipv6(&f, 17, src, dst, 16);
+	fb_udp(&f, 1, 2, 8);
+	return mbuf_of(&f);
+}
+
+/* @p text as 16 bytes (an IPv6 address). */
+static const uint8_t *
+a6(const char *text)
+{
+	static struct dpmon_addr a[8];
+	static unsigned next;
+	struct dpmon_addr *x = &a[next++ % 8];
+
+	REQUIRE(dpmon_addr_parse(text, x) == 0);
+	return x->b;
+}
+
+/*
+ * host_prefix_len: the hosts of 10.1.0.0/16 are /24 prefixes and those of
+ * 2001:db8:1::/48 /64 prefixes (masked in the worker's host keys), those
+ * of 10.2.0.0/16 whole addresses; the snapshot names them so.
+ */
+static void
+test_host_prefix_len(void)
+{
+	struct dpmon_subnet_conf sub[3];
+	struct dpmon_classifier cls;
+	struct dpmon_config cfg;
+	struct dpmon_core *c = dpmon_core_create("hostpfx", 64, SOCKET_ID_ANY);
+	struct dpmon_generation *g;
+	struct dpmon_merge *m;
+	struct dpmon_snapshot *s;
+	const struct dpmon_snap_host *h;
+	struct rte_mbuf *p[16];
+	const uint32_t ext = IP4(198, 51, 100, 1);
+	const uint64_t hz = 1000000000ull;
+	char text[DPMON_PREFIX_STRLEN];
+	unsigned lcore = 1, n = 0;
+
+	memset(sub, 0, sizeof(sub));
+	dpmon_prefix_parse("10.1.0.0/16", &sub[0].prefix, NULL);
+	sub[0].host_prefix_len = 24;
+	dpmon_prefix_parse("2001:db8:1::/48", &sub[1].prefix, NULL);
+	sub[1].host_prefix_len = 64;
+	dpmon_prefix_parse("10.2.0.0/16", &sub[2].prefix, NULL);
+	dpmon_config_defaults(&cfg);
+	cfg.subnets = sub;
+	cfg.n_subnets = 3;
+	REQUIRE(c != NULL && dpmon_classifier_create(&cls, "hostpfx", sub, 3, SOCKET_ID_ANY) == 0);
+	g = gen0(&cls);
+	CHECK(g->host_bits == NULL); /* made like every generation: whole addresses */
+	CHECK(dpmon_generation_host_prefixes(g, sub, 2, SOCKET_ID_ANY) == -EINVAL);
+	REQUIRE(dpmon_generation_host_prefixes(g, sub, 3, SOCKET_ID_ANY) == 0);
+	REQUIRE(g->host_bits != NULL);
+	CHECK(g->host_bits[0] == 96 + 24 && g->host_bits[1] == 64 && g->host_bits[2] == 128);
+	CHECK(dpmon_generation_host_len(g, 0, true) == 24);
+	CHECK(dpmon_generation_host_len(g, 1, false) == 64);
+	CHECK(dpmon_generation_host_len(g, 2, true) == 32);
+
+	p[n++] = v4(17, ext, IP4(10, 1, 2, 3), 26);   /* 10.1.2.0/24 in */
+	p[n++] = v4(17, ext, IP4(10, 1, 2, 200), 26); /* 10.1.2.0/24 in */
+	p[n++] = v4(17, IP4(10, 1, 2, 7), ext, 26);   /* 10.1.2.0/24 out */
+	p[n++] = v4(17, ext, IP4(10, 1, 3, 1), 26);   /* 10.1.3.0/24 in */
+	p[n++] = v4(17, ext, IP4(10, 2, 0, 5), 26);   /* 10.2.0.5 in */
+	p[n++] = v4(17, ext, IP4(10, 2, 0, 6), 26);   /* 10.2.0.6 in */
+	p[n++] = udp6(EXT6, a6("2001:db8:1:2::1"));
+	p[n++] = udp6(EXT6, a6("2001:db8:1:2:ffff:ffff:ffff:ffff"));
+	p[n++] = udp6(a6("2001:db8:1:2:abcd::9"), EXT6);
+	p[n++] = udp6(EXT6, a6("2001:db8:1:3::1"));
+	/* internal: both sides counted, each under its own host prefix */
+	p[n++] = udp6(a6("2001:db8:1:3::2"), a6("2001:db8:1:4::2"));
+	dpmon_worker_burst(c, g, p, (uint16_t)n);
+	CHECK_EQ_U64(c->n_hosts, 7);
+	CHECK_EQ_U64(c->stats.host_table_full, 0);
+
+	m = dpmon_merge_create(&cfg, &c, &g, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	s = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s != NULL);
+	CHECK(s->subnets[0].host_prefix_len == 24 && s->subnets[1].host_prefix_len == 64 &&
+	      s->subnets[2].host_prefix_len == 32);
+	REQUIRE(s->n_hosts == 7);
+	/* In address order: IPv4 first. */
+	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 0)->addr, dpmon_snap_host_len(s, host_i(s, 0)),
+				       text, sizeof(text)),
+		     "10.1.2.0/24");
+	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 1)->addr, dpmon_snap_host_len(s, host_i(s, 1)),
+				       text, sizeof(text)),
+		     "10.1.3.0/24");
+	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 2)->addr, dpmon_snap_host_len(s, host_i(s, 2)),
+				       text, sizeof(text)),
+		     "10.2.0.5");
+	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 4)->addr, dpmon_snap_host_len(s, host_i(s, 4)),
+				       text, sizeof(text)),
+		     "2001:db8:1:2::/64");
+	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 6)->addr, dpmon_snap_host_len(s, host_i(s, 6)),
+				       text, sizeof(text)),
+		     "2001:db8:1:4::/64");
+	h = host(s, "10.1.2.0");
+	REQUIRE(h != NULL);
+	CHECK(h->subnet == 0);
+	CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].total.packets, 2);
+	CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].total.bytes, 2 * 60);
+	CHECK_EQ_U64(h->dir[DPMON_DIR_EGRESS].total.packets, 1);
+	NEAR(h->dir[DPMON_DIR_INGRESS].peers, 1, 1e-9); /* one remote peer */
+	CHECK(host(s, "10.1.2.3") == NULL);
+	h = host(s, "2001:db8:1:2::");
+	REQUIRE(h != NULL);
+	CHECK(h->subnet == 1);
+	CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].total.packets, 2);
+	CHECK_EQ_U64(h->dir[DPMON_DIR_EGRESS].total.packets, 1);
+	h = host(s, "2001:db8:1:3::");
+	REQUIRE(h != NULL);
+	CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].total.packets, 1);
+	CHECK_EQ_U64(h->dir[DPMON_DIR_EGRESS].total.packets, 1);
+	h = host(s, "10.2.0.5");
+	REQUIRE(h != NULL);
+	CHECK(dpmon_snap_host_len(s, h) == 32);
+	CHECK_EQ_U64(h->dir[DPMON_DIR_INGRESS].total.packets, 1);
+	/* The hosts add up to their subnet. */
+	CHECK_EQ_U64(s->subnets[1].dir[DPMON_DIR_INGRESS].total.packets, 4);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	dpmon_generation_free(g);
+	dpmon_classifier_free(&cls);
+	dpmon_core_free(c);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -823,6 +972,7 @@ main(int argc, char **argv)
 	test_notes_and_decap(&cls, &cfg);
 	test_classify_edges();
 	test_v4mapped_not_aliased();
+	test_host_prefix_len();
 	test_fragments_and_syn(&cls, &cfg);
 	test_kinds_wrap_and_full(&cls, &cfg);
 	test_flows(&cls, &cfg);

@@ -109,7 +109,25 @@ struct dpmon_subnet_conf {
 	struct dpmon_thresholds thresholds;
 	bool thresholds_set; /**< "thresholds" given for this subnet */
 	bool detection;      /**< "detection": false = the subnet never alerts; default true */
+	/**
+	 * Hosts of the subnet are counted per prefix of this length, in bits
+	 * of its family: max(1, prefix.depth)..32 (IPv4) or ..128 (IPv6);
+	 * 0 (key absent) = the whole address. Read it with
+	 * dpmon_subnet_host_len.
+	 */
+	uint8_t host_prefix_len;
 };
+
+/**
+ * The length, in bits of its family, of the prefixes subnet @p s counts
+ * its hosts by: host_prefix_len, or the whole address (32 or 128) when 0.
+ * Any thread.
+ */
+static inline unsigned
+dpmon_subnet_host_len(const struct dpmon_subnet_conf *s)
+{
+	return s->host_prefix_len != 0 ? s->host_prefix_len : dpmon_family_bits(s->prefix.family);
+}
 
 /** One hostgroup: prefixes matched by longest-prefix match on the host address. */
 struct dpmon_hostgroup_conf {

@@ -186,13 +186,48 @@ config_parse_ports(struct dpmon_check *c, const char *path, const json_t *arr,
  * Subnets.
  * --------------------------------------------------------------------- */
 
+/*
+ * subnets[].host_prefix_len @p v (NULL: absent) of subnet @p out, whose
+ * prefix parsed when @p prefix_ok: the subnet's own length (at least 1)
+ * .. the whole address; absent, 0 (the whole address).
+ */
+static void
+parse_host_prefix_len(struct dpmon_check *c, const char *path, const json_t *v, bool prefix_ok,
+		      struct dpmon_subnet_conf *out)
+{
+	char kpath[DPMON_CHECK_PATH_LEN];
+	unsigned full = dpmon_family_bits(out->prefix.family);
+	unsigned min = out->prefix.depth > 0 ? out->prefix.depth : 1;
+	json_int_t n;
+
+	out->host_prefix_len = 0;
+	if (v == NULL)
+		return;
+	dpmon_check_path_key(kpath, sizeof(kpath), path, "host_prefix_len");
+	if (!json_is_integer(v)) {
+		dpmon_check_type(c, kpath, "integer", v);
+		return;
+	}
+	if (!prefix_ok)
+		return; /* the range depends on the prefix, reported already */
+	n = json_integer_value(v);
+	if (n < min || n > (json_int_t)full) {
+		dpmon_check_report(c, kpath,
+				   "must be %u..%u (the subnet's prefix length, at least 1, .. a "
+				   "whole IPv%u address), got %" JSON_INTEGER_FORMAT,
+				   min, full, out->prefix.family, n);
+		return;
+	}
+	out->host_prefix_len = (uint8_t)n;
+}
+
 /* One subnet into @p out; false when its prefix is unusable. */
 static bool
 parse_subnet(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_subnet_conf *out)
 {
 	char kpath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
 	const char *key, *why;
-	json_t *v;
+	json_t *v, *host_prefix_len = NULL;
 	bool prefix_ok = false;
 
 	if (!dpmon_check_object(c, path, obj))
@@ -219,11 +254,14 @@ parse_subnet(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_
 				out->detection = json_is_true(v);
 			else
 				dpmon_check_type(c, kpath, "boolean", v);
+		} else if (strcmp(key, "host_prefix_len") == 0) {
+			host_prefix_len = v; /* checked once the prefix is known */
 		} else {
 			dpmon_check_unknown(c, kpath);
 		}
 	}
 	dpmon_check_require(c, path, obj, "prefix");
+	parse_host_prefix_len(c, path, host_prefix_len, prefix_ok, out);
 	return prefix_ok;
 }
 
@@ -282,6 +320,79 @@ out:
 	free(first);
 }
 
+/* By family, then network address, then length: a prefix is followed by
+ * every prefix inside it (those of its address range), then by the rest. */
+static int
+nesting_cmp(const void *a, const void *b)
+{
+	const struct indexed_prefix *x = a, *y = b;
+	int r;
+
+	if (x->prefix.family != y->prefix.family)
+		return x->prefix.family < y->prefix.family ? -1 : 1;
+	r = dpmon_addr_cmp(&x->prefix.addr, &y->prefix.addr);
+	if (r != 0)
+		return r;
+	if (x->prefix.depth != y->prefix.depth)
+		return x->prefix.depth < y->prefix.depth ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * Report each subnet whose host_prefix_len is shorter than a subnet inside
+ * it: one of its host prefixes would hold part of the other subnet, whose
+ * addresses the classifier gives to the other one (longest match), so a
+ * host key of each could be the same. The inner subnet must be a whole
+ * number of host prefixes (its length at most host_prefix_len). In the
+ * order nesting_cmp gives, the subnets inside one follow it.
+ */
+static void
+check_host_prefix_nesting(struct dpmon_check *c, const struct dpmon_subnet_conf *subnets,
+			  const bool *valid, uint32_t n)
+{
+	struct indexed_prefix *sorted;
+	char path[DPMON_CHECK_PATH_LEN], text[DPMON_PREFIX_STRLEN];
+	uint32_t m = 0, short_ones = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		short_ones += valid[i] && dpmon_subnet_host_len(&subnets[i]) <
+						  dpmon_family_bits(subnets[i].prefix.family);
+	if (short_ones == 0)
+		return;
+	sorted = malloc(n * sizeof(*sorted));
+	if (sorted == NULL) {
+		dpmon_check_report(c, "$.subnets", "out of memory checking host_prefix_len");
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (valid[i])
+			sorted[m++] = (struct indexed_prefix){subnets[i].prefix, i};
+	qsort(sorted, m, sizeof(*sorted), nesting_cmp);
+	for (uint32_t k = 0; k < m; k++) {
+		const struct dpmon_prefix *a = &sorted[k].prefix;
+		unsigned len = dpmon_subnet_host_len(&subnets[sorted[k].index]);
+
+		if (len >= dpmon_family_bits(a->family))
+			continue;
+		for (uint32_t j = k + 1; j < m && sorted[j].prefix.family == a->family &&
+					 dpmon_prefix_contains(a, &sorted[j].prefix.addr);
+		     j++) {
+			if (sorted[j].prefix.depth <= len)
+				continue;
+			snprintf(path, sizeof(path), "$.subnets[%u].host_prefix_len",
+				 sorted[k].index);
+			dpmon_check_report(
+				c, path,
+				"%u would put part of subnet %s ($.subnets[%u]) in one host; "
+				"use at least %u",
+				len, dpmon_prefix_format(&sorted[j].prefix, text, sizeof(text)),
+				sorted[j].index, sorted[j].prefix.depth);
+			break;
+		}
+	}
+	free(sorted);
+}
+
 void
 config_parse_subnets(struct dpmon_check *c, const char *path, const json_t *arr,
 		     struct dpmon_config *cfg)
@@ -312,6 +423,7 @@ config_parse_subnets(struct dpmon_check *c, const char *path, const json_t *arr,
 		valid[i] = parse_subnet(c, ipath, v, &cfg->subnets[i]);
 	}
 	check_duplicate_subnets(c, cfg->subnets, valid, cfg->n_subnets);
+	check_host_prefix_nesting(c, cfg->subnets, valid, cfg->n_subnets);
 	free(valid);
 }
 

@@ -155,3 +155,17 @@ dpmon_prefix_cmp(const struct dpmon_prefix *x, const struct dpmon_prefix *y)
 		return x->depth < y->depth ? -1 : 1;
 	return dpmon_addr_cmp(&x->addr, &y->addr);
 }
+
+char *
+dpmon_host_format(const struct dpmon_addr *a, unsigned len, char *buf, size_t size)
+{
+	unsigned family = dpmon_addr_is_v4(a) ? 4 : 6;
+	size_t n;
+
+	dpmon_addr_format(a, buf, size);
+	if (len >= dpmon_family_bits(family))
+		return buf;
+	n = strlen(buf);
+	snprintf(buf + n, size > n ? size - n : 0, "/%u", len);
+	return buf;
+}

@@ -125,4 +125,58 @@ bool dpmon_prefix_equal(const struct dpmon_prefix *x, const struct dpmon_prefix 
  */
 int dpmon_prefix_cmp(const struct dpmon_prefix *x, const struct dpmon_prefix *y);
 
+/** Prefix length in bits of a whole address of @p family (4 or 6): 32 or 128. Any thread. */
+static inline unsigned
+dpmon_family_bits(unsigned family)
+{
+	return family == 4 ? 32u : 128u;
+}
+
+/**
+ * Zero every bit of @p a after its first @p mapped_bits (0..128) of the
+ * 16-byte form: for IPv4 that is 96 + the IPv4 prefix length, so the
+ * ::ffff:0:0/96 part stays. Two 64-bit ANDs. Any thread (the worker's
+ * host keys of subnets with a host_prefix_len shorter than a whole address).
+ */
+static inline void
+dpmon_addr_mask(struct dpmon_addr *a, unsigned mapped_bits)
+{
+	uint64_t w[2];
+
+	memcpy(w, a->b, 16);
+	for (unsigned i = 0; i < 2; i++) {
+		unsigned bits = mapped_bits > 64 * i ? mapped_bits - 64 * i : 0;
+		/* The mask in host order, then as the bytes of the address. */
+		uint64_t m = bits >= 64 ? ~0ull : bits == 0 ? 0 : ~0ull << (64 - bits);
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		m = __builtin_bswap64(m);
+#endif
+		w[i] &= m;
+	}
+	memcpy(a->b, w, 16);
+}
+
+/**
+ * Bits of the 16-byte form that a prefix length @p len of @p family keeps:
+ * 96 + @p len for IPv4, @p len for IPv6 (the argument of dpmon_addr_mask).
+ * Any thread.
+ */
+static inline unsigned
+dpmon_mapped_bits(unsigned family, unsigned len)
+{
+	return family == 4 ? 96u + len : len;
+}
+
+/**
+ * A host as the API names it: its address when @p len is the whole
+ * address of its family (32 for IPv4, 128 for IPv6), else the prefix in
+ * CIDR form ("2001:db8:1:2::/64"), into @p buf of @p size bytes
+ * (DPMON_PREFIX_STRLEN is always enough).
+ * @param a    the host's address (a prefix's network address).
+ * @param len  its host prefix length, in bits of its family.
+ * @return @p buf. Any thread.
+ */
+char *dpmon_host_format(const struct dpmon_addr *a, unsigned len, char *buf, size_t size);
+
 #endif /* DPMON_PREFIX_H */

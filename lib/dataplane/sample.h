@@ -119,8 +119,9 @@ uint64_t dpmon_sample_feed_copied(const struct dpmon_sample_feed *f);
  * Publish @p n hosts or prefixes @p hosts with their alert ids as the
  * watch list @p w (the seqlock's write side; see the file comment).
  * @param depths  prefix length of each entry in bits of the 16-byte
- *                (IPv4-mapped) address, 0..128 (an IPv4 /24 is 120);
- *                NULL: every entry is a host (128).
+ *                (IPv4-mapped) address, 0..128 (an IPv4 /24 is 120; a
+ *                host counted per prefix, host_prefix_len, is its
+ *                prefix); NULL: every entry is a whole address (128).
  * @return 0, or -E2BIG when @p n > DPMON_SAMPLE_WATCH_MAX (nothing changed).
  * Thread-safety: main lcore, the list's only writer.
  */

@@ -9,7 +9,9 @@
  *      TCP SYN: one predictable branch); gather the IPv4 and IPv6
  *      addresses into flat arrays;
  *   2. classify them with one bulk LPM lookup per family;
- *   3. count totals and subnets, gather host keys (fragments and SYNs,
+ *   3. count totals and subnets, gather host keys (masked to the
+ *      subnet's host prefix when the generation has host_bits: one
+ *      predictable branch otherwise; fragments and SYNs,
  *      flagged by pass 1, also count in a third, rarely touched line), and
  *      hash the 5-tuple of each packet with a monitored side, prefetching
  *      the flow-sketch registers it will update (pass 5): one loop, so a
@@ -349,6 +351,8 @@ count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct bur
 			dpmon_ctr_add(&subnets[in].dir[DPMON_DIR_INGRESS].proto[p->proto], len);
 			if (!host_key(b, i, DPMON_DIR_INGRESS))
 				dpmon_count_inc(&core->stats.host_v4mapped, 1);
+			else if (unlikely(g->host_bits != NULL))
+				dpmon_addr_mask(&b->hkey[b->n_hkey - 1], g->host_bits[in]);
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_INGRESS], h));
 			si = sub_sketch(core, g, in, DPMON_DIR_INGRESS);
 			if (si != NULL)
@@ -359,6 +363,8 @@ count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct bur
 			dpmon_ctr_add(&subnets[out].dir[DPMON_DIR_EGRESS].proto[p->proto], len);
 			if (!host_key(b, i, DPMON_DIR_EGRESS))
 				dpmon_count_inc(&core->stats.host_v4mapped, 1);
+			else if (unlikely(g->host_bits != NULL))
+				dpmon_addr_mask(&b->hkey[b->n_hkey - 1], g->host_bits[out]);
 			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_EGRESS], h));
 			so = sub_sketch(core, g, out, DPMON_DIR_EGRESS);
 			if (so != NULL)
@@ -606,11 +612,36 @@ dpmon_generation_create(const struct dpmon_classifier *cls, uint32_t n_subnets, 
 	return g;
 }
 
+int
+dpmon_generation_host_prefixes(struct dpmon_generation *g, const struct dpmon_subnet_conf *subnets,
+			       uint32_t n, int socket_id)
+{
+	bool shorter = false;
+
+	if (n != g->n_subnets)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n && !shorter; i++)
+		shorter = dpmon_subnet_host_len(&subnets[i]) <
+			  dpmon_family_bits(subnets[i].prefix.family);
+	rte_free(g->host_bits);
+	g->host_bits = NULL;
+	if (!shorter)
+		return 0;
+	g->host_bits = rte_malloc_socket("dpmon_gen_host_bits", n, RTE_CACHE_LINE_SIZE, socket_id);
+	if (g->host_bits == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		g->host_bits[i] = (uint8_t)dpmon_mapped_bits(subnets[i].prefix.family,
+							     dpmon_subnet_host_len(&subnets[i]));
+	return 0;
+}
+
 void
 dpmon_generation_free(struct dpmon_generation *g)
 {
 	if (g == NULL)
 		return;
+	rte_free(g->host_bits);
 	rte_free(g->subnets);
 	rte_free(g->flow_sub);
 	rte_free(g->flow_slot);

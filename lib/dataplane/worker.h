@@ -64,6 +64,13 @@ struct dpmon_generation {
 	 * epoch it was taken in (relaxed store/load; counters.h).
 	 */
 	uint32_t *flow_slot;
+	/**
+	 * Per subnet, the bits of the 16-byte host key its hosts keep
+	 * (dpmon_mapped_bits of its host_prefix_len, prefix.h); NULL when every
+	 * subnet counts whole addresses (the default), and then the hot path
+	 * masks nothing (dpmon_generation_host_prefixes).
+	 */
+	uint8_t *host_bits;
 	uint32_t n_subnets;
 	uint32_t n_flow_subnets; /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
 };
@@ -76,6 +83,31 @@ struct dpmon_generation {
  */
 struct dpmon_generation *dpmon_generation_create(const struct dpmon_classifier *cls,
 						 uint32_t n_subnets, int socket_id);
+
+/**
+ * Count the hosts of @p g per prefix of each subnet's host_prefix_len
+ * (dpmon_subnet_host_len): fill g->host_bits when one of the @p n
+ * subnets (g->n_subnets, in classifier order) is shorter than a whole
+ * address, else leave it NULL (whole addresses). Call before @p g is
+ * published. @return 0, -EINVAL (@p n is not g->n_subnets) or -ENOMEM.
+ * Thread-safety: main lcore.
+ */
+int dpmon_generation_host_prefixes(struct dpmon_generation *g,
+				   const struct dpmon_subnet_conf *subnets, uint32_t n,
+				   int socket_id);
+
+/**
+ * The length, in bits of its family, of the host keys of subnet @p sub of
+ * @p g (< g->n_subnets): 32 or 128 unless its host_prefix_len is shorter.
+ * @p v4: the subnet is IPv4. Any thread (main lcore: the merge).
+ */
+static inline unsigned
+dpmon_generation_host_len(const struct dpmon_generation *g, uint32_t sub, bool v4)
+{
+	unsigned bits = g->host_bits != NULL ? g->host_bits[sub] : 128u;
+
+	return v4 ? bits - 96u : bits;
+}
 
 /** Free @p g and its counters (not its classifier). NULL ignored. Main lcore, once no worker uses it. */
 void dpmon_generation_free(struct dpmon_generation *g);

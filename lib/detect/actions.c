@@ -204,22 +204,31 @@ actions_main(void *arg)
 
 /*
  * Take @p cfg's subnets for actions_inside_subnets (they may overlap or
- * nest): the same answers as dpmon_prefix_contains over every subnet.
+ * nest): the same answers as dpmon_prefix_contains over every subnet, with
+ * the host prefix length of the longest one (actions_host_len).
  * Lock held or not started. @return 0, or -ENOMEM with nothing changed.
  */
 static int
 take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
 {
 	struct dpmon_prefix *list = malloc(sizeof(*list) * (cfg->n_subnets ? cfg->n_subnets : 1));
-	const struct dpmon_prefix *lists[1] = {list};
+	const struct dpmon_prefix *lists[129];
+	uint32_t counts[129] = {0}, at = 0;
 	struct dpmon_prefix_table t;
 	int rc;
 
 	if (list == NULL)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < cfg->n_subnets; i++)
-		list[i] = cfg->subnets[i].prefix;
-	rc = dpmon_prefix_table_build(&t, lists, &cfg->n_subnets, 1, false);
+	/* List l: the subnets whose hosts are /l prefixes, so the value found is l. */
+	for (unsigned l = 0; l <= 128; l++) {
+		lists[l] = list + at;
+		for (uint32_t i = 0; i < cfg->n_subnets; i++)
+			if (dpmon_subnet_host_len(&cfg->subnets[i]) == l) {
+				list[at++] = cfg->subnets[i].prefix;
+				counts[l]++;
+			}
+	}
+	rc = dpmon_prefix_table_build(&t, lists, counts, 129, true);
 	free(list);
 	if (rc != 0)
 		return rc;
@@ -351,6 +360,7 @@ dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
 	if (j.doc == NULL)
 		j.doc = event_json(ev);
 	pthread_mutex_lock(&a->lock);
+	j.len = (uint8_t)actions_host_len(a, &j.addr);
 	ok = actions_enqueue(a, &j);
 	if (!ok) {
 		/* Only the script is dropped: the list changes of the queued

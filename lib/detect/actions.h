@@ -10,8 +10,10 @@
  * merge. docs/detection.md ("Actions") documents
  * every argument and line.
  *
- * Blackholes: one entry per address, announced to ExaBGP as a host route
- * (/32, /128), made by an operator (POST /api/v1/blackholes: "manual") or
+ * Blackholes: one entry per host, announced to ExaBGP as the host's route:
+ * /32 or /128, or the host prefix of a subnet with a shorter
+ * host_prefix_len (2001:db8:1:2::/64; never shorter than the subnet), made
+ * by an operator (POST /api/v1/blackholes: "manual") or
  * by an alert of a banning hostgroup ("alert"). An entry ends when its last
  * reason ends: the last banning alert's ALERT_END withdraws an "alert"
  * entry, never a "manual" one; an operator's DELETE removes the entry
@@ -102,7 +104,13 @@ int dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config
 
 /** One blackhole as the API shows it. */
 struct dpmon_blackhole {
-	struct dpmon_addr addr;
+	struct dpmon_addr addr; /**< the host prefix's network address */
+	/**
+	 * The route's length, bits of the family: the host_prefix_len of the
+	 * subnet when the entry was made (32 or 128 unless shorter; 0 = the
+	 * whole address, in entries built by hand).
+	 */
+	uint8_t prefix_len;
 	bool manual;         /**< an operator's POST; else only alerts hold it */
 	uint64_t alert_id;   /**< the oldest banning alert still active; 0 = none */
 	double since_unix_s; /**< when the entry was made */
@@ -110,8 +118,10 @@ struct dpmon_blackhole {
 };
 
 /**
- * Blackhole @p addr on an operator's request (source "manual"). An "alert"
- * entry of the same address becomes manual (then its alert's end keeps it).
+ * Blackhole the host of @p addr on an operator's request (source
+ * "manual"): @p addr's host prefix in its subnet (host_prefix_len; the
+ * address itself by default). An "alert" entry of the same host becomes
+ * manual (then its alert's end keeps it).
  * Never blocks on I/O: the actions thread writes the state file, the
  * announce line and runs the notify script ("ban").
  * @param addr  the host (IPv4 mapped, prefix.h).
@@ -125,7 +135,8 @@ int dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
 			struct dpmon_blackhole *out);
 
 /**
- * Remove the blackhole of @p addr whatever its source (idempotent); the
+ * Remove the blackhole of @p addr (that address's entry, else that of its
+ * host prefix) whatever its source (idempotent); the
  * actions thread withdraws it, saves the state and notifies ("unban").
  * Never blocks on I/O.
  * @param addr  the host.
@@ -135,12 +146,20 @@ int dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
 int dpmon_blackhole_remove(struct dpmon_actions *a, const struct dpmon_addr *addr);
 
 /**
- * The entry of @p addr into @p out.
+ * The entry of @p addr (that address's, else that of its host prefix) into @p out.
  * @return 0, or -ENOENT when @p addr is not blackholed.
  * Thread-safety: any thread.
  */
 int dpmon_blackhole_get(struct dpmon_actions *a, const struct dpmon_addr *addr,
 			struct dpmon_blackhole *out);
+
+/**
+ * The length, in bits of its family, of the host prefix that a blackhole
+ * of @p addr announces: its subnet's host_prefix_len (32 or 128 unless
+ * shorter). @return it, or -EDOM when @p addr is outside every monitored
+ * subnet. Thread-safety: any thread.
+ */
+int dpmon_blackhole_host_len(struct dpmon_actions *a, const struct dpmon_addr *addr);
 
 /**
  * Every blackhole, sorted by address (IPv4 first), into a malloc'd array.

@@ -48,18 +48,19 @@ void
 actions_wd_cancel(struct dpmon_actions *a, const struct dpmon_addr *addr)
 {
 	for (uint32_t i = 0; i < a->n_wd; i++)
-		if (dpmon_addr_cmp(&a->withdraws[i], addr) == 0) {
+		if (dpmon_addr_cmp(&a->withdraws[i].addr, addr) == 0) {
 			a->withdraws[i] = a->withdraws[--a->n_wd];
 			return;
 		}
 }
 
-/* Queue a withdraw of @p addr (when ExaBGP is configured). Lock held. */
+/* Queue a withdraw of the route of entry @p b (when ExaBGP is configured). Lock held. */
 static void
-wd_add(struct dpmon_actions *a, const struct dpmon_addr *addr)
+wd_add(struct dpmon_actions *a, const struct bh *b)
 {
-	struct dpmon_addr *bigger;
-	char t[DPMON_ADDR_STRLEN];
+	const struct dpmon_addr *addr = &b->addr;
+	struct route *bigger;
+	char t[DPMON_PREFIX_STRLEN];
 
 	if (a->conf.exabgp_pipe[0] == '\0')
 		return;
@@ -70,18 +71,18 @@ wd_add(struct dpmon_actions *a, const struct dpmon_addr *addr)
 		bigger = cap <= DPMON_MAX_BLACKHOLES ? realloc(a->withdraws, cap * sizeof(*bigger))
 						     : NULL;
 		if (bigger == NULL) {
-			LOG("withdraw of %s lost: %s", dpmon_addr_format(addr, t, sizeof(t)),
-			    strerror(ENOMEM));
+			LOG("withdraw of %s lost: %s",
+			    dpmon_host_format(addr, b->len, t, sizeof(t)), strerror(ENOMEM));
 			return;
 		}
 		a->withdraws = bigger;
 		a->cap_wd = cap;
 	}
-	a->withdraws[a->n_wd++] = *addr;
+	a->withdraws[a->n_wd++] = (struct route){.addr = *addr, .len = b->len};
 }
 
 struct bh *
-actions_bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, double since)
+actions_bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, unsigned len, double since)
 {
 	struct bh *bigger, *b;
 
@@ -97,7 +98,7 @@ actions_bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, double si
 		a->cap_bh = cap;
 	}
 	b = &a->bh[a->n_bh++];
-	*b = (struct bh){.addr = *addr, .since = since};
+	*b = (struct bh){.addr = *addr, .len = (uint8_t)len, .since = since};
 	actions_wd_cancel(a, addr);
 	return b;
 }
@@ -106,7 +107,7 @@ void
 actions_bh_delete(struct dpmon_actions *a, uint32_t i)
 {
 	assert(i < a->n_bh);
-	wd_add(a, &a->bh[i].addr);
+	wd_add(a, &a->bh[i]);
 	a->bh[i] = a->bh[--a->n_bh];
 	a->gen++;
 }
@@ -115,6 +116,7 @@ static void
 bh_public(const struct bh *b, struct dpmon_blackhole *out)
 {
 	*out = (struct dpmon_blackhole){.addr = b->addr,
+					.prefix_len = b->len,
 					.manual = b->manual,
 					.alert_id = b->n_alerts ? b->alert_ids[0] : 0,
 					.since_unix_s = b->since,
@@ -130,21 +132,23 @@ bh_public(const struct bh *b, struct dpmon_blackhole *out)
 static void
 ban_start(struct dpmon_actions *a, const struct job *j, int i)
 {
-	char t[DPMON_ADDR_STRLEN];
+	char t[DPMON_PREFIX_STRLEN];
+	struct dpmon_addr key;
+	unsigned len = actions_host_key(a, &j->addr, &key);
 	struct bh *b;
 
 	if (!actions_inside_subnets(a, &j->addr)) {
 		LOG("alert %" PRIu64 ": %s is outside every monitored subnet%s: not blackholed",
-		    j->alert_id, dpmon_addr_format(&j->addr, t, sizeof(t)),
+		    j->alert_id, dpmon_host_format(&j->addr, j->len, t, sizeof(t)),
 		    a->n_subnets == 0 ? " (none known: create the module with "
 					"dpmon_actions_create_cfg)"
 				      : "");
 		return;
 	}
-	b = i >= 0 ? &a->bh[i] : actions_bh_new(a, &j->addr, now_unix_s());
+	b = i >= 0 ? &a->bh[i] : actions_bh_new(a, &key, len, now_unix_s());
 	if (b == NULL) {
 		LOG("alert %" PRIu64 ": %s not blackholed: %d blackholes already", j->alert_id,
-		    dpmon_addr_format(&j->addr, t, sizeof(t)), (int)a->n_bh);
+		    dpmon_host_format(&key, len, t, sizeof(t)), (int)a->n_bh);
 		return;
 	}
 	if (b->restored_ids) { /* a new alert takes the entry over */
@@ -181,11 +185,13 @@ ban_end(struct dpmon_actions *a, const struct job *j, uint32_t i)
 void
 actions_apply_alert(struct dpmon_actions *a, const struct job *j)
 {
+	struct dpmon_addr key;
 	int i;
 
 	if (j->subnet)
 		return; /* a subnet alert never blackholes (docs/detection.md) */
-	i = actions_bh_find(a, &j->addr);
+	(void)actions_host_key(a, &j->addr, &key);
+	i = actions_bh_find(a, &key);
 	if (j->kind == JOB_ALERT_START && j->ban) {
 		ban_start(a, j, i);
 	} else if (j->kind == JOB_ALERT_END && i >= 0 && !a->bh[i].restored_ids) {
@@ -205,7 +211,7 @@ static void
 enqueue_manual(struct dpmon_actions *a, enum job_kind kind, const struct bh *b)
 {
 	struct dpmon_blackhole pub;
-	struct job j = {.kind = kind, .addr = b->addr, .dir = DPMON_DIR_MAX};
+	struct job j = {.kind = kind, .addr = b->addr, .len = b->len, .dir = DPMON_DIR_MAX};
 
 	if (a->conf.notify_script[0] == '\0')
 		return;
@@ -222,6 +228,8 @@ int
 dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
 		    struct dpmon_blackhole *out)
 {
+	struct dpmon_addr key;
+	unsigned len;
 	struct bh *b;
 	int i, rc = 0;
 
@@ -230,12 +238,13 @@ dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
 		rc = -EDOM;
 		goto out;
 	}
-	i = actions_bh_find(a, addr);
+	len = actions_host_key(a, addr, &key);
+	i = actions_bh_find(a, &key);
 	if (i >= 0 && a->bh[i].manual) {
 		rc = 1;
 		b = &a->bh[i];
 	} else {
-		b = i >= 0 ? &a->bh[i] : actions_bh_new(a, addr, now_unix_s());
+		b = i >= 0 ? &a->bh[i] : actions_bh_new(a, &key, len, now_unix_s());
 		if (b == NULL) {
 			rc = a->n_bh == DPMON_MAX_BLACKHOLES ? -ENOSPC : -ENOMEM;
 			goto out;
@@ -255,11 +264,14 @@ out:
 int
 dpmon_blackhole_remove(struct dpmon_actions *a, const struct dpmon_addr *addr)
 {
+	struct dpmon_addr key;
 	struct bh copy;
 	int i;
 
 	pthread_mutex_lock(&a->lock);
-	i = actions_bh_find(a, addr);
+	(void)actions_host_key(a, addr, &key);
+	if ((i = actions_bh_find(a, addr)) < 0)
+		i = actions_bh_find(a, &key);
 	if (i >= 0) {
 		copy = a->bh[i];
 		actions_bh_delete(a, (uint32_t)i);
@@ -274,14 +286,28 @@ int
 dpmon_blackhole_get(struct dpmon_actions *a, const struct dpmon_addr *addr,
 		    struct dpmon_blackhole *out)
 {
+	struct dpmon_addr key;
 	int i;
 
 	pthread_mutex_lock(&a->lock);
-	i = actions_bh_find(a, addr);
+	(void)actions_host_key(a, addr, &key);
+	if ((i = actions_bh_find(a, addr)) < 0)
+		i = actions_bh_find(a, &key);
 	if (i >= 0)
 		bh_public(&a->bh[i], out);
 	pthread_mutex_unlock(&a->lock);
 	return i >= 0 ? 0 : -ENOENT;
+}
+
+int
+dpmon_blackhole_host_len(struct dpmon_actions *a, const struct dpmon_addr *addr)
+{
+	int len;
+
+	pthread_mutex_lock(&a->lock);
+	len = actions_inside_subnets(a, addr) ? (int)actions_host_len(a, addr) : -EDOM;
+	pthread_mutex_unlock(&a->lock);
+	return len;
 }
 
 static int
@@ -314,11 +340,13 @@ dpmon_blackhole_list(struct dpmon_actions *a, struct dpmon_blackhole **out)
 json_t *
 dpmon_blackhole_json(const struct dpmon_blackhole *b)
 {
-	char t[DPMON_ADDR_STRLEN];
+	char t[DPMON_PREFIX_STRLEN];
+	unsigned full = dpmon_family_bits(dpmon_addr_is_v4(&b->addr) ? 4 : 6);
 
-	return json_pack("{s:s,s:s,s:o,s:f,s:b}", "address",
-			 dpmon_addr_format(&b->addr, t, sizeof(t)), "source",
-			 b->manual ? "manual" : "alert", "alert_id",
-			 b->alert_id ? json_integer((json_int_t)b->alert_id) : json_null(), "since",
-			 b->since_unix_s, "announced", b->announced);
+	return json_pack(
+		"{s:s,s:s,s:o,s:f,s:b}", "address",
+		dpmon_host_format(&b->addr, b->prefix_len ? b->prefix_len : full, t, sizeof(t)),
+		"source", b->manual ? "manual" : "alert", "alert_id",
+		b->alert_id ? json_integer((json_int_t)b->alert_id) : json_null(), "since",
+		b->since_unix_s, "announced", b->announced);
 }

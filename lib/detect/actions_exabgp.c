@@ -37,18 +37,20 @@
  * Lines.
  * --------------------------------------------------------------------- */
 
-/* "announce|withdraw route ADDR/LEN next-hop NH[ community [C]]\n"; NH is
- * exabgp_next_hop for IPv4 routes, exabgp_next_hop6 for IPv6 ones. */
+/* "announce|withdraw route ADDR/LEN next-hop NH[ community [C]]\n" of
+ * route @p r (a host's prefix: /32, /128 or its subnet's host_prefix_len);
+ * NH is exabgp_next_hop for IPv4 routes, exabgp_next_hop6 for IPv6 ones. */
 static int
-exabgp_line(const struct dpmon_actions_conf *c, bool announce, const struct dpmon_addr *addr,
-	    char *buf, size_t len)
+exabgp_line(const struct dpmon_actions_conf *c, bool announce, const struct route *r, char *buf,
+	    size_t len)
 {
 	char t[DPMON_ADDR_STRLEN];
-	bool v4 = dpmon_addr_is_v4(addr);
+	bool v4 = dpmon_addr_is_v4(&r->addr);
 	int n;
 
-	n = snprintf(buf, len, "%s route %s/%d next-hop %s", announce ? "announce" : "withdraw",
-		     dpmon_addr_format(addr, t, sizeof(t)), v4 ? 32 : 128,
+	n = snprintf(buf, len, "%s route %s/%u next-hop %s", announce ? "announce" : "withdraw",
+		     dpmon_addr_format(&r->addr, t, sizeof(t)),
+		     r->len ? r->len : dpmon_family_bits(v4 ? 4 : 6),
 		     v4 ? c->exabgp_next_hop : c->exabgp_next_hop6);
 	if (announce && c->exabgp_community[0] != '\0')
 		n += snprintf(buf + n, len - (size_t)n, " community [%s]", c->exabgp_community);
@@ -153,7 +155,7 @@ take_conf(struct dpmon_actions *a, struct dpmon_actions_conf *c)
  * @return false when everything is written.
  */
 static bool
-next_line(struct dpmon_actions *a, bool *announce, struct dpmon_addr *addr)
+next_line(struct dpmon_actions *a, bool *announce, struct route *addr)
 {
 	int i = -1;
 
@@ -165,7 +167,7 @@ next_line(struct dpmon_actions *a, bool *announce, struct dpmon_addr *addr)
 		if (!a->bh[k].announced)
 			i = (int)k;
 	if (*announce && i >= 0)
-		*addr = a->bh[i].addr;
+		*addr = (struct route){.addr = a->bh[i].addr, .len = a->bh[i].len};
 	pthread_mutex_unlock(&a->lock);
 	return !*announce || i >= 0;
 }
@@ -173,14 +175,14 @@ next_line(struct dpmon_actions *a, bool *announce, struct dpmon_addr *addr)
 /* The line of @p addr reached the pipe: its withdraw is done, or its entry
  * announced (if still listed). Takes the lock. */
 static void
-line_written(struct dpmon_actions *a, bool announce, const struct dpmon_addr *addr)
+line_written(struct dpmon_actions *a, bool announce, const struct route *r)
 {
 	int i;
 
 	pthread_mutex_lock(&a->lock);
 	if (!announce)
-		actions_wd_cancel(a, addr);
-	else if ((i = actions_bh_find(a, addr)) >= 0)
+		actions_wd_cancel(a, &r->addr);
+	else if ((i = actions_bh_find(a, &r->addr)) >= 0)
 		a->bh[i].announced = true;
 	pthread_mutex_unlock(&a->lock);
 }
@@ -189,7 +191,7 @@ void
 actions_exabgp_sync(struct dpmon_actions *a)
 {
 	struct dpmon_actions_conf c;
-	struct dpmon_addr addr;
+	struct route addr;
 	char line[LINE_LEN];
 	bool announce;
 	int n;

@@ -171,7 +171,10 @@ actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
 	if (j->subnet)
 		dpmon_prefix_format(&j->prefix, addr, sizeof(addr));
 	else
-		dpmon_addr_format(&j->addr, addr, sizeof(addr));
+		dpmon_host_format(&j->addr,
+				  j->len ? j->len
+					 : dpmon_family_bits(dpmon_addr_is_v4(&j->addr) ? 4 : 6),
+				  addr, sizeof(addr));
 	snprintf(id, sizeof(id), "%" PRIu64, j->alert_id);
 	snprintf(script_arg, sizeof(script_arg), "%s",
 		 script); /* a path of the configuration: fits */

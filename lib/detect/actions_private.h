@@ -60,12 +60,19 @@ enum job_kind {
 	JOB_UNBAN
 };
 
+/* A route to ExaBGP: a host's prefix (its network address and length). */
+struct route {
+	struct dpmon_addr addr;
+	uint8_t len; /* bits of its family: the host prefix length of its subnet */
+};
+
 /* One entry of the queue. */
 struct job {
 	enum job_kind kind;
 	struct dpmon_addr addr;
 	bool subnet;                /* a subnet alert's: never a blackhole */
 	struct dpmon_prefix prefix; /* the subnet, when @c subnet */
+	uint8_t len; /* addr's host prefix length, bits of its family (actions_host_len) */
 	enum dpmon_dir dir;
 	uint64_t alert_id;
 	bool ban;
@@ -75,7 +82,8 @@ struct job {
 
 /* One blackhole (struct dpmon_blackhole is its public view). */
 struct bh {
-	struct dpmon_addr addr;
+	struct dpmon_addr addr; /* the host prefix's network address */
+	uint8_t len;            /* its length, bits of the family: the route announced */
 	bool manual;
 	bool announced;
 	bool restored_ids; /* alert_ids come from the state file: no end will come */
@@ -98,7 +106,8 @@ struct dpmon_actions {
 	pthread_t thread;
 	bool started, stop;
 	struct dpmon_actions_conf conf;
-	struct dpmon_prefix_table subnets; /* the monitored subnets (value 1) */
+	/* the monitored subnets, valued by their host prefix length (bits of the family) */
+	struct dpmon_prefix_table subnets;
 	uint32_t n_subnets;
 	/* queue */
 	struct job queue[QUEUE_LEN];
@@ -108,7 +117,7 @@ struct dpmon_actions {
 	/* blackholes */
 	struct bh *bh;
 	uint32_t n_bh, cap_bh;
-	struct dpmon_addr *withdraws; /* pending withdraw lines */
+	struct route *withdraws; /* pending withdraw lines */
 	uint32_t n_wd, cap_wd;
 	uint64_t gen, saved_gen; /* list changes, and the one saved */
 	bool busy;               /* the thread is in a round */
@@ -157,6 +166,34 @@ actions_inside_subnets(const struct dpmon_actions *a, const struct dpmon_addr *a
 	return dpmon_prefix_table_lookup(&a->subnets, addr) >= 0;
 }
 
+/*
+ * The length, in bits of its family, of the host prefix @p addr belongs to:
+ * its subnet's host_prefix_len (longest match), the whole address outside
+ * every subnet. Lock held (or the thread not started).
+ */
+static inline unsigned
+actions_host_len(const struct dpmon_actions *a, const struct dpmon_addr *addr)
+{
+	int64_t v = dpmon_prefix_table_lookup(&a->subnets, addr);
+
+	return v >= 0 ? (unsigned)v : dpmon_family_bits(dpmon_addr_is_v4(addr) ? 4 : 6);
+}
+
+/*
+ * @p addr as the network address of its host prefix, into @p out
+ * (actions_host_len); @return that length. Lock held (or not started).
+ */
+static inline unsigned
+actions_host_key(const struct dpmon_actions *a, const struct dpmon_addr *addr,
+		 struct dpmon_addr *out)
+{
+	unsigned len = actions_host_len(a, addr);
+
+	*out = *addr;
+	dpmon_addr_mask(out, dpmon_mapped_bits(dpmon_addr_is_v4(addr) ? 4 : 6, len));
+	return len;
+}
+
 /* @return the index of @p addr in a->bh, or -1. Lock held. */
 int actions_bh_find(const struct dpmon_actions *a, const struct dpmon_addr *addr);
 
@@ -164,13 +201,14 @@ int actions_bh_find(const struct dpmon_actions *a, const struct dpmon_addr *addr
 void actions_wd_cancel(struct dpmon_actions *a, const struct dpmon_addr *addr);
 
 /*
- * Append a new entry for @p addr (not in the list), made at @p since
- * (seconds since the epoch); cancels its pending withdraw. a->gen is the
- * caller's to bump.
+ * Append a new entry for the prefix @p addr / @p len (bits of its family;
+ * not in the list), made at @p since (seconds since the epoch); cancels
+ * its pending withdraw. a->gen is the caller's to bump.
  * @return the entry, or NULL at DPMON_MAX_BLACKHOLES or out of memory.
  * Lock held.
  */
-struct bh *actions_bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, double since);
+struct bh *actions_bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, unsigned len,
+			  double since);
 
 /* Remove entry @p i (< a->n_bh), queue its withdraw and bump a->gen. Lock held. */
 void actions_bh_delete(struct dpmon_actions *a, uint32_t i);

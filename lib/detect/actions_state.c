@@ -43,7 +43,7 @@ static json_t *
 state_json(struct dpmon_actions *a)
 {
 	json_t *list = json_array(), *ids, *e;
-	char t[DPMON_ADDR_STRLEN];
+	char t[DPMON_PREFIX_STRLEN];
 
 	if (a->n_bh > 1) /* a stable file for diffs */
 		qsort(a->bh, a->n_bh, sizeof(a->bh[0]), cmp_bh);
@@ -54,8 +54,8 @@ state_json(struct dpmon_actions *a)
 		for (uint32_t k = 0; ids != NULL && k < b->n_alerts; k++)
 			json_array_append_new(ids, json_integer((json_int_t)b->alert_ids[k]));
 		e = json_pack("{s:s,s:b,s:o,s:f}", "address",
-			      dpmon_addr_format(&b->addr, t, sizeof(t)), "manual", b->manual,
-			      "alert_ids", ids, "since", b->since);
+			      dpmon_host_format(&b->addr, b->len, t, sizeof(t)), "manual",
+			      b->manual, "alert_ids", ids, "since", b->since);
 		if (e == NULL || json_array_append_new(list, e) != 0) {
 			json_decref(list);
 			return NULL;
@@ -171,13 +171,24 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 {
 	json_t *addr = json_object_get(e, "address"), *manual = json_object_get(e, "manual"),
 	       *ids = json_object_get(e, "alert_ids"), *since = json_object_get(e, "since"), *v;
+	struct dpmon_prefix p;
 	struct dpmon_addr ad;
+	unsigned len;
 	struct bh *b;
 	size_t k;
 
-	if (!json_is_string(addr) || dpmon_addr_parse(json_string_value(addr), &ad) != 0) {
-		LOG("state file %s: $.blackholes[%zu].address: not an IPv4 or IPv6 address", path,
-		    i);
+	/* An address, or a host prefix in CIDR form (host_prefix_len). */
+	if (json_is_string(addr) && strchr(json_string_value(addr), '/') != NULL &&
+	    dpmon_prefix_parse(json_string_value(addr), &p, NULL) == 0 &&
+	    !(p.family == 6 && dpmon_addr_is_v4(&p.addr))) {
+		ad = p.addr;
+		len = p.depth;
+	} else if (json_is_string(addr) && dpmon_addr_parse(json_string_value(addr), &ad) == 0) {
+		len = dpmon_family_bits(dpmon_addr_is_v4(&ad) ? 4 : 6);
+	} else {
+		LOG("state file %s: $.blackholes[%zu].address: not an IPv4 or IPv6 address or "
+		    "prefix",
+		    path, i);
 		return false;
 	}
 	if (!json_is_boolean(manual) || !json_is_array(ids) || !json_is_number(since)) {
@@ -191,7 +202,7 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 		LOG("state file %s: $.blackholes[%zu].address: duplicate address", path, i);
 		return false;
 	}
-	b = actions_bh_new(a, &ad, json_number_value(since));
+	b = actions_bh_new(a, &ad, len, json_number_value(since));
 	if (b == NULL) {
 		LOG("state file %s: $.blackholes[%zu]: more than %d blackholes", path, i,
 		    DPMON_MAX_BLACKHOLES);

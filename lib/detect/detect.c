@@ -795,6 +795,9 @@ start_alert(struct dpmon_detect *d, struct host_state *st, int dir, double now_u
 		return -ENOMEM; /* the count stays above: tried again next interval */
 	a->id = ++d->last_id;
 	a->addr = st->addr;
+	/* A subnet's state has no host record: its alert's prefix is st->prefix. */
+	a->prefix_len =
+		st->sub_entry != SUBNET_NONE ? 0 : (uint8_t)dpmon_snap_host_len(d->snap, st->host);
 	a->dir = (enum dpmon_dir)dir;
 	a->metric = (enum dpmon_metric)m;
 	a->value = metric_value(ds, m);
@@ -1005,9 +1008,14 @@ update_watch(struct dpmon_detect *d, struct dpmon_alert *const *act, uint32_t n_
 		const struct dpmon_prefix *p = &act[i]->prefix;
 
 		hosts[n] = act[i]->addr;
-		depths[n] = act[i]->target != DPMON_TARGET_SUBNET ? 128
-			    : p->family == 4                      ? (uint8_t)(96 + p->depth)
-								  : p->depth;
+		/* A subnet as its prefix; a host counted per prefix as that. */
+		depths[n] = act[i]->target == DPMON_TARGET_SUBNET
+				    ? (uint8_t)dpmon_mapped_bits(p->family, p->depth)
+			    : act[i]->prefix_len != 0
+				    ? (uint8_t)dpmon_mapped_bits(
+					      dpmon_addr_is_v4(&act[i]->addr) ? 4 : 6,
+					      act[i]->prefix_len)
+				    : 128;
 		dirs[n] = act[i]->dir;
 		ids[n++] = act[i]->id;
 	}

@@ -84,7 +84,9 @@ void dpmon_sampler_free(struct dpmon_sampler *s);
  * @param hosts      @p n addresses (IPv4 mapped, prefix.h): hosts, or a
  *                   subnet's network address.
  * @param depths     @p n prefix lengths in bits of the mapped address
- *                   (128: a host; an IPv4 /24 is 120), or NULL: all hosts.
+ *                   (128: a host; an IPv4 /24 is 120; a host counted per
+ *                   prefix, host_prefix_len, is that prefix), or NULL:
+ *                   all whole addresses.
  * @param alert_ids  @p n alert ids, one per entry.
  * @return 0, or -E2BIG when @p n > DPMON_SAMPLE_WATCH_MAX (nothing changed).
  * Thread-safety: main lcore.

@@ -111,7 +111,7 @@ dpmon_alert_json(const struct dpmon_alert *a, double now_unix_s)
 	if (subnet)
 		dpmon_prefix_format(&a->prefix, addr, sizeof(addr));
 	else
-		dpmon_addr_format(&a->addr, addr, sizeof(addr));
+		dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr));
 	o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:f,s:f,s:s,s:o,s:b,s:f,s:o,s:f,s:o,s:o}", "id",
 		      (json_int_t)a->id, "state", active ? "active" : "ended", "target",
 		      dpmon_alert_target_name(a->target), subnet ? "prefix" : "address", addr,

@@ -49,7 +49,14 @@ struct dpmon_alert {
 	int refs;    /**< atomics; dpmon_alert_ref/unref */
 	uint64_t id; /**< 1, 2, ... in order of start; GET /api/v1/alerts/{id} */
 	enum dpmon_alert_target target;
-	struct dpmon_addr addr;     /**< the host; a subnet's network address */
+	/** the host (its prefix's network address); a subnet's network address */
+	struct dpmon_addr addr;
+	/**
+	 * Length in bits of its family of the host prefix @c addr stands for
+	 * (its subnet's host_prefix_len); 0 = the whole address. Read it with
+	 * dpmon_alert_host_len. Host alerts only.
+	 */
+	uint8_t prefix_len;
 	struct dpmon_prefix prefix; /**< the subnet (DPMON_TARGET_SUBNET only) */
 	enum dpmon_dir dir;         /**< direction of the threshold that fired */
 	enum dpmon_metric metric;   /**< the metric that fired */
@@ -65,6 +72,14 @@ struct dpmon_alert {
 	double peak[DPMON_METRIC_MAX];
 	json_t *sample; /**< dpmon_sampler_summary(), or NULL; owned, never modified */
 };
+
+/** The host prefix length of @p a, bits of its family: 32 or 128 unless shorter. Any thread. */
+static inline unsigned
+dpmon_alert_host_len(const struct dpmon_alert *a)
+{
+	return a->prefix_len != 0 ? a->prefix_len
+				  : dpmon_family_bits(dpmon_addr_is_v4(&a->addr) ? 4 : 6);
+}
 
 /** Stable name of an attack type ("syn_flood"); NULL out of range. Any thread. */
 const char *dpmon_attack_name(int t);
@@ -92,8 +107,10 @@ void dpmon_alert_unref(struct dpmon_alert *a);
 
 /**
  * The alert as the API shows it: {"id", "state": "active"|"ended",
- * "target": "host"|"subnet", "address" (a host alert) or "prefix" and
- * "subnet" (its name, null when it has none; a subnet alert), "direction", "metric", "value", "threshold", "type",
+ * "target": "host"|"subnet", "address" (a host alert; CIDR form for a
+ * host prefix shorter than a whole address) or "prefix" and "subnet" (its
+ * name, null when it has none; a subnet alert), "direction", "metric",
+ * "value", "threshold", "type",
  * "hostgroup" (null = global), "ban", "start_unix_s", "end_unix_s" (null
  * while active), "duration_s" (to @p now_unix_s while active), "peak":
  * {metric: value, flows null when not measured}, "sample" (null when none)}.

@@ -392,6 +392,7 @@ fill_subnets(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 
 		ss->prefix = m->cfg->subnets[i].prefix;
 		memcpy(ss->name, m->cfg->subnets[i].name, sizeof(ss->name));
+		ss->host_prefix_len = (uint8_t)dpmon_subnet_host_len(&m->cfg->subnets[i]);
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
 			merge_dir_stats(&ss->dir[d], &sn->cur[i].dir[d], &sn->cur[i].flags[d],
 					&sn->prev[i].dir[d], &sn->prev[i].flags[d], dt);

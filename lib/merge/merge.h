@@ -53,6 +53,16 @@ struct dpmon_snapshot *dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc,
 				       const struct dpmon_port_stats *ports, uint32_t n_ports);
 
 /**
+ * Map the hosts the workers have published so far as hosts of their
+ * current generation: call just before a reload publishes new ones, so
+ * that dpmon_merge_reconfigure has to place only those published after
+ * (each of either generation) by their address (docs/architecture.md).
+ * @return 0, or -ENOMEM, -ENOSPC (the next merge maps the rest).
+ * Thread-safety: main lcore only, concurrent with the workers.
+ */
+int dpmon_merge_map_hosts(struct dpmon_merge *m);
+
+/**
  * Switch to new subnets (configuration reload; see merge_reload.c): fold the
  * current generation's final subnet counts, by exact prefix, into the
  * subnets that remain, and read the workers' new generations from now on.

@@ -36,6 +36,7 @@
 #define HOST_ARRAYS(X)    \
 	X(hosts.g_addr)   \
 	X(hosts.g_subnet) \
+	X(hosts.g_plen)   \
 	X(fold.g_cur)     \
 	X(fold.g_prev)    \
 	X(hosts.sorted)   \
@@ -142,7 +143,7 @@ id_recycle(struct dpmon_merge *m, uint32_t id)
 }
 
 int64_t
-merge_global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet)
+merge_global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet, unsigned c)
 {
 	void *data;
 	bool recycled = m->hosts.n_free_ids > 0;
@@ -167,6 +168,11 @@ merge_global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subn
 	 * than an index past m->subnets.n; a reload reclassifies every host. */
 	m->hosts.g_subnet[id] = subnet < m->subnets.n ? subnet : DPMON_NO_SUBNET;
 	m->hosts.n_unmonitored += m->hosts.g_subnet[id] == DPMON_NO_SUBNET;
+	m->hosts.g_plen[id] =
+		(uint8_t)(m->hosts.g_subnet[id] == DPMON_NO_SUBNET
+				  ? dpmon_family_bits(dpmon_addr_is_v4(a) ? 4 : 6)
+				  : dpmon_generation_host_len(m->subnets.gen[c], subnet,
+							      dpmon_addr_is_v4(a)));
 	m->fold.first[id] = OCC_END;
 	return id;
 }
@@ -192,7 +198,8 @@ merge_map_new_hosts(struct dpmon_merge *m)
 		uint32_t n = dpmon_core_hosts_published(core);
 
 		for (uint32_t i = m->workers.map[c].mapped; i < n; i++) {
-			int64_t id = merge_global_id(m, &core->meta[i].addr, core->meta[i].subnet);
+			int64_t id =
+				merge_global_id(m, &core->meta[i].addr, core->meta[i].subnet, c);
 			if (id < 0)
 				return (int)id;
 			merge_map_entry(m, c, i, (uint32_t)id);

@@ -156,7 +156,7 @@ static int
 entry_new(struct dpmon_merge *m, unsigned c, uint32_t i)
 {
 	const struct dpmon_host_meta *e = &m->workers.core[c]->meta[i];
-	int64_t id = merge_global_id(m, &e->addr, e->subnet);
+	int64_t id = merge_global_id(m, &e->addr, e->subnet, c);
 
 	if (id < 0)
 		return (int)id;

@@ -58,6 +58,8 @@ struct rte_hash;
 #define HOST_PINNED 1
 /* hosts.g_flags: listed in hosts.dying. */
 #define HOST_DYING  2
+/* hosts.g_flags: mapped during a reload (dpmon_merge_reconfigure only). */
+#define HOST_WINDOW 4
 
 /* How the merger sees a worker entry (core_map.state). */
 enum entry_state {
@@ -153,6 +155,12 @@ struct merge_hosts {
 	struct dpmon_addr *g_addr; /**< global id → address */
 	/** global id → subnet, DPMON_NO_SUBNET: none, HOST_REMOVED: no host */
 	uint32_t *g_subnet;
+	/**
+	 * global id → the length, in bits of its family, of the prefix its
+	 * address stands for (its subnet's host_prefix_len when its entries
+	 * were made: merge_reload.c); listed only while that of its subnet
+	 */
+	uint8_t *g_plen;
 	uint32_t n_unmonitored; /**< global hosts outside every subnet (g_subnet) */
 	uint32_t *sorted;       /**< global ids by address */
 	uint32_t n_sorted;      /**< hosts in @c sorted */
@@ -165,7 +173,7 @@ struct merge_hosts {
 	uint32_t n_dying;
 	double *g_first;  /**< global id → uptime of its first record, seconds */
 	double *g_last;   /**< global id → uptime of its last touch, seconds */
-	uint8_t *g_flags; /**< global id → HOST_PINNED, HOST_DYING */
+	uint8_t *g_flags; /**< global id → HOST_PINNED, HOST_DYING, HOST_WINDOW */
 	uint32_t *pinned; /**< the ids pinned now */
 	uint32_t n_pinned;
 	/** global id → index + 1 into fold.bases (counts of its retired entries), 0 = none */
@@ -355,12 +363,14 @@ void merge_hosts_free(struct dpmon_merge *m);
 int merge_map_new_hosts(struct dpmon_merge *m);
 
 /**
- * Global id of @p a (subnet @p subnet, as its worker classified it),
+ * Global id of @p a (subnet @p subnet, as worker table @p c classified it
+ * under its generation, which also gives its host prefix length),
  * creating the host (a removed host's id, else a new one) on first sight,
  * listed in hosts.new_ids.
  * @return the id, or -ENOMEM, -ENOSPC (the hash is full).
  */
-int64_t merge_global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet);
+int64_t merge_global_id(struct dpmon_merge *m, const struct dpmon_addr *a, uint32_t subnet,
+			unsigned c);
 
 /** Map entry @p i of core @p c to global id @p id: live, chained, touched now. */
 void merge_map_entry(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t id);

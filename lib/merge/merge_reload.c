@@ -13,7 +13,9 @@
  * once more, by the next merge, for the interval they shared with the new
  * ones. Hosts are classified again: those outside every new subnet stay
  * in the merger (their counters, should they come back) but leave the
- * snapshots. The history's points are renumbered to the new subnets.
+ * snapshots, and so do those whose subnet now counts hosts per prefix of
+ * another length (host_prefix_len: host_prefix_subnet). The history's
+ * points are renumbered to the new subnets.
  */
 #include "merge_private.h"
 
@@ -193,7 +195,39 @@ switch_subnets(struct dpmon_merge *m, struct subnet_carry *k, struct dpmon_gener
 	m->subnets.n = n_subnets;
 }
 
-/* Every host's subnet under @p cls; the next merge rewrites and relists every record. */
+/*
+ * The host prefix length of global id @p id in its new subnet @p sub, of
+ * host_prefix_len @p len: the host stays listed only when its address
+ * stands for a prefix of that length. A host mapped during the reload
+ * (@p window: its entries may have been made under either generation) is
+ * taken as of the new one when its address is a prefix of that length.
+ * A host of a longer length whose address is one (2001:db8:1:2:: when
+ * 128 becomes 64) becomes that prefix: the workers' new keys are its
+ * entries' keys, and its counts are the prefix's too. Any other host
+ * keeps its length and leaves the snapshots (DPMON_NO_SUBNET) until a
+ * reload gives its subnet that length again; a shorter prefix's address
+ * never becomes a host of a longer length (2001:db8:1:2:: when 64
+ * becomes 128: it holds a whole /64's counts).
+ */
+static uint32_t
+host_prefix_subnet(struct dpmon_merge *m, uint32_t id, uint32_t sub, unsigned len, bool window)
+{
+	const struct dpmon_addr *a = &m->hosts.g_addr[id];
+	struct dpmon_addr masked = *a;
+	bool v4 = dpmon_addr_is_v4(a);
+
+	dpmon_addr_mask(&masked, dpmon_mapped_bits(v4 ? 4 : 6, len));
+	if (dpmon_addr_eq(&masked, a) && (window || m->hosts.g_plen[id] > len))
+		m->hosts.g_plen[id] = (uint8_t)len;
+	return m->hosts.g_plen[id] == len ? sub : DPMON_NO_SUBNET;
+}
+
+/*
+ * Every host's subnet under @p cls and the new configuration's
+ * host_prefix_len (host_prefix_subnet; those flagged HOST_WINDOW were
+ * mapped during the reload); the next merge rewrites and relists every
+ * record.
+ */
 static void
 reclassify_hosts(struct dpmon_merge *m, const struct dpmon_classifier *cls)
 {
@@ -201,12 +235,30 @@ reclassify_hosts(struct dpmon_merge *m, const struct dpmon_classifier *cls)
 	m->records.order_stale = true;
 	m->reload.resubnet = true;
 	for (uint32_t id = 0; id < m->hosts.n; id++) {
+		uint32_t sub;
+
 		if (m->hosts.g_subnet[id] == HOST_REMOVED)
 			continue;
-		m->hosts.g_subnet[id] = classify_host(cls, &m->hosts.g_addr[id]);
-		if (m->hosts.g_subnet[id] == DPMON_NO_SUBNET)
+		sub = classify_host(cls, &m->hosts.g_addr[id]);
+		if (sub != DPMON_NO_SUBNET)
+			sub = host_prefix_subnet(m, id, sub,
+						 dpmon_subnet_host_len(&m->cfg->subnets[sub]),
+						 m->hosts.g_flags[id] & HOST_WINDOW);
+		m->hosts.g_flags[id] &= (uint8_t)~HOST_WINDOW;
+		m->hosts.g_subnet[id] = sub;
+		if (sub == DPMON_NO_SUBNET)
 			m->hosts.n_unmonitored++;
 	}
+}
+
+int
+dpmon_merge_map_hosts(struct dpmon_merge *m)
+{
+	int rc = merge_drain_events(m);
+
+	if (rc == 0)
+		rc = merge_map_new_hosts(m);
+	return rc != 0 ? rc : merge_sort_new_hosts(m);
 }
 
 int
@@ -215,13 +267,18 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 			const uint32_t *old_of_new)
 {
 	struct subnet_carry k;
+	uint32_t from = m->hosts.n_new;
 	int rc = -ENOMEM;
 
 	if (carry_alloc(&k, m->subnets.n, n_subnets) != 0)
 		goto out;
-	/* Hosts the old generation inserted, before their subnets renumber. */
-	if (merge_drain_events(m) != 0 || merge_map_new_hosts(m) != 0 ||
-	    merge_sort_new_hosts(m) != 0)
+	/* Hosts the old generation inserted, before their subnets renumber;
+	 * those new now may be keyed under either generation (the window). */
+	if (merge_drain_events(m) != 0 || merge_map_new_hosts(m) != 0)
+		goto out;
+	for (uint32_t j = from; j < m->hosts.n_new; j++)
+		m->hosts.g_flags[m->hosts.new_ids[j]] |= HOST_WINDOW;
+	if (merge_sort_new_hosts(m) != 0)
 		goto out;
 	if (remap_history(m, old_of_new, n_subnets) != 0)
 		goto out;
@@ -230,6 +287,9 @@ dpmon_merge_reconfigure(struct dpmon_merge *m, const struct dpmon_classifier *cl
 	reclassify_hosts(m, cls);
 	rc = 0;
 out:
+	if (rc != 0) /* the window is this reload's only (the sort may have moved it) */
+		for (uint32_t j = 0; j < m->hosts.n_new; j++)
+			m->hosts.g_flags[m->hosts.new_ids[j]] &= (uint8_t)~HOST_WINDOW;
 	carry_free(&k);
 	return rc;
 }

@@ -91,6 +91,12 @@ struct dpmon_dir_stats {
 struct dpmon_snap_subnet {
 	struct dpmon_prefix prefix;
 	char name[DPMON_NAME_LEN];
+	/**
+	 * Its hosts are prefixes of this length, in bits of its family (its
+	 * host_prefix_len; 0 in a snapshot filled by hand: whole addresses).
+	 * Every host the snapshot lists in it is one: dpmon_snap_host_len.
+	 */
+	uint8_t host_prefix_len;
 	struct dpmon_dir_stats dir[DPMON_DIR_MAX];
 };
 
@@ -355,6 +361,22 @@ dpmon_snap_host_decay(const struct dpmon_snapshot *s, const struct dpmon_snap_ho
 const struct dpmon_dir_stats *dpmon_snap_host_dir(const struct dpmon_snapshot *s,
 						  const struct dpmon_snap_host *h, int d,
 						  struct dpmon_dir_stats *tmp);
+
+/**
+ * The length, in bits of its family, of the prefix host @p h of @p s
+ * stands for (its address is that prefix's network address): its
+ * subnet's host_prefix_len; 32 or 128 (a whole address) when that is 0 or
+ * the host has no subnet. Any thread.
+ */
+static inline unsigned
+dpmon_snap_host_len(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
+{
+	unsigned full = dpmon_family_bits(dpmon_addr_is_v4(&h->addr) ? 4 : 6);
+
+	if (h->subnet >= s->n_subnets || s->subnets[h->subnet].host_prefix_len == 0)
+		return full;
+	return s->subnets[h->subnet].host_prefix_len;
+}
 
 /** Free a snapshot that was never published. */
 void dpmon_snapshot_free(struct dpmon_snapshot *s);

@@ -312,6 +312,14 @@ apply_reload(struct app *a, struct dpmon_config *next, uint32_t *kept)
 	if (rc != 0)
 		goto fail;
 	*kept = count_kept(x.old_of_new, next->n_subnets);
+	for (unsigned w = 0; w < a->n_workers; w++) {
+		rc = dpmon_generation_host_prefixes(x.gens[w], next->subnets, next->n_subnets,
+						    (int)rte_lcore_to_socket_id(a->lcores[w]));
+		if (rc != 0)
+			goto fail;
+	}
+	/* The hosts so far were keyed with the running host_prefix_len. */
+	(void)dpmon_merge_map_hosts(a->merge);
 	/* Swap: from here on the workers count into the new generations. */
 	publish_gens(a, x.gens);
 	wait_grace_period(a);

@@ -214,7 +214,9 @@ init_worker(struct app *a, unsigned w, unsigned lcore)
 	/* Generation 0: made like every later one (reload.c). */
 	a->gens[w] = dpmon_generation_create(a->cls, a->cfg.n_subnets,
 					     (int)rte_lcore_to_socket_id(lcore));
-	if (a->gens[w] == NULL)
+	if (a->gens[w] == NULL ||
+	    dpmon_generation_host_prefixes(a->gens[w], a->cfg.subnets, a->cfg.n_subnets,
+					   (int)rte_lcore_to_socket_id(lcore)) != 0)
 		return -ENOMEM;
 	wk->core = a->cores[w];
 	wk->gen = a->gens[w];

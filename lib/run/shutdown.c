@@ -54,9 +54,9 @@ print_worker_totals(const struct app *a)
 static void
 print_active_alert(const struct dpmon_alert *al)
 {
-	char addr[DPMON_ADDR_STRLEN];
+	char addr[DPMON_PREFIX_STRLEN];
 
-	dpmon_addr_format(&al->addr, addr, sizeof(addr));
+	dpmon_host_format(&al->addr, dpmon_alert_host_len(al), addr, sizeof(addr));
 	printf("dpmon: alert %" PRIu64 " still active at stop: %s %s %s %.6g > %.6g (%s)\n", al->id,
 	       addr, dpmon_dir_name(al->dir), dpmon_metric_name(al->metric), al->value,
 	       al->threshold, dpmon_attack_name(al->type));

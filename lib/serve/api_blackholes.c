@@ -33,14 +33,39 @@
  * Arguments: the item's address, the POST body.
  * --------------------------------------------------------------------- */
 
-/* The address of the item path @p text (@p n bytes); answers 400. */
+/*
+ * The address of the item path or body text @p text (@p n bytes): an
+ * address, or a host prefix in CIDR form, which must be one of a
+ * monitored subnet whose hosts are prefixes of that length (then its
+ * network address goes to @p out); answers 400.
+ */
 static int
 blackhole_addr_arg(struct request *r, const char *text, size_t n, struct dpmon_addr *out)
 {
 	char buf[ARG_TEXT_MAX], e[ECHO_BUF];
+	struct dpmon_prefix p;
+	int len;
 
-	if (!api_copy_arg(text, n, buf) || dpmon_addr_parse(buf, out) != 0)
+	if (memchr(text, '/', n) == NULL) {
+		if (!api_copy_arg(text, n, buf) || dpmon_addr_parse(buf, out) != 0)
+			return api_reply_error(r, 400, "invalid address '%s'",
+					       api_echo(text, n, e));
+		return 0;
+	}
+	if (!api_copy_arg(text, n, buf) || dpmon_prefix_parse(buf, &p, NULL) != 0)
 		return api_reply_error(r, 400, "invalid address '%s'", api_echo(text, n, e));
+	len = p.family == 6 && dpmon_addr_is_v4(&p.addr)
+		      ? -EDOM
+		      : dpmon_blackhole_host_len(r->actions, &p.addr);
+	/* A CIDR names only a host prefix shorter than a whole address. */
+	if (len < 0 || (unsigned)len >= dpmon_family_bits(p.family))
+		return api_reply_error(r, 400, "invalid address '%s'", api_echo(text, n, e));
+	if (len != p.depth)
+		return api_reply_error(r, 400,
+				       "invalid address '%s': the hosts of its subnet are /%d "
+				       "prefixes (host_prefix_len)",
+				       api_echo(text, n, e), len);
+	*out = p.addr;
 	return 0;
 }
 
@@ -177,13 +202,18 @@ api_ep_blackhole(struct request *r, const char *rest, size_t rest_len)
 int
 api_ep_blackhole_del(struct request *r, const char *rest, size_t rest_len)
 {
+	struct dpmon_blackhole b;
 	struct dpmon_addr addr;
-	char t[DPMON_ADDR_STRLEN];
+	char t[DPMON_PREFIX_STRLEN];
 	int rc = blackhole_addr_arg(r, rest, rest_len, &addr);
 
 	if (rc != 0)
 		return rc;
-	dpmon_addr_format(&addr, t, sizeof(t));
+	/* The entry's own form (its prefix) when there is one. */
+	if (dpmon_blackhole_get(r->actions, &addr, &b) == 0)
+		dpmon_host_format(&b.addr, b.prefix_len, t, sizeof(t));
+	else
+		dpmon_addr_format(&addr, t, sizeof(t));
 	return api_reply(r, 200,
 			 json_pack("{s:s,s:b}", "address", t, "removed",
 				   dpmon_blackhole_remove(r->actions, &addr) == 0));

@@ -364,27 +364,31 @@ subnet_json(const struct dpmon_snapshot *s, uint32_t i)
 	const struct dpmon_snap_subnet *sn = &s->subnets[i];
 	char p[DPMON_PREFIX_STRLEN];
 
-	return json_pack("{s:s,s:o,s:i,s:o,s:o}", "prefix",
+	unsigned host_len =
+		sn->host_prefix_len ? sn->host_prefix_len : dpmon_family_bits(sn->prefix.family);
+
+	return json_pack("{s:s,s:o,s:i,s:i,s:o,s:o}", "prefix",
 			 dpmon_prefix_format(&sn->prefix, p, sizeof(p)), "name",
 			 text_json(sn->name, sizeof(sn->name)), "family", (int)sn->prefix.family,
-			 "ingress", dpmon_api_dir_json(&sn->dir[DPMON_DIR_INGRESS]), "egress",
+			 "host_prefix_len", (int)host_len, "ingress",
+			 dpmon_api_dir_json(&sn->dir[DPMON_DIR_INGRESS]), "egress",
 			 dpmon_api_dir_json(&sn->dir[DPMON_DIR_EGRESS]));
 }
 
 static json_t *
 host_json(const struct dpmon_snapshot *s, const struct dpmon_snap_host *h)
 {
-	char a[DPMON_ADDR_STRLEN], p[DPMON_PREFIX_STRLEN] = "";
+	char a[DPMON_PREFIX_STRLEN], p[DPMON_PREFIX_STRLEN] = "";
 	struct dpmon_dir_stats in, out;
 
 	if (h->subnet < s->n_subnets)
 		dpmon_prefix_format(&s->subnets[h->subnet].prefix, p, sizeof(p));
 	return json_pack(
-		"{s:s,s:s,s:I,s:I,s:o,s:o}", "address", dpmon_addr_format(&h->addr, a, sizeof(a)),
-		"subnet", p, "first_seen", (json_int_t)h->first_seen, "last_seen",
-		(json_int_t)h->last_seen, "ingress",
-		dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_INGRESS, &in)), "egress",
-		dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_EGRESS, &out)));
+		"{s:s,s:s,s:I,s:I,s:o,s:o}", "address",
+		dpmon_host_format(&h->addr, dpmon_snap_host_len(s, h), a, sizeof(a)), "subnet", p,
+		"first_seen", (json_int_t)h->first_seen, "last_seen", (json_int_t)h->last_seen,
+		"ingress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_INGRESS, &in)),
+		"egress", dpmon_api_dir_json(dpmon_snap_host_dir(s, h, DPMON_DIR_EGRESS, &out)));
 }
 
 /* ------------------------------------------------------------------------
@@ -619,20 +623,78 @@ api_ep_subnet(struct request *r, const char *rest, size_t n)
 	return api_reply(r, 200, subnet_json(r->snap, (uint32_t)idx));
 }
 
+/*
+ * The host of @p s named by @p a and @p len (bits of its family): with a
+ * whole address, the host of that address or the host prefix holding it
+ * (one per host_prefix_len its family's subnets use: host prefixes do not
+ * overlap, config_sections.c); with a shorter @p len, the host that is
+ * exactly that prefix. NULL when none.
+ */
+static const struct dpmon_snap_host *
+find_host_prefix(const struct dpmon_snapshot *s, const struct dpmon_addr *a, unsigned len)
+{
+	unsigned family = dpmon_addr_is_v4(a) ? 4 : 6, full = dpmon_family_bits(family);
+	const struct dpmon_snap_host *h = dpmon_snapshot_find_host(s, a);
+	bool tried[129] = {false};
+
+	if (h != NULL && dpmon_snap_host_len(s, h) == len)
+		return h;
+	if (len < full)
+		return NULL;
+	for (uint32_t i = 0; i < s->n_subnets; i++) {
+		const struct dpmon_snap_subnet *sn = &s->subnets[i];
+		unsigned l = sn->host_prefix_len;
+		struct dpmon_addr m = *a;
+
+		if (sn->prefix.family != family || l == 0 || l >= full || tried[l])
+			continue;
+		tried[l] = true;
+		dpmon_addr_mask(&m, dpmon_mapped_bits(family, l));
+		h = dpmon_snapshot_find_host(s, &m);
+		if (h != NULL && dpmon_snap_host_len(s, h) == l)
+			return h;
+	}
+	return NULL;
+}
+
+/* GET /api/v1/hosts/{address}: an address, or a host prefix in CIDR form. */
 int
 api_ep_host(struct request *r, const char *rest, size_t n)
 {
-	char canon[DPMON_ADDR_STRLEN];
-	struct dpmon_addr a;
+	char buf[ARG_TEXT_MAX], e[ECHO_BUF], canon[DPMON_PREFIX_STRLEN];
+	const char *why = "too long";
+	struct dpmon_prefix p;
 	const struct dpmon_snap_host *h;
-	int rc = addr_arg(r, rest, n, &a);
+	int rc;
 
-	if (rc != 0)
+	if (memchr(rest, '/', n) != NULL) {
+		if (!api_copy_arg(rest, n, buf) || dpmon_prefix_parse(buf, &p, &why) != 0)
+			return api_reply_error(r, 400, "invalid host '%s': %s",
+					       api_echo(rest, n, e), why);
+		if (p.family == 6 && dpmon_addr_is_v4(&p.addr))
+			return api_reply_error(r, 400,
+					       "invalid host '%s': an IPv6 prefix inside "
+					       "::ffff:0:0/96 is no host; write the IPv4 form",
+					       api_echo(rest, n, e));
+		if (p.depth >= dpmon_family_bits(p.family))
+			return api_reply_error(r, 400,
+					       "invalid host '%s': a whole address is written "
+					       "without /LENGTH",
+					       api_echo(rest, n, e));
+		h = find_host_prefix(r->snap, &p.addr, p.depth);
+		if (h == NULL)
+			return api_reply_error(
+				r, 404, "host %s has not been seen",
+				dpmon_host_format(&p.addr, p.depth, canon, sizeof(canon)));
+		return api_reply(r, 200, host_json(r->snap, h));
+	}
+	if ((rc = addr_arg(r, rest, n, &p.addr)) != 0)
 		return rc;
-	h = dpmon_snapshot_find_host(r->snap, &a);
+	h = find_host_prefix(r->snap, &p.addr,
+			     dpmon_family_bits(dpmon_addr_is_v4(&p.addr) ? 4 : 6));
 	if (h == NULL)
 		return api_reply_error(r, 404, "host %s has not been seen",
-				       dpmon_addr_format(&a, canon, sizeof(canon)));
+				       dpmon_addr_format(&p.addr, canon, sizeof(canon)));
 	return api_reply(r, 200, host_json(r->snap, h));
 }
 
@@ -798,9 +860,10 @@ struct alert_query {
 	int state; /* 0 any, 1 active, 2 ended */
 	bool by_addr;
 	struct dpmon_addr addr;
-	int dir;    /* -1 any */
-	int type;   /* -1 any */
-	int target; /* -1 any */
+	unsigned addr_len; /* bits of its family: a whole address, or a host prefix's */
+	int dir;           /* -1 any */
+	int type;          /* -1 any */
+	int target;        /* -1 any */
 	uint32_t limit;
 };
 
@@ -841,8 +904,25 @@ parse_alert_query(struct request *r, struct alert_query *q)
 		return invalid_choice(r, "state", v, state_names,
 				      (int)(sizeof(state_names) / sizeof(state_names[0])) - 1);
 	if ((v = api_arg_value(r, "address")) != NULL) {
-		if ((rc = addr_arg(r, v, strlen(v), &q->addr)) != 0)
-			return rc;
+		struct dpmon_prefix p;
+		const char *why;
+
+		if (strchr(v, '/') != NULL) {
+			if (dpmon_prefix_parse(v, &p, &why) != 0)
+				return api_reply_error(r, 400, "invalid address '%s': %s",
+						       api_echo(v, strlen(v), e), why);
+			if (p.family == 6 && dpmon_addr_is_v4(&p.addr))
+				return api_reply_error(r, 400,
+						       "invalid address '%s': an IPv6 prefix "
+						       "inside ::ffff:0:0/96 is no host",
+						       api_echo(v, strlen(v), e));
+			q->addr = p.addr;
+			q->addr_len = p.depth;
+		} else {
+			if ((rc = addr_arg(r, v, strlen(v), &q->addr)) != 0)
+				return rc;
+			q->addr_len = dpmon_family_bits(dpmon_addr_is_v4(&q->addr) ? 4 : 6);
+		}
 		q->by_addr = true;
 	}
 	if ((v = api_arg_value(r, "direction")) != NULL && (q->dir = name_index(dir_names, v)) < 0)
@@ -858,12 +938,27 @@ parse_alert_query(struct request *r, struct alert_query *q)
 	return 0;
 }
 
+/* Is @p a's host the one @p q names: its prefix, or an address inside it? */
+static bool
+alert_host_matches(const struct dpmon_alert *a, const struct alert_query *q)
+{
+	unsigned len = dpmon_alert_host_len(a);
+	struct dpmon_addr m = q->addr;
+
+	if (dpmon_addr_is_v4(&m) != dpmon_addr_is_v4(&a->addr))
+		return false;
+	if (q->addr_len < dpmon_family_bits(dpmon_addr_is_v4(&m) ? 4 : 6))
+		return q->addr_len == len && dpmon_addr_eq(&m, &a->addr);
+	dpmon_addr_mask(&m, dpmon_mapped_bits(dpmon_addr_is_v4(&m) ? 4 : 6, len));
+	return dpmon_addr_eq(&m, &a->addr);
+}
+
 static bool
 alert_matches(const struct dpmon_alert *a, const struct alert_query *q)
 {
 	return (q->state == 0 || (q->state == 1) == (a->end_unix_s == 0)) &&
-	       (!q->by_addr || dpmon_addr_cmp(&a->addr, &q->addr) == 0) &&
-	       (q->dir < 0 || (int)a->dir == q->dir) && (q->type < 0 || (int)a->type == q->type) &&
+	       (!q->by_addr || alert_host_matches(a, q)) && (q->dir < 0 || (int)a->dir == q->dir) &&
+	       (q->type < 0 || (int)a->type == q->type) &&
 	       (q->target < 0 || (int)a->target == q->target);
 }
 

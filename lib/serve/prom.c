@@ -369,7 +369,7 @@ subnets(struct buf *b, const struct dpmon_snapshot *s)
 static void
 host_families(struct buf *b, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 {
-	char name[128], base[LABELS_MAX], a[DPMON_ADDR_STRLEN], p[DPMON_PREFIX_STRLEN];
+	char name[128], base[LABELS_MAX], a[DPMON_PREFIX_STRLEN], p[DPMON_PREFIX_STRLEN];
 
 	for (int f = 0; f < F_MAX; f++) {
 		field_family(b, "dpmon_host", (enum field)f,
@@ -383,7 +383,7 @@ host_families(struct buf *b, const struct dpmon_snapshot *s, const uint32_t *idx
 			p[0] = '\0';
 			if (h->subnet < s->n_subnets)
 				dpmon_prefix_format(&s->subnets[h->subnet].prefix, p, sizeof(p));
-			dpmon_addr_format(&h->addr, a, sizeof(a));
+			dpmon_host_format(&h->addr, dpmon_snap_host_len(s, h), a, sizeof(a));
 			for (int d = 0; d < DPMON_DIR_MAX; d++) {
 				snprintf(base, sizeof(base),
 					 "subnet=\"%s\",host=\"%s\",direction=\"%s\"", p, a,

@@ -275,7 +275,7 @@ static struct rte_tel_data *
 host_list(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 {
 	struct rte_tel_data *list = new_dict();
-	char key[16], a[DPMON_ADDR_STRLEN];
+	char key[16], a[DPMON_PREFIX_STRLEN];
 
 	for (uint32_t k = 0; list != NULL && k < n; k++) {
 		const struct dpmon_snap_host *h = dpmon_snap_host_at(s, idx[k]);
@@ -284,7 +284,9 @@ host_list(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 
 		if (one != NULL) {
 			rte_tel_data_add_dict_string(one, "address",
-						     dpmon_addr_format(&h->addr, a, sizeof(a)));
+						     dpmon_host_format(&h->addr,
+								       dpmon_snap_host_len(s, h), a,
+								       sizeof(a)));
 			for (int d = 0; d < DPMON_DIR_MAX; d++)
 				dir[d] = *dpmon_snap_host_dir(s, h, d, &dir[d]);
 			add_dirs(one, dir);
@@ -333,7 +335,7 @@ static int
 render_alerts(const struct dpmon_snapshot *s, const char *params, struct rte_tel_data *d)
 {
 	struct rte_tel_data *list;
-	char id[24], text[DPMON_ADDR_STRLEN + 64], addr[DPMON_ADDR_STRLEN];
+	char id[24], text[DPMON_PREFIX_STRLEN + 64], addr[DPMON_PREFIX_STRLEN];
 
 	(void)params;
 	rte_tel_data_start_dict(d);
@@ -349,8 +351,9 @@ render_alerts(const struct dpmon_snapshot *s, const char *params, struct rte_tel
 			continue;
 		snprintf(id, sizeof(id), "%llu", (unsigned long long)a->id);
 		snprintf(text, sizeof(text), "%s %s %s %s",
-			 dpmon_addr_format(&a->addr, addr, sizeof(addr)), dpmon_dir_name(a->dir),
-			 dpmon_metric_name(a->metric), dpmon_attack_name(a->type));
+			 dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr)),
+			 dpmon_dir_name(a->dir), dpmon_metric_name(a->metric),
+			 dpmon_attack_name(a->type));
 		rte_tel_data_add_dict_string(list, id, text);
 	}
 	add_container(d, "alerts", list);
