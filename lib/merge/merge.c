@@ -520,10 +520,10 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	merge_fill_flows(m, s);
 	merge_fill_history(m, s);
 	end_merge(m, now_tsc, t_start, t_fold);
-	/* The answers that came during this merge: their entries are free
-	 * for the next interval, not one later (an error is retried next
-	 * merge, where it stops the merge). */
-	(void)merge_drain_events(m);
+	/* The answers to this merge's requests, waited for a moment: their
+	 * entries are then free for the next interval, not one later (an
+	 * error is retried next merge, where it stops the merge). */
+	merge_await_answers(m);
 	s->merge_s = (double)(rte_rdtsc() - now_tsc) / (double)m->clock.tsc_hz;
 	return s;
 }

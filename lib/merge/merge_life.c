@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_debug.h>
 #include <rte_hash.h>
 #include <rte_ring.h>
@@ -50,6 +51,8 @@
 
 /* Retire requests one merge makes at most per worker (a bounded pause). */
 #define REQUESTS_MAX DPMON_RETIRE_RING
+/* Longest wait at the end of a merge for the answers to its requests. */
+#define ANSWER_WAIT_MS 2
 /* Reserve of a full table: capacity / RESERVE_DIV, clamped. */
 #define RESERVE_DIV  64u
 #define RESERVE_MIN  8u
@@ -234,6 +237,24 @@ merge_drain_events(struct dpmon_merge *m)
 		hand_back(m, c);
 	}
 	return 0;
+}
+
+void
+merge_await_answers(struct dpmon_merge *m)
+{
+	uint64_t deadline = rte_rdtsc() + m->clock.tsc_hz / 1000 * ANSWER_WAIT_MS;
+
+	for (;;) {
+		uint32_t pending = 0;
+
+		if (merge_drain_events(m) != 0)
+			return;
+		for (unsigned c = 0; c < m->workers.n; c++)
+			pending += m->workers.map[c].pending;
+		if (pending == 0 || rte_rdtsc() > deadline)
+			return;
+		rte_delay_us_sleep(50);
+	}
 }
 
 /* ------------------------------------------------------------------------

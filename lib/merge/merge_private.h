@@ -437,6 +437,15 @@ void merge_entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx,
 int merge_drain_events(struct dpmon_merge *m);
 
 /**
+ * Drain the event rings until every retire request has its answer, or
+ * for at most ANSWER_WAIT_MS (2 ms; merge_life.c): a worker polling
+ * answers within one round, so the entries it frees serve the next
+ * interval's new hosts. Returns early on an error (the next merge's
+ * drain retries it).
+ */
+void merge_await_answers(struct dpmon_merge *m);
+
+/**
  * Remove the hosts queued by merge_drain_events that still have no
  * worker entry: out of the hash, the order and the records; their ids
  * free for reuse.

@@ -514,9 +514,11 @@ def test_soak_host_aging(h):
                'wave %s KiB, at the end %d KiB (RssAnon %d KiB)' % (
                    rss0, rss_steady, [f['rss_kib'] for f in figures], rss_end,
                    d.rss_kib('RssAnon')))
-        c.true('RSS at the end within %d %% of its level after wave 1 (%d KiB)' % (
+        # Bounded: never more than 10 % above the steady level (the
+        # allocator may also give pages back, and RSS then falls below it).
+        c.true('RSS at the end at most %d %% above its level after wave 1 (%d KiB)' % (
             RSS_TOLERANCE * 100, rss_steady),
-            abs(rss_end - rss_steady) <= RSS_TOLERANCE * rss_steady,
+            rss_end - rss_steady <= RSS_TOLERANCE * rss_steady,
             '%d KiB, %+.1f %%' % (rss_end, 100.0 * (rss_end - rss_steady) / rss_steady))
         c.eq('dpmon exit status after SIGTERM', 0, d.stop())
     c.note('hosts sent: %d (%.1f x capacity %d); %.1f s in all' % (
