@@ -30,9 +30,9 @@
  * Pinned hosts (an alert or a blackhole: dpmon_merge_pin) are never asked
  * for. A worker cannot wait for the merge, so a table about to fill keeps
  * entries free for the next interval's new hosts: as many as the most of
- * its reserve (a sixty-fourth of the table, 8 .. 1024 entries), the new
- * hosts of the last interval and the updates that found no entry then,
- * at most a quarter of the table. The hosts this costs leave at most that
+ * its reserve (a sixty-fourth of the table, 8 .. 1024 entries) and the
+ * last interval's demand (the new hosts it took plus the updates that
+ * found no entry), at most half the table. The hosts this costs leave at most that
  * many entries earlier than an exact least-recently-used order on demand
  * would make them (docs/architecture.md).
  */
@@ -384,8 +384,8 @@ merge_retire_budget(const struct dpmon_merge *m, unsigned c)
 /*
  * Entries core @p c should free now: a table about to run out of
  * never-used entries keeps free (or on their way) as many as the most of
- * its reserve, the new hosts it took in the last interval and the
- * updates that found no entry then (at most a quarter of the table).
+ * its reserve and the last interval's demand (the new hosts it took plus
+ * the updates that found no entry), at most half the table.
  */
 static uint32_t
 eviction_need(struct dpmon_merge *m, unsigned c)
@@ -393,10 +393,10 @@ eviction_need(struct dpmon_merge *m, unsigned c)
 	const struct dpmon_core *core = m->workers.core[c];
 	struct core_map *map = &m->workers.map[c];
 	uint64_t full = dpmon_count_read(&core->stats.host_table_full);
-	uint32_t misses = (uint32_t)RTE_MIN(full - map->prev_full, (uint64_t)core->capacity);
-	uint32_t inflow = (uint32_t)RTE_MIN(map->taken - map->prev_taken, (uint64_t)core->capacity);
+	uint64_t demand = (full - map->prev_full) + (map->taken - map->prev_taken);
 	uint32_t reserve = RTE_MIN(RTE_MAX(core->capacity / RESERVE_DIV, RESERVE_MIN), RESERVE_MAX);
-	uint32_t want = RTE_MIN(RTE_MAX(reserve, RTE_MAX(misses, inflow)), core->capacity / 4);
+	uint32_t want = (uint32_t)RTE_MIN(RTE_MAX((uint64_t)reserve, demand),
+					  (uint64_t)core->capacity / 2);
 	uint32_t have = (core->capacity - map->mapped) + map->n_free +
 			rte_ring_count(core->free_ring) + map->pending;
 

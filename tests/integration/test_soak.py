@@ -69,9 +69,10 @@ from harness import TestFailure  # noqa: E402
 MERGE_MS = 100
 STEADY_PERIOD_S = 0.02
 BATCH = 200
-# Entries a full table keeps free: the most of its reserve (capacity / 64) and
-# the new hosts of the last interval (at most one batch here).
-KEEP_FREE = max(BATCH, 1024 // 64)
+# Entries a full table keeps free (docs/architecture.md, "Host life cycle"):
+# the most of its reserve (capacity / 64) and the last interval's demand,
+# at most half the table.
+KEEP_FREE = 1024 // 2
 
 STEADY = '198.18.0.1'
 EXT4 = '198.51.100.7'    # the remote peer: in no monitored subnet
@@ -352,8 +353,7 @@ def run_wave(c, d, link, ledger, steady_first, label, hosts, ext, kind, probe,
     at_end = (s['hosts'], table_entries(s), s['merge_s'])
     # The wave filled the table (more hosts than room, all sent within less
     # than host_idle_timeout_s of the last), less what a full table keeps
-    # free for the next interval's new hosts (docs/architecture.md: its
-    # reserve or the last interval's new hosts, here one batch), and with
+    # free for the next interval's new hosts (KEEP_FREE), and with
     # one worker the snapshot lists exactly the table's hosts.
     c.true('%s: worker table entries at the wave\'s end within [%d, %d]' %
            (label, CAPACITY - KEEP_FREE, CAPACITY),
