@@ -50,13 +50,13 @@
 #include <rte_ring_elem.h>
 
 /* Retire requests one merge makes at most per worker (a bounded pause). */
-#define REQUESTS_MAX DPMON_RETIRE_RING
+#define REQUESTS_MAX   DPMON_RETIRE_RING
 /* Longest wait at the end of a merge for the answers to its requests. */
 #define ANSWER_WAIT_MS 2
 /* Reserve of a full table: capacity / RESERVE_DIV, clamped. */
-#define RESERVE_DIV  64u
-#define RESERVE_MIN  8u
-#define RESERVE_MAX  1024u
+#define RESERVE_DIV    64u
+#define RESERVE_MIN    8u
+#define RESERVE_MAX    1024u
 
 /* ------------------------------------------------------------------------
  * Bases: the final counts of a host's retired entries.
@@ -395,8 +395,8 @@ eviction_need(struct dpmon_merge *m, unsigned c)
 	uint64_t full = dpmon_count_read(&core->stats.host_table_full);
 	uint64_t demand = (full - map->prev_full) + (map->taken - map->prev_taken);
 	uint32_t reserve = RTE_MIN(RTE_MAX(core->capacity / RESERVE_DIV, RESERVE_MIN), RESERVE_MAX);
-	uint32_t want = (uint32_t)RTE_MIN(RTE_MAX((uint64_t)reserve, demand),
-					  (uint64_t)core->capacity / 2);
+	uint32_t want =
+		(uint32_t)RTE_MIN(RTE_MAX((uint64_t)reserve, demand), (uint64_t)core->capacity / 2);
 	uint32_t have = (core->capacity - map->mapped) + map->n_free +
 			rte_ring_count(core->free_ring) + map->pending;
 
