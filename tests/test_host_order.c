@@ -402,6 +402,34 @@ test_concurrent_readers(void)
 	}
 }
 
+/*
+ * The rankings asked for in one snapshot are built in the next one by
+ * dpmon_api_prebuild_orders, and only those; its answers are the same.
+ */
+static void
+test_prebuild(void)
+{
+	struct dpmon_snapshot *prev = build(), *next = build();
+	unsigned built = 0;
+	json_t *a, *b;
+
+	json_decref(get_ok(prev, "/api/v1/hosts?sort=bps&limit=5"));
+	json_decref(get_ok(prev, "/api/v1/hosts?sort=packets&direction=egress&limit=5"));
+	dpmon_api_prebuild_orders(prev, next);
+	for (unsigned slot = 0; slot < DPMON_HOST_ORDER_SLOTS; slot++) {
+		CHECK(dpmon_host_order_built(next, slot) == dpmon_host_order_built(prev, slot));
+		built += dpmon_host_order_built(next, slot);
+	}
+	CHECK_EQ_U64(built, 2);
+	a = get_ok(prev, "/api/v1/hosts?sort=bps&limit=100");
+	b = get_ok(next, "/api/v1/hosts?sort=bps&limit=100");
+	CHECK(json_equal(json_object_get(a, "hosts"), json_object_get(b, "hosts")));
+	json_decref(a);
+	json_decref(b);
+	dpmon_snapshot_free(prev);
+	dpmon_snapshot_free(next);
+}
+
 int
 main(void)
 {
@@ -409,5 +437,6 @@ main(void)
 	test_built_once();
 	test_unsorted();
 	test_concurrent_readers();
+	test_prebuild();
 	return check_finish("test_host_order");
 }

@@ -204,3 +204,12 @@ dpmon_host_order_get(const struct dpmon_snapshot *s, unsigned slot, dpmon_host_k
 	pthread_mutex_unlock(&c->lock);
 	return o != NULL ? &o->pub : NULL;
 }
+
+bool
+dpmon_host_order_built(const struct dpmon_snapshot *s, unsigned slot)
+{
+	const struct dpmon_host_orders *c = s->orders;
+
+	return c != NULL && slot < DPMON_HOST_ORDER_SLOTS &&
+	       __atomic_load_n(&c->slot[slot], __ATOMIC_ACQUIRE) != NULL;
+}

@@ -22,6 +22,7 @@
 #ifndef DPMON_HOST_ORDER_H
 #define DPMON_HOST_ORDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "snapshot.h"
@@ -75,5 +76,12 @@ void dpmon_host_orders_free(struct dpmon_host_orders *c);
  */
 const struct dpmon_host_order *dpmon_host_order_get(const struct dpmon_snapshot *s, unsigned slot,
 						    dpmon_host_key_fn key, const void *ctx);
+
+/**
+ * Whether ranking @p slot of snapshot @p s has been built (a reader asked
+ * for it). @return false out of range or without a cache.
+ * Thread-safety: any thread.
+ */
+bool dpmon_host_order_built(const struct dpmon_snapshot *s, unsigned slot);
 
 #endif /* DPMON_HOST_ORDER_H */

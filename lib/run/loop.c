@@ -26,6 +26,7 @@
 
 #include <rte_cycles.h>
 
+#include "api.h"
 #include "log.h"
 
 /* ------------------------------------------------------------------------
@@ -171,7 +172,7 @@ void
 app_merge_once(struct app *a)
 {
 	struct dpmon_port_stats ports[DPMON_MAX_PORTS];
-	struct dpmon_snapshot *s;
+	struct dpmon_snapshot *s, *prev;
 	struct timespec now;
 
 	read_ports(a, ports);
@@ -191,7 +192,19 @@ app_merge_once(struct app *a)
 		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
 			  "detect: out of memory; this snapshot lists no alerts");
 	pin_hosts(a, s);
+	prev = dpmon_snap_acquire(&a->store);
 	dpmon_snap_publish(&a->store, s);
+	/* After the publication, on the main lcore's idle time: the
+	 * rankings readers used in the previous snapshot, ready in this one. */
+	if (prev != NULL) {
+		struct dpmon_snapshot *cur = dpmon_snap_acquire(&a->store);
+
+		if (cur != NULL) {
+			dpmon_api_prebuild_orders(prev, cur);
+			dpmon_snap_release(&a->store, cur);
+		}
+		dpmon_snap_release(&a->store, prev);
+	}
 }
 
 /* ------------------------------------------------------------------------

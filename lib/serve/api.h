@@ -185,4 +185,14 @@ const char *dpmon_api_query_lookup(void *ctx, const char *key);
  */
 json_t *dpmon_api_dir_json(const struct dpmon_dir_stats *d);
 
+/**
+ * Build in @p next the host orders (GET /api/v1/hosts rankings) that were
+ * asked for in @p prev, so that the first listing of a new snapshot does
+ * not wait for its order (~5 ms at 64 k hosts, per ranking). An order
+ * that cannot be built (no memory) is left to the first reader.
+ * Thread-safety: any thread holding references to both snapshots; the
+ * main lcore calls it right after publishing @p next.
+ */
+void dpmon_api_prebuild_orders(const struct dpmon_snapshot *prev, const struct dpmon_snapshot *next);
+
 #endif /* DPMON_API_H */

@@ -745,6 +745,20 @@ host_list_json(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 	return a;
 }
 
+void
+dpmon_api_prebuild_orders(const struct dpmon_snapshot *prev, const struct dpmon_snapshot *next)
+{
+	for (unsigned slot = 0; slot < SORT_MAX * DPMON_DIR_MAX; slot++) {
+		struct host_query q = {.snap = next,
+				       .subnet = -1,
+				       .key = (enum sort_key)(slot / DPMON_DIR_MAX),
+				       .dir = (enum dpmon_dir)(slot % DPMON_DIR_MAX)};
+
+		if (dpmon_host_order_built(prev, slot))
+			(void)dpmon_host_order_get(next, order_slot(&q), host_key, &q);
+	}
+}
+
 int
 api_ep_hosts(struct request *r, const char *rest, size_t n)
 {
