@@ -139,16 +139,18 @@ fill_status(struct app *a, struct dpmon_snapshot *s)
 }
 
 /*
- * Pin the hosts of the active alerts and of the blackholes in @p s, so
- * the merge never retires their entries (dpmon_merge_pin). Out of memory:
- * the blackholes stay as pinned as they were.
+ * Pin the hosts of the blackholes now and of the active alerts of @p s
+ * (the last snapshot; NULL: none yet), so the merge about to run never
+ * retires their entries (dpmon_merge_pin). Out of memory: the hosts stay
+ * as pinned as they were.
  */
 static void
 pin_hosts(struct app *a, const struct dpmon_snapshot *s)
 {
 	struct dpmon_blackhole *bh = NULL;
 	int n_bh = a->actions != NULL ? dpmon_blackhole_list(a->actions, &bh) : 0;
-	uint32_t n = 0, cap = s->alerts_active + (n_bh > 0 ? (uint32_t)n_bh : 0);
+	uint32_t n_al = s != NULL ? s->n_alerts : 0;
+	uint32_t n = 0, cap = (s != NULL ? s->alerts_active : 0) + (n_bh > 0 ? (uint32_t)n_bh : 0);
 	struct dpmon_addr *addrs;
 
 	if (n_bh < 0)
@@ -158,7 +160,7 @@ pin_hosts(struct app *a, const struct dpmon_snapshot *s)
 		free(bh);
 		return;
 	}
-	for (uint32_t i = 0; i < s->n_alerts && n < cap; i++)
+	for (uint32_t i = 0; i < n_al && n < cap; i++)
 		if (s->alerts[i]->end_unix_s == 0 && s->alerts[i]->target == DPMON_TARGET_HOST)
 			addrs[n++] = s->alerts[i]->addr;
 	for (int i = 0; i < n_bh && n < cap; i++)
@@ -176,11 +178,17 @@ app_merge_once(struct app *a)
 	struct timespec now;
 
 	read_ports(a, ports);
+	/* Before the merge asks for idle entries: a blackhole posted since
+	 * the last merge keeps its host from this one on. */
+	prev = dpmon_snap_acquire(&a->store);
+	pin_hosts(a, prev);
 	s = dpmon_merge_run(a->merge, rte_rdtsc(), ports, a->n_ports_started);
 	if (s == NULL) {
 		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
 			  "merge: out of memory; retrying next interval");
 		dpmon_sampler_drain(a->sampler);
+		if (prev != NULL)
+			dpmon_snap_release(&a->store, prev);
 		return;
 	}
 	/* The previous generations served their last merge (merge.h). */
@@ -191,8 +199,6 @@ app_merge_once(struct app *a)
 	if (dpmon_detect_run(a->detect, s, (double)now.tv_sec + (double)now.tv_nsec * 1e-9) != 0)
 		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
 			  "detect: out of memory; this snapshot lists no alerts");
-	pin_hosts(a, s);
-	prev = dpmon_snap_acquire(&a->store);
 	dpmon_snap_publish(&a->store, s);
 	/* After the publication, on the main lcore's idle time: the
 	 * rankings readers used in the previous snapshot, ready in this one. */
