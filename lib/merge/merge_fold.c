@@ -54,19 +54,21 @@ merge_collect_touched(struct dpmon_merge *m)
 
 			if (state[i] == ENTRY_FREE)
 				continue;
+			/* Touched in this interval (this merge's epoch) or in
+			 * the previous one after the previous merge read it (its
+			 * epoch: a burst during that merge): now, at most one
+			 * interval late, never early. An older stamp is a worker
+			 * that has not adopted an epoch since (idle). */
+			if (stamp + 1 >= m->epoch)
+				last_ds[i] = m->clock.now_ds;
 			/* Not touched in this interval, idle that long, neither
 			 * pinned nor asked for already: ask. */
-			if (budget > 0 && stamp < m->epoch && state[i] == ENTRY_LIVE &&
-			    m->clock.now_ds - last_ds[i] >= timeout_ds &&
-			    !(m->hosts.g_flags[gid[i]] & HOST_PINNED))
+			else if (budget > 0 && state[i] == ENTRY_LIVE &&
+				 m->clock.now_ds - last_ds[i] >= timeout_ds &&
+				 !(m->hosts.g_flags[gid[i]] & HOST_PINNED))
 				budget -= merge_retire_request(m, c, i, stamp, DPMON_RETIRE_IDLE);
 			if (stamp < since)
 				continue;
-			/* Visited from the worker's epoch at the previous merge
-			 * on (a burst may straddle it), but touched in this
-			 * interval only with this merge's epoch. */
-			if (stamp == m->epoch)
-				last_ds[i] = m->clock.now_ds;
 			id = gid[i];
 			if (m->fold.mark[id] != mark) {
 				m->fold.mark[id] = mark;

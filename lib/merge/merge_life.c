@@ -272,7 +272,7 @@ host_remove(struct dpmon_merge *m, uint32_t id)
 	base_free(m, id);
 	h->n_unmonitored -= h->g_subnet[id] == DPMON_NO_SUBNET;
 	h->g_subnet[id] = HOST_REMOVED;
-	h->g_flags[id] = 0; /* pinned after its last request: it left all the same */
+	h->g_flags[id] = 0;
 	h->free_ids[h->n_free_ids++] = id;
 }
 
@@ -292,19 +292,27 @@ void
 merge_remove_dying(struct dpmon_merge *m)
 {
 	struct merge_hosts *h = &m->hosts;
-	uint32_t removed = 0, new_sorted, unsorted;
+	uint32_t removed = 0, kept = 0, new_sorted, unsorted;
 
 	m->timing.removed = 0;
 	for (uint32_t j = 0; j < h->n_dying; j++) {
 		uint32_t id = h->dying[j];
 
-		h->g_flags[id] &= (uint8_t)~HOST_DYING;
-		if (m->fold.first[id] != OCC_END)
+		if (m->fold.first[id] != OCC_END) {
+			h->g_flags[id] &= (uint8_t)~HOST_DYING;
 			continue; /* back meanwhile: a new entry */
+		}
+		if (h->g_flags[id] & HOST_PINNED) {
+			/* Pinned after its last entry was asked for: it stays
+			 * listed (its base holds its counts) until it comes back
+			 * or is unpinned. */
+			h->dying[kept++] = id;
+			continue;
+		}
 		host_remove(m, id);
 		removed++;
 	}
-	h->n_dying = 0;
+	h->n_dying = kept;
 	if (removed == 0)
 		return;
 	h->n_sorted = keep_listed(h, h->sorted, h->n_sorted);
