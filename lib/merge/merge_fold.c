@@ -76,6 +76,17 @@ merge_collect_touched(struct dpmon_merge *m)
 			}
 		}
 	}
+	/* Hosts that lost an entry (merge_life.c), touched or not. */
+	for (uint32_t j = 0; j < m->hosts.n_refold; j++) {
+		uint32_t id = m->hosts.refold[j];
+
+		m->hosts.g_flags[id] &= (uint8_t)~HOST_REFOLD;
+		if (m->hosts.g_subnet[id] != HOST_REMOVED && m->fold.mark[id] != mark) {
+			m->fold.mark[id] = mark;
+			m->fold.touched[m->fold.n_touched++] = id;
+		}
+	}
+	m->hosts.n_refold = 0;
 }
 
 /* ------------------------------------------------------------------------

@@ -52,6 +52,7 @@
 	X(hosts.new_ids)  \
 	X(hosts.free_ids) \
 	X(hosts.dying)    \
+	X(hosts.refold)   \
 	X(hosts.g_first)  \
 	X(hosts.g_last)   \
 	X(hosts.g_flags)  \

@@ -150,6 +150,11 @@ entry_dead(struct dpmon_merge *m, unsigned c, uint32_t i)
 	if (m->fold.first[id] == OCC_END && !(m->hosts.g_flags[id] & HOST_DYING)) {
 		m->hosts.g_flags[id] |= HOST_DYING;
 		m->hosts.dying[m->hosts.n_dying++] = id;
+	} else if (m->fold.first[id] != OCC_END && !(m->hosts.g_flags[id] & HOST_REFOLD)) {
+		/* Its other entries may be untouched: fold it next merge all the
+		 * same, so its cumulative counts hold the retired entry's last. */
+		m->hosts.g_flags[id] |= HOST_REFOLD;
+		m->hosts.refold[m->hosts.n_refold++] = id;
 	}
 	return 0;
 }

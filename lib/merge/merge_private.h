@@ -60,6 +60,8 @@ struct rte_hash;
 #define HOST_DYING  2
 /* hosts.g_flags: mapped during a reload (dpmon_merge_reconfigure only). */
 #define HOST_WINDOW 4
+/* hosts.g_flags: listed in hosts.refold. */
+#define HOST_REFOLD 8
 
 /* How the merger sees a worker entry (core_map.state). */
 enum entry_state {
@@ -171,9 +173,11 @@ struct merge_hosts {
 	uint32_t n_free_ids;
 	uint32_t *dying; /**< hosts whose last worker entry retired (merge_life.c) */
 	uint32_t n_dying;
+	uint32_t *refold; /**< hosts that lost an entry but keep others: fold them next merge */
+	uint32_t n_refold;
 	double *g_first;  /**< global id → uptime of its first record, seconds */
 	double *g_last;   /**< global id → uptime of its last touch, seconds */
-	uint8_t *g_flags; /**< global id → HOST_PINNED, HOST_DYING, HOST_WINDOW */
+	uint8_t *g_flags; /**< global id → HOST_PINNED, HOST_DYING, HOST_WINDOW, HOST_REFOLD */
 	uint32_t *pinned; /**< the ids pinned now */
 	uint32_t n_pinned;
 	/** global id → index + 1 into fold.bases (counts of its retired entries), 0 = none */
