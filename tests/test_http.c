@@ -696,7 +696,7 @@ listed_addr(json_t *j, size_t i)
  * snapshot, however close its text to another's; more queries than slots
  * still get their own answers; errors are never cached. */
 static void
-test_query_cache(uint16_t port, struct dpmon_snap_store *st)
+test_query_cache(struct dpmon_http *h, uint16_t port, struct dpmon_snap_store *st)
 {
 	json_t *j;
 
@@ -743,6 +743,24 @@ test_query_cache(uint16_t port, struct dpmon_snap_store *st)
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?limit=1&sort=packets"), 200);
 	REQUIRE(strcmp(listed_addr(j, 0), "2001:db8::1") == 0);
 	REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 21);
+	json_decref(j);
+	/* Rendered ahead (dpmon_http_prewarm): the queries answered from
+	 * snapshot 21 are the next one's own answers, nothing else. */
+	{
+		struct dpmon_snapshot *s = http_snapshot(22), *cur;
+
+		s->hosts[1].dir[DPMON_DIR_INGRESS].total.packets = 2000;
+		dpmon_snap_publish(st, s);
+		cur = dpmon_snap_acquire(st);
+		dpmon_http_prewarm(h, cur);
+		dpmon_snap_release(st, cur);
+	}
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/hosts?limit=1&sort=packets"), 200);
+	REQUIRE(strcmp(listed_addr(j, 0), "10.0.0.6") == 0);
+	REQUIRE(json_integer_value(json_object_get(j, "snapshot_seq")) == 22);
+	REQUIRE(json_integer_value(json_object_get(
+			json_object_get(json_array_get(json_object_get(j, "hosts"), 0), "ingress"),
+			"packets")) == 2000);
 	json_decref(j);
 }
 
@@ -1140,7 +1158,7 @@ main(void)
 	test_concurrent_publish(port, &st);
 	test_etag(port, &st);
 	test_cache(port, &st);
-	test_query_cache(port, &st);
+	test_query_cache(h, port, &st);
 	test_cors(&st);
 	test_blackholes(&st, port);
 	test_blackholes_host_prefix(&st);

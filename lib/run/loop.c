@@ -201,12 +201,15 @@ app_merge_once(struct app *a)
 			  "detect: out of memory; this snapshot lists no alerts");
 	dpmon_snap_publish(&a->store, s);
 	/* After the publication, on the main lcore's idle time: the
-	 * rankings readers used in the previous snapshot, ready in this one. */
+	 * rankings and host queries readers used in the previous snapshot,
+	 * ready in this one. */
 	if (prev != NULL) {
 		struct dpmon_snapshot *cur = dpmon_snap_acquire(&a->store);
 
 		if (cur != NULL) {
 			dpmon_api_prebuild_orders(prev, cur);
+			if (a->http != NULL)
+				dpmon_http_prewarm(a->http, cur);
 			dpmon_snap_release(&a->store, cur);
 		}
 		dpmon_snap_release(&a->store, prev);

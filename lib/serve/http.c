@@ -602,6 +602,94 @@ serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
 	return true;
 }
 
+/*
+ * The query of cache key @p key (@p len bytes, query_key's form) into @p q,
+ * its strings copied into @p buf (QCACHE_KEY_MAX bytes). @return false on
+ * a malformed key (never made by query_key).
+ */
+static bool
+query_of_key(const char *key, size_t len, char *buf, struct dpmon_api_query *q)
+{
+	size_t i = 1, o = 0; /* key[0] is 'h' */
+
+	*q = (struct dpmon_api_query){.n = 0};
+	while (i < len) {
+		char *k, *v = NULL;
+		size_t kl, vl;
+		char *end;
+
+		kl = strtoul(key + i, &end, 10);
+		i = (size_t)(end - key);
+		if (i >= len || key[i] != ':' || i + 1 + kl + 1 > len ||
+		    o + kl + 1 > QCACHE_KEY_MAX)
+			return false;
+		k = memcpy(buf + o, key + i + 1, kl);
+		k[kl] = '\0';
+		o += kl + 1;
+		i += 1 + kl;
+		if (key[i++] != '=')
+			return false;
+		if (key[i] == '-') {
+			i++;
+		} else {
+			vl = strtoul(key + i, &end, 10);
+			i = (size_t)(end - key);
+			if (i >= len || key[i] != ':' || i + 1 + vl > len ||
+			    o + vl + 1 > QCACHE_KEY_MAX)
+				return false;
+			v = memcpy(buf + o, key + i + 1, vl);
+			v[vl] = '\0';
+			o += vl + 1;
+			i += 1 + vl;
+		}
+		if (i >= len || key[i++] != ';' || dpmon_api_query_add(q, k, v) != 0)
+			return false;
+	}
+	return true;
+}
+
+void
+dpmon_http_prewarm(struct dpmon_http *h, const struct dpmon_snapshot *s)
+{
+	char keys[QCACHE_SLOTS][QCACHE_KEY_MAX];
+	size_t lens[QCACHE_SLOTS];
+	unsigned n = 0;
+
+	/* The queries answered from the previous snapshot, copied under the lock. */
+	pthread_mutex_lock(&h->cache_lock);
+	for (unsigned i = 0; i < QCACHE_SLOTS; i++) {
+		const struct query_slot *q = &h->qcache[i];
+
+		if (q->c.body != NULL && q->c.seq + 1 == s->seq) {
+			memcpy(keys[n], q->key, q->key_len);
+			lens[n++] = q->key_len;
+		}
+	}
+	pthread_mutex_unlock(&h->cache_lock);
+	for (unsigned i = 0; i < n; i++) {
+		char buf[QCACHE_KEY_MAX];
+		struct dpmon_api_query q;
+		struct dpmon_api_request req;
+		struct reply r;
+		struct body *b;
+
+		if (!query_of_key(keys[i], lens[i], buf, &q))
+			continue;
+		req = api_request(h, MHD_HTTP_METHOD_GET, "/api/v1/hosts", &q);
+		render_api(h, s, &req, &r);
+		if (r.status == MHD_HTTP_OK && r.body_owned && r.len <= QCACHE_BODY_MAX &&
+		    (b = malloc(sizeof(*b) + r.len + 1)) != NULL) {
+			atomic_init(&b->refs, 1);
+			b->len = r.len;
+			memcpy(b->text, r.body, r.len + 1);
+			cache_put(h, -1, keys[i], lens[i], s->seq, b);
+			body_put(b);
+		}
+		if (r.body_owned)
+			free(r.body);
+	}
+}
+
 /* @p url without trailing slashes equals @p path ("/" stays "/"). */
 static bool
 path_is(const char *url, const char *path)

@@ -71,4 +71,15 @@ uint16_t dpmon_http_port(const struct dpmon_http *h);
  */
 void dpmon_http_stop(struct dpmon_http *h);
 
+/**
+ * Render for snapshot @p s, into the server's query cache, the
+ * GET /api/v1/hosts queries answered from the snapshot before it, so that
+ * a dashboard polling them finds them ready instead of waiting for the
+ * first request's render (~3.5 ms at limit=100). Nothing when none.
+ * @param s  the snapshot just published, held by the caller.
+ * Thread-safety: any thread other than the server's; the main lcore calls
+ * it right after publishing @p s.
+ */
+void dpmon_http_prewarm(struct dpmon_http *h, const struct dpmon_snapshot *s);
+
 #endif /* DPMON_HTTP_H */
