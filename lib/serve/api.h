@@ -193,6 +193,7 @@ json_t *dpmon_api_dir_json(const struct dpmon_dir_stats *d);
  * Thread-safety: any thread holding references to both snapshots; the
  * main lcore calls it right after publishing @p next.
  */
-void dpmon_api_prebuild_orders(const struct dpmon_snapshot *prev, const struct dpmon_snapshot *next);
+void dpmon_api_prebuild_orders(const struct dpmon_snapshot *prev,
+			       const struct dpmon_snapshot *next);
 
 #endif /* DPMON_API_H */
