@@ -338,13 +338,14 @@ dpmon_core_maintain(struct dpmon_core *c, unsigned max)
 			uint32_t idx = (uint32_t)(req[k] & 0xffffff);
 			uint32_t stamp = (uint32_t)(req[k] >> 24);
 			struct dpmon_host_meta *m = &c->meta[idx];
+			uint32_t sig = dpmon_host_hash(&m->addr);
 			struct index_pos pos;
 			uint64_t ev;
 
 			RTE_ASSERT(idx < c->n_hosts);
-			if (m->epoch == stamp && index_find(c, &m->addr, dpmon_host_hash(&m->addr),
-							    &pos) == (int32_t)idx) {
-				index_del(c, dpmon_host_hash(&m->addr), &pos);
+			if (m->epoch == stamp &&
+			    index_find(c, &m->addr, sig, &pos) == (int32_t)idx) {
+				index_del(c, sig, &pos);
 				dpmon_count_inc((req[k] >> 56) == DPMON_RETIRE_EVICT
 							? &c->stats.host_evictions
 							: &c->stats.host_expired,

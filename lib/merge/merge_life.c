@@ -445,10 +445,11 @@ request_core(struct dpmon_merge *m, unsigned c, uint32_t need, uint64_t *scratch
 	select_smallest(scratch, n_cand, need);
 	for (uint32_t k = 0; k < need; k++) {
 		uint32_t i = (uint32_t)scratch[k];
+		uint32_t stamp = __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED);
 
-		if (!merge_retire_request(m, c, i,
-					  __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED),
-					  DPMON_RETIRE_EVICT))
+		if (stamp >= m->epoch)
+			continue; /* touched since the scan: not eligible any more */
+		if (!merge_retire_request(m, c, i, stamp, DPMON_RETIRE_EVICT))
 			break;
 	}
 }

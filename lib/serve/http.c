@@ -557,6 +557,23 @@ cache_put(struct dpmon_http *h, int i, const char *key, size_t key_len, uint64_t
 	body_put(old);
 }
 
+/* A cacheable copy of reply @p r (one reference): a 200 with a body of its
+ * own, at most QCACHE_BODY_MAX bytes when @p query; NULL otherwise or
+ * without memory. */
+static struct body *
+body_of_reply(const struct reply *r, bool query)
+{
+	struct body *b;
+
+	if (r->status != MHD_HTTP_OK || !r->body_owned || (query && r->len > QCACHE_BODY_MAX) ||
+	    (b = malloc(sizeof(*b) + r->len + 1)) == NULL)
+		return NULL;
+	atomic_init(&b->refs, 1);
+	b->len = r->len;
+	memcpy(b->text, r->body, r->len + 1);
+	return b;
+}
+
 /* Fill @p r from slot @p i, or (i < 0) the query @p key of @p key_len
  * bytes, for the current snapshot: from the cache, or rendered and cached.
  * @return false before the first snapshot (the caller then takes the
@@ -576,12 +593,7 @@ serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
 			render_metrics(h, snap, r);
 		else
 			render_api(h, snap, req, r);
-		if (r->status == MHD_HTTP_OK && r->body_owned &&
-		    (i >= 0 || r->len <= QCACHE_BODY_MAX) &&
-		    (b = malloc(sizeof(*b) + r->len + 1)) != NULL) {
-			atomic_init(&b->refs, 1);
-			b->len = r->len;
-			memcpy(b->text, r->body, r->len + 1);
+		if ((b = body_of_reply(r, i < 0)) != NULL) {
 			cache_put(h, i, key, key_len, snap->seq, b);
 			free(r->body);
 			r->body = b->text;
@@ -677,11 +689,7 @@ dpmon_http_prewarm(struct dpmon_http *h, const struct dpmon_snapshot *s)
 			continue;
 		req = api_request(h, MHD_HTTP_METHOD_GET, "/api/v1/hosts", &q);
 		render_api(h, s, &req, &r);
-		if (r.status == MHD_HTTP_OK && r.body_owned && r.len <= QCACHE_BODY_MAX &&
-		    (b = malloc(sizeof(*b) + r.len + 1)) != NULL) {
-			atomic_init(&b->refs, 1);
-			b->len = r.len;
-			memcpy(b->text, r.body, r.len + 1);
+		if ((b = body_of_reply(&r, true)) != NULL) {
 			cache_put(h, -1, keys[i], lens[i], s->seq, b);
 			body_put(b);
 		}
