@@ -269,6 +269,8 @@ dpmon_distributor_loop(void *arg)
 				dpmon_distributor_burst(d, d->rxq[q].port_index, pkts, n);
 			got += n;
 		}
+		/* The heartbeat: one plain store per round (single writer). */
+		__atomic_store_n(&d->rounds, d->rounds + 1, __ATOMIC_RELAXED);
 		dpmon_idle_round(&idle, got != 0);
 	}
 	return 0;

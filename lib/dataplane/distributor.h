@@ -71,6 +71,7 @@ struct dpmon_distributor {
 	uint64_t wait_cycles; /* DPMON_DIST_WAIT_US in TSC cycles (setup) */
 	/* statistics, written by the distributor lcore only */
 	uint64_t packets;  /* received */
+	uint64_t rounds;   /* rounds of polls: the heartbeat the main lcore reads (health) */
 	uint64_t *dropped; /* [n_ports]: ring full */
 	uint64_t *sent;    /* [n_workers]: handed to worker w */
 };

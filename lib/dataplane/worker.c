@@ -553,6 +553,15 @@ poll_queue(struct dpmon_worker *w, const struct dpmon_generation *g, const struc
 	return n;
 }
 
+/* A round without polls while a test holds the worker: quiescent, asleep 1 ms. */
+static void __rte_noinline
+hold_round(struct dpmon_worker *w)
+{
+	if (w->qsv != NULL)
+		rte_rcu_qsbr_quiescent(w->qsv, w->qs_id);
+	rte_delay_us_sleep(1000);
+}
+
 int
 dpmon_worker_loop(void *arg)
 {
@@ -565,6 +574,11 @@ dpmon_worker_loop(void *arg)
 		const struct dpmon_generation *g = __atomic_load_n(&w->gen, __ATOMIC_ACQUIRE);
 		uint32_t got = 0;
 
+		/* A test holds the worker (worker.h): one predictable branch per round. */
+		if (unlikely(__atomic_load_n(&w->hold, __ATOMIC_RELAXED))) {
+			hold_round(w);
+			continue;
+		}
 		for (uint16_t q = 0; q < w->n_rxq; q++)
 			got += poll_queue(w, g, &w->rxq[q], pkts);
 		/* Outside packet processing: g is no longer referenced. */

@@ -128,6 +128,12 @@ struct dpmon_worker {
 	uint32_t idle_sleep_us; /**< sleep per empty round once idle (idle.h); 0 = busy poll */
 	struct dpmon_rxq rxq[DPMON_MAX_WORKER_QUEUES];
 	unsigned lcore_id;
+	/**
+	 * Set by the main lcore's test hooks only (lib/run): while true the
+	 * loop polls nothing (it still reports quiescent states), so a test
+	 * sees a worker that stopped polling. Read once per round.
+	 */
+	bool hold;
 } __rte_cache_aligned;
 
 /**
@@ -160,7 +166,9 @@ void dpmon_worker_count_generation(struct dpmon_core *core, const struct dpmon_g
  * assigned RX queue round-robin until *stop becomes true. Each round loads
  * the current generation once and ends with a quiescent state report
  * (when qsv is set; the thread must have been registered and set online
- * by the main lcore; the loop sets it offline when it ends).
+ * by the main lcore; the loop sets it offline when it ends). The poll
+ * counter (core->stats.polls) is the worker's heartbeat: the main lcore
+ * reads it each loop round for the health check.
  * @param arg  struct dpmon_worker *.
  * @return 0.
  */
