@@ -23,7 +23,10 @@
  *   the list changed → write the ExaBGP lines pending → run the job's
  *   notify script (one at a time, each within notify_timeout_ms)
  *
- * so an announce never waits for a slow script of the same event. At the
+ * so an announce never waits for a slow script of the same event. Each
+ * round beats the thread's heartbeat ("actions", heartbeat.h), so a round
+ * stuck longer than a wait, a script and HEARTBEAT_SLACK_MS shows in
+ * /health. At the
  * stop, every queued event's list change is made at once (state saved,
  * lines written) before the remaining scripts run.
  *
@@ -156,6 +159,13 @@ round_io(struct dpmon_actions *a, struct job *j, bool have, const char *script, 
 	return outcome;
 }
 
+/* The longest time between two beats of the thread's heartbeat for @p c. */
+static uint32_t
+heartbeat_max_age_ms(const struct dpmon_actions_conf *c)
+{
+	return RETRY_MS + c->notify_timeout_ms + HEARTBEAT_SLACK_MS;
+}
+
 static void *
 actions_main(void *arg)
 {
@@ -173,6 +183,7 @@ actions_main(void *arg)
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
 		wait_work(a);
+		dpmon_heartbeat_beat(a->hb);
 		if (a->stop && a->count == 0 && a->gen == a->saved_gen)
 			break;
 		if (a->stop)
@@ -184,6 +195,7 @@ actions_main(void *arg)
 		pthread_mutex_unlock(&a->lock);
 
 		outcome = round_io(a, &j, have, script, timeout_ms);
+		dpmon_heartbeat_beat(a->hb);
 
 		pthread_mutex_lock(&a->lock);
 		if (outcome >= 0)
@@ -255,6 +267,7 @@ actions_new(const struct dpmon_actions_conf *conf, const struct dpmon_config *cf
 	if (rc == 0)
 		rc = actions_state_load(a);
 	if (rc == 0) {
+		a->hb = dpmon_heartbeat_register("actions", heartbeat_max_age_ms(conf));
 		rc = -pthread_create(&a->thread, NULL, actions_main, a);
 		a->started = rc == 0;
 	}
@@ -308,6 +321,7 @@ dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cf
 		if (strcmp(a->conf.exabgp_pipe, n->exabgp_pipe) != 0)
 			a->fifo_reopen = true;
 		a->conf = *n;
+		dpmon_heartbeat_set_max_age(a->hb, heartbeat_max_age_ms(n));
 		for (uint32_t i = a->n_bh; i-- > 0;) {
 			if (reannounce)
 				a->bh[i].announced = false;
@@ -423,6 +437,7 @@ dpmon_actions_free(struct dpmon_actions *a)
 		pthread_mutex_unlock(&a->lock);
 		pthread_join(a->thread, NULL);
 	}
+	dpmon_heartbeat_unregister(a->hb);
 	for (uint32_t i = 0; i < a->count; i++)
 		json_decref(a->queue[(a->head + i) % QUEUE_LEN].doc);
 	if (a->fifo >= 0)

@@ -30,6 +30,7 @@
 
 #include "actions.h"
 #include "config.h"
+#include "heartbeat.h"
 #include "log.h"
 #include "prefix.h"
 #include "prefix_table.h"
@@ -46,6 +47,11 @@
 /* Milliseconds between two attempts to reach ExaBGP's pipe (and the
  * thread's tick). */
 #define RETRY_MS      1000
+
+/* The actions thread's heartbeat may be this late beyond a round's
+ * longest wait (RETRY_MS) and script (notify_timeout_ms), milliseconds:
+ * the state file and ExaBGP's pipe are written in the same round. */
+#define HEARTBEAT_SLACK_MS 5000
 
 /* ------------------------------------------------------------------------
  * Types.
@@ -125,6 +131,8 @@ struct dpmon_actions {
 	/* ExaBGP pipe, thread only (fifo is also read, relaxed, by the stats) */
 	int fifo;
 	bool fifo_missing_logged;
+	/* beaten by the thread each round (heartbeat.h); NULL: registry full */
+	struct dpmon_heartbeat *hb;
 };
 
 /* ------------------------------------------------------------------------
