@@ -444,10 +444,71 @@ test_health(const struct dpmon_snapshot *s)
 	REQUIRE(r.status == 200);
 	CHECK_STR(r.body, "status", "ok");
 	CHECK_INT(r.body, "snapshot_seq", 7);
-	CHECK_SIZE(r.body, "", 2);
+	CHECK_SIZE(r.body, "reasons", 0);
+	CHECK_SIZE(r.body, "", 3);
+	CHECK(r.of_snapshot);
 	json_decref(r.body);
 	r = get(s, "/health/");
 	REQUIRE(r.status == 200);
+	json_decref(r.body);
+}
+
+/* GET @p path on @p s (NULL: none yet) with the health verdict @p v. */
+static struct dpmon_api_response
+get_health(const struct dpmon_snapshot *s, const char *path, const struct dpmon_health_verdict *v)
+{
+	struct dpmon_api_request req = {.snap = s, .method = "GET", .path = path, .health = v};
+	struct dpmon_api_response r;
+
+	REQUIRE(dpmon_api_serve(&req, &r) == 0);
+	return r;
+}
+
+/* A verdict with reasons: /health 503 listing them, the summary a 200
+ * whose "health" says the same and that is not the snapshot's alone. */
+static void
+test_health_verdict(const struct dpmon_snapshot *s)
+{
+	struct dpmon_health_verdict ok = {.n_reasons = 0};
+	struct dpmon_health_verdict bad = {
+		.n_reasons = 2,
+		.reasons = {"merge: no merge for 4.2 s (limit 3.0 s)",
+			    "worker lcore 1: no RX poll for 3.5 s (limit "
+			    "3.0 s)"}};
+	struct dpmon_api_response r = get_health(s, "/health", &bad);
+
+	REQUIRE(r.status == 503);
+	CHECK_SIZE(r.body, "", 3);
+	CHECK_STR(r.body, "status", "unhealthy");
+	CHECK_INT(r.body, "snapshot_seq", 7);
+	CHECK_SIZE(r.body, "reasons", 2);
+	CHECK_STR(r.body, "reasons.0", "merge: no merge for 4.2 s (limit 3.0 s)");
+	CHECK_STR(r.body, "reasons.1", "worker lcore 1: no RX poll for 3.5 s (limit 3.0 s)");
+	json_decref(r.body);
+	r = get_health(NULL, "/health", &bad); /* before the first snapshot too */
+	REQUIRE(r.status == 503);
+	CHECK_STR(r.body, "status", "unhealthy");
+	CHECK_INT(r.body, "snapshot_seq", 0);
+	json_decref(r.body);
+	r = get_health(NULL, "/health", &ok);
+	REQUIRE(r.status == 200);
+	CHECK_STR(r.body, "status", "starting");
+	CHECK_SIZE(r.body, "reasons", 0);
+	json_decref(r.body);
+
+	r = get_health(s, "/api/v1/summary", &bad);
+	REQUIRE(r.status == 200);
+	CHECK(!r.of_snapshot);
+	CHECK_SIZE(r.body, "health", 2);
+	CHECK_STR(r.body, "health.status", "unhealthy");
+	CHECK_SIZE(r.body, "health.reasons", 2);
+	CHECK_STR(r.body, "health.reasons.1", "worker lcore 1: no RX poll for 3.5 s (limit 3.0 s)");
+	json_decref(r.body);
+	r = get_health(s, "/api/v1/summary", &ok);
+	REQUIRE(r.status == 200);
+	CHECK(r.of_snapshot);
+	CHECK_STR(r.body, "health.status", "ok");
+	CHECK_SIZE(r.body, "health.reasons", 0);
 	json_decref(r.body);
 }
 
@@ -478,7 +539,9 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_REAL(b, "merge_s", 0.125);
 	CHECK_INT(b, "subnets", 2);
 	CHECK_INT(b, "hosts", 5);
-	CHECK_SIZE(b, "", 16);
+	CHECK_SIZE(b, "", 17);
+	CHECK_STR(b, "health.status", "ok");
+	CHECK_SIZE(b, "health.reasons", 0);
 	CHECK_SIZE(b, "actions", 5);
 	CHECK_INT(b, "actions.events_dropped", 1);
 	CHECK_INT(b, "actions.notify.ok", 4);
@@ -1278,6 +1341,7 @@ main(void)
 	s = api_snapshot();
 	test_snapshot_lookups(s);
 	test_health(s);
+	test_health_verdict(s);
 	test_summary(s);
 	test_summary_no_reload();
 	test_subnets(s);

@@ -353,7 +353,8 @@ dpmon_api_serve(const struct dpmon_api_request *req, struct dpmon_api_response *
 			    .out = out,
 			    .actions = req->actions,
 			    .body = req->body != NULL ? req->body : "",
-			    .body_len = req->body_len};
+			    .body_len = req->body_len,
+			    .health = req->health};
 
 	*out = (struct dpmon_api_response){0};
 	if (dispatch(&r, req->method, req->path != NULL ? req->path : "") >= 0)

@@ -14,7 +14,8 @@
  * serves them.)
  * Errors: 404 unknown path, 400 bad parameter, 405 wrong method (with the
  * Allow header value), 503 before the first snapshot; every error body is
- * {"error": "..."}.
+ * {"error": "..."}. /health answers 503 with its reasons when the
+ * request's health verdict has any (dpmon_api_request.health).
  *
  * Query parameters reach the API through a lookup callback (so the API
  * does not depend on the transport's representation) plus, optionally, the
@@ -31,6 +32,7 @@
 
 #include <jansson.h>
 
+#include "health.h"
 #include "snapshot.h"
 
 struct dpmon_actions;
@@ -84,6 +86,14 @@ struct dpmon_api_request {
 	 * when there is none. */
 	const char *body;
 	size_t body_len; /**< bytes; the transport answers 413 beyond DPMON_API_BODY_MAX */
+	/**
+	 * The health verdict at the time of the request (health.h), for
+	 * /health and the summary's "health" object; NULL: healthy (not
+	 * checked). With a reason, /health answers 503 and the summary's
+	 * answer is not "of_snapshot" (no ETag: the verdict is not part of
+	 * the snapshot).
+	 */
+	const struct dpmon_health_verdict *health;
 };
 
 /**

@@ -38,6 +38,8 @@ struct request {
 	struct dpmon_actions *actions; /**< the blackhole list, or NULL */
 	const char *body;              /**< the request body, never NULL */
 	size_t body_len;               /**< bytes */
+	/** The health verdict (health.h); NULL: healthy. */
+	const struct dpmon_health_verdict *health;
 };
 
 /**
@@ -88,7 +90,8 @@ const char *api_arg_value(const struct request *r, const char *key);
  * needs r->snap (the dispatch answers 503 without one).
  * --------------------------------------------------------------------- */
 
-/** GET /health: "ok" or "starting", with the snapshot's seq (r->snap may be NULL). */
+/** GET /health: 200 "ok" or "starting", or 503 "unhealthy" with the reasons of
+ * r->health, with the snapshot's seq (r->snap may be NULL). */
 int api_ep_health(struct request *r, const char *rest, size_t rest_len);
 /** GET /api/v1/summary. */
 int api_ep_summary(struct request *r, const char *rest, size_t rest_len);

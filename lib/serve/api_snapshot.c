@@ -541,15 +541,35 @@ ranks_before(const struct dpmon_snap_host *a, const struct dpmon_snap_host *b, c
  * Health, summary, subnets and hosts.
  * --------------------------------------------------------------------- */
 
+/* Is the request's health verdict a bad one? */
+static bool
+unhealthy(const struct request *r)
+{
+	return r->health != NULL && r->health->n_reasons > 0;
+}
+
 int
 api_ep_health(struct request *r, const char *rest, size_t n)
 {
+	const char *status = unhealthy(r) ? "unhealthy" : r->snap != NULL ? "ok" : "starting";
+
 	(void)rest;
 	(void)n;
-	return api_reply(r, 200,
-			 json_pack("{s:s,s:I}", "status", r->snap != NULL ? "ok" : "starting",
-				   "snapshot_seq",
-				   (json_int_t)(r->snap != NULL ? r->snap->seq : 0)));
+	return api_reply(r, unhealthy(r) ? 503 : 200,
+			 json_pack("{s:s,s:I,s:o*}", "status", status, "snapshot_seq",
+				   (json_int_t)(r->snap != NULL ? r->snap->seq : 0), "reasons",
+				   dpmon_health_reasons_json(r->health)));
+}
+
+/* The summary's "health": the verdict of /health, computed at request
+ * time; a bad one makes the answer no longer the snapshot's alone. */
+static json_t *
+health_json(struct request *r)
+{
+	if (unhealthy(r))
+		r->out->of_snapshot = false;
+	return json_pack("{s:s,s:o*}", "status", unhealthy(r) ? "unhealthy" : "ok", "reasons",
+			 dpmon_health_reasons_json(r->health));
 }
 
 /* Reload status: counts, and the last attempt's time and result (null before any). */
@@ -589,7 +609,7 @@ api_ep_summary(struct request *r, const char *rest, size_t n)
 	(void)n;
 	return api_reply(
 		r, 200,
-		json_pack("{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o}",
+		json_pack("{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:o}",
 			  "version", DPMON_VERSION, "uptime_s", dpmon_finite_or_zero(s->uptime_s),
 			  "interval_s", dpmon_finite_or_zero(s->interval_s), "interval_ms",
 			  (json_int_t)s->interval_ms, "snapshot_seq", (json_int_t)s->seq, "merge_s",
@@ -599,7 +619,7 @@ api_ep_summary(struct request *r, const char *rest, size_t n)
 			  array_json(s, s->n_ports, port_json), "workers",
 			  array_json(s, s->n_workers, worker_json), "subnets",
 			  (json_int_t)s->n_subnets, "hosts", (json_int_t)s->n_hosts, "config",
-			  config_json(s), "actions", actions_json(s)));
+			  config_json(s), "actions", actions_json(s), "health", health_json(r)));
 }
 
 int

@@ -59,6 +59,11 @@
  * the cache holds rendered text only, never a snapshot. Only 200 answers
  * are cached (errors and 503 before the first snapshot are rendered each
  * time); the slot lock is held for a pointer swap, never while rendering.
+ * /health and /api/v1/summary also carry the health verdict (health.h),
+ * computed for each request from the clock, since a stuck merge publishes
+ * no new snapshot: only a healthy verdict's answer comes from (or goes
+ * into) the cache; an unhealthy one is rendered each time (/health a 503,
+ * the summary a 200 without ETag, so never a 304 either).
  *
  * Query cache: GET and HEAD of /api/v1/hosts (exactly that path) with
  * their parameters, the same way, in QCACHE_SLOTS slots keyed by the
@@ -104,6 +109,8 @@
 #include <microhttpd.h>
 
 #include "api.h"
+#include "health.h"
+#include "heartbeat.h"
 #include "page.h"
 #include "prom.h"
 
@@ -167,6 +174,8 @@ struct dpmon_http {
 	char instance[24];  /* hex; part of every snapshot ETag, new at each start */
 	char page_etag[32];
 	uint16_t port;
+	/* the main lcore's health board (health.h); NULL = none */
+	const struct dpmon_health *health;
 };
 
 /* Everything needed to send one response. */
@@ -997,6 +1006,17 @@ changes_state(const struct dpmon_http *h, const char *url)
 	return res.changes_state;
 }
 
+/* The health verdict now into @p v, for the endpoints that carry it
+ * (/health, /api/v1/summary, any spelling); NULL for every other one. */
+static const struct dpmon_health_verdict *
+health_verdict(const struct dpmon_http *h, const char *url, struct dpmon_health_verdict *v)
+{
+	if (!path_is(url, "/health") && !path_is(url, "/api/v1/summary"))
+		return NULL;
+	dpmon_health_check(h->health, dpmon_heartbeat_now_ns(), v);
+	return v;
+}
+
 /* Every other request, its headers read (and a GET's body discarded):
  * answer it from what the target says. @p nul: the raw target had "%00". */
 static enum MHD_Result
@@ -1005,6 +1025,7 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 {
 	struct dpmon_api_request req;
 	struct dpmon_api_query q;
+	struct dpmon_health_verdict v;
 	struct reply r;
 	char key[QCACHE_KEY_MAX];
 	size_t key_len;
@@ -1012,11 +1033,13 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 
 	collect_query(c, &q);
 	req = api_request(h, method, url, &q);
+	req.health = health_verdict(h, url, &v);
 	if (nul)
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
 	else if (q.overflow)
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
 	else if ((slot = cached_slot(method, url, &q)) >= 0 &&
+		 (req.health == NULL || req.health->n_reasons == 0) &&
 		 serve_cached(h, slot, NULL, 0, &req, &r))
 		; /* from the response cache */
 	else if ((key_len = query_key(method, url, &q, key)) > 0 &&
@@ -1123,6 +1146,7 @@ copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 {
 	h->top_hosts = o->metrics_top_hosts;
 	h->actions = o->actions;
+	h->health = o->health;
 	for (uint32_t i = 0; i < o->n_cors_origins && i < DPMON_MAX_CORS_ORIGINS; i++) {
 		snprintf(h->cors[i], sizeof(h->cors[i]), "%s", o->cors_origins[i]);
 		h->n_cors = i + 1;

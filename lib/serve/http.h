@@ -13,6 +13,7 @@
 
 #include "actions.h"
 #include "config.h"
+#include "health.h"
 #include "snapshot.h"
 
 struct dpmon_http;
@@ -31,6 +32,12 @@ struct dpmon_http_opts {
 	 * Not owned.
 	 */
 	struct dpmon_actions *actions;
+	/**
+	 * The main lcore's health board (health.h) that /health and the
+	 * summary judge at request time; NULL: only the heartbeats
+	 * (heartbeat.h) are judged. Not owned; must outlive the server.
+	 */
+	const struct dpmon_health *health;
 };
 
 /**
