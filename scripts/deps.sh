@@ -7,7 +7,7 @@
 #   bash scripts/deps.sh           build and test dependencies
 #   bash scripts/deps.sh --build   build dependencies only (quickstart)
 #
-#   build:  compilers, Meson, DPDK, jansson, libmicrohttpd, libpcap
+#   build:  compilers, Meson, DPDK, jansson, libmicrohttpd, libpcap, libsystemd
 #   tests:  prometheus (promtool), chromium (the dashboard test), cppcheck and
 #           clang-format (scripts/static-check.sh), DPDK's af_packet PMD and
 #           iproute2 (the live-traffic test on a veth pair, test_soak.py;
@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config python3 python3-pyelftools
       dpdk dpdk-dev libdpdk-dev libnuma-dev libjansson-dev libmicrohttpd-dev libpcap-dev
-      curl)
+      libsystemd-dev curl)
 TEST_PKGS=(prometheus chromium librte-net-af-packet23 iproute2
       debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
       systemd shellcheck cppcheck clang-format)

@@ -10,6 +10,10 @@
  * so a slow merge does not shift the next ones; after a stall, missed
  * ticks are skipped rather than merged back to back.
  *
+ * After each merge the main lcore writes the health board (health.h) and
+ * feeds the systemd watchdog (service.c); the test hooks (hooks.c) may
+ * hold the loop before a merge.
+ *
  * Signals only set flags: SIGINT and SIGTERM end the loop (the stop is
  * shutdown.c's), SIGHUP asks for a reload, which the loop serves between
  * two merges (reload.c), never in the handler.
@@ -27,6 +31,7 @@
 #include <rte_cycles.h>
 
 #include "api.h"
+#include "heartbeat.h"
 #include "log.h"
 
 /* ------------------------------------------------------------------------
@@ -170,7 +175,7 @@ pin_hosts(struct app *a, const struct dpmon_snapshot *s)
 	free(bh);
 }
 
-void
+bool
 app_merge_once(struct app *a)
 {
 	struct dpmon_port_stats ports[DPMON_MAX_PORTS];
@@ -189,7 +194,7 @@ app_merge_once(struct app *a)
 		dpmon_sampler_drain(a->sampler);
 		if (prev != NULL)
 			dpmon_snap_release(&a->store, prev);
-		return;
+		return false;
 	}
 	/* The previous generations served their last merge (merge.h). */
 	app_free_gens(a->retired, a->n_workers);
@@ -214,6 +219,30 @@ app_merge_once(struct app *a)
 		}
 		dpmon_snap_release(&a->store, prev);
 	}
+	return true;
+}
+
+/*
+ * After a merge (@p published: it published a snapshot): the health
+ * board gets the merge's time and the lcores' poll counters (the
+ * workers' and the distributor's heartbeats, read like any counter of
+ * theirs), and the service manager READY=1 or WATCHDOG=1.
+ */
+static void
+after_merge(struct app *a, bool published)
+{
+	uint64_t now = dpmon_heartbeat_now_ns();
+	bool polling;
+
+	if (published)
+		dpmon_health_merged(&a->health, now);
+	for (unsigned w = 0; w < a->n_workers; w++)
+		dpmon_health_poll(&a->health, w, dpmon_count_read(&a->cores[w]->stats.polls), now);
+	if (a->srss)
+		dpmon_health_poll(&a->health, a->n_workers,
+				  __atomic_load_n(&a->dist.rounds, __ATOMIC_RELAXED), now);
+	polling = dpmon_health_gathered(&a->health, now);
+	app_service_merged(a, published, polling, now);
 }
 
 /* ------------------------------------------------------------------------
@@ -278,6 +307,8 @@ app_merge_loop(struct app *a, double duration_s)
 	struct timespec next, now, end;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
+	app_service_start(a);
+	dpmon_health_start(&a->health, dpmon_heartbeat_now_ns());
 	end = next;
 	end.tv_sec += (time_t)duration_s;
 	timespec_add_ms(&end, (uint32_t)((duration_s - (double)(time_t)duration_s) * 1000));
@@ -287,9 +318,10 @@ app_merge_loop(struct app *a, double duration_s)
 		timespec_add_ms(&next, a->cfg.merge_interval_ms);
 		last = duration_s > 0 && !timespec_before(&next, &end);
 		sleep_until(a, last ? &end : &next);
+		app_hooks_round(a);
 		if (stop_signal)
 			break;
-		app_merge_once(a);
+		after_merge(a, app_merge_once(a));
 		if (last)
 			break;
 		/* After a stall, skip missed ticks instead of merging back to back. */

@@ -11,6 +11,8 @@
  *   loop.c      the signals, and the merge loop of the main lcore
  *   reload.c    SIGHUP: the configuration reload between two merges
  *   shutdown.c  the orderly stop
+ *   service.c   sd_notify: READY, the systemd watchdog, STOPPING
+ *   hooks.c     the test hooks (DPMON_TEST_HOOKS): hold the merge, a worker
  *   run.c       dpmon_main (run.h): the order of it all
  *
  * Private to lib/run: nothing outside it includes this header. Every
@@ -33,6 +35,7 @@
 #include "counters.h"
 #include "detect.h"
 #include "distributor.h"
+#include "health.h"
 #include "http.h"
 #include "merge.h"
 #include "port.h"
@@ -51,6 +54,13 @@ struct app_opts {
 	const char *port_file; /**< --http-port-file FILE, or NULL */
 	long http_port;        /**< --http-port N, 0..65535; -1 = from the configuration */
 	double duration_s;     /**< --duration, seconds; 0 = until a signal */
+};
+
+/** What the service manager was told (service.c). */
+struct app_service {
+	bool ready;            /**< READY=1 sent */
+	uint64_t watchdog_ns;  /**< the systemd watchdog interval; 0 = none */
+	uint64_t last_ping_ns; /**< the last WATCHDOG=1, CLOCK_MONOTONIC; 0 = none */
 };
 
 /** Configuration reloads so far (reported in every snapshot). */
@@ -95,6 +105,11 @@ struct app {
 	bool srss; /**< software RSS: the distributor below runs */
 	unsigned dist_lcore;
 	struct dpmon_distributor dist;
+	/** The board /health judges (health.h): lcores 0..n_workers-1 are the
+	 * workers, then the distributor with software_rss. */
+	struct dpmon_health health;
+	struct app_service service;
+	const char *hooks_dir; /**< DPMON_TEST_HOOKS (hooks.c), or NULL */
 };
 
 /* ------------------------------------------------------------------------
@@ -162,15 +177,49 @@ int app_stop_signal(void);
  * retired generations, add the reload and actions counters, run
  * detection on the still private snapshot and publish it. An allocation
  * failure is logged and skips this interval.
+ * @return true when a snapshot was published.
  */
-void app_merge_once(struct app *a);
+bool app_merge_once(struct app *a);
 
 /**
  * Merge every merge_interval_ms until SIGINT or SIGTERM, or until
  * @p duration_s (seconds, 0 = no limit) have passed, which ends with one
- * last merge. A reload (SIGHUP) is served between two merges.
+ * last merge. A reload (SIGHUP) is served between two merges. After each
+ * merge: the health board (the merge's time, the lcores' poll counters)
+ * and the service manager (READY=1 after the first, WATCHDOG=1).
  */
 void app_merge_loop(struct app *a, double duration_s);
+
+/* ------------------------------------------------------------------------
+ * service.c — sd_notify.
+ * --------------------------------------------------------------------- */
+
+/** Read the systemd watchdog's interval (sd_watchdog_enabled). Before the merge loop. */
+void app_service_start(struct app *a);
+
+/**
+ * After a merge at @p now_ns (CLOCK_MONOTONIC): READY=1 after the first
+ * that @p published a snapshot; WATCHDOG=1 when it did and every lcore is
+ * @p polling (dpmon_health_gathered), at most every quarter interval.
+ */
+void app_service_merged(struct app *a, bool published, bool polling, uint64_t now_ns);
+
+/** STOPPING=1: the stop begins. Any thread. */
+void app_service_stopping(void);
+
+/* ------------------------------------------------------------------------
+ * hooks.c — test hooks.
+ * --------------------------------------------------------------------- */
+
+/** Read DPMON_TEST_HOOKS (a directory), once at start-up. */
+void app_hooks_init(struct app *a);
+
+/**
+ * With test hooks: hold or release each worker as DIR/hold-worker-<lcore>
+ * says, and wait while DIR/hold-merge exists (or until a stop signal).
+ * Without: nothing. Once per loop round, before the merge.
+ */
+void app_hooks_round(struct app *a);
 
 /* ------------------------------------------------------------------------
  * reload.c — the configuration reload.

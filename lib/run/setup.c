@@ -4,7 +4,7 @@
  *
  *   classifier → ports → per-core tables and generation 0 → RX queues →
  *   merge, sampler → snapshot store, telemetry → actions → detection →
- *   HTTP → launch the worker lcores (and the distributor) → announce.
+ *   health board → HTTP → launch the worker lcores (and the distributor) → announce.
  *
  * RX queues are dealt round-robin over the worker lcores in port order, so
  * every queue has exactly one poller and a worker may poll several queues.
@@ -343,6 +343,24 @@ start_services(struct app *a)
 	return 0;
 }
 
+/* The health board of the polling lcores (workers, then the distributor)
+ * that the HTTP server judges, and the test hooks. @return 0 or EXIT_START. */
+static int
+start_health(struct app *a)
+{
+	if (dpmon_health_init(&a->health, a->n_workers + (a->srss ? 1 : 0),
+			      a->cfg.merge_interval_ms) != 0) {
+		fprintf(stderr, "dpmon: cannot start the health check: %s\n", strerror(ENOMEM));
+		return EXIT_START;
+	}
+	for (unsigned w = 0; w < a->n_workers; w++)
+		dpmon_health_name(&a->health, w, "worker lcore %u", a->lcores[w]);
+	if (a->srss)
+		dpmon_health_name(&a->health, a->n_workers, "distributor lcore %u", a->dist_lcore);
+	app_hooks_init(a);
+	return 0;
+}
+
 /* The HTTP server on the configured address, --http-port overriding the
  * port. @return 0 or EXIT_START. */
 static int
@@ -355,6 +373,7 @@ start_http(struct app *a, const struct app_opts *o)
 		.n_cors_origins = a->cfg.n_cors_origins,
 		.cors_origins = a->cfg.http_cors_origins,
 		.actions = a->actions,
+		.health = &a->health,
 	};
 
 	a->http = dpmon_http_start_opts(&ho, &a->store);
@@ -447,7 +466,7 @@ app_setup(struct app *a, const struct app_opts *o)
 	if (start_ports(a) != 0 || setup_workers(a) != 0)
 		return EXIT_START;
 	if ((rc = start_merge(a)) != 0 || (rc = start_services(a)) != 0 ||
-	    (rc = start_http(a, o)) != 0)
+	    (rc = start_health(a)) != 0 || (rc = start_http(a, o)) != 0)
 		return rc;
 	port = dpmon_http_port(a->http);
 	print_assignment(a);

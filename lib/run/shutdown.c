@@ -3,7 +3,7 @@
  * shutdown.c — dpmon's orderly stop (run_private.h, app_shutdown;
  * docs/operations.md).
  *
- *   stop the workers → their totals → one last merge and the final state
+ *   STOPPING=1 → stop the workers → their totals → one last merge and the final state
  *   (when they ran) → HTTP → actions → telemetry → snapshot store →
  *   detection, sampler, merge → distributor, ports → generations, RCU,
  *   per-core tables, workers → classifier → configuration.
@@ -131,11 +131,13 @@ free_workers(struct app *a)
 	free(a->cores);
 	free(a->lcores);
 	rte_free(a->workers);
+	dpmon_health_fini(&a->health); /* after the HTTP server, its reader */
 }
 
 void
 app_shutdown(struct app *a)
 {
+	app_service_stopping();
 	stop_workers(a);
 	print_worker_totals(a);
 	/* The workers are stopped: one last merge publishes every packet they
