@@ -5,7 +5,8 @@ and without systemd as PID 1:
 
  - config/systemd/dpmon.service passes `systemd-analyze verify` with no
    message at all (the binaries it names point at the build tree for the
-   check), and carries the directives the appliance relies on, in order;
+   check), and carries the directives the appliance relies on, in order
+   (Type=notify with WatchdogSec: the pings are tested in test_health.py);
  - shellcheck finds nothing in the shell scripts;
  - scripts/dpmon-prepare, in its dry-run mode, prints exactly the expected
    commands for sample env files, and rejects a bad env file naming the line;
@@ -81,7 +82,9 @@ def test_unit_directives(h):
     c.eq('ExecReload: check the configuration, then SIGHUP', [
         '/usr/bin/dpmon --check-config ${DPMON_CONFIG}', '/bin/kill -HUP $MAINPID'], rel)
     expect = {
-        'Type': 'exec',
+        'Type': 'notify',
+        'NotifyAccess': 'main',
+        'WatchdogSec': '30s',
         'EnvironmentFile': '-/etc/dpmon/dpmon.env',
         'Environment': 'DPMON_CONFIG=/etc/dpmon/dpmon.json',
         'ExecStart': '/usr/lib/dpmon/prepare exec',
