@@ -252,8 +252,10 @@ class Dpmon:
     network interface (live traffic: see LiveLink)."""
 
     def __init__(self, h, pcaps, subnets, label, lcores=None, merge_interval_ms=200,
-                 extra_config=None, rx_queues=None, vdev_args='', iface=None):
+                 extra_config=None, rx_queues=None, vdev_args='', iface=None, env=None):
         self.h = h
+        # Variables added to dpmon's environment (DPMON_TEST_HOOKS, NOTIFY_SOCKET).
+        self.env = dict(os.environ, **env) if env else None
         self.pcaps = list(pcaps)
         self.iface = iface
         if iface is not None and self.pcaps:
@@ -333,7 +335,7 @@ class Dpmon:
             # test's network namespace, and the veth pair in it, go away
             # even when the test process is killed outright.
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
-                                         stdout=self.stdout, stderr=self.stderr,
+                                         stdout=self.stdout, stderr=self.stderr, env=self.env,
                                          preexec_fn=_die_with_parent if self.iface else None)
             _live.add(self.proc)
         deadline = time.monotonic() + timeout
