@@ -12,11 +12,14 @@ pcapplusplus/example.pcap with a CORS origin configured, and a detection
 threshold every host and every subnet with ingress traffic exceeds (live host
 and subnet alerts); the checks
 run twice, before any configuration reload (summary.config with nulls) and
-after one (SIGHUP, same file: numbers and booleans).
+after one (SIGHUP, same file: numbers and booleans); then, with the merge
+held back (test hook, lib/run/hooks.c), the unhealthy /health (503) and
+summary are checked too.
 """
 import os
 import signal
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,6 +35,7 @@ def test_openapi(h):
     subnets = [(r['dst_prefix'], 's%d' % i) for i, r in enumerate(rows)] + [
         ('2001:db8:1::/48', 'v6')]
     c = h.checker('openapi')
+    hooks = tempfile.mkdtemp(prefix='dpmon-it-openapi-')
     with h.dpmon_run([h.td('pcaps', 'pcapplusplus', 'example.pcap')], subnets, 'openapi',
                      extra_config={'http': {'listen': '127.0.0.1', 'port': 0,
                                             'cors_origins': [ORIGIN]},
@@ -40,7 +44,8 @@ def test_openapi(h):
                                    # So does every subnet with traffic (subnet alerts).
                                    'detection': {'thresholds': {'ingress': {'pps': 0.001}},
                                                  'subnet_thresholds':
-                                                     {'ingress': {'pps': 0.001}}}}) as d:
+                                                     {'ingress': {'pps': 0.001}}}},
+                     env={'DPMON_TEST_HOOKS': hooks}) as d:
         d.wait_counts(PACKETS)
         out = jstools.run_node(h, c, 'openapi_check.mjs', [
             '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),
@@ -55,6 +60,17 @@ def test_openapi(h):
             '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),
             '--base', 'http://127.0.0.1:%d' % d.port, '--cors', ORIGIN])
         c.true('openapi_check.mjs ran its checks after a reload', ' checks, 0 failed' in out)
+        open(os.path.join(hooks, 'hold-merge'), 'w').close()
+        deadline = time.monotonic() + 10
+        while d.request('/health')[0] != 503 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        out = jstools.run_node(h, c, 'openapi_check.mjs', [
+            '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),
+            '--base', 'http://127.0.0.1:%d' % d.port, '--unhealthy', '1'])
+        c.true('openapi_check.mjs ran its checks with the merge held',
+               ' checks, 0 failed' in out)
+        os.unlink(os.path.join(hooks, 'hold-merge'))
+        os.rmdir(hooks)
         c.eq('dpmon exit status after SIGTERM', 0, d.stop())
     c.done()
 

@@ -114,6 +114,17 @@ async function exchange(label, method, path, { headers = {}, expect, body } = {}
 }
 
 /* ---- the requests ---- */
+
+/* --unhealthy 1: test_openapi.py holds dpmon's merge (a test hook), so
+ * only the health answers are checked: /health 503, the summary's health. */
+if (args.unhealthy) {
+  for (const method of ["GET", "HEAD"])
+    await exchange("unhealthy " + method + " /health", method, "/health", { expect: 503 });
+  const s = await exchange("unhealthy summary", "GET", "/api/v1/summary", { expect: 200 });
+  check("unhealthy summary: health.status", JSON.parse(s.text).health.status === "unhealthy");
+  check("unhealthy summary: no ETag", s.headers.get("etag") === null);
+  finish();
+}
 const subnets = JSON.parse((await exchange("subnets", "GET", "/api/v1/subnets", { expect: 200 })).text);
 const prefix = subnets.subnets[0].prefix;
 const hosts = JSON.parse((await exchange("hosts", "GET", "/api/v1/hosts?limit=3", { expect: 200 })).text);
