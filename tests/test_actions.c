@@ -25,6 +25,7 @@
 #include "actions.h"
 #include "check.h"
 #include "config.h"
+#include "heartbeat.h"
 
 #define CHECK_STR(a, b)                                                                   \
 	do {                                                                              \
@@ -276,6 +277,38 @@ test_notify_timeout(void)
 	usleep(200000);
 	CHECK_STR(slurp("notify.sh.late"), ""); /* killed, not finished */
 	dpmon_actions_free(a);
+	teardown();
+}
+
+/* The thread's heartbeat "actions": beaten while it waits (every 1 s at
+ * most), overdue past 1 s + notify_timeout_ms + 5 s, that limit following
+ * a reload, and gone with the module. */
+static void
+test_heartbeat(void)
+{
+	struct dpmon_heartbeat_late late[4];
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	uint64_t now;
+
+	setup(&cfg);
+	cfg.actions.notify_timeout_ms = 300;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	usleep(1200000); /* idle: the 1 s tick beats */
+	now = dpmon_heartbeat_now_ns();
+	CHECK_EQ_U64(dpmon_heartbeat_overdue(now, late, 4), 0);
+	CHECK_EQ_U64(dpmon_heartbeat_overdue(now + 6400000000ull, late, 4), 1);
+	CHECK_STR(late[0].name, "actions");
+	CHECK_EQ_U64(late[0].max_age_ms, 1000 + 300 + 5000);
+	cfg.actions.notify_timeout_ms = 2000;
+	CHECK(dpmon_actions_reconfigure(a, &cfg) == 0);
+	CHECK_EQ_U64(dpmon_heartbeat_overdue(dpmon_heartbeat_now_ns() + 6400000000ull, late, 4), 0);
+	CHECK_EQ_U64(dpmon_heartbeat_overdue(dpmon_heartbeat_now_ns() + 8100000000ull, late, 4), 1);
+	CHECK_EQ_U64(late[0].max_age_ms, 1000 + 2000 + 5000);
+	dpmon_actions_free(a);
+	CHECK_EQ_U64(dpmon_heartbeat_overdue(dpmon_heartbeat_now_ns() + 100000000000ull, late, 4),
+		     0);
 	teardown();
 }
 
@@ -908,6 +941,7 @@ main(void)
 	test_notify();
 	test_notify_manual();
 	test_notify_timeout();
+	test_heartbeat();
 	test_exabgp();
 	test_exabgp_host_prefix();
 	test_exabgp_no_reader();

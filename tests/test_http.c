@@ -12,7 +12,9 @@
  * URL, garbage) do not hurt the server, and that snapshots published while
  * requests are served are picked up (ASan checks the reference counting).
  * Also /metrics, the page at /, ETag and If-None-Match (304) per snapshot,
- * and CORS for configured origins (preflight included).
+ * CORS for configured origins (preflight included), and the health board:
+ * a stale merge turns the cached healthy /health into a 503 for the same
+ * snapshot, never a 304.
  *
  * Each CHECK prints file:line and exits 1.
  */
@@ -33,6 +35,8 @@
 
 #include "actions.h"
 #include "config.h"
+#include "health.h"
+#include "heartbeat.h"
 #include "http.h"
 #include "snapshot.h"
 #include "check.h"
@@ -834,6 +838,67 @@ test_cors(struct dpmon_snap_store *st)
 	CHECK(dpmon_http_start_opts(&o, st) == NULL && errno == EINVAL);
 }
 
+/* A server with a health board: /health and the summary cached while the
+ * merge is fresh; the merge late on the same snapshot: /health a 503 with
+ * the reason even for the healthy answer's ETag, the summary without ETag;
+ * fresh again: the cached answers and their ETag. */
+static void
+test_health_board(struct dpmon_snap_store *st)
+{
+	struct dpmon_health board;
+	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .health = &board};
+	struct dpmon_http *h;
+	char etag[64], v[64], hdr[128];
+	const char *reason;
+	struct reply r;
+	uint16_t port;
+	json_t *j;
+
+	REQUIRE(dpmon_health_init(&board, 1, 200) == 0);
+	dpmon_health_name(&board, 0, "worker lcore %u", 1u);
+	dpmon_health_start(&board, dpmon_heartbeat_now_ns());
+	REQUIRE((h = dpmon_http_start_opts(&o, st)) != NULL);
+	port = dpmon_http_port(h);
+	r = request(port, "GET", "/health");
+	CHECK(r.status == 200 && header(&r, "ETag", etag, sizeof(etag)) != NULL);
+	j = EXPECT_JSON(r, 200);
+	CHECK(strcmp(json_string_value(json_object_get(j, "status")), "ok") == 0);
+	json_decref(j);
+	json_decref(EXPECT_JSON(request(port, "GET", "/api/v1/summary"), 200)); /* cached */
+	/* The merge 2 s late (limit 1 s): same snapshot, same cache slot. */
+	dpmon_health_merged(&board, dpmon_heartbeat_now_ns() - 2000000000ull);
+	snprintf(hdr, sizeof(hdr), "If-None-Match: %s\r\n", etag);
+	r = request_h(port, "GET", "/health", hdr);
+	CHECK(r.status == 503 && header(&r, "ETag", v, sizeof(v)) == NULL);
+	j = EXPECT_JSON(r, 503);
+	CHECK(strcmp(json_string_value(json_object_get(j, "status")), "unhealthy") == 0);
+	reason = json_string_value(json_array_get(json_object_get(j, "reasons"), 0));
+	CHECK(reason != NULL && strncmp(reason, "merge: no merge for 2.", 22) == 0);
+	json_decref(j);
+	r = request_h(port, "HEAD", "/health", hdr);
+	CHECK(r.status == 503);
+	free(r.raw);
+	r = request_h(port, "GET", "/api/v1/summary", hdr);
+	CHECK(r.status == 200 && header(&r, "ETag", v, sizeof(v)) == NULL);
+	j = EXPECT_JSON(r, 200);
+	CHECK(strcmp(json_string_value(
+			     json_object_get(j, "health")
+				     ? json_object_get(json_object_get(j, "health"), "status")
+				     : NULL),
+		     "unhealthy") == 0);
+	json_decref(j);
+	/* Fresh again: the same snapshot's cached answers, 304 included. */
+	dpmon_health_merged(&board, dpmon_heartbeat_now_ns());
+	r = request_h(port, "GET", "/health", hdr);
+	CHECK(r.status == 304);
+	free(r.raw);
+	r = request(port, "GET", "/api/v1/summary");
+	CHECK(r.status == 200 && header(&r, "ETag", v, sizeof(v)) != NULL && strcmp(v, etag) == 0);
+	free(r.raw);
+	dpmon_http_stop(h);
+	dpmon_health_fini(&board);
+}
+
 static void
 test_start_errors(uint16_t busy_port, struct dpmon_snap_store *store)
 {
@@ -1162,6 +1227,7 @@ main(void)
 	test_cors(&st);
 	test_blackholes(&st, port);
 	test_blackholes_host_prefix(&st);
+	test_health_board(&st);
 	/* Still serving after all of the above. */
 	json_decref(EXPECT_JSON(request(port, "GET", "/health"), 200));
 	dpmon_http_stop(h);

@@ -16,6 +16,9 @@ polling. Checked:
    released: /health 200 "ok" again, with reasons [] and a newer snapshot;
  - a worker lcore held: 503 with "worker lcore 1: no RX poll for A s
    (limit 1.0 s)" while the merges go on; released: 200;
+ - no false alarm: with software_rss (a distributor and two workers) and
+   the longest idle sleep (idle_sleep_us 100000), /health stays 200 "ok"
+   for 3 s once the capture is read, every lcore asleep most of the time;
  - the watchdog: a socket playing systemd's NOTIFY_SOCKET (WATCHDOG_USEC
    1 s) receives READY=1 first, then WATCHDOG=1 at least every 250 ms +
    one merge; none while the merge is held or (after the lcore limit)
@@ -145,6 +148,26 @@ def test_worker_held(h):
             c.eq('released: /health', (200, 'ok', []), (status, doc['status'], doc['reasons']))
             c.true('released: within 1 s', waited <= 1.0, '%.2f s' % waited)
             c.eq('counts kept', before, d.summary()['totals']['ingress']['packets'])
+            c.eq('exit status', 0, d.stop())
+    c.done()
+
+
+def test_idle_srss_healthy(h):
+    c = h.checker('idle software RSS')
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-health-') as tmp:
+        with h.dpmon_run([capture(h, tmp)], [(SUBNET, 'office')], 'health-srss',
+                         lcores=['--lcores', '0@0,1@1,2@1,3@0'],
+                         extra_config={'software_rss': True, 'idle_sleep_us': 100000}) as d:
+            d.wait_counts(2000)
+            answers, end = [], time.monotonic() + 3.0
+            while time.monotonic() < end:
+                status, _, doc = d.request('/health')
+                answers.append((status, doc['status'], tuple(doc['reasons'])))
+                time.sleep(0.1)
+            c.true('at least 20 answers', len(answers) >= 20, len(answers))
+            c.eq('every answer 200 "ok" without a reason', [(200, 'ok', ())],
+                 sorted(set(answers)))
+            c.eq('summary health', {'status': 'ok', 'reasons': []}, d.summary()['health'])
             c.eq('exit status', 0, d.stop())
     c.done()
 
