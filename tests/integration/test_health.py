@@ -84,6 +84,7 @@ def test_merge_held(h):
             waited, status, headers, doc = wait_health(d, 503, 5)
             c.eq('held: /health status', 503, status)
             c.true('held: 503 within 3 s', waited <= 3.0, '%.2f s' % waited)
+            c.note('503 %.2f s after the merge was held' % waited)
             c.eq('held: body keys', ['reasons', 'snapshot_seq', 'status'], sorted(doc))
             c.eq('held: status', 'unhealthy', doc['status'])
             c.eq('held: one reason', 1, len(doc['reasons']))
@@ -130,6 +131,7 @@ def test_worker_held(h):
             waited, status, _, doc = wait_health(d, 503, 6)
             c.eq('held: /health status', 503, status)
             c.true('held: 503 within 3 s', waited <= 3.0, '%.2f s' % waited)
+            c.note('503 %.2f s after the worker was held' % waited)
             c.eq('held: status', 'unhealthy', doc['status'])
             c.true('held: the worker reason only',
                    len(doc['reasons']) == 1 and WORKER_REASON.match(doc['reasons'][0]),
@@ -223,6 +225,7 @@ def test_watchdog(h):
                 c.true('WATCHDOG=1 repeated: at least 5 in 2.5 s', len(t) >= 5, len(t))
                 c.true('pings at most 250 ms + one merge apart', longest_gap(t) <= 0.5,
                        '%.3f s' % longest_gap(t))
+                c.note('%d pings in 2.5 s, at most %.3f s apart' % (len(t), longest_gap(t)))
 
                 hold(hooks, 'hold-merge', True)
                 ns.read(0.3)  # a merge already under way may still ping
