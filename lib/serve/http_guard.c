@@ -846,13 +846,13 @@ sweep(struct dpmon_http_guard *g, uint64_t now)
 
 	for (int l = LIST_FRESH; l <= LIST_IDLE; l++)
 		while ((c = g->lists[l].head) != NULL &&
-		       now - c->since_ms >= DPMON_HTTP_HEADER_DEADLINE_MS) {
+		       c->since_ms + DPMON_HTTP_HEADER_DEADLINE_MS <= now) {
 			if (c->where == CONN_PEEK)
 				refuse_conn(g, c, &late, false, now);
 			else
 				conn_cut(g, c);
 		}
-	while ((c = g->lists[LIST_LINGER].head) != NULL && now - c->since_ms >= LINGER_MS)
+	while ((c = g->lists[LIST_LINGER].head) != NULL && c->since_ms + LINGER_MS <= now)
 		conn_close(g, c);
 	if (g->accept_paused_until != 0 && now >= g->accept_paused_until) {
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &g->listen_fd};
@@ -970,7 +970,8 @@ dpmon_http_guard_start(struct dpmon_http_guard *g, struct MHD_Daemon *daemon)
 	err = pthread_create(&g->thread, NULL, guard_main, g);
 	if (err != 0)
 		return -err;
-	pthread_setname_np(g->thread, "dpmon-http");
+	/* the thread that runs libmicrohttpd (bench/bench.py counts "MHD*" threads) */
+	pthread_setname_np(g->thread, "MHD-guard");
 	g->running = true;
 	return 0;
 }
