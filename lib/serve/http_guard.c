@@ -95,6 +95,11 @@
 #define ACCEPT_PAUSE_MS 100 /* after EMFILE and the like */
 #define METHOD_MAX      32
 
+/* The refusal texts below spell these limits out. */
+_Static_assert(DPMON_HTTP_HEADER_DEADLINE_MS == 5000 && DPMON_HTTP_LINE_MAX == 8192 &&
+		       DPMON_HTTP_HEAD_MAX == 16384 && DPMON_HTTP_MAX_FIELDS == 64,
+	       "update the refusal texts");
+
 enum conn_where {
 	CONN_FREE,
 	CONN_PEEK,   /* held here, its first request head not yet complete */
