@@ -2,8 +2,11 @@
 /*
  * http.c — the HTTP transport: libmicrohttpd in front of api.c.
  *
- * libmicrohttpd runs its own polling thread (MHD_USE_AUTO picks epoll or
- * poll); every request is answered from that thread:
+ * The guard (http_guard.c) owns the listening socket and runs
+ * libmicrohttpd from its own thread (epoll): it admits connections within
+ * the limits, checks each connection's first request head and hands it
+ * over, and cuts connections whose request is not read within the header
+ * deadline. Every request is answered from that thread:
  *
  *   a resource that changes state? (read its body first, see below) →
  *   CORS preflight? → collect the query keys → route: /metrics (prom.c),
@@ -75,18 +78,28 @@
  * The API still checks every parameter of a query before its first
  * answer is cached, and a query that got an error is never cached.
  *
- * Robustness limits: at most HTTP_MAX_CONNECTIONS concurrent connections,
- * HTTP_MAX_PER_IP of them from one client address,
- * HTTP_TIMEOUT_S of idleness per connection, libmicrohttpd's default
- * 32 KiB of memory per connection (longer request lines get its own 414),
- * and at most DPMON_API_MAX_ARGS query parameters (400 beyond). The path is
- * handed over percent-decoded; a "%00" in the raw target is refused (400),
- * since it would end the decoded path or a parameter early.
+ * Robustness limits (http_guard.h): at most DPMON_HTTP_MAX_CONNECTIONS
+ * connections, DPMON_HTTP_MAX_PER_ADDR of them from one client address (at
+ * a limit the oldest connection waiting for a request is cut, not the
+ * newcomer), each request read whole within DPMON_HTTP_HEADER_DEADLINE_MS
+ * of the connection's opening or previous response, HTTP_TIMEOUT_S of
+ * idleness while a response is sent, a first request line of at most
+ * DPMON_HTTP_LINE_MAX bytes (414), a head of at most DPMON_HTTP_HEAD_MAX
+ * bytes and DPMON_HTTP_MAX_FIELDS fields (431), libmicrohttpd's default
+ * 32 KiB of memory per connection for later requests, and at most
+ * DPMON_API_MAX_ARGS query parameters (400 beyond). Framing that two
+ * readers could disagree on (Content-Length with Transfer-Encoding, a
+ * repeated or invalid Content-Length, RFC 9112 6.3) gets one 400 and the
+ * connection is closed: the guard refuses it in a first request,
+ * framing_refused in a later one. The path is handed over
+ * percent-decoded; a "%00" in the raw target is refused (400), since it
+ * would end the decoded path or a parameter early.
  *
  * The only state is the struct dpmon_http the caller owns; libmicrohttpd's
  * log messages go to stderr.
  */
 #include "http.h"
+#include "http_guard.h"
 #include "log.h"
 
 #include <arpa/inet.h>
@@ -114,11 +127,10 @@
 #include "page.h"
 #include "prom.h"
 
-#define HTTP_MAX_CONNECTIONS 1024
-/* One address cannot hold every connection (slow clients, slowloris). */
-#define HTTP_MAX_PER_IP      64
-#define HTTP_TIMEOUT_S       10
-#define ECHO_MAX             64 /* client bytes quoted in an error, as in api.c */
+/* Idleness while a request body is read or a response is written; the
+ * wait for a request head is bounded by the guard (http_guard.h). */
+#define HTTP_TIMEOUT_S 10
+#define ECHO_MAX       64 /* client bytes quoted in an error, as in api.c */
 
 /* A rendered response body shared by the cache and the responses sending it. */
 struct body {
@@ -162,8 +174,9 @@ struct upload {
 
 struct dpmon_http {
 	struct MHD_Daemon *daemon;
-	struct dpmon_actions *actions; /* the blackhole list; NULL = none */
-	pthread_mutex_t cache_lock;    /* guards cache[] and qcache[], held for a pointer swap */
+	struct dpmon_http_guard *guard; /* listening socket, admission, the loop thread */
+	struct dpmon_actions *actions;  /* the blackhole list; NULL = none */
+	pthread_mutex_t cache_lock;     /* guards cache[] and qcache[], held for a pointer swap */
 	struct cache_slot cache[CACHE_MAX];
 	struct query_slot qcache[QCACHE_SLOTS];
 	unsigned qcache_next; /* the slot to reuse when none is free or stale */
@@ -206,6 +219,7 @@ struct reply {
 	const char *allow; /* Allow, for 405 */
 	char etag[64];     /* "" = none */
 	bool page_headers; /* the dashboard's security headers */
+	bool close;        /* Connection: close (the request's framing was refused) */
 };
 
 /* libmicrohttpd's iterator over the decoded query string: each key and
@@ -773,6 +787,7 @@ send_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char 
 
 	if (rsp == NULL)
 		return MHD_NO;
+	dpmon_http_guard_answering(c); /* off the header deadline */
 	add_cors_headers(h, c, rsp);
 	dpmon_api_resource_of(url, h->actions != NULL, &res);
 	MHD_add_response_header(rsp, "Access-Control-Allow-Methods", res.methods);
@@ -849,6 +864,7 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 		body_put(r->shared);
 		return MHD_NO; /* closes the connection */
 	}
+	dpmon_http_guard_answering(c); /* off the header deadline */
 	if (!not_modified)
 		MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONTENT_TYPE, r->ctype);
 	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CACHE_CONTROL, r->cache);
@@ -858,6 +874,8 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 		MHD_add_response_header(rsp, MHD_HTTP_HEADER_ALLOW, r->allow);
 	if (r->page_headers)
 		add_page_headers(rsp);
+	if (r->close) /* libmicrohttpd then closes after sending */
+		MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONNECTION, "close");
 	add_cors_headers(h, c, rsp);
 	ok = MHD_queue_response(c, not_modified ? MHD_HTTP_NOT_MODIFIED : r->status, rsp);
 	MHD_destroy_response(rsp);
@@ -904,8 +922,8 @@ request_done(void *cls, struct MHD_Connection *c, void **con_cls,
 	     enum MHD_RequestTerminationCode toe)
 {
 	(void)cls;
-	(void)c;
 	(void)toe;
+	dpmon_http_guard_request_done(c);
 	if (*con_cls != NULL && !is_mark(*con_cls))
 		free(*con_cls);
 	*con_cls = NULL;
@@ -1054,6 +1072,54 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 	return send_reply(h, c, &r);
 }
 
+/* libmicrohttpd's iterator over the header fields: Content-Length and
+ * Transfer-Encoding into the struct dpmon_http_framing @p cls. */
+static enum MHD_Result
+note_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct dpmon_http_framing *f = cls;
+
+	(void)kind;
+	if (value == NULL)
+		value = "";
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0 && f->n_content_length++ == 0) {
+		f->content_length = value;
+		f->content_length_len = strlen(value);
+	} else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0 &&
+		   f->n_transfer_encoding++ == 0) {
+		f->transfer_encoding = value;
+		f->transfer_encoding_len = strlen(value);
+	}
+	return MHD_YES;
+}
+
+/*
+ * Refuse a request whose end two readers could disagree on (RFC 9112 6.3:
+ * Content-Length with Transfer-Encoding, a repeated Content-Length, an
+ * unknown coding): one 400 (501) with Connection: close, so that nothing
+ * after it on the connection is read as a request. The first request of a
+ * connection was checked by the guard already; this covers the later ones
+ * of a keep-alive connection, which libmicrohttpd reads alone (an invalid
+ * Content-Length never gets here: libmicrohttpd 0.9.75 answers it itself).
+ * @return true when @p c got its answer (*ret).
+ */
+static bool
+framing_refused(struct dpmon_http *h, struct MHD_Connection *c, enum MHD_Result *ret)
+{
+	struct dpmon_http_framing f = {0};
+	struct dpmon_http_verdict v;
+	struct reply r;
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, note_framing, &f);
+	v = dpmon_http_framing_check(&f);
+	if (v.status == 0)
+		return false;
+	reply_error(&r, v.status, v.message);
+	r.close = true;
+	*ret = send_reply(h, c, &r);
+	return true;
+}
+
 /* libmicrohttpd's access handler: called once with the headers, then
  * (GET, HEAD and uploads) with each piece of the body, then once more. */
 static enum MHD_Result
@@ -1062,8 +1128,11 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 {
 	struct dpmon_http *h = cls;
 	bool nul = REQ_IS(*con_cls, REQ_NEW_NUL);
+	enum MHD_Result ret;
 
 	(void)version;
+	if ((nul || REQ_IS(*con_cls, REQ_NEW)) && framing_refused(h, c, &ret))
+		return ret;
 	if (!nul && changes_state(h, url) && !is_allowed_preflight(h, c, method))
 		return serve_upload(h, c, url, method, upload_data, upload_data_size, con_cls);
 	if (is_read_method(method) && !nul) {
@@ -1159,44 +1228,57 @@ struct dpmon_http *
 dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *store)
 {
 	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
+	socklen_t ss_len;
 	struct dpmon_http *h;
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	int err;
 
-	if (store == NULL || o == NULL || listen_sockaddr(o->listen_addr, o->port, &ss) == 0 ||
+	if (store == NULL || o == NULL ||
+	    (ss_len = listen_sockaddr(o->listen_addr, o->port, &ss)) == 0 ||
 	    (o->n_cors_origins > 0 && o->cors_origins == NULL)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return NULL;
 	h->store = store;
 	pthread_mutex_init(&h->cache_lock, NULL);
 	copy_opts(h, o);
+	h->guard = dpmon_http_guard_create((struct sockaddr *)&ss, ss_len);
+	if (h->guard == NULL)
+		goto fail;
 	errno = 0;
+	/* No listening socket and no thread of its own: the guard accepts,
+	 * hands connections over and runs the daemon (http_guard.c). */
 	h->daemon = MHD_start_daemon(
-		flags, o->port, NULL, NULL, on_request, h,
+		MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+		on_request, h,
 		/* first, so that every message goes through it */
 		MHD_OPTION_EXTERNAL_LOGGER, log_to_stderr, NULL, MHD_OPTION_URI_LOG_CALLBACK,
 		uri_seen, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		(unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
-		MHD_OPTION_END);
+		MHD_OPTION_NOTIFY_CONNECTION, dpmon_http_guard_notify, h->guard,
+		MHD_OPTION_CONNECTION_LIMIT, dpmon_http_guard_mhd_limit(h->guard),
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S, MHD_OPTION_END);
 	if (h->daemon == NULL) {
-		err = errno != 0 ? errno : EIO;
-		pthread_mutex_destroy(&h->cache_lock);
-		free(h);
-		errno = err;
-		return NULL;
+		if (errno == 0)
+			errno = EIO;
+		goto fail;
 	}
-	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	h->port = info != NULL ? info->port : o->port;
+	if ((err = dpmon_http_guard_start(h->guard, h->daemon)) != 0) {
+		errno = -err;
+		goto fail;
+	}
+	h->port = dpmon_http_guard_port(h->guard);
 	return h;
+fail:
+	err = errno;
+	if (h->daemon != NULL)
+		MHD_stop_daemon(h->daemon);
+	dpmon_http_guard_destroy(h->guard);
+	pthread_mutex_destroy(&h->cache_lock);
+	free(h);
+	errno = err;
+	return NULL;
 }
 
 struct dpmon_http *
@@ -1220,7 +1302,9 @@ dpmon_http_stop(struct dpmon_http *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->daemon); /* every response is destroyed by now */
+	dpmon_http_guard_stop(h->guard); /* no libmicrohttpd call runs after this */
+	MHD_stop_daemon(h->daemon);      /* every response is destroyed by now */
+	dpmon_http_guard_destroy(h->guard);
 	for (int i = 0; i < CACHE_MAX; i++)
 		body_put(h->cache[i].body);
 	for (int i = 0; i < QCACHE_SLOTS; i++)

@@ -252,12 +252,15 @@ class Dpmon:
     network interface (live traffic: see LiveLink)."""
 
     def __init__(self, h, pcaps, subnets, label, lcores=None, merge_interval_ms=200,
-                 extra_config=None, rx_queues=None, vdev_args='', iface=None, env=None):
+                 extra_config=None, rx_queues=None, vdev_args='', iface=None, env=None,
+                 nofile=None):
         self.h = h
         # Variables added to dpmon's environment (DPMON_TEST_HOOKS, NOTIFY_SOCKET).
         self.env = dict(os.environ, **env) if env else None
         self.pcaps = list(pcaps)
         self.iface = iface
+        # RLIMIT_NOFILE (soft and hard) for the dpmon process, or None.
+        self.nofile = nofile
         if iface is not None and self.pcaps:
             raise TestFailure('%s: a dpmon reads pcaps or an interface, not both' % label)
         self.device = 'net_af_packet0' if iface is not None else 'net_pcap0'
@@ -336,7 +339,7 @@ class Dpmon:
             # even when the test process is killed outright.
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                          stdout=self.stdout, stderr=self.stderr, env=self.env,
-                                         preexec_fn=_die_with_parent if self.iface else None)
+                                         preexec_fn=self._preexec())
             _live.add(self.proc)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -354,6 +357,20 @@ class Dpmon:
             time.sleep(0.02)
         raise TestFailure('%s: dpmon did not write %s within %.0f s\n%s' % (
             self.label, self.port_file, timeout, self.log_tail()))
+
+    def _preexec(self):
+        """What the child runs before exec: the death signal (live links) and
+        the descriptor limit, as asked."""
+        if not self.iface and self.nofile is None:
+            return None
+
+        def run():
+            if self.iface:
+                _die_with_parent()
+            if self.nofile is not None:
+                import resource
+                resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
+        return run
 
     def stop(self, timeout=20.0):
         """SIGTERM, wait; return the exit status (killed and raised on a hang)."""

@@ -1,0 +1,1138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * http_guard.c — connection admission in front of libmicrohttpd, so that
+ * slow or hostile clients cannot take the management port away.
+ *
+ * libmicrohttpd 0.9.75 has a connection limit that refuses newcomers, a
+ * per-address limit that refuses them too, and an idle timeout
+ * (MHD_OPTION_CONNECTION_TIMEOUT) that any trickle of bytes renews: a
+ * client sending one header line every few seconds holds its connection
+ * for ever, and enough of them lock everyone else out. Its parser also
+ * answers some malformed heads itself, in HTML, sometimes twice or not at
+ * all (an invalid Content-Length gets two header blocks: the error
+ * response's head is built when the fault is found and again when the
+ * state machine, which the fault did not stop, reaches START_REPLY; a
+ * request line whose parameters exhaust the connection's memory pool gets
+ * none), and it waits for a line end that bytes that are not HTTP never
+ * send. So this file does what libmicrohttpd cannot, around it:
+ *
+ *  - It owns the listening socket and runs the daemon from its own thread
+ *    (MHD_USE_EPOLL without internal thread, MHD_USE_NO_LISTEN_SOCKET): an
+ *    epoll loop over the listening socket, the connections it still holds,
+ *    libmicrohttpd's epoll descriptor and a wake-up eventfd, calling
+ *    MHD_run() on every pass. All libmicrohttpd callbacks run in this
+ *    thread, so the guard's state needs no lock, and a connection it cuts
+ *    (shutdown(2), libmicrohttpd then closes it) cannot have had its
+ *    descriptor closed and reused: the close notification comes first.
+ *
+ *  - Admission. Every accepted connection counts toward the total
+ *    (DPMON_HTTP_MAX_CONNECTIONS, lowered to fit the file-descriptor
+ *    limit, whose soft value is raised to the hard one) and toward its
+ *    client address (DPMON_HTTP_MAX_PER_ADDR). At a limit the newcomer is
+ *    not refused: the oldest connection of that address (or of any, for
+ *    the total) that is waiting for a request head is cut instead, first
+ *    among those that never completed a request (list "fresh"), then among
+ *    idle keep-alive ones (list "idle"). A connection busy with a request
+ *    is never cut. A poller behind an address that also holds many slow
+ *    connections therefore always gets in, and its keep-alive connection,
+ *    which completed requests, is cut only after every slow one.
+ *
+ *  - Header deadline: a connection must send each request whole (head and
+ *    body) within DPMON_HTTP_HEADER_DEADLINE_MS of its opening or of the
+ *    end of its previous response, however slowly the bytes trickle; the
+ *    clock stops when http.c queues the answer (dpmon_http_guard_answering).
+ *    The lists are kept in the order of that start, so a sweep on every
+ *    pass looks only at their heads. A connection the guard still holds
+ *    gets a 408 first; one libmicrohttpd holds is shut down (it cannot be
+ *    written to from here). A keep-alive connection thus waits at most
+ *    that long for its next request. Sending a response is bounded by
+ *    libmicrohttpd's idle timeout alone.
+ *
+ *  - The first request of every connection is read with MSG_PEEK (so
+ *    libmicrohttpd later reads it whole) and checked by
+ *    dpmon_http_head_check before the connection is handed over with
+ *    MHD_add_connection: bytes that are not HTTP get a 400 as soon as the
+ *    first wrong byte arrives, a long line 414, a long or crowded head
+ *    431, unsound framing (RFC 9112 6.3) 400; each answer is JSON
+ *    ({"error": ...}), the connection is closed after it. Later requests
+ *    on a keep-alive connection are parsed by libmicrohttpd alone (it
+ *    offers no way to look at them first); http.c checks their framing
+ *    with dpmon_http_framing_check, and the header deadline still bounds
+ *    them.
+ *
+ * A refusal is written at once (it fits in the socket buffer), then the
+ * connection lingers half-closed for up to LINGER_MS, its input drained,
+ * so that the close does not reset it before the client has read the
+ * answer.
+ */
+#include "http_guard.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "api.h"
+#include "log.h"
+
+/* Descriptors kept for the rest of dpmon (DPDK, files, exporters, sockets). */
+#define FD_RESERVE      256
+/* Connections cut but not yet closed by libmicrohttpd, and lingering ones. */
+#define CUT_SLACK       256
+#define LINGER_MS       2000
+#define TICK_MS         100 /* the longest epoll wait: deadline sweep resolution */
+#define ACCEPT_BATCH    16
+#define ACCEPT_PAUSE_MS 100 /* after EMFILE and the like */
+#define METHOD_MAX      32
+
+/* The refusal texts below spell these limits out. */
+_Static_assert(DPMON_HTTP_HEADER_DEADLINE_MS == 5000 && DPMON_HTTP_LINE_MAX == 8192 &&
+		       DPMON_HTTP_HEAD_MAX == 16384 && DPMON_HTTP_MAX_FIELDS == 64,
+	       "update the refusal texts");
+
+enum conn_where {
+	CONN_FREE,
+	CONN_PEEK,   /* held here, its first request head not yet complete */
+	CONN_MHD,    /* handed over to libmicrohttpd */
+	CONN_LINGER, /* refused here, half-closed, input drained until EOF */
+};
+
+enum conn_list {
+	LIST_FRESH,  /* never completed a request, head not complete */
+	LIST_IDLE,   /* keep-alive, waiting for its next request head */
+	LIST_LINGER, /* CONN_LINGER, oldest first */
+	LIST_MAX,
+	LIST_NONE = LIST_MAX /* busy with a request, or free */
+};
+
+struct conn {
+	struct conn *prev, *next; /* in g->lists[list], or the free list */
+	struct dpmon_http_guard *g;
+	int fd;
+	enum conn_where where;
+	enum conn_list list;
+	bool counted; /* counts toward the limits (not cut yet) */
+	uint64_t since_ms;
+	uint8_t key[16]; /* the client address, IPv4 as ::ffff:a.b.c.d */
+	struct sockaddr_storage ss;
+	socklen_t ss_len;
+};
+
+/* Connections per client address: open addressing, linear probing. */
+struct addr_slot {
+	uint8_t key[16];
+	uint32_t count; /* 0 = empty */
+};
+
+struct conn_dl {
+	struct conn *head, *tail;
+};
+
+struct dpmon_http_guard {
+	int listen_fd, epoll_fd, wake_fd, mhd_fd;
+	struct MHD_Daemon *daemon;
+	pthread_t thread;
+	bool running;
+	unsigned max_conns; /* admission limit */
+	unsigned n_conns;   /* counted connections */
+	struct conn *pool;
+	unsigned pool_n;
+	struct conn *free;
+	struct conn_dl lists[LIST_MAX];
+	struct addr_slot *addrs;
+	uint32_t addr_mask;
+	struct conn *adding; /* the connection MHD_add_connection is taking */
+	uint64_t accept_paused_until;
+	uint16_t port;
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* ------------------------------------------------------------------------
+ * Request heads (RFC 9112).
+ * --------------------------------------------------------------------- */
+
+/* tchar (RFC 9110 5.6.2): the bytes of a method or a field name. */
+static bool
+is_tchar(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       (ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL);
+}
+
+static struct dpmon_http_verdict
+refuse(unsigned status, const char *message)
+{
+	return (struct dpmon_http_verdict){.status = status, .message = message};
+}
+
+/* 1 to 18 decimal digits (no sign, no space): a value that fits in 63 bits. */
+static bool
+is_length(const char *s, size_t n)
+{
+	if (n == 0 || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+struct dpmon_http_verdict
+dpmon_http_framing_check(const struct dpmon_http_framing *f)
+{
+	if (f->n_content_length > 0 && f->n_transfer_encoding > 0)
+		return refuse(400, "both Content-Length and Transfer-Encoding in one request");
+	if (f->n_content_length > 1)
+		return refuse(400, "repeated Content-Length");
+	if (f->n_content_length == 1 && !is_length(f->content_length, f->content_length_len))
+		return refuse(400, "invalid Content-Length: expected 1 to 18 decimal digits");
+	if (f->n_transfer_encoding > 1 ||
+	    (f->n_transfer_encoding == 1 && (f->transfer_encoding_len != 7 ||
+					     strncasecmp(f->transfer_encoding, "chunked", 7) != 0)))
+		return refuse(501, "unsupported Transfer-Encoding: only chunked");
+	return refuse(0, NULL);
+}
+
+/* The state of a head being read by dpmon_http_head_check. */
+struct head_scan {
+	const unsigned char *b;
+	size_t len, i;
+	size_t line_start; /* of the request line */
+	bool line_done;
+	struct dpmon_http_verdict *v;
+};
+
+/* Out of bytes: wait for more, unless the line or head is already too long. */
+static int
+need_more(struct head_scan *s)
+{
+	if (!s->line_done && s->len - s->line_start > DPMON_HTTP_LINE_MAX) {
+		*s->v = refuse(414, "request line over 8192 bytes");
+		return -1;
+	}
+	if (s->len > DPMON_HTTP_HEAD_MAX) {
+		*s->v = refuse(431, "request head over 16384 bytes");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+bad(struct head_scan *s, unsigned status, const char *message)
+{
+	*s->v = refuse(status, message);
+	return -1;
+}
+
+/* At a line end ("\r\n" or a bare "\n", RFC 9112 2.2): @return 1 and skip it,
+ * 0 when the bytes end inside it, -1 for anything else (a CR without LF). */
+static int
+line_end(struct head_scan *s)
+{
+	if (s->b[s->i] == '\n') {
+		s->i++;
+		return 1;
+	}
+	if (s->b[s->i] != '\r')
+		return -1;
+	if (s->i + 1 >= s->len)
+		return 0;
+	if (s->b[s->i + 1] != '\n')
+		return -1;
+	s->i += 2;
+	return 1;
+}
+
+/* Count the query parameters of the target b[from, to) as libmicrohttpd
+ * would parse them: the non-empty pieces between '&' after the first '?'. */
+static unsigned
+query_params(const unsigned char *b, size_t from, size_t to)
+{
+	unsigned n = 0;
+	bool query = false;
+
+	for (size_t i = from; i < to; i++) {
+		if (!query) {
+			query = b[i] == '?';
+			if (query && i + 1 < to && b[i + 1] != '&')
+				n++;
+		} else if (b[i] == '&' && i + 1 < to && b[i + 1] != '&') {
+			n++;
+		}
+	}
+	return n;
+}
+
+/* "METHOD SP target SP HTTP/d.d" and its line end. */
+static int
+scan_request_line(struct head_scan *s, bool *head_method)
+{
+	static const char version[] = "HTTP/";
+	size_t m, t, d;
+	int e;
+
+	while (s->i < s->len && (s->b[s->i] == '\r' || s->b[s->i] == '\n'))
+		s->i++; /* empty lines before the request line are ignored (RFC 9112 2.2) */
+	s->line_start = m = s->i;
+	while (s->i < s->len && is_tchar(s->b[s->i]) && s->i - m <= METHOD_MAX)
+		s->i++;
+	if (s->i == s->len)
+		return need_more(s);
+	if (s->b[s->i] != ' ' || s->i == m || s->i - m > METHOD_MAX)
+		return bad(s, 400, "not an HTTP request");
+	*head_method = s->i - m == 4 && memcmp(s->b + m, "HEAD", 4) == 0;
+	t = ++s->i;
+	while (s->i < s->len && s->b[s->i] > 0x20 && s->b[s->i] < 0x7f)
+		s->i++;
+	if (s->i == s->len)
+		return need_more(s);
+	if (s->b[s->i] != ' ' || s->i == t)
+		return bad(s, 400, "invalid request target: expected visible ASCII, then a space");
+	if (query_params(s->b, t, s->i) > DPMON_API_MAX_ARGS)
+		return bad(s, 400, "too many query parameters");
+	s->i++;
+	for (size_t k = 0; k < sizeof(version) - 1; k++, s->i++) {
+		if (s->i == s->len)
+			return need_more(s);
+		if (s->b[s->i] != (unsigned char)version[k])
+			return bad(s, 400, "not an HTTP request");
+	}
+	d = s->i; /* the major digit */
+	for (size_t k = 0; k < 3; k++, s->i++) {
+		if (s->i == s->len)
+			return need_more(s);
+		if (k == 1 ? s->b[s->i] != '.' : (s->b[s->i] < '0' || s->b[s->i] > '9'))
+			return bad(s, 400, "not an HTTP request");
+	}
+	if (s->i == s->len || (e = line_end(s)) == 0)
+		return need_more(s);
+	if (e < 0)
+		return bad(s, 400, "not an HTTP request");
+	s->line_done = true;
+	if (s->i - s->line_start > DPMON_HTTP_LINE_MAX)
+		return bad(s, 414, "request line over 8192 bytes");
+	if (s->b[d] != '1' || s->b[d + 2] > '1')
+		return bad(s, 505, "HTTP version not supported (only HTTP/1.0 and HTTP/1.1)");
+	return 1;
+}
+
+/* Note field b[n, n + nl) with value b[v, v + vl) for the framing check. */
+static void
+note_field(struct head_scan *s, size_t n, size_t nl, size_t v, size_t vl,
+	   struct dpmon_http_framing *f)
+{
+	const char *name = (const char *)s->b + n, *value = (const char *)s->b + v;
+
+	if (nl == 14 && strncasecmp(name, "Content-Length", 14) == 0) {
+		if (f->n_content_length++ == 0) {
+			f->content_length = value;
+			f->content_length_len = vl;
+		}
+	} else if (nl == 17 && strncasecmp(name, "Transfer-Encoding", 17) == 0) {
+		if (f->n_transfer_encoding++ == 0) {
+			f->transfer_encoding = value;
+			f->transfer_encoding_len = vl;
+		}
+	}
+}
+
+/* One "name: value" line, or the empty line ending the head (@return 2). */
+static int
+scan_field(struct head_scan *s, unsigned *fields, struct dpmon_http_framing *f)
+{
+	size_t n = s->i, nl, v, ve;
+	int e;
+
+	if (s->b[s->i] == '\r' || s->b[s->i] == '\n') {
+		if ((e = line_end(s)) == 0)
+			return need_more(s);
+		return e < 0 ? bad(s, 400, "a CR without LF in the request head") : 2;
+	}
+	if (s->b[s->i] == ' ' || s->b[s->i] == '\t')
+		return bad(s, 400, "obsolete line folding in a header field");
+	while (s->i < s->len && is_tchar(s->b[s->i]))
+		s->i++;
+	if (s->i == s->len)
+		return need_more(s);
+	if (s->b[s->i] != ':' || s->i == n)
+		return bad(s, 400, "invalid header field: expected a name, then ':'");
+	nl = s->i - n;
+	v = ++s->i;
+	while (s->i < s->len && s->b[s->i] != '\r' && s->b[s->i] != '\n') {
+		unsigned char ch = s->b[s->i++];
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			return bad(s, 400, "a control byte in a header field");
+	}
+	if (s->i == s->len)
+		return need_more(s);
+	ve = s->i;
+	if ((e = line_end(s)) == 0)
+		return need_more(s);
+	if (e < 0)
+		return bad(s, 400, "a CR without LF in the request head");
+	if (++*fields > DPMON_HTTP_MAX_FIELDS)
+		return bad(s, 431, "more than 64 header fields");
+	while (v < ve && (s->b[v] == ' ' || s->b[v] == '\t'))
+		v++;
+	while (ve > v && (s->b[ve - 1] == ' ' || s->b[ve - 1] == '\t'))
+		ve--;
+	note_field(s, n, nl, v, ve - v, f);
+	return 1;
+}
+
+int
+dpmon_http_head_check(const char *buf, size_t len, size_t *head_len, bool *head_method,
+		      struct dpmon_http_verdict *v)
+{
+	struct head_scan s = {.b = (const unsigned char *)buf, .len = len, .v = v};
+	struct dpmon_http_framing f = {0};
+	unsigned fields = 0;
+	int r;
+
+	*v = refuse(0, NULL);
+	*head_method = false;
+	if ((r = scan_request_line(&s, head_method)) != 1)
+		return r;
+	for (;;) {
+		if (s.i == s.len)
+			return need_more(&s);
+		r = scan_field(&s, &fields, &f);
+		if (r == 2)
+			break;
+		if (r != 1)
+			return r;
+	}
+	if (s.i > DPMON_HTTP_HEAD_MAX)
+		return bad(&s, 431, "request head over 16384 bytes");
+	*v = dpmon_http_framing_check(&f);
+	if (v->status != 0)
+		return -1;
+	*head_len = s.i;
+	return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Connections per client address.
+ * --------------------------------------------------------------------- */
+
+static void
+addr_key(const struct sockaddr_storage *ss, uint8_t key[16])
+{
+	memset(key, 0, 16);
+	if (ss->ss_family == AF_INET6) {
+		memcpy(key, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	} else if (ss->ss_family == AF_INET) {
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	}
+}
+
+static uint32_t
+addr_home(const struct dpmon_http_guard *g, const uint8_t key[16])
+{
+	uint32_t x = 2166136261u;
+
+	for (int i = 0; i < 16; i++)
+		x = (x ^ key[i]) * 16777619u;
+	return x & g->addr_mask;
+}
+
+/* The slot of @p key, or the empty slot where it would go. */
+static uint32_t
+addr_find(const struct dpmon_http_guard *g, const uint8_t key[16])
+{
+	uint32_t i = addr_home(g, key);
+
+	while (g->addrs[i].count != 0 && memcmp(g->addrs[i].key, key, 16) != 0)
+		i = (i + 1) & g->addr_mask;
+	return i;
+}
+
+static uint32_t
+addr_count(const struct dpmon_http_guard *g, const uint8_t key[16])
+{
+	return g->addrs[addr_find(g, key)].count;
+}
+
+/* One more connection from @p key (the table has room: twice the pool). */
+static void
+addr_ref(struct dpmon_http_guard *g, const uint8_t key[16])
+{
+	struct addr_slot *a = &g->addrs[addr_find(g, key)];
+
+	if (a->count++ == 0)
+		memcpy(a->key, key, 16);
+}
+
+/* One connection less from @p key; an emptied slot is filled from behind
+ * (deletion in linear probing without tombstones). */
+static void
+addr_unref(struct dpmon_http_guard *g, const uint8_t key[16])
+{
+	uint32_t i = addr_find(g, key), j = i;
+
+	if (g->addrs[i].count == 0 || --g->addrs[i].count != 0)
+		return;
+	for (;;) {
+		uint32_t k;
+
+		j = (j + 1) & g->addr_mask;
+		if (g->addrs[j].count == 0)
+			break;
+		k = addr_home(g, g->addrs[j].key);
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue; /* already between its home and here */
+		g->addrs[i] = g->addrs[j];
+		g->addrs[j].count = 0;
+		i = j;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Connection records and their lists.
+ * --------------------------------------------------------------------- */
+
+static void
+list_remove(struct dpmon_http_guard *g, struct conn *c)
+{
+	struct conn_dl *l;
+
+	if (c->list == LIST_NONE)
+		return;
+	l = &g->lists[c->list];
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		l->head = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	else
+		l->tail = c->prev;
+	c->prev = c->next = NULL;
+	c->list = LIST_NONE;
+}
+
+/* Append @p c to list @p which with its clock started at @p now. */
+static void
+list_push(struct dpmon_http_guard *g, struct conn *c, enum conn_list which, uint64_t now)
+{
+	struct conn_dl *l = &g->lists[which];
+
+	list_remove(g, c);
+	c->since_ms = now;
+	c->list = which;
+	c->prev = l->tail;
+	c->next = NULL;
+	if (l->tail != NULL)
+		l->tail->next = c;
+	else
+		l->head = c;
+	l->tail = c;
+}
+
+/* @p c no longer counts toward the limits. */
+static void
+uncount(struct dpmon_http_guard *g, struct conn *c)
+{
+	if (!c->counted)
+		return;
+	c->counted = false;
+	g->n_conns--;
+	addr_unref(g, c->key);
+}
+
+static void
+conn_free(struct dpmon_http_guard *g, struct conn *c)
+{
+	uncount(g, c);
+	list_remove(g, c);
+	c->where = CONN_FREE;
+	c->fd = -1;
+	c->next = g->free;
+	g->free = c;
+}
+
+/* Close a connection the guard holds (closing also leaves the epoll set). */
+static void
+conn_close(struct dpmon_http_guard *g, struct conn *c)
+{
+	close(c->fd);
+	conn_free(g, c);
+}
+
+/* Cut @p c: closed here, or shut down for libmicrohttpd to close. */
+static void
+conn_cut(struct dpmon_http_guard *g, struct conn *c)
+{
+	if (c->where != CONN_MHD) {
+		conn_close(g, c);
+		return;
+	}
+	shutdown(c->fd, SHUT_RDWR); /* we run in its thread: the fd is still its own */
+	uncount(g, c);
+	list_remove(g, c);
+}
+
+/* The oldest waiting connection of address @p key (NULL: of any address)
+ * among those that never completed a request, else among idle ones. */
+static struct conn *
+evictable(struct dpmon_http_guard *g, const uint8_t *key)
+{
+	static const enum conn_list order[] = {LIST_FRESH, LIST_IDLE};
+
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		for (struct conn *c = g->lists[order[k]].head; c != NULL; c = c->next)
+			if (key == NULL || memcmp(c->key, key, 16) == 0)
+				return c;
+	return NULL;
+}
+
+static struct conn *
+conn_alloc(struct dpmon_http_guard *g)
+{
+	struct conn *c = g->free;
+
+	if (c == NULL && g->lists[LIST_LINGER].head != NULL) {
+		conn_close(g, g->lists[LIST_LINGER].head);
+		c = g->free;
+	}
+	if (c != NULL)
+		g->free = c->next;
+	return c;
+}
+
+/* ------------------------------------------------------------------------
+ * Answers the guard writes itself.
+ * --------------------------------------------------------------------- */
+
+static const char *
+reason_phrase(unsigned status)
+{
+	switch (status) {
+	case 400:
+		return "Bad Request";
+	case 408:
+		return "Request Timeout";
+	case 414:
+		return "URI Too Long";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 501:
+		return "Not Implemented";
+	case 503:
+		return "Service Unavailable";
+	case 505:
+		return "HTTP Version Not Supported";
+	default:
+		return "Error";
+	}
+}
+
+/* Read and drop what the client sent (bounded): a close with unread input
+ * would reset the connection and could lose the answer. @return false at
+ * EOF or on an error. */
+static bool
+drain(int fd)
+{
+	char scratch[16384];
+
+	for (int k = 0; k < 16; k++) {
+		ssize_t n = recv(fd, scratch, sizeof(scratch), MSG_DONTWAIT);
+
+		if (n > 0)
+			continue;
+		return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+	}
+	return true;
+}
+
+/* Write the JSON error @p status / @p message to @p fd, without blocking. */
+static void
+send_error(int fd, unsigned status, const char *message, bool head_method)
+{
+	json_t *j = json_pack("{s:s}", "error", message);
+	char *body = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+	char buf[1024];
+	size_t blen = body != NULL ? strlen(body) : 0;
+	int n = snprintf(buf, sizeof(buf),
+			 "HTTP/1.1 %u %s\r\nContent-Type: application/json\r\n"
+			 "Cache-Control: no-store\r\nConnection: close\r\n"
+			 "Content-Length: %zu\r\n\r\n%s",
+			 status, reason_phrase(status), blen,
+			 body != NULL && !head_method ? body : "");
+
+	json_decref(j);
+	free(body);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		(void)!send(fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Refuse @p c, which the guard holds: drain, answer, half-close, linger. */
+static void
+refuse_conn(struct dpmon_http_guard *g, struct conn *c, const struct dpmon_http_verdict *v,
+	    bool head_method, uint64_t now)
+{
+	bool open = drain(c->fd);
+
+	send_error(c->fd, v->status, v->message, head_method);
+	if (!open || shutdown(c->fd, SHUT_WR) != 0) {
+		conn_close(g, c);
+		return;
+	}
+	uncount(g, c);
+	c->where = CONN_LINGER;
+	list_push(g, c, LIST_LINGER, now);
+}
+
+/* ------------------------------------------------------------------------
+ * The first request head, and the handover.
+ * --------------------------------------------------------------------- */
+
+static void
+hand_over(struct dpmon_http_guard *g, struct conn *c)
+{
+	epoll_ctl(g->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+	g->adding = c;
+	/* libmicrohttpd closes the socket if it fails; its STARTED notification
+	 * takes c (dpmon_http_guard_notify), its CLOSED one frees it. */
+	(void)MHD_add_connection(g->daemon, c->fd, (const struct sockaddr *)&c->ss, c->ss_len);
+	if (g->adding == c) { /* refused before it was started */
+		g->adding = NULL;
+		conn_free(g, c);
+	}
+}
+
+/* New bytes (or EOF) on a connection the guard holds. */
+static void
+on_conn_event(struct dpmon_http_guard *g, struct conn *c, uint64_t now)
+{
+	char buf[DPMON_HTTP_HEAD_MAX + 1];
+	struct dpmon_http_verdict v;
+	size_t head_len;
+	bool head_method;
+	ssize_t n;
+	int r;
+
+	if (c->where == CONN_LINGER) {
+		if (!drain(c->fd))
+			conn_close(g, c);
+		return;
+	}
+	if (c->where != CONN_PEEK)
+		return; /* an event from before a handover in the same batch */
+	n = recv(c->fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) {
+		conn_close(g, c);
+		return;
+	}
+	r = dpmon_http_head_check(buf, (size_t)n, &head_len, &head_method, &v);
+	if (r < 0)
+		refuse_conn(g, c, &v, head_method, now);
+	else if (r > 0)
+		hand_over(g, c);
+}
+
+/* ------------------------------------------------------------------------
+ * Admission.
+ * --------------------------------------------------------------------- */
+
+/* Make room for a connection from @p key; @return false when every
+ * connection in the way is busy with a request. */
+static bool
+make_room(struct dpmon_http_guard *g, const uint8_t key[16])
+{
+	struct conn *victim;
+
+	if (addr_count(g, key) >= DPMON_HTTP_MAX_PER_ADDR) {
+		if ((victim = evictable(g, key)) == NULL)
+			return false;
+		conn_cut(g, victim);
+	}
+	if (g->n_conns >= g->max_conns) {
+		if ((victim = evictable(g, NULL)) == NULL)
+			return false;
+		conn_cut(g, victim);
+	}
+	return true;
+}
+
+static void
+admit(struct dpmon_http_guard *g, int fd, const struct sockaddr_storage *ss, socklen_t len,
+      uint64_t now)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET};
+	uint8_t key[16];
+	struct conn *c;
+
+	addr_key(ss, key);
+	if (!make_room(g, key) || (c = conn_alloc(g)) == NULL) {
+		send_error(fd, 503, "too many connections", false);
+		close(fd);
+		return;
+	}
+	*c = (struct conn){.g = g,
+			   .fd = fd,
+			   .where = CONN_PEEK,
+			   .list = LIST_NONE,
+			   .counted = true,
+			   .ss = *ss,
+			   .ss_len = len};
+	memcpy(c->key, key, 16);
+	g->n_conns++;
+	addr_ref(g, key);
+	list_push(g, c, LIST_FRESH, now);
+	ev.data.ptr = c;
+	if (epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		conn_close(g, c);
+		return;
+	}
+	/* A client usually sends its request with the handshake's last ACK:
+	 * read it now, before later arrivals of this address could evict it. */
+	on_conn_event(g, c, now);
+}
+
+static void
+pause_accept(struct dpmon_http_guard *g, uint64_t now)
+{
+	struct epoll_event ev = {.events = 0, .data.ptr = &g->listen_fd};
+
+	g->accept_paused_until = now + ACCEPT_PAUSE_MS;
+	epoll_ctl(g->epoll_fd, EPOLL_CTL_MOD, g->listen_fd, &ev);
+}
+
+static void
+on_listen_event(struct dpmon_http_guard *g, uint64_t now)
+{
+	for (int k = 0; k < ACCEPT_BATCH; k++) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		int fd = accept4(g->listen_fd, (struct sockaddr *)&ss, &len,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd >= 0) {
+			admit(g, fd, &ss, len, now);
+			continue;
+		}
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			pause_accept(g, now);
+		if (errno != EINTR && errno != ECONNABORTED)
+			return;
+	}
+}
+
+/* Cut what is past its deadline; resume accepting after a pause. */
+static void
+sweep(struct dpmon_http_guard *g, uint64_t now)
+{
+	static const struct dpmon_http_verdict late = {
+		.status = 408, .message = "request head not complete within 5 s"};
+	struct conn *c;
+
+	for (int l = LIST_FRESH; l <= LIST_IDLE; l++)
+		while ((c = g->lists[l].head) != NULL &&
+		       c->since_ms + DPMON_HTTP_HEADER_DEADLINE_MS <= now) {
+			if (c->where == CONN_PEEK)
+				refuse_conn(g, c, &late, false, now);
+			else
+				conn_cut(g, c);
+		}
+	while ((c = g->lists[LIST_LINGER].head) != NULL && c->since_ms + LINGER_MS <= now)
+		conn_close(g, c);
+	if (g->accept_paused_until != 0 && now >= g->accept_paused_until) {
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &g->listen_fd};
+
+		g->accept_paused_until = 0;
+		epoll_ctl(g->epoll_fd, EPOLL_CTL_MOD, g->listen_fd, &ev);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * libmicrohttpd's side.
+ * --------------------------------------------------------------------- */
+
+void
+dpmon_http_guard_notify(void *cls, struct MHD_Connection *mc, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct dpmon_http_guard *g = cls;
+	struct conn *c;
+
+	(void)mc;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		c = g->adding;
+		g->adding = NULL;
+		if (c != NULL)
+			c->where = CONN_MHD;
+		*socket_context = c;
+		return;
+	}
+	c = *socket_context;
+	*socket_context = NULL;
+	if (c != NULL)
+		conn_free(g, c); /* the descriptor is closed by libmicrohttpd */
+}
+
+static struct conn *
+conn_of(struct MHD_Connection *mc)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return info != NULL ? info->socket_context : NULL;
+}
+
+void
+dpmon_http_guard_answering(struct MHD_Connection *mc)
+{
+	struct conn *c = conn_of(mc);
+
+	if (c != NULL && c->counted)
+		list_remove(c->g, c);
+}
+
+void
+dpmon_http_guard_request_done(struct MHD_Connection *mc)
+{
+	struct conn *c = conn_of(mc);
+
+	if (c != NULL && c->counted)
+		list_push(c->g, c, LIST_IDLE, now_ms());
+}
+
+/* ------------------------------------------------------------------------
+ * The thread.
+ * --------------------------------------------------------------------- */
+
+static void *
+guard_main(void *arg)
+{
+	struct dpmon_http_guard *g = arg;
+	struct epoll_event ev[64];
+	bool stop = false;
+
+	while (!stop) {
+		MHD_UNSIGNED_LONG_LONG mhd_ms;
+		int wait = TICK_MS, n;
+		uint64_t now;
+
+		/* 0 when libmicrohttpd has buffered work (a pipelined request) */
+		if (MHD_get_timeout(g->daemon, &mhd_ms) == MHD_YES && mhd_ms < (unsigned)wait)
+			wait = (int)mhd_ms;
+		n = epoll_wait(g->epoll_fd, ev, 64, wait);
+		now = now_ms();
+
+		for (int k = 0; k < n; k++) {
+			void *p = ev[k].data.ptr;
+
+			if (p == &g->wake_fd)
+				stop = true;
+			else if (p == &g->listen_fd)
+				on_listen_event(g, now);
+			else if (p != &g->mhd_fd)
+				on_conn_event(g, p, now);
+		}
+		sweep(g, now);
+		MHD_run(g->daemon);
+	}
+	return NULL;
+}
+
+int
+dpmon_http_guard_start(struct dpmon_http_guard *g, struct MHD_Daemon *daemon)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	struct epoll_event ev = {.events = EPOLLIN};
+	int err;
+
+	if (info == NULL)
+		return -EINVAL;
+	g->daemon = daemon;
+	g->mhd_fd = info->epoll_fd;
+	ev.data.ptr = &g->mhd_fd;
+	if (epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, g->mhd_fd, &ev) != 0)
+		return -errno;
+	err = pthread_create(&g->thread, NULL, guard_main, g);
+	if (err != 0)
+		return -err;
+	/* the thread that runs libmicrohttpd (bench/bench.py counts "MHD*" threads) */
+	pthread_setname_np(g->thread, "MHD-guard");
+	g->running = true;
+	return 0;
+}
+
+void
+dpmon_http_guard_stop(struct dpmon_http_guard *g)
+{
+	uint64_t one = 1;
+
+	if (g == NULL || !g->running)
+		return;
+	(void)!write(g->wake_fd, &one, sizeof(one));
+	pthread_join(g->thread, NULL);
+	g->running = false;
+}
+
+/* ------------------------------------------------------------------------
+ * Creation.
+ * --------------------------------------------------------------------- */
+
+/* Raise the soft descriptor limit to the hard one; @return the connection
+ * limit that fits under it. */
+static unsigned
+fit_fd_limit(void)
+{
+	struct rlimit rl;
+	rlim_t need = DPMON_HTTP_MAX_CONNECTIONS + CUT_SLACK + FD_RESERVE;
+	unsigned max;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return DPMON_HTTP_MAX_CONNECTIONS;
+	if (rl.rlim_cur < rl.rlim_max) {
+		struct rlimit up = {.rlim_cur = rl.rlim_max, .rlim_max = rl.rlim_max};
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			rl.rlim_cur = rl.rlim_max;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return DPMON_HTTP_MAX_CONNECTIONS;
+	max = rl.rlim_cur > CUT_SLACK + FD_RESERVE + 64
+		      ? (unsigned)(rl.rlim_cur - CUT_SLACK - FD_RESERVE)
+		      : 64;
+	dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_WARNING,
+		  "http: file-descriptor limit %llu: at most %u connections (not %u)",
+		  (unsigned long long)rl.rlim_cur, max, DPMON_HTTP_MAX_CONNECTIONS);
+	return max;
+}
+
+static int
+open_listener(struct dpmon_http_guard *g, const struct sockaddr *sa, socklen_t len)
+{
+	struct sockaddr_storage bound;
+	socklen_t blen = sizeof(bound);
+	int one = 1;
+
+	g->listen_fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (g->listen_fd < 0)
+		return -errno;
+	setsockopt(g->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (sa->sa_family == AF_INET6)
+		setsockopt(g->listen_fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(g->listen_fd, sa, len) != 0 || listen(g->listen_fd, SOMAXCONN) != 0 ||
+	    getsockname(g->listen_fd, (struct sockaddr *)&bound, &blen) != 0)
+		return -errno;
+	g->port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+						    : ((struct sockaddr_in *)&bound)->sin_port);
+	return 0;
+}
+
+/* The epoll set with the listening socket and the wake-up eventfd. */
+static int
+open_loop(struct dpmon_http_guard *g)
+{
+	struct epoll_event lev = {.events = EPOLLIN, .data.ptr = &g->listen_fd};
+	struct epoll_event wev = {.events = EPOLLIN, .data.ptr = &g->wake_fd};
+
+	g->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	g->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (g->epoll_fd < 0 || g->wake_fd < 0 ||
+	    epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, g->listen_fd, &lev) != 0 ||
+	    epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, g->wake_fd, &wev) != 0)
+		return -errno;
+	return 0;
+}
+
+static int
+alloc_tables(struct dpmon_http_guard *g)
+{
+	uint32_t slots = 1;
+
+	g->pool_n = g->max_conns + CUT_SLACK;
+	while (slots < 2 * g->pool_n)
+		slots <<= 1;
+	g->addr_mask = slots - 1;
+	g->pool = calloc(g->pool_n, sizeof(*g->pool));
+	g->addrs = calloc(slots, sizeof(*g->addrs));
+	if (g->pool == NULL || g->addrs == NULL)
+		return -ENOMEM;
+	for (unsigned i = g->pool_n; i-- > 0;) {
+		g->pool[i] = (struct conn){.fd = -1, .list = LIST_NONE, .next = g->free};
+		g->free = &g->pool[i];
+	}
+	return 0;
+}
+
+struct dpmon_http_guard *
+dpmon_http_guard_create(const struct sockaddr *sa, socklen_t len)
+{
+	struct dpmon_http_guard *g = calloc(1, sizeof(*g));
+	int err;
+
+	if (g == NULL)
+		return NULL;
+	g->listen_fd = g->epoll_fd = g->wake_fd = g->mhd_fd = -1;
+	g->max_conns = fit_fd_limit();
+	err = alloc_tables(g);
+	if (err == 0)
+		err = open_listener(g, sa, len);
+	if (err == 0)
+		err = open_loop(g);
+	if (err != 0) {
+		dpmon_http_guard_destroy(g);
+		errno = -err;
+		return NULL;
+	}
+	return g;
+}
+
+uint16_t
+dpmon_http_guard_port(const struct dpmon_http_guard *g)
+{
+	return g->port;
+}
+
+unsigned
+dpmon_http_guard_mhd_limit(const struct dpmon_http_guard *g)
+{
+	return g->max_conns + CUT_SLACK;
+}
+
+void
+dpmon_http_guard_destroy(struct dpmon_http_guard *g)
+{
+	if (g == NULL)
+		return;
+	dpmon_http_guard_stop(g);
+	for (unsigned i = 0; g->pool != NULL && i < g->pool_n; i++)
+		if (g->pool[i].where == CONN_PEEK || g->pool[i].where == CONN_LINGER)
+			close(g->pool[i].fd);
+	if (g->listen_fd >= 0)
+		close(g->listen_fd);
+	if (g->epoll_fd >= 0)
+		close(g->epoll_fd);
+	if (g->wake_fd >= 0)
+		close(g->wake_fd);
+	free(g->pool);
+	free(g->addrs);
+	free(g);
+}
