@@ -138,6 +138,13 @@ fill_status(struct app *a, struct dpmon_snapshot *s)
 	s->config.reload_failures = a->reload.failed;
 	s->config.last_reload_unix_s = a->reload.last_unix_s;
 	s->config.last_reload_ok = a->reload.last_ok;
+	s->config.reload_refusals = a->reload.refused;
+	s->config.last_refusal_unix_s = a->reload.last_refusal_unix_s;
+	s->config.last_refusal_errors = a->reload.last_refusal_errors;
+	memcpy(s->config.last_refusal_file, a->reload.last_refusal_file,
+	       sizeof(s->config.last_refusal_file));
+	memcpy(s->config.last_refusal_reason, a->reload.last_refusal_reason,
+	       sizeof(s->config.last_refusal_reason));
 	fill_actions(a, &s->actions);
 }
 
