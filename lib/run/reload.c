@@ -14,6 +14,8 @@
  * need a restart keep their running value, with one warning each. An
  * invalid file changes nothing; its errors are logged (log.h), counted
  * and kept for the summary (the last refusal: time, file, first error).
+ * Either way the memory the parse took goes back to the system
+ * (malloc_trim).
  *
  * The old generations are retired, not freed: the next merge still reads
  * them (their flow sketches) and frees them (loop.c).
@@ -21,6 +23,7 @@
 #include "run_private.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,9 +454,13 @@ app_reload(struct app *a)
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	a->reload.last_unix_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-	if (load_next(a, &next) != 0)
-		return;
-	warn_restart_only(a, &next);
-	report(a, apply_reload(a, &next, &kept), n_old, kept);
-	dpmon_config_free(&next);
+	if (load_next(a, &next) == 0) {
+		warn_restart_only(a, &next);
+		report(a, apply_reload(a, &next, &kept), n_old, kept);
+		dpmon_config_free(&next);
+	}
+	/* The parsed file (a jansson tree of small objects, over 100 MiB for
+	 * 65536 subnets with thresholds) is freed by now, applied or refused,
+	 * but glibc keeps such freed memory in its heap: give it back. */
+	malloc_trim(0);
 }
