@@ -12,7 +12,9 @@ A FIFO that nobody ever writes, in place of:
     (snapshot_seq advances); a /dev/zero symlink is refused the same way,
     and a regular file afterwards is applied;
   - the configuration of `--check-config`: exit 1 with the same line, no hang;
-  - the blackholes' state file: dpmon does not start, naming the key.
+  - the blackholes' state file: dpmon does not start, naming the key;
+  - the temporary file of --http-port-file (written, not read): dpmon says
+    it cannot write it and runs on, merging.
 A refused reload of an 11 MiB file (65 536 subnets, the last one invalid)
 frees what it built: dpmon's resident set grows by less than 16 MiB.
 """
@@ -202,6 +204,58 @@ def test_fifo_state_file(h):
             d.__exit__(None, None, None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    c.done()
+
+
+def test_fifo_port_file(h):
+    c = h.checker('FIFO as the port file\'s temporary')
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-files-') as tmp:
+        cfg = os.path.join(tmp, 'dpmon.json')
+        with open(cfg, 'w') as f:
+            json.dump({'ports': [{'device': 'net_pcap0'}],
+                       'subnets': [{'prefix': p, 'name': n} for p, n in SUBNETS],
+                       'http': {'listen': '127.0.0.1', 'port': 0},
+                       'merge_interval_ms': 200}, f)
+        port_file = os.path.join(tmp, 'port')
+        os.mkfifo(port_file + '.tmp')  # nobody reads it
+        prefix = 'dpmon-it-files-port-%d' % os.getpid()
+        out_path, err_path = os.path.join(tmp, 'stdout'), os.path.join(tmp, 'stderr')
+        with open(out_path, 'wb') as out, open(err_path, 'wb') as err:
+            proc = subprocess.Popen([h.dpmon] + eal_args(h, prefix) + [
+                '--config', cfg, '--http-port-file', port_file],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        try:
+            deadline, port = time.monotonic() + 30, None
+            while port is None:
+                with open(out_path) as f:
+                    for line in f:
+                        if 'API at http://127.0.0.1:' in line:
+                            port = int(line.split('127.0.0.1:')[1].split('/')[0])
+                if proc.poll() is not None or time.monotonic() >= deadline:
+                    raise TestFailure('dpmon did not announce its API (status %r)' % proc.poll())
+                time.sleep(0.05)
+            d = harness.Dpmon(h, [], [], 'port file')
+            d.port = port
+            shutil.rmtree(d.dir, ignore_errors=True)
+            while d.request('/api/v1/summary')[0] != 200:  # 503 until the first merge
+                if time.monotonic() >= deadline:
+                    raise TestFailure('no snapshot within 30 s')
+                time.sleep(0.05)
+            s = wait_seq(d, 5)
+            c.true('merges go on', s['snapshot_seq'] >= 5, str(s['snapshot_seq']))
+            with open(err_path) as f:
+                text = f.read()
+            c.true('the error names the file',
+                   'dpmon: cannot write %s: its temporary file exists and is not a regular '
+                   'file\n' % port_file in text, text[-600:])
+            c.true('no port file written', not os.path.exists(port_file))
+            proc.send_signal(signal.SIGTERM)
+            c.eq('dpmon exit status after SIGTERM', 0, proc.wait(timeout=20))
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+            shutil.rmtree(harness._runtime_dir(prefix), ignore_errors=True)
     c.done()
 
 
