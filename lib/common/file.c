@@ -7,6 +7,8 @@
  * the open is read. The buffer starts at the size fstat gives and grows
  * (doubling, up to the bound plus one byte, which tells a file that grew
  * too large) for files whose size is not known in advance (/proc).
+ * Our own code rather than jansson's json_load_file or json_loadfd: those
+ * neither check what the path names nor bound what they read.
  */
 #include "file.h"
 
@@ -105,8 +107,8 @@ dpmon_file_open(const char *path, uint64_t max_bytes, char *err, size_t errlen)
 static int
 grow(char **buf, size_t *cap, size_t len, size_t max)
 {
-	size_t n = *cap;
 	char *bigger;
+	size_t n;
 
 	if (len < *cap)
 		return 0;
