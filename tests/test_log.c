@@ -162,6 +162,20 @@ test_tick_at_window_end(void)
 	fake_now = 1340;
 	CHECK(dpmon_log_tick() == UINT64_MAX);
 	CHECK(strcmp(take(f, &buf, &len), "<4>dpmon: suppressed 1 messages of kind reload\n") == 0);
+	/* At stop, dpmon_log_flush reports the windows still open, once. */
+	fake_now = 2000;
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 1) == 1);
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 2) == 1);
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 3) == 0);
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 4) == 0);
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 5) == 0);
+	fake_now = 2001;
+	dpmon_log_flush();
+	CHECK(strcmp(take(f, &buf, &len), "<6>dpmon: s 1\n<6>dpmon: s 2\n"
+					  "<4>dpmon: suppressed 3 messages of kind sample\n") == 0);
+	dpmon_log_flush();
+	CHECK(dpmon_log_tick() == UINT64_MAX);
+	CHECK(strcmp(take(f, &buf, &len), "") == 0);
 	dpmon_log_setup(NULL, DPMON_LOG_BURST, DPMON_LOG_WINDOW_NS, NULL);
 	fclose(f);
 	free(buf);

@@ -138,6 +138,19 @@ dpmon_log_tick(void)
 	return next;
 }
 
+void
+dpmon_log_flush(void)
+{
+	FILE *f;
+
+	pthread_mutex_lock(&log_lock);
+	f = log_out ? log_out : stderr;
+	for (int k = 0; k < DPMON_LOG_KIND_MAX; k++)
+		if (budgets[k].suppressed > 0)
+			window_close(&budgets[k], f, k);
+	pthread_mutex_unlock(&log_lock);
+}
+
 int
 dpmon_vlog(enum dpmon_log_kind kind, int level, const char *fmt, va_list ap)
 {

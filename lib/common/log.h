@@ -85,6 +85,15 @@ int dpmon_vlog(enum dpmon_log_kind kind, int level, const char *fmt, va_list ap)
  */
 uint64_t dpmon_log_tick(void);
 
+/**
+ * Write the "suppressed N messages of kind K" line of every kind that has
+ * suppressed messages, whether or not its window has ended (at stop: so
+ * that no count is lost); those windows are closed.
+ * Thread-safety: any thread; the main lcore calls it once the other
+ * threads are stopped.
+ */
+void dpmon_log_flush(void);
+
 /** Name of kind @p kind ("reload"), or "?" out of range. Any thread. */
 const char *dpmon_log_kind_name(int kind);
 
