@@ -186,10 +186,16 @@ check_order(const char *file, int line, const struct dpmon_snapshot *s, const ch
 static void
 set_status(struct dpmon_snapshot *s)
 {
-	s->config = (struct dpmon_snap_config){.reloads = 3,
-					       .reload_failures = 1,
-					       .last_reload_unix_s = 1700000000.5,
-					       .last_reload_ok = true};
+	s->config =
+		(struct dpmon_snap_config){.reloads = 3,
+					   .reload_failures = 1,
+					   .last_reload_unix_s = 1700000000.5,
+					   .last_reload_ok = true,
+					   .reload_refusals = 1,
+					   .last_refusal_unix_s = 1699999990.25,
+					   .last_refusal_errors = 2,
+					   .last_refusal_file = "/etc/dpmon/dpmon.json",
+					   .last_refusal_reason = "$.subnets[0].prefix: bad CIDR"};
 	s->actions = (struct dpmon_snap_actions){.events_dropped = 1,
 						 .notify_ok = 4,
 						 .notify_failed = 2,
@@ -368,11 +374,13 @@ test_summary_no_reload(void)
 	s->seq = 1;
 	r = get(s, "/api/v1/summary");
 	REQUIRE(r.status == 200);
-	CHECK_SIZE(r.body, "config", 4);
+	CHECK_SIZE(r.body, "config", 6);
 	CHECK_INT(r.body, "config.reloads", 0);
 	CHECK_INT(r.body, "config.reload_failures", 0);
 	CHECK(json_is_null(jat(r.body, "config.last_reload_unix_s")));
 	CHECK(json_is_null(jat(r.body, "config.last_reload_ok")));
+	CHECK_INT(r.body, "config.reload_refusals", 0);
+	CHECK(json_is_null(jat(r.body, "config.last_refusal")));
 	CHECK(json_is_null(jat(r.body, "actions.exabgp_connected"))); /* no pipe configured */
 	CHECK_INT(r.body, "actions.notify.ok", 0);
 	json_decref(r.body);
@@ -384,6 +392,27 @@ test_summary_no_reload(void)
 	CHECK_INT(r.body, "config.reload_failures", 2);
 	CHECK_REAL(r.body, "config.last_reload_unix_s", 12.5);
 	CHECK(json_is_false(jat(r.body, "config.last_reload_ok")));
+	CHECK_INT(r.body, "config.reload_refusals", 0); /* failed, not refused */
+	CHECK(json_is_null(jat(r.body, "config.last_refusal")));
+	json_decref(r.body);
+	/* A refusal: the file's name and a reason cut inside a character are
+	 * shown as valid JSON strings. */
+	s->config = (struct dpmon_snap_config){.reload_failures = 1,
+					       .last_reload_unix_s = 12.5,
+					       .reload_refusals = 1,
+					       .last_refusal_unix_s = 12.5,
+					       .last_refusal_errors = 1,
+					       .last_refusal_file = "/tmp/d\xe9pmon.json",
+					       .last_refusal_reason =
+						       "cannot read: not a regular file (FIFO)"};
+	r = get(s, "/api/v1/summary");
+	REQUIRE(r.status == 200);
+	CHECK_INT(r.body, "config.reload_refusals", 1);
+	CHECK_SIZE(r.body, "config.last_refusal", 4);
+	CHECK_REAL(r.body, "config.last_refusal.unix_s", 12.5);
+	CHECK_STR(r.body, "config.last_refusal.file", "/tmp/d?pmon.json");
+	CHECK_INT(r.body, "config.last_refusal.errors", 1);
+	CHECK_STR(r.body, "config.last_refusal.reason", "cannot read: not a regular file (FIFO)");
 	json_decref(r.body);
 	dpmon_snapshot_free(s);
 }
@@ -551,11 +580,17 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "actions.sample.dropped", 7);
 	CHECK_INT(b, "actions.blackholes", 3);
 	CHECK(json_is_false(jat(b, "actions.exabgp_connected")));
-	CHECK_SIZE(b, "config", 4);
+	CHECK_SIZE(b, "config", 6);
 	CHECK_INT(b, "config.reloads", 3);
 	CHECK_INT(b, "config.reload_failures", 1);
 	CHECK_REAL(b, "config.last_reload_unix_s", 1700000000.5);
 	CHECK(json_is_true(jat(b, "config.last_reload_ok")));
+	CHECK_INT(b, "config.reload_refusals", 1);
+	CHECK_SIZE(b, "config.last_refusal", 4);
+	CHECK_REAL(b, "config.last_refusal.unix_s", 1699999990.25);
+	CHECK_STR(b, "config.last_refusal.file", "/etc/dpmon/dpmon.json");
+	CHECK_INT(b, "config.last_refusal.errors", 2);
+	CHECK_STR(b, "config.last_refusal.reason", "$.subnets[0].prefix: bad CIDR");
 
 	CHECK_SIZE(b, "totals", 4);
 	CHECK_INT(b, "totals.ingress.packets", 1000);

@@ -15,6 +15,7 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -602,6 +603,49 @@ test_many_subnets(void)
 	free(json);
 }
 
+/* A FIFO (nobody writes it), a device and a file over 64 MiB are refused at
+ * once, with the reason after the file's name. */
+static void
+test_load_not_regular(void)
+{
+	char dir[] = "/tmp/dpmon-cfg-fifo.XXXXXX", path[64], *out = NULL;
+	struct dpmon_config cfg;
+	size_t len;
+	FILE *f;
+	int fd;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/fifo.json", dir);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	f = open_memstream(&out, &len);
+	CHECK(dpmon_config_load(path, &cfg, f) == -EINVAL);
+	fclose(f);
+	CHECK(strncmp(out, dir, strlen(dir)) == 0);
+	CHECK(strcmp(out + strlen(dir), "/fifo.json: cannot read: not a regular file (FIFO)\n") ==
+	      0);
+	free(out);
+	unlink(path);
+	f = open_memstream(&out, &len);
+	CHECK(dpmon_config_load("/dev/zero", &cfg, f) == -EINVAL);
+	fclose(f);
+	CHECK(strcmp(out, "/dev/zero: cannot read: not a regular file (character device)\n") == 0);
+	free(out);
+	/* 64 MiB + 1 byte, sparse: refused on its size, not read. */
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	REQUIRE(fd >= 0);
+	REQUIRE(ftruncate(fd, (64 << 20) + 1) == 0);
+	close(fd);
+	f = open_memstream(&out, &len);
+	CHECK(dpmon_config_load(path, &cfg, f) == -EFBIG);
+	fclose(f);
+	CHECK(strcmp(out + strlen(dir), "/big.json: cannot read: larger than 67108864 bytes\n") ==
+	      0);
+	free(out);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void
 test_files(const char *example)
 {
@@ -656,6 +700,7 @@ test_files(const char *example)
 	CHECK(rc == -EISDIR);
 	CHECK_LINE(out, "/tmp: cannot read: Is a directory");
 	free(out);
+	test_load_not_regular();
 
 	if (example != NULL) {
 		rc = dpmon_config_load(example, &cfg, stderr);

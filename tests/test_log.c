@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_log.c — the per-kind rate limit of lib/common/log.c, with an injected
- * clock and the lines captured in memory (exact text compared).
+ * clock and the lines captured in memory (exact text compared): budgets,
+ * and the suppressed line written by dpmon_log_tick when a window ends.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -107,10 +108,84 @@ test_lines_and_long_text(void)
 	free(buf);
 }
 
+/*
+ * The suppressed line is written when the window ends, by the tick, not
+ * with the next message: exact time and text, with the injected clock.
+ */
+static void
+test_tick_at_window_end(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	REQUIRE(f != NULL);
+	fake_now = 1000;
+	dpmon_log_setup(f, 2, 100, fake_clock);
+	/* Nothing suppressed: nothing to do, ever. */
+	CHECK(dpmon_log_tick() == UINT64_MAX);
+	CHECK(dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR, "refused %d", 1) == 1);
+	CHECK(dpmon_log_tick() == UINT64_MAX);
+	CHECK(dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR, "refused %d", 2) == 1);
+	fake_now = 1010;
+	CHECK(dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR, "refused %d", 3) == 0);
+	CHECK(dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR, "refused %d", 4) == 0);
+	fake_now = 1050; /* the http window starts later, ends later */
+	CHECK(dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_WARNING, "http %d", 1) == 1);
+	CHECK(dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_WARNING, "http %d", 2) == 1);
+	CHECK(dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_WARNING, "http %d", 3) == 0);
+	CHECK(strcmp(take(f, &buf, &len), "<3>dpmon: refused 1\n<3>dpmon: refused 2\n"
+					  "<4>dpmon: http 1\n<4>dpmon: http 2\n") == 0);
+	/* Before the end of the reload window: nothing written; call again at 1100. */
+	fake_now = 1099;
+	CHECK_EQ_U64(dpmon_log_tick(), 1100);
+	CHECK(strcmp(take(f, &buf, &len), "") == 0);
+	/* At its end: the line, at once, without another message. */
+	fake_now = 1100;
+	CHECK_EQ_U64(dpmon_log_tick(), 1150);
+	CHECK(strcmp(take(f, &buf, &len), "<4>dpmon: suppressed 2 messages of kind reload\n") == 0);
+	/* Reported once: the next tick has only http left. */
+	fake_now = 1149;
+	CHECK_EQ_U64(dpmon_log_tick(), 1150);
+	CHECK(strcmp(take(f, &buf, &len), "") == 0);
+	fake_now = 1230; /* a late tick reports a window that ended meanwhile */
+	CHECK(dpmon_log_tick() == UINT64_MAX);
+	CHECK(strcmp(take(f, &buf, &len), "<4>dpmon: suppressed 1 messages of kind http\n") == 0);
+	/* A message after the report opens a new window: no second report, a
+	 * full budget from its own time (1240: ends at 1340). */
+	fake_now = 1240;
+	CHECK(dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR, "refused %d", 5) == 1);
+	CHECK(dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR, "refused %d", 6) == 1);
+	CHECK(dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR, "refused %d", 7) == 0);
+	CHECK_EQ_U64(dpmon_log_tick(), 1340);
+	CHECK(strcmp(take(f, &buf, &len), "<3>dpmon: refused 5\n<3>dpmon: refused 6\n") == 0);
+	fake_now = 1340;
+	CHECK(dpmon_log_tick() == UINT64_MAX);
+	CHECK(strcmp(take(f, &buf, &len), "<4>dpmon: suppressed 1 messages of kind reload\n") == 0);
+	/* At stop, dpmon_log_flush reports the windows still open, once. */
+	fake_now = 2000;
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 1) == 1);
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 2) == 1);
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 3) == 0);
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 4) == 0);
+	CHECK(dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_INFO, "s %d", 5) == 0);
+	fake_now = 2001;
+	dpmon_log_flush();
+	CHECK(strcmp(take(f, &buf, &len), "<6>dpmon: s 1\n<6>dpmon: s 2\n"
+					  "<4>dpmon: suppressed 3 messages of kind sample\n") == 0);
+	dpmon_log_flush();
+	CHECK(dpmon_log_tick() == UINT64_MAX);
+	CHECK(strcmp(take(f, &buf, &len), "") == 0);
+	dpmon_log_setup(NULL, DPMON_LOG_BURST, DPMON_LOG_WINDOW_NS, NULL);
+	fclose(f);
+	free(buf);
+}
+
 int
 main(void)
 {
 	test_budget_per_kind();
+	test_tick_at_window_end();
 	test_lines_and_long_text();
 	return check_finish("log");
 }

@@ -123,8 +123,11 @@ bytes_host(const char *a, uint32_t subnet, uint64_t in_bytes, uint64_t out_bytes
 static void
 set_counters(struct dpmon_snapshot *s)
 {
-	s->config = (struct dpmon_snap_config){
-		.reloads = 2, .reload_failures = 5, .last_reload_unix_s = 1700000000.25};
+	s->config = (struct dpmon_snap_config){.reloads = 2,
+					       .reload_failures = 5,
+					       .last_reload_unix_s = 1700000000.25,
+					       .reload_refusals = 4,
+					       .last_refusal_unix_s = 1699999999.5};
 	s->actions = (struct dpmon_snap_actions){.events_dropped = 1,
 						 .notify_ok = 4,
 						 .notify_failed = 2,
@@ -225,6 +228,10 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"ok\"} 2");
 	CHECK_LINE(t, "dpmon_config_reloads_total{result=\"failed\"} 5");
 	CHECK_LINE(t, "dpmon_config_last_reload_timestamp_seconds 1700000000.25");
+	CHECK_LINE(t, "# TYPE dpmon_config_reload_refusals_total counter");
+	CHECK_LINE(t, "dpmon_config_reload_refusals_total 4");
+	CHECK_LINE(t, "# TYPE dpmon_config_last_refusal_timestamp_seconds gauge");
+	CHECK_LINE(t, "dpmon_config_last_refusal_timestamp_seconds 1699999999.5");
 	CHECK_LINE(t, "dpmon_notify_runs_total{result=\"ok\"} 4");
 	CHECK_LINE(t, "dpmon_notify_runs_total{result=\"failed\"} 2");
 	CHECK_LINE(t, "dpmon_notify_runs_total{result=\"killed\"} 1");
@@ -286,14 +293,16 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_ip_kind_packets_total{kind=\"tcp_syn\"} 11");
 	REQUIRE(strstr(t, "reason=\"ok\"") == NULL);
 	/* 39 + dpmon_traffic_flows, dpmon_subnet_flows (flows)
-	 * + dpmon_config_reloads_total, dpmon_config_last_reload_timestamp_seconds (reload)
+	 * + dpmon_config_reloads_total, dpmon_config_last_reload_timestamp_seconds,
+	 * dpmon_config_reload_refusals_total, dpmon_config_last_refusal_timestamp_seconds
+	 * (reload)
 	 * + dpmon_alerts_started_total, dpmon_subnet_alerts_active,
 	 * dpmon_subnet_alerts_started_total (detection) + dpmon_notify_runs_total,
 	 * dpmon_action_events_dropped_total, dpmon_sample_packets_total,
 	 * dpmon_blackholes, dpmon_exabgp_pipe_connected (actions)
 	 * + dpmon_worker_host_evictions_total, dpmon_worker_host_expired_total
 	 * (host life cycle) */
-	REQUIRE(check_structure(t) == 53);
+	REQUIRE(check_structure(t) == 55);
 	free(t);
 	dpmon_snapshot_free(s);
 }

@@ -21,9 +21,11 @@
  * one pass. The root's plain bounded integers are table-driven
  * (top_int_keys).
  *
- * Reading a file is done here, not by json_load_file, so that an unreadable
- * file (missing, permission, a directory, an I/O error) yields its exact
- * errno rather than a parse error.
+ * Reading a file is file.h's, not json_load_file's: it never blocks (a
+ * FIFO or a device in the file's place is refused at once, not waited
+ * on), it is bounded (CONFIG_MAX_FILE_BYTES), and an unreadable file
+ * (missing, permission, a directory, an I/O error) yields its exact reason
+ * rather than a parse error. The text is then parsed with json_loadb.
  *
  * No global state: the error sink travels in a struct dpmon_check.
  */
@@ -38,9 +40,11 @@
 #include <jansson.h>
 
 #include "config_private.h"
+#include "file.h"
 #include "json_check.h"
 
-/* Files larger than this are refused (65536 subnets take about 5 MiB). */
+/* Files larger than this are refused: 65536 subnets, each with a name and
+ * every threshold, take about 23 MiB indented (docs/configuration.md). */
 #define CONFIG_MAX_FILE_BYTES (64u << 20)
 
 /* ------------------------------------------------------------------------
@@ -144,67 +148,6 @@ config_from_json(json_t *root, const json_error_t *je, struct dpmon_check *c,
 	return c->errors;
 }
 
-/*
- * Room for the next read: @p *buf (NULL at first: @p *cap bytes) doubled,
- * up to CONFIG_MAX_FILE_BYTES + 1 (the byte past the limit tells a file
- * too large). @return 0, or -ENOMEM (@p *buf unchanged).
- */
-static int
-grow(char **buf, size_t *cap)
-{
-	size_t n = *buf == NULL ? *cap : *cap * 2;
-	char *bigger;
-
-	if (n > CONFIG_MAX_FILE_BYTES + 1u)
-		n = CONFIG_MAX_FILE_BYTES + 1u;
-	bigger = realloc(*buf, n);
-	if (bigger == NULL)
-		return -ENOMEM;
-	*buf = bigger;
-	*cap = n;
-	return 0;
-}
-
-/*
- * Read all of @p path into a malloc'd buffer. @return 0, or -errno
- * (-EFBIG beyond CONFIG_MAX_FILE_BYTES).
- */
-static int
-read_file(const char *path, char **out, size_t *out_len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t len = 0, cap = 64 * 1024;
-	char *buf = NULL;
-	int rc = 0;
-
-	if (f == NULL)
-		return -errno;
-	for (;;) {
-		if ((len == cap || buf == NULL) && (rc = grow(&buf, &cap)) != 0)
-			break;
-		errno = 0;
-		len += fread(buf + len, 1, cap - len, f);
-		if (len > CONFIG_MAX_FILE_BYTES) {
-			rc = -EFBIG;
-			break;
-		}
-		if (ferror(f)) {
-			rc = errno ? -errno : -EIO;
-			break;
-		}
-		if (feof(f))
-			break;
-	}
-	fclose(f);
-	if (rc != 0) {
-		free(buf);
-		return rc;
-	}
-	*out = buf;
-	*out_len = len;
-	return 0;
-}
-
 void
 dpmon_config_defaults(struct dpmon_config *cfg)
 {
@@ -233,7 +176,7 @@ dpmon_config_load(const char *path, struct dpmon_config *cfg, FILE *err)
 {
 	struct dpmon_check c = {.origin = path, .err = err, .errors = 0};
 	json_error_t je;
-	char *text = NULL, msg[128];
+	char *text = NULL, why[128];
 	size_t len = 0;
 	json_t *root;
 	int rc;
@@ -241,11 +184,10 @@ dpmon_config_load(const char *path, struct dpmon_config *cfg, FILE *err)
 	dpmon_config_defaults(cfg);
 	if (path == NULL)
 		return -EINVAL;
-	rc = read_file(path, &text, &len);
+	rc = dpmon_file_read(path, CONFIG_MAX_FILE_BYTES, &text, &len, why, sizeof(why));
 	if (rc != 0) {
 		if (err != NULL)
-			fprintf(err, "%s: cannot read: %s\n", path,
-				dpmon_check_strerror(-rc, msg, sizeof(msg)));
+			fprintf(err, "%s: cannot read: %s\n", path, why);
 		return rc;
 	}
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);

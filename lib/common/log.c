@@ -3,11 +3,13 @@
  * log.c — rate-limited journal lines (see log.h).
  *
  * Per kind: the start of the current window, the messages written in it
- * and the messages suppressed since the last line written. A message
- * whose time is past the window's end opens a new window (starting now),
- * first reporting what the closed window suppressed. Fixed windows rather
- * than a refilling bucket: the limit an operator reads in the journal
- * ("at most 10 per minute") is exactly what happens.
+ * and the messages suppressed since the last line written. What a window
+ * suppressed is reported when it ends: by dpmon_log_tick, which the main
+ * lcore calls from its loop and which tells it when to call again, or,
+ * should a message of the kind come first, by that message, which opens a
+ * new window (starting now). Fixed windows rather than a refilling
+ * bucket: the limit an operator reads in the journal ("at most 10 per
+ * minute") is exactly what happens.
  */
 #include "log.h"
 
@@ -80,21 +82,29 @@ write_lines(FILE *f, int level, const char *text)
 	fflush(f);
 }
 
+/* Close kind @p kind's window: report what it suppressed, if anything;
+ * the next message opens a new one. Lock held. */
+static void
+window_close(struct kind_budget *b, FILE *f, int kind)
+{
+	if (b->suppressed > 0) {
+		char line[96];
+
+		snprintf(line, sizeof(line), "suppressed %llu messages of kind %s",
+			 (unsigned long long)b->suppressed, kind_names[kind]);
+		write_lines(f, DPMON_LOG_WARNING, line);
+		b->suppressed = 0;
+	}
+	b->used = 0;
+}
+
 /* May kind @p b write now (@p now ns)? Opens a new window when due. Lock held. */
 static int
 budget_take(struct kind_budget *b, uint64_t now, FILE *f, int kind)
 {
 	if (b->used == 0 || now - b->window_start >= log_window_ns) {
-		if (b->suppressed > 0) {
-			char line[96];
-
-			snprintf(line, sizeof(line), "suppressed %llu messages of kind %s",
-				 (unsigned long long)b->suppressed, kind_names[kind]);
-			write_lines(f, DPMON_LOG_WARNING, line);
-			b->suppressed = 0;
-		}
+		window_close(b, f, kind);
 		b->window_start = now;
-		b->used = 0;
 	}
 	if (b->used >= log_burst) {
 		b->suppressed++;
@@ -102,6 +112,43 @@ budget_take(struct kind_budget *b, uint64_t now, FILE *f, int kind)
 	}
 	b->used++;
 	return 1;
+}
+
+uint64_t
+dpmon_log_tick(void)
+{
+	uint64_t now, end, next = UINT64_MAX;
+	FILE *f;
+
+	pthread_mutex_lock(&log_lock);
+	f = log_out ? log_out : stderr;
+	now = log_clock ? log_clock() : monotonic_ns();
+	for (int k = 0; k < DPMON_LOG_KIND_MAX; k++) {
+		struct kind_budget *b = &budgets[k];
+
+		if (b->suppressed == 0)
+			continue; /* nothing to report: the next message opens a window */
+		end = b->window_start + log_window_ns;
+		if (now - b->window_start >= log_window_ns)
+			window_close(b, f, k);
+		else if (end < next)
+			next = end;
+	}
+	pthread_mutex_unlock(&log_lock);
+	return next;
+}
+
+void
+dpmon_log_flush(void)
+{
+	FILE *f;
+
+	pthread_mutex_lock(&log_lock);
+	f = log_out ? log_out : stderr;
+	for (int k = 0; k < DPMON_LOG_KIND_MAX; k++)
+		if (budgets[k].suppressed > 0)
+			window_close(&budgets[k], f, k);
+	pthread_mutex_unlock(&log_lock);
 }
 
 int

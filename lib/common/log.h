@@ -7,10 +7,12 @@
  * that priority. dpmon_log writes such lines. Messages that can repeat
  * while dpmon runs (configuration reloads, merge failures, drops) go
  * through it, and each kind has its own budget: at most @c burst messages
- * per window of @c window_ns; the rest are counted, not written, and the
- * first message of a later window is preceded by one line
- * "dpmon: suppressed N messages of kind K". A storm of one kind thus costs
- * @c burst lines per window and never hides the messages of another kind.
+ * per window of @c window_ns; the rest are counted, not written, and when
+ * the window ends one line "dpmon: suppressed N messages of kind K" says
+ * how many (dpmon_log_tick writes it, called by the main lcore's loop; a
+ * message of the kind that comes first writes it before its own line). A
+ * storm of one kind thus costs @c burst lines per window and never hides
+ * the messages of another kind.
  * Start-up errors (before the workers run) are written directly, unlimited.
  *
  * Thread-safety: every function may be called from any thread (the main
@@ -70,6 +72,27 @@ int dpmon_log(enum dpmon_log_kind kind, int level, const char *fmt, ...)
 /** As dpmon_log, with the arguments in @p ap. Any thread. */
 int dpmon_vlog(enum dpmon_log_kind kind, int level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+
+/**
+ * Write the "suppressed N messages of kind K" line (priority
+ * DPMON_LOG_WARNING) of every kind whose window has ended with messages
+ * suppressed; the kind's next message opens a new window.
+ * @return the time, in the logger's clock (ns, CLOCK_MONOTONIC unless
+ *         injected by dpmon_log_setup), at which the next window with
+ *         messages suppressed ends, i.e. when to call again; UINT64_MAX
+ *         when no kind has suppressed anything.
+ * Thread-safety: any thread; the main lcore calls it from its loop.
+ */
+uint64_t dpmon_log_tick(void);
+
+/**
+ * Write the "suppressed N messages of kind K" line of every kind that has
+ * suppressed messages, whether or not its window has ended (at stop: so
+ * that no count is lost); those windows are closed.
+ * Thread-safety: any thread; the main lcore calls it once the other
+ * threads are stopped.
+ */
+void dpmon_log_flush(void);
 
 /** Name of kind @p kind ("reload"), or "?" out of range. Any thread. */
 const char *dpmon_log_kind_name(int kind);

@@ -15,8 +15,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 
@@ -25,6 +27,8 @@
 #include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+
+#include "file.h"
 
 #define RSS_KEY_MAX 64
 #define POOL_CACHE  256
@@ -75,7 +79,11 @@ rss_setup(struct rte_eth_conf *conf, const struct rte_eth_dev_info *info, uint16
 	conf->rx_adv_conf.rss_conf.rss_hf = hf;
 }
 
-/* Records in the pcap file @p path, or 0 when it cannot be read. */
+/*
+ * Records in the pcap file @p path, or 0 when it cannot be read or is not
+ * a regular file (file.h: a FIFO is not waited on; the pcap PMD opened it
+ * already, its own way, when EAL probed the port).
+ */
 static uint64_t
 pcap_records(const char *path)
 {
@@ -83,10 +91,17 @@ pcap_records(const char *path)
 	struct pcap_pkthdr *h;
 	const u_char *d;
 	uint64_t n = 0;
-	pcap_t *p = pcap_open_offline(path, errbuf);
+	int fd = dpmon_file_open(path, 0, NULL, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	pcap_t *p = f != NULL ? pcap_fopen_offline(f, errbuf) : NULL;
 
-	if (p == NULL)
+	if (p == NULL) {
+		if (f != NULL)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	while (pcap_next_ex(p, &h, &d) == 1)
 		n++;
 	pcap_close(p);

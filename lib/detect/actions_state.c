@@ -16,6 +16,7 @@
 #endif
 
 #include "actions_private.h"
+#include "file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,10 @@
 #include <unistd.h>
 
 #define STATE_VERSION 1
+
+/* The largest state file read: DPMON_MAX_BLACKHOLES entries with
+ * BH_MAX_ALERTS alert ids each take about 24 MiB as written. */
+#define STATE_MAX_FILE_BYTES (64u << 20)
 
 /* ------------------------------------------------------------------------
  * Saving (the thread).
@@ -223,28 +228,26 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 
 /*
  * The parsed state file @p path (which exists), or NULL with the reason
- * logged: it cannot be opened, is not a regular file or is not JSON.
+ * logged: it cannot be read, is not a regular file of at most
+ * STATE_MAX_FILE_BYTES (file.h: a FIFO put in its place must not block the
+ * start) or is not JSON.
  */
 static json_t *
 read_doc(const char *path)
 {
+	char why[128], *text = NULL;
 	json_error_t je;
-	struct stat st;
+	size_t len = 0;
 	json_t *doc;
-	int fd;
 
-	/* O_NONBLOCK: a FIFO put in its place must not block the start. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (dpmon_file_read(path, STATE_MAX_FILE_BYTES, &text, &len, why, sizeof(why)) != 0) {
 		LOG("state file %s: %s (fix or remove it; dpmon does not start with its "
 		    "blackholes unknown)",
-		    path, fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
+		    path, why);
 		return NULL;
 	}
-	doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
-	close(fd);
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	free(text);
 	if (doc == NULL)
 		LOG("state file %s: line %d column %d: %s (fix or remove it; dpmon does not start "
 		    "with its blackholes unknown)",

@@ -192,12 +192,26 @@ void dpmon_hist_point_ref(struct dpmon_hist_point *p);
 /** Drop a reference; the last one frees. NULL ignored. Any thread. */
 void dpmon_hist_point_unref(struct dpmon_hist_point *p);
 
+/** Room for the reason of a refused reload, NUL included (longer ones are cut). */
+#define DPMON_REFUSAL_REASON_LEN 256
+
 /** Configuration reloads (SIGHUP) since start, as of the snapshot. */
 struct dpmon_snap_config {
 	uint64_t reloads;          /**< reloads applied */
 	uint64_t reload_failures;  /**< reloads refused (invalid file) or failed */
 	double last_reload_unix_s; /**< time of the last attempt (Unix s); 0 = none yet */
 	bool last_reload_ok;       /**< its result; false when none yet */
+	/** Reloads refused, among reload_failures: the file could not be
+	 * read (not a regular file, too large, missing) or was invalid. */
+	uint64_t reload_refusals;
+	/** The last refusal: its time (Unix s; 0 = none yet), the file, the
+	 * number of errors found and the first one's text, without the file
+	 * name ("$.subnets[0].prefix: bad CIDR", "cannot read: not a regular
+	 * file (FIFO)"). */
+	double last_refusal_unix_s;
+	uint32_t last_refusal_errors;
+	char last_refusal_file[DPMON_PATH_LEN];
+	char last_refusal_reason[DPMON_REFUSAL_REASON_LEN];
 };
 
 /** What the actions and the sampler did since start, as of the snapshot. */

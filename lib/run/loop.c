@@ -16,7 +16,9 @@
  *
  * Signals only set flags: SIGINT and SIGTERM end the loop (the stop is
  * shutdown.c's), SIGHUP asks for a reload, which the loop serves between
- * two merges (reload.c), never in the handler.
+ * two merges (reload.c), never in the handler. Between two merges the
+ * loop also wakes when a log rate-limit window that suppressed messages
+ * ends, to write its "suppressed N" line then (log.h).
  */
 #include "run_private.h"
 
@@ -24,6 +26,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -140,6 +143,13 @@ fill_status(struct app *a, struct dpmon_snapshot *s)
 	s->config.reload_failures = a->reload.failed;
 	s->config.last_reload_unix_s = a->reload.last_unix_s;
 	s->config.last_reload_ok = a->reload.last_ok;
+	s->config.reload_refusals = a->reload.refused;
+	s->config.last_refusal_unix_s = a->reload.last_refusal_unix_s;
+	s->config.last_refusal_errors = a->reload.last_refusal_errors;
+	memcpy(s->config.last_refusal_file, a->reload.last_refusal_file,
+	       sizeof(s->config.last_refusal_file));
+	memcpy(s->config.last_refusal_reason, a->reload.last_refusal_reason,
+	       sizeof(s->config.last_refusal_reason));
 	fill_actions(a, &s->actions);
 }
 
@@ -266,12 +276,43 @@ timespec_before(const struct timespec *x, const struct timespec *y)
 	return x->tv_sec < y->tv_sec || (x->tv_sec == y->tv_sec && x->tv_nsec < y->tv_nsec);
 }
 
+/* @p ns (CLOCK_MONOTONIC) as a timespec. */
+static struct timespec
+timespec_of_ns(uint64_t ns)
+{
+	struct timespec t = {.tv_sec = (time_t)(ns / 1000000000u),
+			     .tv_nsec = (long)(ns % 1000000000u)};
+
+	return t;
+}
+
+/*
+ * The logger's rate-limit windows that end before @p wake: report them now
+ * (dpmon_log_tick) and return, in @p until, the end of the next one before
+ * @p wake, or @p wake itself. The logger's clock is CLOCK_MONOTONIC, the
+ * merge loop's.
+ */
+static void
+log_tick_until(const struct timespec *wake, struct timespec *until)
+{
+	uint64_t due = dpmon_log_tick();
+	struct timespec d;
+
+	*until = *wake;
+	if (due == UINT64_MAX)
+		return;
+	d = timespec_of_ns(due);
+	if (timespec_before(&d, wake))
+		*until = d;
+}
+
 /*
  * Sleep until @p wake or a stop, serving at most one reload request on
  * the way (@p reloaded: whether this tick already served one) without
- * moving the tick. SIGHUPs that keep coming while reloads take long must
- * not starve the merges; one left pending by the previous tick is served
- * at once.
+ * moving the tick, and waking at the end of each rate-limit window that
+ * suppressed log messages, so its "suppressed N" line is written then.
+ * SIGHUPs that keep coming while reloads take long must not starve the
+ * merges; one left pending by the previous tick is served at once.
  */
 static void
 sleep_until(struct app *a, const struct timespec *wake)
@@ -279,16 +320,21 @@ sleep_until(struct app *a, const struct timespec *wake)
 	bool reloaded = false;
 
 	while (!stop_signal) {
-		int rc = reload_signal && !reloaded
-				 ? 0
-				 : clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, wake, NULL);
+		struct timespec until;
+		int rc;
 
+		log_tick_until(wake, &until);
+		rc = reload_signal && !reloaded
+			     ? 0
+			     : clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
 		if (reload_signal && !stop_signal && !reloaded) {
 			reload_signal = 0;
 			app_reload(a);
 			reloaded = true;
 			continue; /* then sleep on to the same tick */
 		}
+		if (rc == 0 && timespec_before(&until, wake))
+			continue; /* woke for the logger, not yet for the merge */
 		if (rc != EINTR)
 			break;
 	}

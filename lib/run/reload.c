@@ -12,7 +12,10 @@
  * the old generation's final counts into the subnets that remain
  * (merge.h), and makes the new configuration the running one. Keys that
  * need a restart keep their running value, with one warning each. An
- * invalid file changes nothing; its errors are logged (log.h).
+ * invalid file changes nothing; its errors are logged (log.h), counted
+ * and kept for the summary (the last refusal: time, file, first error).
+ * Either way the memory the parse took goes back to the system
+ * (malloc_trim).
  *
  * The old generations are retired, not freed: the next merge still reads
  * them (their flow sketches) and frees them (loop.c).
@@ -20,6 +23,7 @@
 #include "run_private.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +351,44 @@ fail:
  * SIGHUP.
  * --------------------------------------------------------------------- */
 
+/*
+ * The first line of @p errors (dpmon_config_load's report: "FILE: $.path:
+ * reason" lines) without the "FILE: " prefix, into @p out (@p len bytes,
+ * cut at a UTF-8 character boundary); @p fallback when there is none.
+ */
+static void
+first_error(const char *errors, const char *file, const char *fallback, char *out, size_t len)
+{
+	const char *line = errors != NULL && errors[0] != '\0' ? errors : fallback;
+	size_t flen = strlen(file), n;
+
+	if (line != fallback && strncmp(line, file, flen) == 0 && line[flen] == ':')
+		line += flen + 1 + (line[flen + 1] == ' ');
+	n = strcspn(line, "\n");
+	if (n >= len) {
+		n = len - 1;
+		while (n > 0 && ((unsigned char)line[n] & 0xc0) == 0x80)
+			n--; /* not inside a character */
+	}
+	memcpy(out, line, n);
+	out[n] = '\0';
+}
+
+/* Count the refusal of the file (dpmon_config_load's @p rc: errors found,
+ * or -errno) and keep its time, file and first error for the summary. */
+static void
+note_refusal(struct app *a, int rc, const char *errors)
+{
+	struct reload_stats *r = &a->reload;
+
+	r->refused++;
+	r->last_refusal_unix_s = r->last_unix_s;
+	r->last_refusal_errors = rc > 0 ? (uint32_t)rc : 1;
+	snprintf(r->last_refusal_file, sizeof(r->last_refusal_file), "%s", a->config_path);
+	first_error(errors, a->config_path, rc < 0 ? strerror(-rc) : "invalid file",
+		    r->last_refusal_reason, sizeof(r->last_refusal_reason));
+}
+
 static void
 count_attempt(struct app *a, bool ok)
 {
@@ -374,6 +416,7 @@ load_next(struct app *a, struct dpmon_config *next)
 		fclose(err);
 	if (rc != 0) {
 		count_attempt(a, false);
+		note_refusal(a, rc, errors);
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
 			  "reload of %s refused, the running configuration stays:\n%s",
 			  a->config_path, errors ? errors : "");
@@ -411,9 +454,13 @@ app_reload(struct app *a)
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	a->reload.last_unix_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-	if (load_next(a, &next) != 0)
-		return;
-	warn_restart_only(a, &next);
-	report(a, apply_reload(a, &next, &kept), n_old, kept);
-	dpmon_config_free(&next);
+	if (load_next(a, &next) == 0) {
+		warn_restart_only(a, &next);
+		report(a, apply_reload(a, &next, &kept), n_old, kept);
+		dpmon_config_free(&next);
+	}
+	/* The parsed file (a jansson tree of small objects, over 100 MiB for
+	 * 65536 subnets with thresholds) is freed by now, applied or refused,
+	 * but glibc keeps such freed memory in its heap: give it back. */
+	malloc_trim(0);
 }

@@ -26,6 +26,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include "log.h"
 #include "run_private.h"
 
 /* ------------------------------------------------------------------------
@@ -84,6 +85,7 @@ dpmon_main(int argc, char **argv)
 	}
 	rc = app_stop_signal() ? 0 : run(&a, &o);
 	app_shutdown(&a);
+	dpmon_log_flush(); /* the counts of windows still open */
 	rte_eal_cleanup();
 	if (app_stop_signal())
 		printf("dpmon: stopped by signal %d\n", app_stop_signal());

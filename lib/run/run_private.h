@@ -68,6 +68,11 @@ struct reload_stats {
 	uint64_t ok, failed;
 	double last_unix_s; /**< time of the last attempt, Unix seconds; 0 = none */
 	bool last_ok;
+	uint64_t refused;           /**< among failed: the file could not be read or was invalid */
+	double last_refusal_unix_s; /**< 0 = none */
+	uint32_t last_refusal_errors;
+	char last_refusal_file[DPMON_PATH_LEN];
+	char last_refusal_reason[DPMON_REFUSAL_REASON_LEN];
 };
 
 /**

@@ -572,17 +572,34 @@ health_json(struct request *r)
 			 dpmon_health_reasons_json(r->health));
 }
 
-/* Reload status: counts, and the last attempt's time and result (null before any). */
+/* The last refused reload: time, file, errors and the first one's reason;
+ * null before any. */
+static json_t *
+last_refusal_json(const struct dpmon_snap_config *c)
+{
+	if (c->reload_refusals == 0)
+		return json_null();
+	return json_pack("{s:o,s:o,s:I,s:o}", "unix_s",
+			 json_real(dpmon_finite_or_zero(c->last_refusal_unix_s)), "file",
+			 text_json(c->last_refusal_file, DPMON_PATH_LEN), "errors",
+			 (json_int_t)c->last_refusal_errors, "reason",
+			 text_json(c->last_refusal_reason, DPMON_REFUSAL_REASON_LEN));
+}
+
+/* Reload status: counts, the last attempt's time and result (null before
+ * any), and the last refusal. */
 static json_t *
 config_json(const struct dpmon_snapshot *s)
 {
 	const struct dpmon_snap_config *c = &s->config;
 	bool any = c->reloads + c->reload_failures > 0;
 
-	return json_pack("{s:I,s:I,s:o,s:o}", "reloads", (json_int_t)c->reloads, "reload_failures",
-			 (json_int_t)c->reload_failures, "last_reload_unix_s",
+	return json_pack("{s:I,s:I,s:o,s:o,s:I,s:o}", "reloads", (json_int_t)c->reloads,
+			 "reload_failures", (json_int_t)c->reload_failures, "last_reload_unix_s",
 			 any ? json_real(dpmon_finite_or_zero(c->last_reload_unix_s)) : json_null(),
-			 "last_reload_ok", any ? json_boolean(c->last_reload_ok) : json_null());
+			 "last_reload_ok", any ? json_boolean(c->last_reload_ok) : json_null(),
+			 "reload_refusals", (json_int_t)c->reload_refusals, "last_refusal",
+			 last_refusal_json(c));
 }
 
 /* Actions and sampler counters; "exabgp_connected" null without a pipe. */

@@ -264,6 +264,14 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 	gauge_real(b, "dpmon_config_last_reload_timestamp_seconds",
 		   "Unix time of the last configuration reload attempt; 0 before any.",
 		   s->config.last_reload_unix_s);
+	family(b, "dpmon_config_reload_refusals_total", "counter",
+	       "Configuration reloads refused since start, among "
+	       "dpmon_config_reloads_total{result=\"failed\"}: the file could not be read or was "
+	       "invalid.");
+	sample_u64(b, "dpmon_config_reload_refusals_total", "", s->config.reload_refusals);
+	gauge_real(b, "dpmon_config_last_refusal_timestamp_seconds",
+		   "Unix time of the last refused configuration reload; 0 before any.",
+		   s->config.last_refusal_unix_s);
 	family(b, "dpmon_notify_runs_total", "counter",
 	       "Notify script runs since start, by result: ok (exit 0), failed (could not "
 	       "start, non-zero exit or a signal), killed (at notify_timeout_ms).");

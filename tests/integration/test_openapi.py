@@ -11,8 +11,9 @@ with ajv (JSON Schema 2020-12) — see that file. dpmon runs on
 pcapplusplus/example.pcap with a CORS origin configured, and a detection
 threshold every host and every subnet with ingress traffic exceeds (live host
 and subnet alerts); the checks
-run twice, before any configuration reload (summary.config with nulls) and
-after one (SIGHUP, same file: numbers and booleans); then, with the merge
+run three times: before any configuration reload (summary.config with
+nulls), after one (SIGHUP, same file: numbers and booleans) and after a
+refused one (summary.config.last_refusal an object); then, with the merge
 held back (test hook, lib/run/hooks.c), the unhealthy /health (503) and
 summary are checked too.
 """
@@ -60,6 +61,25 @@ def test_openapi(h):
             '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),
             '--base', 'http://127.0.0.1:%d' % d.port, '--cors', ORIGIN])
         c.true('openapi_check.mjs ran its checks after a reload', ' checks, 0 failed' in out)
+        # A refused reload: summary.config.last_refusal is an object.
+        path = os.path.join(d.dir, 'dpmon.json')
+        with open(path + '.tmp', 'w') as f:
+            f.write('{"ports": [')
+        os.rename(path + '.tmp', path)
+        d.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while d.summary()['config']['reload_refusals'] < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        c.eq('summary.config.last_refusal after a refused SIGHUP',
+             {'file': path, 'errors': 1,
+              'reason': "1:11: invalid JSON: ']' expected near end of file"},
+             {k: v for k, v in (d.summary()['config']['last_refusal'] or {}).items()
+              if k != 'unix_s'})
+        out = jstools.run_node(h, c, 'openapi_check.mjs', [
+            '--spec', os.path.join(h.source, 'docs', 'openapi.yaml'),
+            '--base', 'http://127.0.0.1:%d' % d.port, '--cors', ORIGIN])
+        c.true('openapi_check.mjs ran its checks after a refused reload',
+               ' checks, 0 failed' in out)
         open(os.path.join(hooks, 'hold-merge'), 'w').close()
         deadline = time.monotonic() + 10
         while d.request('/health')[0] != 503 and time.monotonic() < deadline:

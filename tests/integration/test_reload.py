@@ -223,6 +223,14 @@ def wait_reloads(d, ok, failed, timeout=10.0):
         time.sleep(0.05)
 
 
+def sample(metrics, name):
+    """The value text of the unlabelled sample `name` in a /metrics text."""
+    for line in metrics.splitlines():
+        if line.startswith(name + ' '):
+            return line.split(' ', 1)[1]
+    raise TestFailure('/metrics has no sample %s' % name)
+
+
 def stderr_text(d):
     with open(os.path.join(d.dir, 'stderr'), 'rb') as f:
         return f.read().decode('utf-8', 'replace')
@@ -249,14 +257,30 @@ def test_reload_refused_and_added(h):
             err = stderr_text(d)
             c.true('the refusal names the file and the JSON path',
                    ('%s: $.subnets[1].prefix' % path) in err and 'refused' in err, err[-600:])
+            c.eq('reload_refusals after a refused reload', 1, s['config']['reload_refusals'])
+            c.eq('last_refusal: its time, the file, the error count and the first reason',
+                 {'unix_s': s['config']['last_reload_unix_s'], 'file': path, 'errors': 1,
+                  'reason': '$.subnets[1].prefix: host bits set (address is not the network '
+                            'address of the prefix), got "10.2.0.1/24"'},
+                 s['config']['last_refusal'])
             _, _, metrics = d.request('/metrics')
             c.true('/metrics: dpmon_config_reloads_total{result="failed"} 1',
                    'dpmon_config_reloads_total{result="failed"} 1\n' in metrics)
+            c.true('/metrics: dpmon_config_reload_refusals_total 1',
+                   '\ndpmon_config_reload_refusals_total 1\n' in metrics)
+            c.eq('/metrics: dpmon_config_last_refusal_timestamp_seconds is the last attempt\'s',
+                 sample(metrics, 'dpmon_config_last_reload_timestamp_seconds'),
+                 sample(metrics, 'dpmon_config_last_refusal_timestamp_seconds'))
             # A syntax error is refused too.
             write_text(d, '{"ports": [')
             d.proc.send_signal(signal.SIGHUP)
-            wait_reloads(d, 0, 2)
+            s = wait_reloads(d, 0, 2)
             c.true('dpmon still running after a syntax error', d.proc.poll() is None)
+            c.eq('reload_refusals after a syntax error', 2, s['config']['reload_refusals'])
+            c.eq('last_refusal of a syntax error: line, column and jansson\'s text',
+                 {'unix_s': s['config']['last_reload_unix_s'], 'file': path, 'errors': 1,
+                  'reason': "1:11: invalid JSON: ']' expected near end of file"},
+                 s['config']['last_refusal'])
 
             # (c) a file adding E (and changing a restart-only key): E appears
             # and counts the traffic that keeps coming; the key keeps its value.
