@@ -163,8 +163,9 @@ struct dpmon_http {
 	struct dpmon_snap_store *store;
 	char cors[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN]; /* allowed origins */
 	uint32_t n_cors;
-	uint32_t top_hosts; /* metrics.top_hosts */
-	char instance[24];  /* hex; part of every snapshot ETag, new at each start */
+	uint32_t top_hosts;   /* metrics.top_hosts */
+	uint32_t top_subnets; /* metrics.top_subnets */
+	char instance[24];    /* hex; part of every snapshot ETag, new at each start */
 	char page_etag[32];
 	uint16_t port;
 };
@@ -311,7 +312,10 @@ render_metrics(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct r
 	char *text = NULL;
 	size_t len = 0;
 
-	if (dpmon_prom_render(snap, h->top_hosts, &text, &len) != 0) {
+	const struct dpmon_prom_limits lim = {.top_hosts = h->top_hosts,
+					      .top_subnets = h->top_subnets};
+
+	if (dpmon_prom_render_limits(snap, &lim, &text, &len) != 0) {
 		reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 		return;
 	}
@@ -1122,6 +1126,7 @@ static void
 copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 {
 	h->top_hosts = o->metrics_top_hosts;
+	h->top_subnets = o->metrics_top_subnets;
 	h->actions = o->actions;
 	for (uint32_t i = 0; i < o->n_cors_origins && i < DPMON_MAX_CORS_ORIGINS; i++) {
 		snprintf(h->cors[i], sizeof(h->cors[i]), "%s", o->cors_origins[i]);
@@ -1180,7 +1185,8 @@ dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store
 {
 	struct dpmon_http_opts o = {.listen_addr = listen_addr,
 				    .port = port,
-				    .metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT};
+				    .metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT,
+				    .metrics_top_subnets = DPMON_TOP_SUBNETS_DEFAULT};
 
 	return dpmon_http_start_opts(&o, store);
 }
