@@ -113,11 +113,13 @@
 #define HTTP_TIMEOUT_S       10
 #define ECHO_MAX             64 /* client bytes quoted in an error, as in api.c */
 
-/* A rendered response body shared by the cache and the responses sending it. */
+/* A rendered response body shared by the cache and the responses sending it:
+ * the text the renderer allocated (json_dumps, dpmon_prom_render_limits),
+ * taken over as it is, never copied. */
 struct body {
 	atomic_uint refs;
 	size_t len;
-	char text[];
+	char *text; /* malloc'd, NUL-terminated; freed with the last reference */
 };
 
 enum cached {
@@ -414,8 +416,10 @@ static const char *const cached_paths[CACHE_MAX] = {
 static void
 body_put(struct body *b)
 {
-	if (b != NULL && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
+	if (b != NULL && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
+		free(b->text);
 		free(b);
+	}
 }
 
 /* libmicrohttpd's callback when a response holding @p cls is destroyed. */
@@ -561,20 +565,25 @@ cache_put(struct dpmon_http *h, int i, const char *key, size_t key_len, uint64_t
 	body_put(old);
 }
 
-/* A cacheable copy of reply @p r (one reference): a 200 with a body of its
- * own, at most QCACHE_BODY_MAX bytes when @p query; NULL otherwise or
- * without memory. */
+/*
+ * Reply @p r's body as a cacheable one (one reference): a 200 with a body
+ * of its own, at most QCACHE_BODY_MAX bytes when @p query, which @p r then
+ * sends from the shared body (r->shared) instead of owning it; NULL, and
+ * @p r unchanged, otherwise or without memory.
+ */
 static struct body *
-body_of_reply(const struct reply *r, bool query)
+body_of_reply(struct reply *r, bool query)
 {
 	struct body *b;
 
 	if (r->status != MHD_HTTP_OK || !r->body_owned || (query && r->len > QCACHE_BODY_MAX) ||
-	    (b = malloc(sizeof(*b) + r->len + 1)) == NULL)
+	    (b = malloc(sizeof(*b))) == NULL)
 		return NULL;
 	atomic_init(&b->refs, 1);
 	b->len = r->len;
-	memcpy(b->text, r->body, r->len + 1);
+	b->text = r->body;
+	r->body_owned = false;
+	r->shared = b;
 	return b;
 }
 
@@ -597,13 +606,8 @@ serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
 			render_metrics(h, snap, r);
 		else
 			render_api(h, snap, req, r);
-		if ((b = body_of_reply(r, i < 0)) != NULL) {
+		if ((b = body_of_reply(r, i < 0)) != NULL)
 			cache_put(h, i, key, key_len, snap->seq, b);
-			free(r->body);
-			r->body = b->text;
-			r->body_owned = false;
-			r->shared = b;
-		}
 	} else {
 		*r = (struct reply){.status = MHD_HTTP_OK,
 				    .body = b->text,
@@ -696,9 +700,9 @@ dpmon_http_prewarm(struct dpmon_http *h, const struct dpmon_snapshot *s)
 		if ((b = body_of_reply(&r, true)) != NULL) {
 			cache_put(h, -1, keys[i], lens[i], s->seq, b);
 			body_put(b);
-		}
-		if (r.body_owned)
+		} else if (r.body_owned) {
 			free(r.body);
+		}
 	}
 }
 
