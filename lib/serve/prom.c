@@ -89,8 +89,9 @@ static const struct field_def fields[F_MAX] = {
  * Buffer.
  * --------------------------------------------------------------------- */
 
+/* Grow @p b so that @p more bytes and a NUL fit; reserve's slow path. */
 static bool
-reserve(struct buf *b, size_t more)
+grow(struct buf *b, size_t more)
 {
 	size_t cap = b->cap ? b->cap : 16384;
 	char *p;
@@ -109,6 +110,13 @@ reserve(struct buf *b, size_t more)
 	b->p = p;
 	b->cap = cap;
 	return true;
+}
+
+/* Room for @p more bytes and a NUL: at once when there is (every piece asks). */
+static inline bool
+reserve(struct buf *b, size_t more)
+{
+	return b->cap - b->len > more || grow(b, more);
 }
 
 /* Give back the room past the text and its NUL (up to half the buffer). */
@@ -425,15 +433,32 @@ struct subnet_rank {
 	uint32_t i;
 };
 
-/* More bytes first, then configuration order. */
-static int
-subnet_rank_cmp(const void *x, const void *y)
+/* Does @p a rank after @p b: fewer bytes, or as many and later in the configuration? */
+static bool
+ranks_after(const struct subnet_rank *a, const struct subnet_rank *b)
 {
-	const struct subnet_rank *a = x, *b = y;
+	return a->bytes != b->bytes ? a->bytes < b->bytes : a->i > b->i;
+}
 
-	if (a->bytes != b->bytes)
-		return a->bytes < b->bytes ? 1 : -1;
-	return (a->i > b->i) - (a->i < b->i);
+/* Sift heap entry @p k down: @p h[0] is the entry that ranks last of @p n. */
+static void
+sift_down(struct subnet_rank *h, uint32_t n, uint32_t k)
+{
+	for (;;) {
+		uint32_t c = 2 * k + 1, m = k;
+		struct subnet_rank t;
+
+		if (c < n && ranks_after(&h[c], &h[m]))
+			m = c;
+		if (c + 1 < n && ranks_after(&h[c + 1], &h[m]))
+			m = c + 1;
+		if (m == k)
+			return;
+		t = h[k];
+		h[k] = h[m];
+		h[m] = t;
+		k = m;
+	}
 }
 
 static int
@@ -444,24 +469,37 @@ u32_cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* The top @p top of @p s's subnets into @p l->idx (room for n_subnets). */
+/*
+ * The top @p top (< n_subnets) of @p s's subnets into @p l->idx, in
+ * configuration order: a heap of the best @p top so far whose root ranks
+ * last, so most subnets (idle ones, which never beat an earlier idle one)
+ * cost one comparison.
+ */
 static int
 select_top_subnets(const struct dpmon_snapshot *s, uint32_t top, struct subnet_list *l)
 {
-	struct subnet_rank *r = malloc(s->n_subnets * sizeof(*r));
+	struct subnet_rank *h = malloc((top ? top : 1) * sizeof(*h));
 
-	if (r == NULL)
+	if (h == NULL)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->n_subnets; i++) {
+	for (uint32_t i = 0; i < s->n_subnets && top > 0; i++) {
 		const struct dpmon_dir_stats *d = s->subnets[i].dir;
-
-		r[i] = (struct subnet_rank){
+		struct subnet_rank r = {
 			d[DPMON_DIR_INGRESS].total.bytes + d[DPMON_DIR_EGRESS].total.bytes, i};
+
+		if (i < top) {
+			h[i] = r;
+			if (i + 1 == top)
+				for (uint32_t k = top / 2 + 1; k-- > 0;)
+					sift_down(h, top, k);
+		} else if (ranks_after(&h[0], &r)) {
+			h[0] = r;
+			sift_down(h, top, 0);
+		}
 	}
-	qsort(r, s->n_subnets, sizeof(*r), subnet_rank_cmp);
 	for (uint32_t k = 0; k < top; k++)
-		l->idx[k] = r[k].i;
-	free(r);
+		l->idx[k] = h[k].i;
+	free(h);
 	qsort(l->idx, top, sizeof(*l->idx), u32_cmp);
 	l->n = top;
 	return 0;
