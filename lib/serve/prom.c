@@ -18,7 +18,7 @@
  * ports, workers and parse reasons are fixed sets; hosts are limited to the
  * top N by cumulative bytes (ingress + egress, top.c: one pass,
  * O(hosts log N)), listed best first, ties by address so a scrape is
- * deterministic; subnets to the top M the same way (a sort, only when
+ * deterministic; subnets to the top M the same way (a heap, only when
  * there are more than M), listed in configuration order. Each subnet is
  * ~3 KB of text: all 65 536 a configuration may have would be ~200 MB.
  *
@@ -170,10 +170,10 @@ put_u64(struct buf *b, uint64_t v)
 }
 
 /*
- * Append @p v as "%.17g" prints it (the shortest text that reads back as
- * the same double, up to 17 digits). An integer below 2^53 (most of them:
- * 0 for an idle series) prints as its decimal digits there, so it takes
- * put_u64's path; -0 and everything else go through snprintf.
+ * Append @p v as "%.17g" prints it (17 significant digits, enough to read
+ * back the same double, trailing zeros dropped). An integer below 2^53
+ * (most of them: 0 for an idle series) prints as its decimal digits there,
+ * so it takes put_u64's path; -0 and everything else go through snprintf.
  */
 static void
 put_real(struct buf *b, double v)
