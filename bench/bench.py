@@ -23,7 +23,8 @@ Sections, each a function returning plain dicts that end up in the JSON:
   metrics  GET /metrics, one scrape at a time (curl on CPU 0), while the
          data plane runs flat out as in http: wall time per scrape and the
          peak of dpmon's resident memory above its level before the scrape
-         (VmHWM after resetting it through /proc/PID/clear_refs), at 65 536
+         (VmHWM after resetting it through /proc/PID/clear_refs) and the CPU
+         time of libmicrohttpd's thread (/proc/PID/task/TID/schedstat), at 65 536
          subnets (the capture's 256 and IPv6 /48s without traffic) and at the
          capture's 256; with --http-ref, the same for the reference binary.
   fnm    FastNetMon (AF_PACKET) and dpmon (net_af_packet) on one end of a
@@ -576,9 +577,27 @@ def proc_status_mb(pid, key):
     return None
 
 
+def thread_run_seconds(pid, prefix):
+    """Seconds on a CPU of the threads of `pid` whose name starts with
+    `prefix`, to the nanosecond (/proc/PID/task/TID/schedstat)."""
+    tot = 0
+    for tid in os.listdir('/proc/%d/task' % pid):
+        try:
+            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
+                if not f.read().startswith(prefix):
+                    continue
+            with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
+                tot += int(f.read().split()[0])
+        except OSError:
+            pass
+    return tot / 1e9
+
+
 def scrape_once(d, url):
-    """One GET /metrics: (wall seconds, body bytes, peak MB above the RSS before)."""
+    """One GET /metrics: (wall seconds, body bytes, peak MB above the RSS
+    before, CPU seconds of libmicrohttpd's thread)."""
     rss0 = proc_status_mb(d.p.pid, 'VmRSS')
+    cpu0 = thread_run_seconds(d.p.pid, 'MHD')
     with open('/proc/%d/clear_refs' % d.p.pid, 'w') as f:
         f.write('5')  # VmHWM := VmRSS
     out = subprocess.run(['taskset', '-c', str(CPU_MAIN), 'curl', '-s', '-o', '/dev/null',
@@ -586,7 +605,8 @@ def scrape_once(d, url):
                          capture_output=True, text=True, timeout=120).stdout.split()
     if not out or out[0] != '200':
         raise RuntimeError('GET /metrics answered %s' % (out[0] if out else 'nothing'))
-    return float(out[2]), int(out[1]), proc_status_mb(d.p.pid, 'VmHWM') - rss0
+    return (float(out[2]), int(out[1]), proc_status_mb(d.p.pid, 'VmHWM') - rss0,
+            thread_run_seconds(d.p.pid, 'MHD') - cpu0)
 
 
 def metrics_rows(env, name, binary, n_subnets, top_subnets=None, scrapes=8):
@@ -603,15 +623,31 @@ def metrics_rows(env, name, binary, n_subnets, top_subnets=None, scrapes=8):
     try:
         d.rates(2, warmup=False, min_samples=1)  # counting, snapshots published
         url = 'http://127.0.0.1:%d/metrics' % d.port
-        # Each pair: the first scrape of a snapshot (merges every 500 ms:
-        # rendered, then sent; what a Prometheus scraping every few seconds
-        # always gets), then at once the same snapshot again (sent from the
-        # cache, unless a merge came in between).
+        # Each pair: the first scrape of a snapshot (rendered, then sent;
+        # what a Prometheus scraping every few seconds always gets: the
+        # scrape follows the first summary that shows a newer snapshot),
+        # then at once the same snapshot again (sent from the cache, unless
+        # a merge came in between).
         fresh, cached = [], []
+        seq = d.summary()['snapshot_seq']
         for _ in range(scrapes):
-            time.sleep(0.6)
+            while d.summary()['snapshot_seq'] == seq:
+                time.sleep(0.02)
+            seq = d.summary()['snapshot_seq']
             fresh.append(scrape_once(d, url))
             cached.append(scrape_once(d, url))
+        # Control: the same moment after a publication, no scrape: how far
+        # dpmon's memory rises anyway (the main lcore's work after a merge).
+        control = []
+        for _ in range(scrapes):
+            while d.summary()['snapshot_seq'] == seq:
+                time.sleep(0.02)
+            seq = d.summary()['snapshot_seq']
+            rss0 = proc_status_mb(d.p.pid, 'VmRSS')
+            with open('/proc/%d/clear_refs' % d.p.pid, 'w') as f:
+                f.write('5')
+            time.sleep(max(0.05, statistics.median(r[0] for r in fresh)))
+            control.append(proc_status_mb(d.p.pid, 'VmHWM') - rss0)
         rss = proc_status_mb(d.p.pid, 'VmRSS')
     finally:
         d.stop()
@@ -621,14 +657,19 @@ def metrics_rows(env, name, binary, n_subnets, top_subnets=None, scrapes=8):
            'scrape_ms_median': 1e3 * statistics.median(r[0] for r in fresh),
            'scrape_ms_max': 1e3 * max(r[0] for r in fresh),
            'cached_ms_median': 1e3 * statistics.median(r[0] for r in cached),
+           'http_cpu_ms_median': 1e3 * statistics.median(r[3] for r in fresh),
+           'http_cpu_ms_max': 1e3 * max(r[3] for r in fresh),
            'peak_extra_mb_max': max(r[2] for r in runs),
            'peak_extra_mb_median': statistics.median(r[2] for r in fresh),
-           'rss_mb_after': rss, 'fresh': fresh, 'cached': cached}
+           'control_peak_extra_mb_max': max(control),
+           'rss_mb_after': rss, 'fresh': fresh, 'cached': cached, 'control': control}
     log('metrics %s %d subnets%s: %d bytes, first scrape of a snapshot %.1f ms median '
-        '(max %.1f), again %.1f ms, peak extra RSS %.1f MB'
+        '(max %.1f; HTTP thread CPU %.1f ms, max %.1f), again %.1f ms, peak extra RSS %.1f MB '
+        '(without a scrape %.1f MB)'
         % (name, n_subnets, '' if top_subnets is None else ' top_subnets %d' % top_subnets,
            row['body_bytes'], row['scrape_ms_median'], row['scrape_ms_max'],
-           row['cached_ms_median'], row['peak_extra_mb_max']))
+           row['http_cpu_ms_median'], row['http_cpu_ms_max'], row['cached_ms_median'],
+           row['peak_extra_mb_max'], row['control_peak_extra_mb_max']))
     return row
 
 
@@ -644,7 +685,7 @@ def section_metrics(env):
         for name, binary in bins:
             for n in (65536, 256):
                 rows.append(metrics_rows(env, name, binary, n,
-                                         scrapes=3 if name == 'reference' and n > 256 else 8))
+                                         scrapes=2 if name == 'reference' and n > 256 else 8))
         # Every subnet exported (metrics.top_subnets 65536): the whole text.
         rows.append(metrics_rows(env, 'current', env.dpmon, 65536, top_subnets=65536, scrapes=4))
     finally:
@@ -916,15 +957,16 @@ def print_table(res):
     if 'metrics' in res:
         add('GET /metrics, one scrape at a time (curl on the main lcore CPU; data plane on '
             'the other)')
-        add('  %-9s %7s %11s %12s %12s %10s %12s %14s'
+        add('  %-9s %7s %11s %12s %10s %10s %10s %10s %14s %12s'
             % ('binary', 'subnets', 'top_subnets', 'body bytes', 'first ms', 'first max',
-               'again ms', 'peak extra MB'))
+               'HTTP CPU', 'again ms', 'peak extra MB', 'no scrape'))
         for r in res['metrics']:
-            add('  %-9s %7d %11s %12d %12.1f %10.1f %12.1f %14.1f'
+            add('  %-9s %7d %11s %12d %10.1f %10.1f %10s %10.1f %14.1f %12s'
                 % (r['binary'], r['subnets'],
                    'default' if r['top_subnets'] is None else r['top_subnets'],
                    r['body_bytes'], r['scrape_ms_median'], r['scrape_ms_max'],
-                   r.get('cached_ms_median', float('nan')), r['peak_extra_mb_max']))
+                   fmt(r.get('http_cpu_ms_median'), '%.1f'), r['cached_ms_median'],
+                   r['peak_extra_mb_max'], fmt(r.get('control_peak_extra_mb_max'), '%.1f')))
         add('')
     if 'fnm' in res:
         f, d = res['fnm']['fastnetmon'], res['fnm']['dpmon']
