@@ -20,6 +20,13 @@ Sections, each a function returning plain dicts that end up in the JSON:
          and this driver on CPU 0. Data-plane Mpps with and without HTTP
          load. With --http-ref BIN, the same rows for a reference dpmon
          binary in the same run, alternated (before/after figures).
+  metrics  GET /metrics, one scrape at a time (curl on CPU 0), while the
+         data plane runs flat out as in http: wall time per scrape and the
+         peak of dpmon's resident memory above its level before the scrape
+         (VmHWM after resetting it through /proc/PID/clear_refs) and the CPU
+         time of libmicrohttpd's thread (/proc/PID/task/TID/schedstat), at 65 536
+         subnets (the capture's 256 and IPv6 /48s without traffic) and at the
+         capture's 256; with --http-ref, the same for the reference binary.
   fnm    FastNetMon (AF_PACKET) and dpmon (net_af_packet) on one end of a
          veth pair in a private network namespace, tcpreplay on the other;
          packets per CPU-second and whether each engine counted every packet.
@@ -562,6 +569,130 @@ def http_rows(env, binary):
     return rows
 
 
+def proc_status_mb(pid, key):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith(key + ':'):
+                return int(line.split()[1]) / 1024
+    return None
+
+
+def thread_run_seconds(pid, prefix):
+    """Seconds on a CPU of the threads of `pid` whose name starts with
+    `prefix`, to the nanosecond (/proc/PID/task/TID/schedstat)."""
+    tot = 0
+    for tid in os.listdir('/proc/%d/task' % pid):
+        try:
+            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
+                if not f.read().startswith(prefix):
+                    continue
+            with open('/proc/%d/task/%s/schedstat' % (pid, tid)) as f:
+                tot += int(f.read().split()[0])
+        except OSError:
+            pass
+    return tot / 1e9
+
+
+def scrape_once(d, url):
+    """One GET /metrics: (wall seconds, body bytes, peak MB above the RSS
+    before, CPU seconds of libmicrohttpd's thread)."""
+    rss0 = proc_status_mb(d.p.pid, 'VmRSS')
+    cpu0 = thread_run_seconds(d.p.pid, 'MHD')
+    with open('/proc/%d/clear_refs' % d.p.pid, 'w') as f:
+        f.write('5')  # VmHWM := VmRSS
+    out = subprocess.run(['taskset', '-c', str(CPU_MAIN), 'curl', '-s', '-o', '/dev/null',
+                          '-w', '%{http_code} %{size_download} %{time_total}', url],
+                         capture_output=True, text=True, timeout=120).stdout.split()
+    if not out or out[0] != '200':
+        raise RuntimeError('GET /metrics answered %s' % (out[0] if out else 'nothing'))
+    return (float(out[2]), int(out[1]), proc_status_mb(d.p.pid, 'VmHWM') - rss0,
+            thread_run_seconds(d.p.pid, 'MHD') - cpu0)
+
+
+def metrics_rows(env, name, binary, n_subnets, top_subnets=None, scrapes=8):
+    mix = '64k-hosts'
+    env.capture(mix)
+    subnets = env.subnets(mix)
+    for i in range(n_subnets - len(subnets)):
+        subnets.append({'prefix': '2001:db8:%x::/48' % i, 'name': 'idle %d' % i})
+    m = env.mixes[mix]
+    extra = {'metrics': {'top_subnets': top_subnets}} if top_subnets is not None else None
+    d = Dpmon(env, 'net_pcap0,rx_pcap=%s,infinite_rx=1' % env.capture(mix), subnets,
+              ['-l', '0-1'], env.mem_for(m['packets']) + 256, m['packets'] + 8192, 131072,
+              extra, 'dpmon-metrics', binary=binary)
+    try:
+        d.rates(2, warmup=False, min_samples=1)  # counting, snapshots published
+        url = 'http://127.0.0.1:%d/metrics' % d.port
+        # Each pair: the first scrape of a snapshot (rendered, then sent;
+        # what a Prometheus scraping every few seconds always gets: the
+        # scrape follows the first summary that shows a newer snapshot),
+        # then at once the same snapshot again (sent from the cache, unless
+        # a merge came in between).
+        fresh, cached = [], []
+        seq = d.summary()['snapshot_seq']
+        for _ in range(scrapes):
+            while d.summary()['snapshot_seq'] == seq:
+                time.sleep(0.02)
+            seq = d.summary()['snapshot_seq']
+            fresh.append(scrape_once(d, url))
+            cached.append(scrape_once(d, url))
+        # Control: the same moment after a publication, no scrape: how far
+        # dpmon's memory rises anyway (the main lcore's work after a merge).
+        control = []
+        for _ in range(scrapes):
+            while d.summary()['snapshot_seq'] == seq:
+                time.sleep(0.02)
+            seq = d.summary()['snapshot_seq']
+            rss0 = proc_status_mb(d.p.pid, 'VmRSS')
+            with open('/proc/%d/clear_refs' % d.p.pid, 'w') as f:
+                f.write('5')
+            time.sleep(max(0.05, statistics.median(r[0] for r in fresh)))
+            control.append(proc_status_mb(d.p.pid, 'VmHWM') - rss0)
+        rss = proc_status_mb(d.p.pid, 'VmRSS')
+    finally:
+        d.stop()
+    runs = fresh + cached
+    row = {'binary': name, 'subnets': n_subnets, 'top_subnets': top_subnets,
+           'scrapes': scrapes, 'body_bytes': fresh[-1][1],
+           'scrape_ms_median': 1e3 * statistics.median(r[0] for r in fresh),
+           'scrape_ms_max': 1e3 * max(r[0] for r in fresh),
+           'cached_ms_median': 1e3 * statistics.median(r[0] for r in cached),
+           'http_cpu_ms_median': 1e3 * statistics.median(r[3] for r in fresh),
+           'http_cpu_ms_max': 1e3 * max(r[3] for r in fresh),
+           'peak_extra_mb_max': max(r[2] for r in runs),
+           'peak_extra_mb_median': statistics.median(r[2] for r in fresh),
+           'control_peak_extra_mb_max': max(control),
+           'rss_mb_after': rss, 'fresh': fresh, 'cached': cached, 'control': control}
+    log('metrics %s %d subnets%s: %d bytes, first scrape of a snapshot %.1f ms median '
+        '(max %.1f; HTTP thread CPU %.1f ms, max %.1f), again %.1f ms, peak extra RSS %.1f MB '
+        '(without a scrape %.1f MB)'
+        % (name, n_subnets, '' if top_subnets is None else ' top_subnets %d' % top_subnets,
+           row['body_bytes'], row['scrape_ms_median'], row['scrape_ms_max'],
+           row['http_cpu_ms_median'], row['http_cpu_ms_max'], row['cached_ms_median'],
+           row['peak_extra_mb_max'], row['control_peak_extra_mb_max']))
+    return row
+
+
+def section_metrics(env):
+    """/metrics scrape cost at 65 536 subnets and at 256 (module docstring)."""
+    rows = []
+    bins = [('current', env.dpmon)]
+    if env.args.http_ref:
+        bins = [('reference', env.args.http_ref)] + bins
+    saved = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {CPU_MAIN})
+    try:
+        for name, binary in bins:
+            for n in (65536, 256):
+                rows.append(metrics_rows(env, name, binary, n,
+                                         scrapes=2 if name == 'reference' and n > 256 else 8))
+        # Every subnet exported (metrics.top_subnets 65536): the whole text.
+        rows.append(metrics_rows(env, 'current', env.dpmon, 65536, top_subnets=65536, scrapes=4))
+    finally:
+        os.sched_setaffinity(0, saved)
+    return rows
+
+
 # ---------------------------------------------------------------------------
 # FastNetMon side by side
 # ---------------------------------------------------------------------------
@@ -823,6 +954,20 @@ def print_table(res):
                    '  %.3f x summary' % r['ratio_to_summary'] if 'ratio_to_summary' in r
                    else ''))
         add('')
+    if 'metrics' in res:
+        add('GET /metrics, one scrape at a time (curl on the main lcore CPU; data plane on '
+            'the other)')
+        add('  %-9s %7s %11s %12s %10s %10s %10s %10s %14s %12s'
+            % ('binary', 'subnets', 'top_subnets', 'body bytes', 'first ms', 'first max',
+               'HTTP CPU', 'again ms', 'peak extra MB', 'no scrape'))
+        for r in res['metrics']:
+            add('  %-9s %7d %11s %12d %10.1f %10.1f %10s %10.1f %14.1f %12s'
+                % (r['binary'], r['subnets'],
+                   'default' if r['top_subnets'] is None else r['top_subnets'],
+                   r['body_bytes'], r['scrape_ms_median'], r['scrape_ms_max'],
+                   fmt(r.get('http_cpu_ms_median'), '%.1f'), r['cached_ms_median'],
+                   r['peak_extra_mb_max'], fmt(r.get('control_peak_extra_mb_max'), '%.1f')))
+        add('')
     if 'fnm' in res:
         f, d = res['fnm']['fastnetmon'], res['fnm']['dpmon']
         add('FastNetMon 1.2.4 (AF_PACKET) vs dpmon (net_af_packet), veth + tcpreplay, %s x %d'
@@ -856,8 +1001,8 @@ def main():
     ap.add_argument('--source-dir', required=True)
     ap.add_argument('--build-dir', required=True)
     ap.add_argument('--out', default=None, help='JSON file (default BUILD/bench/results.json)')
-    ap.add_argument('--only', default='e2e,srss,hot,merge,http,fnm',
-                    help='sections: e2e,srss,hot,merge,http,fnm')
+    ap.add_argument('--only', default='e2e,srss,hot,merge,http,metrics,fnm',
+                    help='sections: e2e,srss,hot,merge,http,metrics,fnm')
     ap.add_argument('--mixes', default='udp64-254h,64k-hosts,1m-hosts,v4v6,imix')
     ap.add_argument('--reps', type=int, default=3)
     ap.add_argument('--secs', type=float, default=6)
@@ -867,7 +1012,7 @@ def main():
     ap.add_argument('--fnm-idle-sleep-us', type=int, default=1000,
                     help='fnm: idle_sleep_us of the second dpmon run (default 1000)')
     ap.add_argument('--http-ref', default=None, metavar='BIN',
-                    help='http: also measure this dpmon binary (a reference build), alternated')
+                    help='http, metrics: also measure this dpmon binary (a reference build)')
     ap.add_argument('--http-reps', type=int, default=1)
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--no-build', action='store_true')
@@ -893,7 +1038,7 @@ def main():
            'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
            'git': sh('git', '-C', args.source_dir, 'describe', '--always', '--dirty',
                      check=False).stdout.strip()}
-    for name in ('e2e', 'srss', 'hot', 'merge', 'http', 'fnm'):
+    for name in ('e2e', 'srss', 'hot', 'merge', 'http', 'metrics', 'fnm'):
         if name in sections:
             log('section ' + name)
             try:

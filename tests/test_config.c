@@ -710,7 +710,7 @@ test_files(const char *example)
 	}
 }
 
-/* http.cors_origins and metrics.top_hosts: values, defaults, errors. */
+/* http.cors_origins, metrics.top_hosts and top_subnets: values, defaults, errors. */
 #define OPS_BASE \
 	"{\"ports\": [{\"device\": \"net_pcap0\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}], "
 
@@ -733,18 +733,28 @@ test_ops_keys(void)
 	dpmon_config_free(&cfg);
 	free(out);
 
-	CHECK(parse(OPS_BASE "\"metrics\": {\"top_hosts\": 1000}}", &cfg, &out) == 0);
+	CHECK(parse(OPS_BASE "\"metrics\": {\"top_hosts\": 1000, \"top_subnets\": 65536}}", &cfg,
+		    &out) == 0);
 	CHECK(cfg.metrics_top_hosts == 1000 && cfg.n_cors_origins == 0);
+	CHECK(cfg.metrics_top_subnets == 65536);
+	dpmon_config_free(&cfg);
+	free(out);
+	CHECK(parse(OPS_BASE "\"metrics\": {\"top_subnets\": 0}}", &cfg, &out) == 0);
+	CHECK(cfg.metrics_top_subnets == 0 && cfg.metrics_top_hosts == DPMON_TOP_HOSTS_DEFAULT);
 	dpmon_config_free(&cfg);
 	free(out);
 	CHECK(parse(OPS_BASE "\"http\": {}}", &cfg, &out) == 0);
 	CHECK(cfg.metrics_top_hosts == DPMON_TOP_HOSTS_DEFAULT && cfg.n_cors_origins == 0);
+	CHECK(cfg.metrics_top_subnets == DPMON_TOP_SUBNETS_DEFAULT);
 	dpmon_config_free(&cfg);
 	free(out);
 
 	out = parse_bad(OPS_BASE "\"metrics\": {\"top_hosts\": 1001, \"x\": 1}}", 2);
 	CHECK_LINE(out, "cfg.json: $.metrics.top_hosts: must be an integer 0..1000, got 1001");
 	CHECK_LINE(out, "cfg.json: $.metrics.x: unknown key");
+	free(out);
+	out = parse_bad(OPS_BASE "\"metrics\": {\"top_subnets\": 65537}}", 1);
+	CHECK_LINE(out, "cfg.json: $.metrics.top_subnets: must be an integer 0..65536, got 65537");
 	free(out);
 	out = parse_bad(OPS_BASE "\"metrics\": [20]}", 1);
 	CHECK_LINE(out, "cfg.json: $.metrics: wrong type: expected object, got array");

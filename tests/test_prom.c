@@ -7,7 +7,9 @@
  * *_total and nothing else), exact sample lines for totals, subnets, ports,
  * workers and parse reasons, rates in bytes per second (bps / 8), label
  * escaping, and the per-host top-N: which hosts, in which order, ties by
- * address, N = 0, and against a full sort on 100 000 hosts. No DPDK.
+ * address, N = 0, and against a full sort on 100 000 hosts; the per-subnet
+ * top-N (metrics.top_subnets: which subnets, ties, configuration order) and
+ * the exact line counts at 65 536 subnets, limited and not. No DPDK.
  *
  * Each REQUIRE prints file:line and exits 1 (check.h); the snapshots are
  * built with snap_fixture.h.
@@ -389,11 +391,156 @@ test_top_many(void)
 	dpmon_snapshot_free(s);
 }
 
+/* Lines of @p t that start with @p head. */
+static uint32_t
+count_lines(const char *t, const char *head)
+{
+	size_t n = strlen(head);
+	uint32_t k = 0;
+
+	for (const char *p = t; *p != '\0'; p = strchr(p, '\n') + 1)
+		k += strncmp(p, head, n) == 0;
+	return k;
+}
+
+static char *
+render_limits(const struct dpmon_snapshot *s, uint32_t top_hosts, uint32_t top_subnets)
+{
+	const struct dpmon_prom_limits lim = {.top_hosts = top_hosts, .top_subnets = top_subnets};
+	char *text = NULL;
+	size_t len = 0;
+
+	REQUIRE(dpmon_prom_render_limits(s, &lim, &text, &len) == 0);
+	REQUIRE(text != NULL && strlen(text) == len && len > 0 && text[len - 1] == '\n');
+	return text;
+}
+
+/* Five subnets, bytes 0, 5, 0, 5, 0: the top 3 are the two with 5 and the
+ * first with 0 (ties in configuration order), listed in configuration order. */
+static void
+test_top_subnets_ties(void)
+{
+	static const struct snap_subnet_spec subnets[] = {
+		{"10.0.0.0/24", "a"}, {"10.0.1.0/24", "b"}, {"10.0.2.0/24", "c"},
+		{"10.0.3.0/24", "d"}, {"10.0.4.0/24", "e"},
+	};
+	struct dpmon_snapshot *s =
+		snap_build(&(struct snap_spec){.seq = 1, .subnets = subnets, .n_subnets = 5});
+	char *t, *all;
+
+	s->subnets[1].dir[DPMON_DIR_INGRESS].total.bytes = 5;
+	s->subnets[3].dir[DPMON_DIR_EGRESS].total.bytes = 5;
+	t = render_limits(s, 0, 3);
+	REQUIRE(count_lines(t, "dpmon_subnet_info{") == 3);
+	REQUIRE(count_lines(t, "dpmon_subnet_bytes_total{") == 3 * 2 * 4);
+	REQUIRE(strstr(t, "dpmon_subnet_info{subnet=\"10.0.0.0/24\",name=\"a\",family=\"4\"} 1\n"
+			  "dpmon_subnet_info{subnet=\"10.0.1.0/24\",name=\"b\",family=\"4\"} 1\n"
+			  "dpmon_subnet_info{subnet=\"10.0.3.0/24\",name=\"d\",family=\"4\"} 1\n"
+			  "# HELP") != NULL);
+	REQUIRE(strstr(t, "subnet=\"10.0.2.0/24\"") == NULL);
+	REQUIRE(strstr(t, "subnet=\"10.0.4.0/24\"") == NULL);
+	all = render(s, 0);
+	REQUIRE(check_structure(t) == check_structure(all)); /* every family still described */
+	free(all);
+	free(t);
+	/* At least as many as there are: every subnet, the same text as without a limit. */
+	t = render_limits(s, 0, 5);
+	all = render(s, 0);
+	REQUIRE(strcmp(t, all) == 0);
+	free(t);
+	free(all);
+	t = render_limits(s, 0, 0); /* none, the families still described */
+	REQUIRE(strstr(t, "{subnet=") == NULL);
+	REQUIRE(has_line(t, "# TYPE dpmon_subnet_info gauge"));
+	free(t);
+	dpmon_snapshot_free(s);
+}
+
+/* Subnet i's cumulative bytes: a permutation of 0..65535, so no ties. */
+static uint64_t
+many_bytes(uint32_t i)
+{
+	return (i * 40503u) & 0xffffu;
+}
+
+/*
+ * 65 536 subnets (the most a configuration has), the first 64 with a flow
+ * estimate each way: with metrics.top_subnets (1000) exactly the 1000 with
+ * the most bytes have series, in configuration order; without a limit every
+ * one. Exact line counts either way, the structure checked line by line.
+ */
+static void
+test_many_subnets(void)
+{
+	const uint32_t n = DPMON_MAX_SUBNETS, top = DPMON_TOP_SUBNETS_DEFAULT;
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(1, 1, n, 0);
+	uint32_t flows_top = 0, base_lines, listed = 0;
+	int families;
+	int64_t last = -1;
+	char *none, *t, *p;
+
+	REQUIRE(s != NULL);
+	for (uint32_t i = 0; i < n; i++) {
+		struct dpmon_snap_subnet *sn = &s->subnets[i];
+		char text[32];
+
+		snprintf(text, sizeof(text), "10.%u.%u.0/24", i >> 8, i & 255);
+		sn->prefix = snap_prefix(text);
+		snprintf(sn->name, sizeof(sn->name), "s%u", i);
+		sn->dir[DPMON_DIR_INGRESS].total.bytes = many_bytes(i);
+		sn->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP] =
+			snap_rate(1, many_bytes(i), 0.5, 8);
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			sn->dir[d].flows = i < 64 ? (double)i : -1;
+		flows_top += i < 64 && many_bytes(i) >= n - top ? 2 : 0;
+	}
+	none = render_limits(s, 0, 0);
+	base_lines = count_lines(none, "");
+	REQUIRE(strstr(none, "{subnet=") == NULL);
+	families = check_structure(none); /* every family, described without samples */
+
+	t = render_limits(s, 0, top);
+	REQUIRE(count_lines(t, "dpmon_subnet_info{") == top);
+	REQUIRE(count_lines(t, "dpmon_subnet_packets_total{") == top * 2 * 4);
+	REQUIRE(count_lines(t, "dpmon_subnet_bytes_total{") == top * 2 * 4);
+	REQUIRE(count_lines(t, "dpmon_subnet_packets_per_second{") == top * 2 * 4);
+	REQUIRE(count_lines(t, "dpmon_subnet_bytes_per_second{") == top * 2 * 4);
+	REQUIRE(count_lines(t, "dpmon_subnet_flows{") == flows_top);
+	REQUIRE(count_lines(t, "") == base_lines + top * (1 + 4 * 2 * 4) + flows_top);
+	/* The top by bytes, in configuration order (ascending index). */
+	for (p = t; (p = strstr(p, "\ndpmon_subnet_info{subnet=\"10.")) != NULL; p++) {
+		unsigned hi, lo, i;
+
+		REQUIRE(sscanf(p, "\ndpmon_subnet_info{subnet=\"10.%u.%u.", &hi, &lo) == 2);
+		i = hi << 8 | lo;
+		REQUIRE(many_bytes(i) >= n - top && (int64_t)i > last);
+		last = i;
+		listed++;
+	}
+	REQUIRE(listed == top);
+	REQUIRE(check_structure(t) == families);
+	free(t);
+
+	t = render(s, 0); /* every subnet */
+	REQUIRE(count_lines(t, "dpmon_subnet_info{") == n);
+	REQUIRE(count_lines(t, "dpmon_subnet_bytes_per_second{") == n * 2 * 4);
+	REQUIRE(count_lines(t, "dpmon_subnet_flows{") == 64 * 2);
+	REQUIRE(count_lines(t, "") == base_lines + n * (1 + 4 * 2 * 4) + 64 * 2);
+	CHECK_LINE(t, "dpmon_subnet_bytes_per_second{subnet=\"10.255.255.0/24\",direction="
+		      "\"ingress\",protocol=\"udp\"} 1");
+	REQUIRE(check_structure(t) == families);
+	free(t);
+	free(none);
+	dpmon_snapshot_free(s);
+}
+
 int
 main(void)
 {
 	test_lines();
 	test_top_hosts();
 	test_top_many();
+	test_top_subnets_ties();
+	test_many_subnets();
 	return check_finish("test_prom");
 }

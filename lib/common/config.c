@@ -162,6 +162,7 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	cfg->burst_size = 32;
 	cfg->mbufs_per_queue = 4096;
 	cfg->metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT;
+	cfg->metrics_top_subnets = DPMON_TOP_SUBNETS_DEFAULT;
 	cfg->detect.start_intervals = 1;
 	cfg->detect.hold_s = 60;
 	cfg->detect.recent_alerts = 1000;

@@ -40,6 +40,9 @@
 #define DPMON_MBUFS_MIN         1024
 #define DPMON_MBUFS_MAX         16777216
 
+/** Default of metrics.top_subnets (its range: 0..DPMON_MAX_SUBNETS). */
+#define DPMON_TOP_SUBNETS_DEFAULT 1000
+
 /** One port to poll. */
 struct dpmon_port_conf {
 	/** DPDK device name ("net_pcap0", "0000:01:00.0") or a port id ("0"). */
@@ -193,6 +196,11 @@ struct dpmon_config {
 	uint32_t n_cors_origins;
 	/** Hosts exported per-host on /metrics (top by bytes); default 20, 0..1000. */
 	uint32_t metrics_top_hosts;
+	/**
+	 * Subnets with per-subnet series on /metrics: all when there are at
+	 * most this many, else the top by bytes; default 1000, 0..65536.
+	 */
+	uint32_t metrics_top_subnets;
 	uint32_t host_table_capacity; /**< hosts per worker lcore, default 65536 */
 	/**
 	 * Seconds without a packet after which a host leaves its worker's

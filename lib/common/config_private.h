@@ -48,7 +48,7 @@ void config_parse_subnets(struct dpmon_check *c, const char *path, const json_t 
 void config_parse_http(struct dpmon_check *c, const char *path, json_t *obj,
 		       struct dpmon_config *cfg);
 
-/* "metrics": {"top_hosts"} into cfg->metrics_top_hosts. */
+/* "metrics": {"top_hosts", "top_subnets"} into cfg->metrics_top_*. */
 void config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj,
 			  struct dpmon_config *cfg);
 

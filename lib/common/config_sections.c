@@ -515,6 +515,9 @@ config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj, struc
 		if (strcmp(key, "top_hosts") == 0) {
 			if (dpmon_check_int(c, kpath, v, 0, DPMON_TOP_HOSTS_MAX, &n))
 				cfg->metrics_top_hosts = (uint32_t)n;
+		} else if (strcmp(key, "top_subnets") == 0) {
+			if (dpmon_check_int(c, kpath, v, 0, DPMON_MAX_SUBNETS, &n))
+				cfg->metrics_top_subnets = (uint32_t)n;
 		} else {
 			dpmon_check_unknown(c, kpath);
 		}

@@ -168,6 +168,8 @@ warn_restart_only(const struct app *a, const struct dpmon_config *next)
 		changed[n++] = "http.cors_origins";
 	if (b->metrics_top_hosts != next->metrics_top_hosts)
 		changed[n++] = "metrics.top_hosts";
+	if (b->metrics_top_subnets != next->metrics_top_subnets)
+		changed[n++] = "metrics.top_subnets";
 	if (b->host_table_capacity != next->host_table_capacity)
 		changed[n++] = "host_table_capacity";
 	if (b->merge_interval_ms != next->merge_interval_ms)

@@ -373,6 +373,7 @@ start_http(struct app *a, const struct app_opts *o)
 		.listen_addr = a->cfg.http_listen,
 		.port = o->http_port >= 0 ? (uint16_t)o->http_port : a->cfg.http_port,
 		.metrics_top_hosts = a->cfg.metrics_top_hosts,
+		.metrics_top_subnets = a->cfg.metrics_top_subnets,
 		.n_cors_origins = a->cfg.n_cors_origins,
 		.cors_origins = a->cfg.http_cors_origins,
 		.actions = a->actions,

@@ -132,11 +132,13 @@
 #define HTTP_TIMEOUT_S 10
 #define ECHO_MAX       64 /* client bytes quoted in an error, as in api.c */
 
-/* A rendered response body shared by the cache and the responses sending it. */
+/* A rendered response body shared by the cache and the responses sending it:
+ * the text the renderer allocated (json_dumps, dpmon_prom_render_limits),
+ * taken over as it is, never copied. */
 struct body {
 	atomic_uint refs;
 	size_t len;
-	char text[];
+	char *text; /* malloc'd, NUL-terminated; freed with the last reference */
 };
 
 enum cached {
@@ -183,8 +185,9 @@ struct dpmon_http {
 	struct dpmon_snap_store *store;
 	char cors[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN]; /* allowed origins */
 	uint32_t n_cors;
-	uint32_t top_hosts; /* metrics.top_hosts */
-	char instance[24];  /* hex; part of every snapshot ETag, new at each start */
+	uint32_t top_hosts;   /* metrics.top_hosts */
+	uint32_t top_subnets; /* metrics.top_subnets */
+	char instance[24];    /* hex; part of every snapshot ETag, new at each start */
 	char page_etag[32];
 	uint16_t port;
 	/* the main lcore's health board (health.h); NULL = none */
@@ -334,7 +337,10 @@ render_metrics(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct r
 	char *text = NULL;
 	size_t len = 0;
 
-	if (dpmon_prom_render(snap, h->top_hosts, &text, &len) != 0) {
+	const struct dpmon_prom_limits lim = {.top_hosts = h->top_hosts,
+					      .top_subnets = h->top_subnets};
+
+	if (dpmon_prom_render_limits(snap, &lim, &text, &len) != 0) {
 		reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 		return;
 	}
@@ -433,8 +439,10 @@ static const char *const cached_paths[CACHE_MAX] = {
 static void
 body_put(struct body *b)
 {
-	if (b != NULL && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
+	if (b != NULL && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
+		free(b->text);
 		free(b);
+	}
 }
 
 /* libmicrohttpd's callback when a response holding @p cls is destroyed. */
@@ -580,20 +588,25 @@ cache_put(struct dpmon_http *h, int i, const char *key, size_t key_len, uint64_t
 	body_put(old);
 }
 
-/* A cacheable copy of reply @p r (one reference): a 200 with a body of its
- * own, at most QCACHE_BODY_MAX bytes when @p query; NULL otherwise or
- * without memory. */
+/*
+ * Reply @p r's body as a cacheable one (one reference): a 200 with a body
+ * of its own, at most QCACHE_BODY_MAX bytes when @p query, which @p r then
+ * sends from the shared body (r->shared) instead of owning it; NULL, and
+ * @p r unchanged, otherwise or without memory.
+ */
 static struct body *
-body_of_reply(const struct reply *r, bool query)
+body_of_reply(struct reply *r, bool query)
 {
 	struct body *b;
 
 	if (r->status != MHD_HTTP_OK || !r->body_owned || (query && r->len > QCACHE_BODY_MAX) ||
-	    (b = malloc(sizeof(*b) + r->len + 1)) == NULL)
+	    (b = malloc(sizeof(*b))) == NULL)
 		return NULL;
 	atomic_init(&b->refs, 1);
 	b->len = r->len;
-	memcpy(b->text, r->body, r->len + 1);
+	b->text = r->body;
+	r->body_owned = false;
+	r->shared = b;
 	return b;
 }
 
@@ -616,13 +629,8 @@ serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
 			render_metrics(h, snap, r);
 		else
 			render_api(h, snap, req, r);
-		if ((b = body_of_reply(r, i < 0)) != NULL) {
+		if ((b = body_of_reply(r, i < 0)) != NULL)
 			cache_put(h, i, key, key_len, snap->seq, b);
-			free(r->body);
-			r->body = b->text;
-			r->body_owned = false;
-			r->shared = b;
-		}
 	} else {
 		*r = (struct reply){.status = MHD_HTTP_OK,
 				    .body = b->text,
@@ -715,9 +723,9 @@ dpmon_http_prewarm(struct dpmon_http *h, const struct dpmon_snapshot *s)
 		if ((b = body_of_reply(&r, true)) != NULL) {
 			cache_put(h, -1, keys[i], lens[i], s->seq, b);
 			body_put(b);
-		}
-		if (r.body_owned)
+		} else if (r.body_owned) {
 			free(r.body);
+		}
 	}
 }
 
@@ -1214,6 +1222,7 @@ static void
 copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 {
 	h->top_hosts = o->metrics_top_hosts;
+	h->top_subnets = o->metrics_top_subnets;
 	h->actions = o->actions;
 	h->health = o->health;
 	for (uint32_t i = 0; i < o->n_cors_origins && i < DPMON_MAX_CORS_ORIGINS; i++) {
@@ -1286,7 +1295,8 @@ dpmon_http_start(const char *listen_addr, uint16_t port, struct dpmon_snap_store
 {
 	struct dpmon_http_opts o = {.listen_addr = listen_addr,
 				    .port = port,
-				    .metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT};
+				    .metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT,
+				    .metrics_top_subnets = DPMON_TOP_SUBNETS_DEFAULT};
 
 	return dpmon_http_start_opts(&o, store);
 }

@@ -23,7 +23,9 @@ struct dpmon_http_opts {
 	const char *listen_addr;    /**< IPv4 or IPv6 literal */
 	uint16_t port;              /**< 0 = let the kernel choose */
 	uint32_t metrics_top_hosts; /**< per-host series on /metrics (metrics.top_hosts) */
-	uint32_t n_cors_origins;    /**< entries of @c cors_origins, 0..DPMON_MAX_CORS_ORIGINS */
+	/** Subnets with per-subnet series on /metrics (metrics.top_subnets). */
+	uint32_t metrics_top_subnets;
+	uint32_t n_cors_origins; /**< entries of @c cors_origins, 0..DPMON_MAX_CORS_ORIGINS */
 	/** Allowed CORS origins ("*" or "scheme://host[:port]"); copied at start. */
 	const char (*cors_origins)[DPMON_ORIGIN_LEN];
 	/**
@@ -55,7 +57,7 @@ struct dpmon_http *dpmon_http_start_opts(const struct dpmon_http_opts *o,
 /**
  * Start listening on @p listen_addr (IPv4 or IPv6 literal) and @p port
  * (0 = let the kernel choose; see dpmon_http_port), with the default
- * options: metrics.top_hosts 20, no CORS origin.
+ * options: metrics.top_hosts 20, metrics.top_subnets 1000, no CORS origin.
  * @return the server, or NULL with errno set (EADDRINUSE, EINVAL, ...).
  * Thread-safety: main thread, once.
  */

@@ -15,10 +15,17 @@
  * exact in binary floating point), the base unit.
  *
  * Cardinality is bounded by the configuration, never by traffic: totals,
- * subnets, ports, workers and parse reasons are fixed sets; hosts are
- * limited to the top N by cumulative bytes (ingress + egress, top.c: one
- * pass, O(hosts log N)), listed best first, ties by address so a scrape is
- * deterministic.
+ * ports, workers and parse reasons are fixed sets; hosts are limited to the
+ * top N by cumulative bytes (ingress + egress, top.c: one pass,
+ * O(hosts log N)), listed best first, ties by address so a scrape is
+ * deterministic; subnets to the top M the same way (a heap, only when
+ * there are more than M), listed in configuration order. Each subnet is
+ * ~3 KB of text: all 65 536 a configuration may have would be ~200 MB.
+ *
+ * The writer appends bytes directly (memcpy of names and label text,
+ * integers by hand; only a real that is not an integer below 2^53 goes
+ * through snprintf), because a scrape is millions of short pieces: with
+ * vsnprintf twice per piece, 65 536 subnets took 2.3 s to render.
  *
  * Reals are printed with %.17g, which round-trips a double, so a value
  * here equals the JSON API's value for the same snapshot exactly; NaN and
@@ -32,7 +39,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,8 +89,9 @@ static const struct field_def fields[F_MAX] = {
  * Buffer.
  * --------------------------------------------------------------------- */
 
+/* Grow @p b so that @p more bytes and a NUL fit; reserve's slow path. */
 static bool
-reserve(struct buf *b, size_t more)
+grow(struct buf *b, size_t more)
 {
 	size_t cap = b->cap ? b->cap : 16384;
 	char *p;
@@ -105,35 +112,99 @@ reserve(struct buf *b, size_t more)
 	return true;
 }
 
-__attribute__((format(printf, 2, 3))) static void
-put(struct buf *b, const char *fmt, ...)
+/* Room for @p more bytes and a NUL: at once when there is (every piece asks). */
+static inline bool
+reserve(struct buf *b, size_t more)
 {
-	va_list ap;
+	return b->cap - b->len > more || grow(b, more);
+}
+
+/* Give back the room past the text and its NUL (up to half the buffer). */
+static void
+shrink(struct buf *b)
+{
+	char *p = realloc(b->p, b->len + 1);
+
+	if (p != NULL) {
+		b->p = p;
+		b->cap = b->len + 1;
+	}
+}
+
+/* Append the @p n bytes at @p s. */
+static void
+put_mem(struct buf *b, const char *s, size_t n)
+{
+	if (!reserve(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void
+put_str(struct buf *b, const char *s)
+{
+	put_mem(b, s, strlen(s));
+}
+
+static void
+put_char(struct buf *b, char c)
+{
+	if (!reserve(b, 1))
+		return;
+	b->p[b->len++] = c;
+}
+
+/* Append @p v in decimal, as "%" PRIu64 prints it. */
+static void
+put_u64(struct buf *b, uint64_t v)
+{
+	char d[20];
+	size_t n = sizeof(d);
+
+	do {
+		d[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	put_mem(b, d + n, sizeof(d) - n);
+}
+
+/*
+ * Append @p v as "%.17g" prints it (17 significant digits, enough to read
+ * back the same double, trailing zeros dropped). An integer below 2^53
+ * (most of them: 0 for an idle series) prints as its decimal digits there,
+ * so it takes put_u64's path; -0 and everything else go through snprintf.
+ */
+static void
+put_real(struct buf *b, double v)
+{
+	char t[32];
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !reserve(b, (size_t)n + 1))
+	if (v >= 0 && v < 9007199254740992.0 && !signbit(v) && v == (double)(uint64_t)v) {
+		put_u64(b, (uint64_t)v);
 		return;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
+	}
+	n = snprintf(t, sizeof(t), "%.17g", v);
+	if (n > 0)
+		put_mem(b, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
 }
 
 /* Append @p s (at most @p max bytes) escaped as a label value. */
 static void
 put_label_value(struct buf *b, const char *s, size_t max)
 {
-	for (size_t i = 0; i < max && s[i] != '\0'; i++) {
-		if (s[i] == '\\' || s[i] == '"')
-			put(b, "\\%c", s[i]);
-		else if (s[i] == '\n')
-			put(b, "\\n");
-		else
-			put(b, "%c", s[i]);
+	size_t i = 0, run = 0;
+
+	for (; i < max && s[i] != '\0'; i++) {
+		if (s[i] != '\\' && s[i] != '"' && s[i] != '\n')
+			continue;
+		put_mem(b, s + run, i - run);
+		put_char(b, '\\');
+		put_char(b, s[i] == '\n' ? 'n' : s[i]);
+		run = i + 1;
 	}
+	put_mem(b, s + run, i - run);
 }
 
 /* ------------------------------------------------------------------------
@@ -143,20 +214,44 @@ put_label_value(struct buf *b, const char *s, size_t max)
 static void
 family(struct buf *b, const char *name, const char *type, const char *help)
 {
-	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	put_str(b, "# HELP ");
+	put_str(b, name);
+	put_char(b, ' ');
+	put_str(b, help);
+	put_str(b, "\n# TYPE ");
+	put_str(b, name);
+	put_char(b, ' ');
+	put_str(b, type);
+	put_char(b, '\n');
+}
+
+/* A sample line up to its value: "name{labels} ", or "name " without labels. */
+static void
+sample_head(struct buf *b, const char *name, const char *labels)
+{
+	put_str(b, name);
+	if (*labels) {
+		put_char(b, '{');
+		put_str(b, labels);
+		put_char(b, '}');
+	}
+	put_char(b, ' ');
 }
 
 static void
 sample_u64(struct buf *b, const char *name, const char *labels, uint64_t v)
 {
-	put(b, "%s%s%s%s %" PRIu64 "\n", name, *labels ? "{" : "", labels, *labels ? "}" : "", v);
+	sample_head(b, name, labels);
+	put_u64(b, v);
+	put_char(b, '\n');
 }
 
 static void
 sample_real(struct buf *b, const char *name, const char *labels, double v)
 {
-	put(b, "%s%s%s%s %.17g\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
-	    dpmon_finite_or_zero(v));
+	sample_head(b, name, labels);
+	put_real(b, dpmon_finite_or_zero(v));
+	put_char(b, '\n');
 }
 
 /* A one-sample family. */
@@ -211,11 +306,20 @@ static void
 dir_samples(struct buf *b, const char *name, const char *base, const struct dpmon_dir_stats *d,
 	    enum field f)
 {
-	char labels[LABELS_MAX];
+	static const char key[] = ",protocol=\"";
+	char labels[LABELS_MAX + 32];
+	size_t n = strnlen(base, LABELS_MAX - 1);
 
+	memcpy(labels, base, n);
+	memcpy(labels + n, key, sizeof(key) - 1);
+	n += sizeof(key) - 1;
 	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-		snprintf(labels, sizeof(labels), "%s,protocol=\"%s\"", base,
-			 dpmon_proto_name((enum dpmon_proto)p));
+		const char *proto = dpmon_proto_name((enum dpmon_proto)p);
+		size_t k = strnlen(proto, sizeof(labels) - n - 2);
+
+		memcpy(labels + n, proto, k);
+		labels[n + k] = '"';
+		labels[n + k + 1] = '\0';
 		rate_sample(b, name, labels, &d->proto[p], f);
 	}
 }
@@ -322,54 +426,198 @@ totals(struct buf *b, const struct dpmon_snapshot *s)
 	}
 }
 
-static void
-subnet_info(struct buf *b, const struct dpmon_snapshot *s)
-{
-	char p[DPMON_PREFIX_STRLEN];
+/*
+ * The subnets listed: their indices in configuration order and their
+ * prefixes as text (formatted once, used by every family).
+ */
+struct subnet_list {
+	uint32_t n;
+	uint32_t *idx;
+	char (*prefix)[DPMON_PREFIX_STRLEN];
+};
 
+struct subnet_rank {
+	uint64_t bytes; /* cumulative, ingress + egress */
+	uint32_t i;
+};
+
+/* Does @p a rank after @p b: fewer bytes, or as many and later in the configuration? */
+static bool
+ranks_after(const struct subnet_rank *a, const struct subnet_rank *b)
+{
+	return a->bytes != b->bytes ? a->bytes < b->bytes : a->i > b->i;
+}
+
+/* Sift heap entry @p k down: @p h[0] is the entry that ranks last of @p n. */
+static void
+sift_down(struct subnet_rank *h, uint32_t n, uint32_t k)
+{
+	for (;;) {
+		uint32_t c = 2 * k + 1, m = k;
+		struct subnet_rank t;
+
+		if (c < n && ranks_after(&h[c], &h[m]))
+			m = c;
+		if (c + 1 < n && ranks_after(&h[c + 1], &h[m]))
+			m = c + 1;
+		if (m == k)
+			return;
+		t = h[k];
+		h[k] = h[m];
+		h[m] = t;
+		k = m;
+	}
+}
+
+static int
+u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * The top @p top (< n_subnets) of @p s's subnets into @p l->idx, in
+ * configuration order: a heap of the best @p top so far whose root ranks
+ * last, so most subnets (idle ones, which never beat an earlier idle one)
+ * cost one comparison.
+ */
+static int
+select_top_subnets(const struct dpmon_snapshot *s, uint32_t top, struct subnet_list *l)
+{
+	struct subnet_rank *h = malloc((top ? top : 1) * sizeof(*h));
+
+	if (h == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->n_subnets && top > 0; i++) {
+		const struct dpmon_dir_stats *d = s->subnets[i].dir;
+		struct subnet_rank r = {
+			d[DPMON_DIR_INGRESS].total.bytes + d[DPMON_DIR_EGRESS].total.bytes, i};
+
+		if (i < top) {
+			h[i] = r;
+			if (i + 1 == top)
+				for (uint32_t k = top / 2 + 1; k-- > 0;)
+					sift_down(h, top, k);
+		} else if (ranks_after(&h[0], &r)) {
+			h[0] = r;
+			sift_down(h, top, 0);
+		}
+	}
+	for (uint32_t k = 0; k < top; k++)
+		l->idx[k] = h[k].i;
+	free(h);
+	qsort(l->idx, top, sizeof(*l->idx), u32_cmp);
+	l->n = top;
+	return 0;
+}
+
+/*
+ * The subnets /metrics lists: every one when there are at most @p top,
+ * else the @p top with the most cumulative bytes (ingress + egress), ties
+ * in configuration order; listed in configuration order either way.
+ * @return 0 or -ENOMEM (free it with subnet_list_free either way).
+ */
+static int
+subnet_list_make(const struct dpmon_snapshot *s, uint32_t top, struct subnet_list *l)
+{
+	uint32_t cap = s->n_subnets ? s->n_subnets : 1;
+
+	*l = (struct subnet_list){.idx = malloc(cap * sizeof(*l->idx)),
+				  .prefix = malloc(cap * sizeof(*l->prefix))};
+	if (l->idx == NULL || l->prefix == NULL)
+		return -ENOMEM;
+	if (s->n_subnets > top) {
+		if (select_top_subnets(s, top, l) != 0)
+			return -ENOMEM;
+	} else {
+		for (uint32_t i = 0; i < s->n_subnets; i++)
+			l->idx[i] = i;
+		l->n = s->n_subnets;
+	}
+	for (uint32_t k = 0; k < l->n; k++)
+		dpmon_prefix_format(&s->subnets[l->idx[k]].prefix, l->prefix[k],
+				    sizeof(l->prefix[k]));
+	return 0;
+}
+
+static void
+subnet_list_free(struct subnet_list *l)
+{
+	free(l->idx);
+	free(l->prefix);
+}
+
+/* "subnet=\"<prefix>\",direction=\"<d>\"" into @p out (LABELS_MAX bytes). */
+static void
+subnet_base(char *out, const char *prefix, int d)
+{
+	static const char head[] = "subnet=\"", mid[] = "\",direction=\"";
+	const char *dir = dpmon_dir_name((enum dpmon_dir)d);
+	size_t n = 0, k;
+
+	memcpy(out, head, sizeof(head) - 1);
+	n += sizeof(head) - 1;
+	k = strnlen(prefix, DPMON_PREFIX_STRLEN - 1);
+	memcpy(out + n, prefix, k);
+	n += k;
+	memcpy(out + n, mid, sizeof(mid) - 1);
+	n += sizeof(mid) - 1;
+	k = strnlen(dir, LABELS_MAX - n - 2);
+	memcpy(out + n, dir, k);
+	n += k;
+	out[n++] = '"';
+	out[n] = '\0';
+}
+
+static void
+subnet_info(struct buf *b, const struct dpmon_snapshot *s, const struct subnet_list *l)
+{
 	family(b, "dpmon_subnet_info", "gauge",
 	       "A monitored subnet with its configured name and address family; always 1.");
-	for (uint32_t i = 0; i < s->n_subnets; i++) {
-		const struct dpmon_snap_subnet *sn = &s->subnets[i];
+	for (uint32_t k = 0; k < l->n; k++) {
+		const struct dpmon_snap_subnet *sn = &s->subnets[l->idx[k]];
 
-		put(b, "dpmon_subnet_info{subnet=\"%s\",name=\"",
-		    dpmon_prefix_format(&sn->prefix, p, sizeof(p)));
+		put_str(b, "dpmon_subnet_info{subnet=\"");
+		put_str(b, l->prefix[k]);
+		put_str(b, "\",name=\"");
 		put_label_value(b, sn->name, sizeof(sn->name));
-		put(b, "\",family=\"%u\"} 1\n", (unsigned)sn->prefix.family);
+		put_str(b, "\",family=\"");
+		put_u64(b, sn->prefix.family);
+		put_str(b, "\"} 1\n");
 	}
 }
 
 static void
-subnets(struct buf *b, const struct dpmon_snapshot *s)
+subnets(struct buf *b, const struct dpmon_snapshot *s, const struct subnet_list *l)
 {
-	char name[128], base[LABELS_MAX], p[DPMON_PREFIX_STRLEN];
+	char name[128], base[LABELS_MAX];
 
-	subnet_info(b, s);
+	subnet_info(b, s, l);
 	for (int f = 0; f < F_MAX; f++) {
 		field_family(b, "dpmon_subnet", (enum field)f,
 			     "to (ingress) and from (egress) a monitored subnet, by protocol", name,
 			     sizeof(name));
-		for (uint32_t i = 0; i < s->n_subnets; i++) {
-			dpmon_prefix_format(&s->subnets[i].prefix, p, sizeof(p));
+		for (uint32_t k = 0; k < l->n; k++) {
 			for (int d = 0; d < DPMON_DIR_MAX; d++) {
-				snprintf(base, sizeof(base), "subnet=\"%s\",direction=\"%s\"", p,
-					 dpmon_dir_name((enum dpmon_dir)d));
-				dir_samples(b, name, base, &s->subnets[i].dir[d], (enum field)f);
+				subnet_base(base, l->prefix[k], d);
+				dir_samples(b, name, base, &s->subnets[l->idx[k]].dir[d],
+					    (enum field)f);
 			}
 		}
 	}
 	family(b, "dpmon_subnet_flows", "gauge",
 	       "Distinct 5-tuples of the last interval (HyperLogLog estimate) to (ingress) and "
 	       "from (egress) a monitored subnet; only the first 64 subnets are measured.");
-	for (uint32_t i = 0; i < s->n_subnets; i++) {
-		dpmon_prefix_format(&s->subnets[i].prefix, p, sizeof(p));
+	for (uint32_t k = 0; k < l->n; k++) {
 		for (int d = 0; d < DPMON_DIR_MAX; d++) {
-			if (s->subnets[i].dir[d].flows < 0)
+			double flows = s->subnets[l->idx[k]].dir[d].flows;
+
+			if (flows < 0)
 				continue;
-			snprintf(base, sizeof(base), "subnet=\"%s\",direction=\"%s\"", p,
-				 dpmon_dir_name((enum dpmon_dir)d));
-			sample_u64(b, "dpmon_subnet_flows", base,
-				   (uint64_t)llround(s->subnets[i].dir[d].flows));
+			subnet_base(base, l->prefix[k], d);
+			sample_u64(b, "dpmon_subnet_flows", base, (uint64_t)llround(flows));
 		}
 	}
 }
@@ -444,9 +692,12 @@ static const struct port_field port_fields[] = {
 static void
 port_sample(struct buf *b, const char *name, const struct dpmon_port_stats *p, uint64_t v)
 {
-	put(b, "%s{port=\"", name);
+	put_str(b, name);
+	put_str(b, "{port=\"");
 	put_label_value(b, p->device, sizeof(p->device));
-	put(b, "\"} %" PRIu64 "\n", v);
+	put_str(b, "\"} ");
+	put_u64(b, v);
+	put_char(b, '\n');
 }
 
 static void
@@ -598,14 +849,20 @@ parse_notes(struct buf *b, const struct dpmon_snapshot *s)
 }
 
 int
-dpmon_prom_render(const struct dpmon_snapshot *s, uint32_t top_hosts, char **out, size_t *len)
+dpmon_prom_render_limits(const struct dpmon_snapshot *s, const struct dpmon_prom_limits *lim,
+			 char **out, size_t *len)
 {
 	struct buf b = {0};
+	struct subnet_list l;
 
+	if (subnet_list_make(s, lim->top_subnets, &l) != 0)
+		b.oom = true;
 	general(&b, s);
 	totals(&b, s);
-	subnets(&b, s);
-	if (hosts(&b, s, top_hosts) != 0)
+	if (!b.oom)
+		subnets(&b, s, &l);
+	subnet_list_free(&l);
+	if (hosts(&b, s, lim->top_hosts) != 0)
 		b.oom = true;
 	ports(&b, s);
 	workers(&b, s);
@@ -616,7 +873,16 @@ dpmon_prom_render(const struct dpmon_snapshot *s, uint32_t top_hosts, char **out
 		return -ENOMEM;
 	}
 	b.p[b.len] = '\0';
+	shrink(&b);
 	*out = b.p;
 	*len = b.len;
 	return 0;
+}
+
+int
+dpmon_prom_render(const struct dpmon_snapshot *s, uint32_t top_hosts, char **out, size_t *len)
+{
+	const struct dpmon_prom_limits lim = {.top_hosts = top_hosts, .top_subnets = UINT32_MAX};
+
+	return dpmon_prom_render_limits(s, &lim, out, len);
 }

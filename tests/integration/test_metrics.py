@@ -16,7 +16,9 @@ snapshot_seq):
   - the per-host series are exactly the metrics.top_hosts hosts with the most
     bytes (ingress + egress), computed here from /api/v1/hosts;
   - Content-Type, Cache-Control and a 304 for the ETag.
-Runs twice: metrics.top_hosts 5 and 0.
+Runs twice: metrics.top_hosts 5 and 0. Then with 65 536 subnets, the most a
+configuration takes: the subnets metrics.top_subnets selects, promtool
+again, exact series counts (test_metrics_65536_subnets).
 """
 import os
 import re
@@ -211,6 +213,57 @@ def test_metrics_top5(h):
 
 def test_metrics_no_hosts(h):
     run(h, 0)
+
+
+TOP_SUBNETS_DEFAULT = 1000
+MAX_SUBNETS = 65536
+
+
+def test_metrics_65536_subnets(h):
+    """The most subnets a configuration takes: 65 519 IPv6 /48s that see no
+    traffic, then the 17 /24s of example.pcap. With the default
+    metrics.top_subnets (1000), exactly the 17 with traffic and the first
+    983 others (ties in configuration order) have series, listed in
+    configuration order; promtool accepts the text; the ingress packets and
+    bytes of the 17 equal the manifest's."""
+    rows = harness.read_tsv(h.td('expected', 'benchmark', 'example.pcap.dst_subnets.tsv'))
+    real = [r['dst_prefix'] for r in rows]
+    fill = [str(harness.ipaddress.ip_network('2001:db8:%x::/48' % i))
+            for i in range(MAX_SUBNETS - len(real))]
+    subnets = [(p, '') for p in fill + real]
+    c = h.checker('metrics 65536 subnets')
+    with h.dpmon_run([h.td('pcaps', 'pcapplusplus', 'example.pcap')], subnets,
+                     'metrics 65536 subnets') as d:
+        d.wait_counts(PACKETS)
+        status, headers, text = d.request('/metrics')
+        c.eq('GET /metrics', 200, status)
+        p = subprocess.run([promtool(), 'check', 'metrics'], input=text.encode(),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+        c.eq('promtool check metrics: exit status', 0, p.returncode)
+        c.eq('promtool check metrics: no complaint', '', p.stdout.decode().strip())
+        m, types = parse_metrics(text, c)
+        c.true('families served: %d' % len(types), len(types) >= 30)
+        want = fill[:TOP_SUBNETS_DEFAULT - len(real)] + real
+        info = [line.split('"')[1] for line in text.splitlines()
+                if line.startswith('dpmon_subnet_info{')]
+        c.eq('dpmon_subnet_info: the top 1000, in configuration order', want, info)
+        for fam in ('packets_total', 'bytes_total', 'packets_per_second', 'bytes_per_second'):
+            n = sum(1 for k in m if k[0] == 'dpmon_subnet_' + fam)
+            c.eq('dpmon_subnet_%s series' % fam, TOP_SUBNETS_DEFAULT * 2 * 4, n)
+        lines = [line for line in text.splitlines()
+                 if line.startswith('dpmon_subnet_') and '{subnet="' in line]
+        c.eq('per-subnet sample lines', TOP_SUBNETS_DEFAULT * (1 + 4 * 2 * 4) + sum(
+            1 for k in m if k[0] == 'dpmon_subnet_flows'), len(lines))
+        c.eq('dpmon_subnets', MAX_SUBNETS, m.get(('dpmon_subnets', L())))
+        for r in rows:
+            for fam, col in (('packets_total', 'pkts'),
+                             ('bytes_total', 'bytes_wire(frame.len incl L2)')):
+                got = sum(m.get(('dpmon_subnet_' + fam, L(subnet=r['dst_prefix'],
+                                                          direction='ingress', protocol=pr)), 0)
+                          for pr in harness.PROTOS)
+                c.eq('%s ingress %s' % (r['dst_prefix'], fam), int(r[col]), got)
+        c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+    c.done()
 
 
 if __name__ == '__main__':
