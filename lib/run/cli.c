@@ -19,10 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_version.h>
 
 #include "config.h"
+#include "file.h"
 
 /* ------------------------------------------------------------------------
  * Usage and the options without EAL.
@@ -181,4 +183,60 @@ app_own_options(int argc, char **argv, struct app_opts *o, int *sep)
 	argv[s] = saved;
 	*sep = s;
 	return rc != 0 ? EXIT_USAGE : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Capture files named in the EAL options.
+ * --------------------------------------------------------------------- */
+
+/*
+ * DPDK's pcap PMD opens each rx_pcap= file inside rte_eal_init, with a
+ * blocking open: a FIFO there would hold the start-up (and a SIGTERM) until
+ * something wrote to it. The same check as for every file dpmon reads
+ * (file.h) runs on those paths first.
+ */
+static int
+check_vdev_files(const char *vdev)
+{
+	static const char key[] = "rx_pcap=";
+	const char *p = vdev;
+	char path[4096], why[128];
+
+	while ((p = strstr(p, key)) != NULL) {
+		size_t n;
+		int fd;
+
+		p += sizeof(key) - 1;
+		n = strcspn(p, ",");
+		if (n >= sizeof(path)) {
+			fprintf(stderr, "dpmon: --vdev %s: rx_pcap path too long\n", vdev);
+			return -ENAMETOOLONG;
+		}
+		memcpy(path, p, n);
+		path[n] = '\0';
+		fd = dpmon_file_open(path, 0, why, sizeof(why));
+		if (fd < 0) {
+			fprintf(stderr, "dpmon: --vdev: rx_pcap=%s: %s\n", path, why);
+			return fd;
+		}
+		close(fd);
+		p += n;
+	}
+	return 0;
+}
+
+int
+app_check_eal_files(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if (strcmp(argv[i], "--vdev") == 0 && i + 1 < argc)
+			v = argv[++i];
+		else if (strncmp(argv[i], "--vdev=", 7) == 0)
+			v = argv[i] + 7;
+		if (v != NULL && check_vdev_files(v) != 0)
+			return EXIT_START;
+	}
+	return 0;
 }

@@ -76,6 +76,10 @@ dpmon_main(int argc, char **argv)
 		return rc;
 	if (load_config(&a, o.config) != 0)
 		return EXIT_CONFIG;
+	if (app_check_eal_files(sep, argv) != 0) {
+		dpmon_config_free(&a.cfg);
+		return EXIT_START;
+	}
 	app_signals_init();
 	if (rte_eal_init(sep, argv) < 0) {
 		fprintf(stderr, "dpmon: EAL initialisation failed: %s\n",

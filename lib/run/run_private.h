@@ -144,6 +144,17 @@ int app_early_options(int argc, char **argv);
  */
 int app_own_options(int argc, char **argv, struct app_opts *o, int *sep);
 
+/**
+ * Check the capture files the EAL options name (--vdev ...,rx_pcap=PATH)
+ * as dpmon checks every file it reads (file.h): a regular file, opened
+ * without blocking. A FIFO there would otherwise hold rte_eal_init.
+ * @param argc  the EAL's argc (the index of "--").
+ * @param argv  the command line.
+ * @return 0, or EXIT_START after naming the file and the reason on stderr.
+ * Main thread, before rte_eal_init.
+ */
+int app_check_eal_files(int argc, char **argv);
+
 /* ------------------------------------------------------------------------
  * setup.c — start-up.
  * --------------------------------------------------------------------- */

@@ -87,6 +87,30 @@ def test_fifo_check_config(h):
     c.done()
 
 
+def test_fifo_capture(h):
+    c = h.checker('FIFO as an rx_pcap capture')
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-files-') as tmp:
+        cfg = os.path.join(tmp, 'dpmon.json')
+        with open(cfg, 'w') as f:
+            json.dump({'ports': [{'device': 'net_pcap0'}],
+                       'subnets': [{'prefix': p, 'name': n} for p, n in SUBNETS]}, f)
+        fifo = os.path.join(tmp, 'in.pcap')
+        os.mkfifo(fifo)  # nobody writes it
+        prefix = 'dpmon-it-files-cap-%d' % os.getpid()
+        try:
+            rc, out, secs = run_dpmon(h, [
+                '--no-huge', '-m', '512', '--no-pci', '--file-prefix', prefix, '-l', '0-1',
+                '--vdev', 'net_pcap0,rx_pcap=%s,infinite_rx=1' % fifo, '--', '--config', cfg], 30)
+        finally:
+            shutil.rmtree(harness._runtime_dir(prefix), ignore_errors=True)
+        c.eq('exit status (could not start)', 3, rc)
+        c.true('exits within %.0f s' % PROMPT_S, secs < PROMPT_S, '%.2f s' % secs)
+        c.eq('the error line',
+             ['dpmon: --vdev: rx_pcap=%s: not a regular file (FIFO)' % fifo],
+             [x for x in out.splitlines() if 'rx_pcap=' in x])
+    c.done()
+
+
 def wait_refusals(d, n, timeout=10.0):
     """The summary once config.reload_refusals == n."""
     deadline = time.monotonic() + timeout
