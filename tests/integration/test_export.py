@@ -228,5 +228,263 @@ def test_server_never_comes(h):
     c.done()
 
 
+def influx_sums(ix, measurement, group):
+    """{(tag values...): (sum(packets), sum(bytes))} of `measurement` by tags `group`."""
+    out = {}
+    for ser in ix.query(DB, 'SELECT sum(packets), sum(bytes) FROM %s GROUP BY %s' % (
+            measurement, ', '.join(group))):
+        tags = ser.get('tags', {})
+        v = ser['values'][0]
+        if v[1] is None or v[2] is None:
+            raise TestFailure("InfluxDB: no sum in %r" % ser)
+        out[tuple(tags.get(g, "") for g in group)] = (int(v[1]), int(v[2]))
+    return out
+
+
+def test_influxdb_exact(h):
+    sub, hosts, total_bytes = expected(h)
+    c = h.checker('influxdb 1.x exact sums')
+    with servers.InfluxDB() as ix:
+        cfg = export_config(influx={'url': ix.url, 'database': DB})
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-influx', extra_config=cfg) as d:
+            s = d.wait_counts(PACKETS, total_bytes, 0)
+
+            def ingress():
+                try:
+                    return influx_sums(ix, 'totals', ['direction']).get(('ingress',),
+                                                                        (0, 0))[0] == PACKETS
+                except (OSError, TestFailure):
+                    return False
+            wait_for('InfluxDB totals to reach %d ingress packets' % PACKETS, ingress)
+            time.sleep(1.0)
+            tot = influx_sums(ix, 'totals', ['direction'])
+            for t in ('ingress', 'egress', 'internal', 'external'):
+                c.eq('totals %s == API cumulative' % t,
+                     (s['totals'][t]['packets'], s['totals'][t]['bytes']),
+                     tot.get((t,), (0, 0)))
+            got = influx_sums(ix, 'subnets', ['prefix', 'direction'])
+            for p, ing, eg in sub:
+                c.eq('subnet %s ingress (tshark)' % p, ing, got.get((p, 'ingress')))
+                c.eq('subnet %s egress (tshark)' % p, eg, got.get((p, 'egress')))
+            got = {}
+            for (a, direction), v in influx_sums(ix, 'hosts', ['address', 'direction']).items():
+                got.setdefault(harness.canon_addr(a), {})[direction] = v
+            c.eq('hosts in InfluxDB', sorted(hosts), sorted(got))
+            for a, (ing, eg) in sorted(hosts.items()):
+                g = got.get(a, {})
+                c.eq('host %s ingress (tshark)' % a, ing if ing[0] else None, g.get('ingress'))
+                c.eq('host %s egress (tshark)' % a, eg if eg[0] else None, g.get('egress'))
+            e = exporter(d.summary(), 'influxdb')
+            c.eq('exporter failures', 0, e['failures'])
+            c.eq('d.stop() exit status', 0, d.stop())
+    c.done()
+
+
+def parse_line(line):
+    """(measurement, {tag: value}, {field: value}) of one line-protocol point
+    (no escaped characters: dpmon's tags here have none)."""
+    head, fields, _ts = line.split(' ')
+    parts = head.split(',')
+    tags = dict(p.split('=', 1) for p in parts[1:])
+    f = {}
+    for kv in fields.split(','):
+        k, v = kv.split('=', 1)
+        f[k] = int(v[:-1]) if v.endswith('i') else (v.strip('"') if v.startswith('"')
+                                                    else float(v))
+    return parts[0], tags, f
+
+
+def test_influxdb2_api(h):
+    """The 2.x write API: org, bucket, the token header; the points sum exactly."""
+    sub, hosts, total_bytes = expected(h)
+    c = h.checker('influxdb 2.x')
+    token = 'tok-123'
+    points = []
+
+    def handler(req):
+        if not req['path'].startswith('/api/v2/write?'):
+            return 404, 'not found'
+        if req['headers'].get('Authorization') != 'Token ' + token:
+            return 401, '{"code":"unauthorized","message":"unauthorized access"}'
+        q = dict(kv.split('=', 1) for kv in req['path'].split('?', 1)[1].split('&'))
+        if q.get('org') != 'noc' or q.get('bucket') != 'traffic' or q.get('precision') != 'ms':
+            return 400, 'bad query %r' % q
+        points.extend(parse_line(l) for l in req['body'].decode().splitlines() if l)
+        return 204, ''
+    with servers.FakeHTTP(handler) as srv:
+        tok = os.path.join(srv_dir(h), 'token')
+        with open(tok, 'w') as f:
+            f.write(token + '\n')
+        cfg = export_config(influx={'url': srv.url, 'org': 'noc', 'bucket': 'traffic',
+                                    'token_file': tok})
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-influx2', extra_config=cfg) as d:
+            s = d.wait_counts(PACKETS, total_bytes, 0)
+            wait_for('the points of every packet', lambda: sum(
+                f['packets'] for m, t, f in list(points)
+                if m == 'totals' and t['direction'] == 'ingress') == PACKETS)
+            c.eq('rc of stop', 0, d.stop())
+        c.true('every request had the token', all(
+            r['headers'].get('Authorization') == 'Token ' + token for r in srv.requests))
+        for t in ('ingress', 'egress'):
+            c.eq('totals %s == API' % t, (s['totals'][t]['packets'], s['totals'][t]['bytes']),
+                 (sum(f['packets'] for m, tg, f in points
+                      if m == 'totals' and tg['direction'] == t),
+                  sum(f['bytes'] for m, tg, f in points
+                      if m == 'totals' and tg['direction'] == t)))
+        for p, ing, _ in sub:
+            c.eq('subnet %s ingress (tshark)' % p, ing,
+                 (sum(f['packets'] for m, tg, f in points if m == 'subnets' and
+                      tg.get('prefix') == p and tg['direction'] == 'ingress'),
+                  sum(f['bytes'] for m, tg, f in points if m == 'subnets' and
+                      tg.get('prefix') == p and tg['direction'] == 'ingress')))
+        c.eq('instance tag', {'it-pop1'}, {tg['instance'] for _, tg, _ in points})
+    c.done()
+
+
+def test_bad_servers(h):
+    """HTTP 500, bad credentials (401) and a server that answers after 10 s:
+    each counted, with its reason, in rate-limited log lines; the merge as
+    fast as without a server, and the exporter's progress stamp fresh while
+    it waits."""
+    sub, _, total_bytes = expected(h)
+    cases = [
+        ('http500', lambda req: (500, 'Code: 1001, e.displayText() = DB::Exception: boom'),
+         'HTTP 500: Code: 1001'),
+        ('auth', lambda req: (401, 'Code: 193, e.displayText() = DB::Exception: Wrong '
+                                   'password for user dpmon'), 'HTTP 401: Code: 193'),
+        ('slow', lambda req: (time.sleep(10), (200, ''))[1], 'imed out'),
+    ]
+    for name, handler, reason in cases:
+        c = h.checker('bad server: %s' % name)
+        with servers.FakeHTTP(handler) as srv:
+            cfg = export_config(ch={'url': srv.url, 'timeout_ms': 2000, 'user': 'dpmon'},
+                                retry_max_ms=500, flush_timeout_ms=500)
+            with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in
+                                             enumerate(sub)],
+                             'export-bad-' + name, extra_config=cfg) as d:
+                d.wait_counts(PACKETS, total_bytes, 0)
+                e = wait_for('a failure counted', lambda: (
+                    lambda x: x if x['failures'] >= 2 else None)(
+                        exporter(d.summary(), 'clickhouse')), timeout=20)
+                s = d.summary()
+                c.true('last_error %r contains %r' % (e['last_error'], reason),
+                       e['last_error'] is not None and reason in e['last_error'])
+                c.eq('batches', 0, e['batches'])
+                c.true('merge_s below 50 ms', s['merge_s'] < 0.05, repr(s['merge_s']))
+                c.true('progress_age_s below 1 s', exporter(s, 'clickhouse')
+                       ['progress_age_s'] < 1.0, repr(exporter(s, 'clickhouse')))
+                c.eq('handoff_skipped (the exporter takes every snapshot)', 0,
+                     exporter(s, 'clickhouse')['handoff_skipped'] if name != 'slow' else 0)
+                c.eq('rc of stop', 0, d.stop())
+                with open(os.path.join(d.dir, 'stderr')) as f:
+                    log = f.read()
+                c.true('the reason in the log', reason in log, log[-1500:])
+                c.true('log lines rate limited', log.count('export to clickhouse') <= 11,
+                       log[-3000:])
+        c.done()
+
+
+def test_check_config_export(h):
+    """--check-config on the export section: each mistake named by JSON path and reason."""
+    import json
+    import subprocess
+    import tempfile
+    c = h.checker('check-config export')
+    tmp = tempfile.mkdtemp(prefix='dpmon-export-cc-')
+    base = {'ports': [{'device': 'net_pcap0'}], 'subnets': [{'prefix': '10.0.0.0/8'}]}
+    cases = [
+        ({'clickhouse': {'url': 'ftp://x'}}, '$.export.clickhouse.url: the scheme must be '
+                                             'http or https, got "ftp://x"'),
+        ({'clickhouse': {'url': 'http://h:1/?a=b'}}, '$.export.clickhouse.url: no query'),
+        ({'clickhouse': {'url': 'not a url'}}, '$.export.clickhouse.url: '),
+        ({'clickhouse': {'timeout_ms': 5}}, '$.export.clickhouse.timeout_ms: '),
+        ({'clickhouse': {'hosts': 'some'}}, '$.export.clickhouse.hosts: '),
+        ({'clickhouse': {'database': 'a-b'}}, '$.export.clickhouse.database: not a name'),
+        ({'clickhouse': {'password_file': '/nonexistent/pw'}},
+         '$.export.clickhouse.password_file: cannot read "/nonexistent/pw"'),
+        ({'clickhouse': {'ttl': 3}}, '$.export.clickhouse.ttl: unknown key'),
+        ({'influxdb': {'bucket': 'b'}}, '$.export.influxdb.org: missing required key'),
+        ({'spool_intervals': 0}, '$.export.spool_intervals: '),
+        ({'instance': 'a b'}, '$.export.instance: not a name'),
+        ({'kafka': {}}, '$.export.kafka: unknown key'),
+    ]
+    for i, (section, want) in enumerate(cases):
+        path = os.path.join(tmp, 'c%d.json' % i)
+        doc = dict(base, export=section)
+        with open(path, 'w') as f:
+            json.dump(doc, f)
+        p = subprocess.run([h.dpmon, '--check-config', path], capture_output=True, text=True)
+        c.eq('%s: exit status' % json.dumps(section), 1, p.returncode)
+        c.true('%s: message %r' % (json.dumps(section), want), (path + ': ' + want) in p.stderr,
+               p.stderr)
+    path = os.path.join(tmp, 'ok.json')
+    with open(path, 'w') as f:
+        json.dump(dict(base, export={'instance': 'pop1', 'spool_intervals': 10,
+                                     'clickhouse': {'url': 'http://127.0.0.1:8123/',
+                                                    'hosts': 100, 'ttl_days': 30},
+                                     'influxdb': {'url': 'https://influx:8086'}}), f)
+    p = subprocess.run([h.dpmon, '--check-config', path], capture_output=True, text=True)
+    c.eq('valid export section: exit status', 0, p.returncode)
+    p = subprocess.run([h.dpmon, '--print-schema', 'clickhouse', '--config', path],
+                       capture_output=True, text=True)
+    c.eq('--print-schema: exit status', 0, p.returncode)
+    c.true('--print-schema: the TTL when ttl_days is set',
+           'TTL time + INTERVAL 30 DAY' in p.stdout, p.stdout[:500])
+    p = subprocess.run([h.dpmon, '--print-schema', 'clickhouse', '--cluster', 'fleet'],
+                       capture_output=True, text=True)
+    c.true('--print-schema --cluster: ReplicatedMergeTree and Distributed',
+           "ReplicatedMergeTree('/clickhouse/tables/{shard}/dpmon/hosts', '{replica}')"
+           in p.stdout and 'ENGINE = Distributed(fleet, dpmon, hosts_local' in p.stdout,
+           p.stdout[:800])
+    c.true('--print-schema: no TTL by default', 'TTL' not in p.stdout)
+    c.done()
+
+
+def test_reload_export(h):
+    """SIGHUP: an export section added by a reload starts; its instance is used."""
+    import json
+    import signal as sig
+    sub, _, total_bytes = expected(h)
+    c = h.checker('reload export')
+    points = []
+
+    def handler(req):
+        points.extend(req['body'].decode().splitlines())
+        return 204, ''
+    with servers.FakeHTTP(handler) as srv:
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-reload') as d:
+            d.wait_counts(PACKETS, total_bytes, 0)
+            c.eq('no exporter before', [], d.summary()['exporters'])
+            cfgp = os.path.join(d.dir, 'dpmon.json')
+            with open(cfgp) as f:
+                doc = json.load(f)
+            doc.update(export_config(influx={'url': srv.url}, instance='reloaded'))
+            with open(cfgp, 'w') as f:
+                json.dump(doc, f)
+            d.proc.send_signal(sig.SIGHUP)
+            wait_for('the exporter after the reload',
+                     lambda: [e['name'] for e in d.summary()['exporters']] == ['influxdb'])
+            wait_for('points with the new instance', lambda: any(
+                'instance=reloaded' in p for p in points))
+            c.eq('rc of stop', 0, d.stop())
+        c.true('the first batch holds every packet (counts since start)', any(
+            p.startswith('totals,instance=reloaded,direction=ingress packets=%di' % PACKETS)
+            for p in points), '\n'.join(points[:5]))
+    c.done()
+
+
+_tmpdirs = []
+
+
+def srv_dir(h):
+    import tempfile
+    d = tempfile.mkdtemp(prefix='dpmon-export-')
+    _tmpdirs.append(d)
+    return d
+
+
 if __name__ == '__main__':
     harness.main(globals())
