@@ -58,7 +58,8 @@ struct exporter {
 
 	volatile int stop; /* the thread flushes and exits */
 	volatile uint64_t progress_ns;
-	volatile int abort_request;
+	volatile uint64_t stop_deadline_ns; /* set with @c stop: requests end by then */
+	uint32_t flush_ms;                  /* flush_timeout_ms; main lcore only */
 
 	/* Thread only. */
 	struct dpmon_snapshot *prev;
@@ -372,7 +373,7 @@ send_round(struct exporter *x)
 		}
 		x->prepared = true;
 	}
-	while (x->spool_n > 0 && !__atomic_load_n(&x->abort_request, __ATOMIC_RELAXED)) {
+	while (x->spool_n > 0) {
 		if (send_head(x) != 0)
 			return;
 		x->backoff_ms = 0;
@@ -394,7 +395,7 @@ static void
 flush_at_stop(struct exporter *x)
 {
 	uint64_t now = mono_ns();
-	uint64_t deadline = now + (uint64_t)x->sink.conf.flush_timeout_ms * 1000000ull;
+	uint64_t deadline = __atomic_load_n(&x->stop_deadline_ns, __ATOMIC_RELAXED);
 
 	drain_handoff(x);
 	x->backoff_ms = 0;
@@ -460,6 +461,10 @@ exporter_free(struct exporter *x)
 	if (x == NULL)
 		return;
 	if (x->started) {
+		/* A request running now ends by the deadline too (export_http.c). */
+		__atomic_store_n(&x->stop_deadline_ns,
+				 mono_ns() + (uint64_t)x->flush_ms * 1000000ull + 1,
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&x->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(x->thread, NULL);
 	}
@@ -492,8 +497,9 @@ exporter_start(int kind, const struct dpmon_export_conf *cfg, struct dpmon_snap_
 	x->store = store;
 	x->sink.be = kind == DPMON_EXPORT_CLICKHOUSE ? &export_clickhouse : &export_influx;
 	x->sink.progress_ns = &x->progress_ns;
-	x->sink.abort = &x->abort_request;
+	x->sink.abort_after_ns = &x->stop_deadline_ns;
 	snprintf(x->st.name, sizeof(x->st.name), "%s", x->sink.be->name);
+	x->flush_ms = cfg->flush_timeout_ms;
 	x->handoff = malloc((size_t)sz);
 	x->sink.curl = curl_easy_init();
 	if (x->handoff == NULL || x->sink.curl == NULL || apply_conf(x, cfg) != 0)
@@ -609,6 +615,7 @@ dpmon_export_reconfigure(struct dpmon_export *ex, const struct dpmon_export_conf
 			x->next_conf = *cfg;
 			x->conf_changed = true;
 			pthread_mutex_unlock(&x->lock);
+			x->flush_ms = cfg->flush_timeout_ms;
 		} else if (cfg->sink[k].enabled) {
 			ex->ex[k] = exporter_start(k, cfg, ex->store);
 			if (ex->ex[k] == NULL) {

@@ -46,17 +46,19 @@ on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
 {
 	struct export_sink *s = arg;
 	struct timespec t;
+	uint64_t now, deadline;
 
 	(void)dltotal;
 	(void)dlnow;
 	(void)ultotal;
 	(void)ulnow;
 	clock_gettime(CLOCK_MONOTONIC, &t);
+	now = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 	if (s->progress_ns != NULL)
-		__atomic_store_n(s->progress_ns,
-				 (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec,
-				 __ATOMIC_RELAXED);
-	return s->abort != NULL && __atomic_load_n(s->abort, __ATOMIC_RELAXED) ? 1 : 0;
+		__atomic_store_n(s->progress_ns, now, __ATOMIC_RELAXED);
+	deadline = s->abort_after_ns != NULL ? __atomic_load_n(s->abort_after_ns, __ATOMIC_RELAXED)
+					     : 0;
+	return deadline != 0 && now > deadline ? 1 : 0;
 }
 
 /* Trailing spaces off the answer's text. */
@@ -75,6 +77,7 @@ export_http_post(struct export_sink *s, const char *url, const char *body, size_
 {
 	char cerr[CURL_ERROR_SIZE] = "";
 	struct answer ans = {.len = 0};
+	struct curl_slist *all = NULL;
 	long status = 0;
 	CURLcode rc;
 
@@ -98,14 +101,26 @@ export_http_post(struct export_sink *s, const char *url, const char *body, size_
 	curl_easy_setopt(s->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(s->curl, CURLOPT_XFERINFODATA, s);
 	curl_easy_setopt(s->curl, CURLOPT_USERAGENT, "dpmon");
-	if (headers != NULL)
-		curl_easy_setopt(s->curl, CURLOPT_HTTPHEADER, headers);
+	/* No "Expect: 100-continue" for large bodies: a server that does not
+	 * answer it would cost a second per batch. */
+	all = curl_slist_append(NULL, "Expect:");
+	for (; all != NULL && headers != NULL; headers = headers->next)
+		if (curl_slist_append(all, headers->data) == NULL) {
+			curl_slist_free_all(all);
+			all = NULL;
+		}
+	if (all == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	curl_easy_setopt(s->curl, CURLOPT_HTTPHEADER, all);
 	if (basic_auth && s->sc->user[0] != '\0') {
 		curl_easy_setopt(s->curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		curl_easy_setopt(s->curl, CURLOPT_USERNAME, s->sc->user);
 		curl_easy_setopt(s->curl, CURLOPT_PASSWORD, s->secret);
 	}
 	rc = curl_easy_perform(s->curl);
+	curl_slist_free_all(all);
 	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s", cerr[0] ? cerr : curl_easy_strerror(rc));
 		return -1;

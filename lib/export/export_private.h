@@ -42,7 +42,7 @@ void xbuf_puts(struct xbuf *b, const char *s);
 void xbuf_putc(struct xbuf *b, char c);
 /** Decimal @p v. */
 void xbuf_u64(struct xbuf *b, uint64_t v);
-/** @p v with up to 6 significant digits past the integer part ("%.17g" trimmed); NaN/inf as 0. */
+/** @p v to the thousandth, trailing zeros dropped ("12.5", "3"); NaN and infinities as 0. */
 void xbuf_double(struct xbuf *b, double v);
 void xbuf_free(struct xbuf *b);
 
@@ -160,7 +160,8 @@ struct export_sink {
 	/** Longest a request may take now, ms (timeout_ms, less near the stop's deadline). */
 	uint32_t timeout_ms;
 	volatile uint64_t *progress_ns; /**< beaten while a request runs */
-	volatile int *abort;            /**< non-zero: the running request gives up */
+	/** Non-zero: CLOCK_MONOTONIC ns past which a running request gives up (the stop's deadline). */
+	volatile uint64_t *abort_after_ns;
 };
 
 /* ------------------------------------------------------------------------
