@@ -290,7 +290,8 @@ encode(struct exporter *x, struct dpmon_snapshot *s)
 	pthread_mutex_lock(&x->lock);
 	x->st.intervals++;
 	x->st.last_rows = b->rows;
-	x->st.encode_s = thread_cpu_s() - t0;
+	x->st.cpu_s = thread_cpu_s();
+	x->st.encode_s = x->st.cpu_s - t0;
 	pthread_mutex_unlock(&x->lock);
 }
 
@@ -355,6 +356,7 @@ send_head(struct exporter *x)
 	pthread_mutex_lock(&x->lock);
 	x->st.batches++;
 	x->st.last_success_unix_s = unix_now();
+	x->st.cpu_s = thread_cpu_s();
 	pthread_mutex_unlock(&x->lock);
 	spool_pop(x);
 	return 0;
