@@ -330,35 +330,114 @@ failed(struct exporter *x, const char *what, const char *why)
 		  x->sink.be->name, x->sink.sc->url, what, why, x->spool_n, x->backoff_ms);
 }
 
-/* Send the spool's head batch, the parts not yet sent. @return 0 when all went. */
-static int
-send_head(struct exporter *x)
+/* The oldest batches sent together: how many (at most), and how many bytes. */
+#define COALESCE_BATCHES 64
+#define COALESCE_BYTES   (16u << 20)
+
+/* The spool's @p k oldest batches: the @p j-th. */
+static struct export_batch *
+spool_at(const struct exporter *x, uint32_t j)
 {
-	struct export_batch *b = x->spool[x->spool_head];
+	return x->spool[(x->spool_head + j) % x->spool_cap];
+}
+
+/* How many of the oldest batches go in the next requests. */
+static uint32_t
+coalesce_count(const struct exporter *x)
+{
+	size_t bytes = 0;
+	uint32_t k = 0;
+
+	while (k < x->spool_n && k < COALESCE_BATCHES) {
+		bytes += spool_at(x, k)->bytes;
+		if (k > 0 && bytes > COALESCE_BYTES)
+			break;
+		k++;
+	}
+	return k;
+}
+
+/*
+ * Part @p i of the @p k oldest batches, those not sent yet, as one body
+ * into @p out (the first's own when it is alone). @return its rows.
+ */
+static uint32_t
+gather_part(const struct exporter *x, uint32_t k, uint32_t i, struct export_part *out, bool *copied)
+{
+	uint32_t rows = 0, n = 0;
+
+	*copied = false;
+	for (uint32_t j = 0; j < k; j++) {
+		const struct export_part *p = &spool_at(x, j)->part[i];
+
+		if (!p->sent && p->rows > 0) {
+			n++;
+			*out = *p;
+		}
+	}
+	if (n <= 1) {
+		rows = n == 1 ? out->rows : 0;
+		return rows;
+	}
+	memset(out, 0, sizeof(*out));
+	out->table = spool_at(x, 0)->part[i].table;
+	for (uint32_t j = 0; j < k; j++) {
+		const struct export_part *p = &spool_at(x, j)->part[i];
+
+		if (!p->sent && p->rows > 0) {
+			xbuf_put(&out->body, p->body.p, p->body.len);
+			out->rows += p->rows;
+		}
+	}
+	*copied = true;
+	return out->rows;
+}
+
+/*
+ * Send the oldest batches, up to COALESCE_BATCHES of them in one request
+ * per part (a server catching up after an outage takes them in few
+ * requests: ClickHouse prefers few large inserts). @return 0 when all went.
+ */
+static int
+send_oldest(struct exporter *x)
+{
+	uint32_t k = coalesce_count(x), n_parts = spool_at(x, 0)->n_parts;
 	char err[160], what[48];
 
-	for (uint32_t i = 0; i < b->n_parts; i++) {
-		struct export_part *p = &b->part[i];
+	for (uint32_t i = 0; i < n_parts; i++) {
+		struct export_part p = {.rows = 0};
+		bool copied;
+		uint32_t rows = gather_part(x, k, i, &p, &copied);
+		int rc = 0;
 
-		if (p->sent)
-			continue;
-		if (x->sink.be->send(&x->sink, p, err, sizeof(err)) != 0) {
-			snprintf(what, sizeof(what), "writing %s", export_table_name(p->table));
+		if (rows > 0) {
+			if (p.body.oom) {
+				snprintf(err, sizeof(err), "out of memory");
+				rc = -1;
+			} else
+				rc = x->sink.be->send(&x->sink, &p, err, sizeof(err));
+		}
+		if (copied)
+			xbuf_free(&p.body);
+		if (rc != 0) {
+			snprintf(what, sizeof(what), "writing %s", export_table_name(p.table));
 			failed(x, what, err);
 			return -1;
 		}
-		p->sent = true;
+		for (uint32_t j = 0; j < k; j++)
+			spool_at(x, j)->part[i].sent = true;
 		pthread_mutex_lock(&x->lock);
-		x->st.rows += p->rows;
+		x->st.rows += rows;
 		pthread_mutex_unlock(&x->lock);
 		beat(x);
 	}
 	pthread_mutex_lock(&x->lock);
-	x->st.batches++;
+	x->st.batches += k;
 	x->st.last_success_unix_s = unix_now();
 	x->st.cpu_s = thread_cpu_s();
 	pthread_mutex_unlock(&x->lock);
-	spool_pop(x);
+	while (k-- > 0)
+		spool_pop(x);
 	return 0;
 }
 
@@ -376,7 +455,7 @@ send_round(struct exporter *x)
 		x->prepared = true;
 	}
 	while (x->spool_n > 0) {
-		if (send_head(x) != 0)
+		if (send_oldest(x) != 0)
 			return;
 		x->backoff_ms = 0;
 		drain_handoff(x);

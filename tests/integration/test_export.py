@@ -136,15 +136,19 @@ def test_clickhouse_exact(h):
             c.eq('exporter dropped_intervals', 0, e['dropped_intervals'])
             c.true('exporter batches > 0', e['batches'] > 0, repr(e))
 
-            # The summary's counters are as of its merge: compare when the
-            # spool is empty and the count has not moved between two reads.
+            # The summary's counters are as of its merge (snapshot S, before
+            # S was handed over): with nothing spooled and S - 1 intervals
+            # encoded, they are the rows of the snapshots before S.
             def rows_agree():
-                n = sum(int(ch.rows('SELECT count() FROM %s.%s' % (DB, t))[0][0])
-                        for t in ('totals', 'subnets', 'hosts', 'alerts'))
-                e = exporter(d.summary(), 'clickhouse')
-                return (n, e['rows']) if e['spool_depth'] == 0 and n == e['rows'] else None
-            n, rows = wait_for('the summary\'s rows to equal the rows in ClickHouse',
-                               rows_agree, timeout=10)
+                s = d.summary()
+                e = exporter(s, 'clickhouse')
+                if e['spool_depth'] != 0 or e['intervals'] != s['snapshot_seq'] - 1:
+                    return None
+                n = sum(int(ch.rows('SELECT count() FROM %s.%s WHERE seq < %d' % (
+                    DB, t, s['snapshot_seq']))[0][0])
+                    for t in ('totals', 'subnets', 'hosts', 'alerts'))
+                return (n, e['rows'])
+            n, rows = wait_for('a summary with nothing spooled', rows_agree, timeout=10)
             c.eq('exporter rows == rows in ClickHouse', n, rows)
             c.eq('d.stop() exit status', 0, d.stop())
     c.done()
@@ -476,12 +480,72 @@ def test_reload_export(h):
     c.done()
 
 
+def test_alert_events(h):
+    """An alert's start and end reach the alerts table, once each, with the
+    API's id, address, metric and type (a ClickHouse stand-in records the
+    rows of each INSERT)."""
+    import json
+    import tempfile
+    import urllib.parse
+    c = h.checker('alert events')
+    tmp = tempfile.mkdtemp(prefix='dpmon-export-alert-')
+    flood, _ = h.gen(tmp, 'in5', ['--subnet', '10.0.0.4/30', '--egress-percent', '0',
+                                  '--hosts', '1', '--packets', '40000', '--mix', 'udp=1'])
+    tables = {}
+
+    def handler(req):
+        q = urllib.parse.parse_qs(req['path'].split('?', 1)[1]).get('query', [''])[0]
+        if q.startswith('INSERT INTO dpmon.'):
+            t = q.split()[2].split('.')[1]
+            tables.setdefault(t, []).extend(
+                json.loads(line) for line in req['body'].decode().splitlines() if line)
+        return 200, ''
+    with servers.FakeHTTP(handler) as srv:
+        cfg = export_config(ch={'url': srv.url})
+        cfg.update({'average_time_constant_ms': 1000,
+                    'detection': {'thresholds': {'ingress': {'pps': 4000}}, 'hold_s': 1}})
+        with h.dpmon_run([flood], [('10.0.0.0/24', 'lan')], 'export-alert',
+                         extra_config=cfg) as d:
+            d.wait_counts(40000)
+            alerts = wait_for('the alert to end', lambda: (
+                lambda doc: doc if doc['alerts'] and doc['active'] == 0 else None)(
+                    d.get('/api/v1/alerts')), timeout=30)['alerts']
+            wait_for('its end event', lambda: any(
+                r['event'] == 'end' for r in tables.get('alerts', [])))
+            c.eq('rc of stop', 0, d.stop())
+        c.eq('alerts in the API', 1, len(alerts))
+        a = alerts[0]
+        ev = tables.get('alerts', [])
+        c.eq('events', ['start', 'end'], [r['event'] for r in ev])
+        for r in ev:
+            c.eq('%s: id' % r['event'], a['id'], r['id'])
+            c.eq('%s: address' % r['event'], a['address'], r['address'])
+            c.eq('%s: target, direction, metric, type' % r['event'],
+                 ('host', a['direction'], a['metric'], a['type']),
+                 (r['target'], r['direction'], r['metric'], r['type']))
+            c.eq('%s: instance' % r['event'], 'it-pop1', r['instance'])
+        c.true('end: duration_s > 0', ev and ev[-1]['duration_s'] > 0, repr(ev))
+        c.eq('hosts rows: every packet once', 40000, sum(
+            r['packets'] for r in tables.get('hosts', []) if r['direction'] == 'ingress'))
+    shutil_rmtree(tmp)
+    c.done()
+
+
+def shutil_rmtree(d):
+    import shutil
+    shutil.rmtree(d, ignore_errors=True)
+
+
 _tmpdirs = []
 
 
 def srv_dir(h):
+    """A temporary directory, removed when the test program ends."""
+    import atexit
     import tempfile
     d = tempfile.mkdtemp(prefix='dpmon-export-')
+    if not _tmpdirs:
+        atexit.register(lambda: [shutil_rmtree(x) for x in _tmpdirs])
     _tmpdirs.append(d)
     return d
 
