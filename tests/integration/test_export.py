@@ -377,8 +377,9 @@ def test_bad_servers(h):
                        e['last_error'] is not None and reason in e['last_error'])
                 c.eq('batches', 0, e['batches'])
                 c.true('merge_s below 50 ms', s['merge_s'] < 0.05, repr(s['merge_s']))
-                c.true('progress_age_s below 1 s', exporter(s, 'clickhouse')
-                       ['progress_age_s'] < 1.0, repr(exporter(s, 'clickhouse')))
+                c.true('progress_age_s below 2 s (libcurl calls back at least once a second)',
+                       exporter(s, 'clickhouse')
+                       ['progress_age_s'] < 2.0, repr(exporter(s, 'clickhouse')))
                 c.eq('handoff_skipped (the exporter takes every snapshot)', 0,
                      exporter(s, 'clickhouse')['handoff_skipped'] if name != 'slow' else 0)
                 c.eq('rc of stop', 0, d.stop())
