@@ -288,7 +288,15 @@ put_str(struct xbuf *b, const char *s)
 	xbuf_putc(b, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = strcspn(s, "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"
+				      "\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a"
+				      "\x1b\x1c\x1d\x1e\x1f");
 
+		if (n > 0) { /* a run of plain bytes at once */
+			xbuf_put(b, s, n);
+			s += n - 1;
+			continue;
+		}
 		if (c == '"' || c == '\\') {
 			xbuf_putc(b, '\\');
 			xbuf_putc(b, (char)c);
@@ -335,9 +343,9 @@ put_measured(struct xbuf *b, const char *key, double v)
 		xbuf_double(b, v);
 }
 
-/* {"instance":...,"time":...,"seq":...,"interval_s":... */
+/* {"instance":...,"time":...,"seq":...,"interval_s":... (the same in every row of a batch) */
 static void
-put_head(struct xbuf *b, const struct export_interval *iv)
+make_head(struct xbuf *b, const struct export_interval *iv)
 {
 	xbuf_puts(b, "{\"instance\":");
 	put_str(b, iv->instance);
@@ -371,14 +379,26 @@ put_counts(struct xbuf *b, const struct export_interval *iv, const struct export
 	put_measured(b, "flows", r->flows);
 }
 
+/* What the rows of one batch are written with. */
+struct ch_ctx {
+	struct export_batch *bt;
+	struct xbuf head; /* make_head's text */
+};
+
+static void
+put_head(struct xbuf *b, const struct ch_ctx *c)
+{
+	xbuf_put(b, c->head.p, c->head.len);
+}
+
 static void
 ch_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
 {
-	struct export_batch *bt = ctx;
-	struct export_part *p = &bt->part[r->table];
+	struct ch_ctx *cx = ctx;
+	struct export_part *p = &cx->bt->part[r->table];
 	struct xbuf *b = &p->body;
 
-	put_head(b, iv);
+	put_head(b, cx);
 	put_key(b, "direction");
 	put_str(b, r->direction);
 	if (r->table == EXPORT_SUBNETS) {
@@ -404,15 +424,16 @@ ch_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
 static void
 ch_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end)
 {
-	struct export_batch *bt = ctx;
-	struct export_part *p = &bt->part[EXPORT_ALERTS];
+	struct ch_ctx *cx = ctx;
+	struct export_part *p = &cx->bt->part[EXPORT_ALERTS];
 	struct xbuf *b = &p->body;
 	char addr[DPMON_PREFIX_STRLEN], pfx[DPMON_PREFIX_STRLEN] = "";
 
 	if (a->target == DPMON_TARGET_SUBNET)
 		dpmon_prefix_format(&a->prefix, pfx, sizeof(pfx));
+	(void)iv;
 	dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr));
-	put_head(b, iv);
+	put_head(b, cx);
 	put_key(b, "event");
 	put_str(b, end ? "end" : "start");
 	put_u64(b, "id", a->id);
@@ -446,13 +467,20 @@ ch_encode(struct export_sink *s, const struct dpmon_snapshot *cur,
 	  const struct dpmon_snapshot *prev, const struct export_interval *iv,
 	  struct export_batch *b)
 {
-	struct export_encoder enc = {.row = ch_row, .alert = ch_alert, .ctx = b};
+	struct ch_ctx cx = {.bt = b};
+	struct export_encoder enc = {.row = ch_row, .alert = ch_alert, .ctx = &cx};
 	int rc;
 
+	make_head(&cx.head, iv);
+	if (cx.head.oom) {
+		xbuf_free(&cx.head);
+		return -ENOMEM;
+	}
 	b->n_parts = EXPORT_TABLES;
 	for (int t = 0; t < EXPORT_TABLES; t++)
 		b->part[t].table = (enum export_table)t;
 	rc = export_rows_walk(cur, prev, s->sc->top_hosts, iv, &enc);
+	xbuf_free(&cx.head);
 	for (int t = 0; t < EXPORT_TABLES; t++) {
 		if (b->part[t].body.oom)
 			rc = -ENOMEM;
