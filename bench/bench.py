@@ -414,6 +414,93 @@ def section_merge(env):
     return rows
 
 
+# A ClickHouse stand-in for the export section: reads each request whole and
+# answers 200, on the main lcore's CPU (never the worker's).
+EXPORT_SINK = r'''
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def do_POST(self):
+        n = int(self.headers.get('Content-Length') or 0)
+        while n > 0:
+            n -= len(self.rfile.read(min(n, 1 << 20)) or b'x' * n)
+        self.send_response(200)
+        self.send_header('Content-Length', '0')
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+'''
+
+
+def export_sink():
+    p = subprocess.Popen(['taskset', '-c', str(CPU_MAIN), sys.executable, '-c', EXPORT_SINK],
+                         stdout=subprocess.PIPE, text=True)
+    return p, int(p.stdout.readline())
+
+
+def section_export(env):
+    """The exporter's cost: the data plane with export on and off (same
+    capture, alternated), and the exporter's CPU per interval and rows per
+    interval at 64 k and 1 M active hosts (every host in every interval:
+    the capture replayed forever). On a shared machine the worker's Mpps
+    follows whatever else runs; its CPU time per packet (the worker
+    thread's utime + stime over the packets it counted) does not, and is
+    the ratio that tells the export's cost to the data plane."""
+    rows = []
+    sink, port = export_sink()
+    try:
+        for mix in ('64k-hosts', '1m-hosts'):
+            on_cfg = {'export': {'instance': 'bench', 'spool_intervals': 4,
+                                 'flush_timeout_ms': 1000,
+                                 'clickhouse': {'url': 'http://127.0.0.1:%d' % port,
+                                                'create_tables': False,
+                                                'timeout_ms': 60000}}}
+            off, on, enc, nrows, cpu = [], [], [], [], []
+            ns_off, ns_on = [], []
+            for r in range(env.args.reps):
+                for export in (False, True):
+                    d = dpmon_for_mix(env, mix, extra=on_cfg if export else None,
+                                      label='export-%s' % ('on' if export else 'off'))
+                    try:
+                        s0 = d.summary()
+                        c0 = thread_cpu_seconds(d.p.pid, 'rte-worker')
+                        mpps, s = d.rates(env.args.secs)
+                        c1 = thread_cpu_seconds(d.p.pid, 'rte-worker')
+                        pk = (sum(w['packets'] for w in s['workers']) -
+                              sum(w['packets'] for w in s0['workers']))
+                        (ns_on if export else ns_off).append((c1 - c0) * 1e9 / max(1, pk))
+                        if export:
+                            e = [x for x in s['exporters'] if x['name'] == 'clickhouse'][0]
+                            on.append(mpps)
+                            enc.append(e['encode_s'])
+                            nrows.append(e['last_rows'])
+                            cpu.append(e['cpu_s'] / max(1, e['intervals']))
+                        else:
+                            off.append(mpps)
+                    finally:
+                        d.stop()
+                log('export %s rep %d: off %.3f Mpps %.1f ns/packet, on %.3f Mpps %.1f '
+                    'ns/packet, encode %.3f s, %d rows'
+                    % (mix, r, off[-1], ns_off[-1], on[-1], ns_on[-1], enc[-1], nrows[-1]))
+            rows.append({'mix': mix, 'off_mpps': statistics.median(off),
+                         'on_mpps': statistics.median(on),
+                         'ratio': statistics.median(on) / statistics.median(off),
+                         'off_ns_per_packet': statistics.median(ns_off),
+                         'on_ns_per_packet': statistics.median(ns_on),
+                         'cost_ratio': statistics.median(ns_on) / statistics.median(ns_off),
+                         'encode_s': statistics.median(enc),
+                         'cpu_s_per_interval': statistics.median(cpu),
+                         'rows_per_interval': statistics.median(nrows),
+                         'interval_ms': 500, 'off_runs': off, 'on_runs': on})
+    finally:
+        sink.kill()
+        sink.wait()
+    return rows
+
+
 def wrk(url, secs, conns=4, pace_ms=None):
     """wrk -t1 on CPU 0: flat out, or paced (each connection waits pace_ms
     before each request: at most conns / pace_ms requests per ms)."""
@@ -916,6 +1003,17 @@ def print_table(res):
             add('%-12s %-52s %9.2f %9.2f %7.3f' % (r['mix'], r['title'][:52], r['testpmd_mpps'],
                                                   r['dpmon_mpps'], r['ratio']))
         add('')
+    if 'export' in res:
+        add('Export to ClickHouse (a stand-in server): data plane on/off, exporter per interval')
+        add('%-10s %8s %8s %7s %8s %8s %7s %9s %9s %8s' % (
+            'mix', 'off Mpps', 'on Mpps', 'ratio', 'off ns/p', 'on ns/p', 'cost', 'rows',
+            'encode s', 'cpu s'))
+        for r in res['export']:
+            add('%-10s %8.3f %8.3f %7.3f %8.1f %8.1f %7.3f %9d %9.3f %8.3f' % (
+                r['mix'], r['off_mpps'], r['on_mpps'], r['ratio'], r['off_ns_per_packet'],
+                r['on_ns_per_packet'], r['cost_ratio'], r['rows_per_interval'],
+                r['encode_s'], r['cpu_s_per_interval']))
+        add('')
     if 'srss' in res:
         add('Software RSS (distributor lcore -> workers through rte_rings), 2 CPUs')
         for r in res['srss']:
@@ -1001,8 +1099,8 @@ def main():
     ap.add_argument('--source-dir', required=True)
     ap.add_argument('--build-dir', required=True)
     ap.add_argument('--out', default=None, help='JSON file (default BUILD/bench/results.json)')
-    ap.add_argument('--only', default='e2e,srss,hot,merge,http,metrics,fnm',
-                    help='sections: e2e,srss,hot,merge,http,metrics,fnm')
+    ap.add_argument('--only', default='e2e,srss,hot,merge,http,metrics,fnm,export',
+                    help='sections: e2e,srss,hot,merge,http,metrics,fnm,export')
     ap.add_argument('--mixes', default='udp64-254h,64k-hosts,1m-hosts,v4v6,imix')
     ap.add_argument('--reps', type=int, default=3)
     ap.add_argument('--secs', type=float, default=6)
@@ -1038,7 +1136,7 @@ def main():
            'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
            'git': sh('git', '-C', args.source_dir, 'describe', '--always', '--dirty',
                      check=False).stdout.strip()}
-    for name in ('e2e', 'srss', 'hot', 'merge', 'http', 'metrics', 'fnm'):
+    for name in ('e2e', 'srss', 'hot', 'merge', 'http', 'metrics', 'fnm', 'export'):
         if name in sections:
             log('section ' + name)
             try:

@@ -7,8 +7,10 @@
 #   bash scripts/deps.sh           build and test dependencies
 #   bash scripts/deps.sh --build   build dependencies only (quickstart)
 #
-#   build:  compilers, Meson, DPDK, jansson, libmicrohttpd, libpcap, libsystemd
-#   tests:  prometheus (promtool), chromium (the dashboard test), cppcheck and
+#   build:  compilers, Meson, DPDK, jansson, libmicrohttpd, libpcap, libsystemd,
+#           libcurl
+#   tests:  prometheus (promtool), clickhouse-server and influxdb (the export
+#           tests start their own, test_export.py), chromium (the dashboard test), cppcheck and
 #           clang-format (scripts/static-check.sh), DPDK's af_packet PMD and
 #           iproute2 (the live-traffic test on a veth pair, test_soak.py;
 #           libdpdk-dev pulls the PMD in too, it is named for what it is for),
@@ -25,8 +27,8 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config python3 python3-pyelftools
       dpdk dpdk-dev libdpdk-dev libnuma-dev libjansson-dev libmicrohttpd-dev libpcap-dev
-      libsystemd-dev curl)
-TEST_PKGS=(prometheus chromium librte-net-af-packet23 iproute2
+      libsystemd-dev libcurl4-openssl-dev curl)
+TEST_PKGS=(prometheus chromium librte-net-af-packet23 iproute2 clickhouse-server influxdb
       debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
       systemd shellcheck cppcheck clang-format)
 build_only=0
@@ -48,8 +50,9 @@ fi
 
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}" >&2
-	# Installing prometheus must not start a Prometheus server: only promtool
-	# is needed. Without a policy of the machine's own, deny service starts
+	# Installing prometheus, clickhouse-server or influxdb must not start
+	# a server: only promtool is needed, and the export tests start their
+	# own servers as user processes. Without a policy of the machine's own, deny service starts
 	# for the duration of the install.
 	policy=/usr/sbin/policy-rc.d
 	own_policy=0

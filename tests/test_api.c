@@ -568,9 +568,10 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_REAL(b, "merge_s", 0.125);
 	CHECK_INT(b, "subnets", 2);
 	CHECK_INT(b, "hosts", 5);
-	CHECK_SIZE(b, "", 17);
+	CHECK_SIZE(b, "", 18);
 	CHECK_STR(b, "health.status", "ok");
 	CHECK_SIZE(b, "health.reasons", 0);
+	CHECK_SIZE(b, "exporters", 0); /* none configured */
 	CHECK_SIZE(b, "actions", 5);
 	CHECK_INT(b, "actions.events_dropped", 1);
 	CHECK_INT(b, "actions.notify.ok", 4);

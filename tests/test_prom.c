@@ -209,6 +209,42 @@ prom_snapshot(void)
 	return s;
 }
 
+/* The exporters' families, one sample per exporter, only when one is configured. */
+static void
+test_exporters(void)
+{
+	struct dpmon_snapshot *s = prom_snapshot();
+	struct dpmon_snap_exporter *e = &s->exporters[0];
+	char *t;
+
+	s->n_exporters = 1;
+	snprintf(e->name, sizeof(e->name), "clickhouse");
+	e->rows = 1234;
+	e->batches = 17;
+	e->failures = 3;
+	e->dropped_intervals = 2;
+	e->spool_depth = 5;
+	e->spool_bytes = 40960;
+	e->last_success_unix_s = 1700000000.5;
+	e->progress_age_s = 0.25;
+	t = render(s, 20);
+	CHECK_LINE(t, "# TYPE dpmon_export_rows_total counter");
+	CHECK_LINE(t, "dpmon_export_rows_total{exporter=\"clickhouse\"} 1234");
+	CHECK_LINE(t, "dpmon_export_batches_total{exporter=\"clickhouse\"} 17");
+	CHECK_LINE(t, "dpmon_export_failures_total{exporter=\"clickhouse\"} 3");
+	CHECK_LINE(t, "dpmon_export_dropped_intervals_total{exporter=\"clickhouse\"} 2");
+	CHECK_LINE(t, "# TYPE dpmon_export_spool_batches gauge");
+	CHECK_LINE(t, "dpmon_export_spool_batches{exporter=\"clickhouse\"} 5");
+	CHECK_LINE(t, "dpmon_export_spool_bytes{exporter=\"clickhouse\"} 40960");
+	CHECK_LINE(t, "dpmon_export_last_success_timestamp_seconds{exporter=\"clickhouse\"} "
+		      "1700000000.5");
+	CHECK_LINE(t, "dpmon_export_progress_age_seconds{exporter=\"clickhouse\"} 0.25");
+	/* 55 families without exporters (test_lines), 8 more with one. */
+	REQUIRE(check_structure(t) == 63);
+	free(t);
+	dpmon_snapshot_free(s);
+}
+
 static void
 test_lines(void)
 {
@@ -538,6 +574,7 @@ int
 main(void)
 {
 	test_lines();
+	test_exporters();
 	test_top_hosts();
 	test_top_many();
 	test_top_subnets_ties();

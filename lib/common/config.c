@@ -113,6 +113,8 @@ parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 			config_parse_detection(c, path, v, cfg);
 		else if (strcmp(key, "actions") == 0)
 			config_parse_actions(c, path, v, cfg);
+		else if (strcmp(key, "export") == 0)
+			config_parse_export(c, path, v, cfg);
 		else if (strcmp(key, "software_rss") == 0) {
 			if (json_is_boolean(v))
 				cfg->software_rss = json_is_true(v);
@@ -170,6 +172,7 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	snprintf(cfg->actions.exabgp_next_hop, sizeof(cfg->actions.exabgp_next_hop), "192.0.2.1");
 	snprintf(cfg->actions.exabgp_next_hop6, sizeof(cfg->actions.exabgp_next_hop6), "100::1");
 	cfg->actions.pcap_packets = 100;
+	config_export_defaults(&cfg->export);
 }
 
 int

@@ -180,6 +180,50 @@ struct dpmon_actions_conf {
 	char state_file[DPMON_PATH_LEN]; /**< blackholes survive restarts here */
 };
 
+/** Longest export URL, NUL included. */
+#define DPMON_URL_LEN 256
+
+/** The export backends: one exporter thread each (lib/export). */
+enum dpmon_export_kind {
+	DPMON_EXPORT_CLICKHOUSE, /**< "clickhouse": HTTP interface, INSERT ... FORMAT JSONEachRow */
+	DPMON_EXPORT_INFLUXDB,   /**< "influxdb": line protocol, 1.x /write or 2.x /api/v2/write */
+	DPMON_EXPORT_MAX
+};
+
+/** One backend of "export" (docs/export.md); "" = not set. */
+struct dpmon_export_sink_conf {
+	bool enabled;            /**< the backend's object is in the file */
+	char url[DPMON_URL_LEN]; /**< "http[s]://host[:port][/path]", no query */
+	char database
+		[DPMON_NAME_LEN]; /**< ClickHouse database, InfluxDB 1.x database; default "dpmon" */
+	char user[DPMON_NAME_LEN];          /**< HTTP basic authentication user; "" = none */
+	char password_file[DPMON_PATH_LEN]; /**< its password, the file's first line */
+	uint32_t timeout_ms; /**< one request, connect included; default 10000, 100..600000 */
+	uint32_t
+		top_hosts; /**< "hosts": 0 = "all" active hosts (the default), else the top N by bytes */
+	uint32_t ttl_days;        /**< ClickHouse TTL of the rows, days; 0 = none (the default) */
+	bool create_tables;       /**< ClickHouse: create the database and tables; default true */
+	uint8_t api;              /**< InfluxDB: 1 (/write, the default) or 2 (/api/v2/write) */
+	char org[DPMON_NAME_LEN]; /**< InfluxDB 2.x organisation */
+	char bucket[DPMON_NAME_LEN];     /**< InfluxDB 2.x bucket; set = api 2 */
+	char token_file[DPMON_PATH_LEN]; /**< InfluxDB 2.x API token, the file's first line */
+};
+
+/** "export" in the file (docs/export.md). */
+struct dpmon_export_conf {
+	/** Name of this appliance in every row; default the host name. [A-Za-z0-9._:-]. */
+	char instance[DPMON_NAME_LEN];
+	uint32_t spool_intervals; /**< batches kept while a server is away; default 300, 1..86400 */
+	uint32_t spool_mb;        /**< and at most this many MiB of them; default 1024, 1..65536 */
+	uint32_t retry_max_ms; /**< longest wait between two attempts; default 30000, 100..600000 */
+	uint32_t
+		flush_timeout_ms; /**< at stop, time to send what is spooled; default 5000, 0..600000 */
+	struct dpmon_export_sink_conf sink[DPMON_EXPORT_MAX];
+};
+
+/** Name of backend @p k in the configuration ("clickhouse"), or NULL out of range. Any thread. */
+const char *dpmon_export_kind_name(int k);
+
 /** The whole configuration, with defaults filled in. */
 struct dpmon_config {
 	struct dpmon_port_conf ports[DPMON_MAX_PORTS];
@@ -228,6 +272,7 @@ struct dpmon_config {
 	bool software_rss;
 	struct dpmon_detect_conf detect;
 	struct dpmon_actions_conf actions;
+	struct dpmon_export_conf export; /**< "export" (docs/export.md) */
 };
 
 /** Fill @p cfg with every default (no ports, no subnets). Never fails. Any thread. */

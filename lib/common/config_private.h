@@ -9,6 +9,7 @@
  *   config_detection.c  "detection": thresholds, hostgroups, whitelist
  *   config_actions.c    "actions": notify script, ExaBGP, capture and
  *                       state files
+ *   config_export.c     "export": ClickHouse and InfluxDB
  *
  * Each parser checks the value at @p path (its JSONPath) completely,
  * reports every problem through @p c (json_check.h) and fills @p cfg with
@@ -91,5 +92,20 @@ void config_finish_detection(struct dpmon_config *cfg, bool enabled_set);
  */
 void config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj,
 			  struct dpmon_config *cfg);
+
+/* ------------------------------------------------------------------------
+ * Export (config_export.c).
+ * --------------------------------------------------------------------- */
+
+/*
+ * "export": {"instance", "spool_intervals", "spool_mb", "retry_max_ms",
+ * "flush_timeout_ms", "clickhouse": {...}, "influxdb": {...}} into
+ * cfg->export (docs/export.md).
+ */
+void config_parse_export(struct dpmon_check *c, const char *path, json_t *obj,
+			 struct dpmon_config *cfg);
+
+/* The defaults of "export" into @p e: the host name as instance, ... */
+void config_export_defaults(struct dpmon_export_conf *e);
 
 #endif /* DPMON_CONFIG_PRIVATE_H */

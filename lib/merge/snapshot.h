@@ -227,6 +227,36 @@ struct dpmon_snap_actions {
 	bool exabgp_connected;   /**< ExaBGP's pipe is open (a reader is there) */
 };
 
+/**
+ * One exporter's counters since start (lib/export, docs/export.md), as of
+ * the snapshot: filled by the caller of the merge from
+ * dpmon_export_stats.
+ */
+struct dpmon_snap_exporter {
+	char name[16];              /**< "clickhouse", "influxdb" */
+	uint64_t intervals;         /**< snapshots encoded into a batch */
+	uint64_t rows;              /**< rows (ClickHouse) or points (InfluxDB) the server took */
+	uint64_t batches;           /**< batches (one interval's rows) sent completely */
+	uint64_t failures;          /**< requests that failed (no answer, or not 2xx) */
+	uint64_t dropped_intervals; /**< batches dropped unsent: full spool, or left at stop */
+	uint64_t
+		handoff_skipped; /**< snapshots not handed over (queue full): folded into the next */
+	uint32_t spool_depth;    /**< batches waiting to be sent */
+	uint64_t spool_bytes;    /**< their encoded size, bytes */
+	double last_success_unix_s; /**< last batch sent, Unix seconds; 0 = none yet */
+	double last_error_unix_s;   /**< last failure, Unix seconds; 0 = none yet */
+	char last_error[192];       /**< its reason; "" = none yet */
+	/** CLOCK_MONOTONIC ns of the exporter thread's last loop round (beaten while it waits too). */
+	uint64_t last_progress_ns;
+	double progress_age_s; /**< seconds from it to when these counters were read */
+	double cpu_s;          /**< the exporter thread's CPU time since start, seconds */
+	double encode_s;       /**< CPU seconds the last interval's encoding took */
+	uint32_t last_rows;    /**< rows (points) of the last interval's batch */
+};
+
+/** Most exporters a snapshot reports (one per backend). */
+#define DPMON_SNAP_EXPORTERS_MAX 4
+
 struct dpmon_snapshot {
 	uint64_t seq;         /**< 1 for the first merge, +1 each merge */
 	double uptime_s;      /**< seconds since start */
@@ -262,7 +292,9 @@ struct dpmon_snapshot {
 	struct dpmon_hist_point **history;
 	struct dpmon_snap_config config; /**< reload status (filled by the caller of the merge) */
 	struct dpmon_snap_actions
-		actions; /**< actions and sampler (filled by the caller of the merge) */
+		actions;      /**< actions and sampler (filled by the caller of the merge) */
+	uint32_t n_exporters; /**< exporters configured (filled by the caller of the merge) */
+	struct dpmon_snap_exporter exporters[DPMON_SNAP_EXPORTERS_MAX];
 
 	/**
 	 * Alerts (detect.h): the active ones and the most recent ended ones,

@@ -36,6 +36,7 @@ app_usage(FILE *f)
 	fprintf(f, "usage: dpmon [EAL options] -- --config FILE [--http-port N]\n"
 		   "             [--http-port-file FILE] [--duration SECONDS]\n"
 		   "       dpmon --check-config FILE\n"
+		   "       dpmon --print-schema clickhouse [--cluster NAME] [--config FILE]\n"
 		   "       dpmon --version | --help\n"
 		   "Counts packets and bytes per monitored subnet and host on DPDK ports\n"
 		   "and serves them as JSON over HTTP. See docs/configuration.md.\n");
@@ -61,6 +62,52 @@ check_config(int argc, char **argv, int i)
 	return 0;
 }
 
+/*
+ * --print-schema clickhouse [--cluster NAME] [--config FILE], argv[i]
+ * being the option: the DDL of the export tables, with the database and
+ * TTL of FILE's export.clickhouse (else the defaults). @return the exit
+ * status.
+ */
+static int
+print_schema(int argc, char **argv, int i)
+{
+	const char *cluster = NULL, *file = NULL;
+	struct dpmon_config cfg;
+	int rc;
+
+	if (i != 1 || argc < 3 || strcmp(argv[2], "clickhouse") != 0)
+		goto usage;
+	for (int k = 3; k < argc; k += 2) {
+		if (k + 1 >= argc)
+			goto usage;
+		if (strcmp(argv[k], "--cluster") == 0)
+			cluster = argv[k + 1];
+		else if (strcmp(argv[k], "--config") == 0)
+			file = argv[k + 1];
+		else
+			goto usage;
+	}
+	if (file != NULL) {
+		if (dpmon_config_load(file, &cfg, stderr) != 0)
+			return EXIT_CONFIG;
+	} else
+		dpmon_config_defaults(&cfg);
+	rc = dpmon_export_print_schema(&cfg.export, cluster, stdout);
+	dpmon_config_free(&cfg);
+	if (rc == -EINVAL) {
+		fprintf(stderr,
+			"dpmon: --cluster: '%s' is not a cluster name (letters, digits, "
+			"'_')\n",
+			cluster);
+		return EXIT_USAGE;
+	}
+	return rc == 0 ? 0 : EXIT_START;
+usage:
+	fprintf(stderr, "dpmon: usage: dpmon --print-schema clickhouse [--cluster NAME] "
+			"[--config FILE]\n");
+	return EXIT_USAGE;
+}
+
 int
 app_early_options(int argc, char **argv)
 {
@@ -69,6 +116,8 @@ app_early_options(int argc, char **argv)
 			break;
 		if (strcmp(argv[i], "--check-config") == 0)
 			return check_config(argc, argv, i);
+		if (strcmp(argv[i], "--print-schema") == 0)
+			return print_schema(argc, argv, i);
 		if (strcmp(argv[i], "--version") == 0) {
 			printf("dpmon %s (%s)\n", DPMON_VERSION, rte_version());
 			return 0;

@@ -151,6 +151,9 @@ fill_status(struct app *a, struct dpmon_snapshot *s)
 	memcpy(s->config.last_refusal_reason, a->reload.last_refusal_reason,
 	       sizeof(s->config.last_refusal_reason));
 	fill_actions(a, &s->actions);
+	s->n_exporters = dpmon_export_stats(a->exporters, s->exporters, DPMON_SNAP_EXPORTERS_MAX);
+	if (s->n_exporters > DPMON_SNAP_EXPORTERS_MAX)
+		s->n_exporters = DPMON_SNAP_EXPORTERS_MAX;
 }
 
 /*
@@ -215,6 +218,8 @@ app_merge_once(struct app *a)
 		dpmon_log(DPMON_LOG_MERGE, DPMON_LOG_ERR,
 			  "detect: out of memory; this snapshot lists no alerts");
 	dpmon_snap_publish(&a->store, s);
+	/* By reference, never waiting: a slow server never slows the merge. */
+	dpmon_export_offer(a->exporters, s);
 	/* After the publication, on the main lcore's idle time: the
 	 * rankings and host queries readers used in the previous snapshot,
 	 * ready in this one. */

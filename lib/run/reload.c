@@ -204,6 +204,7 @@ swap_reloadable(struct dpmon_config *run, struct dpmon_config *next)
 	RTE_SWAP(run->host_idle_timeout_s, next->host_idle_timeout_s);
 	RTE_SWAP(run->detect, next->detect);
 	RTE_SWAP(run->actions, next->actions);
+	RTE_SWAP(run->export, next->export);
 }
 
 /* ------------------------------------------------------------------------
@@ -277,6 +278,10 @@ reconfigure_modules(struct app *a)
 			  "ones");
 	if (a->sampler != NULL)
 		dpmon_sampler_reconfigure(a->sampler, &a->cfg.actions); /* pcap_dir, pcap_packets */
+	if (dpmon_export_reconfigure(a->exporters, &a->cfg.export) != 0)
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
+			  "reload: an exporter of the new \"export\" section could not start (see "
+			  "above)");
 	if (a->detect != NULL && dpmon_detect_reconfigure(a->detect, &a->cfg.detect) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
 			  "reload: out of memory for the detection's new settings; it keeps the "

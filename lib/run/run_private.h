@@ -35,6 +35,7 @@
 #include "counters.h"
 #include "detect.h"
 #include "distributor.h"
+#include "export.h"
 #include "health.h"
 #include "http.h"
 #include "merge.h"
@@ -104,8 +105,9 @@ struct app {
 	struct dpmon_detect *detect;   /**< thresholds and alerts, after each merge */
 	struct dpmon_snap_store store;
 	struct dpmon_http *http;
-	struct dpmon_actions *actions; /**< notify, ExaBGP, blackholes (actions.h) */
-	bool launched;                 /**< workers launched: the stop merges once more */
+	struct dpmon_actions *actions;  /**< notify, ExaBGP, blackholes (actions.h) */
+	struct dpmon_export *exporters; /**< ClickHouse, InfluxDB (export.h) */
+	bool launched;                  /**< workers launched: the stop merges once more */
 	volatile bool stop_workers;
 	bool srss; /**< software RSS: the distributor below runs */
 	unsigned dist_lcore;

@@ -343,6 +343,11 @@ start_services(struct app *a)
 		fprintf(stderr, "dpmon: cannot start detection: %s\n", strerror(errno));
 		return EXIT_START;
 	}
+	a->exporters = dpmon_export_create(&a->cfg.export, &a->store);
+	if (a->exporters == NULL) {
+		fprintf(stderr, "dpmon: cannot start the exporters: %s\n", strerror(errno));
+		return EXIT_START;
+	}
 	return 0;
 }
 

@@ -4,7 +4,7 @@
  * docs/operations.md).
  *
  *   STOPPING=1 → stop the workers → their totals → one last merge and the final state
- *   (when they ran) → HTTP → actions → telemetry → snapshot store →
+ *   (when they ran) → HTTP → exporters → actions → telemetry → snapshot store →
  *   detection, sampler, merge → distributor, ports → generations, RCU,
  *   per-core tables, workers → classifier → configuration.
  *
@@ -105,6 +105,8 @@ static void
 stop_modules(struct app *a)
 {
 	dpmon_http_stop(a->http);
+	/* After the last merge's offer: what is spooled is sent (flush_timeout_ms). */
+	dpmon_export_free(a->exporters);
 	dpmon_actions_free(a->actions); /* after the HTTP thread, its poster */
 	dpmon_telemetry_detach();
 	dpmon_snap_store_destroy(&a->store);

@@ -617,6 +617,38 @@ actions_json(const struct dpmon_snapshot *s)
 			 a->exabgp_configured ? json_boolean(a->exabgp_connected) : json_null());
 }
 
+/* One exporter's counters (docs/export.md); the times null before the first. */
+static json_t *
+exporter_json(const struct dpmon_snapshot *s, uint32_t i)
+{
+	const struct dpmon_snap_exporter *e = &s->exporters[i];
+
+	return json_pack(
+		"{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:f,s:f,s:f}", "name",
+		e->name, "intervals", (json_int_t)e->intervals, "rows", (json_int_t)e->rows,
+		"batches", (json_int_t)e->batches, "failures", (json_int_t)e->failures,
+		"dropped_intervals", (json_int_t)e->dropped_intervals, "handoff_skipped",
+		(json_int_t)e->handoff_skipped, "spool_depth", (json_int_t)e->spool_depth,
+		"spool_bytes", (json_int_t)e->spool_bytes, "last_rows", (json_int_t)e->last_rows,
+		"last_success_unix_s",
+		e->last_success_unix_s > 0 ? json_real(e->last_success_unix_s) : json_null(),
+		"last_error", e->last_error[0] ? json_string(e->last_error) : json_null(),
+		"last_error_unix_s",
+		e->last_error_unix_s > 0 ? json_real(e->last_error_unix_s) : json_null(),
+		"progress_age_s", dpmon_finite_or_zero(e->progress_age_s), "cpu_s",
+		dpmon_finite_or_zero(e->cpu_s), "encode_s", dpmon_finite_or_zero(e->encode_s));
+}
+
+static json_t *
+exporters_json(const struct dpmon_snapshot *s)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a != NULL && i < s->n_exporters; i++)
+		json_array_append_new(a, exporter_json(s, i));
+	return a;
+}
+
 int
 api_ep_summary(struct request *r, const char *rest, size_t n)
 {
@@ -626,17 +658,18 @@ api_ep_summary(struct request *r, const char *rest, size_t n)
 	(void)n;
 	return api_reply(
 		r, 200,
-		json_pack("{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:o}",
-			  "version", DPMON_VERSION, "uptime_s", dpmon_finite_or_zero(s->uptime_s),
-			  "interval_s", dpmon_finite_or_zero(s->interval_s), "interval_ms",
-			  (json_int_t)s->interval_ms, "snapshot_seq", (json_int_t)s->seq, "merge_s",
-			  dpmon_finite_or_zero(s->merge_s), "totals", totals_json(s),
-			  "parse_errors", parse_errors_json(s), "anomalies", anomalies_json(s),
-			  "ip_stats", ip_stats_json(s), "ports",
-			  array_json(s, s->n_ports, port_json), "workers",
-			  array_json(s, s->n_workers, worker_json), "subnets",
-			  (json_int_t)s->n_subnets, "hosts", (json_int_t)s->n_hosts, "config",
-			  config_json(s), "actions", actions_json(s), "health", health_json(r)));
+		json_pack(
+			"{s:s,s:f,s:f,s:I,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:o,s:o}",
+			"version", DPMON_VERSION, "uptime_s", dpmon_finite_or_zero(s->uptime_s),
+			"interval_s", dpmon_finite_or_zero(s->interval_s), "interval_ms",
+			(json_int_t)s->interval_ms, "snapshot_seq", (json_int_t)s->seq, "merge_s",
+			dpmon_finite_or_zero(s->merge_s), "totals", totals_json(s), "parse_errors",
+			parse_errors_json(s), "anomalies", anomalies_json(s), "ip_stats",
+			ip_stats_json(s), "ports", array_json(s, s->n_ports, port_json), "workers",
+			array_json(s, s->n_workers, worker_json), "subnets",
+			(json_int_t)s->n_subnets, "hosts", (json_int_t)s->n_hosts, "config",
+			config_json(s), "actions", actions_json(s), "health", health_json(r),
+			"exporters", exporters_json(s)));
 }
 
 int

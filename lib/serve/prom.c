@@ -328,6 +328,95 @@ dir_samples(struct buf *b, const char *name, const char *base, const struct dpmo
  * Sections.
  * --------------------------------------------------------------------- */
 
+/* One exporter family: @p get's value of each exporter (docs/export.md). */
+static void
+exporter_family(struct buf *b, const struct dpmon_snapshot *s, const char *name, const char *type,
+		const char *help, double (*get)(const struct dpmon_snap_exporter *e))
+{
+	char labels[64];
+
+	family(b, name, type, help);
+	for (uint32_t i = 0; i < s->n_exporters; i++) {
+		snprintf(labels, sizeof(labels), "exporter=\"%s\"", s->exporters[i].name);
+		sample_real(b, name, labels, get(&s->exporters[i]));
+	}
+}
+
+static double
+ex_rows(const struct dpmon_snap_exporter *e)
+{
+	return (double)e->rows;
+}
+
+static double
+ex_batches(const struct dpmon_snap_exporter *e)
+{
+	return (double)e->batches;
+}
+
+static double
+ex_failures(const struct dpmon_snap_exporter *e)
+{
+	return (double)e->failures;
+}
+
+static double
+ex_dropped(const struct dpmon_snap_exporter *e)
+{
+	return (double)e->dropped_intervals;
+}
+
+static double
+ex_spool(const struct dpmon_snap_exporter *e)
+{
+	return (double)e->spool_depth;
+}
+
+static double
+ex_spool_bytes(const struct dpmon_snap_exporter *e)
+{
+	return (double)e->spool_bytes;
+}
+
+static double
+ex_last_success(const struct dpmon_snap_exporter *e)
+{
+	return e->last_success_unix_s;
+}
+
+static double
+ex_progress_age(const struct dpmon_snap_exporter *e)
+{
+	return e->progress_age_s;
+}
+
+/* The exporters' counters; nothing when none is configured. */
+static void
+exporters(struct buf *b, const struct dpmon_snapshot *s)
+{
+	if (s->n_exporters == 0)
+		return;
+	exporter_family(b, s, "dpmon_export_rows_total", "counter",
+			"Rows (ClickHouse) or points (InfluxDB) the export server took.", ex_rows);
+	exporter_family(b, s, "dpmon_export_batches_total", "counter",
+			"Batches (one interval's rows) sent completely.", ex_batches);
+	exporter_family(b, s, "dpmon_export_failures_total", "counter",
+			"Export requests that failed (no answer, or not 2xx).", ex_failures);
+	exporter_family(b, s, "dpmon_export_dropped_intervals_total", "counter",
+			"Intervals dropped unsent: from a full spool, or left at the stop.",
+			ex_dropped);
+	exporter_family(b, s, "dpmon_export_spool_batches", "gauge", "Batches waiting to be sent.",
+			ex_spool);
+	exporter_family(b, s, "dpmon_export_spool_bytes", "gauge",
+			"Encoded size of the batches waiting, bytes.", ex_spool_bytes);
+	exporter_family(b, s, "dpmon_export_last_success_timestamp_seconds", "gauge",
+			"Unix time of the last batch sent; 0 before the first.", ex_last_success);
+	exporter_family(b, s, "dpmon_export_progress_age_seconds", "gauge",
+			"Seconds since the exporter thread last made progress (it beats while "
+			"it waits too), as of the merge.",
+			ex_progress_age);
+}
+
 static void
 general(struct buf *b, const struct dpmon_snapshot *s)
 {
@@ -396,6 +485,7 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 		  "1 when ExaBGP's command pipe is open (a reader is there), else 0 (also "
 		  "when no exabgp_pipe is configured).",
 		  s->actions.exabgp_connected ? 1 : 0);
+	exporters(b, s);
 }
 
 static void

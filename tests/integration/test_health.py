@@ -20,8 +20,9 @@ polling. Checked:
    the longest idle sleep (idle_sleep_us 100000), /health stays 200 "ok"
    for 3 s once the capture is read, every lcore asleep most of the time;
  - the watchdog: a socket playing systemd's NOTIFY_SOCKET (WATCHDOG_USEC
-   1 s) receives READY=1 first, then WATCHDOG=1 at least every 250 ms +
-   one merge; none while the merge is held or (after the lcore limit)
+   1 s) receives READY=1 first, then WATCHDOG=1 always less than
+   WATCHDOG_USEC apart (systemd's contract; dpmon aims at a quarter of it
+   plus one merge); none while the merge is held or (after the lcore limit)
    while a worker is held; again once released; STOPPING=1 at SIGTERM.
 """
 import os
@@ -223,7 +224,10 @@ def test_watchdog(h):
                 c.true('STATUS after READY', 'STATUS=merging every 200 ms' in lines, lines[:3])
                 t = pings(msgs)
                 c.true('WATCHDOG=1 repeated: at least 5 in 2.5 s', len(t) >= 5, len(t))
-                c.true('pings at most 250 ms + one merge apart', longest_gap(t) <= 0.5,
+                # The contract: a ping within every WATCHDOG_USEC, else systemd
+                # restarts dpmon. dpmon pings every 250 ms + one merge; the
+                # margin is for a loaded test machine's scheduling.
+                c.true('pings less than WATCHDOG_USEC (1 s) apart', longest_gap(t) < 1.0,
                        '%.3f s' % longest_gap(t))
                 c.note('%d pings in 2.5 s, at most %.3f s apart' % (len(t), longest_gap(t)))
 

@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * export_clickhouse.c — the ClickHouse backend: the schema (created when
+ * missing, printed by `dpmon --print-schema clickhouse`) and one
+ * `INSERT INTO db.table FORMAT JSONEachRow` per table and interval,
+ * through ClickHouse's HTTP interface (export_private.h, docs/export.md).
+ *
+ * The SQL is what ClickHouse 18.16 (Debian 12's) accepts: no
+ * LowCardinality (experimental there), no DateTime64, no TTL clause (it
+ * came in 19.6), so the TTL is emitted only when ttl_days is set.
+ */
+#include "export_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------
+ * Schema.
+ * --------------------------------------------------------------------- */
+
+/* The columns every table of counts has after its own. */
+static const char counts_columns[] =
+	"    packets UInt64,\n    bytes UInt64,\n"
+	"    tcp_packets UInt64,\n    tcp_bytes UInt64,\n"
+	"    udp_packets UInt64,\n    udp_bytes UInt64,\n"
+	"    icmp_packets UInt64,\n    icmp_bytes UInt64,\n"
+	"    other_packets UInt64,\n    other_bytes UInt64,\n"
+	"    fragments UInt64,\n    tcp_syn UInt64,\n"
+	"    pps Float64,\n    bps Float64,\n    avg_pps Float64,\n    avg_bps Float64,\n"
+	"    flows Nullable(Float64)";
+
+static const char dir2[] = "Enum8('ingress' = 1, 'egress' = 2)";
+
+struct table_def {
+	const char *name;
+	const char *own;       /* columns before the counts */
+	const char *more;      /* after them ("" = none) */
+	bool counts;           /* the counts columns */
+	const char *partition; /* PARTITION BY */
+	const char *order;     /* ORDER BY */
+};
+
+static const struct table_def tables[EXPORT_TABLES] = {
+	[EXPORT_TOTALS] = {"totals",
+			   "    direction Enum8('ingress' = 1, 'egress' = 2, 'internal' = 3, "
+			   "'external' = 4),\n",
+			   "", true, "toYYYYMM(time)", "(instance, direction, time)"},
+	[EXPORT_SUBNETS] = {"subnets",
+			    "    direction DIR2,\n    prefix String,\n    name String,\n", "", true,
+			    "toYYYYMM(time)", "(instance, prefix, direction, time)"},
+	[EXPORT_HOSTS] = {"hosts",
+			  "    direction DIR2,\n    address String,\n    subnet String,\n"
+			  "    name String,\n",
+			  ",\n    peers Nullable(Float64)", true, "toYYYYMMDD(time)",
+			  "(instance, subnet, address, direction, time)"},
+	[EXPORT_ALERTS] = {"alerts",
+			   "    event Enum8('start' = 1, 'end' = 2),\n    id UInt64,\n"
+			   "    target Enum8('host' = 1, 'subnet' = 2),\n    direction DIR2,\n"
+			   "    address String,\n    subnet String,\n    metric String,\n"
+			   "    value Float64,\n    threshold Float64,\n    type String,\n"
+			   "    hostgroup String,\n    start_time DateTime,\n"
+			   "    duration_s Float64,\n    peak_pps Float64,\n    peak_bps Float64,\n"
+			   "    peak_flows Float64",
+			   "", false, "toYYYYMM(time)", "(instance, time, id)"},
+};
+
+/* @p text with every "DIR2" replaced by the two-direction enum. */
+static void
+put_cols(struct xbuf *b, const char *text)
+{
+	const char *p;
+
+	while ((p = strstr(text, "DIR2")) != NULL) {
+		xbuf_put(b, text, (size_t)(p - text));
+		xbuf_puts(b, dir2);
+		text = p + 4;
+	}
+	xbuf_puts(b, text);
+}
+
+/* The common head of every table's columns. */
+static void
+put_columns(struct xbuf *b, const struct table_def *t)
+{
+	xbuf_puts(b, " (\n    instance String,\n    time DateTime,\n    seq UInt64,\n"
+		     "    interval_s Float64,\n");
+	put_cols(b, t->own);
+	if (t->counts)
+		xbuf_puts(b, counts_columns);
+	xbuf_puts(b, t->more);
+	xbuf_puts(b, "\n)");
+}
+
+/* PARTITION BY, ORDER BY and the TTL when one is set. */
+static void
+put_keys(struct xbuf *b, const struct dpmon_export_sink_conf *sc, const struct table_def *t)
+{
+	xbuf_puts(b, "\nPARTITION BY ");
+	xbuf_puts(b, t->partition);
+	xbuf_puts(b, "\nORDER BY ");
+	xbuf_puts(b, t->order);
+	if (sc->ttl_days > 0) {
+		xbuf_puts(b, "\nTTL time + INTERVAL ");
+		xbuf_u64(b, sc->ttl_days);
+		xbuf_puts(b, " DAY");
+	}
+}
+
+/* The statement creating table @p t on one server, without a ';'. */
+static void
+put_table(struct xbuf *b, const struct dpmon_export_sink_conf *sc, const struct table_def *t)
+{
+	xbuf_puts(b, "CREATE TABLE IF NOT EXISTS ");
+	xbuf_puts(b, sc->database);
+	xbuf_putc(b, '.');
+	xbuf_puts(b, t->name);
+	put_columns(b, t);
+	xbuf_puts(b, "\nENGINE = MergeTree()");
+	put_keys(b, sc, t);
+}
+
+/* Table @p t on every node of @p cluster, and the Distributed table over them. */
+static void
+put_cluster_table(struct xbuf *b, const struct dpmon_export_sink_conf *sc,
+		  const struct table_def *t, const char *cluster)
+{
+	const char *db = sc->database;
+
+	xbuf_puts(b, "CREATE TABLE IF NOT EXISTS ");
+	xbuf_puts(b, db);
+	xbuf_putc(b, '.');
+	xbuf_puts(b, t->name);
+	xbuf_puts(b, "_local ON CLUSTER ");
+	xbuf_puts(b, cluster);
+	put_columns(b, t);
+	xbuf_puts(b, "\nENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/");
+	xbuf_puts(b, db);
+	xbuf_putc(b, '/');
+	xbuf_puts(b, t->name);
+	xbuf_puts(b, "', '{replica}')");
+	put_keys(b, sc, t);
+	xbuf_puts(b, ";\n\n");
+	xbuf_puts(b, "CREATE TABLE IF NOT EXISTS ");
+	xbuf_puts(b, db);
+	xbuf_putc(b, '.');
+	xbuf_puts(b, t->name);
+	xbuf_puts(b, " ON CLUSTER ");
+	xbuf_puts(b, cluster);
+	xbuf_puts(b, " AS ");
+	xbuf_puts(b, db);
+	xbuf_putc(b, '.');
+	xbuf_puts(b, t->name);
+	xbuf_puts(b, "_local\nENGINE = Distributed(");
+	xbuf_puts(b, cluster);
+	xbuf_puts(b, ", ");
+	xbuf_puts(b, db);
+	xbuf_puts(b, ", ");
+	xbuf_puts(b, t->name);
+	xbuf_puts(b, "_local, cityHash64(instance))");
+}
+
+static bool
+is_identifier(const char *s)
+{
+	if (s == NULL || s[0] == '\0' || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+int
+export_clickhouse_schema(const struct dpmon_export_sink_conf *sc, const char *cluster,
+			 struct xbuf *out)
+{
+	if (cluster != NULL && !is_identifier(cluster))
+		return -EINVAL;
+	xbuf_puts(out, "CREATE DATABASE IF NOT EXISTS ");
+	xbuf_puts(out, sc->database);
+	if (cluster != NULL) {
+		xbuf_puts(out, " ON CLUSTER ");
+		xbuf_puts(out, cluster);
+	}
+	xbuf_puts(out, ";\n\n");
+	for (int t = 0; t < EXPORT_TABLES; t++) {
+		if (cluster != NULL)
+			put_cluster_table(out, sc, &tables[t], cluster);
+		else
+			put_table(out, sc, &tables[t]);
+		xbuf_puts(out, ";\n\n");
+	}
+	return out->oom ? -ENOMEM : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Requests.
+ * --------------------------------------------------------------------- */
+
+/* The server's URL without its trailing '/', then "/?" and @p query escaped. */
+static int
+query_url(struct export_sink *s, const char *query, struct xbuf *url)
+{
+	size_t n = strlen(s->sc->url);
+	char *q;
+
+	while (n > 0 && s->sc->url[n - 1] == '/')
+		n--;
+	xbuf_put(url, s->sc->url, n);
+	xbuf_puts(url, "/?query=");
+	q = query != NULL ? curl_easy_escape(s->curl, query, 0) : NULL;
+	if (query != NULL && q == NULL)
+		return -ENOMEM;
+	if (q != NULL)
+		xbuf_puts(url, q);
+	curl_free(q);
+	xbuf_putc(url, '\0');
+	return url->oom ? -ENOMEM : 0;
+}
+
+/* Run statement @p sql (the body; the URL has no query). */
+static int
+run_sql(struct export_sink *s, const char *sql, size_t len, char *err, size_t errlen)
+{
+	struct xbuf url = {0};
+	int rc = query_url(s, NULL, &url);
+
+	if (rc == 0)
+		rc = export_http_post(s, url.p, sql, len, NULL, true, err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	xbuf_free(&url);
+	return rc;
+}
+
+static int
+ch_prepare(struct export_sink *s, char *err, size_t errlen)
+{
+	struct xbuf b = {0};
+	int rc;
+
+	if (!s->sc->create_tables)
+		return 0;
+	xbuf_puts(&b, "CREATE DATABASE IF NOT EXISTS ");
+	xbuf_puts(&b, s->sc->database);
+	rc = b.oom ? -1 : run_sql(s, b.p, b.len, err, errlen);
+	for (int t = 0; rc == 0 && t < EXPORT_TABLES; t++) {
+		b.len = 0;
+		put_table(&b, s->sc, &tables[t]);
+		rc = b.oom ? -1 : run_sql(s, b.p, b.len, err, errlen);
+	}
+	if (b.oom)
+		snprintf(err, errlen, "out of memory");
+	xbuf_free(&b);
+	return rc;
+}
+
+static int
+ch_send(struct export_sink *s, const struct export_part *p, char *err, size_t errlen)
+{
+	char sql[160];
+	struct xbuf url = {0};
+	int rc;
+
+	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT JSONEachRow", s->sc->database,
+		 export_table_name(p->table));
+	rc = query_url(s, sql, &url);
+	if (rc == 0)
+		rc = export_http_post(s, url.p, p->body.p, p->body.len, NULL, true, err, errlen);
+	else
+		snprintf(err, errlen, "out of memory");
+	xbuf_free(&url);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Rows.
+ * --------------------------------------------------------------------- */
+
+/* A JSON string (RFC 8259 section 7). */
+static void
+put_str(struct xbuf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	xbuf_putc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = strcspn(s, "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"
+				      "\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a"
+				      "\x1b\x1c\x1d\x1e\x1f");
+
+		if (n > 0) { /* a run of plain bytes at once */
+			xbuf_put(b, s, n);
+			s += n - 1;
+			continue;
+		}
+		if (c == '"' || c == '\\') {
+			xbuf_putc(b, '\\');
+			xbuf_putc(b, (char)c);
+		} else if (c < 0x20) {
+			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+			xbuf_put(b, e, sizeof(e));
+		} else
+			xbuf_putc(b, (char)c);
+	}
+	xbuf_putc(b, '"');
+}
+
+static void
+put_key(struct xbuf *b, const char *key)
+{
+	xbuf_puts(b, ",\"");
+	xbuf_puts(b, key);
+	xbuf_puts(b, "\":");
+}
+
+static void
+put_u64(struct xbuf *b, const char *key, uint64_t v)
+{
+	put_key(b, key);
+	xbuf_u64(b, v);
+}
+
+static void
+put_double(struct xbuf *b, const char *key, double v)
+{
+	put_key(b, key);
+	xbuf_double(b, v);
+}
+
+/* @p v, or null when negative (not measured). */
+static void
+put_measured(struct xbuf *b, const char *key, double v)
+{
+	put_key(b, key);
+	if (v < 0)
+		xbuf_puts(b, "null");
+	else
+		xbuf_double(b, v);
+}
+
+/* {"instance":...,"time":...,"seq":...,"interval_s":... (the same in every row of a batch) */
+static void
+make_head(struct xbuf *b, const struct export_interval *iv)
+{
+	xbuf_puts(b, "{\"instance\":");
+	put_str(b, iv->instance);
+	put_u64(b, "time", (uint64_t)iv->unix_s);
+	put_u64(b, "seq", iv->seq);
+	put_double(b, "interval_s", iv->interval_s);
+}
+
+static void
+put_counts(struct xbuf *b, const struct export_interval *iv, const struct export_row *r)
+{
+	static const char *const pk[DPMON_PROTO_MAX] = {"tcp_packets", "udp_packets",
+							"icmp_packets", "other_packets"};
+	static const char *const bk[DPMON_PROTO_MAX] = {"tcp_bytes", "udp_bytes", "icmp_bytes",
+							"other_bytes"};
+	const struct export_delta *d = r->d;
+	double is = iv->interval_s > 0 ? iv->interval_s : 1;
+
+	put_u64(b, "packets", d->packets);
+	put_u64(b, "bytes", d->bytes);
+	for (int k = 0; k < DPMON_PROTO_MAX; k++) {
+		put_u64(b, pk[k], d->proto_packets[k]);
+		put_u64(b, bk[k], d->proto_bytes[k]);
+	}
+	put_u64(b, "fragments", d->fragments);
+	put_u64(b, "tcp_syn", d->tcp_syn);
+	put_double(b, "pps", (double)d->packets / is);
+	put_double(b, "bps", (double)d->bytes * 8.0 / is);
+	put_double(b, "avg_pps", r->avg_pps);
+	put_double(b, "avg_bps", r->avg_bps);
+	put_measured(b, "flows", r->flows);
+}
+
+/* What the rows of one batch are written with. */
+struct ch_ctx {
+	struct export_batch *bt;
+	struct xbuf head; /* make_head's text */
+};
+
+static void
+put_head(struct xbuf *b, const struct ch_ctx *c)
+{
+	xbuf_put(b, c->head.p, c->head.len);
+}
+
+static void
+ch_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
+{
+	struct ch_ctx *cx = ctx;
+	struct export_part *p = &cx->bt->part[r->table];
+	struct xbuf *b = &p->body;
+
+	put_head(b, cx);
+	put_key(b, "direction");
+	put_str(b, r->direction);
+	if (r->table == EXPORT_SUBNETS) {
+		put_key(b, "prefix");
+		put_str(b, r->prefix);
+		put_key(b, "name");
+		put_str(b, r->name);
+	} else if (r->table == EXPORT_HOSTS) {
+		put_key(b, "address");
+		put_str(b, r->address);
+		put_key(b, "subnet");
+		put_str(b, r->prefix);
+		put_key(b, "name");
+		put_str(b, r->name);
+	}
+	put_counts(b, iv, r);
+	if (r->table == EXPORT_HOSTS)
+		put_measured(b, "peers", r->peers);
+	xbuf_puts(b, "}\n");
+	p->rows++;
+}
+
+static void
+ch_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end)
+{
+	struct ch_ctx *cx = ctx;
+	struct export_part *p = &cx->bt->part[EXPORT_ALERTS];
+	struct xbuf *b = &p->body;
+	char addr[DPMON_PREFIX_STRLEN], pfx[DPMON_PREFIX_STRLEN] = "";
+
+	if (a->target == DPMON_TARGET_SUBNET)
+		dpmon_prefix_format(&a->prefix, pfx, sizeof(pfx));
+	(void)iv;
+	dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr));
+	put_head(b, cx);
+	put_key(b, "event");
+	put_str(b, end ? "end" : "start");
+	put_u64(b, "id", a->id);
+	put_key(b, "target");
+	put_str(b, a->target == DPMON_TARGET_SUBNET ? "subnet" : "host");
+	put_key(b, "direction");
+	put_str(b, dpmon_dir_name(a->dir));
+	put_key(b, "address");
+	put_str(b, a->target == DPMON_TARGET_SUBNET ? "" : addr);
+	put_key(b, "subnet");
+	put_str(b, pfx);
+	put_key(b, "metric");
+	put_str(b, dpmon_metric_name(a->metric));
+	put_double(b, "value", a->value);
+	put_double(b, "threshold", a->threshold);
+	put_key(b, "type");
+	put_str(b, dpmon_attack_name(a->type));
+	put_key(b, "hostgroup");
+	put_str(b, a->hostgroup);
+	put_u64(b, "start_time", (uint64_t)a->start_unix_s);
+	put_double(b, "duration_s", end ? a->end_unix_s - a->start_unix_s : 0);
+	put_double(b, "peak_pps", a->peak[DPMON_METRIC_PPS]);
+	put_double(b, "peak_bps", a->peak[DPMON_METRIC_BPS]);
+	put_double(b, "peak_flows", a->peak[DPMON_METRIC_FLOWS]);
+	xbuf_puts(b, "}\n");
+	p->rows++;
+}
+
+static int
+ch_encode(struct export_sink *s, const struct dpmon_snapshot *cur,
+	  const struct dpmon_snapshot *prev, const struct export_interval *iv,
+	  struct export_batch *b)
+{
+	struct ch_ctx cx = {.bt = b};
+	struct export_encoder enc = {.row = ch_row, .alert = ch_alert, .ctx = &cx};
+	int rc;
+
+	make_head(&cx.head, iv);
+	if (cx.head.oom) {
+		xbuf_free(&cx.head);
+		return -ENOMEM;
+	}
+	b->n_parts = EXPORT_TABLES;
+	for (int t = 0; t < EXPORT_TABLES; t++)
+		b->part[t].table = (enum export_table)t;
+	rc = export_rows_walk(cur, prev, s->sc->top_hosts, iv, &enc);
+	xbuf_free(&cx.head);
+	for (int t = 0; t < EXPORT_TABLES; t++) {
+		if (b->part[t].body.oom)
+			rc = -ENOMEM;
+		/* Nothing to insert: nothing to send. */
+		b->part[t].sent = b->part[t].rows == 0;
+	}
+	return rc;
+}
+
+const struct export_backend export_clickhouse = {
+	.name = "clickhouse",
+	.prepare = ch_prepare,
+	.encode = ch_encode,
+	.send = ch_send,
+};

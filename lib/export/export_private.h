@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * export_private.h — what the files of lib/export share:
+ *
+ *   export.c             the exporter threads: handoff, spool, backoff, stop
+ *   export_rows.c        an interval's deltas: totals, subnets, hosts, alerts
+ *   export_buf.c         the growable text buffer the encoders write into
+ *   export_http.c        one HTTP POST with libcurl, and its error text
+ *   export_clickhouse.c  ClickHouse: the schema and JSONEachRow rows
+ *   export_influx.c      InfluxDB: line protocol, 1.x and 2.x write APIs
+ *
+ * Private to lib/export: nothing outside it includes this header. Every
+ * function here runs on an exporter's own thread unless its comment says
+ * otherwise.
+ */
+#ifndef DPMON_EXPORT_PRIVATE_H
+#define DPMON_EXPORT_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <curl/curl.h>
+
+#include "alert.h"
+#include "config.h"
+#include "heartbeat.h"
+#include "snapshot.h"
+
+/* ------------------------------------------------------------------------
+ * export_buf.c — text buffer.
+ * --------------------------------------------------------------------- */
+
+/** A growable byte buffer; @c oom is set (and the text truncated) on allocation failure. */
+struct xbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+void xbuf_put(struct xbuf *b, const char *s, size_t n);
+void xbuf_puts(struct xbuf *b, const char *s);
+void xbuf_putc(struct xbuf *b, char c);
+/** Decimal @p v. */
+void xbuf_u64(struct xbuf *b, uint64_t v);
+/** @p v to the thousandth, trailing zeros dropped ("12.5", "3"); NaN and infinities as 0. */
+void xbuf_double(struct xbuf *b, double v);
+void xbuf_free(struct xbuf *b);
+
+/* ------------------------------------------------------------------------
+ * export_rows.c — deltas.
+ * --------------------------------------------------------------------- */
+
+/** One direction's counts over an interval (current cumulative minus previous). */
+struct export_delta {
+	uint64_t packets, bytes;
+	uint64_t proto_packets[DPMON_PROTO_MAX], proto_bytes[DPMON_PROTO_MAX];
+	uint64_t fragments, tcp_syn;
+};
+
+/** The interval a batch is of: the same in each of its rows. */
+struct export_interval {
+	const char *instance;
+	uint64_t seq;      /**< the snapshot's */
+	double unix_s;     /**< its end, Unix seconds (the merge's wall clock) */
+	double interval_s; /**< since the previous snapshot exported (or since start) */
+};
+
+enum export_table {
+	EXPORT_TOTALS,
+	EXPORT_SUBNETS,
+	EXPORT_HOSTS,
+	EXPORT_ALERTS,
+	EXPORT_TABLES
+};
+
+/** Name of table (measurement) @p t: "totals", "subnets", "hosts", "alerts". */
+const char *export_table_name(enum export_table t);
+
+/** One row of totals, subnets or hosts. */
+struct export_row {
+	enum export_table table;
+	const char *direction; /**< "ingress", "egress" (and for totals "internal", "external") */
+	const char *prefix;    /**< subnets: its prefix; hosts: the host's subnet's */
+	const char *name;      /**< subnets, hosts: the subnet's name ("" = none) */
+	const char *address;   /**< hosts: the address, or its prefix in CIDR form */
+	const struct export_delta *d;
+	/** As of the snapshot: averages, flows (-1 = not measured), peers (-1 = not measured). */
+	double avg_pps, avg_bps, flows, peers;
+};
+
+/** Where the walk puts the rows; both callbacks get @c ctx. */
+struct export_encoder {
+	void (*row)(void *ctx, const struct export_interval *iv, const struct export_row *r);
+	/** An alert's start (@p end false) or end event. */
+	void (*alert)(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a,
+		      bool end);
+	void *ctx;
+};
+
+/**
+ * Every row of interval @p iv: snapshot @p cur against @p prev (the
+ * previous snapshot exported; NULL: the first, whose deltas are the
+ * counts since start). Totals: 4 rows; subnets: 2 each; hosts: one per
+ * direction with a non-zero delta, all of them or the @p top_hosts with
+ * the most bytes (0 = all); alerts started or ended since @p prev.
+ * @return 0, or -ENOMEM.
+ */
+int export_rows_walk(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev,
+		     uint32_t top_hosts, const struct export_interval *iv,
+		     const struct export_encoder *enc);
+
+/* ------------------------------------------------------------------------
+ * Batches and backends.
+ * --------------------------------------------------------------------- */
+
+/** One request's body of a batch: ClickHouse, one per table; InfluxDB, one in all. */
+struct export_part {
+	struct xbuf body;
+	enum export_table table;
+	uint32_t rows;
+	bool sent;
+};
+
+/** One interval's rows, encoded, waiting in the spool. */
+struct export_batch {
+	uint64_t seq;
+	uint32_t n_parts;
+	uint32_t rows; /**< in all parts */
+	size_t bytes;  /**< of all bodies */
+	struct export_part part[EXPORT_TABLES];
+};
+
+void export_batch_free(struct export_batch *b);
+
+struct export_sink;
+
+/** What differs between ClickHouse and InfluxDB. */
+struct export_backend {
+	const char *name;
+	/** Before the first batch (and after a reconfiguration): create what is missing. */
+	int (*prepare)(struct export_sink *s, char *err, size_t len);
+	/** Encode interval @p iv of @p cur (against @p prev) into @p b. @return 0 or -ENOMEM. */
+	int (*encode)(struct export_sink *s, const struct dpmon_snapshot *cur,
+		      const struct dpmon_snapshot *prev, const struct export_interval *iv,
+		      struct export_batch *b);
+	/** Send part @p p. @return 0, or -1 with the reason in @p err. */
+	int (*send)(struct export_sink *s, const struct export_part *p, char *err, size_t len);
+};
+
+extern const struct export_backend export_clickhouse;
+extern const struct export_backend export_influx;
+
+/** The state of one exporter that its backend uses. */
+struct export_sink {
+	const struct export_backend *be;
+	struct dpmon_export_conf conf;           /**< the settings in force (thread's copy) */
+	const struct dpmon_export_sink_conf *sc; /**< conf.sink[its kind] */
+	char secret[512]; /**< the password (ClickHouse, InfluxDB 1.x) or the token (2.x) */
+	CURL *curl;
+	/** Longest a request may take now, ms (timeout_ms, less near the stop's deadline). */
+	uint32_t timeout_ms;
+	volatile uint64_t *progress_ns; /**< beaten while a request runs */
+	struct dpmon_heartbeat *hb;     /**< the health check's heartbeat, beaten with it */
+	/** Non-zero: CLOCK_MONOTONIC ns past which a running request gives up (the stop's deadline). */
+	volatile uint64_t *abort_after_ns;
+};
+
+/* ------------------------------------------------------------------------
+ * export_http.c — requests.
+ * --------------------------------------------------------------------- */
+
+/**
+ * POST @p body (@p len bytes) to @p url with @p headers (may be NULL) and
+ * the sink's user and secret as basic authentication when @p basic_auth.
+ * @return 0 on a 2xx answer; -1 otherwise, with "HTTP 500: first line of
+ *         the answer" or libcurl's reason in @p err.
+ */
+int export_http_post(struct export_sink *s, const char *url, const char *body, size_t len,
+		     struct curl_slist *headers, bool basic_auth, char *err, size_t errlen);
+
+/** The ClickHouse schema (dpmon_export_print_schema's text) for @p cluster (NULL: one server). */
+int export_clickhouse_schema(const struct dpmon_export_sink_conf *sc, const char *cluster,
+			     struct xbuf *out);
+
+#endif /* DPMON_EXPORT_PRIVATE_H */

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_export.c — the exporters' deltas (lib/export/export_rows.c): each
+ * row is a snapshot's counters minus the previous snapshot's, by address
+ * and by prefix; a host that came back (another first_seen) starts from
+ * zero, never a negative delta; a record shared by both snapshots has no
+ * row; the top N hosts by bytes; and the JSONEachRow and line-protocol
+ * text of a row.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "export_private.h"
+#include "snap_fixture.h"
+
+/* ------------------------------------------------------------------------
+ * Collecting the rows.
+ * --------------------------------------------------------------------- */
+
+#define ROWS_MAX 64
+
+struct row {
+	enum export_table table;
+	char direction[16], prefix[64], address[64];
+	struct export_delta d;
+};
+
+struct rows {
+	struct row r[ROWS_MAX];
+	unsigned n;
+};
+
+static void
+on_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
+{
+	struct rows *rs = ctx;
+	struct row *o;
+
+	(void)iv;
+	REQUIRE(rs->n < ROWS_MAX);
+	o = &rs->r[rs->n++];
+	o->table = r->table;
+	snprintf(o->direction, sizeof(o->direction), "%s", r->direction);
+	snprintf(o->prefix, sizeof(o->prefix), "%s", r->prefix);
+	snprintf(o->address, sizeof(o->address), "%s", r->address);
+	o->d = *r->d;
+}
+
+/* The row of @p table, @p direction and @p key (prefix or address), or NULL. */
+static const struct row *
+find(const struct rows *rs, enum export_table table, const char *direction, const char *key)
+{
+	for (unsigned i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->r[i];
+
+		if (r->table == table && strcmp(r->direction, direction) == 0 &&
+		    (key == NULL ||
+		     strcmp(table == EXPORT_HOSTS ? r->address : r->prefix, key) == 0))
+			return r;
+	}
+	return NULL;
+}
+
+static unsigned
+count(const struct rows *rs, enum export_table table)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < rs->n; i++)
+		n += rs->r[i].table == table;
+	return n;
+}
+
+static void
+walk(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev, uint32_t top,
+     struct rows *rs)
+{
+	struct export_interval iv = {
+		.instance = "t", .seq = cur->seq, .unix_s = 1e9, .interval_s = 1};
+	struct export_encoder enc = {.row = on_row, .alert = NULL, .ctx = rs};
+
+	memset(rs, 0, sizeof(*rs));
+	REQUIRE(export_rows_walk(cur, prev, top, &iv, &enc) == 0);
+}
+
+/* ------------------------------------------------------------------------
+ * Snapshots.
+ * --------------------------------------------------------------------- */
+
+static struct dpmon_dir_stats
+udp(uint64_t packets, uint64_t bytes)
+{
+	return snap_dir(snap_rate(packets, bytes, 0, 0), DPMON_PROTO_UDP,
+			snap_rate(packets, bytes, 0, 0));
+}
+
+/* First snapshot: 10.0.0.1 (10/1000 in, 5/500 out) and 10.0.0.2 (3/300 in). */
+static struct dpmon_snapshot *
+first(void)
+{
+	static const struct snap_subnet_spec subnets[] = {{"10.0.0.0/24", "a"},
+							  {"10.0.1.0/24", "b"}};
+	struct snap_host_spec hosts[] = {
+		{"10.0.0.1", 0, udp(10, 1000), udp(5, 500)},
+		{"10.0.0.2", 0, udp(3, 300), udp(0, 0)},
+	};
+	struct snap_spec spec = {
+		.seq = 1, .subnets = subnets, .n_subnets = 2, .hosts = hosts, .n_hosts = 2};
+	struct dpmon_snapshot *s = snap_build(&spec);
+
+	s->uptime_s = 1;
+	s->totals[DPMON_TOTAL_INGRESS] = udp(13, 1300);
+	s->subnets[0].dir[DPMON_DIR_INGRESS] = udp(13, 1300);
+	s->subnets[0].dir[DPMON_DIR_EGRESS] = udp(5, 500);
+	for (uint32_t i = 0; i < s->n_hosts; i++)
+		s->hosts[i].first_seen = 100;
+	return s;
+}
+
+/*
+ * Second: the subnets in another order; 10.0.0.1 +5/+500 in, egress
+ * unchanged; 10.0.0.2 left and came back (2/200 since); 10.0.0.3 new.
+ */
+static struct dpmon_snapshot *
+second(void)
+{
+	static const struct snap_subnet_spec subnets[] = {{"10.0.1.0/24", "b"},
+							  {"10.0.0.0/24", "a"}};
+	struct snap_host_spec hosts[] = {
+		{"10.0.0.1", 1, udp(15, 1500), udp(5, 500)},
+		{"10.0.0.2", 1, udp(2, 200), udp(0, 0)},
+		{"10.0.0.3", 1, udp(0, 0), udp(4, 400)},
+	};
+	struct snap_spec spec = {
+		.seq = 2, .subnets = subnets, .n_subnets = 2, .hosts = hosts, .n_hosts = 3};
+	struct dpmon_snapshot *s = snap_build(&spec);
+
+	s->uptime_s = 2;
+	s->totals[DPMON_TOTAL_INGRESS] = udp(20, 2000);
+	s->subnets[1].dir[DPMON_DIR_INGRESS] = udp(17, 1700);
+	s->subnets[1].dir[DPMON_DIR_EGRESS] = udp(9, 900);
+	s->hosts[0].first_seen = 100;
+	s->hosts[1].first_seen = 200; /* came back */
+	s->hosts[2].first_seen = 200;
+	return s;
+}
+
+/* ------------------------------------------------------------------------
+ * Tests.
+ * --------------------------------------------------------------------- */
+
+static void
+check_delta(const struct row *r, uint64_t packets, uint64_t bytes)
+{
+	CHECK(r != NULL);
+	if (r == NULL)
+		return;
+	CHECK_EQ_U64(r->d.packets, packets);
+	CHECK_EQ_U64(r->d.bytes, bytes);
+	CHECK_EQ_U64(r->d.proto_packets[DPMON_PROTO_UDP], packets);
+	CHECK_EQ_U64(r->d.proto_bytes[DPMON_PROTO_UDP], bytes);
+}
+
+/* No previous snapshot: the counts since start. */
+static void
+test_first_interval(void)
+{
+	struct dpmon_snapshot *a = first();
+	struct rows rs;
+
+	walk(a, NULL, 0, &rs);
+	CHECK(count(&rs, EXPORT_TOTALS) == DPMON_TOTAL_MAX);
+	CHECK(count(&rs, EXPORT_SUBNETS) == 2 * DPMON_DIR_MAX);
+	CHECK(count(&rs, EXPORT_HOSTS) == 3); /* 10.0.0.2 has no egress */
+	check_delta(find(&rs, EXPORT_TOTALS, "ingress", NULL), 13, 1300);
+	check_delta(find(&rs, EXPORT_SUBNETS, "ingress", "10.0.0.0/24"), 13, 1300);
+	check_delta(find(&rs, EXPORT_HOSTS, "ingress", "10.0.0.1"), 10, 1000);
+	check_delta(find(&rs, EXPORT_HOSTS, "egress", "10.0.0.1"), 5, 500);
+	check_delta(find(&rs, EXPORT_HOSTS, "ingress", "10.0.0.2"), 3, 300);
+	CHECK(find(&rs, EXPORT_HOSTS, "egress", "10.0.0.2") == NULL);
+	dpmon_snapshot_free(a);
+}
+
+static void
+test_deltas(void)
+{
+	struct dpmon_snapshot *a = first(), *b = second();
+	struct rows rs;
+
+	walk(b, a, 0, &rs);
+	check_delta(find(&rs, EXPORT_TOTALS, "ingress", NULL), 7, 700);
+	/* By prefix, though the subnets changed places. */
+	check_delta(find(&rs, EXPORT_SUBNETS, "ingress", "10.0.0.0/24"), 4, 400);
+	check_delta(find(&rs, EXPORT_SUBNETS, "egress", "10.0.0.0/24"), 4, 400);
+	check_delta(find(&rs, EXPORT_SUBNETS, "ingress", "10.0.1.0/24"), 0, 0);
+	check_delta(find(&rs, EXPORT_HOSTS, "ingress", "10.0.0.1"), 5, 500);
+	CHECK(find(&rs, EXPORT_HOSTS, "egress", "10.0.0.1") == NULL); /* no traffic */
+	/* Came back with fewer packets than before: its new counts, not 2 - 3. */
+	check_delta(find(&rs, EXPORT_HOSTS, "ingress", "10.0.0.2"), 2, 200);
+	check_delta(find(&rs, EXPORT_HOSTS, "egress", "10.0.0.3"), 4, 400);
+	CHECK(count(&rs, EXPORT_HOSTS) == 3);
+	/* The hosts' subnet is the current snapshot's. */
+	CHECK(strcmp(find(&rs, EXPORT_HOSTS, "ingress", "10.0.0.1")->prefix, "10.0.0.0/24") == 0);
+
+	/* A host that came back with more packets than it had: still its own counts. */
+	b->hosts[1].dir[DPMON_DIR_INGRESS] = udp(30, 3000);
+	walk(b, a, 0, &rs);
+	check_delta(find(&rs, EXPORT_HOSTS, "ingress", "10.0.0.2"), 30, 3000);
+	dpmon_snapshot_free(a);
+	dpmon_snapshot_free(b);
+}
+
+/* A record both snapshots share was not touched: no host row. */
+static void
+test_shared_records(void)
+{
+	struct dpmon_snapshot *b = second(), *c = second();
+	struct rows rs;
+
+	for (uint32_t i = 0; i < c->n_hosts; i++)
+		c->host_at[i] = b->host_at[i];
+	walk(c, b, 0, &rs);
+	CHECK(count(&rs, EXPORT_HOSTS) == 0);
+	check_delta(find(&rs, EXPORT_TOTALS, "ingress", NULL), 0, 0);
+	for (uint32_t i = 0; i < c->n_hosts; i++)
+		c->host_at[i] = &c->hosts[i];
+	dpmon_snapshot_free(b);
+	dpmon_snapshot_free(c);
+}
+
+/* "hosts": N keeps the N hosts with the most bytes of the interval. */
+static void
+test_top_hosts(void)
+{
+	struct dpmon_snapshot *a = first(), *b = second();
+	struct rows rs;
+
+	walk(b, a, 1, &rs); /* 10.0.0.1: 500 B, 10.0.0.3: 400, 10.0.0.2: 200 */
+	CHECK(count(&rs, EXPORT_HOSTS) == 1);
+	check_delta(find(&rs, EXPORT_HOSTS, "ingress", "10.0.0.1"), 5, 500);
+	walk(b, a, 2, &rs);
+	CHECK(count(&rs, EXPORT_HOSTS) == 2);
+	CHECK(find(&rs, EXPORT_HOSTS, "egress", "10.0.0.3") != NULL);
+	CHECK(find(&rs, EXPORT_HOSTS, "ingress", "10.0.0.2") == NULL);
+	dpmon_snapshot_free(a);
+	dpmon_snapshot_free(b);
+}
+
+static bool
+starts_with(const char *s, const char *head)
+{
+	return strncmp(s, head, strlen(head)) == 0;
+}
+
+/* The text of one host row in each backend's format. */
+static void
+test_encodings(void)
+{
+	struct dpmon_snapshot *a = first();
+	struct dpmon_export_conf conf;
+	struct export_sink sink = {.conf = {{0}}};
+	struct export_interval iv = {
+		.instance = "pop1", .seq = 1, .unix_s = 1700000000.25, .interval_s = 0.5};
+	struct export_batch b = {0}, l = {0};
+	char *p;
+
+	memset(&conf, 0, sizeof(conf));
+	sink.sc = &conf.sink[DPMON_EXPORT_CLICKHOUSE];
+	REQUIRE(export_clickhouse.encode(&sink, a, NULL, &iv, &b) == 0);
+	p = b.part[EXPORT_HOSTS].body.p;
+	REQUIRE(p != NULL);
+	CHECK(starts_with(
+		p, "{\"instance\":\"pop1\",\"time\":1700000000,\"seq\":1,\"interval_s\":0.5,"
+		   "\"direction\":\"ingress\",\"address\":\"10.0.0.1\",\"subnet\":"
+		   "\"10.0.0.0/24\",\"name\":\"a\",\"packets\":10,\"bytes\":1000,"
+		   "\"tcp_packets\":0,\"tcp_bytes\":0,\"udp_packets\":10,\"udp_bytes\":1000,"));
+	CHECK(strstr(p, "\"pps\":20,\"bps\":16000,") != NULL);
+	CHECK(b.part[EXPORT_TOTALS].rows == DPMON_TOTAL_MAX);
+	REQUIRE(export_influx.encode(&sink, a, NULL, &iv, &l) == 0);
+	p = strstr(l.part[0].body.p, "hosts,");
+	REQUIRE(p != NULL);
+	CHECK(starts_with(
+		p, "hosts,instance=pop1,direction=ingress,address=10.0.0.1,subnet=10.0.0.0/24 "
+		   "packets=10i,bytes=1000i,"));
+	CHECK(strstr(p, " 1700000000250\n") != NULL);
+	for (int i = 0; i < EXPORT_TABLES; i++) {
+		xbuf_free(&b.part[i].body);
+		xbuf_free(&l.part[i].body);
+	}
+	dpmon_snapshot_free(a);
+}
+
+int
+main(void)
+{
+	test_first_interval();
+	test_deltas();
+	test_shared_records();
+	test_top_hosts();
+	test_encodings();
+	return check_finish("test_export");
+}
