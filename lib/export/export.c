@@ -35,11 +35,11 @@
 #include "log.h"
 
 /** Snapshots that may wait between the main lcore and an exporter. */
-#define HANDOFF_SLOTS    16
+#define HANDOFF_SLOTS        16
 /** First wait after a failure, ms. */
-#define BACKOFF_FIRST_MS 500
+#define BACKOFF_FIRST_MS     500
 /** Longest sleep of an idle round, ms (the progress stamp's period). */
-#define IDLE_ROUND_MS    20
+#define IDLE_ROUND_MS        20
 /*
  * The longest an exporter may go without progress before /health calls
  * it stuck: far above its 20 ms rounds, libcurl's progress calls (at
