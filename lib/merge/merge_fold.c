@@ -291,8 +291,12 @@ fold_host(struct dpmon_merge *m, uint32_t t)
 		merge_entry_read_add(m, c, idx, &m->fold.g_cur[id]);
 		o = m->workers.map[c].next[idx];
 	}
-	for (int d = 0; d < DPMON_DIR_MAX; d++)
-		host_flows(m, id, d, &fp->flows[d], &fp->peers[d]);
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		if (m->cfg->flow_sketches)
+			host_flows(m, id, d, &fp->flows[d], &fp->peers[d]);
+		else
+			fp->flows[d] = fp->peers[d] = -1; /* not measured */
+	}
 }
 
 int

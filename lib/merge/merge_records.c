@@ -174,8 +174,8 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 		merge_dir_stats(&h->dir[d], &cur->dir[d], &cur->flags[d], &prev->dir[d],
 				&prev->flags[d], dt);
 		merge_avg_update(m, &h->dir[d], &avg->a.d[d], k);
-		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
-		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
+		h->dir[d].flows = fp != NULL ? fp->flows[d] : m->cfg->flow_sketches ? 0 : -1;
+		h->dir[d].peers = fp != NULL ? fp->peers[d] : m->cfg->flow_sketches ? 0 : -1;
 	}
 	avg->t_s = m->clock.t_now;
 	if (fp != NULL)
