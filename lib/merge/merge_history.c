@@ -114,7 +114,8 @@ merge_fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 {
 	uint32_t nfs = m->workers.n ? m->subnets.gen[0]->n_flow_subnets : 0;
 
-	if (!m->cfg->flow_sketches) {
+	s->no_flows = !m->cfg->flow_sketches;
+	if (s->no_flows) {
 		merge_no_flows(s);
 		for (unsigned c = 0; c < m->workers.n; c++)
 			m->reload.retired[c] = NULL;
