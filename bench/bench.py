@@ -9,9 +9,13 @@ Sections, each a function returning plain dicts that end up in the JSON:
          both one forwarding/worker lcore on net_pcap with infinite_rx=1 on
          the same capture, alternated `--reps` times; Mpps from testpmd's
          Rx-pps and from dpmon's own API (delta of sum(workers[].packets)
-         over delta of uptime_s between snapshots).
+         over delta of uptime_s between snapshots); for --sketches-off-mixes
+         also dpmon with "flow_sketches": false.
   srss   dpmon with the software-RSS distributor (one distributor lcore,
          workers behind rte_rings) on the same capture.
+  scale  two workers on a 2-queue net_pcap port, one CPU each, against one;
+         the table then prints the scaling model (worker cores per 100GbE
+         and 10GbE port of 64-byte frames at each measured per-core rate).
   hot    dpmon-bench hotpath: dpmon_worker_count on mbufs in memory.
   merge  dpmon-bench merge: merge time vs hosts and worker tables.
   http   wrk on the API while the data plane runs flat out. Placement as an
@@ -311,22 +315,107 @@ def section_e2e(env):
 
 
 def e2e_mix(env, mix):
-    if True:
-        pcap = env.capture(mix)
-        m = env.mixes[mix]
-        ref, dp = [], []
-        for r in range(env.args.reps):
-            ref.append(testpmd_mpps(env, pcap, m['packets'], env.args.secs))
-            d = dpmon_for_mix(env, mix)
+    """testpmd rxonly, dpmon, and for the mixes in --sketches-off-mixes
+    dpmon with "flow_sketches": false, alternated within each repetition."""
+    pcap = env.capture(mix)
+    m = env.mixes[mix]
+    ref, dp, off = [], [], []
+    for r in range(env.args.reps):
+        ref.append(testpmd_mpps(env, pcap, m['packets'], env.args.secs))
+        for runs, extra in ((dp, None), (off, {'flow_sketches': False})):
+            if extra is not None and mix not in env.args.sketches_off_mixes:
+                continue
+            d = dpmon_for_mix(env, mix, extra=extra)
             try:
-                dp.append(d.rates(env.args.secs)[0])
+                runs.append(d.rates(env.args.secs)[0])
             finally:
                 d.stop()
-            log('e2e %s rep %d: testpmd %.2f Mpps, dpmon %.2f Mpps' % (mix, r, ref[-1], dp[-1]))
-        return {'mix': mix, 'title': m['title'], 'packets': m['packets'],
-                'testpmd_mpps': statistics.median(ref), 'dpmon_mpps': statistics.median(dp),
-                'ratio': statistics.median(dp) / statistics.median(ref),
-                'testpmd_runs': ref, 'dpmon_runs': dp}
+        log('e2e %s rep %d: testpmd %.2f Mpps, dpmon %.2f Mpps%s' % (
+            mix, r, ref[-1], dp[-1], ', flow_sketches off %.2f Mpps' % off[-1] if off else ''))
+    row = {'mix': mix, 'title': m['title'], 'packets': m['packets'],
+           'testpmd_mpps': statistics.median(ref), 'dpmon_mpps': statistics.median(dp),
+           'ratio': statistics.median(dp) / statistics.median(ref),
+           'testpmd_runs': ref, 'dpmon_runs': dp}
+    if off:
+        row.update(dpmon_no_sketches_mpps=statistics.median(off),
+                   ratio_no_sketches=statistics.median(off) / statistics.median(ref),
+                   dpmon_no_sketches_runs=off)
+    return row
+
+
+def section_scale(env):
+    """Two workers on a 2-queue port: net_pcap0 with one rx_pcap (the same
+    capture, infinite_rx=1) per RX queue, each worker lcore pinned to a CPU
+    of its own (the main lcore shares CPU 0 with the first: it sleeps between
+    merges), against one worker on the same machine in the same repetition.
+    Mpps per worker = what the workers counted / workers. On a 2-vCPU VM
+    the two workers also share the L3 and the other tenants' load, so this
+    is a lower bound of what two dedicated cores do."""
+    mix = '64k-hosts' if '64k-hosts' in env.args.mixes else env.args.mixes[0]
+    pcap = env.capture(mix)
+    m = env.mixes[mix]
+    one, two = [], []
+    for r in range(env.args.reps):
+        d = dpmon_for_mix(env, mix, label='dpmon 1 worker')
+        try:
+            one.append(d.rates(env.args.secs)[0])
+        finally:
+            d.stop()
+        mbufs = 2 * (m['packets'] + 8192)
+        cap = 1024
+        while cap < m['hosts'] and cap < (1 << 24):
+            cap *= 2
+        d = Dpmon(env, 'net_pcap0,rx_pcap=%s,rx_pcap=%s,infinite_rx=1' % (pcap, pcap),
+                  env.subnets(mix), ['--lcores', '0@0,1@0,2@1'],
+                  env.mem_for(2 * m['packets']) + cap * 0.0003 * 3, mbufs, cap,
+                  {'ports': [{'device': 'net_pcap0', 'rx_queues': 2, 'mbufs': mbufs}]},
+                  'dpmon 2 workers')
+        try:
+            mpps, s = d.rates(env.args.secs)
+            two.append(mpps)
+            workers = len(s['workers'])
+        finally:
+            d.stop()
+        log('scale %s rep %d: 1 worker %.2f Mpps, %d workers %.2f Mpps' % (
+            mix, r, one[-1], workers, two[-1]))
+    return {'mix': mix, 'one_worker_mpps': statistics.median(one),
+            'two_workers_mpps': statistics.median(two),
+            'per_worker_mpps': statistics.median(two) / 2,
+            'one_worker_runs': one, 'two_workers_runs': two}
+
+
+LINE_RATES = (('100GbE', 148.81), ('10GbE', 14.88))  # Mpps of 64-byte frames (84 B on the wire)
+
+
+def scaling_model(res):
+    """Lines of the scaling model: worker cores one port of 64-byte frames
+    needs at the per-core rates measured in this run (N workers on N RX
+    queues run N independent copies of the hot path: docs/performance.md)."""
+    rates = []
+    for r in res.get('e2e', []):
+        if r.get('mix') == '64k-hosts' and 'dpmon_mpps' in r:
+            rates.append(('e2e 64k-hosts, 1 worker, every analytic on', r['dpmon_mpps']))
+            if 'dpmon_no_sketches_mpps' in r:
+                rates.append(('e2e 64k-hosts, 1 worker, flow_sketches off',
+                              r['dpmon_no_sketches_mpps']))
+    for r in res.get('hot', []):
+        if r.get('mix') in ('64k-hosts', '1m-hosts') and 'mpps' in r:
+            rates.append(('hot path alone, %s' % r['mix'], r['mpps']))
+    sc = res.get('scale')
+    if sc:
+        rates.append(('e2e %s, per worker of 2 on a 2-queue port' % sc['mix'],
+                      sc['per_worker_mpps']))
+    out = []
+    for what, mpps in rates:
+        if mpps <= 0:
+            continue
+        cores = ', '.join('%s %d' % (name, -(-line // mpps)) for name, line in LINE_RATES)
+        out.append('  %-58s %6.2f Mpps per core -> worker cores: %s' % (what, mpps, cores))
+    for r in res.get('merge', []):
+        if r['hosts'] == 1000000 and r['tables'] == 16:
+            out.append('  merge, 1 M hosts over 16 worker tables, %d%% touched: %.1f ms' % (
+                r['touched_percent'], r['merge_ms_best']))
+    return out
 
 
 def section_srss(env):
@@ -370,24 +459,39 @@ def section_hot(env):
         env.capture(mix)
         m = env.mixes[mix]
         runs = []
+        # Alternated with "flow_sketches": false for --sketches-off-mixes.
+        variants = [[], ['--no-flow-sketches']] if mix in env.args.sketches_off_mixes else [[]]
         for r in range(env.args.reps + 1):
-            out = subprocess.run(
-                ['taskset', '-c', str(CPU_WORKER), env.bench] +
-                env.eal(env.mem_for(m['packets']) + 256, ['-l', '0']) +
-                ['--', 'hotpath', mix, '--dir', env.data, '--seconds', str(env.args.hot_secs)],
-                capture_output=True, text=True)
-            if out.returncode != 0:
-                break
-            runs.append(json.loads(out.stdout))
+            for v in variants:
+                out = subprocess.run(
+                    ['taskset', '-c', str(CPU_WORKER), env.bench] +
+                    env.eal(env.mem_for(m['packets']) + 256, ['-l', '0']) +
+                    ['--', 'hotpath', mix, '--dir', env.data, '--seconds',
+                     str(env.args.hot_secs)] + v, capture_output=True, text=True)
+                if out.returncode != 0:
+                    break
+                runs.append(json.loads(out.stdout))
         if not runs:
             log('hot %s failed: %s' % (mix, out.stderr[-300:]))
             rows.append({'mix': mix, 'error': out.stderr[-300:]})
             continue
         best = min(runs, key=lambda x: x['ns_per_packet'])
         med = statistics.median(x['ns_per_packet'] for x in runs)
-        rows.append({'mix': mix, 'ns_per_packet': med, 'ns_per_packet_best': best['ns_per_packet'],
-                     'mpps': 1e3 / med, 'hosts': best['hosts'], 'runs': runs})
-        log('hot %s: %.1f ns/packet' % (mix, med))
+        row = {'mix': mix, 'ns_per_packet': med, 'ns_per_packet_best': best['ns_per_packet'],
+               'mpps': 1e3 / med, 'hosts': best['hosts'], 'runs': runs}
+        if mix in env.args.sketches_off_mixes:
+            off = [x for x in runs if not x.get('flow_sketches', True)]
+            on = [x for x in runs if x.get('flow_sketches', True)]
+            med = statistics.median(x['ns_per_packet'] for x in on)
+            row.update(ns_per_packet=med, mpps=1e3 / med, runs=on)
+            if off:
+                med_off = statistics.median(x['ns_per_packet'] for x in off)
+                row.update(ns_per_packet_no_sketches=med_off, runs_no_sketches=off)
+        rows.append(row)
+        log('hot %s: %.1f ns/packet%s' % (mix, row['ns_per_packet'],
+                                          ', flow_sketches off %.1f' % row[
+                                              'ns_per_packet_no_sketches']
+                                          if 'ns_per_packet_no_sketches' in row else ''))
     return rows
 
 
@@ -1002,6 +1106,17 @@ def print_table(res):
                 continue
             add('%-12s %-52s %9.2f %9.2f %7.3f' % (r['mix'], r['title'][:52], r['testpmd_mpps'],
                                                   r['dpmon_mpps'], r['ratio']))
+            if 'dpmon_no_sketches_mpps' in r:
+                add('%-12s %-52s %9s %9.2f %7.3f' % ('', '  the same, "flow_sketches": false', '',
+                                                    r['dpmon_no_sketches_mpps'],
+                                                    r['ratio_no_sketches']))
+        add('')
+    if 'scale' in res:
+        sc = res['scale']
+        add('Two workers on a 2-queue net_pcap port (%s), one CPU each' % sc['mix'])
+        add('  1 worker %.2f Mpps; 2 workers %.2f Mpps, %.2f per worker (%.2f x one)' % (
+            sc['one_worker_mpps'], sc['two_workers_mpps'], sc['per_worker_mpps'],
+            sc['per_worker_mpps'] / sc['one_worker_mpps']))
         add('')
     if 'export' in res:
         add('Export to ClickHouse (a stand-in server): data plane on/off, exporter per interval')
@@ -1028,6 +1143,9 @@ def print_table(res):
                 add('%-12s failed' % r['mix'])
                 continue
             add('%-12s %10.1f %8.2f %8d' % (r['mix'], r['ns_per_packet'], r['mpps'], r['hosts']))
+            if 'ns_per_packet_no_sketches' in r:
+                add('%-12s %10.1f %8.2f   flow_sketches off' % (
+                    '', r['ns_per_packet_no_sketches'], 1e3 / r['ns_per_packet_no_sketches']))
         add('')
     if 'merge' in res:
         add('Merge (ms, best of 3) vs hosts and worker tables; bytes per host entry per core')
@@ -1037,6 +1155,11 @@ def print_table(res):
             add('%9d %6d %7d%% %9.2f %8.2f %9.2f %8.1f' % (
                 r['hosts'], r['tables'], r['touched_percent'], r['merge_ms_best'],
                 r['fold_ms_best'], r['snapshot_ms_best'], r['bytes_per_entry']))
+        add('')
+    model = scaling_model(res)
+    if model:
+        add('Scaling model: worker cores for one port of 64-byte frames at the measured rates')
+        out.extend(model)
         add('')
     if 'http' in res:
         add('HTTP under load (wrk -t1 -c4 on the main lcore CPU; data plane on the other)')
@@ -1099,9 +1222,11 @@ def main():
     ap.add_argument('--source-dir', required=True)
     ap.add_argument('--build-dir', required=True)
     ap.add_argument('--out', default=None, help='JSON file (default BUILD/bench/results.json)')
-    ap.add_argument('--only', default='e2e,srss,hot,merge,http,metrics,fnm,export',
-                    help='sections: e2e,srss,hot,merge,http,metrics,fnm,export')
+    ap.add_argument('--only', default='e2e,srss,scale,hot,merge,http,metrics,fnm,export',
+                    help='sections: e2e,srss,scale,hot,merge,http,metrics,fnm,export')
     ap.add_argument('--mixes', default='udp64-254h,64k-hosts,1m-hosts,v4v6,imix')
+    ap.add_argument('--sketches-off-mixes', default='64k-hosts',
+                    help='e2e: the mixes also measured with "flow_sketches": false')
     ap.add_argument('--reps', type=int, default=3)
     ap.add_argument('--secs', type=float, default=6)
     ap.add_argument('--hot-secs', type=float, default=2)
@@ -1116,6 +1241,7 @@ def main():
     ap.add_argument('--no-build', action='store_true')
     args = ap.parse_args()
     args.mixes = args.mixes.split(',')
+    args.sketches_off_mixes = args.sketches_off_mixes.split(',')
     sections = args.only.split(',')
     if args.quick:
         args.reps, args.secs, args.hot_secs = 1, 4, 1
@@ -1136,7 +1262,7 @@ def main():
            'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
            'git': sh('git', '-C', args.source_dir, 'describe', '--always', '--dirty',
                      check=False).stdout.strip()}
-    for name in ('e2e', 'srss', 'hot', 'merge', 'http', 'metrics', 'fnm', 'export'):
+    for name in ('e2e', 'srss', 'scale', 'hot', 'merge', 'http', 'metrics', 'fnm', 'export'):
         if name in sections:
             log('section ' + name)
             try:

@@ -68,7 +68,7 @@ usage(void)
 	fprintf(stderr,
 		"usage: dpmon-bench [EAL options] -- gen MIX DIR\n"
 		"       dpmon-bench [EAL options] -- hotpath MIX [--dir DIR] [--burst N]\n"
-		"                          [--seconds S | --passes N]\n"
+		"                          [--seconds S | --passes N] [--no-flow-sketches]\n"
 		"       dpmon-bench [EAL options] -- merge --hosts N --tables T [--touched PCT]\n"
 		"                          [--repeat N] [--warmup W]\n"
 		"       dpmon-bench --list\n");
@@ -230,9 +230,11 @@ mode_hotpath(int argc, char **argv)
 		{"burst", required_argument, NULL, 'b'},
 		{"seconds", required_argument, NULL, 's'},
 		{"passes", required_argument, NULL, 'p'},
+		{"no-flow-sketches", no_argument, NULL, 'f'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *dir = "bench-out";
+	bool flow_sketches = true;
 	double seconds = 2.0;
 	long passes = 0, burst = DEFAULT_BURST;
 	const struct bench_mix *mx;
@@ -262,6 +264,9 @@ mode_hotpath(int argc, char **argv)
 		case 'p':
 			passes = strtol(optarg, NULL, 10);
 			break;
+		case 'f':
+			flow_sketches = false;
+			break;
 		default:
 			return usage();
 		}
@@ -282,6 +287,7 @@ mode_hotpath(int argc, char **argv)
 		fprintf(stderr, "dpmon-bench: tables: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
+	core->flow_sketches = flow_sketches;
 	hot_pass(core, g, &cap, (uint16_t)burst); /* warm-up: inserts every host */
 	t0 = rte_rdtsc();
 	do {
@@ -297,9 +303,10 @@ mode_hotpath(int argc, char **argv)
 		printf("{\"mix\": \"%s\", \"burst\": %ld, \"packets\": %" PRIu64
 		       ", \"passes\": %" PRIu64 ", \"seconds\": %.6f, \"ns_per_packet\": %.3f"
 		       ", \"cycles_per_packet\": %.2f, \"mpps\": %.4f, \"hosts\": %u"
-		       ", \"host_table_full\": %" PRIu64 "}\n",
+		       ", \"host_table_full\": %" PRIu64 ", \"flow_sketches\": %s}\n",
 		       mx->name, burst, done, npass, s, ns, ns * (double)hz / 1e9, 1e3 / ns,
-		       core->n_hosts, core->stats.host_table_full);
+		       core->n_hosts, core->stats.host_table_full,
+		       flow_sketches ? "true" : "false");
 	}
 	dpmon_generation_free(g);
 	dpmon_core_free(core);

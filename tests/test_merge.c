@@ -502,6 +502,77 @@ test_invariants(const struct dpmon_classifier *cls, const struct dpmon_config *c
 	}
 }
 
+/*
+ * A host the merge visits without a packet since the previous merge (its
+ * entry stamped by a burst of the previous interval) keeps its record: the
+ * next snapshot lists the same record, read as stale (rate 0, flows 0, or
+ * -1 without flow sketches; counts unchanged); a new packet writes a new one.
+ */
+static void
+test_unmoved_keeps_record(const struct dpmon_classifier *cls, const struct dpmon_config *base,
+			  bool flow_sketches)
+{
+	struct dpmon_config cfg = *base;
+	struct dpmon_core *core = dpmon_core_create("t0", 1024, SOCKET_ID_ANY);
+	struct dpmon_generation *gen = gen0(cls);
+	unsigned lcore = 1;
+	uint64_t hz = 1000000000ull;
+	struct dpmon_snapshot *s1, *s2, *s3;
+	const struct dpmon_snap_host *h1, *h2, *h3;
+	const struct dpmon_dir_stats *d;
+	struct dpmon_dir_stats tmp;
+	struct dpmon_merge_timing t;
+	struct rte_mbuf *p[16];
+	struct dpmon_merge *m;
+	unsigned n;
+
+	cfg.flow_sketches = flow_sketches;
+	REQUIRE(core != NULL && gen != NULL);
+	core->flow_sketches = flow_sketches;
+	m = dpmon_merge_create(&cfg, &core, &gen, &lcore, 1, 0, hz);
+	REQUIRE(m != NULL);
+	n = burst(p);
+	dpmon_worker_burst(core, gen, p, (uint16_t)n);
+	s1 = dpmon_merge_run(m, hz, NULL, 0);
+	REQUIRE(s1 != NULL);
+	h1 = find(s1, "10.1.0.1"); /* the record as stored */
+	REQUIRE(h1 != NULL);
+	CHECK(fabs(h1->dir[DPMON_DIR_INGRESS].total.pps - 1.0) < 1e-9);
+	/* No packet: the entries stamped in the first interval are visited. */
+	s2 = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s2 != NULL);
+	dpmon_merge_last_timing(m, &t);
+	CHECK_EQ_U64(t.touched, 5);
+	CHECK_EQ_U64(t.written, 0);
+	h2 = find(s2, "10.1.0.1");
+	CHECK(h2 == h1);
+	d = dpmon_snap_host_dir(s2, h2, DPMON_DIR_INGRESS, &tmp);
+	CHECK_EQ_U64(d->total.packets, 1);
+	CHECK_EQ_U64(d->total.bytes, 100);
+	CHECK(d->total.pps == 0.0);
+	CHECK(d->flows == (flow_sketches ? 0 : -1));
+	CHECK(d->peers == (flow_sketches ? 0 : -1));
+	CHECK(d->avg_pps > 0 && d->avg_pps < h1->dir[DPMON_DIR_INGRESS].avg_pps);
+	/* A packet again: a new record. */
+	n = burst(p);
+	dpmon_worker_burst(core, gen, p, (uint16_t)n);
+	s3 = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	REQUIRE(s3 != NULL);
+	h3 = find(s3, "10.1.0.1");
+	REQUIRE(h3 != NULL);
+	CHECK(h3 != h1);
+	CHECK_EQ_U64(h3->seq, s3->seq);
+	CHECK_EQ_U64(h3->dir[DPMON_DIR_INGRESS].total.packets, 2);
+	CHECK(fabs(h3->dir[DPMON_DIR_INGRESS].total.pps - 1.0) < 1e-9);
+	CHECK(h3->dir[DPMON_DIR_INGRESS].flows == (flow_sketches ? 1 : -1));
+	dpmon_snapshot_free(s1);
+	dpmon_snapshot_free(s2);
+	dpmon_snapshot_free(s3);
+	dpmon_merge_free(m);
+	dpmon_generation_free(gen);
+	dpmon_core_free(core);
+}
+
 /* --------------------------------------------------------------- main */
 
 int
@@ -517,5 +588,7 @@ main(int argc, char **argv)
 	test_new_hosts_after_growth(&cls, &cfg);
 	test_failed_merge_new_host(&cls, &cfg);
 	test_invariants(&cls, &cfg);
+	test_unmoved_keeps_record(&cls, &cfg, true);
+	test_unmoved_keeps_record(&cls, &cfg, false);
 	return worker_fixture_finish("test_merge", &cls);
 }

@@ -89,6 +89,45 @@ parse_top_int(struct dpmon_check *c, const char *path, const char *key, const js
 	return false;
 }
 
+/* One error for each direction of @p t at @p path whose "flows" limit is set
+ * (and not just inherited from @p inherited, NULL = none). */
+static void
+check_no_flows_limit(struct dpmon_check *c, const char *path, const struct dpmon_thresholds *t,
+		     const struct dpmon_thresholds *inherited)
+{
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		double v = t->limit[d][DPMON_METRIC_FLOWS];
+
+		if (v > 0 && (inherited == NULL || inherited->limit[d][DPMON_METRIC_FLOWS] != v))
+			dpmon_check_report(
+				c, path,
+				"%s.flows is set, but \"flow_sketches\": false measures no "
+				"flows",
+				dpmon_dir_name((enum dpmon_dir)d));
+	}
+}
+
+/* With "flow_sketches": false, no threshold may watch "flows". */
+static void
+check_no_flow_thresholds(struct dpmon_check *c, const struct dpmon_config *cfg)
+{
+	const struct dpmon_detect_conf *d = &cfg->detect;
+	char path[DPMON_CHECK_PATH_LEN];
+
+	check_no_flows_limit(c, "$.detection.thresholds", &d->thresholds, NULL);
+	check_no_flows_limit(c, "$.detection.subnet_thresholds", &d->subnet_thresholds, NULL);
+	for (uint32_t i = 0; i < cfg->n_subnets; i++) {
+		if (!cfg->subnets[i].thresholds_set)
+			continue;
+		snprintf(path, sizeof(path), "$.subnets[%u].thresholds", i);
+		check_no_flows_limit(c, path, &cfg->subnets[i].thresholds, NULL);
+	}
+	for (uint32_t i = 0; i < d->n_hostgroups; i++) {
+		snprintf(path, sizeof(path), "$.detection.hostgroups[%u].thresholds", i);
+		check_no_flows_limit(c, path, &d->hostgroups[i].thresholds, &d->thresholds);
+	}
+}
+
 static void
 parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 {
@@ -120,6 +159,11 @@ parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 				cfg->software_rss = json_is_true(v);
 			else
 				dpmon_check_type(c, path, "boolean", v);
+		} else if (strcmp(key, "flow_sketches") == 0) {
+			if (json_is_boolean(v))
+				cfg->flow_sketches = json_is_true(v);
+			else
+				dpmon_check_type(c, path, "boolean", v);
 		} else if (!dpmon_check_is_comment(key) && !parse_top_int(c, path, key, v, cfg))
 			dpmon_check_unknown(c, path);
 	}
@@ -127,6 +171,8 @@ parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 	dpmon_check_require(c, "$", root, "subnets");
 	v = json_object_get(root, "detection");
 	config_finish_detection(cfg, json_is_object(v) && json_object_get(v, "enabled") != NULL);
+	if (!cfg->flow_sketches)
+		check_no_flow_thresholds(c, cfg);
 }
 
 /* ------------------------------------------------------------------------
@@ -161,6 +207,7 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	cfg->merge_interval_ms = 1000;
 	cfg->average_time_constant_ms = 5000;
 	cfg->history_s = 300;
+	cfg->flow_sketches = true;
 	cfg->burst_size = 32;
 	cfg->mbufs_per_queue = 4096;
 	cfg->metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT;

@@ -270,6 +270,14 @@ struct dpmon_config {
 	 * hash (distributor.h); default false.
 	 */
 	bool software_rss;
+	/**
+	 * "flow_sketches": distinct flows and peers (HyperLogLog sketches and
+	 * per-host bitmaps, hll.h) of hosts, subnets and totals; default true.
+	 * false: the workers skip them (their cost per packet is in
+	 * docs/performance.md) and every "flows" and "peers" is null. No
+	 * "flows" threshold may be set then. Restart only.
+	 */
+	bool flow_sketches;
 	struct dpmon_detect_conf detect;
 	struct dpmon_actions_conf actions;
 	struct dpmon_export_conf export; /**< "export" (docs/export.md) */

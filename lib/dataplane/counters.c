@@ -93,6 +93,7 @@ dpmon_core_create(const char *tag, uint32_t capacity, int socket_id)
 	c->flag_capacity = capacity / 4 < 8 ? 8 : capacity / 4;
 	c->bucket_mask = nb - 1;
 	c->epoch = c->worker_epoch = c->merge_epoch = 1;
+	c->flow_sketches = true;
 	c->hosts = rte_zmalloc_socket("dpmon_hosts", sizeof(*c->hosts) * capacity,
 				      RTE_CACHE_LINE_SIZE, socket_id);
 	c->meta = rte_zmalloc_socket("dpmon_host_meta", sizeof(*c->meta) * capacity,

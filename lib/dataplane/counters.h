@@ -64,6 +64,7 @@
 #ifndef DPMON_COUNTERS_H
 #define DPMON_COUNTERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_branch_prediction.h>
@@ -355,6 +356,12 @@ struct dpmon_core {
 	uint32_t n_hsk; /**< slots taken in this epoch (worker only) */
 	/** This worker's part of the alert sampler (sample.h); NULL = none. Set before start. */
 	struct dpmon_sample_core *sample;
+	/**
+	 * Distinct flows and peers counted (the host bitmaps and sketches, the
+	 * subnet and total sketches): true from dpmon_core_create; false skips
+	 * them ("flow_sketches": false). Set before start.
+	 */
+	bool flow_sketches;
 	uint32_t bucket_mask;
 	uint32_t n_hosts; /**< entries in use (release/acquire) */
 	uint32_t capacity;

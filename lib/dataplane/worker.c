@@ -24,9 +24,17 @@
  *      packet's flow and remote peer to the host's bitmaps in its meta
  *      line (or, for a promoted host, to its full sketches);
  *   5. the flows into the totals' and subnets' sketches.
+ * With core->flow_sketches false ("flow_sketches": false) passes 3 and 4
+ * skip the 5-tuple hash, the sketches and the host bitmaps (each pass is
+ * compiled twice, so that costs a burst two predictable branches) and pass 5
+ * does not run.
  * While the alert sampler watches hosts or subnets (sample.h), pass 1 is
  * followed by a copy of the packets to and from them; otherwise that costs a burst
  * one predictable branch.
+ * A build with -Dstage_profile=true makes each pass a function of its own
+ * (DPMON_PASS), so that callgrind gives each stage's cost per packet
+ * (bench/cg_stages.py, docs/performance.md); otherwise the compiler
+ * inlines them (1.3 % fewer instructions).
  * Counters are updated with plain stores (single writer). Parse reasons are
  * summed on the stack and stored once per burst.
  * The loop also counts polls and the TSC cycles of non-empty bursts, so
@@ -48,6 +56,13 @@
 #include "idle.h"
 #include "parse.h"
 #include "sample.h"
+
+/* A pass of the burst: its own function in a stage-profile build. */
+#ifdef DPMON_STAGE_PROFILE
+#define DPMON_PASS __rte_noinline
+#else
+#define DPMON_PASS
+#endif
 
 #define PREFETCH_AHEAD      4 /* frame data, packets ahead */
 #define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
@@ -92,7 +107,7 @@ count_notes(struct dpmon_core *core, const struct dpmon_pkt *p)
 		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_TCP_SYN], 1);
 }
 
-static void
+static void DPMON_PASS
 parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n,
 	   uint32_t decap)
 {
@@ -159,7 +174,7 @@ reasons_store(struct dpmon_core *core, const struct burst_ctx *b)
 			dpmon_count_inc(&core->stats.reasons[r], b->reasons[r]);
 }
 
-static void
+static void DPMON_PASS
 classify_pass(const struct dpmon_classifier *cls, struct burst_ctx *b)
 {
 	dpmon_classify_v4(cls, b->a4, b->s4, 2u * b->n_v4);
@@ -321,9 +336,9 @@ sub_sketch(struct dpmon_core *core, const struct dpmon_generation *g, uint32_t s
  * between and hides the misses). One loop: each packet's subnets are read
  * once.
  */
-static void
-count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct burst_ctx *b,
-	   uint16_t n)
+static __rte_always_inline void
+count_packets(struct dpmon_core *core, const struct dpmon_generation *g, struct burst_ctx *b,
+	      uint16_t n, const bool flows)
 {
 	struct dpmon_pair_ctr *subnets = g->subnets;
 
@@ -344,7 +359,7 @@ count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct bur
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EXTERNAL].proto[p->proto], len);
 			continue;
 		}
-		h = flow_hash(b, i);
+		h = flows ? flow_hash(b, i) : 0;
 		b->fhash[i] = h;
 		if (in != DPMON_NO_SUBNET) {
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_INGRESS].proto[p->proto], len);
@@ -353,10 +368,12 @@ count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct bur
 				dpmon_count_inc(&core->stats.host_v4mapped, 1);
 			else if (unlikely(g->host_bits != NULL))
 				dpmon_addr_mask(&b->hkey[b->n_hkey - 1], g->host_bits[in]);
-			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_INGRESS], h));
-			si = sub_sketch(core, g, in, DPMON_DIR_INGRESS);
-			if (si != NULL)
-				rte_prefetch0(flow_reg(si, h));
+			if (flows) {
+				rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_INGRESS], h));
+				si = sub_sketch(core, g, in, DPMON_DIR_INGRESS);
+				if (si != NULL)
+					rte_prefetch0(flow_reg(si, h));
+			}
 		}
 		if (out != DPMON_NO_SUBNET) {
 			dpmon_ctr_add(&core->totals[DPMON_TOTAL_EGRESS].proto[p->proto], len);
@@ -365,10 +382,12 @@ count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct bur
 				dpmon_count_inc(&core->stats.host_v4mapped, 1);
 			else if (unlikely(g->host_bits != NULL))
 				dpmon_addr_mask(&b->hkey[b->n_hkey - 1], g->host_bits[out]);
-			rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_EGRESS], h));
-			so = sub_sketch(core, g, out, DPMON_DIR_EGRESS);
-			if (so != NULL)
-				rte_prefetch0(flow_reg(so, h));
+			if (flows) {
+				rte_prefetch0(flow_reg(&core->flow_tot[DPMON_DIR_EGRESS], h));
+				so = sub_sketch(core, g, out, DPMON_DIR_EGRESS);
+				if (so != NULL)
+					rte_prefetch0(flow_reg(so, h));
+			}
 			if (in != DPMON_NO_SUBNET)
 				dpmon_ctr_add(&core->totals[DPMON_TOTAL_INTERNAL].proto[p->proto],
 					      len);
@@ -378,9 +397,20 @@ count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct bur
 	}
 }
 
+/* count_packets, compiled once with the flows and once without. */
+static void DPMON_PASS
+count_pass(struct dpmon_core *core, const struct dpmon_generation *g, struct burst_ctx *b,
+	   uint16_t n)
+{
+	if (likely(core->flow_sketches))
+		count_packets(core, g, b, n, true);
+	else
+		count_packets(core, g, b, n, false);
+}
+
 /* Distinct flows, stage 2: each hashed packet into the flow sketches of the
  * totals and subnets of its direction(s) (counters.h). */
-static void
+static void DPMON_PASS
 flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
 {
 	const uint32_t e = core->epoch;
@@ -410,7 +440,7 @@ flow_pass(struct dpmon_core *core, const struct burst_ctx *b, uint16_t n)
 }
 
 /* Stage 1: hash every key and prefetch its index bucket. */
-static void
+static void DPMON_PASS
 host_hash_stage(const struct dpmon_core *core, struct burst_ctx *b)
 {
 	for (uint16_t k = 0; k < b->n_hkey; k++) {
@@ -423,7 +453,7 @@ host_hash_stage(const struct dpmon_core *core, struct burst_ctx *b)
 
 /* Stage 2: the first entry of the home bucket whose signature matches (or
  * -1), with its meta and counter lines prefetched for stage 3. */
-static void
+static void DPMON_PASS
 host_probe_stage(const struct dpmon_core *core, struct burst_ctx *b)
 {
 	for (uint16_t k = 0; k < b->n_hkey; k++) {
@@ -464,8 +494,8 @@ peer_hash(const struct burst_ctx *b, uint16_t i, uint8_t dir)
 
 /* Stage 3: confirm the key (or take the slow path: full probe, insert),
  * stamp the entry, count, and add the flow and peer (counters.h). */
-static void
-host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
+static __rte_always_inline void
+host_count(struct dpmon_core *core, struct burst_ctx *b, const bool flows)
 {
 	for (uint16_t k = 0; k < b->n_hkey; k++) {
 		uint16_t i = b->hpkt[k];
@@ -483,8 +513,20 @@ host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
 		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->pkt[i].len);
 		if (unlikely(b->flag_mask[i] != 0))
 			dpmon_host_flag_add(core, (uint32_t)idx, d, b->flag_mask[i], b->pkt[i].len);
-		dpmon_host_flow_add(core, (uint32_t)idx, d, b->fhash[i], peer_hash(b, i, d));
+		if (flows)
+			dpmon_host_flow_add(core, (uint32_t)idx, d, b->fhash[i],
+					    peer_hash(b, i, d));
 	}
+}
+
+/* host_count, compiled once with the flows and peers and once without. */
+static void DPMON_PASS
+host_count_stage(struct dpmon_core *core, struct burst_ctx *b)
+{
+	if (likely(core->flow_sketches))
+		host_count(core, b, true);
+	else
+		host_count(core, b, false);
 }
 
 static void
@@ -512,7 +554,8 @@ dpmon_worker_count_generation(struct dpmon_core *core, const struct dpmon_genera
 	reasons_store(core, &b);
 	count_pass(core, g, &b, n);
 	host_pass(core, &b);
-	flow_pass(core, &b, n);
+	if (likely(core->flow_sketches))
+		flow_pass(core, &b, n);
 	/* Last, with release: a merge that sees these packets counted here
 	 * (acquire) sees every counter this burst touched (counters.h). */
 	dpmon_count_inc(&core->stats.bursts, 1);

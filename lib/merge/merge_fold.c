@@ -272,9 +272,10 @@ wrap_changed(const struct dpmon_merge *m, const uint32_t *seq_before)
 	return retry;
 }
 
-/* Counters, flows and peers of touched host fold.touched[@p t], over its chain. */
+/* Counters, flows and peers of touched host fold.touched[@p t], over its
+ * chain; @p flows: flows and peers are measured ("flow_sketches"). */
 static inline void
-fold_host(struct dpmon_merge *m, uint32_t t)
+fold_host(struct dpmon_merge *m, uint32_t t, bool flows)
 {
 	uint32_t id = m->fold.touched[t];
 	struct host_fp *fp = &m->fold.t_fp[t];
@@ -291,20 +292,25 @@ fold_host(struct dpmon_merge *m, uint32_t t)
 		merge_entry_read_add(m, c, idx, &m->fold.g_cur[id]);
 		o = m->workers.map[c].next[idx];
 	}
-	for (int d = 0; d < DPMON_DIR_MAX; d++)
-		host_flows(m, id, d, &fp->flows[d], &fp->peers[d]);
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		if (flows)
+			host_flows(m, id, d, &fp->flows[d], &fp->peers[d]);
+		else
+			fp->flows[d] = fp->peers[d] = -1; /* not measured */
+	}
 }
 
 int
 merge_fold_touched(struct dpmon_merge *m)
 {
 	uint32_t seq_before[MAX_CORES];
+	const bool flows = m->cfg->flow_sketches;
 
 	do {
 		if (wrap_begin(m, seq_before) != 0)
 			return -ENOMEM;
 		for (uint32_t t = 0; t < m->fold.n_touched; t++)
-			fold_host(m, t);
+			fold_host(m, t, flows);
 	} while (wrap_changed(m, seq_before));
 	return 0;
 }

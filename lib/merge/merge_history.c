@@ -98,11 +98,29 @@ pooled_flows(struct dpmon_merge *m, uint32_t i, int d)
 	return dpmon_hll_estimate(m->sketch.flow_tmp, DPMON_FLOW_P);
 }
 
+/* "flow_sketches": false: no flows or peers measured anywhere (null). */
+static void
+merge_no_flows(struct dpmon_snapshot *s)
+{
+	for (int t = 0; t < DPMON_TOTAL_MAX; t++)
+		s->totals[t].flows = s->totals[t].peers = -1;
+	for (uint32_t i = 0; i < s->n_subnets; i++)
+		for (int d = 0; d < DPMON_DIR_MAX; d++)
+			s->subnets[i].dir[d].flows = s->subnets[i].dir[d].peers = -1;
+}
+
 void
 merge_fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s)
 {
 	uint32_t nfs = m->workers.n ? m->subnets.gen[0]->n_flow_subnets : 0;
 
+	s->no_flows = !m->cfg->flow_sketches;
+	if (s->no_flows) {
+		merge_no_flows(s);
+		for (unsigned c = 0; c < m->workers.n; c++)
+			m->reload.retired[c] = NULL;
+		return;
+	}
 	s->totals[DPMON_TOTAL_INGRESS].flows = sketch_flows(m, false, DPMON_DIR_INGRESS);
 	s->totals[DPMON_TOTAL_EGRESS].flows = sketch_flows(m, false, DPMON_DIR_EGRESS);
 	s->totals[DPMON_TOTAL_INTERNAL].flows = -1;

@@ -174,13 +174,34 @@ record_write(struct dpmon_merge *m, struct dpmon_host_slab *b, uint32_t id,
 		merge_dir_stats(&h->dir[d], &cur->dir[d], &cur->flags[d], &prev->dir[d],
 				&prev->flags[d], dt);
 		merge_avg_update(m, &h->dir[d], &avg->a.d[d], k);
-		h->dir[d].flows = fp != NULL ? fp->flows[d] : 0;
-		h->dir[d].peers = fp != NULL ? fp->peers[d] : 0;
+		h->dir[d].flows = fp != NULL ? fp->flows[d] : m->cfg->flow_sketches ? 0 : -1;
+		h->dir[d].peers = fp != NULL ? fp->peers[d] : m->cfg->flow_sketches ? 0 : -1;
 	}
 	avg->t_s = m->clock.t_now;
 	if (fp != NULL)
 		m->fold.g_prev[id] = m->fold.g_cur[id]; /* while both lines are in the cache */
 	record_install(m, b, id);
+}
+
+/*
+ * True when touched global id @p id (flows and peers @p fp) may keep its
+ * record: it has one, no packet moved its counters since, and it has no
+ * flows or peers in this interval, so the record read as stale (its rates,
+ * flows and peers 0, or null without flow sketches; its averages decayed
+ * to this snapshot: dpmon_snap_host_dir) says what a new one would. A
+ * visited host did not move when its entries were stamped only by bursts
+ * of the previous interval that the previous merge had not fully seen.
+ */
+static bool
+record_still(const struct dpmon_merge *m, uint32_t id, const struct host_fp *fp)
+{
+	if (m->records.g_rec[id] == NULL || m->reload.resubnet ||
+	    pair_moved(&m->fold.g_cur[id], &m->fold.g_prev[id]))
+		return false;
+	for (int d = 0; d < DPMON_DIR_MAX; d++)
+		if (fp->flows[d] > 0 || fp->peers[d] > 0)
+			return false;
+	return true;
 }
 
 /*
@@ -209,14 +230,20 @@ write_records(struct dpmon_merge *m, double dt)
 	slab_add(m, b);
 	b->live = 1; /* keeps it listed while its own records are installed */
 	for (uint32_t t = 0; t < m->fold.n_touched; t++)
-		record_write(m, b, m->fold.touched[t], &m->fold.t_fp[t], dt);
+		if (!record_still(m, m->fold.touched[t], &m->fold.t_fp[t]))
+			record_write(m, b, m->fold.touched[t], &m->fold.t_fp[t], dt);
 	for (uint32_t j = 0; j < h->n_new; j++)
 		if (m->records.g_rec[h->new_ids[j]] == NULL)
 			record_write(m, b, h->new_ids[j], NULL, dt);
-	RTE_ASSERT(b->n == n);
-	b->live--;
+	RTE_ASSERT(b->n <= n);
+	if (--b->live == 0) { /* every touched host kept its record */
+		RTE_ASSERT(m->records.slabs[m->records.n_slabs - 1] == b);
+		m->records.n_slabs--;
+		dpmon_host_slab_unref(b);
+		b = NULL;
+	}
 	h->n_new = h->n_new_sorted = 0;
-	m->timing.written = n;
+	m->timing.written = b != NULL ? b->n : 0;
 	return 0;
 }
 

@@ -266,7 +266,7 @@ dpmon_snap_host_dir(const struct dpmon_snapshot *s, const struct dpmon_snap_host
 	for (int f = 0; f < DPMON_FLAG_MAX; f++)
 		tmp->flag[f].pps = tmp->flag[f].bps = 0;
 	dpmon_dir_avgs_scale(tmp, k);
-	tmp->flows = tmp->peers = 0;
+	tmp->flows = tmp->peers = s->no_flows ? -1 : 0;
 	return tmp;
 }
 

@@ -287,6 +287,8 @@ struct dpmon_snapshot {
 	uint32_t n_slabs;
 	struct dpmon_host_slab **slabs; /**< one reference each */
 	double avg_tau_s; /**< time constant of the averages, seconds (average_time_constant_ms) */
+	/** "flow_sketches": false: no flows or peers measured; every one is -1 (null). */
+	bool no_flows;
 	/** The last merges' rates, oldest first, this one last; one reference each. */
 	uint32_t n_history;
 	struct dpmon_hist_point **history;
@@ -400,7 +402,8 @@ dpmon_snap_host_decay(const struct dpmon_snapshot *s, const struct dpmon_snap_ho
 /**
  * Direction @p d of host @p h as of snapshot @p s: @p h's own stats when
  * its record is as of @p s, else a copy in @p tmp with the interval rates,
- * flows and peers zero and the averages decayed (file comment).
+ * flows and peers zero (flows and peers -1 with s->no_flows) and the
+ * averages decayed (file comment).
  * Cumulative counts are always the record's. @return &h->dir[d] or @p tmp.
  * Thread-safety: any thread.
  */

@@ -184,6 +184,8 @@ warn_restart_only(const struct app *a, const struct dpmon_config *next)
 		changed[n++] = "idle_sleep_us";
 	if (b->software_rss != next->software_rss)
 		changed[n++] = "software_rss";
+	if (b->flow_sketches != next->flow_sketches)
+		changed[n++] = "flow_sketches";
 	for (unsigned i = 0; i < n; i++)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_WARNING,
 			  "reload of %s: %s changed but takes effect only at restart; "

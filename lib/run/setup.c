@@ -213,6 +213,7 @@ init_worker(struct app *a, unsigned w, unsigned lcore)
 		return -ENOMEM;
 	}
 	a->cores[w]->lcore_id = lcore;
+	a->cores[w]->flow_sketches = a->cfg.flow_sketches;
 	a->lcores[w] = lcore;
 	/* Generation 0: made like every later one (reload.c). */
 	a->gens[w] = dpmon_generation_create(a->cls, a->cfg.n_subnets,
