@@ -72,28 +72,41 @@ delta_zero(const struct export_delta *d)
  * Totals and subnets.
  * --------------------------------------------------------------------- */
 
+/*
+ * One row of an aggregate (a total or a subnet's direction): @p c's
+ * interval delta against @p p (NULL: new, the whole count), its averages
+ * and flows; aggregates have no peer count (-1).
+ */
+static void
+aggregate_row(enum export_table table, const char *direction, const char *prefix, const char *name,
+	      const struct dpmon_dir_stats *c, const struct dpmon_dir_stats *p,
+	      const struct export_interval *iv, const struct export_encoder *enc)
+{
+	struct export_delta d;
+	struct export_row r = {
+		.table = table,
+		.direction = direction,
+		.prefix = prefix,
+		.name = name,
+		.address = "",
+		.d = &d,
+		.avg_pps = c->avg_pps,
+		.avg_bps = c->avg_bps,
+		.flows = c->flows,
+		.peers = -1,
+	};
+
+	dir_delta(c, p, &d);
+	enc->row(enc->ctx, iv, &r);
+}
+
 static void
 walk_totals(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev,
 	    const struct export_interval *iv, const struct export_encoder *enc)
 {
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
-		const struct dpmon_dir_stats *c = &cur->totals[t];
-		struct export_delta d;
-		struct export_row r = {
-			.table = EXPORT_TOTALS,
-			.direction = dpmon_total_name((enum dpmon_total)t),
-			.prefix = "",
-			.name = "",
-			.address = "",
-			.d = &d,
-			.avg_pps = c->avg_pps,
-			.avg_bps = c->avg_bps,
-			.flows = c->flows,
-			.peers = -1,
-		};
-
-		dir_delta(c, prev ? &prev->totals[t] : NULL, &d);
-		enc->row(enc->ctx, iv, &r);
+		aggregate_row(EXPORT_TOTALS, dpmon_total_name((enum dpmon_total)t), "", "",
+			      &cur->totals[t], prev ? &prev->totals[t] : NULL, iv, enc);
 	}
 }
 
@@ -122,23 +135,8 @@ walk_subnets(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev
 		const struct dpmon_snap_subnet *ps = prev_subnet(cur, prev, i);
 
 		for (int dir = 0; dir < DPMON_DIR_MAX; dir++) {
-			const struct dpmon_dir_stats *c = &sn->dir[dir];
-			struct export_delta d;
-			struct export_row r = {
-				.table = EXPORT_SUBNETS,
-				.direction = dpmon_dir_name((enum dpmon_dir)dir),
-				.prefix = pfx[i],
-				.name = sn->name,
-				.address = "",
-				.d = &d,
-				.avg_pps = c->avg_pps,
-				.avg_bps = c->avg_bps,
-				.flows = c->flows,
-				.peers = -1,
-			};
-
-			dir_delta(c, ps ? &ps->dir[dir] : NULL, &d);
-			enc->row(enc->ctx, iv, &r);
+			aggregate_row(EXPORT_SUBNETS, dpmon_dir_name((enum dpmon_dir)dir), pfx[i],
+				      sn->name, &sn->dir[dir], ps ? &ps->dir[dir] : NULL, iv, enc);
 		}
 	}
 }
