@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #endif
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -1365,10 +1366,37 @@ test_host_prefix_len(void)
 	free(out);
 }
 
+/* IPv4 text by hand: the same as inet_ntop for every octet width, and
+ * nothing written past a buffer too small (an empty string instead). */
+static void
+test_addr_format(void)
+{
+	static const unsigned octets[] = {0, 1, 9, 10, 42, 99, 100, 109, 199, 200, 255};
+	const unsigned n = sizeof(octets) / sizeof(octets[0]);
+	char want[INET_ADDRSTRLEN], got[DPMON_ADDR_STRLEN], small[8];
+	struct dpmon_addr a;
+
+	for (unsigned i = 0; i < n * n * n * n; i++) {
+		uint32_t v = octets[i % n] << 24 | octets[i / n % n] << 16 |
+			     octets[i / n / n % n] << 8 | octets[i / n / n / n];
+		struct in_addr in = {.s_addr = htonl(v)};
+
+		dpmon_addr_from_v4(&a, v);
+		inet_ntop(AF_INET, &in, want, sizeof(want));
+		CHECK(strcmp(dpmon_addr_format(&a, got, sizeof(got)), want) == 0);
+	}
+	dpmon_addr_from_v4(&a, 0xC0A80001u); /* 192.168.0.1: 12 bytes with its NUL */
+	memset(small, 'x', sizeof(small));
+	dpmon_addr_format(&a, small, sizeof(small));
+	CHECK(small[0] == '\0' && small[1] == 'x');
+	CHECK(strcmp(dpmon_addr_format(&a, got, 12), "192.168.0.1") == 0);
+}
+
 int
 main(int argc, char **argv)
 {
 	test_full();
+	test_addr_format();
 	test_defaults();
 	test_prefix_errors();
 	test_host_prefix_len();

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int
 dpmon_addr_parse(const char *text, struct dpmon_addr *out)
@@ -34,8 +35,24 @@ char *
 dpmon_addr_format(const struct dpmon_addr *a, char *buf, size_t len)
 {
 	if (dpmon_addr_is_v4(a)) {
-		struct in_addr v4 = {.s_addr = htonl(dpmon_addr_v4(a))};
-		if (inet_ntop(AF_INET, &v4, buf, (socklen_t)len) == NULL && len)
+		/* By hand: glibc's inet_ntop formats IPv4 with sprintf, and the
+		 * exporter formats a million addresses per interval. */
+		uint32_t v = dpmon_addr_v4(a);
+		char tmp[INET_ADDRSTRLEN], *o = tmp;
+
+		for (int shift = 24; shift >= 0; shift -= 8) {
+			unsigned octet = (v >> shift) & 0xff;
+
+			if (octet >= 100)
+				*o++ = (char)('0' + octet / 100);
+			if (octet >= 10)
+				*o++ = (char)('0' + octet / 10 % 10);
+			*o++ = (char)('0' + octet % 10);
+			*o++ = shift > 0 ? '.' : '\0';
+		}
+		if ((size_t)(o - tmp) <= len)
+			memcpy(buf, tmp, (size_t)(o - tmp));
+		else if (len)
 			buf[0] = '\0';
 	} else if (inet_ntop(AF_INET6, a->b, buf, (socklen_t)len) == NULL && len) {
 		buf[0] = '\0';
