@@ -4,9 +4,12 @@
  * row is a snapshot's counters minus the previous snapshot's, by address
  * and by prefix; a host that came back (another first_seen) starts from
  * zero, never a negative delta; a record shared by both snapshots has no
- * row; the top N hosts by bytes; and the JSONEachRow and line-protocol
- * text of a row.
+ * row; the top N hosts by bytes; the JSONEachRow and line-protocol text
+ * of a row; and RowBinary rows, decoded with the column types of the
+ * schema dpmon prints, so that the bytes and the DDL cannot drift apart.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -265,6 +268,7 @@ test_encodings(void)
 	char *p;
 
 	memset(&conf, 0, sizeof(conf));
+	conf.sink[DPMON_EXPORT_CLICKHOUSE].format = DPMON_CH_FORMAT_JSONEACHROW;
 	sink.sc = &conf.sink[DPMON_EXPORT_CLICKHOUSE];
 	REQUIRE(export_clickhouse.encode(&sink, a, NULL, &iv, &b) == 0);
 	p = b.part[EXPORT_HOSTS].body.p;
@@ -290,6 +294,231 @@ test_encodings(void)
 	dpmon_snapshot_free(a);
 }
 
+/* ------------------------------------------------------------------------
+ * RowBinary, decoded by the schema's column types.
+ * --------------------------------------------------------------------- */
+
+#define COLS_MAX 48
+
+/* One decoded column: its name, and its value as text ("NULL" for a NULL). */
+struct rb_col {
+	char name[32], type[96], value[96];
+};
+
+/* The columns of table @p table in the DDL @p ddl: name and type of each line. */
+static unsigned
+schema_columns(const char *ddl, const char *table, struct rb_col *cols)
+{
+	char head[64];
+	const char *p, *end;
+	unsigned n = 0;
+
+	snprintf(head, sizeof(head), "dpmon.%s (\n", table);
+	p = strstr(ddl, head);
+	REQUIRE(p != NULL);
+	p += strlen(head);
+	end = strstr(p, "\n)");
+	REQUIRE(end != NULL);
+	while (p < end && n < COLS_MAX) {
+		const char *eol = strchr(p, '\n');
+		const char *type;
+		int len;
+
+		if (eol == NULL || eol > end)
+			eol = end;
+		REQUIRE(sscanf(p, " %31s", cols[n].name) == 1);
+		type = p + strspn(p, " ") + strlen(cols[n].name) + 1;
+		len = (int)(eol - type);
+		if (len > 0 && type[len - 1] == ',')
+			len--;
+		snprintf(cols[n].type, sizeof(cols[n].type), "%.*s", len, type);
+		n++;
+		p = eol + 1;
+	}
+	return n;
+}
+
+static uint64_t
+get_le(const unsigned char *p, int bytes)
+{
+	uint64_t v = 0;
+
+	for (int i = bytes - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Row one of @p n columns from @p p (@p left bytes); @return bytes read, 0 when short. */
+static size_t
+rb_decode_row(const unsigned char *p, size_t left, struct rb_col *cols, unsigned n)
+{
+	size_t at = 0;
+
+	for (unsigned c = 0; c < n; c++) {
+		const char *t = cols[c].type;
+		bool nullable = strncmp(t, "Nullable(", 9) == 0;
+
+		if (nullable) {
+			if (at + 1 > left)
+				return 0;
+			if (p[at++] == 1) {
+				snprintf(cols[c].value, sizeof(cols[c].value), "NULL");
+				continue;
+			}
+			t += 9;
+		}
+		if (strncmp(t, "UInt64", 6) == 0 || strncmp(t, "Float64", 7) == 0) {
+			uint64_t v;
+			double d;
+
+			if (at + 8 > left)
+				return 0;
+			v = get_le(p + at, 8);
+			at += 8;
+			memcpy(&d, &v, 8);
+			if (t[0] == 'U')
+				snprintf(cols[c].value, sizeof(cols[c].value), "%llu",
+					 (unsigned long long)v);
+			else
+				snprintf(cols[c].value, sizeof(cols[c].value), "%g", d);
+		} else if (strncmp(t, "DateTime", 8) == 0) {
+			if (at + 4 > left)
+				return 0;
+			snprintf(cols[c].value, sizeof(cols[c].value), "%llu",
+				 (unsigned long long)get_le(p + at, 4));
+			at += 4;
+		} else if (strncmp(t, "Enum8(", 6) == 0) {
+			/* Its name from the type: "Enum8('ingress' = 1, ...)". */
+			char key[16];
+			const char *q;
+
+			if (at + 1 > left)
+				return 0;
+			snprintf(key, sizeof(key), "' = %d", (int)(signed char)p[at++]);
+			q = strstr(t, key);
+			REQUIRE(q != NULL);
+			{
+				const char *b = q;
+
+				while (b > t && b[-1] != '\'')
+					b--;
+				snprintf(cols[c].value, sizeof(cols[c].value), "%.*s", (int)(q - b),
+					 b);
+			}
+		} else if (strncmp(t, "String", 6) == 0) {
+			uint64_t len = 0;
+			int shift = 0;
+
+			do {
+				if (at + 1 > left)
+					return 0;
+				len |= (uint64_t)(p[at] & 0x7f) << shift;
+				shift += 7;
+			} while (p[at++] & 0x80);
+			if (at + len > left)
+				return 0;
+			snprintf(cols[c].value, sizeof(cols[c].value), "%.*s", (int)len, p + at);
+			at += len;
+		} else {
+			fprintf(stderr, "test_export: no decoder for type %s\n", t);
+			CHECK(false);
+			return 0;
+		}
+	}
+	return at;
+}
+
+static const char *
+col(const struct rb_col *cols, unsigned n, const char *name)
+{
+	for (unsigned c = 0; c < n; c++)
+		if (strcmp(cols[c].name, name) == 0)
+			return cols[c].value;
+	return "(no such column)";
+}
+
+/* Every row of @p part: how many decode, and the body ends with the last. */
+static unsigned
+rb_rows(const struct export_part *part, const char *ddl, struct rb_col *first, unsigned *ncols)
+{
+	struct rb_col cols[COLS_MAX];
+	unsigned n = schema_columns(ddl, export_table_name(part->table), cols), rows = 0;
+	size_t at = 0;
+
+	*ncols = n;
+	while (at < part->body.len) {
+		size_t used = rb_decode_row((const unsigned char *)part->body.p + at,
+					    part->body.len - at, cols, n);
+
+		CHECK(used > 0);
+		if (used == 0)
+			break;
+		if (rows == 0)
+			memcpy(first, cols, sizeof(cols));
+		at += used;
+		rows++;
+	}
+	CHECK(at == part->body.len);
+	return rows;
+}
+
+static void
+test_rowbinary(void)
+{
+	struct dpmon_snapshot *a = first();
+	struct dpmon_export_conf conf;
+	struct export_sink sink = {.conf = {{0}}};
+	struct export_interval iv = {
+		.instance = "pop1", .seq = 7, .unix_s = 1700000000.25, .interval_s = 0.5};
+	struct export_batch b = {0};
+	struct xbuf ddl = {0};
+	struct rb_col cols[COLS_MAX];
+	unsigned n;
+
+	memset(&conf, 0, sizeof(conf));
+	snprintf(conf.sink[DPMON_EXPORT_CLICKHOUSE].database, DPMON_NAME_LEN, "dpmon");
+	sink.sc = &conf.sink[DPMON_EXPORT_CLICKHOUSE];
+	CHECK(sink.sc->format == DPMON_CH_FORMAT_ROWBINARY); /* the default */
+	REQUIRE(export_clickhouse_schema(sink.sc, NULL, &ddl) == 0);
+	xbuf_putc(&ddl, '\0');
+	REQUIRE(export_clickhouse.encode(&sink, a, NULL, &iv, &b) == 0);
+
+	CHECK(rb_rows(&b.part[EXPORT_HOSTS], ddl.p, cols, &n) == 3);
+	CHECK(strcmp(col(cols, n, "instance"), "pop1") == 0);
+	CHECK(strcmp(col(cols, n, "time"), "1700000000") == 0);
+	CHECK(strcmp(col(cols, n, "seq"), "7") == 0);
+	CHECK(strcmp(col(cols, n, "interval_s"), "0.5") == 0);
+	CHECK(strcmp(col(cols, n, "direction"), "ingress") == 0);
+	CHECK(strcmp(col(cols, n, "address"), "10.0.0.1") == 0);
+	CHECK(strcmp(col(cols, n, "subnet"), "10.0.0.0/24") == 0);
+	CHECK(strcmp(col(cols, n, "name"), "a") == 0);
+	CHECK(strcmp(col(cols, n, "packets"), "10") == 0);
+	CHECK(strcmp(col(cols, n, "bytes"), "1000") == 0);
+	CHECK(strcmp(col(cols, n, "udp_packets"), "10") == 0);
+	CHECK(strcmp(col(cols, n, "udp_bytes"), "1000") == 0);
+	CHECK(strcmp(col(cols, n, "tcp_bytes"), "0") == 0);
+	CHECK(strcmp(col(cols, n, "pps"), "20") == 0);
+	CHECK(strcmp(col(cols, n, "bps"), "16000") == 0);
+	CHECK(strcmp(col(cols, n, "peers"), "NULL") == 0 ||
+	      strtod(col(cols, n, "peers"), NULL) >= 0);
+
+	CHECK(rb_rows(&b.part[EXPORT_TOTALS], ddl.p, cols, &n) == DPMON_TOTAL_MAX);
+	CHECK(strcmp(col(cols, n, "direction"), "ingress") == 0);
+	CHECK(strcmp(col(cols, n, "packets"), "13") == 0);
+	CHECK(strcmp(col(cols, n, "bytes"), "1300") == 0);
+
+	CHECK(rb_rows(&b.part[EXPORT_SUBNETS], ddl.p, cols, &n) == 4);
+	CHECK(strcmp(col(cols, n, "prefix"), "10.0.0.0/24") == 0);
+	CHECK(strcmp(col(cols, n, "name"), "a") == 0);
+	CHECK(strcmp(col(cols, n, "direction"), "ingress") == 0);
+	CHECK(strcmp(col(cols, n, "packets"), "13") == 0);
+
+	for (int i = 0; i < EXPORT_TABLES; i++)
+		xbuf_free(&b.part[i].body);
+	xbuf_free(&ddl);
+	dpmon_snapshot_free(a);
+}
+
 int
 main(void)
 {
@@ -298,5 +527,6 @@ main(void)
 	test_shared_records();
 	test_top_hosts();
 	test_encodings();
+	test_rowbinary();
 	return check_finish("test_export");
 }

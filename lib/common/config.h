@@ -190,6 +190,12 @@ enum dpmon_export_kind {
 	DPMON_EXPORT_MAX
 };
 
+/** How rows go to ClickHouse: "format" of "export.clickhouse". */
+enum dpmon_ch_format {
+	DPMON_CH_FORMAT_ROWBINARY,   /**< "RowBinary", the default: binary columns, no text */
+	DPMON_CH_FORMAT_JSONEACHROW, /**< "JSONEachRow": one JSON object per row */
+};
+
 /** One backend of "export" (docs/export.md); "" = not set. */
 struct dpmon_export_sink_conf {
 	bool enabled;            /**< the backend's object is in the file */
@@ -203,6 +209,7 @@ struct dpmon_export_sink_conf {
 		top_hosts; /**< "hosts": 0 = "all" active hosts (the default), else the top N by bytes */
 	uint32_t ttl_days;        /**< ClickHouse TTL of the rows, days; 0 = none (the default) */
 	bool create_tables;       /**< ClickHouse: create the database and tables; default true */
+	uint8_t format;           /**< ClickHouse: enum dpmon_ch_format; default RowBinary */
 	uint8_t api;              /**< InfluxDB: 1 (/write, the default) or 2 (/api/v2/write) */
 	char org[DPMON_NAME_LEN]; /**< InfluxDB 2.x organisation */
 	char bucket[DPMON_NAME_LEN];     /**< InfluxDB 2.x bucket; set = api 2 */

@@ -226,6 +226,24 @@ parse_sink_common(struct dpmon_check *c, const char *kpath, const char *key, con
 	return true;
 }
 
+/* "RowBinary" or "JSONEachRow" (ClickHouse's names for them, in its case). */
+static void
+parse_ch_format(struct dpmon_check *c, const char *path, const json_t *v, uint8_t *out)
+{
+	if (!json_is_string(v)) {
+		dpmon_check_type(c, path, "string", v);
+		return;
+	}
+	if (strcmp(json_string_value(v), "RowBinary") == 0)
+		*out = DPMON_CH_FORMAT_ROWBINARY;
+	else if (strcmp(json_string_value(v), "JSONEachRow") == 0)
+		*out = DPMON_CH_FORMAT_JSONEACHROW;
+	else
+		dpmon_check_report(c, path,
+				   "unknown format \"%s\" (expected RowBinary or JSONEachRow)",
+				   json_string_value(v));
+}
+
 static void
 parse_clickhouse(struct dpmon_check *c, const char *path, json_t *obj,
 		 struct dpmon_export_sink_conf *s)
@@ -248,6 +266,8 @@ parse_clickhouse(struct dpmon_check *c, const char *path, json_t *obj,
 				s->ttl_days = (uint32_t)n;
 		} else if (strcmp(key, "create_tables") == 0)
 			parse_bool(c, kpath, v, &s->create_tables);
+		else if (strcmp(key, "format") == 0)
+			parse_ch_format(c, kpath, v, &s->format);
 		else if (!dpmon_check_is_comment(key))
 			dpmon_check_unknown(c, kpath);
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * export_buf.c — the growable text buffer the encoders write a batch into
+ * export_buf.c — the growable buffer the encoders write a batch into
  * (export_private.h). Integers are written by hand rather than through
  * printf: a batch of a million hosts holds tens of millions of them.
  */
@@ -33,6 +33,12 @@ xbuf_room(struct xbuf *b, size_t n)
 	b->p = p;
 	b->cap = cap;
 	return true;
+}
+
+char *
+xbuf_reserve(struct xbuf *b, size_t n)
+{
+	return xbuf_room(b, n) ? b->p + b->len : NULL;
 }
 
 void

@@ -2,8 +2,15 @@
 /*
  * export_clickhouse.c — the ClickHouse backend: the schema (created when
  * missing, printed by `dpmon --print-schema clickhouse`) and one
- * `INSERT INTO db.table FORMAT JSONEachRow` per table and interval,
- * through ClickHouse's HTTP interface (export_private.h, docs/export.md).
+ * `INSERT INTO db.table (columns) FORMAT RowBinary` (or JSONEachRow) per
+ * table and interval, through ClickHouse's HTTP interface
+ * (export_private.h, docs/export.md).
+ *
+ * RowBinary is the default because it is the cheapest for both ends: a
+ * row is its columns' values back to back, little-endian, with no text
+ * to format or parse (a JSONEachRow row costs the exporter about six
+ * times as much CPU). The column list comes from the schema's own text,
+ * so the two cannot disagree on the order.
  *
  * The SQL is what ClickHouse 18.16 (Debian 12's) accepts: no
  * LowCardinality (experimental there), no DateTime64, no TTL clause (it
@@ -12,8 +19,11 @@
 #include "export_private.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <rte_byteorder.h>
 
 /* ------------------------------------------------------------------------
  * Schema.
@@ -257,16 +267,63 @@ ch_prepare(struct export_sink *s, char *err, size_t errlen)
 	return rc;
 }
 
+/* "(instance, time, ...)": the names of table @p t's columns, in the schema's order. */
+static void
+put_column_names(struct xbuf *b, const struct table_def *t)
+{
+	struct xbuf cols = {0};
+	const char *line;
+	bool first = true;
+
+	put_columns(&cols, t);
+	xbuf_putc(&cols, '\0');
+	xbuf_putc(b, '(');
+	for (line = cols.oom ? NULL : cols.p; line != NULL; line = strchr(line + 1, '\n')) {
+		const char *name = line + strspn(line, "\n");
+		size_t n;
+
+		if (strncmp(name, "    ", 4) != 0)
+			continue;
+		name += 4;
+		n = strcspn(name, " ");
+		if (!first)
+			xbuf_puts(b, ", ");
+		xbuf_put(b, name, n);
+		first = false;
+	}
+	xbuf_putc(b, ')');
+	if (cols.oom)
+		b->oom = true;
+	xbuf_free(&cols);
+}
+
+/* The INSERT statement of part @p table (its text ends with a NUL). */
+static void
+put_insert(struct xbuf *b, const struct dpmon_export_sink_conf *sc, enum export_table table)
+{
+	xbuf_puts(b, "INSERT INTO ");
+	xbuf_puts(b, sc->database);
+	xbuf_putc(b, '.');
+	xbuf_puts(b, export_table_name(table));
+	if (sc->format == DPMON_CH_FORMAT_JSONEACHROW) {
+		xbuf_puts(b, " FORMAT JSONEachRow");
+	} else {
+		xbuf_putc(b, ' ');
+		put_column_names(b, &tables[table]);
+		xbuf_puts(b, " FORMAT RowBinary");
+	}
+	xbuf_putc(b, '\0');
+}
+
 static int
 ch_send(struct export_sink *s, const struct export_part *p, char *err, size_t errlen)
 {
-	char sql[160];
-	struct xbuf url = {0};
+	struct xbuf sql = {0}, url = {0};
 	int rc;
 
-	snprintf(sql, sizeof(sql), "INSERT INTO %s.%s FORMAT JSONEachRow", s->sc->database,
-		 export_table_name(p->table));
-	rc = query_url(s, sql, &url);
+	put_insert(&sql, s->sc, p->table);
+	rc = sql.oom ? -ENOMEM : query_url(s, sql.p, &url);
+	xbuf_free(&sql);
 	if (rc == 0)
 		rc = export_http_post(s, url.p, p->body.p, p->body.len, NULL, true, err, errlen);
 	else
@@ -276,7 +333,7 @@ ch_send(struct export_sink *s, const struct export_part *p, char *err, size_t er
 }
 
 /* ------------------------------------------------------------------------
- * Rows.
+ * Rows: JSONEachRow.
  * --------------------------------------------------------------------- */
 
 /* A JSON string (RFC 8259 section 7). */
@@ -382,7 +439,7 @@ put_counts(struct xbuf *b, const struct export_interval *iv, const struct export
 /* What the rows of one batch are written with. */
 struct ch_ctx {
 	struct export_batch *bt;
-	struct xbuf head; /* make_head's text */
+	struct xbuf head; /* make_head's text, or rb_head's bytes */
 };
 
 static void
@@ -392,7 +449,7 @@ put_head(struct xbuf *b, const struct ch_ctx *c)
 }
 
 static void
-ch_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
+json_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
 {
 	struct ch_ctx *cx = ctx;
 	struct export_part *p = &cx->bt->part[r->table];
@@ -422,7 +479,7 @@ ch_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
 }
 
 static void
-ch_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end)
+json_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end)
 {
 	struct ch_ctx *cx = ctx;
 	struct export_part *p = &cx->bt->part[EXPORT_ALERTS];
@@ -462,16 +519,209 @@ ch_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *
 	p->rows++;
 }
 
+/* ------------------------------------------------------------------------
+ * Rows: RowBinary.
+ *
+ * Each column as ClickHouse's RowBinary format has it: UInt64 and
+ * Float64 as 8 little-endian bytes, DateTime as a UInt32 (Unix seconds),
+ * Enum8 as its Int8 value, String as its length in unsigned LEB128 then
+ * its bytes, Nullable(T) as one byte (1 = NULL) then T unless NULL.
+ * Written by hand into room reserved once per row: this loop runs for
+ * every active host of every interval.
+ * --------------------------------------------------------------------- */
+
+/* Bytes of a string column: at most 5 of length, then the text. */
+#define RB_STR_MAX(n) ((n) + 5)
+
+static char *
+rb_u64(char *o, uint64_t v)
+{
+	v = rte_cpu_to_le_64(v);
+	memcpy(o, &v, 8);
+	return o + 8;
+}
+
+static char *
+rb_u32(char *o, uint32_t v)
+{
+	v = rte_cpu_to_le_32(v);
+	memcpy(o, &v, 4);
+	return o + 4;
+}
+
+/* A Float64; NaN and infinities as 0, as in the JSON rows. */
+static char *
+rb_f64(char *o, double v)
+{
+	uint64_t u;
+
+	if (!isfinite(v))
+		v = 0;
+	memcpy(&u, &v, 8);
+	return rb_u64(o, u);
+}
+
+/* A Nullable(Float64): NULL when @p v is negative (not measured). */
+static char *
+rb_measured(char *o, double v)
+{
+	*o++ = v < 0;
+	return v < 0 ? o : rb_f64(o, v);
+}
+
+static char *
+rb_str(char *o, const char *s, size_t n)
+{
+	size_t len = n;
+
+	do {
+		*o++ = (char)((len & 0x7f) | (len > 0x7f ? 0x80 : 0));
+		len >>= 7;
+	} while (len != 0);
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* instance, time, seq, interval_s: the same bytes in every row of a batch. */
+static void
+rb_head(struct xbuf *b, const struct export_interval *iv)
+{
+	size_t n = strlen(iv->instance);
+	char *o = xbuf_reserve(b, RB_STR_MAX(n) + 4 + 8 + 8), *start = o;
+
+	if (o == NULL)
+		return;
+	o = rb_str(o, iv->instance, n);
+	o = rb_u32(o, (uint32_t)iv->unix_s);
+	o = rb_u64(o, iv->seq);
+	o = rb_f64(o, iv->interval_s);
+	b->len += (size_t)(o - start);
+}
+
+/* The columns of counts_columns, in its order. */
+static char *
+rb_counts(char *o, const struct export_interval *iv, const struct export_row *r)
+{
+	const struct export_delta *d = r->d;
+	double is = iv->interval_s > 0 ? iv->interval_s : 1;
+
+	o = rb_u64(o, d->packets);
+	o = rb_u64(o, d->bytes);
+	for (int k = 0; k < DPMON_PROTO_MAX; k++) {
+		o = rb_u64(o, d->proto_packets[k]);
+		o = rb_u64(o, d->proto_bytes[k]);
+	}
+	o = rb_u64(o, d->fragments);
+	o = rb_u64(o, d->tcp_syn);
+	o = rb_f64(o, (double)d->packets / is);
+	o = rb_f64(o, (double)d->bytes * 8.0 / is);
+	o = rb_f64(o, r->avg_pps);
+	o = rb_f64(o, r->avg_bps);
+	return rb_measured(o, r->flows);
+}
+
+/* Bytes of rb_counts at most: 12 UInt64, 4 Float64, a Nullable(Float64). */
+#define RB_COUNTS_MAX ((12 + 4) * 8 + 9)
+
+static void
+rb_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
+{
+	struct ch_ctx *cx = ctx;
+	struct export_part *p = &cx->bt->part[r->table];
+	size_t la = strlen(r->address), lp = strlen(r->prefix), ln = strlen(r->name);
+	char *o = xbuf_reserve(&p->body, cx->head.len + 1 + RB_STR_MAX(la) + RB_STR_MAX(lp) +
+						 RB_STR_MAX(ln) + RB_COUNTS_MAX + 9);
+	char *start = o;
+
+	if (o == NULL)
+		return;
+	memcpy(o, cx->head.p, cx->head.len);
+	o += cx->head.len;
+	*o++ = (char)(r->dir + 1); /* the Enum8 values count from 1 */
+	if (r->table == EXPORT_SUBNETS) {
+		o = rb_str(o, r->prefix, lp);
+		o = rb_str(o, r->name, ln);
+	} else if (r->table == EXPORT_HOSTS) {
+		o = rb_str(o, r->address, la);
+		o = rb_str(o, r->prefix, lp);
+		o = rb_str(o, r->name, ln);
+	}
+	o = rb_counts(o, iv, r);
+	if (r->table == EXPORT_HOSTS)
+		o = rb_measured(o, r->peers);
+	p->body.len += (size_t)(o - start);
+	p->rows++;
+}
+
+/* A string column of an alert: @p s's length, room for it reserved by rb_alert. */
+static char *
+rb_cstr(char *o, const char *s)
+{
+	return rb_str(o, s, strlen(s));
+}
+
+static void
+rb_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end)
+{
+	struct ch_ctx *cx = ctx;
+	struct export_part *p = &cx->bt->part[EXPORT_ALERTS];
+	char addr[DPMON_PREFIX_STRLEN], pfx[DPMON_PREFIX_STRLEN] = "";
+	const char *metric = dpmon_metric_name(a->metric), *type = dpmon_attack_name(a->type);
+	bool subnet = a->target == DPMON_TARGET_SUBNET;
+	char *o, *start;
+
+	(void)iv;
+	if (subnet)
+		dpmon_prefix_format(&a->prefix, pfx, sizeof(pfx));
+	dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr));
+	o = xbuf_reserve(&p->body, cx->head.len + 3 + 8 + RB_STR_MAX(sizeof(addr)) +
+					   RB_STR_MAX(sizeof(pfx)) + RB_STR_MAX(strlen(metric)) +
+					   RB_STR_MAX(strlen(type)) +
+					   RB_STR_MAX(strlen(a->hostgroup)) + 4 + 6 * 8);
+	if (o == NULL)
+		return;
+	start = o;
+	memcpy(o, cx->head.p, cx->head.len);
+	o += cx->head.len;
+	*o++ = (char)(end ? 2 : 1);
+	o = rb_u64(o, a->id);
+	*o++ = (char)(subnet ? 2 : 1);
+	*o++ = (char)(a->dir + 1);
+	o = rb_cstr(o, subnet ? "" : addr);
+	o = rb_cstr(o, pfx);
+	o = rb_cstr(o, metric);
+	o = rb_f64(o, a->value);
+	o = rb_f64(o, a->threshold);
+	o = rb_cstr(o, type);
+	o = rb_cstr(o, a->hostgroup);
+	o = rb_u32(o, (uint32_t)a->start_unix_s);
+	o = rb_f64(o, end ? a->end_unix_s - a->start_unix_s : 0);
+	o = rb_f64(o, a->peak[DPMON_METRIC_PPS]);
+	o = rb_f64(o, a->peak[DPMON_METRIC_BPS]);
+	o = rb_f64(o, a->peak[DPMON_METRIC_FLOWS]);
+	p->body.len += (size_t)(o - start);
+	p->rows++;
+}
+
+/* ------------------------------------------------------------------------
+ * The backend.
+ * --------------------------------------------------------------------- */
+
 static int
 ch_encode(struct export_sink *s, const struct dpmon_snapshot *cur,
 	  const struct dpmon_snapshot *prev, const struct export_interval *iv,
 	  struct export_batch *b)
 {
+	bool json = s->sc->format == DPMON_CH_FORMAT_JSONEACHROW;
 	struct ch_ctx cx = {.bt = b};
-	struct export_encoder enc = {.row = ch_row, .alert = ch_alert, .ctx = &cx};
+	struct export_encoder enc = {
+		.row = json ? json_row : rb_row, .alert = json ? json_alert : rb_alert, .ctx = &cx};
 	int rc;
 
-	make_head(&cx.head, iv);
+	if (json)
+		make_head(&cx.head, iv);
+	else
+		rb_head(&cx.head, iv);
 	if (cx.head.oom) {
 		xbuf_free(&cx.head);
 		return -ENOMEM;

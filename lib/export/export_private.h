@@ -4,9 +4,9 @@
  *
  *   export.c             the exporter threads: handoff, spool, backoff, stop
  *   export_rows.c        an interval's deltas: totals, subnets, hosts, alerts
- *   export_buf.c         the growable text buffer the encoders write into
+ *   export_buf.c         the growable buffer the encoders write into
  *   export_http.c        one HTTP POST with libcurl, and its error text
- *   export_clickhouse.c  ClickHouse: the schema and JSONEachRow rows
+ *   export_clickhouse.c  ClickHouse: the schema, RowBinary and JSONEachRow rows
  *   export_influx.c      InfluxDB: line protocol, 1.x and 2.x write APIs
  *
  * Private to lib/export: nothing outside it includes this header. Every
@@ -28,7 +28,7 @@
 #include "snapshot.h"
 
 /* ------------------------------------------------------------------------
- * export_buf.c — text buffer.
+ * export_buf.c — the batch buffer.
  * --------------------------------------------------------------------- */
 
 /** A growable byte buffer; @c oom is set (and the text truncated) on allocation failure. */
@@ -37,6 +37,12 @@ struct xbuf {
 	size_t len, cap;
 	bool oom;
 };
+
+/**
+ * Room for @p n more bytes: where to write them (then add what was
+ * written to @c len), or NULL when out of memory (@c oom set).
+ */
+char *xbuf_reserve(struct xbuf *b, size_t n);
 
 void xbuf_put(struct xbuf *b, const char *s, size_t n);
 void xbuf_puts(struct xbuf *b, const char *s);
@@ -81,9 +87,11 @@ const char *export_table_name(enum export_table t);
 struct export_row {
 	enum export_table table;
 	const char *direction; /**< "ingress", "egress" (and for totals "internal", "external") */
-	const char *prefix;    /**< subnets: its prefix; hosts: the host's subnet's */
-	const char *name;      /**< subnets, hosts: the subnet's name ("" = none) */
-	const char *address;   /**< hosts: the address, or its prefix in CIDR form */
+	/** The same as a number: DPMON_DIR_* or, in totals, DPMON_TOTAL_* (equal for the first two). */
+	uint8_t dir;
+	const char *prefix;  /**< subnets: its prefix; hosts: the host's subnet's */
+	const char *name;    /**< subnets, hosts: the subnet's name ("" = none) */
+	const char *address; /**< hosts: the address, or its prefix in CIDR form */
 	const struct export_delta *d;
 	/** As of the snapshot: averages, flows (-1 = not measured), peers (-1 = not measured). */
 	double avg_pps, avg_bps, flows, peers;

@@ -78,14 +78,15 @@ delta_zero(const struct export_delta *d)
  * and flows; aggregates have no peer count (-1).
  */
 static void
-aggregate_row(enum export_table table, const char *direction, const char *prefix, const char *name,
-	      const struct dpmon_dir_stats *c, const struct dpmon_dir_stats *p,
+aggregate_row(enum export_table table, int dir, const char *direction, const char *prefix,
+	      const char *name, const struct dpmon_dir_stats *c, const struct dpmon_dir_stats *p,
 	      const struct export_interval *iv, const struct export_encoder *enc)
 {
 	struct export_delta d;
 	struct export_row r = {
 		.table = table,
 		.direction = direction,
+		.dir = (uint8_t)dir,
 		.prefix = prefix,
 		.name = name,
 		.address = "",
@@ -105,7 +106,7 @@ walk_totals(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev,
 	    const struct export_interval *iv, const struct export_encoder *enc)
 {
 	for (int t = 0; t < DPMON_TOTAL_MAX; t++) {
-		aggregate_row(EXPORT_TOTALS, dpmon_total_name((enum dpmon_total)t), "", "",
+		aggregate_row(EXPORT_TOTALS, t, dpmon_total_name((enum dpmon_total)t), "", "",
 			      &cur->totals[t], prev ? &prev->totals[t] : NULL, iv, enc);
 	}
 }
@@ -135,8 +136,9 @@ walk_subnets(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev
 		const struct dpmon_snap_subnet *ps = prev_subnet(cur, prev, i);
 
 		for (int dir = 0; dir < DPMON_DIR_MAX; dir++) {
-			aggregate_row(EXPORT_SUBNETS, dpmon_dir_name((enum dpmon_dir)dir), pfx[i],
-				      sn->name, &sn->dir[dir], ps ? &ps->dir[dir] : NULL, iv, enc);
+			aggregate_row(EXPORT_SUBNETS, dir, dpmon_dir_name((enum dpmon_dir)dir),
+				      pfx[i], sn->name, &sn->dir[dir], ps ? &ps->dir[dir] : NULL,
+				      iv, enc);
 		}
 	}
 }
@@ -174,6 +176,7 @@ host_rows(const struct dpmon_snapshot *cur, const struct dpmon_snap_host *h,
 		r = (struct export_row){
 			.table = EXPORT_HOSTS,
 			.direction = dpmon_dir_name((enum dpmon_dir)dir),
+			.dir = (uint8_t)dir,
 			.prefix = h->subnet < cur->n_subnets ? pfx[h->subnet] : "",
 			.name = h->subnet < cur->n_subnets ? cur->subnets[h->subnet].name : "",
 			.address = addr,

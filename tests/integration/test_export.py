@@ -116,11 +116,19 @@ def check_clickhouse_tables(c, ch, d, s, sub, hosts):
 
 
 def test_clickhouse_exact(h):
+    """The exact sums in both insert formats: RowBinary (the default) and JSONEachRow."""
+    for fmt in (None, 'JSONEachRow'):
+        clickhouse_exact(h, fmt)
+
+
+def clickhouse_exact(h, fmt):
     sub, hosts, total_bytes = expected(h)
-    c = h.checker('clickhouse exact sums')
+    c = h.checker('clickhouse exact sums (%s)' % (fmt or 'RowBinary, the default'))
     with servers.ClickHouse() as ch:
         cfg = export_config(ch={'url': ch.url, 'database': DB, 'user': 'dpmon',
                                 'password_file': os.path.join(ch.dir, 'pw')})
+        if fmt is not None:
+            cfg['export']['clickhouse']['format'] = fmt
         with open(os.path.join(ch.dir, 'pw'), 'w') as f:
             f.write(servers.ClickHouse.PASSWORD + '\n')
         with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
@@ -413,6 +421,9 @@ def test_check_config_export(h):
         ({'clickhouse': {'password_file': '/nonexistent/pw'}},
          '$.export.clickhouse.password_file: cannot read "/nonexistent/pw"'),
         ({'clickhouse': {'ttl': 3}}, '$.export.clickhouse.ttl: unknown key'),
+        ({'clickhouse': {'format': 'CSV'}}, '$.export.clickhouse.format: unknown format "CSV" '
+                                            '(expected RowBinary or JSONEachRow)'),
+        ({'clickhouse': {'format': 1}}, '$.export.clickhouse.format: '),
         ({'influxdb': {'bucket': 'b'}}, '$.export.influxdb.org: missing required key'),
         ({'spool_intervals': 0}, '$.export.spool_intervals: '),
         ({'instance': 'a b'}, '$.export.instance: not a name'),
@@ -431,7 +442,8 @@ def test_check_config_export(h):
     with open(path, 'w') as f:
         json.dump(dict(base, export={'instance': 'pop1', 'spool_intervals': 10,
                                      'clickhouse': {'url': 'http://127.0.0.1:8123/',
-                                                    'hosts': 100, 'ttl_days': 30},
+                                                    'hosts': 100, 'ttl_days': 30,
+                                                    'format': 'JSONEachRow'},
                                      'influxdb': {'url': 'https://influx:8086'}}), f)
     p = subprocess.run([h.dpmon, '--check-config', path], capture_output=True, text=True)
     c.eq('valid export section: exit status', 0, p.returncode)
@@ -505,7 +517,7 @@ def test_alert_events(h):
                 json.loads(line) for line in req['body'].decode().splitlines() if line)
         return 200, ''
     with servers.FakeHTTP(handler) as srv:
-        cfg = export_config(ch={'url': srv.url})
+        cfg = export_config(ch={'url': srv.url, 'format': 'JSONEachRow'})
         cfg.update({'average_time_constant_ms': 1000,
                     'detection': {'thresholds': {'ingress': {'pps': 4000}}, 'hold_s': 1}})
         with h.dpmon_run([flood], [('10.0.0.0/24', 'lan')], 'export-alert',
