@@ -437,9 +437,13 @@ col(const struct rb_col *cols, unsigned n, const char *name)
 	return "(no such column)";
 }
 
-/* Every row of @p part: how many decode, and the body ends with the last. */
+#define RB_ROWS_MAX 8
+
+/* Every row of @p part: how many decode (the first RB_ROWS_MAX kept in
+ * @p out), and the body ends with the last. */
 static unsigned
-rb_rows(const struct export_part *part, const char *ddl, struct rb_col *first, unsigned *ncols)
+rb_rows(const struct export_part *part, const char *ddl, struct rb_col (*out)[COLS_MAX],
+	unsigned *ncols)
 {
 	struct rb_col cols[COLS_MAX];
 	unsigned n = schema_columns(ddl, export_table_name(part->table), cols), rows = 0;
@@ -453,8 +457,8 @@ rb_rows(const struct export_part *part, const char *ddl, struct rb_col *first, u
 		CHECK(used > 0);
 		if (used == 0)
 			break;
-		if (rows == 0)
-			memcpy(first, cols, sizeof(cols));
+		if (rows < RB_ROWS_MAX)
+			memcpy(out[rows], cols, sizeof(cols));
 		at += used;
 		rows++;
 	}
@@ -472,7 +476,7 @@ test_rowbinary(void)
 		.instance = "pop1", .seq = 7, .unix_s = 1700000000.25, .interval_s = 0.5};
 	struct export_batch b = {0};
 	struct xbuf ddl = {0};
-	struct rb_col cols[COLS_MAX];
+	struct rb_col rows[RB_ROWS_MAX][COLS_MAX], *cols = rows[0];
 	unsigned n;
 
 	memset(&conf, 0, sizeof(conf));
@@ -483,7 +487,7 @@ test_rowbinary(void)
 	xbuf_putc(&ddl, '\0');
 	REQUIRE(export_clickhouse.encode(&sink, a, NULL, &iv, &b) == 0);
 
-	CHECK(rb_rows(&b.part[EXPORT_HOSTS], ddl.p, cols, &n) == 3);
+	CHECK(rb_rows(&b.part[EXPORT_HOSTS], ddl.p, rows, &n) == 3);
 	CHECK(strcmp(col(cols, n, "instance"), "pop1") == 0);
 	CHECK(strcmp(col(cols, n, "time"), "1700000000") == 0);
 	CHECK(strcmp(col(cols, n, "seq"), "7") == 0);
@@ -502,12 +506,12 @@ test_rowbinary(void)
 	CHECK(strcmp(col(cols, n, "peers"), "NULL") == 0 ||
 	      strtod(col(cols, n, "peers"), NULL) >= 0);
 
-	CHECK(rb_rows(&b.part[EXPORT_TOTALS], ddl.p, cols, &n) == DPMON_TOTAL_MAX);
+	CHECK(rb_rows(&b.part[EXPORT_TOTALS], ddl.p, rows, &n) == DPMON_TOTAL_MAX);
 	CHECK(strcmp(col(cols, n, "direction"), "ingress") == 0);
 	CHECK(strcmp(col(cols, n, "packets"), "13") == 0);
 	CHECK(strcmp(col(cols, n, "bytes"), "1300") == 0);
 
-	CHECK(rb_rows(&b.part[EXPORT_SUBNETS], ddl.p, cols, &n) == 4);
+	CHECK(rb_rows(&b.part[EXPORT_SUBNETS], ddl.p, rows, &n) == 4);
 	CHECK(strcmp(col(cols, n, "prefix"), "10.0.0.0/24") == 0);
 	CHECK(strcmp(col(cols, n, "name"), "a") == 0);
 	CHECK(strcmp(col(cols, n, "direction"), "ingress") == 0);
@@ -519,6 +523,85 @@ test_rowbinary(void)
 	dpmon_snapshot_free(a);
 }
 
+/*
+ * Alert events carry their target's row of the interval: a host alert
+ * that started (10.0.0.1 ingress: +5 packets, +500 bytes since the first
+ * snapshot), and a subnet alert that started and ended in it (10.0.0.0/24
+ * ingress: 13 -> 17 packets); RowBinary and JSONEachRow alike.
+ */
+static void
+test_alert_rows(void)
+{
+	struct dpmon_snapshot *a = first(), *b2 = second();
+	struct dpmon_alert host = {.id = 1,
+				   .target = DPMON_TARGET_HOST,
+				   .dir = DPMON_DIR_INGRESS,
+				   .value = 5,
+				   .threshold = 1,
+				   .start_unix_s = 1700000000};
+	struct dpmon_alert subnet = {.id = 2,
+				     .target = DPMON_TARGET_SUBNET,
+				     .dir = DPMON_DIR_INGRESS,
+				     .value = 4,
+				     .threshold = 1,
+				     .start_unix_s = 1700000000,
+				     .end_unix_s = 1700000001};
+	struct dpmon_alert *list[2] = {&subnet, &host}; /* newest first */
+	struct dpmon_export_conf conf;
+	struct export_sink sink = {.conf = {{0}}};
+	struct export_interval iv = {
+		.instance = "pop1", .seq = 2, .unix_s = 1700000001, .interval_s = 1};
+	struct export_batch bt = {0}, js = {0};
+	struct xbuf ddl = {0};
+	struct rb_col rows[RB_ROWS_MAX][COLS_MAX];
+	unsigned n;
+
+	REQUIRE(dpmon_addr_parse("10.0.0.1", &host.addr) == 0);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &subnet.prefix, NULL) == 0);
+	subnet.addr = subnet.prefix.addr;
+	b2->alerts = list;
+	b2->n_alerts = 2;
+	memset(&conf, 0, sizeof(conf));
+	snprintf(conf.sink[DPMON_EXPORT_CLICKHOUSE].database, DPMON_NAME_LEN, "dpmon");
+	sink.sc = &conf.sink[DPMON_EXPORT_CLICKHOUSE];
+	REQUIRE(export_clickhouse_schema(sink.sc, NULL, &ddl) == 0);
+	xbuf_putc(&ddl, '\0');
+	REQUIRE(export_clickhouse.encode(&sink, b2, a, &iv, &bt) == 0);
+	CHECK(rb_rows(&bt.part[EXPORT_ALERTS], ddl.p, rows, &n) == 3);
+	CHECK(strcmp(col(rows[0], n, "event"), "start") == 0);
+	CHECK(strcmp(col(rows[0], n, "target"), "host") == 0);
+	CHECK(strcmp(col(rows[0], n, "address"), "10.0.0.1") == 0);
+	CHECK(strcmp(col(rows[0], n, "packets"), "5") == 0);
+	CHECK(strcmp(col(rows[0], n, "bytes"), "500") == 0);
+	CHECK(strcmp(col(rows[0], n, "udp_packets"), "5") == 0);
+	CHECK(strcmp(col(rows[0], n, "pps"), "5") == 0);
+	CHECK(strcmp(col(rows[1], n, "event"), "start") == 0);
+	CHECK(strcmp(col(rows[1], n, "target"), "subnet") == 0);
+	CHECK(strcmp(col(rows[1], n, "subnet"), "10.0.0.0/24") == 0);
+	CHECK(strcmp(col(rows[1], n, "packets"), "4") == 0);
+	CHECK(strcmp(col(rows[1], n, "bytes"), "400") == 0);
+	CHECK(strcmp(col(rows[2], n, "event"), "end") == 0);
+	CHECK(strcmp(col(rows[2], n, "duration_s"), "1") == 0);
+	CHECK(strcmp(col(rows[2], n, "packets"), "4") == 0);
+
+	conf.sink[DPMON_EXPORT_CLICKHOUSE].format = DPMON_CH_FORMAT_JSONEACHROW;
+	REQUIRE(export_clickhouse.encode(&sink, b2, a, &iv, &js) == 0);
+	REQUIRE(js.part[EXPORT_ALERTS].body.p != NULL);
+	CHECK(js.part[EXPORT_ALERTS].rows == 3);
+	CHECK(strstr(js.part[EXPORT_ALERTS].body.p,
+		     "\"peak_flows\":0,\"packets\":5,\"bytes\":500,") != NULL);
+
+	for (int i = 0; i < EXPORT_TABLES; i++) {
+		xbuf_free(&bt.part[i].body);
+		xbuf_free(&js.part[i].body);
+	}
+	xbuf_free(&ddl);
+	b2->alerts = NULL;
+	b2->n_alerts = 0;
+	dpmon_snapshot_free(a);
+	dpmon_snapshot_free(b2);
+}
+
 int
 main(void)
 {
@@ -528,5 +611,6 @@ main(void)
 	test_top_hosts();
 	test_encodings();
 	test_rowbinary();
+	test_alert_rows();
 	return check_finish("test_export");
 }

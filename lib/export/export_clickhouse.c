@@ -71,8 +71,8 @@ static const struct table_def tables[EXPORT_TABLES] = {
 			   "    value Float64,\n    threshold Float64,\n    type String,\n"
 			   "    hostgroup String,\n    start_time DateTime,\n"
 			   "    duration_s Float64,\n    peak_pps Float64,\n    peak_bps Float64,\n"
-			   "    peak_flows Float64",
-			   "", false, "toYYYYMM(time)", "(instance, time, id)"},
+			   "    peak_flows Float64,\n",
+			   "", true, "toYYYYMM(time)", "(instance, time, id)"},
 };
 
 /* @p text with every "DIR2" replaced by the two-direction enum. */
@@ -170,6 +170,54 @@ put_cluster_table(struct xbuf *b, const struct dpmon_export_sink_conf *sc,
 	xbuf_puts(b, "_local, cityHash64(instance))");
 }
 
+/*
+ * The column after @p at in put_columns' text (one column per line,
+ * "    name Type,"): its name (@p n bytes) and its definition ("name
+ * Type", @p def bytes). @return where the next search starts, or NULL
+ * when there is none.
+ */
+static const char *
+next_column(const char *at, const char **name, size_t *n, size_t *def)
+{
+	while (at != NULL && *at != '\0') {
+		const char *line = at + strspn(at, "\n");
+		const char *eol = strchr(line, '\n');
+
+		at = eol;
+		if (strncmp(line, "    ", 4) != 0)
+			continue;
+		*name = line + 4;
+		*n = strcspn(*name, " ");
+		*def = strcspn(*name, "\n");
+		if (*def > 0 && (*name)[*def - 1] == ',')
+			(*def)--;
+		return at != NULL ? at : line + 4 + strlen(line + 4);
+	}
+	return NULL;
+}
+
+/* "instance, time, ...": the names of table @p t's columns in the schema's order. */
+static void
+put_column_names(struct xbuf *b, const struct table_def *t)
+{
+	struct xbuf cols = {0};
+	const char *at, *name;
+	size_t n, def;
+	bool first = true;
+
+	put_columns(&cols, t);
+	xbuf_putc(&cols, '\0');
+	for (at = cols.oom ? NULL : cols.p; (at = next_column(at, &name, &n, &def)) != NULL;) {
+		if (!first)
+			xbuf_puts(b, ", ");
+		xbuf_put(b, name, n);
+		first = false;
+	}
+	if (cols.oom)
+		b->oom = true;
+	xbuf_free(&cols);
+}
+
 static bool
 is_identifier(const char *s)
 {
@@ -230,18 +278,82 @@ query_url(struct export_sink *s, const char *query, struct xbuf *url)
 	return url->oom ? -ENOMEM : 0;
 }
 
-/* Run statement @p sql (the body; the URL has no query). */
+/* Run statement @p sql (the body; the URL has no query); its answer into
+ * @p answer when not NULL. */
 static int
-run_sql(struct export_sink *s, const char *sql, size_t len, char *err, size_t errlen)
+run_sql(struct export_sink *s, const char *sql, size_t len, struct xbuf *answer, char *err,
+	size_t errlen)
 {
 	struct xbuf url = {0};
 	int rc = query_url(s, NULL, &url);
 
 	if (rc == 0)
-		rc = export_http_post(s, url.p, sql, len, NULL, true, err, errlen);
+		rc = export_http_query(s, url.p, sql, len, answer, err, errlen);
 	else
 		snprintf(err, errlen, "out of memory");
 	xbuf_free(&url);
+	return rc;
+}
+
+/* Whether line @p name (@p n bytes) is one of the lines of @p tsv. */
+static bool
+tsv_has(const char *tsv, size_t tsv_len, const char *name, size_t n)
+{
+	const char *p = tsv, *end = tsv + tsv_len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t len = eol != NULL ? (size_t)(eol - p) : (size_t)(end - p);
+
+		if (len == n && memcmp(p, name, n) == 0)
+			return true;
+		p += len + 1;
+	}
+	return false;
+}
+
+/*
+ * Add to table @p t the columns of the schema it lacks (a table an older
+ * dpmon created). ClickHouse 18.16 has no ADD COLUMN IF NOT EXISTS: the
+ * names come from system.columns first.
+ */
+static int
+add_missing_columns(struct export_sink *s, const struct table_def *t, char *err, size_t errlen)
+{
+	struct xbuf q = {0}, have = {0}, cols = {0}, alter = {0};
+	const char *at, *name;
+	size_t n, def;
+	int rc, missing = 0;
+
+	xbuf_puts(&q, "SELECT name FROM system.columns WHERE database = '");
+	xbuf_puts(&q, s->sc->database); /* a name: [A-Za-z0-9_] (config_export.c) */
+	xbuf_puts(&q, "' AND table = '");
+	xbuf_puts(&q, t->name);
+	xbuf_puts(&q, "' FORMAT TSV");
+	rc = q.oom ? -1 : run_sql(s, q.p, q.len, &have, err, errlen);
+	put_columns(&cols, t);
+	xbuf_putc(&cols, '\0');
+	xbuf_puts(&alter, "ALTER TABLE ");
+	xbuf_puts(&alter, s->sc->database);
+	xbuf_putc(&alter, '.');
+	xbuf_puts(&alter, t->name);
+	for (at = rc == 0 && !cols.oom ? cols.p : NULL;
+	     (at = next_column(at, &name, &n, &def)) != NULL;) {
+		if (tsv_has(have.p, have.len, name, n))
+			continue;
+		xbuf_puts(&alter, missing++ ? ", ADD COLUMN " : " ADD COLUMN ");
+		xbuf_put(&alter, name, def);
+	}
+	if (rc == 0 && (cols.oom || alter.oom)) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	}
+	if (rc == 0 && missing > 0)
+		rc = run_sql(s, alter.p, alter.len, NULL, err, errlen);
+	xbuf_free(&q);
+	xbuf_free(&have);
+	xbuf_free(&cols);
+	xbuf_free(&alter);
 	return rc;
 }
 
@@ -255,46 +367,18 @@ ch_prepare(struct export_sink *s, char *err, size_t errlen)
 		return 0;
 	xbuf_puts(&b, "CREATE DATABASE IF NOT EXISTS ");
 	xbuf_puts(&b, s->sc->database);
-	rc = b.oom ? -1 : run_sql(s, b.p, b.len, err, errlen);
+	rc = b.oom ? -1 : run_sql(s, b.p, b.len, NULL, err, errlen);
 	for (int t = 0; rc == 0 && t < EXPORT_TABLES; t++) {
 		b.len = 0;
 		put_table(&b, s->sc, &tables[t]);
-		rc = b.oom ? -1 : run_sql(s, b.p, b.len, err, errlen);
+		rc = b.oom ? -1 : run_sql(s, b.p, b.len, NULL, err, errlen);
+		if (rc == 0)
+			rc = add_missing_columns(s, &tables[t], err, errlen);
 	}
 	if (b.oom)
 		snprintf(err, errlen, "out of memory");
 	xbuf_free(&b);
 	return rc;
-}
-
-/* "(instance, time, ...)": the names of table @p t's columns, in the schema's order. */
-static void
-put_column_names(struct xbuf *b, const struct table_def *t)
-{
-	struct xbuf cols = {0};
-	const char *line;
-	bool first = true;
-
-	put_columns(&cols, t);
-	xbuf_putc(&cols, '\0');
-	xbuf_putc(b, '(');
-	for (line = cols.oom ? NULL : cols.p; line != NULL; line = strchr(line + 1, '\n')) {
-		const char *name = line + strspn(line, "\n");
-		size_t n;
-
-		if (strncmp(name, "    ", 4) != 0)
-			continue;
-		name += 4;
-		n = strcspn(name, " ");
-		if (!first)
-			xbuf_puts(b, ", ");
-		xbuf_put(b, name, n);
-		first = false;
-	}
-	xbuf_putc(b, ')');
-	if (cols.oom)
-		b->oom = true;
-	xbuf_free(&cols);
 }
 
 /* The INSERT statement of part @p table (its text ends with a NUL). */
@@ -308,9 +392,9 @@ put_insert(struct xbuf *b, const struct dpmon_export_sink_conf *sc, enum export_
 	if (sc->format == DPMON_CH_FORMAT_JSONEACHROW) {
 		xbuf_puts(b, " FORMAT JSONEachRow");
 	} else {
-		xbuf_putc(b, ' ');
+		xbuf_puts(b, " (");
 		put_column_names(b, &tables[table]);
-		xbuf_puts(b, " FORMAT RowBinary");
+		xbuf_puts(b, ") FORMAT RowBinary");
 	}
 	xbuf_putc(b, '\0');
 }
@@ -479,7 +563,8 @@ json_row(void *ctx, const struct export_interval *iv, const struct export_row *r
 }
 
 static void
-json_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end)
+json_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end,
+	   const struct export_row *counts)
 {
 	struct ch_ctx *cx = ctx;
 	struct export_part *p = &cx->bt->part[EXPORT_ALERTS];
@@ -488,7 +573,6 @@ json_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert
 
 	if (a->target == DPMON_TARGET_SUBNET)
 		dpmon_prefix_format(&a->prefix, pfx, sizeof(pfx));
-	(void)iv;
 	dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr));
 	put_head(b, cx);
 	put_key(b, "event");
@@ -515,6 +599,7 @@ json_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert
 	put_double(b, "peak_pps", a->peak[DPMON_METRIC_PPS]);
 	put_double(b, "peak_bps", a->peak[DPMON_METRIC_BPS]);
 	put_double(b, "peak_flows", a->peak[DPMON_METRIC_FLOWS]);
+	put_counts(b, iv, counts);
 	xbuf_puts(b, "}\n");
 	p->rows++;
 }
@@ -661,7 +746,8 @@ rb_cstr(char *o, const char *s)
 }
 
 static void
-rb_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end)
+rb_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end,
+	 const struct export_row *counts)
 {
 	struct ch_ctx *cx = ctx;
 	struct export_part *p = &cx->bt->part[EXPORT_ALERTS];
@@ -670,14 +756,13 @@ rb_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *
 	bool subnet = a->target == DPMON_TARGET_SUBNET;
 	char *o, *start;
 
-	(void)iv;
 	if (subnet)
 		dpmon_prefix_format(&a->prefix, pfx, sizeof(pfx));
 	dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr));
-	o = xbuf_reserve(&p->body, cx->head.len + 3 + 8 + RB_STR_MAX(sizeof(addr)) +
-					   RB_STR_MAX(sizeof(pfx)) + RB_STR_MAX(strlen(metric)) +
-					   RB_STR_MAX(strlen(type)) +
-					   RB_STR_MAX(strlen(a->hostgroup)) + 4 + 6 * 8);
+	o = xbuf_reserve(&p->body,
+			 cx->head.len + 3 + 8 + RB_STR_MAX(sizeof(addr)) + RB_STR_MAX(sizeof(pfx)) +
+				 RB_STR_MAX(strlen(metric)) + RB_STR_MAX(strlen(type)) +
+				 RB_STR_MAX(strlen(a->hostgroup)) + 4 + 6 * 8 + RB_COUNTS_MAX);
 	if (o == NULL)
 		return;
 	start = o;
@@ -699,6 +784,7 @@ rb_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *
 	o = rb_f64(o, a->peak[DPMON_METRIC_PPS]);
 	o = rb_f64(o, a->peak[DPMON_METRIC_BPS]);
 	o = rb_f64(o, a->peak[DPMON_METRIC_FLOWS]);
+	o = rb_counts(o, iv, counts);
 	p->body.len += (size_t)(o - start);
 	p->rows++;
 }

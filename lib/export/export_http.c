@@ -16,10 +16,12 @@
 #include <string.h>
 #include <time.h>
 
-/* The first line of an error answer, for the reason text. */
+/* The first line of an error answer, for the reason text; and the whole
+ * answer when @c all is set. */
 struct answer {
 	char text[160];
 	size_t len;
+	struct xbuf *all;
 };
 
 static size_t
@@ -27,6 +29,9 @@ on_body(char *data, size_t size, size_t n, void *arg)
 {
 	struct answer *a = arg;
 	size_t total = size * n;
+
+	if (a->all != NULL)
+		xbuf_put(a->all, data, total);
 
 	for (size_t i = 0; i < total && a->len + 1 < sizeof(a->text); i++) {
 		char c = data[i];
@@ -73,12 +78,13 @@ trim(char *s)
 		s[--n] = '\0';
 }
 
-int
-export_http_post(struct export_sink *s, const char *url, const char *body, size_t len,
-		 struct curl_slist *headers, bool basic_auth, char *err, size_t errlen)
+/* export_http_post, the answer's body into @p answer when not NULL. */
+static int
+post(struct export_sink *s, const char *url, const char *body, size_t len,
+     struct curl_slist *headers, bool basic_auth, struct xbuf *answer, char *err, size_t errlen)
 {
 	char cerr[CURL_ERROR_SIZE] = "";
-	struct answer ans = {.len = 0};
+	struct answer ans = {.len = 0, .all = answer};
 	struct curl_slist *all = NULL;
 	long status = 0;
 	CURLcode rc;
@@ -133,5 +139,23 @@ export_http_post(struct export_sink *s, const char *url, const char *body, size_
 		snprintf(err, errlen, "HTTP %ld: %s", status, ans.len ? ans.text : "(no text)");
 		return -1;
 	}
+	if (answer != NULL && answer->oom) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	return 0;
+}
+
+int
+export_http_post(struct export_sink *s, const char *url, const char *body, size_t len,
+		 struct curl_slist *headers, bool basic_auth, char *err, size_t errlen)
+{
+	return post(s, url, body, len, headers, basic_auth, NULL, err, errlen);
+}
+
+int
+export_http_query(struct export_sink *s, const char *url, const char *body, size_t len,
+		  struct xbuf *answer, char *err, size_t errlen)
+{
+	return post(s, url, body, len, NULL, true, answer, err, errlen);
 }

@@ -83,29 +83,17 @@ put_time(struct xbuf *b, const struct export_interval *iv)
 	xbuf_putc(b, '\n');
 }
 
+/* The counts of row @p r as fields, the first of the point's field set. */
 static void
-ix_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
+put_counts(struct xbuf *b, const struct export_interval *iv, const struct export_row *r)
 {
 	static const char *const pk[DPMON_PROTO_MAX] = {"tcp_packets", "udp_packets",
 							"icmp_packets", "other_packets"};
 	static const char *const bk[DPMON_PROTO_MAX] = {"tcp_bytes", "udp_bytes", "icmp_bytes",
 							"other_bytes"};
-	struct export_part *p = ctx;
-	struct xbuf *b = &p->body;
 	const struct export_delta *d = r->d;
 	double is = iv->interval_s > 0 ? iv->interval_s : 1;
 
-	xbuf_puts(b, export_table_name(r->table));
-	put_tag(b, "instance", iv->instance);
-	put_tag(b, "direction", r->direction);
-	if (r->table == EXPORT_SUBNETS) {
-		put_tag(b, "prefix", r->prefix);
-		put_tag(b, "name", r->name);
-	} else if (r->table == EXPORT_HOSTS) {
-		put_tag(b, "address", r->address);
-		put_tag(b, "subnet", r->prefix);
-	}
-	xbuf_putc(b, ' ');
 	put_int(b, "packets", d->packets, true);
 	put_int(b, "bytes", d->bytes, false);
 	for (int k = 0; k < DPMON_PROTO_MAX; k++) {
@@ -122,6 +110,26 @@ ix_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
 		put_float(b, "flows", r->flows);
 	if (r->peers >= 0)
 		put_float(b, "peers", r->peers);
+}
+
+static void
+ix_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
+{
+	struct export_part *p = ctx;
+	struct xbuf *b = &p->body;
+
+	xbuf_puts(b, export_table_name(r->table));
+	put_tag(b, "instance", iv->instance);
+	put_tag(b, "direction", r->direction);
+	if (r->table == EXPORT_SUBNETS) {
+		put_tag(b, "prefix", r->prefix);
+		put_tag(b, "name", r->name);
+	} else if (r->table == EXPORT_HOSTS) {
+		put_tag(b, "address", r->address);
+		put_tag(b, "subnet", r->prefix);
+	}
+	xbuf_putc(b, ' ');
+	put_counts(b, iv, r);
 	put_float(b, "interval_s", iv->interval_s);
 	put_int(b, "seq", iv->seq, false);
 	put_time(b, iv);
@@ -129,7 +137,8 @@ ix_row(void *ctx, const struct export_interval *iv, const struct export_row *r)
 }
 
 static void
-ix_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end)
+ix_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a, bool end,
+	 const struct export_row *counts)
 {
 	struct export_part *p = ctx;
 	struct xbuf *b = &p->body;
@@ -146,7 +155,8 @@ ix_alert(void *ctx, const struct export_interval *iv, const struct dpmon_alert *
 	put_tag(b, "address", a->target == DPMON_TARGET_SUBNET ? "" : addr);
 	put_tag(b, "subnet", pfx);
 	xbuf_putc(b, ' ');
-	put_int(b, "id", a->id, true);
+	put_counts(b, iv, counts);
+	put_int(b, "id", a->id, false);
 	put_string(b, "metric", dpmon_metric_name(a->metric));
 	put_float(b, "value", a->value);
 	put_float(b, "threshold", a->threshold);

@@ -100,9 +100,13 @@ struct export_row {
 /** Where the walk puts the rows; both callbacks get @c ctx. */
 struct export_encoder {
 	void (*row)(void *ctx, const struct export_interval *iv, const struct export_row *r);
-	/** An alert's start (@p end false) or end event. */
+	/**
+	 * An alert's start (@p end false) or end event, with @p counts: its
+	 * target's row (the host's or the subnet's, in the alert's
+	 * direction) of this interval; zero deltas when the target is gone.
+	 */
 	void (*alert)(void *ctx, const struct export_interval *iv, const struct dpmon_alert *a,
-		      bool end);
+		      bool end, const struct export_row *counts);
 	void *ctx;
 };
 
@@ -186,6 +190,14 @@ struct export_sink {
  */
 int export_http_post(struct export_sink *s, const char *url, const char *body, size_t len,
 		     struct curl_slist *headers, bool basic_auth, char *err, size_t errlen);
+
+/**
+ * export_http_post with basic authentication and no extra headers, the
+ * answer's body appended to @p answer. @return as export_http_post (-1
+ * with "out of memory" when the answer did not fit).
+ */
+int export_http_query(struct export_sink *s, const char *url, const char *body, size_t len,
+		      struct xbuf *answer, char *err, size_t errlen);
 
 /** The ClickHouse schema (dpmon_export_print_schema's text) for @p cluster (NULL: one server). */
 int export_clickhouse_schema(const struct dpmon_export_sink_conf *sc, const char *cluster,

@@ -370,6 +370,62 @@ prev_alert(const struct dpmon_snapshot *prev, uint64_t id)
 	return NULL;
 }
 
+/*
+ * The row of alert @p a's target in its direction into @p r (its delta in
+ * @p d): a host's record in both snapshots (one that came back counts from
+ * zero), or a subnet's; zero when the target is in neither.
+ */
+static void
+alert_counts(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev,
+	     const struct dpmon_alert *a, struct export_row *r, struct export_delta *d)
+{
+	static const struct dpmon_dir_stats none = {.flows = -1, .peers = -1};
+	const struct dpmon_dir_stats *c = &none, *p = NULL;
+	struct dpmon_dir_stats tmp;
+
+	if (a->target == DPMON_TARGET_SUBNET) {
+		int i = dpmon_snapshot_find_subnet(cur, &a->prefix);
+		int j = prev != NULL ? dpmon_snapshot_find_subnet(prev, &a->prefix) : -1;
+
+		if (i >= 0)
+			c = &cur->subnets[i].dir[a->dir];
+		if (i >= 0 && j >= 0)
+			p = &prev->subnets[j].dir[a->dir];
+	} else {
+		const struct dpmon_snap_host *h = dpmon_snapshot_find_host(cur, &a->addr);
+		const struct dpmon_snap_host *q =
+			h != NULL && prev != NULL ? dpmon_snapshot_find_host(prev, &a->addr) : NULL;
+
+		if (h != NULL) {
+			c = dpmon_snap_host_dir(cur, h, a->dir, &tmp);
+			dir_delta(&h->dir[a->dir],
+				  q != NULL && q->first_seen == h->first_seen ? &q->dir[a->dir]
+									      : NULL,
+				  d);
+		} else
+			memset(d, 0, sizeof(*d));
+	}
+	if (a->target == DPMON_TARGET_SUBNET) {
+		if (c == &none)
+			memset(d, 0, sizeof(*d));
+		else
+			dir_delta(c, p, d);
+	}
+	*r = (struct export_row){
+		.table = EXPORT_ALERTS,
+		.direction = dpmon_dir_name(a->dir),
+		.dir = (uint8_t)a->dir,
+		.prefix = "",
+		.name = "",
+		.address = "",
+		.d = d,
+		.avg_pps = c->avg_pps,
+		.avg_bps = c->avg_bps,
+		.flows = c->flows,
+		.peers = c->peers,
+	};
+}
+
 /* Starts and ends since @p prev: an alert newer than every one of @p prev
  * started; one active in @p prev and ended now ended. */
 static void
@@ -384,11 +440,17 @@ walk_alerts(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev,
 		const struct dpmon_alert *a = cur->alerts[i];
 		const struct dpmon_alert *pa = prev != NULL ? prev_alert(prev, a->id) : NULL;
 		bool started = a->id > prev_max && (prev == NULL || pa == NULL);
+		bool ended = a->end_unix_s != 0 && (started || (pa != NULL && pa->end_unix_s == 0));
+		struct export_delta d;
+		struct export_row r;
 
+		if (!started && !ended)
+			continue;
+		alert_counts(cur, prev, a, &r, &d);
 		if (started)
-			enc->alert(enc->ctx, iv, a, false);
-		if (a->end_unix_s != 0 && (started || (pa != NULL && pa->end_unix_s == 0)))
-			enc->alert(enc->ctx, iv, a, true);
+			enc->alert(enc->ctx, iv, a, false, &r);
+		if (ended)
+			enc->alert(enc->ctx, iv, a, true, &r);
 	}
 }
 

@@ -129,6 +129,17 @@ def clickhouse_exact(h, fmt):
                                 'password_file': os.path.join(ch.dir, 'pw')})
         if fmt is not None:
             cfg['export']['clickhouse']['format'] = fmt
+            # Tables an older dpmon made: hosts without peers, alerts
+            # without the counts. dpmon adds the missing columns.
+            ch.query('CREATE DATABASE %s' % DB)
+            ch.query('CREATE TABLE %s.hosts (instance String, time DateTime, seq UInt64, '
+                     'interval_s Float64, direction Enum8(\'ingress\' = 1, \'egress\' = 2), '
+                     'address String, subnet String, name String, packets UInt64, '
+                     'bytes UInt64) ENGINE = MergeTree() PARTITION BY toYYYYMMDD(time) '
+                     'ORDER BY (instance, subnet, address, direction, time)' % DB)
+            ch.query('CREATE TABLE %s.alerts (instance String, time DateTime, seq UInt64, '
+                     'id UInt64) ENGINE = MergeTree() PARTITION BY toYYYYMM(time) '
+                     'ORDER BY (instance, time, id)' % DB)
         with open(os.path.join(ch.dir, 'pw'), 'w') as f:
             f.write(servers.ClickHouse.PASSWORD + '\n')
         with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
@@ -158,6 +169,12 @@ def clickhouse_exact(h, fmt):
                 return (n, e['rows'])
             n, rows = wait_for('a summary with nothing spooled', rows_agree, timeout=10)
             c.eq('exporter rows == rows in ClickHouse', n, rows)
+            if fmt is not None:
+                cols = {(t, name) for t, name in ch.rows(
+                    "SELECT table, name FROM system.columns WHERE database = '%s'" % DB)}
+                c.true('older tables gained the new columns (hosts.peers, alerts.packets, '
+                       'alerts.tcp_syn)', {('hosts', 'peers'), ('alerts', 'packets'),
+                                           ('alerts', 'tcp_syn')} <= cols, repr(sorted(cols)))
             c.eq('d.stop() exit status', 0, d.stop())
     c.done()
 
@@ -541,6 +558,17 @@ def test_alert_events(h):
                  (r['target'], r['direction'], r['metric'], r['type']))
             c.eq('%s: instance' % r['event'], 'it-pop1', r['instance'])
         c.true('end: duration_s > 0', ev and ev[-1]['duration_s'] > 0, repr(ev))
+        # Each event carries its host's row of that interval (0 when the
+        # host sent nothing in it: no hosts row then).
+        host_rows = {(r['seq'], r['address']): r for r in tables.get('hosts', [])
+                     if r['direction'] == 'ingress'}
+        for r in ev:
+            want = host_rows.get((r['seq'], r['address']), {})
+            c.eq('%s: packets, bytes, udp_packets == the hosts row of seq %d' % (
+                r['event'], r['seq']),
+                (want.get('packets', 0), want.get('bytes', 0), want.get('udp_packets', 0)),
+                (r['packets'], r['bytes'], r['udp_packets']))
+        c.true('start: packets > 0', ev and ev[0]['packets'] > 0, repr(ev[:1]))
         c.eq('hosts rows: every packet once', 40000, sum(
             r['packets'] for r in tables.get('hosts', []) if r['direction'] == 'ingress'))
     shutil_rmtree(tmp)
