@@ -519,18 +519,28 @@ def section_merge(env):
 
 
 # A ClickHouse stand-in for the export section: reads each request whole and
-# answers 200, on the main lcore's CPU (never the worker's).
+# answers 200, on the main lcore's CPU (never the worker's); GET answers the
+# body bytes received so far.
 EXPORT_SINK = r'''
 import http.server, sys
+received = [0]
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     def do_POST(self):
         n = int(self.headers.get('Content-Length') or 0)
         while n > 0:
-            n -= len(self.rfile.read(min(n, 1 << 20)) or b'x' * n)
+            k = len(self.rfile.read(min(n, 1 << 20)) or b'x' * n)
+            received[0] += k
+            n -= k
         self.send_response(200)
         self.send_header('Content-Length', '0')
         self.end_headers()
+    def do_GET(self):
+        body = str(received[0]).encode()
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
     def log_message(self, *a):
         pass
 s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
@@ -545,14 +555,51 @@ def export_sink():
     return p, int(p.stdout.readline())
 
 
+def sink_bytes(port):
+    with urllib.request.urlopen('http://127.0.0.1:%d/' % port, timeout=10) as r:
+        return int(r.read())
+
+
+def export_window(env, d, port):
+    """One measured window of a dpmon run: Mpps, the worker's CPU ns per
+    packet (see section_export), merges per second, and the summaries and
+    sink bytes at both ends."""
+    s0 = d.summary()
+    b0 = sink_bytes(port)
+    c0 = thread_cpu_seconds(d.p.pid, 'rte-worker')
+    t0 = time.monotonic()
+    mpps, s = d.rates(env.args.secs)
+    c1 = thread_cpu_seconds(d.p.pid, 'rte-worker')
+    t1 = time.monotonic()
+    pk = sum(w['packets'] for w in s['workers']) - sum(w['packets'] for w in s0['workers'])
+    busy = sum(w['busy_s'] for w in s['workers']) - sum(w['busy_s'] for w in s0['workers'])
+    share = min(1.0, (c1 - c0) / max(1e-9, t1 - t0))
+    return {'mpps': mpps, 'ns': share * busy * 1e9 / max(1, pk),
+            'merges': (s['snapshot_seq'] - s0['snapshot_seq']) /
+            max(1e-9, s['uptime_s'] - s0['uptime_s']),
+            's0': s0, 's': s, 'bytes': sink_bytes(port) - b0}
+
+
 def section_export(env):
     """The exporter's cost: the data plane with export on and off (same
     capture, alternated), and the exporter's CPU per interval and rows per
     interval at 64 k and 1 M active hosts (every host in every interval:
-    the capture replayed forever). On a shared machine the worker's Mpps
-    follows whatever else runs; its CPU time per packet (the worker
-    thread's utime + stime over the packets it counted) does not, and is
-    the ratio that tells the export's cost to the data plane."""
+    the capture replayed forever).
+
+    The cost to the data plane is the worker's CPU time per packet, on
+    over off. Both of its parts are read where they agree in time: the
+    worker's busy seconds and packets come from the same two snapshots
+    (the worker counts both, dpmon_snap_worker), and the share of that
+    time the worker thread really ran (its utime + stime over wall time,
+    read back to back, so time stolen by the hypervisor of a shared
+    machine is left out) from /proc. Thread CPU time over snapshot
+    packets would mix a read taken now with counts up to an interval old,
+    and the exporter's CPU delays the merges: that error is as large as
+    the effect at 1 M hosts.
+
+    A third arm, export off with a busy loop on CPU 0 (where the exporter
+    runs), is the control: it shows what the measure sees when CPU 0 is
+    fully busy, so "no cost" is not a measure that cannot see one."""
     rows = []
     sink, port = export_sink()
     try:
@@ -562,43 +609,57 @@ def section_export(env):
                                  'clickhouse': {'url': 'http://127.0.0.1:%d' % port,
                                                 'create_tables': False,
                                                 'timeout_ms': 60000}}}
-            off, on, enc, nrows, cpu = [], [], [], [], []
-            ns_off, ns_on = [], []
+            arms = {'off': [], 'on': [], 'spin': []}
+            enc, nrows, cpu, row_bytes = [], [], [], []
             for r in range(env.args.reps):
-                for export in (False, True):
-                    d = dpmon_for_mix(env, mix, extra=on_cfg if export else None,
-                                      label='export-%s' % ('on' if export else 'off'))
+                for arm in ('off', 'on', 'spin'):
+                    spin = None
+                    d = dpmon_for_mix(env, mix, extra=on_cfg if arm == 'on' else None,
+                                      label='export-%s' % arm)
                     try:
-                        s0 = d.summary()
-                        c0 = thread_cpu_seconds(d.p.pid, 'rte-worker')
-                        mpps, s = d.rates(env.args.secs)
-                        c1 = thread_cpu_seconds(d.p.pid, 'rte-worker')
-                        pk = (sum(w['packets'] for w in s['workers']) -
-                              sum(w['packets'] for w in s0['workers']))
-                        (ns_on if export else ns_off).append((c1 - c0) * 1e9 / max(1, pk))
-                        if export:
-                            e = [x for x in s['exporters'] if x['name'] == 'clickhouse'][0]
-                            on.append(mpps)
+                        if arm == 'spin':
+                            spin = subprocess.Popen(['taskset', '-c', str(CPU_MAIN), 'sh', '-c',
+                                                     'while :; do :; done'])
+                        w = export_window(env, d, port)
+                        arms[arm].append(w)
+                        if arm == 'on':
+                            e = [x for x in w['s']['exporters'] if x['name'] == 'clickhouse'][0]
+                            e0 = [x for x in w['s0']['exporters'] if x['name'] == 'clickhouse'][0]
+                            row_bytes.append(w['bytes'] / max(1, e['rows'] - e0['rows']))
                             enc.append(e['encode_s'])
                             nrows.append(e['last_rows'])
                             cpu.append(e['cpu_s'] / max(1, e['intervals']))
-                        else:
-                            off.append(mpps)
                     finally:
+                        if spin is not None:
+                            spin.kill()
+                            spin.wait()
                         d.stop()
                 log('export %s rep %d: off %.3f Mpps %.1f ns/packet, on %.3f Mpps %.1f '
-                    'ns/packet, encode %.3f s, %d rows'
-                    % (mix, r, off[-1], ns_off[-1], on[-1], ns_on[-1], enc[-1], nrows[-1]))
-            rows.append({'mix': mix, 'off_mpps': statistics.median(off),
-                         'on_mpps': statistics.median(on),
-                         'ratio': statistics.median(on) / statistics.median(off),
-                         'off_ns_per_packet': statistics.median(ns_off),
-                         'on_ns_per_packet': statistics.median(ns_on),
-                         'cost_ratio': statistics.median(ns_on) / statistics.median(ns_off),
+                    'ns/packet, CPU 0 busy loop %.3f Mpps %.1f ns/packet; encode %.3f s, '
+                    '%d rows' % (mix, r, arms['off'][-1]['mpps'], arms['off'][-1]['ns'],
+                                 arms['on'][-1]['mpps'], arms['on'][-1]['ns'],
+                                 arms['spin'][-1]['mpps'], arms['spin'][-1]['ns'], enc[-1],
+                                 nrows[-1]))
+
+            def med(arm, key):
+                return statistics.median(w[key] for w in arms[arm])
+            rows.append({'mix': mix, 'off_mpps': med('off', 'mpps'),
+                         'on_mpps': med('on', 'mpps'),
+                         'ratio': med('on', 'mpps') / med('off', 'mpps'),
+                         'off_ns_per_packet': med('off', 'ns'),
+                         'on_ns_per_packet': med('on', 'ns'),
+                         'cost_ratio': med('on', 'ns') / med('off', 'ns'),
+                         'spin_ns_per_packet': med('spin', 'ns'),
+                         'spin_cost_ratio': med('spin', 'ns') / med('off', 'ns'),
                          'encode_s': statistics.median(enc),
                          'cpu_s_per_interval': statistics.median(cpu),
+                         'merges_per_s_off': med('off', 'merges'),
+                         'merges_per_s_on': med('on', 'merges'),
+                         'bytes_per_row': statistics.median(row_bytes),
                          'rows_per_interval': statistics.median(nrows),
-                         'interval_ms': 500, 'off_runs': off, 'on_runs': on})
+                         'interval_ms': 500,
+                         'runs': {a: [{k: w[k] for k in ('mpps', 'ns', 'merges')} for w in ws]
+                                  for a, ws in arms.items()}})
     finally:
         sink.kill()
         sink.wait()
@@ -1120,14 +1181,22 @@ def print_table(res):
         add('')
     if 'export' in res:
         add('Export to ClickHouse (a stand-in server): data plane on/off, exporter per interval')
-        add('%-10s %8s %8s %7s %8s %8s %7s %9s %9s %8s' % (
-            'mix', 'off Mpps', 'on Mpps', 'ratio', 'off ns/p', 'on ns/p', 'cost', 'rows',
-            'encode s', 'cpu s'))
+        add('%-10s %8s %8s %7s %8s %8s %7s %7s %8s %9s %8s %6s %9s' % (
+            'mix', 'off Mpps', 'on Mpps', 'ratio', 'off ns/p', 'on ns/p', 'cost', 'spin',
+            'rows', 'encode s', 'cpu s', 'B/row', 'merges/s'))
         for r in res['export']:
-            add('%-10s %8.3f %8.3f %7.3f %8.1f %8.1f %7.3f %9d %9.3f %8.3f' % (
-                r['mix'], r['off_mpps'], r['on_mpps'], r['ratio'], r['off_ns_per_packet'],
-                r['on_ns_per_packet'], r['cost_ratio'], r['rows_per_interval'],
-                r['encode_s'], r['cpu_s_per_interval']))
+            add('%-10s %8.3f %8.3f %7.3f %8.1f %8.1f %7.3f %7.3f %8d %9.3f %8.3f %6.0f '
+                '%4.2f/%4.2f' % (
+                    r['mix'], r['off_mpps'], r['on_mpps'], r['ratio'], r['off_ns_per_packet'],
+                    r['on_ns_per_packet'], r['cost_ratio'], r.get('spin_cost_ratio', 0),
+                    r['rows_per_interval'], r['encode_s'], r['cpu_s_per_interval'],
+                    r.get('bytes_per_row', 0), r.get('merges_per_s_off', 0),
+                    r.get('merges_per_s_on', 0)))
+        add('  ns/p: the worker\'s CPU time per packet (busy time per packet from the'
+            ' snapshots, times the')
+        add('  share of wall time its thread ran); cost: on / off; spin: off with a busy'
+            ' loop on CPU 0, / off')
+        add('  (the control); merges/s: off/on')
         add('')
     if 'srss' in res:
         add('Software RSS (distributor lcore -> workers through rte_rings), 2 CPUs')
