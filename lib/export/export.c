@@ -28,7 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
 
+#include <rte_lcore.h>
 #include <rte_ring.h>
 
 #include "export_private.h"
@@ -515,11 +518,28 @@ flush_at_stop(struct exporter *x)
 		spool_pop(x);
 }
 
+/*
+ * The lowest CPU priority (nice 19) for the calling thread: when every
+ * CPU has an lcore, the exporter shares the main lcore's, and its
+ * encoding must never delay a merge. It takes what the main lcore leaves
+ * between merges; when that is not enough, snapshots wait in the handoff
+ * and are counted when skipped.
+ */
+static void
+lower_priority(void)
+{
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), 19) != 0)
+		dpmon_log(DPMON_LOG_EXPORT, DPMON_LOG_WARNING,
+			  "export: cannot lower the exporter thread's priority: %s",
+			  strerror(errno));
+}
+
 static void *
 exporter_main(void *arg)
 {
 	struct exporter *x = arg;
 
+	lower_priority();
 	while (!__atomic_load_n(&x->stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now;
 
@@ -606,15 +626,16 @@ exporter_start(int kind, const struct dpmon_export_conf *cfg, struct dpmon_snap_
 	if (rte_ring_init(x->handoff, name, HANDOFF_SLOTS, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0)
 		goto nomem;
 	beat(x);
-	rc = pthread_create(&x->thread, NULL, exporter_main, x);
+	/* A DPDK control thread: on the CPUs the EAL gave no lcore, or on
+	 * the main lcore's when every CPU has one. */
+	snprintf(name, sizeof(name), "dpmon-%.9s", x->sink.be->name);
+	rc = rte_ctrl_thread_create(&x->thread, name, NULL, exporter_main, x);
 	if (rc != 0) {
 		exporter_free(x);
-		errno = rc;
+		errno = -rc;
 		return NULL;
 	}
 	x->started = true;
-	snprintf(name, sizeof(name), "dpmon-%.9s", x->sink.be->name);
-	pthread_setname_np(x->thread, name);
 	return x;
 nomem:
 	exporter_free(x);
