@@ -597,9 +597,14 @@ def section_export(env):
     and the exporter's CPU delays the merges: that error is as large as
     the effect at 1 M hosts.
 
-    A third arm, export off with a busy loop on CPU 0 (where the exporter
-    runs), is the control: it shows what the measure sees when CPU 0 is
-    fully busy, so "no cost" is not a measure that cannot see one."""
+    Two more arms with export off are the controls, so that "no cost" is
+    not a measure that cannot see one: a busy loop on CPU 0 (where the
+    exporter runs: what its CPU alone costs the worker), and dd streaming
+    32 MB buffers there (what touching more memory than the last-level
+    cache holds costs it, as the exporter's walk of the snapshot does).
+
+    The merge interval is dpmon's default, 1000 ms (--export-interval-ms
+    sets another): the exporter's work is per interval."""
     rows = []
     sink, port = export_sink()
     try:
@@ -609,17 +614,23 @@ def section_export(env):
                                  'clickhouse': {'url': 'http://127.0.0.1:%d' % port,
                                                 'create_tables': False,
                                                 'timeout_ms': 60000}}}
-            arms = {'off': [], 'on': [], 'spin': []}
+            base = {'merge_interval_ms': env.args.export_interval_ms}
+            on_cfg.update(base)
+            arms = {'off': [], 'on': [], 'spin': [], 'stream': []}
             enc, nrows, cpu, row_bytes = [], [], [], []
             for r in range(env.args.reps):
-                for arm in ('off', 'on', 'spin'):
+                for arm in ('off', 'on', 'spin', 'stream'):
                     spin = None
-                    d = dpmon_for_mix(env, mix, extra=on_cfg if arm == 'on' else None,
+                    d = dpmon_for_mix(env, mix, extra=on_cfg if arm == 'on' else base,
                                       label='export-%s' % arm)
                     try:
                         if arm == 'spin':
                             spin = subprocess.Popen(['taskset', '-c', str(CPU_MAIN), 'sh', '-c',
                                                      'while :; do :; done'])
+                        elif arm == 'stream':
+                            spin = subprocess.Popen(['taskset', '-c', str(CPU_MAIN), 'dd',
+                                                     'if=/dev/zero', 'of=/dev/null', 'bs=32M'],
+                                                    stderr=subprocess.DEVNULL)
                         w = export_window(env, d, port)
                         arms[arm].append(w)
                         if arm == 'on':
@@ -634,12 +645,9 @@ def section_export(env):
                             spin.kill()
                             spin.wait()
                         d.stop()
-                log('export %s rep %d: off %.3f Mpps %.1f ns/packet, on %.3f Mpps %.1f '
-                    'ns/packet, CPU 0 busy loop %.3f Mpps %.1f ns/packet; encode %.3f s, '
-                    '%d rows' % (mix, r, arms['off'][-1]['mpps'], arms['off'][-1]['ns'],
-                                 arms['on'][-1]['mpps'], arms['on'][-1]['ns'],
-                                 arms['spin'][-1]['mpps'], arms['spin'][-1]['ns'], enc[-1],
-                                 nrows[-1]))
+                log('export %s rep %d: ' % (mix, r) + ', '.join(
+                    '%s %.3f Mpps %.1f ns/packet' % (a, arms[a][-1]['mpps'], arms[a][-1]['ns'])
+                    for a in arms) + '; encode %.3f s, %d rows' % (enc[-1], nrows[-1]))
 
             def med(arm, key):
                 return statistics.median(w[key] for w in arms[arm])
@@ -651,13 +659,15 @@ def section_export(env):
                          'cost_ratio': med('on', 'ns') / med('off', 'ns'),
                          'spin_ns_per_packet': med('spin', 'ns'),
                          'spin_cost_ratio': med('spin', 'ns') / med('off', 'ns'),
+                         'stream_ns_per_packet': med('stream', 'ns'),
+                         'stream_cost_ratio': med('stream', 'ns') / med('off', 'ns'),
                          'encode_s': statistics.median(enc),
                          'cpu_s_per_interval': statistics.median(cpu),
                          'merges_per_s_off': med('off', 'merges'),
                          'merges_per_s_on': med('on', 'merges'),
                          'bytes_per_row': statistics.median(row_bytes),
                          'rows_per_interval': statistics.median(nrows),
-                         'interval_ms': 500,
+                         'interval_ms': env.args.export_interval_ms,
                          'runs': {a: [{k: w[k] for k in ('mpps', 'ns', 'merges')} for w in ws]
                                   for a, ws in arms.items()}})
     finally:
@@ -1181,22 +1191,23 @@ def print_table(res):
         add('')
     if 'export' in res:
         add('Export to ClickHouse (a stand-in server): data plane on/off, exporter per interval')
-        add('%-10s %8s %8s %7s %8s %8s %7s %7s %8s %9s %8s %6s %9s' % (
+        add('%-10s %8s %8s %7s %8s %8s %7s %7s %7s %8s %9s %8s %6s %9s' % (
             'mix', 'off Mpps', 'on Mpps', 'ratio', 'off ns/p', 'on ns/p', 'cost', 'spin',
-            'rows', 'encode s', 'cpu s', 'B/row', 'merges/s'))
+            'stream', 'rows', 'encode s', 'cpu s', 'B/row', 'merges/s'))
         for r in res['export']:
-            add('%-10s %8.3f %8.3f %7.3f %8.1f %8.1f %7.3f %7.3f %8d %9.3f %8.3f %6.0f '
+            add('%-10s %8.3f %8.3f %7.3f %8.1f %8.1f %7.3f %7.3f %7.3f %8d %9.3f %8.3f %6.0f '
                 '%4.2f/%4.2f' % (
                     r['mix'], r['off_mpps'], r['on_mpps'], r['ratio'], r['off_ns_per_packet'],
                     r['on_ns_per_packet'], r['cost_ratio'], r.get('spin_cost_ratio', 0),
-                    r['rows_per_interval'], r['encode_s'], r['cpu_s_per_interval'],
-                    r.get('bytes_per_row', 0), r.get('merges_per_s_off', 0),
-                    r.get('merges_per_s_on', 0)))
-        add('  ns/p: the worker\'s CPU time per packet (busy time per packet from the'
-            ' snapshots, times the')
-        add('  share of wall time its thread ran); cost: on / off; spin: off with a busy'
-            ' loop on CPU 0, / off')
-        add('  (the control); merges/s: off/on')
+                    r.get('stream_cost_ratio', 0), r['rows_per_interval'], r['encode_s'],
+                    r['cpu_s_per_interval'], r.get('bytes_per_row', 0),
+                    r.get('merges_per_s_off', 0), r.get('merges_per_s_on', 0)))
+        add('  merge interval %d ms; ns/p: the worker\'s CPU time per packet (busy time per'
+            ' packet from the' % res['export'][0].get('interval_ms', 500))
+        add('  snapshots, times the share of wall time its thread ran); cost: on / off;'
+            ' the controls, / off:')
+        add('  spin: a busy loop on CPU 0; stream: dd of 32 MB blocks on CPU 0;'
+            ' merges/s: off/on')
         add('')
     if 'srss' in res:
         add('Software RSS (distributor lcore -> workers through rte_rings), 2 CPUs')
@@ -1291,6 +1302,8 @@ def main():
     ap.add_argument('--source-dir', required=True)
     ap.add_argument('--build-dir', required=True)
     ap.add_argument('--out', default=None, help='JSON file (default BUILD/bench/results.json)')
+    ap.add_argument('--export-interval-ms', type=int, default=1000,
+                    help='merge_interval_ms of the export section (default: dpmon\'s, 1000)')
     ap.add_argument('--only', default='e2e,srss,scale,hot,merge,http,metrics,fnm,export',
                     help='sections: e2e,srss,scale,hot,merge,http,metrics,fnm,export')
     ap.add_argument('--mixes', default='udp64-254h,64k-hosts,1m-hosts,v4v6,imix')
