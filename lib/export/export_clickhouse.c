@@ -8,7 +8,7 @@
  *
  * RowBinary is the default because it is the cheapest for both ends: a
  * row is its columns' values back to back, little-endian, with no text
- * to format or parse (a JSONEachRow row costs the exporter about six
+ * to format or parse (a JSONEachRow row costs the exporter about four
  * times as much CPU). The column list comes from the schema's own text,
  * so the two cannot disagree on the order.
  *
