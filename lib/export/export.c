@@ -463,7 +463,7 @@ send_round(struct exporter *x)
 
 	if (!x->prepared) {
 		if (x->sink.be->prepare(&x->sink, err, sizeof(err)) != 0) {
-			failed(x, "creating the database and tables", err);
+			failed(x, "preparing the tables", err);
 			return;
 		}
 		x->prepared = true;

@@ -295,37 +295,58 @@ run_sql(struct export_sink *s, const char *sql, size_t len, struct xbuf *answer,
 	return rc;
 }
 
-/* Whether line @p name (@p n bytes) is one of the lines of @p tsv. */
+/*
+ * The type system.columns gives column @p name (@p n bytes) in @p tsv
+ * (lines "name<TAB>type", TSV: a backslash escapes the next byte, as in
+ * "Enum8(\\'ingress\\' = 1)"), unescaped into @p out (@p size bytes);
+ * false when the table has no such column. A column name needs no
+ * escaping ([a-z_]).
+ */
 static bool
-tsv_has(const char *tsv, size_t tsv_len, const char *name, size_t n)
+tsv_type(const char *tsv, size_t tsv_len, const char *name, size_t n, char *out, size_t size)
 {
 	const char *p = tsv, *end = tsv + tsv_len;
 
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		size_t len = eol != NULL ? (size_t)(eol - p) : (size_t)(end - p);
+		size_t line = eol != NULL ? (size_t)(eol - p) : (size_t)(end - p);
 
-		if (len == n && memcmp(p, name, n) == 0)
+		if (line > n && memcmp(p, name, n) == 0 && p[n] == '\t') {
+			size_t k = 0;
+
+			for (const char *c = p + n + 1; c < p + line && k + 1 < size; c++) {
+				if (*c == '\\' && c + 1 < p + line) {
+					c++;
+					out[k++] = *c == 't' ? '\t' : *c == 'n' ? '\n' : *c;
+				} else
+					out[k++] = *c;
+			}
+			out[k] = '\0';
 			return true;
-		p += len + 1;
+		}
+		p += line + 1;
 	}
 	return false;
 }
 
 /*
- * Add to table @p t the columns of the schema it lacks (a table an older
- * dpmon created). ClickHouse 18.16 has no ADD COLUMN IF NOT EXISTS: the
- * names come from system.columns first.
+ * Check table @p t against the schema: a column dpmon writes whose type
+ * differs is an error (RowBinary would store its bytes as the wrong type:
+ * a UInt64 read as a Float64, an Enum8 by number). With @p add, the
+ * columns it lacks (a table an older dpmon created) are added; without,
+ * they are left to the INSERT to refuse. ClickHouse 18.16 has no ADD
+ * COLUMN IF NOT EXISTS: the columns come from system.columns first.
  */
 static int
-add_missing_columns(struct export_sink *s, const struct table_def *t, char *err, size_t errlen)
+check_columns(struct export_sink *s, const struct table_def *t, bool add, char *err, size_t errlen)
 {
 	struct xbuf q = {0}, have = {0}, cols = {0}, alter = {0};
 	const char *at, *name;
+	char type[160];
 	size_t n, def;
 	int rc, missing = 0;
 
-	xbuf_puts(&q, "SELECT name FROM system.columns WHERE database = '");
+	xbuf_puts(&q, "SELECT name, type FROM system.columns WHERE database = '");
 	xbuf_puts(&q, s->sc->database); /* a name: [A-Za-z0-9_] (config_export.c) */
 	xbuf_puts(&q, "' AND table = '");
 	xbuf_puts(&q, t->name);
@@ -339,7 +360,18 @@ add_missing_columns(struct export_sink *s, const struct table_def *t, char *err,
 	xbuf_puts(&alter, t->name);
 	for (at = rc == 0 && !cols.oom ? cols.p : NULL;
 	     (at = next_column(at, &name, &n, &def)) != NULL;) {
-		if (tsv_has(have.p, have.len, name, n))
+		const char *want = name + n + 1;
+		size_t wlen = def - n - 1;
+
+		bool found = tsv_type(have.p, have.len, name, n, type, sizeof(type));
+
+		if (found && (strlen(type) != wlen || memcmp(type, want, wlen) != 0)) {
+			snprintf(err, errlen, "%s.%s.%.*s is %s where dpmon writes %.*s",
+				 s->sc->database, t->name, (int)n, name, type, (int)wlen, want);
+			rc = -1;
+			break;
+		}
+		if (found || !add)
 			continue;
 		xbuf_puts(&alter, missing++ ? ", ADD COLUMN " : " ADD COLUMN ");
 		xbuf_put(&alter, name, def);
@@ -357,23 +389,28 @@ add_missing_columns(struct export_sink *s, const struct table_def *t, char *err,
 	return rc;
 }
 
+/* Before the first batch: the database and the tables made when missing
+ * (create_tables), and the tables' columns checked. */
 static int
 ch_prepare(struct export_sink *s, char *err, size_t errlen)
 {
 	struct xbuf b = {0};
-	int rc;
+	bool create = s->sc->create_tables;
+	int rc = 0;
 
-	if (!s->sc->create_tables)
-		return 0;
-	xbuf_puts(&b, "CREATE DATABASE IF NOT EXISTS ");
-	xbuf_puts(&b, s->sc->database);
-	rc = b.oom ? -1 : run_sql(s, b.p, b.len, NULL, err, errlen);
-	for (int t = 0; rc == 0 && t < EXPORT_TABLES; t++) {
-		b.len = 0;
-		put_table(&b, s->sc, &tables[t]);
+	if (create) {
+		xbuf_puts(&b, "CREATE DATABASE IF NOT EXISTS ");
+		xbuf_puts(&b, s->sc->database);
 		rc = b.oom ? -1 : run_sql(s, b.p, b.len, NULL, err, errlen);
+	}
+	for (int t = 0; rc == 0 && t < EXPORT_TABLES; t++) {
+		if (create) {
+			b.len = 0;
+			put_table(&b, s->sc, &tables[t]);
+			rc = b.oom ? -1 : run_sql(s, b.p, b.len, NULL, err, errlen);
+		}
 		if (rc == 0)
-			rc = add_missing_columns(s, &tables[t], err, errlen);
+			rc = check_columns(s, &tables[t], create, err, errlen);
 	}
 	if (b.oom)
 		snprintf(err, errlen, "out of memory");

@@ -222,6 +222,40 @@ def test_clickhouse_outage(h):
     c.done()
 
 
+def test_clickhouse_wrong_types(h):
+    """A table whose column has another type than dpmon writes (RowBinary
+    would store the bytes as that type: a UInt64 read as a Float64, an
+    Enum8 by number) is refused, with the column and both types named,
+    before any row goes; with "create_tables": false as well."""
+    sub, _, total_bytes = expected(h)
+    cases = [('packets Float64', True,
+              'dpmon.hosts.packets is Float64 where dpmon writes UInt64'),
+             ("direction Enum8('egress' = 1, 'ingress' = 2)", False,
+              "dpmon.hosts.direction is Enum8('egress' = 1, 'ingress' = 2) where dpmon writes "
+              "Enum8('ingress' = 1, 'egress' = 2)")]
+    for column, create, reason in cases:
+        c = h.checker('clickhouse wrong types (%s, create_tables %s)' % (column, create))
+        with servers.ClickHouse() as ch:
+            ch.query('CREATE DATABASE %s' % DB)
+            ch.query('CREATE TABLE %s.hosts (instance String, time DateTime, %s) '
+                     'ENGINE = MergeTree() ORDER BY (instance, time)' % (DB, column))
+            cfg = export_config(ch={'url': ch.url, 'database': DB, 'create_tables': create,
+                                    'timeout_ms': 2000}, retry_max_ms=500)
+            with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                             'export-types', extra_config=cfg) as d:
+                d.wait_counts(PACKETS, total_bytes, 0)
+                e = wait_for('the refusal', lambda: (lambda e: e if e['failures'] > 0 else None)(
+                    exporter(d.summary(), 'clickhouse')))
+                c.true('last_error names the column and both types: %r' % reason,
+                       reason in (e['last_error'] or ''), repr(e['last_error']))
+                c.eq('batches', 0, e['batches'])
+                c.eq('rows in dpmon.hosts', [['0']], ch.rows('SELECT count() FROM %s.hosts' % DB))
+                s0 = d.summary()['snapshot_seq']
+                wait_for('the merges to go on', lambda: d.summary()['snapshot_seq'] > s0 + 1)
+                c.eq('rc of stop', 0, d.stop())
+        c.done()
+
+
 def test_server_never_comes(h):
     """Connection refused throughout: the data plane and the API as without
     export, the spool bounded and its drops counted."""
