@@ -147,6 +147,15 @@ walk_subnets(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev
  * Hosts.
  * --------------------------------------------------------------------- */
 
+/* The record @p p of host @p h in the previous snapshot, or NULL when
+ * there is none or the host left and came back since (another
+ * first_seen: its counts started again from zero). */
+static const struct dpmon_snap_host *
+same_host(const struct dpmon_snap_host *p, const struct dpmon_snap_host *h)
+{
+	return p != NULL && p->first_seen == h->first_seen ? p : NULL;
+}
+
 /* The rows of host @p h (its previous record @p p, or NULL): one per
  * direction with a non-zero delta. */
 static void
@@ -157,8 +166,7 @@ host_rows(const struct dpmon_snapshot *cur, const struct dpmon_snap_host *h,
 	char addr[DPMON_PREFIX_STRLEN];
 	bool named = false;
 
-	if (p != NULL && p->first_seen != h->first_seen)
-		p = NULL; /* left and came back: counted again from zero */
+	p = same_host(p, h);
 	for (int dir = 0; dir < DPMON_DIR_MAX; dir++) {
 		struct dpmon_dir_stats tmp;
 		const struct dpmon_dir_stats *c = dpmon_snap_host_dir(cur, h, dir, &tmp);
@@ -296,7 +304,7 @@ static void
 visit_top(void *arg, uint32_t i, const struct dpmon_snap_host *h, const struct dpmon_snap_host *p)
 {
 	struct top_hosts *t = arg;
-	const struct dpmon_snap_host *q = p != NULL && p->first_seen == h->first_seen ? p : NULL;
+	const struct dpmon_snap_host *q = same_host(p, h);
 	struct top_entry e = {.h = h, .p = p};
 
 	(void)i;
@@ -380,37 +388,36 @@ alert_counts(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev
 	     const struct dpmon_alert *a, struct export_row *r, struct export_delta *d)
 {
 	static const struct dpmon_dir_stats none = {.flows = -1, .peers = -1};
-	const struct dpmon_dir_stats *c = &none, *p = NULL;
+	const struct dpmon_dir_stats *counts = NULL, *base = NULL, *rates = &none;
 	struct dpmon_dir_stats tmp;
 
 	if (a->target == DPMON_TARGET_SUBNET) {
 		int i = dpmon_snapshot_find_subnet(cur, &a->prefix);
-		int j = prev != NULL ? dpmon_snapshot_find_subnet(prev, &a->prefix) : -1;
 
-		if (i >= 0)
-			c = &cur->subnets[i].dir[a->dir];
-		if (i >= 0 && j >= 0)
-			p = &prev->subnets[j].dir[a->dir];
+		if (i >= 0) {
+			const struct dpmon_snap_subnet *ps = prev_subnet(cur, prev, (uint32_t)i);
+
+			counts = rates = &cur->subnets[i].dir[a->dir];
+			base = ps != NULL ? &ps->dir[a->dir] : NULL;
+		}
 	} else {
 		const struct dpmon_snap_host *h = dpmon_snapshot_find_host(cur, &a->addr);
-		const struct dpmon_snap_host *q =
-			h != NULL && prev != NULL ? dpmon_snapshot_find_host(prev, &a->addr) : NULL;
 
 		if (h != NULL) {
-			c = dpmon_snap_host_dir(cur, h, a->dir, &tmp);
-			dir_delta(&h->dir[a->dir],
-				  q != NULL && q->first_seen == h->first_seen ? &q->dir[a->dir]
-									      : NULL,
-				  d);
-		} else
-			memset(d, 0, sizeof(*d));
+			const struct dpmon_snap_host *q =
+				prev != NULL
+					? same_host(dpmon_snapshot_find_host(prev, &a->addr), h)
+					: NULL;
+
+			counts = &h->dir[a->dir];
+			rates = dpmon_snap_host_dir(cur, h, a->dir, &tmp);
+			base = q != NULL ? &q->dir[a->dir] : NULL;
+		}
 	}
-	if (a->target == DPMON_TARGET_SUBNET) {
-		if (c == &none)
-			memset(d, 0, sizeof(*d));
-		else
-			dir_delta(c, p, d);
-	}
+	if (counts != NULL)
+		dir_delta(counts, base, d);
+	else
+		memset(d, 0, sizeof(*d));
 	*r = (struct export_row){
 		.table = EXPORT_ALERTS,
 		.direction = dpmon_dir_name(a->dir),
@@ -419,10 +426,10 @@ alert_counts(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev
 		.name = "",
 		.address = "",
 		.d = d,
-		.avg_pps = c->avg_pps,
-		.avg_bps = c->avg_bps,
-		.flows = c->flows,
-		.peers = c->peers,
+		.avg_pps = rates->avg_pps,
+		.avg_bps = rates->avg_bps,
+		.flows = rates->flows,
+		.peers = rates->peers,
 	};
 }
 
