@@ -466,6 +466,17 @@ rb_rows(const struct export_part *part, const char *ddl, struct rb_col (*out)[CO
 	return rows;
 }
 
+/* A ClickHouse sink of database "dpmon" with the defaults, and its schema's text in @p ddl. */
+static void
+ch_sink(struct dpmon_export_conf *conf, struct export_sink *sink, struct xbuf *ddl)
+{
+	memset(conf, 0, sizeof(*conf));
+	snprintf(conf->sink[DPMON_EXPORT_CLICKHOUSE].database, DPMON_NAME_LEN, "dpmon");
+	sink->sc = &conf->sink[DPMON_EXPORT_CLICKHOUSE];
+	REQUIRE(export_clickhouse_schema(sink->sc, NULL, ddl) == 0);
+	xbuf_putc(ddl, '\0');
+}
+
 static void
 test_rowbinary(void)
 {
@@ -479,12 +490,8 @@ test_rowbinary(void)
 	struct rb_col rows[RB_ROWS_MAX][COLS_MAX], *cols = rows[0];
 	unsigned n;
 
-	memset(&conf, 0, sizeof(conf));
-	snprintf(conf.sink[DPMON_EXPORT_CLICKHOUSE].database, DPMON_NAME_LEN, "dpmon");
-	sink.sc = &conf.sink[DPMON_EXPORT_CLICKHOUSE];
+	ch_sink(&conf, &sink, &ddl);
 	CHECK(sink.sc->format == DPMON_CH_FORMAT_ROWBINARY); /* the default */
-	REQUIRE(export_clickhouse_schema(sink.sc, NULL, &ddl) == 0);
-	xbuf_putc(&ddl, '\0');
 	REQUIRE(export_clickhouse.encode(&sink, a, NULL, &iv, &b) == 0);
 
 	CHECK(rb_rows(&b.part[EXPORT_HOSTS], ddl.p, rows, &n) == 3);
@@ -561,11 +568,7 @@ test_alert_rows(void)
 	subnet.addr = subnet.prefix.addr;
 	b2->alerts = list;
 	b2->n_alerts = 2;
-	memset(&conf, 0, sizeof(conf));
-	snprintf(conf.sink[DPMON_EXPORT_CLICKHOUSE].database, DPMON_NAME_LEN, "dpmon");
-	sink.sc = &conf.sink[DPMON_EXPORT_CLICKHOUSE];
-	REQUIRE(export_clickhouse_schema(sink.sc, NULL, &ddl) == 0);
-	xbuf_putc(&ddl, '\0');
+	ch_sink(&conf, &sink, &ddl);
 	REQUIRE(export_clickhouse.encode(&sink, b2, a, &iv, &bt) == 0);
 	CHECK(rb_rows(&bt.part[EXPORT_ALERTS], ddl.p, rows, &n) == 3);
 	CHECK(strcmp(col(rows[0], n, "event"), "start") == 0);
