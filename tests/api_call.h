@@ -11,6 +11,7 @@
 #define DPMON_TEST_API_CALL_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
@@ -45,10 +46,48 @@ api_call_parse(const char *text, struct api_call_query *t)
 }
 
 /**
+ * The body of @p r as a tree: a listing that came as text (r->text) is
+ * parsed into r->body and its text freed. Exits the test when the text is
+ * not one JSON value, or not byte for byte what the tree's dump would be
+ * (what the body would have been had the endpoint answered with a tree).
+ */
+static inline void
+api_call_tree(struct dpmon_api_response *r)
+{
+	json_error_t e;
+	char *again;
+
+	if (r->text == NULL)
+		return;
+	if (strlen(r->text) != r->text_len) {
+		fprintf(stderr, "api_call: text_len %zu, the text has %zu bytes\n", r->text_len,
+			strlen(r->text));
+		exit(1);
+	}
+	r->body = json_loadb(r->text, r->text_len, 0, &e);
+	if (r->body == NULL) {
+		fprintf(stderr, "api_call: the body is not JSON (%s at %d): %.200s\n", e.text,
+			e.position, r->text);
+		exit(1);
+	}
+	again = json_dumps(r->body, DPMON_API_JSON_FLAGS);
+	if (again == NULL || strcmp(again, r->text) != 0) {
+		fprintf(stderr,
+			"api_call: the text differs from its tree's dump:\n%.300s\n%.300s\n",
+			r->text, again != NULL ? again : "(no memory)");
+		exit(1);
+	}
+	free(again);
+	free(r->text);
+	r->text = NULL;
+	r->text_len = 0;
+}
+
+/**
  * @p method on @p target ("PATH?QUERY") against snapshot @p s (NULL: none
  * yet), the query's keys listed as http.c lists them.
- * @return dpmon_api_handle_keys's: 0, or -ENOMEM. The caller
- *         json_decref()s r->body.
+ * @return dpmon_api_handle_keys's: 0, or -ENOMEM. The body comes as a
+ *         tree (api_call_tree); the caller json_decref()s r->body.
  */
 static inline int
 api_call(const struct dpmon_snapshot *s, const char *method, const char *target,
@@ -57,13 +96,16 @@ api_call(const struct dpmon_snapshot *s, const char *method, const char *target,
 	struct api_call_query t;
 	char path[2048];
 	char *qm;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s", target);
 	qm = strchr(path, '?');
 	if (qm != NULL)
 		*qm++ = '\0';
 	api_call_parse(qm, &t);
-	return dpmon_api_handle_keys(s, method, path, dpmon_api_query_lookup, &t.q, t.q.keys, r);
+	rc = dpmon_api_handle_keys(s, method, path, dpmon_api_query_lookup, &t.q, t.q.keys, r);
+	api_call_tree(r);
+	return rc;
 }
 
 #endif /* DPMON_TEST_API_CALL_H */

@@ -963,10 +963,12 @@ test_routing(const struct dpmon_snapshot *s)
 		api_call_parse("limit=1&foo=2", &t);
 		REQUIRE(dpmon_api_handle(s, "GET", "/api/v1/hosts", dpmon_api_query_lookup, &t.q,
 					 &r) == 0);
+		api_call_tree(&r);
 		REQUIRE(r.status == 200);
 		CHECK_SIZE(r.body, "hosts", 1);
 		json_decref(r.body);
 		REQUIRE(dpmon_api_handle(s, "GET", "/api/v1/hosts", NULL, NULL, &r) == 0);
+		api_call_tree(&r);
 		CHECK_SIZE(r.body, "hosts", 5);
 		json_decref(r.body);
 		REQUIRE(dpmon_api_handle(s, NULL, NULL, NULL, NULL, &r) == 0);
@@ -1204,6 +1206,121 @@ test_hosts_sort_kinds(void)
 	dpmon_snapshot_free(s);
 }
 
+/* ------------------------------------------------------------------------
+ * Memory of a listing: the host listing and the history are written one
+ * element at a time, so the JSON trees alive at once are those of one
+ * element, whatever the listing's length (struct api_text in the API).
+ * --------------------------------------------------------------------- */
+
+/* jansson's memory, counted: bytes alive now and at most since the reset. */
+static size_t tree_bytes, tree_peak;
+
+static void *
+counting_malloc(size_t n)
+{
+	size_t *p = malloc(sizeof(size_t) + n);
+
+	if (p == NULL)
+		return NULL;
+	*p = n;
+	tree_bytes += n;
+	if (tree_bytes > tree_peak)
+		tree_peak = tree_bytes;
+	return p + 1;
+}
+
+static void
+counting_free(void *q)
+{
+	size_t *p = q;
+
+	if (p == NULL)
+		return;
+	tree_bytes -= p[-1];
+	free(p - 1);
+}
+
+/* The most bytes of JSON trees alive at once while GET @p target runs on @p s,
+ * and the length of its text (which must be text, and leave no tree alive). */
+static size_t
+tree_peak_of(const struct dpmon_snapshot *s, const char *target, size_t *text_len)
+{
+	struct api_call_query t;
+	struct dpmon_api_response r;
+	char path[256];
+	char *qm;
+
+	snprintf(path, sizeof(path), "%s", target);
+	qm = strchr(path, '?');
+	if (qm != NULL)
+		*qm++ = '\0';
+	api_call_parse(qm, &t);
+	json_set_alloc_funcs(counting_malloc, counting_free);
+	tree_bytes = tree_peak = 0;
+	REQUIRE(dpmon_api_handle_keys(s, "GET", path, dpmon_api_query_lookup, &t.q, t.q.keys, &r) ==
+		0);
+	json_set_alloc_funcs(malloc, free);
+	REQUIRE(r.status == 200 && r.body == NULL && r.text != NULL);
+	if (tree_bytes != 0)
+		FAIL("GET %s left %zu bytes of trees alive", target, tree_bytes);
+	*text_len = r.text_len;
+	free(r.text);
+	return tree_peak;
+}
+
+static void
+test_listing_memory(void)
+{
+	enum {
+		N = 1000,
+		POINTS = 300
+	};
+	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 1, N);
+	size_t one, all, one_len, all_len;
+	char a[64];
+
+	REQUIRE(s != NULL);
+	s->seq = 3;
+	s->interval_ms = 1000;
+	s->subnets[0].prefix = snap_prefix("10.0.0.0/16");
+	/* Alike hosts whose addresses have the same length: equal trees. */
+	for (uint32_t i = 0; i < N; i++) {
+		struct dpmon_snap_host *h = &s->hosts[i];
+
+		snprintf(a, sizeof(a), "10.0.%u.%u", 100 + i / 100, 100 + i % 100);
+		h->addr = snap_addr(a);
+		h->subnet = 0;
+		h->dir[DPMON_DIR_INGRESS] = snap_tcp_dir(snap_rate(10, 1000, 1.0, 800.0));
+		h->dir[DPMON_DIR_EGRESS] = snap_tcp_dir(snap_rate(5, 500, 0.5, 400.0));
+	}
+	one = tree_peak_of(s, "/api/v1/hosts?limit=1", &one_len);
+	all = tree_peak_of(s, "/api/v1/hosts?limit=1000", &all_len);
+	CHECK(one > 0);
+	CHECK(all_len > 500 * one_len);
+	if (all != one)
+		FAIL("hosts: %zu bytes of trees at once for %d hosts, %zu for one", all, N, one);
+
+	s->history = calloc(POINTS, sizeof(*s->history));
+	REQUIRE(s->history != NULL);
+	for (uint32_t i = 0; i < POINTS; i++) {
+		struct dpmon_hist_point *p = dpmon_hist_point_alloc(1);
+
+		REQUIRE(p != NULL);
+		p->seq = 1000 + i; /* four digits each: equal trees */
+		p->interval_s = 1.0;
+		s->history[s->n_history++] = p;
+	}
+	all = tree_peak_of(s, "/api/v1/history", &all_len);
+	s->n_history = 1;
+	one = tree_peak_of(s, "/api/v1/history", &one_len);
+	s->n_history = POINTS;
+	CHECK(all_len > 200 * (one_len / 2));
+	if (all != one)
+		FAIL("history: %zu bytes of trees at once for %d points, %zu for one", all, POINTS,
+		     one);
+	dpmon_snapshot_free(s); /* drops the points */
+}
+
 /* GET /api/v1/history: the snapshot's points, oldest first. */
 static void
 test_history_endpoint(void)
@@ -1388,6 +1505,7 @@ main(void)
 	test_hosts_sort_kinds();
 	test_host_prefixes();
 	test_history_endpoint();
+	test_listing_memory();
 	test_million();
 	return check_finish("test_api");
 }

@@ -40,6 +40,9 @@ struct dpmon_actions;
 /** Largest request body of POST /api/v1/blackholes, bytes (413 beyond). */
 #define DPMON_API_BODY_MAX 4096
 
+/** How a body becomes text (jansson's dump flags): compact, in key order. */
+#define DPMON_API_JSON_FLAGS JSON_COMPACT
+
 /** Most query parameters of one request (struct dpmon_api_query). */
 #define DPMON_API_MAX_ARGS 16
 
@@ -51,8 +54,20 @@ struct dpmon_actions;
 typedef const char *(*dpmon_api_arg_fn)(void *ctx, const char *key);
 
 struct dpmon_api_response {
-	unsigned status;   /**< HTTP status code */
-	json_t *body;      /**< owned by the caller after return; never NULL */
+	unsigned status; /**< HTTP status code */
+	/**
+	 * The body as a tree, owned by the caller after return; NULL when it
+	 * comes as @c text. Exactly one of the two is set.
+	 */
+	json_t *body;
+	/**
+	 * The body as compact JSON text (malloc'd, NUL-terminated, owned by the
+	 * caller: free()), for the listings that are written one element at a
+	 * time so their memory stays that of the text (the host listing, the
+	 * history); NULL when it comes as @c body.
+	 */
+	char *text;
+	size_t text_len;   /**< bytes of @c text without the NUL */
 	const char *allow; /**< value of the Allow header for 405, else NULL */
 	/**
 	 * The body was rendered from the request's snapshot (or its absence),
@@ -99,7 +114,8 @@ struct dpmon_api_request {
 /**
  * Answer one request.
  * @param req  the request (see struct dpmon_api_request).
- * @param out  filled in; the caller json_decref()s out->body.
+ * @param out  filled in; the caller json_decref()s out->body and free()s
+ *             out->text.
  * @return 0, or -ENOMEM when the body could not be built (out is then a
  *         500; out->body is NULL only if even the error body could not be
  *         allocated).
@@ -117,7 +133,7 @@ int dpmon_api_serve(const struct dpmon_api_request *req, struct dpmon_api_respon
  * @param method  HTTP method ("GET", "HEAD", ...); HEAD is answered like GET.
  * @param path    decoded path without the query string ("/api/v1/summary").
  * @param arg     query lookup; @param arg_ctx its context.
- * @param out     filled in; the caller json_decref()s out->body.
+ * @param out     filled in as by dpmon_api_serve.
  * @return as dpmon_api_serve.
  * Thread-safety: any thread; reads only @p snap.
  */

@@ -23,6 +23,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -800,19 +801,18 @@ parse_host_query(struct request *r, struct host_query *q)
 	return 0;
 }
 
-/* JSON array of the hosts at @p idx[0 .. n-1]. */
-static json_t *
-host_list_json(const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
+/* The hosts at @p idx[0 .. n-1] into @p t as a JSON array, one host's tree
+ * at a time (struct api_text). */
+static void
+host_list_text(struct api_text *t, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 {
-	json_t *a = json_array();
-
-	for (uint32_t i = 0; a != NULL && i < n; i++) {
-		if (json_array_append_new(a, host_json(s, dpmon_snap_host_at(s, idx[i]))) != 0) {
-			json_decref(a);
-			a = NULL;
-		}
+	api_text_str(t, "[");
+	for (uint32_t i = 0; i < n && !t->failed; i++) {
+		if (i > 0)
+			api_text_str(t, ",");
+		api_text_json(t, host_json(s, dpmon_snap_host_at(s, idx[i])));
 	}
-	return a;
+	api_text_str(t, "]");
 }
 
 void
@@ -836,7 +836,7 @@ api_ep_hosts(struct request *r, const char *rest, size_t n)
 	const struct dpmon_host_order *order;
 	struct host_query q;
 	uint32_t total = 0, cap, got, *idx;
-	json_t *list;
+	struct api_text t = {0};
 	int rc;
 
 	(void)rest;
@@ -852,19 +852,20 @@ api_ep_hosts(struct request *r, const char *rest, size_t n)
 			page = order->by_subnet + order->sub_start[q.subnet];
 			total = order->sub_start[q.subnet + 1] - order->sub_start[q.subnet];
 		}
-		list = host_list_json(s, page, q.limit < total ? q.limit : total);
+		api_text_str(&t, "{\"hosts\":");
+		host_list_text(&t, s, page, q.limit < total ? q.limit : total);
 	} else { /* no memory for the order: one pass with a bounded heap */
 		cap = q.limit < s->n_hosts ? q.limit : s->n_hosts;
 		idx = malloc((cap ? cap : 1) * sizeof(*idx));
 		if (idx == NULL)
 			return -ENOMEM;
 		got = dpmon_top_hosts_by(s, q.subnet, cap, ranks_before, &q, idx, &total);
-		list = host_list_json(s, idx, got);
+		api_text_str(&t, "{\"hosts\":");
+		host_list_text(&t, s, idx, got);
 		free(idx);
 	}
-	return api_reply(r, 200,
-			 json_pack("{s:o,s:I,s:I}", "hosts", list, "total", (json_int_t)total,
-				   "snapshot_seq", (json_int_t)r->snap->seq));
+	api_text_printf(&t, ",\"total\":%" PRIu32 ",\"snapshot_seq\":%" PRIu64 "}", total, s->seq);
+	return api_reply_text(r, 200, &t);
 }
 
 /* ------------------------------------------------------------------------
@@ -907,13 +908,15 @@ hist_point_json(const struct dpmon_hist_point *p)
 			 dpmon_finite_or_zero(p->interval_s), "totals", tot, "subnets", subs);
 }
 
-/* The last merges' rates of the totals and subnets, oldest first. */
+/* The last merges' rates of the totals and subnets, oldest first; written
+ * one point at a time (struct api_text). */
 int
 api_ep_history(struct request *r, const char *rest, size_t n)
 {
 	const struct dpmon_snapshot *s = r->snap;
-	json_t *prefixes = json_array(), *points = json_array();
+	json_t *prefixes = json_array();
 	char p[DPMON_PREFIX_STRLEN];
+	struct api_text t = {0};
 
 	(void)rest;
 	(void)n;
@@ -924,15 +927,17 @@ api_ep_history(struct request *r, const char *rest, size_t n)
 			json_decref(prefixes);
 			prefixes = NULL;
 		}
-	for (uint32_t i = 0; points != NULL && i < s->n_history; i++)
-		if (json_array_append_new(points, hist_point_json(s->history[i])) != 0) {
-			json_decref(points);
-			points = NULL;
-		}
-	return api_reply(r, 200,
-			 json_pack("{s:I,s:i,s:o,s:o}", "snapshot_seq", (json_int_t)s->seq,
-				   "interval_ms", (int)s->interval_ms, "subnets", prefixes,
-				   "points", points));
+	api_text_printf(&t, "{\"snapshot_seq\":%" PRIu64 ",\"interval_ms\":%d,\"subnets\":", s->seq,
+			(int)s->interval_ms);
+	api_text_json(&t, prefixes);
+	api_text_str(&t, ",\"points\":[");
+	for (uint32_t i = 0; i < s->n_history && !t.failed; i++) {
+		if (i > 0)
+			api_text_str(&t, ",");
+		api_text_json(&t, hist_point_json(s->history[i]));
+	}
+	api_text_str(&t, "]}");
+	return api_reply_text(r, 200, &t);
 }
 
 /* ------------------------------------------------------------------------

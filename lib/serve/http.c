@@ -253,14 +253,18 @@ is_read_method(const char *method)
  * Replies.
  * --------------------------------------------------------------------- */
 
-/* A JSON reply from @p body (consumed); a fixed 500 text when NULL. */
+/* A JSON reply from @p body, or when it is NULL from @p text (either
+ * consumed); a fixed 500 text when neither is there. */
 static void
-reply_json(struct reply *r, unsigned status, json_t *body)
+reply_json(struct reply *r, unsigned status, json_t *body, char *text)
 {
 	static const char fallback[] = "{\"error\":\"out of memory\"}";
-	char *text = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
 
-	json_decref(body);
+	if (body != NULL) {
+		free(text);
+		text = json_dumps(body, DPMON_API_JSON_FLAGS);
+		json_decref(body);
+	}
 	*r = (struct reply){.status = status,
 			    .body = text,
 			    .body_owned = true,
@@ -277,7 +281,7 @@ reply_json(struct reply *r, unsigned status, json_t *body)
 static void
 reply_error(struct reply *r, unsigned status, const char *msg)
 {
-	reply_json(r, status, json_pack("{s:s}", "error", msg));
+	reply_json(r, status, json_pack("{s:s}", "error", msg), NULL);
 }
 
 /* "<instance>-<seq>", quoted: names one snapshot of this process. */
@@ -409,7 +413,7 @@ render_api(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct dpmon
 
 	req->snap = snap;
 	dpmon_api_serve(req, &res);
-	reply_json(r, res.status, res.body);
+	reply_json(r, res.status, res.body, res.text);
 	if (res.status == MHD_HTTP_OK && res.of_snapshot && snap != NULL)
 		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
 	r->allow = res.allow;
