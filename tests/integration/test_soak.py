@@ -404,6 +404,7 @@ def run_wave(c, d, link, ledger, steady_first, label, hosts, ext, kind, probe,
            'hosts_after': after[0], 'table_after': after[1], 'merge_s_after': after[2],
            'fallback_s': None if t_fb is None else round(t_fb - t_end, 2),
            'rss_kib': rss, 'rss_anon_kib': d.rss_kib('RssAnon'),
+           'rss_file_kib': d.rss_kib('RssFile'), 'rss_shmem_kib': d.rss_kib('RssShmem'),
            'host_table_full': [w['host_table_full'] for w in s['workers']],
            WORKER_EVICTIONS: [w.get(WORKER_EVICTIONS) for w in s['workers']]}
     figures.append(fig)
@@ -430,7 +431,8 @@ def test_soak_host_aging(h):
             c.eq('steady host answered', 200, status)
             steady_first = seen_ok(c, 'steady host', doc, w_start, time.time())  # feature
             rss0 = d.rss_kib()
-            c.note('RSS before any wave: %d KiB' % rss0)
+            c.note('RSS before any wave: %d KiB (RssAnon %d, RssFile %d, RssShmem %d KiB)' % (
+                rss0, d.rss_kib('RssAnon'), d.rss_kib('RssFile'), d.rss_kib('RssShmem')))
 
             rss_steady, probes = None, []
             for w in range(WAVES4):
