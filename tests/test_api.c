@@ -1207,9 +1207,9 @@ test_hosts_sort_kinds(void)
 }
 
 /* ------------------------------------------------------------------------
- * Memory of a listing: the host listing and the history are written one
- * element at a time, so the JSON trees alive at once are those of one
- * element, whatever the listing's length (struct api_text in the API).
+ * Memory of a listing: the subnet and host listings and the history are
+ * written one element at a time, so the JSON trees alive at once are those
+ * of one element, whatever the listing's length (struct api_text).
  * --------------------------------------------------------------------- */
 
 /* jansson's memory, counted: bytes alive now and at most since the reset. */
@@ -1273,7 +1273,8 @@ test_listing_memory(void)
 {
 	enum {
 		N = 1000,
-		POINTS = 300
+		POINTS = 300,
+		SUBNETS = 150
 	};
 	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 1, N);
 	size_t one, all, one_len, all_len;
@@ -1319,6 +1320,22 @@ test_listing_memory(void)
 		FAIL("history: %zu bytes of trees at once for %d points, %zu for one", all, POINTS,
 		     one);
 	dpmon_snapshot_free(s); /* drops the points */
+
+	s = dpmon_snapshot_alloc(0, 0, SUBNETS, 0);
+	REQUIRE(s != NULL);
+	for (uint32_t i = 0; i < SUBNETS; i++) {
+		snprintf(a, sizeof(a), "10.%u.0.0/16", 100 + i); /* equal trees */
+		s->subnets[i].prefix = snap_prefix(a);
+	}
+	all = tree_peak_of(s, "/api/v1/subnets", &all_len);
+	s->n_subnets = 1;
+	one = tree_peak_of(s, "/api/v1/subnets", &one_len);
+	s->n_subnets = SUBNETS;
+	CHECK(all_len > 100 * (one_len / 2));
+	if (all != one)
+		FAIL("subnets: %zu bytes of trees at once for %d subnets, %zu for one", all,
+		     SUBNETS, one);
+	dpmon_snapshot_free(s);
 }
 
 /* GET /api/v1/history: the snapshot's points, oldest first. */

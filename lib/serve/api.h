@@ -63,8 +63,8 @@ struct dpmon_api_response {
 	/**
 	 * The body as compact JSON text (malloc'd, NUL-terminated, owned by the
 	 * caller: free()), for the listings that are written one element at a
-	 * time so their memory stays that of the text (the host listing, the
-	 * history); NULL when it comes as @c body.
+	 * time so their memory stays that of the text (the subnet and host
+	 * listings, the history); NULL when it comes as @c body.
 	 */
 	char *text;
 	size_t text_len;   /**< bytes of @c text without the NUL */

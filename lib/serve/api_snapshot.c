@@ -673,15 +673,23 @@ api_ep_summary(struct request *r, const char *rest, size_t n)
 			"exporters", exporters_json(s)));
 }
 
+/* Every subnet, written one at a time (struct api_text). */
 int
 api_ep_subnets(struct request *r, const char *rest, size_t n)
 {
+	const struct dpmon_snapshot *s = r->snap;
+	struct api_text t = {0};
+
 	(void)rest;
 	(void)n;
-	return api_reply(r, 200,
-			 json_pack("{s:o,s:I}", "subnets",
-				   array_json(r->snap, r->snap->n_subnets, subnet_json),
-				   "snapshot_seq", (json_int_t)r->snap->seq));
+	api_text_str(&t, "{\"subnets\":[");
+	for (uint32_t i = 0; i < s->n_subnets && !t.failed; i++) {
+		if (i > 0)
+			api_text_str(&t, ",");
+		api_text_json(&t, subnet_json(s, i));
+	}
+	api_text_printf(&t, "],\"snapshot_seq\":%" PRIu64 "}", s->seq);
+	return api_reply_text(r, 200, &t);
 }
 
 int
