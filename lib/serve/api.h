@@ -57,7 +57,8 @@ struct dpmon_api_response {
 	unsigned status; /**< HTTP status code */
 	/**
 	 * The body as a tree, owned by the caller after return; NULL when it
-	 * comes as @c text. Exactly one of the two is set.
+	 * comes as @c text. At most one of the two is set; both are NULL only
+	 * when even the 500 body could not be allocated.
 	 */
 	json_t *body;
 	/**

@@ -71,8 +71,9 @@ int api_reply(struct request *r, unsigned status, json_t *body);
  * listings whose tree would take many times the memory of their text: a
  * host's tree is about ten times its text, and a tree freed on the main
  * lcore leaves its heap fragmented at that size. Each element is built as
- * a tree, written and freed before the next, so a listing needs the
- * memory of its text and of one element.
+ * a tree, written and freed before the next, so a listing needs about the
+ * memory of its text (up to twice it while the buffer doubles) and of one
+ * element's tree.
  */
 struct api_text {
 	char *buf;   /**< malloc'd, NUL-terminated; NULL until the first piece */

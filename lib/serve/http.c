@@ -11,7 +11,8 @@
  *   a resource that changes state? (read its body first, see below) →
  *   CORS preflight? → collect the query keys → route: /metrics (prom.c),
  *   / (the embedded page, page.h), else the JSON API (acquire the snapshot
- *   → dpmon_api_serve → release → json_dumps) → conditional request →
+ *   → dpmon_api_serve → json_dumps unless the body came as text →
+ *   release) → conditional request →
  *   queue the response with its headers.
  *
  * Every 200 rendered from a snapshot carries ETag "<instance>-<seq>": a
