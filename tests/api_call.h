@@ -85,25 +85,36 @@ api_call_tree(struct dpmon_api_response *r)
 
 /**
  * @p method on @p target ("PATH?QUERY") against snapshot @p s (NULL: none
- * yet), the query's keys listed as http.c lists them.
- * @return dpmon_api_handle_keys's: 0, or -ENOMEM. The body comes as a
- *         tree (api_call_tree); the caller json_decref()s r->body.
+ * yet), the query's keys listed as http.c lists them; the body as the API
+ * gave it (a tree or text).
+ * @return dpmon_api_handle_keys's: 0, or -ENOMEM.
  */
 static inline int
-api_call(const struct dpmon_snapshot *s, const char *method, const char *target,
-	 struct dpmon_api_response *r)
+api_call_raw(const struct dpmon_snapshot *s, const char *method, const char *target,
+	     struct dpmon_api_response *r)
 {
 	struct api_call_query t;
 	char path[2048];
 	char *qm;
-	int rc;
 
 	snprintf(path, sizeof(path), "%s", target);
 	qm = strchr(path, '?');
 	if (qm != NULL)
 		*qm++ = '\0';
 	api_call_parse(qm, &t);
-	rc = dpmon_api_handle_keys(s, method, path, dpmon_api_query_lookup, &t.q, t.q.keys, r);
+	return dpmon_api_handle_keys(s, method, path, dpmon_api_query_lookup, &t.q, t.q.keys, r);
+}
+
+/**
+ * As api_call_raw, the body then as a tree (api_call_tree).
+ * @return as api_call_raw; the caller json_decref()s r->body.
+ */
+static inline int
+api_call(const struct dpmon_snapshot *s, const char *method, const char *target,
+	 struct dpmon_api_response *r)
+{
+	int rc = api_call_raw(s, method, target, r);
+
 	api_call_tree(r);
 	return rc;
 }

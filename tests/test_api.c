@@ -1245,20 +1245,11 @@ counting_free(void *q)
 static size_t
 tree_peak_of(const struct dpmon_snapshot *s, const char *target, size_t *text_len)
 {
-	struct api_call_query t;
 	struct dpmon_api_response r;
-	char path[256];
-	char *qm;
 
-	snprintf(path, sizeof(path), "%s", target);
-	qm = strchr(path, '?');
-	if (qm != NULL)
-		*qm++ = '\0';
-	api_call_parse(qm, &t);
 	json_set_alloc_funcs(counting_malloc, counting_free);
 	tree_bytes = tree_peak = 0;
-	REQUIRE(dpmon_api_handle_keys(s, "GET", path, dpmon_api_query_lookup, &t.q, t.q.keys, &r) ==
-		0);
+	REQUIRE(api_call_raw(s, "GET", target, &r) == 0);
 	json_set_alloc_funcs(malloc, free);
 	REQUIRE(r.status == 200 && r.body == NULL && r.text != NULL);
 	if (tree_bytes != 0)

@@ -262,6 +262,21 @@ array_json(const struct dpmon_snapshot *s, uint32_t n, item_json_fn fn)
 	return a;
 }
 
+/* As array_json, into @p t one element's tree at a time (struct api_text),
+ * of elements @p idx[0 .. n-1], or 0 .. n-1 when @p idx is NULL. */
+static void
+array_text(struct api_text *t, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n,
+	   item_json_fn fn)
+{
+	api_text_str(t, "[");
+	for (uint32_t i = 0; i < n && !t->failed; i++) {
+		if (i > 0)
+			api_text_str(t, ",");
+		api_text_json(t, fn(s, idx != NULL ? idx[i] : i));
+	}
+	api_text_str(t, "]");
+}
+
 static json_t *
 totals_json(const struct dpmon_snapshot *s)
 {
@@ -682,13 +697,9 @@ api_ep_subnets(struct request *r, const char *rest, size_t n)
 
 	(void)rest;
 	(void)n;
-	api_text_str(&t, "{\"subnets\":[");
-	for (uint32_t i = 0; i < s->n_subnets && !t.failed; i++) {
-		if (i > 0)
-			api_text_str(&t, ",");
-		api_text_json(&t, subnet_json(s, i));
-	}
-	api_text_printf(&t, "],\"snapshot_seq\":%" PRIu64 "}", s->seq);
+	api_text_str(&t, "{\"subnets\":");
+	array_text(&t, s, NULL, s->n_subnets, subnet_json);
+	api_text_printf(&t, ",\"snapshot_seq\":%" PRIu64 "}", s->seq);
 	return api_reply_text(r, 200, &t);
 }
 
@@ -809,18 +820,11 @@ parse_host_query(struct request *r, struct host_query *q)
 	return 0;
 }
 
-/* The hosts at @p idx[0 .. n-1] into @p t as a JSON array, one host's tree
- * at a time (struct api_text). */
-static void
-host_list_text(struct api_text *t, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
+/* The host of record index @p i (item_json_fn). */
+static json_t *
+host_at_json(const struct dpmon_snapshot *s, uint32_t i)
 {
-	api_text_str(t, "[");
-	for (uint32_t i = 0; i < n && !t->failed; i++) {
-		if (i > 0)
-			api_text_str(t, ",");
-		api_text_json(t, host_json(s, dpmon_snap_host_at(s, idx[i])));
-	}
-	api_text_str(t, "]");
+	return host_json(s, dpmon_snap_host_at(s, i));
 }
 
 void
@@ -843,7 +847,8 @@ api_ep_hosts(struct request *r, const char *rest, size_t n)
 	const struct dpmon_snapshot *s = r->snap;
 	const struct dpmon_host_order *order;
 	struct host_query q;
-	uint32_t total = 0, cap, got, *idx;
+	const uint32_t *page;
+	uint32_t total = 0, n_page, cap, *idx = NULL;
 	struct api_text t = {0};
 	int rc;
 
@@ -853,25 +858,24 @@ api_ep_hosts(struct request *r, const char *rest, size_t n)
 		return rc;
 	order = dpmon_host_order_get(s, order_slot(&q), host_key, &q);
 	if (order != NULL) {
-		const uint32_t *page = order->idx;
-
+		page = order->idx;
 		total = order->n_hosts;
 		if (q.subnet >= 0) {
 			page = order->by_subnet + order->sub_start[q.subnet];
 			total = order->sub_start[q.subnet + 1] - order->sub_start[q.subnet];
 		}
-		api_text_str(&t, "{\"hosts\":");
-		host_list_text(&t, s, page, q.limit < total ? q.limit : total);
+		n_page = q.limit < total ? q.limit : total;
 	} else { /* no memory for the order: one pass with a bounded heap */
 		cap = q.limit < s->n_hosts ? q.limit : s->n_hosts;
 		idx = malloc((cap ? cap : 1) * sizeof(*idx));
 		if (idx == NULL)
 			return -ENOMEM;
-		got = dpmon_top_hosts_by(s, q.subnet, cap, ranks_before, &q, idx, &total);
-		api_text_str(&t, "{\"hosts\":");
-		host_list_text(&t, s, idx, got);
-		free(idx);
+		n_page = dpmon_top_hosts_by(s, q.subnet, cap, ranks_before, &q, idx, &total);
+		page = idx;
 	}
+	api_text_str(&t, "{\"hosts\":");
+	array_text(&t, s, page, n_page, host_at_json);
+	free(idx);
 	api_text_printf(&t, ",\"total\":%" PRIu32 ",\"snapshot_seq\":%" PRIu64 "}", total, s->seq);
 	return api_reply_text(r, 200, &t);
 }
@@ -916,6 +920,13 @@ hist_point_json(const struct dpmon_hist_point *p)
 			 dpmon_finite_or_zero(p->interval_s), "totals", tot, "subnets", subs);
 }
 
+/* History point @p i of @p s (item_json_fn). */
+static json_t *
+hist_json(const struct dpmon_snapshot *s, uint32_t i)
+{
+	return hist_point_json(s->history[i]);
+}
+
 /* The last merges' rates of the totals and subnets, oldest first; written
  * one point at a time (struct api_text). */
 int
@@ -938,13 +949,9 @@ api_ep_history(struct request *r, const char *rest, size_t n)
 	api_text_printf(&t, "{\"snapshot_seq\":%" PRIu64 ",\"interval_ms\":%d,\"subnets\":", s->seq,
 			(int)s->interval_ms);
 	api_text_json(&t, prefixes);
-	api_text_str(&t, ",\"points\":[");
-	for (uint32_t i = 0; i < s->n_history && !t.failed; i++) {
-		if (i > 0)
-			api_text_str(&t, ",");
-		api_text_json(&t, hist_point_json(s->history[i]));
-	}
-	api_text_str(&t, "]}");
+	api_text_str(&t, ",\"points\":");
+	array_text(&t, s, NULL, s->n_history, hist_json);
+	api_text_str(&t, "}");
 	return api_reply_text(r, 200, &t);
 }
 
