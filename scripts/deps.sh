@@ -14,6 +14,8 @@
 #           clang-format (scripts/static-check.sh), DPDK's af_packet PMD and
 #           iproute2 (the live-traffic test on a veth pair, test_soak.py;
 #           libdpdk-dev pulls the PMD in too, it is named for what it is for),
+#           exabgp, gobgpd and socat (a real BGP chain on loopback for the
+#           FlowSpec and blackhole routes, tests/integration/bgp.py),
 #           node + npm, and tests/js's npm packages (npm ci, pinned by
 #           tests/js/package-lock.json; playwright-core drives the Debian
 #           chromium, it never downloads a browser)
@@ -30,7 +32,7 @@ PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config pyth
       libsystemd-dev libcurl4-openssl-dev curl)
 TEST_PKGS=(prometheus chromium librte-net-af-packet23 iproute2 clickhouse-server influxdb
       debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
-      systemd shellcheck cppcheck clang-format)
+      systemd shellcheck cppcheck clang-format exabgp gobgpd socat)
 build_only=0
 [ "${1:-}" = "--build" ] && build_only=1
 [ "$build_only" -eq 1 ] || PKGS+=("${TEST_PKGS[@]}")

@@ -5,12 +5,17 @@
  * traffic to the same victim (TCP 443 and 80, DNS, ICMP echo), matched
  * back against the labelled packets: at least 95 % of the attack and at
  * most 1 % of the legitimate packets, with the rule's ExaBGP text exact;
- * the same with the attack's share misestimated; the reasons when no rule
- * fits; the router checks; the actions' parse and text; IPv6 text.
+ * the same with the attack's share underestimated; the reasons when no
+ * rule fits; the router checks; the actions' parse and text; IPv6 text.
+ * With --exabgp-announce or --exabgp-withdraw it prints the lines of the
+ * chosen rules instead, for Debian's exabgp to judge
+ * (tests/integration/test_flowspec_exabgp.py).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <rte_common.h>
 
 #include "check.h"
 #include "flowspec.h"
@@ -449,9 +454,105 @@ test_text(void)
 	CHECK(strcmp(b, "destination 10.0.0.5/32; protocol =1; icmp-type =8; icmp-code =0;") == 0);
 }
 
-int
-main(void)
+/* ------------------------------------------------------------------------
+ * The lines for tests/integration/test_flowspec_exabgp.py.
+ * --------------------------------------------------------------------- */
+
+/* @p s as IPv6: every source moved into 2001:db8:ff::/48, the family 6. */
+static void
+to_ipv6(struct sample *s)
 {
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct dpmon_addr a;
+		uint32_t v4 = dpmon_addr_v4(&s->p[i].src);
+
+		REQUIRE(dpmon_addr_parse("2001:db8:ff::", &a) == 0);
+		memcpy(a.b + 12, &v4, 4);
+		s->p[i].src = a;
+		s->p[i].family = 6;
+		if (s->p[i].ip_proto == 1)
+			s->p[i].ip_proto = 58;
+	}
+}
+
+static void
+print_rule(const struct dpmon_fs_rule *r, bool announce)
+{
+	char line[DPMON_FS_TEXT_LEN];
+
+	REQUIRE(dpmon_fs_rule_check(r, NULL) == 0);
+	REQUIRE(dpmon_fs_rule_exabgp(r, announce, line, sizeof(line)) > 0);
+	fputs(line, stdout);
+}
+
+/*
+ * Print the ExaBGP lines of the rules chosen for every attack (IPv4, and
+ * three of them in IPv6) and of one rule per action, announces or withdraws.
+ */
+static void
+print_lines(bool announce)
+{
+	static struct sample s;
+	static const enum attack v6[] = {DNS_AMP, SYN_FLOOD, FRAGMENT_FLOOD};
+	struct dpmon_fs_params p;
+	struct dpmon_fs_choice c;
+	struct dpmon_fs_rule r;
+
+	for (int a = 0; a < ATTACKS; a++) {
+		make_sample(&s, (enum attack)a, 1000 + (uint64_t)a);
+		p = params(2.0 / 3);
+		REQUIRE(dpmon_fs_choose(s.p, s.n, &p, &c) == 0 && c.n_rules > 0);
+		for (uint32_t i = 0; i < c.n_rules; i++)
+			print_rule(&c.rules[i], announce);
+	}
+	for (unsigned k = 0; k < RTE_DIM(v6); k++) {
+		make_sample(&s, v6[k], 1000 + (uint64_t)v6[k]);
+		to_ipv6(&s);
+		p = params(2.0 / 3);
+		p.family = 6;
+		p.dst_len = 128;
+		REQUIRE(dpmon_addr_parse("2001:db8::5", &p.dst) == 0);
+		REQUIRE(dpmon_fs_choose(s.p, s.n, &p, &c) == 0 && c.n_rules > 0);
+		for (uint32_t i = 0; i < c.n_rules; i++)
+			print_rule(&c.rules[i], announce);
+	}
+	/* One rule per action, and ICMP of both families. */
+	r = rule4();
+	r.dst_len = 24;
+	dpmon_addr_from_v4(&r.dst, IP4(10, 0, 1, 0)); /* a subnet alert's prefix */
+	r.n_dport = 1;
+	r.dport[0] = 123;
+	r.action = (struct dpmon_fs_action){.kind = DPMON_FS_RATE_LIMIT, .rate = 125000};
+	print_rule(&r, announce);
+	r = rule4();
+	r.proto = 1;
+	r.n_icmp_type = 1;
+	r.icmp_type[0] = 8;
+	r.has_icmp_code = 1;
+	r.action = (struct dpmon_fs_action){.kind = DPMON_FS_REDIRECT, .asn = 65000, .value = 666};
+	print_rule(&r, announce);
+	r = (struct dpmon_fs_rule){.family = 6,
+				   .dst_len = 128,
+				   .has_proto = 1,
+				   .proto = 58,
+				   .n_icmp_type = 1,
+				   .icmp_type = {128}};
+	REQUIRE(dpmon_addr_parse("2001:db8::6", &r.dst) == 0);
+	r.action = (struct dpmon_fs_action){.kind = DPMON_FS_MARK, .dscp = 8};
+	print_rule(&r, announce);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "--exabgp-announce") == 0) {
+		print_lines(true);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--exabgp-withdraw") == 0) {
+		print_lines(false);
+		return 0;
+	}
 	test_attacks();
 	test_no_rule();
 	test_check();
