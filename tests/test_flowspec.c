@@ -196,7 +196,7 @@ params(double share)
 		.attack_share = share,
 		.min_coverage = 0.95,
 		.max_rules = 3,
-		.components = DPMON_FS_ALL_COMPONENTS,
+		.components = DPMON_FS_C_ALL,
 		.action = {.kind = DPMON_FS_DISCARD},
 	};
 
@@ -330,7 +330,7 @@ test_no_rule(void)
 	/* Ports turned off: the DNS amplification keeps its length range only. */
 	make_sample(&s, DNS_AMP, 1000);
 	p = params(2.0 / 3);
-	p.components &= ~((1u << DPMON_FP_SPORT) | (1u << DPMON_FP_DPORT));
+	p.components &= ~(uint32_t)(DPMON_FS_C_SOURCE_PORT | DPMON_FS_C_DESTINATION_PORT);
 	REQUIRE(dpmon_fs_choose(s.p, s.n, &p, &c) == 0);
 	REQUIRE(c.n_rules == 1);
 	CHECK_EQ_U64(c.rules[0].n_sport, 0);

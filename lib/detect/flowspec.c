@@ -24,8 +24,6 @@
 #define LENGTH_MARGIN 32
 /* Widest length cluster, bytes, kept when it leaves nothing out. */
 #define LENGTH_SPAN   512
-/* Largest rate-limit ExaBGP sends, bytes/s. */
-#define RATE_MAX      1000000000000ull
 
 /* ------------------------------------------------------------------------
  * Match and check.
@@ -93,35 +91,6 @@ host_bits_set(const struct dpmon_addr *a, unsigned family, unsigned len)
 	return !dpmon_addr_eq(&m, a);
 }
 
-static int
-action_check(const struct dpmon_fs_action *a, const char **why)
-{
-	switch (a->kind) {
-	case DPMON_FS_DISCARD:
-		return 0;
-	case DPMON_FS_RATE_LIMIT:
-		if (a->rate > RATE_MAX) {
-			*why = "rate-limit above 10^12 bytes/s";
-			return -EINVAL;
-		}
-		return 0;
-	case DPMON_FS_REDIRECT:
-		if (a->asn > UINT16_MAX && a->value > UINT16_MAX) {
-			*why = "redirect with a 32-bit ASN takes a 16-bit value (RFC 7674)";
-			return -EINVAL;
-		}
-		return 0;
-	case DPMON_FS_MARK:
-		if (a->dscp > 63) {
-			*why = "DSCP above 63";
-			return -EINVAL;
-		}
-		return 0;
-	}
-	*why = "unknown action";
-	return -EINVAL;
-}
-
 int
 dpmon_fs_rule_check(const struct dpmon_fs_rule *r, const char **why)
 {
@@ -173,7 +142,7 @@ dpmon_fs_rule_check(const struct dpmon_fs_rule *r, const char **why)
 		*why = "packet-length range with its low end above its high end";
 		return -EINVAL;
 	}
-	return action_check(&r->action, why);
+	return dpmon_fs_action_check(&r->action, why);
 }
 
 bool
@@ -289,28 +258,6 @@ put_match(struct text *t, const struct dpmon_fs_rule *r)
 }
 
 int
-dpmon_fs_action_text(const struct dpmon_fs_action *a, char *buf, size_t len)
-{
-	struct text t = {buf, len, 0, false};
-
-	switch (a->kind) {
-	case DPMON_FS_DISCARD:
-		put(&t, "discard");
-		break;
-	case DPMON_FS_RATE_LIMIT:
-		put(&t, "rate-limit %" PRIu64, a->rate);
-		break;
-	case DPMON_FS_REDIRECT:
-		put(&t, "redirect %" PRIu32 ":%" PRIu32, a->asn, a->value);
-		break;
-	case DPMON_FS_MARK:
-		put(&t, "mark %u", a->dscp);
-		break;
-	}
-	return t.full ? -ENOSPC : (int)t.at;
-}
-
-int
 dpmon_fs_rule_match_text(const struct dpmon_fs_rule *r, char *buf, size_t len)
 {
 	struct text t = {buf, len, 0, false};
@@ -335,51 +282,6 @@ dpmon_fs_rule_exabgp(const struct dpmon_fs_rule *r, bool announce, char *buf, si
 	}
 	put(&t, " }\n");
 	return t.full ? -ENOSPC : (int)t.at;
-}
-
-int
-dpmon_fs_action_parse(const char *text, struct dpmon_fs_action *out, const char **why)
-{
-	const char *dummy = NULL;
-	unsigned long long x, y;
-	char tail;
-
-	why = why != NULL ? why : &dummy;
-	memset(out, 0, sizeof(*out));
-	if (strcmp(text, "discard") == 0) {
-		out->kind = DPMON_FS_DISCARD;
-		return 0;
-	}
-	if (sscanf(text, "rate-limit %llu%c", &x, &tail) == 1 && strchr(text, '-') == text + 4) {
-		out->kind = DPMON_FS_RATE_LIMIT;
-		out->rate = x;
-		if (x > RATE_MAX) {
-			*why = "rate-limit above 10^12 bytes/s";
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (sscanf(text, "redirect %llu:%llu%c", &x, &y, &tail) == 2 && text[9] != '-') {
-		out->kind = DPMON_FS_REDIRECT;
-		if (x > UINT32_MAX || y > UINT32_MAX) {
-			*why = "redirect ASN and value must fit 32 bits";
-			return -EINVAL;
-		}
-		out->asn = (uint32_t)x;
-		out->value = (uint32_t)y;
-		return action_check(out, why);
-	}
-	if (sscanf(text, "mark %llu%c", &x, &tail) == 1 && text[5] != '-') {
-		out->kind = DPMON_FS_MARK;
-		if (x > 63) {
-			*why = "DSCP above 63";
-			return -EINVAL;
-		}
-		out->dscp = (uint8_t)x;
-		return 0;
-	}
-	*why = "expected discard, rate-limit BYTES_PER_S, redirect ASN:VALUE or mark DSCP";
-	return -EINVAL;
 }
 
 /* ------------------------------------------------------------------------
@@ -601,6 +503,30 @@ narrow_order(const struct branch *b, enum dpmon_fp_field *order)
 	return k;
 }
 
+/* The switch (enum dpmon_fs_component) of the component made of field @p f. */
+static uint32_t
+component_of(enum dpmon_fp_field f)
+{
+	switch (f) {
+	case DPMON_FP_SPORT:
+		return DPMON_FS_C_SOURCE_PORT;
+	case DPMON_FP_DPORT:
+		return DPMON_FS_C_DESTINATION_PORT;
+	case DPMON_FP_LENGTH:
+		return DPMON_FS_C_PACKET_LENGTH;
+	case DPMON_FP_FLAGS:
+		return DPMON_FS_C_TCP_FLAGS;
+	case DPMON_FP_FRAG:
+		return DPMON_FS_C_FRAGMENT;
+	case DPMON_FP_ICMP:
+		return DPMON_FS_C_ICMP;
+	case DPMON_FP_SOURCE:
+		return DPMON_FS_C_SOURCE_PREFIX;
+	default:
+		return 0;
+	}
+}
+
 static int
 branch_narrow(struct branch *b, uint32_t components, struct allowance *al)
 {
@@ -609,7 +535,7 @@ branch_narrow(struct branch *b, uint32_t components, struct allowance *al)
 	int err = 0;
 
 	for (unsigned i = 0; i < k && err == 0; i++) {
-		if ((components & (1u << order[i])) == 0)
+		if ((components & component_of(order[i])) == 0)
 			continue;
 		err = order[i] == DPMON_FP_LENGTH ? narrow_length(b, al)
 						  : narrow_discrete(b, order[i], al);
@@ -672,7 +598,7 @@ group_rule(const struct group *g, const struct dpmon_fs_params *p, struct dpmon_
 	r->action = p->action;
 	r->has_proto = 1;
 	r->proto = g->proto;
-	if (g->frag && (p->components & (1u << DPMON_FP_FRAG)))
+	if (g->frag && (p->components & DPMON_FS_C_FRAGMENT))
 		r->frag = DPMON_FS_FRAG_IS;
 }
 

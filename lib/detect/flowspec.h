@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "fingerprint.h"
+#include "flowspec_terms.h"
 #include "prefix.h"
 
 /** Values of one port, TCP flags or ICMP component (ORed). */
@@ -41,23 +42,6 @@
 #define DPMON_FS_TEXT_LEN   1024
 /** Room for dpmon_fs_choice.reason. */
 #define DPMON_FS_REASON_LEN 160
-
-/** What a router does with the matching packets (RFC 8955 section 7). */
-enum dpmon_fs_action_kind {
-	DPMON_FS_DISCARD,    /**< traffic-rate 0 */
-	DPMON_FS_RATE_LIMIT, /**< traffic-rate-bytes: at most @c rate bytes/s */
-	DPMON_FS_REDIRECT,   /**< redirect to VRF route target ASN:VALUE */
-	DPMON_FS_MARK,       /**< traffic-marking: rewrite DSCP */
-};
-
-/** A rule's action. */
-struct dpmon_fs_action {
-	enum dpmon_fs_action_kind kind;
-	uint64_t rate;  /**< DPMON_FS_RATE_LIMIT: bytes per second */
-	uint32_t asn;   /**< DPMON_FS_REDIRECT: the route target's AS number */
-	uint32_t value; /**< DPMON_FS_REDIRECT: its local value */
-	uint8_t dscp;   /**< DPMON_FS_MARK: 0 .. 63 */
-};
 
 /** The fragment component of a rule. */
 enum dpmon_fs_frag {
@@ -89,12 +73,6 @@ struct dpmon_fs_rule {
 	struct dpmon_addr src; /**< source network address, when @c src_len */
 	struct dpmon_fs_action action;
 };
-
-/** Components a rule may use (bits of 1 << enum dpmon_fp_field). */
-#define DPMON_FS_ALL_COMPONENTS                                                     \
-	((1u << DPMON_FP_PROTO) | (1u << DPMON_FP_SPORT) | (1u << DPMON_FP_DPORT) | \
-	 (1u << DPMON_FP_LENGTH) | (1u << DPMON_FP_FLAGS) | (1u << DPMON_FP_FRAG) | \
-	 (1u << DPMON_FP_ICMP) | (1u << DPMON_FP_SOURCE))
 
 /** What the rule choice is given besides the packets. */
 struct dpmon_fs_params {
@@ -174,16 +152,5 @@ int dpmon_fs_rule_exabgp(const struct dpmon_fs_rule *r, bool announce, char *buf
  * @return the length written, or -ENOSPC.
  */
 int dpmon_fs_rule_match_text(const struct dpmon_fs_rule *r, char *buf, size_t len);
-
-/** The action of @p r as ExaBGP's text ("discard", "rate-limit 9600", ...) into @p buf. */
-int dpmon_fs_action_text(const struct dpmon_fs_action *a, char *buf, size_t len);
-
-/**
- * Parse an action as the configuration and the API write it: "discard",
- * "rate-limit BYTES_PER_S", "redirect ASN:VALUE" or "mark DSCP".
- * @param why  on failure, a static English reason; may be NULL.
- * @return 0, or -EINVAL.
- */
-int dpmon_fs_action_parse(const char *text, struct dpmon_fs_action *out, const char **why);
 
 #endif /* DPMON_FLOWSPEC_H */
