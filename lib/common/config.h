@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "flowspec_terms.h"
 #include "prefix.h"
 #include "stats.h"
 
@@ -141,12 +142,18 @@ struct dpmon_hostgroup_conf {
 	bool ban;     /**< announce a blackhole when one of its hosts alerts; default detect.ban */
 	/** Replace the global ones entirely; a copy of them when the key is absent. */
 	struct dpmon_thresholds thresholds;
+	/** What an alert with @c ban gets; default detect.mitigation. */
+	enum dpmon_mitigation mitigation;
+	bool flowspec_action_set;               /**< "flowspec_action" given */
+	struct dpmon_fs_action flowspec_action; /**< else actions.flowspec.action applies */
 };
 
 /** Detection: "detection" in the file (docs/detection.md). */
 struct dpmon_detect_conf {
 	bool enabled; /**< default true when any threshold (host or subnet) is set */
 	bool ban;     /**< global default of hostgroup.ban; default false */
+	/** Global default of hostgroup.mitigation; default DPMON_MITIGATION_BLACKHOLE. */
+	enum dpmon_mitigation mitigation;
 	struct dpmon_thresholds thresholds; /**< global defaults */
 	/** "subnet_thresholds": the defaults of every subnet's limits (dpmon_subnet_conf). */
 	struct dpmon_thresholds subnet_thresholds;
@@ -165,6 +172,25 @@ struct dpmon_detect_conf {
 	uint32_t recent_alerts;   /**< ended alerts kept for the API; default 1000 */
 };
 
+/** Most FlowSpec rules for one alert ("max_rules_per_alert"). */
+#define DPMON_FLOWSPEC_MAX_PER_ALERT 8
+/** Most packets of an alert's fingerprint ("sample_packets"). */
+#define DPMON_FLOWSPEC_MAX_SAMPLE    100000
+
+/** "actions.flowspec" (docs/detection.md, "FlowSpec"). */
+struct dpmon_flowspec_conf {
+	bool announce;                 /**< false: a dry run (computed, listed, logged; not sent) */
+	bool keep_on_stop;             /**< rules stay announced when dpmon stops; default false */
+	struct dpmon_fs_action action; /**< the rules' action; default discard */
+	double min_coverage;           /**< share of the attack's packets to match; default 0.95 */
+	uint32_t sample_packets;       /**< packets of an alert's fingerprint; default 500 */
+	uint32_t sample_timeout_s;     /**< the longest wait for them, seconds; default 10 */
+	uint32_t max_rules;            /**< rules at once over every alert; default 100 */
+	uint32_t max_rules_per_alert;  /**< default 3, at most DPMON_FLOWSPEC_MAX_PER_ALERT */
+	uint32_t hold_s;               /**< seconds a rule outlives its alert; default 0 */
+	uint32_t components;           /**< enum dpmon_fs_component bits allowed; default all */
+};
+
 /** Actions: "actions" in the file (docs/detection.md). "" = not configured. */
 struct dpmon_actions_conf {
 	char notify_script[DPMON_PATH_LEN]; /**< called at alert start/end */
@@ -178,6 +204,7 @@ struct dpmon_actions_conf {
 	char pcap_dir[DPMON_PATH_LEN]; /**< sample packets of each alert go to DIR/ALERT_ID.pcap */
 	uint32_t pcap_packets;         /**< packets per alert capture; default 100 */
 	char state_file[DPMON_PATH_LEN]; /**< blackholes survive restarts here */
+	struct dpmon_flowspec_conf flowspec; /**< "flowspec" */
 };
 
 /** Longest export URL, NUL included. */

@@ -2,7 +2,8 @@
 /*
  * config_actions.c — the configuration's "actions" section: the notify
  * script, ExaBGP's pipe and routes, the alerts' capture files and the
- * blackholes' state file (docs/detection.md, "Actions").
+ * blackholes' state file (docs/detection.md, "Actions"); its "flowspec"
+ * object is config_flowspec.c's.
  *
  * Paths are checked against the file system when the configuration is
  * read, so that --check-config and a reload catch what the actions would
@@ -263,6 +264,8 @@ config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj, struc
 				a->pcap_packets = (uint32_t)n;
 		} else if (strcmp(key, "state_file") == 0)
 			parse_out_file(c, kpath, v, a->state_file);
+		else if (strcmp(key, "flowspec") == 0)
+			config_parse_flowspec(c, kpath, v, &a->flowspec);
 		else if (!dpmon_check_is_comment(key))
 			dpmon_check_unknown(c, kpath);
 	}

@@ -283,10 +283,13 @@ check_duplicate_group_prefixes(struct dpmon_check *c, const struct dpmon_detect_
  * Hostgroups.
  * --------------------------------------------------------------------- */
 
-/* One hostgroup; @p ban_set[0] says whether it had a "ban" key. */
+/*
+ * One hostgroup; @p set[0] says whether it had a "ban" key, @p set[1] a
+ * "mitigation" key.
+ */
 static void
 parse_hostgroup(struct dpmon_check *c, const char *path, json_t *obj,
-		struct dpmon_hostgroup_conf *g, bool *ban_set, bool *thresholds_set)
+		struct dpmon_hostgroup_conf *g, bool *set, bool *thresholds_set)
 {
 	char kpath[DPMON_CHECK_PATH_LEN];
 	const char *key;
@@ -308,11 +311,16 @@ parse_hostgroup(struct dpmon_check *c, const char *path, json_t *obj,
 				g->enabled = json_is_true(v);
 			else {
 				g->ban = json_is_true(v);
-				*ban_set = true;
+				set[0] = true;
 			}
 		} else if (strcmp(key, "thresholds") == 0) {
 			config_parse_thresholds(c, kpath, v, &g->thresholds);
 			*thresholds_set = true;
+		} else if (strcmp(key, "mitigation") == 0) {
+			set[1] = config_parse_mitigation(c, kpath, v, &g->mitigation);
+		} else if (strcmp(key, "flowspec_action") == 0) {
+			g->flowspec_action_set =
+				config_parse_flowspec_action(c, kpath, v, &g->flowspec_action);
 		} else if (!dpmon_check_is_comment(key)) {
 			dpmon_check_unknown(c, kpath);
 		}
@@ -342,7 +350,7 @@ check_duplicate_group_names(struct dpmon_check *c, const struct dpmon_detect_con
 
 static void
 parse_hostgroups(struct dpmon_check *c, const char *path, const json_t *arr,
-		 struct dpmon_detect_conf *d, bool *ban_set, bool *thr_set)
+		 struct dpmon_detect_conf *d, bool (*ban_set)[2], bool *thr_set)
 {
 	char ipath[DPMON_CHECK_PATH_LEN];
 	size_t i, n;
@@ -365,7 +373,7 @@ parse_hostgroups(struct dpmon_check *c, const char *path, const json_t *arr,
 			break;
 		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
 		d->hostgroups[i].enabled = true;
-		parse_hostgroup(c, ipath, v, &d->hostgroups[i], &ban_set[i], &thr_set[i]);
+		parse_hostgroup(c, ipath, v, &d->hostgroups[i], ban_set[i], &thr_set[i]);
 	}
 	check_duplicate_group_names(c, d);
 }
@@ -400,21 +408,23 @@ parse_detection_int(struct dpmon_check *c, const char *path, const char *key, co
 }
 
 /*
- * Hostgroups without a "ban" or "thresholds" of their own (@p ban_set,
- * @p thr_set false) take the section's.
+ * Hostgroups without a "ban", "mitigation" or "thresholds" of their own
+ * (@p ban_set[g][0], [1], @p thr_set false) take the section's.
  * @return whether a threshold is set: in the section, or in an enabled
  *         hostgroup (the default of "enabled").
  */
 static bool
-inherit(struct dpmon_detect_conf *d, const bool *ban_set, const bool *thr_set)
+inherit(struct dpmon_detect_conf *d, bool (*ban_set)[2], const bool *thr_set)
 {
 	bool any = thresholds_any(&d->thresholds);
 
 	for (uint32_t g = 0; g < d->n_hostgroups; g++) {
 		struct dpmon_hostgroup_conf *hg = &d->hostgroups[g];
 
-		if (!ban_set[g])
+		if (!ban_set[g][0])
 			hg->ban = d->ban;
+		if (!ban_set[g][1])
+			hg->mitigation = d->mitigation;
 		if (!thr_set[g])
 			hg->thresholds = d->thresholds;
 		any = any || (hg->enabled && thresholds_any(&hg->thresholds));
@@ -427,7 +437,7 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 		       struct dpmon_config *cfg)
 {
 	struct dpmon_detect_conf *d = &cfg->detect;
-	bool ban_set[DPMON_MAX_HOSTGROUPS] = {false}, thr_set[DPMON_MAX_HOSTGROUPS] = {false};
+	bool ban_set[DPMON_MAX_HOSTGROUPS][2] = {{false}}, thr_set[DPMON_MAX_HOSTGROUPS] = {false};
 	bool enabled_set = false, any;
 	char kpath[DPMON_CHECK_PATH_LEN];
 	const char *key;
@@ -455,6 +465,8 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 			groups = v; /* after the globals: hostgroups inherit ban and thresholds */
 		} else if (strcmp(key, "whitelist") == 0) {
 			parse_prefix_list(c, kpath, v, 0, &d->whitelist, &d->n_whitelist);
+		} else if (strcmp(key, "mitigation") == 0) {
+			config_parse_mitigation(c, kpath, v, &d->mitigation);
 		} else if (!parse_detection_int(c, kpath, key, v, d) &&
 			   !dpmon_check_is_comment(key)) {
 			dpmon_check_unknown(c, kpath);

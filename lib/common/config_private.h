@@ -94,6 +94,28 @@ void config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj,
 			  struct dpmon_config *cfg);
 
 /* ------------------------------------------------------------------------
+ * FlowSpec (config_flowspec.c).
+ * --------------------------------------------------------------------- */
+
+/* "actions.flowspec" into cfg->actions.flowspec (docs/detection.md, "FlowSpec"). */
+void config_parse_flowspec(struct dpmon_check *c, const char *path, json_t *obj,
+			   struct dpmon_flowspec_conf *f);
+
+/* The defaults of "actions.flowspec" into @p f. */
+void config_flowspec_defaults(struct dpmon_flowspec_conf *f);
+
+/*
+ * A FlowSpec action string ("discard", "rate-limit N", "redirect ASN:VALUE",
+ * "mark DSCP") into @p out; a bad one is reported. @return true when valid.
+ */
+bool config_parse_flowspec_action(struct dpmon_check *c, const char *path, const json_t *v,
+				  struct dpmon_fs_action *out);
+
+/* A mitigation name into @p out; a bad one is reported. @return true when valid. */
+bool config_parse_mitigation(struct dpmon_check *c, const char *path, const json_t *v,
+			     enum dpmon_mitigation *out);
+
+/* ------------------------------------------------------------------------
  * Export (config_export.c).
  * --------------------------------------------------------------------- */
 

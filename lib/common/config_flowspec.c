@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * config_flowspec.c — the configuration's "actions.flowspec" object (the
+ * FlowSpec rules' settings), and the FlowSpec values other sections use:
+ * an action ("hostgroups[].flowspec_action") and a mitigation
+ * ("detection.mitigation", "hostgroups[].mitigation"). docs/detection.md,
+ * "FlowSpec", describes them.
+ */
+#include "config_private.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------
+ * Values.
+ * --------------------------------------------------------------------- */
+
+bool
+config_parse_flowspec_action(struct dpmon_check *c, const char *path, const json_t *v,
+			     struct dpmon_fs_action *out)
+{
+	char q[DPMON_CHECK_PATH_LEN];
+	struct dpmon_fs_action a;
+	const char *why;
+
+	if (!json_is_string(v)) {
+		dpmon_check_type(c, path, "string", v);
+		return false;
+	}
+	if (dpmon_fs_action_parse(json_string_value(v), &a, &why) != 0) {
+		dpmon_check_report(c, path, "%s, got %s", why,
+				   dpmon_check_quote(json_string_value(v), q, sizeof(q)));
+		return false;
+	}
+	*out = a;
+	return true;
+}
+
+bool
+config_parse_mitigation(struct dpmon_check *c, const char *path, const json_t *v,
+			enum dpmon_mitigation *out)
+{
+	char q[DPMON_CHECK_PATH_LEN];
+
+	if (!json_is_string(v)) {
+		dpmon_check_type(c, path, "string", v);
+		return false;
+	}
+	if (dpmon_mitigation_parse(json_string_value(v), out) != 0) {
+		dpmon_check_report(
+			c, path, "expected blackhole, flowspec, flowspec+blackhole or none, got %s",
+			dpmon_check_quote(json_string_value(v), q, sizeof(q)));
+		return false;
+	}
+	return true;
+}
+
+/* "min_coverage": a number in (0, 1]. */
+static void
+parse_coverage(struct dpmon_check *c, const char *path, const json_t *v, double *out)
+{
+	double x;
+
+	if (!json_is_number(v)) {
+		dpmon_check_type(c, path, "number", v);
+		return;
+	}
+	x = json_number_value(v);
+	if (!(x > 0 && x <= 1)) {
+		dpmon_check_report(c, path, "must be above 0 and at most 1, got %g", x);
+		return;
+	}
+	*out = x;
+}
+
+/* "components": {"source_port": false, ...}, each a switch of enum dpmon_fs_component. */
+static void
+parse_components(struct dpmon_check *c, const char *path, json_t *obj, uint32_t *mask)
+{
+	char kpath[DPMON_CHECK_PATH_LEN];
+	const char *key;
+	json_t *v;
+
+	if (!dpmon_check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v)
+	{
+		unsigned bit = 0;
+
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		for (unsigned b = 1; b < DPMON_FS_C_ALL; b <<= 1)
+			if (strcmp(key, dpmon_fs_component_name(b)) == 0)
+				bit = b;
+		if (bit == 0) {
+			if (!dpmon_check_is_comment(key))
+				dpmon_check_report(
+					c, kpath,
+					"unknown component (expected one of source_port, "
+					"destination_port, packet_length, tcp_flags, fragment, "
+					"icmp, "
+					"source_prefix)");
+		} else if (!json_is_boolean(v)) {
+			dpmon_check_type(c, kpath, "boolean", v);
+		} else if (json_is_true(v)) {
+			*mask |= bit;
+		} else {
+			*mask &= ~bit;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * The object.
+ * --------------------------------------------------------------------- */
+
+void
+config_flowspec_defaults(struct dpmon_flowspec_conf *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->announce = true;
+	f->action.kind = DPMON_FS_DISCARD;
+	f->min_coverage = 0.95;
+	f->sample_packets = 500;
+	f->sample_timeout_s = 10;
+	f->max_rules = 100;
+	f->max_rules_per_alert = 3;
+	f->components = DPMON_FS_C_ALL;
+}
+
+/*
+ * An integer key of the object into @p f.
+ * @return false when @p key is none of them (nothing reported).
+ */
+static bool
+parse_int_key(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
+	      struct dpmon_flowspec_conf *f)
+{
+	static const struct {
+		const char *key;
+		json_int_t min, max;
+		size_t off;
+	} keys[] = {
+		{"sample_packets", 1, DPMON_FLOWSPEC_MAX_SAMPLE,
+		 offsetof(struct dpmon_flowspec_conf, sample_packets)},
+		{"sample_timeout_s", 1, 3600,
+		 offsetof(struct dpmon_flowspec_conf, sample_timeout_s)},
+		{"max_rules", 1, 100000, offsetof(struct dpmon_flowspec_conf, max_rules)},
+		{"max_rules_per_alert", 1, DPMON_FLOWSPEC_MAX_PER_ALERT,
+		 offsetof(struct dpmon_flowspec_conf, max_rules_per_alert)},
+		{"hold_s", 0, 86400, offsetof(struct dpmon_flowspec_conf, hold_s)},
+	};
+	json_int_t n;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(key, keys[i].key) != 0)
+			continue;
+		if (dpmon_check_int(c, path, v, keys[i].min, keys[i].max, &n))
+			*(uint32_t *)((char *)f + keys[i].off) = (uint32_t)n;
+		return true;
+	}
+	return false;
+}
+
+void
+config_parse_flowspec(struct dpmon_check *c, const char *path, json_t *obj,
+		      struct dpmon_flowspec_conf *f)
+{
+	char kpath[DPMON_CHECK_PATH_LEN];
+	const char *key;
+	json_t *v;
+
+	if (!dpmon_check_object(c, path, obj))
+		return;
+	json_object_foreach(obj, key, v)
+	{
+		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
+		if (strcmp(key, "announce") == 0 || strcmp(key, "keep_on_stop") == 0) {
+			if (!json_is_boolean(v))
+				dpmon_check_type(c, kpath, "boolean", v);
+			else if (key[0] == 'a')
+				f->announce = json_is_true(v);
+			else
+				f->keep_on_stop = json_is_true(v);
+		} else if (strcmp(key, "action") == 0) {
+			config_parse_flowspec_action(c, kpath, v, &f->action);
+		} else if (strcmp(key, "min_coverage") == 0) {
+			parse_coverage(c, kpath, v, &f->min_coverage);
+		} else if (strcmp(key, "components") == 0) {
+			parse_components(c, kpath, v, &f->components);
+		} else if (!parse_int_key(c, kpath, key, v, f) && !dpmon_check_is_comment(key)) {
+			dpmon_check_unknown(c, kpath);
+		}
+	}
+}
