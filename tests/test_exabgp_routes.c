@@ -21,17 +21,6 @@
 #include "actions_exabgp.h"
 #include "check.h"
 
-#define CHECK_STR(a, b)                                                                   \
-	do {                                                                              \
-		const char *sa_ = (a), *sb_ = (b);                                        \
-		test_checks++;                                                            \
-		if (sa_ == NULL || strcmp(sa_, sb_) != 0) {                               \
-			test_failures++;                                                  \
-			fprintf(stderr, "%s:%d: got \"%s\", expected \"%s\"\n", __FILE__, \
-				__LINE__, sa_ ? sa_ : "(null)", sb_);                     \
-		}                                                                         \
-	} while (0)
-
 #define FLOW1_ANN                                                                                 \
 	"announce flow route { match { destination 10.0.0.5/32; protocol udp; } then { discard; " \
 	"} }"
@@ -94,17 +83,17 @@ test_routes(void)
 	actions_exabgp_sync(e);
 	CHECK(actions_exabgp_connected(e));
 	/* Announces in key order. */
-	CHECK_STR(drain(fd, buf, sizeof(buf)), BH_ANN "\n" FLOW1_ANN "\n");
+	CHECK_EQ_STR(drain(fd, buf, sizeof(buf)), BH_ANN "\n" FLOW1_ANN "\n");
 	CHECK(actions_exabgp_announced(e, "flow:1") && actions_exabgp_announced(e, "10.0.0.5/32"));
 	/* The same line: nothing to write. Another: written again. */
 	CHECK(actions_exabgp_announce(e, "flow:1", FLOW1_ANN, FLOW1_WD, 0) == 1);
 	actions_exabgp_sync(e);
-	CHECK_STR(drain(fd, buf, sizeof(buf)), "");
+	CHECK_EQ_STR(drain(fd, buf, sizeof(buf)), "");
 	CHECK(actions_exabgp_announce(e, "10.0.0.5/32", BH_ANN " community [65535:666]", BH_WD,
 				      ACTIONS_ROUTE_KEEP_ON_STOP) == 0);
 	CHECK(!actions_exabgp_announced(e, "10.0.0.5/32"));
 	actions_exabgp_sync(e);
-	CHECK_STR(drain(fd, buf, sizeof(buf)), BH_ANN " community [65535:666]\n");
+	CHECK_EQ_STR(drain(fd, buf, sizeof(buf)), BH_ANN " community [65535:666]\n");
 	/* Withdraws come before announces. */
 	CHECK(actions_exabgp_announce(e, "flow:2", "announce flow route { x }",
 				      "withdraw flow route { x }", 0) == 0);
@@ -112,11 +101,11 @@ test_routes(void)
 	CHECK(actions_exabgp_withdraw(e, "flow:1") == 1);
 	CHECK(actions_exabgp_withdraw(e, "flow:9") == 1);
 	actions_exabgp_sync(e);
-	CHECK_STR(drain(fd, buf, sizeof(buf)), FLOW1_WD "\nannounce flow route { x }\n");
+	CHECK_EQ_STR(drain(fd, buf, sizeof(buf)), FLOW1_WD "\nannounce flow route { x }\n");
 	CHECK_EQ_U64(actions_exabgp_routes(e), 2);
 	/* At the stop, the routes not kept are withdrawn. */
 	actions_exabgp_stop(e);
-	CHECK_STR(drain(fd, buf, sizeof(buf)), "withdraw flow route { x }\n");
+	CHECK_EQ_STR(drain(fd, buf, sizeof(buf)), "withdraw flow route { x }\n");
 	CHECK_EQ_U64(actions_exabgp_routes(e), 1);
 	actions_exabgp_free(e);
 	close(fd);
@@ -146,7 +135,7 @@ test_reader_back(void)
 	fd = open(fifo, O_RDONLY | O_NONBLOCK);
 	REQUIRE(fd >= 0);
 	actions_exabgp_sync(e);
-	CHECK_STR(drain(fd, buf, sizeof(buf)), "withdraw two\n" FLOW1_ANN "\nannounce three\n");
+	CHECK_EQ_STR(drain(fd, buf, sizeof(buf)), "withdraw two\n" FLOW1_ANN "\nannounce three\n");
 	close(fd); /* ExaBGP goes away ... */
 	actions_exabgp_sync(e);
 	CHECK(!actions_exabgp_connected(e));
@@ -154,7 +143,7 @@ test_reader_back(void)
 	fd = open(fifo, O_RDONLY | O_NONBLOCK); /* ... and comes back */
 	REQUIRE(fd >= 0);
 	actions_exabgp_sync(e);
-	CHECK_STR(drain(fd, buf, sizeof(buf)), FLOW1_ANN "\nannounce three\n");
+	CHECK_EQ_STR(drain(fd, buf, sizeof(buf)), FLOW1_ANN "\nannounce three\n");
 	CHECK(actions_exabgp_announced(e, "flow:1") && actions_exabgp_announced(e, "flow:3"));
 	actions_exabgp_free(e);
 	close(fd);
