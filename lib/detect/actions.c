@@ -36,6 +36,7 @@
  */
 #include "actions_blackholes.h"
 #include "actions_exabgp.h"
+#include "actions_flowspec.h"
 #include "actions_notify.h"
 #include "actions_private.h"
 #include "actions_state.h"
@@ -91,8 +92,11 @@ struct job {
 	enum dpmon_dir dir;
 	uint64_t alert_id;
 	bool ban;
-	bool applied; /* its list change was made (early, at the stop) */
-	json_t *doc;  /* what the script reads on stdin; owned */
+	enum dpmon_mitigation
+		mitigation; /* a banning alert's start blackholes only with BLACKHOLE */
+	double end_unix_s;  /* an alert's end: its FlowSpec rules' hold starts */
+	bool applied;       /* its list change was made (early, at the stop) */
+	json_t *doc;        /* what the script reads on stdin; owned */
 };
 
 /*
@@ -118,9 +122,12 @@ struct dpmon_actions {
 	uint64_t saved_gen;            /* the list change saved */
 	bool busy;                     /* the thread is in a round */
 	struct actions_exabgp *exabgp; /* ExaBGP's pipe */
+	struct fs_list fs;             /* FlowSpec rules, announced through @c exabgp */
 	/* beaten by the thread each round (heartbeat.h); NULL: registry full */
 	struct dpmon_heartbeat *hb;
 };
+
+static double now_unix_s(void);
 
 /* ------------------------------------------------------------------------
  * The job queue (lock held).
@@ -161,10 +168,13 @@ static void
 apply_job(struct dpmon_actions *a, struct job *j)
 {
 	/* A subnet alert never blackholes (docs/detection.md). */
-	if (!j->applied && !j->subnet && j->kind == JOB_ALERT_START && j->ban)
+	if (!j->applied && !j->subnet && j->kind == JOB_ALERT_START && j->ban &&
+	    j->mitigation == DPMON_MITIGATION_BLACKHOLE)
 		actions_bh_alert_start(&a->bh, &a->subnets, &j->addr, j->alert_id);
 	else if (!j->applied && !j->subnet && j->kind == JOB_ALERT_END)
 		actions_bh_alert_end(&a->bh, &a->subnets, &j->addr, j->alert_id);
+	if (!j->applied && j->kind == JOB_ALERT_END)
+		actions_fs_alert_end(&a->fs, j->alert_id, j->end_unix_s);
 	j->applied = true;
 }
 
@@ -314,6 +324,7 @@ actions_main(void *arg)
 		if (a->stop)
 			apply_all(a);
 		have = pop_job(a, &j);
+		actions_fs_expire(&a->fs, a->exabgp, a->conf.flowspec.hold_s, now_unix_s());
 		a->busy = true;
 		snprintf(script, sizeof(script), "%s", a->conf.notify_script);
 		timeout_ms = a->conf.notify_timeout_ms;
@@ -501,6 +512,8 @@ dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
 			.dir = ev->dir,
 			.alert_id = ev->alert_id,
 			.ban = ev->ban && !ev->subnet,
+			.mitigation = ev->mitigation,
+			.end_unix_s = ev->end_unix_s,
 			.doc = ev->alert};
 	char t[DPMON_ADDR_STRLEN];
 	bool ok;
@@ -552,6 +565,9 @@ dpmon_actions_stats(struct dpmon_actions *a, struct dpmon_actions_stats *st)
 	st->notify_failed = a->notify[NOTIFY_FAILED];
 	st->notify_killed = a->notify[NOTIFY_KILLED];
 	st->blackholes = a->bh.n;
+	st->flowspec_rules = a->fs.n;
+	st->flowspec_announced = a->fs.announced;
+	st->flowspec_refused = a->fs.refused;
 	st->exabgp_connected = actions_exabgp_connected(a->exabgp);
 	pthread_mutex_unlock(&a->lock);
 }
@@ -711,6 +727,65 @@ dpmon_blackhole_list(struct dpmon_actions *a, struct dpmon_blackhole **out)
 }
 
 /* ------------------------------------------------------------------------
+ * FlowSpec rules.
+ * --------------------------------------------------------------------- */
+
+uint32_t
+dpmon_actions_flowspec(struct dpmon_actions *a, uint64_t alert_id, const struct dpmon_addr *addr,
+		       bool blackhole_fallback, const struct dpmon_fs_choice *c, uint32_t *refused)
+{
+	double now = now_unix_s();
+	uint32_t added = 0;
+
+	*refused = 0;
+	pthread_mutex_lock(&a->lock);
+	for (uint32_t i = 0; i < c->n_rules; i++) {
+		int64_t id = actions_fs_add(&a->fs, a->exabgp, &a->conf.flowspec, alert_id,
+					    &c->rules[i], c->matched[i], c->coverage, now);
+
+		if (id > 0) {
+			added++;
+		} else if (id == -ENOSPC) {
+			(*refused)++;
+			LOG("flowspec: alert %" PRIu64 ": rule refused, %" PRIu32
+			    " rules already (flowspec.max_rules)",
+			    alert_id, a->fs.n);
+		} else {
+			LOG("flowspec: alert %" PRIu64 ": rule not added: %s", alert_id,
+			    strerror((int)-id));
+		}
+	}
+	if (c->n_rules == 0 && blackhole_fallback)
+		actions_bh_alert_start(&a->bh, &a->subnets, addr, alert_id);
+	pthread_cond_signal(&a->wake);
+	pthread_mutex_unlock(&a->lock);
+	return added;
+}
+
+json_t *
+dpmon_flowspec_list(struct dpmon_actions *a)
+{
+	json_t *j;
+
+	pthread_mutex_lock(&a->lock);
+	j = actions_fs_json(&a->fs, a->exabgp);
+	pthread_mutex_unlock(&a->lock);
+	return j;
+}
+
+int
+dpmon_flowspec_remove(struct dpmon_actions *a, uint64_t id)
+{
+	int rc;
+
+	pthread_mutex_lock(&a->lock);
+	rc = actions_fs_remove(&a->fs, a->exabgp, id);
+	pthread_cond_signal(&a->wake);
+	pthread_mutex_unlock(&a->lock);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
  * Stop.
  * --------------------------------------------------------------------- */
 
@@ -734,6 +809,7 @@ dpmon_actions_free(struct dpmon_actions *a)
 	pthread_mutex_destroy(&a->lock);
 	dpmon_prefix_table_free(&a->subnets.table);
 	actions_bh_fini(&a->bh);
+	actions_fs_free(&a->fs);
 	actions_exabgp_free(a->exabgp);
 	free(a);
 }

@@ -29,6 +29,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "flowspec.h"
 #include "prefix.h"
 #include "stats.h"
 
@@ -55,6 +56,13 @@ struct dpmon_action_event {
 	double start_unix_s;        /**< alert start, seconds since the epoch */
 	double end_unix_s;          /**< alert end; 0 while active */
 	bool ban; /**< the host's hostgroup (or the global default) bans; never a subnet */
+	/**
+	 * What a banning alert gets: only DPMON_MITIGATION_BLACKHOLE (the
+	 * zero value) blackholes at the start; FlowSpec rules (and the
+	 * blackhole fallback of flowspec+blackhole) come later, through
+	 * dpmon_actions_flowspec, once the alert's sample is ready.
+	 */
+	enum dpmon_mitigation mitigation;
 	/**
 	 * The alert as the API shows it, for the notify script's stdin; the
 	 * post takes this reference, and the object must not change after it
@@ -190,9 +198,12 @@ struct dpmon_actions_stats {
 	uint64_t notify_ok;      /**< notify script runs that exited 0 */
 	uint64_t
 		notify_failed; /**< runs that could not start, exited non-zero or died of a signal */
-	uint64_t notify_killed; /**< runs killed at notify_timeout_ms */
-	uint32_t blackholes;    /**< entries in the blackhole list now */
-	bool exabgp_connected;  /**< ExaBGP's pipe is open (a reader is there) */
+	uint64_t notify_killed;      /**< runs killed at notify_timeout_ms */
+	uint32_t blackholes;         /**< entries in the blackhole list now */
+	uint32_t flowspec_rules;     /**< FlowSpec rules in the list now */
+	uint64_t flowspec_announced; /**< FlowSpec rules handed to ExaBGP's pipe since start */
+	uint64_t flowspec_refused; /**< FlowSpec rules refused by flowspec.max_rules since start */
+	bool exabgp_connected;     /**< ExaBGP's pipe is open (a reader is there) */
 };
 
 /**
@@ -211,6 +222,39 @@ void dpmon_actions_stats(struct dpmon_actions *a, struct dpmon_actions_stats *st
  * Thread-safety: any thread.
  */
 int dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev);
+
+/**
+ * The FlowSpec rules chosen for alert @p alert_id (@p c, from its sample):
+ * each is added to the rules list and announced (unless
+ * actions.flowspec.announce is false: listed and logged only), within the
+ * budget actions.flowspec.max_rules; a rule past it is refused, counted and
+ * logged. With no rule in @p c and @p blackhole_fallback (the hostgroup's
+ * mitigation is flowspec+blackhole and the alert bans), the host of
+ * @p addr is blackholed as a banning alert's start would. The rules go
+ * flowspec.hold_s seconds after the alert's end (its ALERT_END event).
+ * Never blocks on I/O: the actions thread writes the lines.
+ * @param addr  the host (a host alert's; unused for a subnet alert).
+ * @return the rules added (announced or dry run); the ones refused by the
+ *         budget in *@p refused.
+ * Thread-safety: any thread (the main lcore's detection).
+ */
+uint32_t dpmon_actions_flowspec(struct dpmon_actions *a, uint64_t alert_id,
+				const struct dpmon_addr *addr, bool blackhole_fallback,
+				const struct dpmon_fs_choice *c, uint32_t *refused);
+
+/**
+ * The FlowSpec rules as GET /api/v1/flowspec shows them: {"rules": [{"id",
+ * "alert_id" (null for a manual rule), "match", "action", "announced",
+ * "coverage", "packets", "created"}]}, by id.
+ * @return a new reference, or NULL (ENOMEM). Thread-safety: any thread.
+ */
+json_t *dpmon_flowspec_list(struct dpmon_actions *a);
+
+/**
+ * Withdraw and forget FlowSpec rule @p id (DELETE /api/v1/flowspec/{id}).
+ * @return 0, or -ENOENT. Thread-safety: any thread.
+ */
+int dpmon_flowspec_remove(struct dpmon_actions *a, uint64_t id);
 
 /**
  * Stop the thread after the queued events ran (each within its timeout)

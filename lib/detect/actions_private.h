@@ -12,6 +12,7 @@
  *   actions_blackholes.h  the blackhole list and its routes
  *   actions_state.h       the state file: read at the start, saved atomically
  *   actions_exabgp.h      ExaBGP's command pipe: keyed routes
+ *   actions_flowspec.h    the FlowSpec rules and their routes
  *   actions_notify.h      the notify script
  */
 #ifndef DPMON_ACTIONS_PRIVATE_H

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * actions_flowspec.c — the FlowSpec rules list (actions_flowspec.h): each
+ * rule a keyed route of ExaBGP's pipe, the budget, the dry run, and the
+ * withdraw after the alert's end.
+ */
+#include "actions_flowspec.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions_private.h"
+
+/* The route key of rule @p id in the pipe writer. */
+static void
+route_key(uint64_t id, char *key, size_t len)
+{
+	snprintf(key, len, "flow:%" PRIu64, id);
+}
+
+/* @p r's announce and withdraw lines, without their newline. @return 0, or -EINVAL. */
+static int
+lines(const struct dpmon_fs_rule *r, char *ann, char *wd)
+{
+	int n = dpmon_fs_rule_exabgp(r, true, ann, DPMON_FS_TEXT_LEN);
+	int m = dpmon_fs_rule_exabgp(r, false, wd, DPMON_FS_TEXT_LEN);
+
+	if (n <= 0 || m <= 0)
+		return -EINVAL;
+	ann[n - 1] = '\0';
+	wd[m - 1] = '\0';
+	return 0;
+}
+
+int64_t
+actions_fs_add(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowspec_conf *c,
+	       uint64_t alert_id, const struct dpmon_fs_rule *r, uint32_t matched, double coverage,
+	       double now_unix_s)
+{
+	char ann[DPMON_FS_TEXT_LEN], wd[DPMON_FS_TEXT_LEN], key[ACTIONS_EXABGP_KEY_LEN];
+	struct fs_entry *x;
+	int rc;
+
+	if (l->n >= c->max_rules) {
+		l->refused++;
+		return -ENOSPC;
+	}
+	if (lines(r, ann, wd) != 0)
+		return -EINVAL;
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? 2 * l->cap : 16;
+		void *p = realloc(l->v, sizeof(*l->v) * cap);
+
+		if (p == NULL)
+			return -ENOMEM;
+		l->v = p;
+		l->cap = cap;
+	}
+	x = &l->v[l->n];
+	memset(x, 0, sizeof(*x));
+	x->id = l->last_id + 1;
+	x->alert_id = alert_id;
+	x->rule = *r;
+	x->matched = matched;
+	x->coverage = coverage;
+	x->created = now_unix_s;
+	if (c->announce) {
+		route_key(x->id, key, sizeof(key));
+		rc = actions_exabgp_announce(e, key, ann, wd,
+					     c->keep_on_stop ? ACTIONS_ROUTE_KEEP_ON_STOP : 0);
+		if (rc < 0)
+			return rc;
+		x->sent = true;
+		l->announced++;
+		LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 "): %s", x->id, alert_id, ann);
+	} else {
+		LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 "), dry run, not sent: %s",
+			 x->id, alert_id, ann);
+	}
+	l->last_id = x->id;
+	l->n++;
+	return (int64_t)x->id;
+}
+
+void
+actions_fs_alert_end(struct fs_list *l, uint64_t alert_id, double now_unix_s)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->v[i].alert_id == alert_id && alert_id != 0 && l->v[i].ended == 0)
+			l->v[i].ended = now_unix_s;
+}
+
+/* Withdraw entry @p i and move the last one into its place. */
+static void
+drop(struct fs_list *l, struct actions_exabgp *e, uint32_t i)
+{
+	char key[ACTIONS_EXABGP_KEY_LEN];
+
+	if (l->v[i].sent) {
+		route_key(l->v[i].id, key, sizeof(key));
+		actions_exabgp_withdraw(e, key);
+	}
+	LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 ") withdrawn", l->v[i].id,
+		 l->v[i].alert_id);
+	l->v[i] = l->v[--l->n];
+}
+
+uint32_t
+actions_fs_expire(struct fs_list *l, struct actions_exabgp *e, uint32_t hold_s, double now_unix_s)
+{
+	uint32_t gone = 0;
+
+	for (uint32_t i = 0; i < l->n;) {
+		if (l->v[i].ended != 0 && now_unix_s - l->v[i].ended >= hold_s) {
+			drop(l, e, i);
+			gone++;
+		} else {
+			i++;
+		}
+	}
+	return gone;
+}
+
+int
+actions_fs_remove(struct fs_list *l, struct actions_exabgp *e, uint64_t id)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->v[i].id == id) {
+			drop(l, e, i);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static int
+entry_cmp(const void *x, const void *y)
+{
+	const struct fs_entry *a = *(const struct fs_entry *const *)x;
+	const struct fs_entry *b = *(const struct fs_entry *const *)y;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+json_t *
+actions_fs_json(const struct fs_list *l, struct actions_exabgp *e)
+{
+	const struct fs_entry **order = calloc(l->n ? l->n : 1, sizeof(*order));
+	json_t *arr = json_array();
+
+	if (order == NULL || arr == NULL) {
+		free(order);
+		json_decref(arr);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < l->n; i++)
+		order[i] = &l->v[i];
+	qsort(order, l->n, sizeof(*order), entry_cmp);
+	for (uint32_t i = 0; arr != NULL && i < l->n; i++) {
+		const struct fs_entry *x = order[i];
+		char m[DPMON_FS_TEXT_LEN], act[32], key[ACTIONS_EXABGP_KEY_LEN];
+
+		route_key(x->id, key, sizeof(key));
+		dpmon_fs_rule_match_text(&x->rule, m, sizeof(m));
+		dpmon_fs_action_text(&x->rule.action, act, sizeof(act));
+		if (json_array_append_new(
+			    arr, json_pack("{s:I,s:o,s:s,s:s,s:b,s:f,s:I,s:f}", "id",
+					   (json_int_t)x->id, "alert_id",
+					   x->alert_id ? json_integer((json_int_t)x->alert_id)
+						       : json_null(),
+					   "match", m, "action", act, "announced",
+					   x->sent && actions_exabgp_announced(e, key), "coverage",
+					   x->coverage, "packets", (json_int_t)x->matched,
+					   "created", x->created)) != 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
+	free(order);
+	return arr != NULL ? json_pack("{s:o}", "rules", arr) : NULL;
+}
+
+void
+actions_fs_free(struct fs_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_actions_flowspec.c — the FlowSpec rules in the actions module
+ * (lib/detect/actions_flowspec.h, dpmon_actions_flowspec): the exact
+ * announce and withdraw lines on ExaBGP's FIFO, the budget
+ * (flowspec.max_rules: refused and counted), the withdraw at the alert's
+ * end, the list and DELETE, the dry run (listed, never sent), the
+ * withdraw at stop unless keep_on_stop, the blackhole only as the
+ * fallback of flowspec+blackhole and never at the start of such an alert.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "actions.h"
+#include "check.h"
+
+static char dir[64];
+static struct dpmon_subnet_conf subnet;
+
+#define ANN1                                                                                    \
+	"announce flow route { match { destination 10.0.0.5/32; protocol udp; source-port =53;" \
+	" } then { discard; } }\n"
+#define WD1                                                                                     \
+	"withdraw flow route { match { destination 10.0.0.5/32; protocol udp; source-port =53;" \
+	" } }\n"
+
+/* Read what the FIFO @p fd holds within @p timeout_ms into @p buf (emptied first). */
+static const char *
+read_fifo(int fd, char *buf, size_t len, int timeout_ms)
+{
+	size_t n = 0;
+	double end = check_now_s() + timeout_ms / 1000.0;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	buf[0] = '\0';
+	while (check_now_s() < end && n + 1 < len) {
+		ssize_t r;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		r = read(fd, buf + n, len - n - 1);
+		if (r > 0)
+			n += (size_t)r;
+		buf[n] = '\0';
+		if (n > 0 && buf[n - 1] == '\n')
+			break;
+	}
+	return buf;
+}
+
+static struct dpmon_actions *
+start(struct dpmon_config *cfg, int *fd, bool announce, bool keep_on_stop, uint32_t max_rules)
+{
+	char fifo[128];
+	struct dpmon_actions *a;
+
+	snprintf(dir, sizeof(dir), "/tmp/test_actions_fs_XXXXXX");
+	REQUIRE(mkdtemp(dir) != NULL);
+	dpmon_config_defaults(cfg);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &subnet.prefix, NULL) == 0);
+	cfg->subnets = &subnet;
+	cfg->n_subnets = 1;
+	snprintf(fifo, sizeof(fifo), "%s/exabgp.cmd", dir);
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	*fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	REQUIRE(*fd >= 0);
+	snprintf(cfg->actions.exabgp_pipe, sizeof(cfg->actions.exabgp_pipe), "%s", fifo);
+	cfg->actions.flowspec.announce = announce;
+	cfg->actions.flowspec.keep_on_stop = keep_on_stop;
+	cfg->actions.flowspec.max_rules = max_rules;
+	a = dpmon_actions_create_cfg(cfg);
+	REQUIRE(a != NULL);
+	return a;
+}
+
+static void
+stop(int fd)
+{
+	char p[128];
+
+	close(fd);
+	snprintf(p, sizeof(p), "%s/exabgp.cmd", dir);
+	unlink(p);
+	rmdir(dir);
+}
+
+/* A choice of @p n rules to 10.0.0.5 from source ports 53, 123, ... */
+static void
+choice(struct dpmon_fs_choice *c, uint32_t n)
+{
+	static const uint16_t ports[] = {53, 123, 11211};
+
+	memset(c, 0, sizeof(*c));
+	c->n_rules = n;
+	c->coverage = 1;
+	c->attack_packets = 300;
+	for (uint32_t i = 0; i < n; i++) {
+		struct dpmon_fs_rule *r = &c->rules[i];
+
+		r->family = 4;
+		r->dst_len = 32;
+		REQUIRE(dpmon_addr_parse("10.0.0.5", &r->dst) == 0);
+		r->has_proto = 1;
+		r->proto = 17;
+		r->n_sport = 1;
+		r->sport[0] = ports[i];
+		c->matched[i] = 100;
+	}
+}
+
+static int
+post(struct dpmon_actions *a, enum dpmon_action_kind kind, uint64_t id, enum dpmon_mitigation m)
+{
+	struct dpmon_action_event ev = {.kind = kind,
+					.dir = DPMON_DIR_INGRESS,
+					.alert_id = id,
+					.start_unix_s = 1700000000.5,
+					.end_unix_s =
+						kind == DPMON_ACTION_ALERT_END ? 1700000060.5 : 0,
+					.ban = true,
+					.mitigation = m};
+
+	REQUIRE(dpmon_addr_parse("10.0.0.5", &ev.addr) == 0);
+	return dpmon_actions_post(a, &ev);
+}
+
+static void
+test_announce_budget_end(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions_stats st;
+	struct dpmon_fs_choice c;
+	struct dpmon_blackhole *l;
+	struct dpmon_addr host;
+	char buf[4096];
+	uint32_t refused = 9;
+	json_t *j;
+	char *s;
+	int fd;
+	struct dpmon_actions *a = start(&cfg, &fd, true, false, 2);
+
+	REQUIRE(dpmon_addr_parse("10.0.0.5", &host) == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, 7, DPMON_MITIGATION_FLOWSPEC) == 0);
+	choice(&c, 3);
+	CHECK_EQ_U64(dpmon_actions_flowspec(a, 7, &host, false, &c, &refused), 2);
+	CHECK_EQ_U64(refused, 1);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000),
+		     ANN1 "announce flow route { match { destination 10.0.0.5/32; protocol udp;"
+			  " source-port =123; } then { discard; } }\n") == 0);
+	dpmon_actions_stats(a, &st);
+	CHECK_EQ_U64(st.flowspec_rules, 2);
+	CHECK_EQ_U64(st.flowspec_announced, 2);
+	CHECK_EQ_U64(st.flowspec_refused, 1);
+	CHECK_EQ_U64(st.blackholes, 0); /* mitigation flowspec: no blackhole at the start */
+	j = dpmon_flowspec_list(a);
+	json_object_del(json_array_get(json_object_get(j, "rules"), 0), "created");
+	json_object_del(json_array_get(json_object_get(j, "rules"), 1), "created");
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	CHECK(strcmp(s, "{\"rules\":[{\"action\":\"discard\",\"alert_id\":7,\"announced\":true,"
+			"\"coverage\":1.0,\"id\":1,\"match\":\"destination 10.0.0.5/32; protocol "
+			"udp; source-port =53;\",\"packets\":100},{\"action\":\"discard\","
+			"\"alert_id\":7,\"announced\":true,\"coverage\":1.0,\"id\":2,\"match\":"
+			"\"destination 10.0.0.5/32; protocol udp; source-port =123;\","
+			"\"packets\":100}]}") == 0);
+	free(s);
+	json_decref(j);
+
+	/* DELETE of rule 2, then the alert's end withdraws rule 1 (hold_s 0). */
+	CHECK(dpmon_flowspec_remove(a, 2) == 0);
+	CHECK(dpmon_flowspec_remove(a, 2) == -ENOENT);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "withdraw flow route { match { destination 10.0.0.5/32; protocol udp;"
+		     " source-port =123; } }\n") == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, 7, DPMON_MITIGATION_FLOWSPEC) == 0);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), WD1) == 0);
+	dpmon_actions_stats(a, &st);
+	CHECK_EQ_U64(st.flowspec_rules, 0);
+	CHECK(dpmon_blackhole_list(a, &l) == 0);
+	dpmon_actions_free(a);
+	stop(fd);
+}
+
+static void
+test_dry_run_and_fallback(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions_stats st;
+	struct dpmon_fs_choice c;
+	struct dpmon_addr host;
+	char buf[4096];
+	uint32_t refused;
+	int fd;
+	json_t *j;
+	struct dpmon_actions *a = start(&cfg, &fd, false, false, 100);
+
+	REQUIRE(dpmon_addr_parse("10.0.0.5", &host) == 0);
+	/* flowspec+blackhole: no blackhole at the start ... */
+	CHECK(post(a, DPMON_ACTION_ALERT_START, 8, DPMON_MITIGATION_FLOWSPEC_BLACKHOLE) == 0);
+	dpmon_actions_flush(a);
+	dpmon_actions_stats(a, &st);
+	CHECK_EQ_U64(st.blackholes, 0);
+	/* ... a dry run lists the rule and sends nothing ... */
+	choice(&c, 1);
+	CHECK_EQ_U64(dpmon_actions_flowspec(a, 8, &host, true, &c, &refused), 1);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 1500), "") == 0);
+	j = dpmon_flowspec_list(a);
+	CHECK(json_is_false(
+		json_object_get(json_array_get(json_object_get(j, "rules"), 0), "announced")));
+	json_decref(j);
+	dpmon_actions_stats(a, &st);
+	CHECK_EQ_U64(st.flowspec_announced, 0);
+	CHECK_EQ_U64(st.blackholes, 0);
+	/* ... and with no rule possible the blackhole comes as the fallback. */
+	choice(&c, 0);
+	CHECK_EQ_U64(dpmon_actions_flowspec(a, 8, &host, true, &c, &refused), 0);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "announce route 10.0.0.5/32 next-hop 192.0.2.1\n") == 0);
+	CHECK(post(a, DPMON_ACTION_ALERT_END, 8, DPMON_MITIGATION_FLOWSPEC_BLACKHOLE) == 0);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "withdraw route 10.0.0.5/32 next-hop 192.0.2.1\n") == 0);
+	dpmon_actions_free(a);
+	stop(fd);
+}
+
+static void
+test_stop(void)
+{
+	struct dpmon_fs_choice c;
+	struct dpmon_config cfg;
+	struct dpmon_addr host;
+	char buf[4096];
+	uint32_t refused;
+	int fd;
+	struct dpmon_actions *a = start(&cfg, &fd, true, false, 100);
+
+	/* At stop, a rule is withdrawn (keep_on_stop false) ... */
+	REQUIRE(dpmon_addr_parse("10.0.0.5", &host) == 0);
+	choice(&c, 1);
+	CHECK_EQ_U64(dpmon_actions_flowspec(a, 9, &host, false, &c, &refused), 1);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), ANN1) == 0);
+	dpmon_actions_free(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), WD1) == 0);
+	stop(fd);
+
+	/* ... and stays with keep_on_stop. */
+	a = start(&cfg, &fd, true, true, 100);
+	CHECK_EQ_U64(dpmon_actions_flowspec(a, 9, &host, false, &c, &refused), 1);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), ANN1) == 0);
+	dpmon_actions_free(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 1000), "") == 0);
+	stop(fd);
+}
+
+int
+main(void)
+{
+	test_announce_budget_end();
+	test_dry_run_and_fallback();
+	test_stop();
+	return check_finish("test_actions_flowspec");
+}
