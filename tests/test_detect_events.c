@@ -75,6 +75,36 @@ dpmon_actions_free(struct dpmon_actions *a)
 	a->n = 0;
 }
 
+uint32_t
+dpmon_actions_flowspec(struct dpmon_actions *a, uint64_t alert_id, const struct dpmon_addr *addr,
+		       bool blackhole_fallback, const struct dpmon_fs_choice *c, uint32_t *refused)
+{
+	(void)a;
+	(void)alert_id;
+	(void)addr;
+	(void)blackhole_fallback;
+	(void)c;
+	*refused = 0;
+	return 0;
+}
+
+const struct dpmon_flowspec_conf *
+dpmon_sampler_flowspec(const struct dpmon_sampler *s)
+{
+	static struct dpmon_flowspec_conf fc = {.sample_packets = 500, .sample_timeout_s = 10};
+
+	(void)s;
+	return &fc;
+}
+
+const struct dpmon_fp *
+dpmon_sampler_fingerprint(struct dpmon_sampler *s, uint64_t alert_id)
+{
+	(void)s;
+	(void)alert_id;
+	return NULL;
+}
+
 struct dpmon_sampler *
 dpmon_sampler_create(unsigned n_workers, const struct dpmon_actions_conf *conf)
 {

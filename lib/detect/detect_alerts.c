@@ -20,6 +20,7 @@
  * is posted to the actions (actions.h).
  */
 #include "detect_private.h"
+#include "flowspec.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -52,10 +53,19 @@ state_dir(const struct dpmon_detect *d, const struct host_state *st, int dir,
 	return st->host != NULL ? dpmon_snap_host_dir(d->snap, st->host, dir, tmp) : NULL;
 }
 
-/* Post @p a's start or end to the actions thread. */
+/* What a banning alert of @p st gets: its hostgroup's, or the global, mitigation. */
+static enum dpmon_mitigation
+mitigation_of(const struct dpmon_detect *d, const struct host_state *st)
+{
+	if (st->sub_entry == SUBNET_NONE && st->group >= 0)
+		return d->conf->hostgroups[st->group].mitigation;
+	return d->conf->mitigation;
+}
+
+/* Post @p a's start or end (alert of @p st) to the actions thread. */
 static void
-post(struct dpmon_detect *d, enum dpmon_action_kind kind, const struct dpmon_alert *a,
-     double now_unix_s)
+post(struct dpmon_detect *d, const struct host_state *st, enum dpmon_action_kind kind,
+     const struct dpmon_alert *a, double now_unix_s)
 {
 	struct dpmon_action_event ev = {
 		.kind = kind,
@@ -67,6 +77,7 @@ post(struct dpmon_detect *d, enum dpmon_action_kind kind, const struct dpmon_ale
 		.start_unix_s = a->start_unix_s,
 		.end_unix_s = a->end_unix_s,
 		.ban = a->ban,
+		.mitigation = mitigation_of(d, st),
 	};
 
 	if (d->actions == NULL)
@@ -116,18 +127,40 @@ start_alert(struct dpmon_detect *d, struct host_state *st, int dir, double now_u
 		a->peak[k] = detect_metric_value(ds, k);
 	st->alert[dir] = a;
 	d->started++;
-	post(d, DPMON_ACTION_ALERT_START, a, now_unix_s);
+	post(d, st, DPMON_ACTION_ALERT_START, a, now_unix_s);
 	return 0;
 }
 
+/* @p *next (taken) replaces @p cur unless equal or NULL; @return whether it changes. */
+static bool
+json_changes(const json_t *cur, json_t **next)
+{
+	if (*next != NULL && cur != NULL && json_equal(*next, cur)) {
+		json_decref(*next);
+		*next = NULL;
+	}
+	return *next != NULL;
+}
+
+/* Replace @p *field with @p next (taken) when not NULL. */
+static void
+json_take(json_t **field, json_t *next)
+{
+	if (next == NULL)
+		return;
+	json_decref(*field);
+	*field = next;
+}
+
 /*
- * A new version of @p old with @p sample (taken; NULL keeps the old one)
- * and the peaks of @p ds (NULL: unchanged). NULL when nothing changed or
- * on allocation failure (@p sample is then released).
+ * A new version of @p old with @p sample, @p fingerprint and @p flowspec
+ * (taken; NULL keeps the old one) and the peaks of @p ds (NULL:
+ * unchanged). NULL when nothing changed or on allocation failure (the
+ * JSON objects are then released).
  */
 static struct dpmon_alert *
-new_version(const struct dpmon_alert *old, json_t *sample, const struct dpmon_dir_stats *ds,
-	    bool force)
+new_version(const struct dpmon_alert *old, json_t *sample, json_t *fingerprint, json_t *flowspec,
+	    const struct dpmon_dir_stats *ds, bool force)
 {
 	double peak[DPMON_METRIC_MAX];
 	bool changed = force;
@@ -142,22 +175,20 @@ new_version(const struct dpmon_alert *old, json_t *sample, const struct dpmon_di
 			changed = true;
 		}
 	}
-	if (sample != NULL && old->sample != NULL && json_equal(sample, old->sample)) {
-		json_decref(sample);
-		sample = NULL;
-	}
-	if (!changed && sample == NULL)
-		return NULL;
-	a = dpmon_alert_copy(old);
+	changed = json_changes(old->sample, &sample) | changed;
+	changed = json_changes(old->fingerprint, &fingerprint) | changed;
+	changed = json_changes(old->flowspec, &flowspec) | changed;
+	a = changed ? dpmon_alert_copy(old) : NULL;
 	if (a == NULL) {
 		json_decref(sample);
+		json_decref(fingerprint);
+		json_decref(flowspec);
 		return NULL;
 	}
 	memcpy(a->peak, peak, sizeof(peak));
-	if (sample != NULL) {
-		json_decref(a->sample);
-		a->sample = sample;
-	}
+	json_take(&a->sample, sample);
+	json_take(&a->fingerprint, fingerprint);
+	json_take(&a->flowspec, flowspec);
 	return a;
 }
 
@@ -166,6 +197,144 @@ static json_t *
 sample_of(struct dpmon_detect *d, uint64_t id)
 {
 	return d->sampler != NULL ? dpmon_sampler_summary(d->sampler, id) : NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * The fingerprint and the FlowSpec rules.
+ * --------------------------------------------------------------------- */
+
+/* Does alert @p a of @p st get FlowSpec rules? @return NULL if so, else why not. */
+static const char *
+flowspec_unwanted(const struct dpmon_detect *d, const struct host_state *st,
+		  const struct dpmon_alert *a)
+{
+	enum dpmon_mitigation m = mitigation_of(d, st);
+
+	if (m != DPMON_MITIGATION_FLOWSPEC && m != DPMON_MITIGATION_FLOWSPEC_BLACKHOLE)
+		return m == DPMON_MITIGATION_NONE ? "mitigation is none"
+						  : "mitigation is blackhole";
+	if (a->target == DPMON_TARGET_HOST && !a->ban)
+		return "the alert does not ban (ban is false)";
+	return NULL;
+}
+
+/*
+ * The attack's estimated share of the sample: what the fired metric has
+ * beyond its limit (the host's own traffic is taken to be at most the
+ * limit), at least 5 %.
+ */
+static double
+attack_share(const struct dpmon_alert *a)
+{
+	double share = a->value > 0 && a->threshold > 0 ? 1 - a->threshold / a->value : 1;
+
+	return share < 0.05 ? 0.05 : share > 1 ? 1 : share;
+}
+
+/* The rules chosen in @p c, the counts and the reason as the alert's "flowspec". */
+static json_t *
+choice_json(const struct dpmon_fs_choice *c, uint32_t added, uint32_t refused, bool dry_run,
+	    const char *reason)
+{
+	json_t *rules = json_array();
+
+	for (uint32_t i = 0; rules != NULL && i < c->n_rules; i++) {
+		char m[DPMON_FS_TEXT_LEN], act[32];
+
+		dpmon_fs_rule_match_text(&c->rules[i], m, sizeof(m));
+		dpmon_fs_action_text(&c->rules[i].action, act, sizeof(act));
+		if (json_array_append_new(rules,
+					  json_pack("{s:s,s:s,s:I}", "match", m, "action", act,
+						    "packets", (json_int_t)c->matched[i])) != 0) {
+			json_decref(rules);
+			rules = NULL;
+		}
+	}
+	return json_pack("{s:o*,s:f,s:I,s:I,s:I,s:b,s:s?}", "rules", rules, "coverage", c->coverage,
+			 "attack_packets", (json_int_t)c->attack_packets, "added",
+			 (json_int_t)added, "refused", (json_int_t)refused, "dry_run", dry_run,
+			 "reason", reason);
+}
+
+/*
+ * Choose the rules of alert @p a (of @p st) from fingerprint @p fp (NULL:
+ * nothing sampled) and hand them to the actions. @return the alert's
+ * "flowspec" JSON.
+ */
+static json_t *
+flowspec_decide(struct dpmon_detect *d, const struct host_state *st, const struct dpmon_alert *a,
+		const struct dpmon_fp *fp, const struct dpmon_flowspec_conf *fc)
+{
+	struct dpmon_fs_choice c;
+	struct dpmon_fs_params p = {
+		.attack_share = attack_share(a),
+		.min_coverage = fc->min_coverage,
+		.max_rules = fc->max_rules_per_alert,
+		.components = fc->components,
+		.action = fc->action,
+	};
+	const char *why = flowspec_unwanted(d, st, a);
+	uint32_t added = 0, refused = 0;
+	bool subnet = a->target == DPMON_TARGET_SUBNET;
+
+	memset(&c, 0, sizeof(c));
+	if (why != NULL)
+		return choice_json(&c, 0, 0, !fc->announce, why);
+	if (!subnet && st->group >= 0 && d->conf->hostgroups[st->group].flowspec_action_set)
+		p.action = d->conf->hostgroups[st->group].flowspec_action;
+	p.family = subnet ? a->prefix.family : dpmon_addr_is_v4(&a->addr) ? 4 : 6;
+	p.dst = subnet ? a->prefix.addr : a->addr;
+	p.dst_len = (uint8_t)(subnet ? a->prefix.depth : dpmon_alert_host_len(a));
+	if (fp == NULL || fp->n == 0)
+		snprintf(c.reason, sizeof(c.reason), "no packet was sampled");
+	else if (dpmon_fs_choose(fp->pkts, fp->n, &p, &c) != 0)
+		snprintf(c.reason, sizeof(c.reason), "out of memory");
+	if (d->actions != NULL)
+		added = dpmon_actions_flowspec(
+			d->actions, a->id, &a->addr,
+			!subnet && mitigation_of(d, st) == DPMON_MITIGATION_FLOWSPEC_BLACKHOLE, &c,
+			&refused);
+	return choice_json(&c, added, refused, !fc->announce,
+			   c.n_rules == 0 ? c.reason
+			   : refused > 0  ? "flowspec.max_rules reached: rules refused"
+					  : NULL);
+}
+
+/*
+ * The fingerprint of alert @p a (of @p st) as JSON into @p *fp_out, and,
+ * the first time its sample is complete or timed out, its FlowSpec rules
+ * into @p *fs_out (handed to the actions then). Both NULL once decided:
+ * the alert keeps the fingerprint its rules were chosen from.
+ */
+static void
+fingerprint_step(struct dpmon_detect *d, const struct host_state *st, const struct dpmon_alert *a,
+		 double now_unix_s, json_t **fp_out, json_t **fs_out)
+{
+	const struct dpmon_fp *fp;
+	const struct dpmon_flowspec_conf *fc;
+	enum dpmon_fp_state state;
+
+	*fp_out = NULL;
+	*fs_out = NULL;
+	if (d->sampler == NULL || a->flowspec != NULL)
+		return;
+	fc = dpmon_sampler_flowspec(d->sampler);
+	fp = dpmon_sampler_fingerprint(d->sampler, a->id);
+	if (fp != NULL && fp->want > 0 && fp->n >= fp->want)
+		state = DPMON_FP_READY;
+	else if (now_unix_s - a->start_unix_s >= fc->sample_timeout_s)
+		state = DPMON_FP_TIMED_OUT;
+	else
+		state = DPMON_FP_SAMPLING;
+	if (fp != NULL) {
+		*fp_out = dpmon_fp_json(fp, state);
+	} else {
+		struct dpmon_fp none = {.want = fc->sample_packets};
+
+		*fp_out = dpmon_fp_json(&none, state);
+	}
+	if (state != DPMON_FP_SAMPLING)
+		*fs_out = flowspec_decide(d, st, a, fp, fc);
 }
 
 /* Keep ended alert @p a (its reference) among the recent ones. */
@@ -197,8 +366,10 @@ follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double upti
 	struct dpmon_dir_stats tmp;
 	bool ending =
 		stop || (st->fired[dir] < 0 && uptime_s - st->last_above_s[dir] >= d->conf->hold_s);
+	json_t *fp, *fs;
 
-	a = new_version(old, sample_of(d, old->id), state_dir(d, st, dir, &tmp), ending);
+	fingerprint_step(d, st, old, now_unix_s, &fp, &fs);
+	a = new_version(old, sample_of(d, old->id), fp, fs, state_dir(d, st, dir, &tmp), ending);
 	if (a == NULL)
 		return; /* unchanged; or out of memory, and an end is retried next interval */
 	if (ending)
@@ -211,7 +382,7 @@ follow_alert(struct dpmon_detect *d, struct host_state *st, int dir, double upti
 	st->alert[dir] = NULL;
 	if (d->sampler != NULL)
 		dpmon_sampler_forget(d->sampler, a->id); /* its sample is in @p a now */
-	post(d, DPMON_ACTION_ALERT_END, a, now_unix_s);
+	post(d, st, DPMON_ACTION_ALERT_END, a, now_unix_s);
 	push_recent(d, a);
 }
 

@@ -4,7 +4,9 @@
  * (sampler.h): the copies drained from the workers' rings (sample.h),
  * counted per alert by source and destination address, source port and
  * destination port
- * in one rte_hash per alert, and written to the alert's capture file
+ * in one rte_hash per alert, kept as the alert's fingerprint (the first
+ * flowspec.sample_packets copies' header fields, fingerprint.h), and
+ * written to the alert's capture file
  * (libpcap: pcap_open_dead + pcap_dump_open). A capture file is never
  * overwritten: alert ids start at 1 at every start, so an earlier run's
  * DIR/ID.pcap is first renamed to DIR/ID.MTIME.pcap.
@@ -66,8 +68,9 @@ struct alert_agg {
 	pcap_t *dead;
 	pcap_dumper_t *dump; /* open while fewer than pcap_packets were written */
 	uint32_t written;
-	bool pcap_failed; /* reported once; no more attempts */
-	bool pcap_done;   /* the capture file is complete: never reopened */
+	bool pcap_failed;   /* reported once; no more attempts */
+	bool pcap_done;     /* the capture file is complete: never reopened */
+	struct dpmon_fp fp; /* the first flowspec.sample_packets copies' header fields */
 };
 
 struct dpmon_sampler {
@@ -142,6 +145,7 @@ dpmon_sampler_free(struct dpmon_sampler *s)
 		alert_close_pcap(&s->alerts[i]);
 		rte_hash_free(s->alerts[i].keys);
 		free(s->alerts[i].counts);
+		dpmon_fp_fini(&s->alerts[i].fp);
 	}
 	free(s->alerts);
 	dpmon_sample_feed_fini(&s->feed);
@@ -245,8 +249,14 @@ alert_get(struct dpmon_sampler *s, uint64_t id)
 	a = &s->alerts[s->n_alerts];
 	memset(a, 0, sizeof(*a));
 	a->id = id;
-	if (!alert_alloc_counts(a))
+	/* sample_packets 0 (a zeroed configuration): no fingerprint. */
+	if (s->conf.flowspec.sample_packets > 0 &&
+	    dpmon_fp_init(&a->fp, s->conf.flowspec.sample_packets) != 0)
 		return NULL;
+	if (!alert_alloc_counts(a)) {
+		dpmon_fp_fini(&a->fp);
+		return NULL;
+	}
 	s->n_alerts++;
 	return a;
 }
@@ -261,6 +271,7 @@ dpmon_sampler_forget(struct dpmon_sampler *s, uint64_t alert_id)
 	alert_close_pcap(a);
 	rte_hash_free(a->keys);
 	free(a->counts);
+	dpmon_fp_fini(&a->fp);
 	*a = s->alerts[--s->n_alerts];
 }
 
@@ -397,6 +408,13 @@ take(struct dpmon_sampler *s, const struct dpmon_sample_rec *r, uint64_t now_tsc
 		key_count(a, KEY_SPORT, &sp, sizeof(sp));
 		key_count(a, KEY_DPORT, &dp, sizeof(dp));
 	}
+	if (a->fp.n < a->fp.want) {
+		struct dpmon_fp_pkt p;
+
+		if (dpmon_fp_decode(r->data, r->cap_len, r->wire_len, r->sport, r->dport, r->ports,
+				    &p) == 0)
+			dpmon_fp_add(&a->fp, &p);
+	}
 	capture(s, a, r, now_tsc, now);
 }
 
@@ -486,6 +504,20 @@ top_json(const struct alert_agg *a, enum key_kind kind)
 		}
 	}
 	return arr;
+}
+
+const struct dpmon_flowspec_conf *
+dpmon_sampler_flowspec(const struct dpmon_sampler *s)
+{
+	return &s->conf.flowspec;
+}
+
+const struct dpmon_fp *
+dpmon_sampler_fingerprint(struct dpmon_sampler *s, uint64_t alert_id)
+{
+	const struct alert_agg *a = alert_find(s, alert_id);
+
+	return a != NULL ? &a->fp : NULL;
 }
 
 json_t *

@@ -33,6 +33,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "fingerprint.h"
 #include "prefix.h"
 #include "sample.h"
 
@@ -112,6 +113,25 @@ void dpmon_sampler_drain(struct dpmon_sampler *s);
  * Thread-safety: main lcore.
  */
 json_t *dpmon_sampler_summary(struct dpmon_sampler *s, uint64_t alert_id);
+
+/**
+ * The fingerprint of alert @p alert_id: the header fields of its first
+ * actions.flowspec.sample_packets copies (as of the creation of its
+ * counts), read from the sampler's copies.
+ * @return the fingerprint, owned by the sampler and valid until the next
+ *         dpmon_sampler_drain or dpmon_sampler_forget; NULL when nothing was
+ *         sampled for it.
+ * Thread-safety: main lcore.
+ */
+const struct dpmon_fp *dpmon_sampler_fingerprint(struct dpmon_sampler *s, uint64_t alert_id);
+
+/**
+ * The FlowSpec settings the sampler took (actions.flowspec of the last
+ * create or reconfigure): its fingerprints' size, and for the detection
+ * the sample's timeout and the rule choice's settings.
+ * Thread-safety: main lcore.
+ */
+const struct dpmon_flowspec_conf *dpmon_sampler_flowspec(const struct dpmon_sampler *s);
 
 /**
  * Worker @p worker's part (0 .. n_workers - 1), to put in its struct

@@ -63,6 +63,8 @@ dpmon_alert_copy(const struct dpmon_alert *a)
 	/* Never shared: the version's sample is dropped by whichever thread
 	 * frees it, so no two threads ever touch one json_t. */
 	c->sample = a->sample != NULL ? json_deep_copy(a->sample) : NULL;
+	c->fingerprint = a->fingerprint != NULL ? json_deep_copy(a->fingerprint) : NULL;
+	c->flowspec = a->flowspec != NULL ? json_deep_copy(a->flowspec) : NULL;
 	return c;
 }
 
@@ -78,6 +80,8 @@ dpmon_alert_unref(struct dpmon_alert *a)
 	if (a == NULL || __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	json_decref(a->sample);
+	json_decref(a->fingerprint);
+	json_decref(a->flowspec);
 	free(a);
 }
 
@@ -123,6 +127,15 @@ dpmon_alert_json(const struct dpmon_alert *a, double now_unix_s)
 		      active ? json_null() : json_real(a->end_unix_s), "duration_s",
 		      dpmon_finite_or_zero(duration), "peak", peak_json(a), "sample",
 		      a->sample ? json_deep_copy(a->sample) : json_null());
+	if (o != NULL &&
+	    (json_object_set_new(o, "fingerprint",
+				 a->fingerprint ? json_deep_copy(a->fingerprint) : json_null()) !=
+		     0 ||
+	     json_object_set_new(o, "flowspec",
+				 a->flowspec ? json_deep_copy(a->flowspec) : json_null()) != 0)) {
+		json_decref(o);
+		o = NULL;
+	}
 	if (o != NULL && subnet &&
 	    json_object_set_new(o, "subnet", a->subnet[0] ? json_string(a->subnet) : json_null()) !=
 		    0) {

@@ -71,6 +71,10 @@ struct dpmon_alert {
 	/** Highest value of every metric in @c dir while active (flows: -1 = not measured). */
 	double peak[DPMON_METRIC_MAX];
 	json_t *sample; /**< dpmon_sampler_summary(), or NULL; owned, never modified */
+	/** The attack's fingerprint (lib/detect/fingerprint.h), or NULL; owned, never modified. */
+	json_t *fingerprint;
+	/** The FlowSpec rules chosen for it, or why none, or NULL; owned, never modified. */
+	json_t *flowspec;
 };
 
 /** The host prefix length of @p a, bits of its family: 32 or 128 unless shorter. Any thread. */
@@ -94,8 +98,8 @@ const char *dpmon_alert_target_name(int t);
 struct dpmon_alert *dpmon_alert_alloc(void);
 
 /**
- * A new version of @p a: a copy with one reference (the sample
- * deep-copied). @return NULL on allocation failure. Any thread.
+ * A new version of @p a: a copy with one reference (the sample,
+ * fingerprint and FlowSpec rules deep-copied). @return NULL on allocation failure. Any thread.
  */
 struct dpmon_alert *dpmon_alert_copy(const struct dpmon_alert *a);
 
@@ -113,7 +117,8 @@ void dpmon_alert_unref(struct dpmon_alert *a);
  * "value", "threshold", "type",
  * "hostgroup" (null = global), "ban", "start_unix_s", "end_unix_s" (null
  * while active), "duration_s" (to @p now_unix_s while active), "peak":
- * {metric: value, flows null when not measured}, "sample" (null when none)}.
+ * {metric: value, flows null when not measured}, "sample" (null when none),
+ * "fingerprint" and "flowspec" (null when none)}.
  * @return a new reference, or NULL on allocation failure.
  * Thread-safety: any thread (reads @p a only; the sample is deep-copied).
  */
