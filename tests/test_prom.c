@@ -137,6 +137,9 @@ set_counters(struct dpmon_snapshot *s)
 						 .sample_copied = 900,
 						 .sample_dropped = 7,
 						 .blackholes = 3,
+						 .flowspec_rules = 2,
+						 .flowspec_announced = 5,
+						 .flowspec_refused = 1,
 						 .exabgp_configured = true,
 						 .exabgp_connected = true};
 	s->uptime_s = 42.5;
@@ -239,8 +242,8 @@ test_exporters(void)
 	CHECK_LINE(t, "dpmon_export_last_success_timestamp_seconds{exporter=\"clickhouse\"} "
 		      "1700000000.5");
 	CHECK_LINE(t, "dpmon_export_progress_age_seconds{exporter=\"clickhouse\"} 0.25");
-	/* 55 families without exporters (test_lines), 8 more with one. */
-	REQUIRE(check_structure(t) == 63);
+	/* 57 families without exporters (test_lines), 8 more with one. */
+	REQUIRE(check_structure(t) == 65);
 	free(t);
 	dpmon_snapshot_free(s);
 }
@@ -277,6 +280,9 @@ test_lines(void)
 	CHECK_LINE(t, "dpmon_sample_packets_total{result=\"copied\"} 900");
 	CHECK_LINE(t, "dpmon_sample_packets_total{result=\"dropped\"} 7");
 	CHECK_LINE(t, "dpmon_blackholes 3");
+	CHECK_LINE(t, "dpmon_flowspec_rules 2");
+	CHECK_LINE(t, "dpmon_flowspec_rules_total{result=\"announced\"} 5");
+	CHECK_LINE(t, "dpmon_flowspec_rules_total{result=\"refused\"} 1");
 	CHECK_LINE(t, "dpmon_exabgp_pipe_connected 1");
 	CHECK_LINE(t, "# TYPE dpmon_traffic_packets_total counter");
 	CHECK_LINE(t, "dpmon_traffic_packets_total{direction=\"ingress\",protocol=\"tcp\"} 10");
@@ -339,8 +345,9 @@ test_lines(void)
 	 * dpmon_action_events_dropped_total, dpmon_sample_packets_total,
 	 * dpmon_blackholes, dpmon_exabgp_pipe_connected (actions)
 	 * + dpmon_worker_host_evictions_total, dpmon_worker_host_expired_total
-	 * (host life cycle) */
-	REQUIRE(check_structure(t) == 55);
+	 * (host life cycle) + dpmon_flowspec_rules, dpmon_flowspec_rules_total
+	 * (FlowSpec) */
+	REQUIRE(check_structure(t) == 57);
 	free(t);
 	dpmon_snapshot_free(s);
 }

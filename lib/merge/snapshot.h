@@ -216,15 +216,18 @@ struct dpmon_snap_config {
 
 /** What the actions and the sampler did since start, as of the snapshot. */
 struct dpmon_snap_actions {
-	uint64_t events_dropped; /**< action events refused on a full queue */
-	uint64_t notify_ok;      /**< notify script runs that exited 0 */
-	uint64_t notify_failed;  /**< runs that could not start, exited non-zero or died */
-	uint64_t notify_killed;  /**< runs killed at notify_timeout_ms */
-	uint64_t sample_copied;  /**< packets the workers copied for alert samples */
-	uint64_t sample_dropped; /**< copies dropped on a full sampler ring */
-	uint32_t blackholes;     /**< entries in the blackhole list */
-	bool exabgp_configured;  /**< actions.exabgp_pipe is set */
-	bool exabgp_connected;   /**< ExaBGP's pipe is open (a reader is there) */
+	uint64_t events_dropped;     /**< action events refused on a full queue */
+	uint64_t notify_ok;          /**< notify script runs that exited 0 */
+	uint64_t notify_failed;      /**< runs that could not start, exited non-zero or died */
+	uint64_t notify_killed;      /**< runs killed at notify_timeout_ms */
+	uint64_t sample_copied;      /**< packets the workers copied for alert samples */
+	uint64_t sample_dropped;     /**< copies dropped on a full sampler ring */
+	uint32_t blackholes;         /**< entries in the blackhole list */
+	uint32_t flowspec_rules;     /**< FlowSpec rules in the list (announced or dry run) */
+	uint64_t flowspec_announced; /**< FlowSpec rules handed to ExaBGP's pipe since start */
+	uint64_t flowspec_refused;   /**< FlowSpec rules refused by flowspec.max_rules */
+	bool exabgp_configured;      /**< actions.exabgp_pipe is set */
+	bool exabgp_connected;       /**< ExaBGP's pipe is open (a reader is there) */
 };
 
 /**

@@ -129,6 +129,9 @@ fill_actions(struct app *a, struct dpmon_snap_actions *out)
 	out->notify_failed = st.notify_failed;
 	out->notify_killed = st.notify_killed;
 	out->blackholes = st.blackholes;
+	out->flowspec_rules = st.flowspec_rules;
+	out->flowspec_announced = st.flowspec_announced;
+	out->flowspec_refused = st.flowspec_refused;
 	out->exabgp_configured = a->cfg.actions.exabgp_pipe[0] != '\0';
 	out->exabgp_connected = out->exabgp_configured && st.exabgp_connected;
 	out->sample_copied = a->sampler != NULL ? dpmon_sampler_copied(a->sampler) : 0;

@@ -15,7 +15,7 @@
  *                  appear once (400) — when the transport lists the keys;
  *   4. snapshot    data endpoints need one: 503 before the first merge;
  *   5. endpoint    validates its own arguments (400, 404) and renders
- *                  (api_snapshot.c, api_blackholes.c).
+ *                  (api_snapshot.c, api_blackholes.c, api_flowspec.c).
  *
  * Every function that may answer returns ANSWERED once it has filled the
  * response, 0 to let the sequence continue, or -ENOMEM; the top level turns
@@ -273,6 +273,9 @@ static const struct endpoint endpoints[] = {
 	 api_ep_blackhole_add, NULL},
 	{"/api/v1/blackholes", true, SRC_ACTIONS, no_params, api_ep_blackhole, NULL,
 	 api_ep_blackhole_del},
+	{"/api/v1/flowspec", false, SRC_ACTIONS, no_params, api_ep_flowspec, NULL, NULL},
+	{"/api/v1/flowspec", true, SRC_ACTIONS, no_params, api_ep_flowspec_rule, NULL,
+	 api_ep_flowspec_del},
 };
 
 #define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))

@@ -6,6 +6,7 @@
  *                     snapshot; the route table; the replies and helpers
  *   api_snapshot.c    the endpoints on a snapshot and their JSON
  *   api_blackholes.c  the endpoints on the blackhole list
+ *   api_flowspec.c    the endpoints on the FlowSpec rules
  *
  * Private to lib/serve: nothing outside it includes this header. Every
  * function here may run on any thread (the HTTP thread, a test); none
@@ -160,5 +161,16 @@ int api_ep_blackhole_add(struct request *r, const char *rest, size_t rest_len);
 int api_ep_blackhole(struct request *r, const char *rest, size_t rest_len);
 /** DELETE /api/v1/blackholes/{address}: remove it (idempotent). */
 int api_ep_blackhole_del(struct request *r, const char *rest, size_t rest_len);
+
+/* ------------------------------------------------------------------------
+ * Endpoints on the FlowSpec rules (api_flowspec.c). Each needs r->actions.
+ * --------------------------------------------------------------------- */
+
+/** GET /api/v1/flowspec: the rules. */
+int api_ep_flowspec(struct request *r, const char *rest, size_t rest_len);
+/** GET /api/v1/flowspec/{id}: one rule, or 404. */
+int api_ep_flowspec_rule(struct request *r, const char *rest, size_t rest_len);
+/** DELETE /api/v1/flowspec/{id}: withdraw and forget the rule (idempotent). */
+int api_ep_flowspec_del(struct request *r, const char *rest, size_t rest_len);
 
 #endif /* DPMON_API_PRIVATE_H */

@@ -481,6 +481,16 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 	sample_u64(b, "dpmon_sample_packets_total", "result=\"dropped\"",
 		   s->actions.sample_dropped);
 	gauge_u64(b, "dpmon_blackholes", "Entries in the blackhole list.", s->actions.blackholes);
+	gauge_u64(b, "dpmon_flowspec_rules",
+		  "FlowSpec rules in the list (announced, or listed only in a dry run).",
+		  s->actions.flowspec_rules);
+	family(b, "dpmon_flowspec_rules_total", "counter",
+	       "FlowSpec rules handed to ExaBGP's pipe (announced), or refused because "
+	       "flowspec.max_rules were in the list (refused).");
+	sample_u64(b, "dpmon_flowspec_rules_total", "result=\"announced\"",
+		   s->actions.flowspec_announced);
+	sample_u64(b, "dpmon_flowspec_rules_total", "result=\"refused\"",
+		   s->actions.flowspec_refused);
 	gauge_u64(b, "dpmon_exabgp_pipe_connected",
 		  "1 when ExaBGP's command pipe is open (a reader is there), else 0 (also "
 		  "when no exabgp_pipe is configured).",
