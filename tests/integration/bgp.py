@@ -12,26 +12,21 @@ FAMILY -j`: a dict from GoBGP's own text of each route (for FlowSpec,
 """
 import json
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
 from harness import TestFailure
-from servers import find_binary, free_port
+from servers import _Server, find_binary, free_port
 
 GOBGP_AS = 65000
 EXABGP_AS = 65001
 
 
-class _Proc:
+class _Proc(_Server):
+    """A daemon in a process group of its own: ExaBGP's socat child goes
+    with it at the stop."""
     label = 'bgp'
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix='dpmon-%s-' % self.label)
-        self.proc = None
-        self.log = None
 
     def _spawn(self, argv, env=None):
         self.log = open(os.path.join(self.dir, 'console.log'), 'ab')
@@ -40,39 +35,19 @@ class _Proc:
                                      start_new_session=True)
 
     def stop(self):
-        """SIGTERM to the process group (ExaBGP's socat goes too), then SIGKILL."""
+        """SIGTERM to the process group, then SIGKILL to what is left of it."""
         if self.proc is not None and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
                 self.proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
+                pass
         if self.proc is not None:
             try:
-                os.killpg(self.proc.pid, signal.SIGKILL)  # children left behind
+                os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        self.proc = None
-        if self.log is not None:
-            self.log.close()
-            self.log = None
-
-    def console(self):
-        try:
-            with open(os.path.join(self.dir, 'console.log'), 'rb') as f:
-                return f.read().decode('utf-8', 'replace')
-        except OSError:
-            return ''
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
-        return False
+        super().stop()
 
 
 class GoBgp(_Proc):
@@ -100,13 +75,7 @@ class GoBgp(_Proc):
     def start(self):
         self._spawn([self.gobgpd, '-f', self.conf, '--api-hosts', '127.0.0.1:%d' % self.api,
                      '-l', 'info'])
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self._cli(['global'], check=False).returncode == 0:
-                return
-            time.sleep(0.2)
-        raise TestFailure('gobgpd did not answer on 127.0.0.1:%d:\n%s' % (self.api,
-                                                                          self.console()))
+        self._wait_ready(lambda: self._cli(['global'], check=False).returncode == 0, 30.0)
 
     def _cli(self, args, check=True):
         p = subprocess.run([self.gobgp, '-u', '127.0.0.1', '-p', str(self.api)] + args,
@@ -127,7 +96,7 @@ class GoBgp(_Proc):
                 return
             time.sleep(0.3)
         raise TestFailure('ExaBGP never established its session with gobgpd:\n%s'
-                          % self.console()[-3000:])
+                          % self.console_tail()[-3000:])
 
     def rib(self, family):
         """The routes of `family` ('ipv4-flowspec', 'ipv6-flowspec', 'ipv4'):

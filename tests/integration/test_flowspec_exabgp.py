@@ -143,7 +143,7 @@ def test_exabgp_judges_the_lines(h):
             c.eq('blackhole routes after the withdraw', set(), gobgp.wait_rib('ipv4', set()))
             w.close()
             if c.failures:
-                print(exa.console()[-4000:])
+                print(exa.console_tail(4000))
     finally:
         for f in os.listdir(work):
             os.unlink(os.path.join(work, f))
