@@ -201,6 +201,20 @@ for (const [label, method, path, body, status] of [
   await exchange("blackholes " + label + ": " + method + " " + path.slice(0, 40), method, path,
                  { headers: body !== undefined ? json : {}, body, expect: status });
 
+/* The FlowSpec rules: none without an alert; DELETE is idempotent. */
+for (const [label, method, path, status] of [
+  ["list", "GET", "/api/v1/flowspec", 200],
+  ["head", "HEAD", "/api/v1/flowspec", 200],
+  ["param", "GET", "/api/v1/flowspec?x=1", 400],
+  ["none", "GET", "/api/v1/flowspec/1", 404],
+  ["bad id", "GET", "/api/v1/flowspec/x1", 400],
+  ["POST", "POST", "/api/v1/flowspec", 405],
+  ["remove none", "DELETE", "/api/v1/flowspec/1", 200],
+  ["delete bad", "DELETE", "/api/v1/flowspec/0", 400],
+])
+  await exchange("flowspec " + label + ": " + method + " " + path, method, path,
+                 { headers: {}, body: method === "POST" ? "{}" : undefined, expect: status });
+
 /* If-None-Match: 304 with the same ETag while the snapshot lasts. */
 for (const path of ["/api/v1/summary", "/api/v1/hosts?limit=5", "/metrics", "/", "/health"]) {
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -239,6 +253,10 @@ if (args.cors) {
   await exchange("preflight DELETE /api/v1/blackholes/{address}", "OPTIONS",
                  "/api/v1/blackholes/" + inside, {
     headers: { Origin: args.cors, "Access-Control-Request-Method": "DELETE" }, expect: 204 });
+  await exchange("preflight DELETE /api/v1/flowspec/{id}", "OPTIONS", "/api/v1/flowspec/1", {
+    headers: { Origin: args.cors, "Access-Control-Request-Method": "DELETE" }, expect: 204 });
+  await exchange("preflight GET /api/v1/flowspec", "OPTIONS", "/api/v1/flowspec", {
+    headers: { Origin: args.cors, "Access-Control-Request-Method": "GET" }, expect: 204 });
   const other = await fetch(args.base + "/api/v1/summary", { headers: { Origin: "http://not-allowed.example" } });
   await other.text();
   check("GET from an origin not listed: no Access-Control-Allow-Origin",
