@@ -289,7 +289,7 @@ test_attacks(void)
 			fprintf(stderr, "%s: rules\n%s expected\n%s", attack_name[a], text,
 				expected[a]);
 		}
-		/* The attack's share underestimated (legitimate traffic fell): still within bounds. */
+		/* The attack's share underestimated (the host's own traffic fell): still within bounds. */
 		for (int k = 0; k < 1; k++) {
 			p.attack_share = 0.6;
 			REQUIRE(dpmon_fs_choose(s.p, s.n, &p, &c) == 0);
@@ -326,6 +326,38 @@ test_no_rule(void)
 	CHECK(dpmon_fs_choose(s.p, s.n, &p, &c) == -EINVAL);
 	p = params(0.5);
 	CHECK(dpmon_fs_choose(s.p, 0, &p, &c) == -EINVAL);
+
+	/*
+	 * The limit far below the traffic (share estimated 1.0) with 3 % of the
+	 * host's own packets: the source port's sharp cut (53, then scattered
+	 * ports) shows they are not attack, and the rule leaves them out.
+	 */
+	rng_state = 99;
+	s.n = 0;
+	for (uint32_t i = 0; i < 200; i++) {
+		struct dpmon_fp_pkt *q = add(&s, i % 33 > 1);
+
+		set_src(q, IP4(198, 18, 0, 1 + i % 50));
+		if (i % 33 == 0)
+			l4(q, 6, (uint16_t)(40000 + i), 443, 52);
+		else if (i % 33 == 1)
+			l4(q, 17, (uint16_t)(40000 + i), 53, 66);
+		else
+			l4(q, 17, 53, (uint16_t)(1024 + rnd(60000)), (uint16_t)(1200 + rnd(300)));
+	}
+	p = params(1.0);
+	REQUIRE(dpmon_fs_choose(s.p, s.n, &p, &c) == 0);
+	REQUIRE(c.n_rules == 1);
+	CHECK_EQ_U64(c.rules[0].n_sport, 1);
+	CHECK_EQ_U64(c.rules[0].sport[0], 53);
+	/* 200 estimated, less the 7 queries the sharp cut showed to be legitimate. */
+	CHECK_EQ_U64(c.attack_packets, 193);
+	{
+		double att, leg;
+
+		coverages(&s, &c, &att, &leg);
+		CHECK(att == 1.0 && leg == 0.0);
+	}
 
 	/* Ports turned off: the DNS amplification keeps its length range only. */
 	make_sample(&s, DNS_AMP, 1000);

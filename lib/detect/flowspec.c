@@ -22,6 +22,11 @@
 #define LENGTH_SPREAD 8
 /* Bytes a length range reaches past the sample's lengths, each way. */
 #define LENGTH_MARGIN 32
+/*
+ * A sharp cut: the values left out hold each at most 1/SHARP_RATIO of the
+ * least of the values kept (a scattered remainder, not a second cluster).
+ */
+#define SHARP_RATIO   10
 /* Widest length cluster, bytes, kept when it leaves nothing out. */
 #define LENGTH_SPAN   512
 
@@ -290,8 +295,9 @@ dpmon_fs_rule_exabgp(const struct dpmon_fs_rule *r, bool announce, char *buf, si
 
 /* What the choice may still leave out of the rules, in sample packets. */
 struct allowance {
-	double legit;  /* packets presumed legitimate, not yet left out */
-	double missed; /* attack packets the coverage may still miss */
+	double legit;     /* packets presumed legitimate, not yet left out */
+	double missed;    /* attack packets the coverage may still miss */
+	uint32_t *attack; /* the estimated attack packets, lowered by a sharp cut */
 };
 
 /* Leave @p k more packets out: the presumed legitimate ones first. */
@@ -337,11 +343,14 @@ field_limit(enum dpmon_fp_field f)
  * The values of field @p f that most of @p b's packets share: the top
  * values until they hold @p keep_min packets, then the next ones while
  * each holds at least half of the last one taken (the rest of the same
- * cluster). @return how many (0: not concentrated enough), in @p out.
+ * cluster). Failing that, a sharp cut (@p *sharp set): the top cluster
+ * holds at least half of the packets and every value left out at most
+ * 1/SHARP_RATIO of its least one. @return how many (0: not concentrated
+ * enough), in @p out.
  */
 static uint32_t
 cluster_values(const struct branch *b, enum dpmon_fp_field f, double keep_min,
-	       struct dpmon_fp_value *out, int *err)
+	       struct dpmon_fp_value *out, int *err, bool *sharp)
 {
 	uint32_t limit = field_limit(f), k = 0, min_each = b->n >= 10 ? 2 : 1;
 	struct dpmon_fp_value *all = calloc(b->n ? b->n : 1, sizeof(*all));
@@ -359,6 +368,16 @@ cluster_values(const struct branch *b, enum dpmon_fp_field f, double keep_min,
 		cum += all[k++].packets;
 	if (cum < keep_min || k > limit || k == 0 || all[k - 1].packets < min_each)
 		k = 0;
+	if (k == 0 && n > 0) {
+		/* A sharp cut: a cluster holding most packets, the rest scattered. */
+		for (cum = all[0].packets, k = 1;
+		     (int)k < n && k < limit && all[k].packets * 2 >= all[k - 1].packets; k++)
+			cum += all[k].packets;
+		*sharp = (int)k < n && 2 * cum >= b->n && all[k - 1].packets >= min_each &&
+			 (uint64_t)all[k].packets * SHARP_RATIO <= all[k - 1].packets;
+		if (!*sharp)
+			k = 0;
+	}
 	memcpy(out, all, sizeof(*out) * k);
 	free(all);
 	return k;
@@ -371,7 +390,8 @@ narrow_discrete(struct branch *b, enum dpmon_fp_field f, struct allowance *al)
 	struct dpmon_fp_value v[DPMON_FS_VALUES + 1];
 	double keep_min = (double)b->n - (al->legit + al->missed);
 	int err = 0;
-	uint32_t k = cluster_values(b, f, keep_min, v, &err), before = b->n;
+	bool sharp = false;
+	uint32_t k = cluster_values(b, f, keep_min, v, &err, &sharp), before = b->n;
 	struct dpmon_fs_rule *r = &b->r;
 
 	if (k == 0)
@@ -413,6 +433,14 @@ narrow_discrete(struct branch *b, enum dpmon_fp_field f, struct allowance *al)
 		return 0;
 	}
 	branch_refilter(b);
+	if (sharp && before - b->n > al->legit) {
+		/* Evidence that the attack is smaller than estimated: what the cut
+		 * leaves out beyond the packets presumed legitimate was legitimate too. */
+		double over = before - b->n - al->legit;
+
+		*al->attack = *al->attack > over ? *al->attack - (uint32_t)over : 1;
+		al->legit += over;
+	}
 	allowance_take(al, before - b->n);
 	return 0;
 }
@@ -653,6 +681,7 @@ dpmon_fs_choose(const struct dpmon_fp_pkt *pkts, uint32_t n, const struct dpmon_
 			       take, p->max_rules);
 	al.legit = (double)(n - out->attack_packets);
 	al.missed = (double)(out->attack_packets - need);
+	al.attack = &out->attack_packets;
 	allowance_take(&al, n - sum);
 	b.m = malloc(sizeof(*b.m) * n);
 	if (b.m == NULL)
