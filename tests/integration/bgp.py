@@ -23,9 +23,26 @@ GOBGP_AS = 65000
 EXABGP_AS = 65001
 
 
+def _children(pid):
+    """The process ids whose parent is `pid` (from /proc)."""
+    out = []
+    for name in os.listdir('/proc'):
+        if not name.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % name) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if int(stat[stat.rindex(')') + 2:].split()[1]) == pid:
+            out.append(int(name))
+    return out
+
+
 class _Proc(_Server):
-    """A daemon in a process group of its own: ExaBGP's socat child goes
-    with it at the stop."""
+    """A daemon in a process group of its own; its children (ExaBGP puts
+    its API processes, the socat reading the FIFO, in sessions of their
+    own) are stopped with it, as a service manager stops a unit."""
     label = 'bgp'
 
     def _spawn(self, argv, env=None):
@@ -35,7 +52,13 @@ class _Proc(_Server):
                                      start_new_session=True)
 
     def stop(self):
-        """SIGTERM to the process group, then SIGKILL to what is left of it."""
+        """SIGTERM to the process group and the children, then SIGKILL to what is left."""
+        kids = _children(self.proc.pid) if self.proc is not None else []
+        for k in kids:
+            try:
+                os.kill(k, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
         if self.proc is not None and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
@@ -43,6 +66,11 @@ class _Proc(_Server):
             except subprocess.TimeoutExpired:
                 pass
         if self.proc is not None:
+            for k in kids:
+                try:
+                    os.kill(k, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
