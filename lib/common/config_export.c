@@ -318,33 +318,12 @@ parse_influxdb(struct dpmon_check *c, const char *path, json_t *obj,
  * The section.
  * --------------------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	json_int_t min, max;
-	size_t offset;
-} export_ints[] = {
+static const struct dpmon_check_u32 export_ints[] = {
 	{"spool_intervals", 1, 86400, offsetof(struct dpmon_export_conf, spool_intervals)},
 	{"spool_mb", 1, 65536, offsetof(struct dpmon_export_conf, spool_mb)},
 	{"retry_max_ms", 100, 600000, offsetof(struct dpmon_export_conf, retry_max_ms)},
 	{"flush_timeout_ms", 0, 600000, offsetof(struct dpmon_export_conf, flush_timeout_ms)},
 };
-
-/* A bounded integer of the section; false when @p key is none of them. */
-static bool
-parse_export_int(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
-		 struct dpmon_export_conf *e)
-{
-	json_int_t n;
-
-	for (size_t i = 0; i < sizeof(export_ints) / sizeof(export_ints[0]); i++) {
-		if (strcmp(key, export_ints[i].name) != 0)
-			continue;
-		if (dpmon_check_int(c, path, v, export_ints[i].min, export_ints[i].max, &n))
-			*(uint32_t *)((char *)e + export_ints[i].offset) = (uint32_t)n;
-		return true;
-	}
-	return false;
-}
 
 void
 config_parse_export(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
@@ -365,7 +344,9 @@ config_parse_export(struct dpmon_check *c, const char *path, json_t *obj, struct
 			parse_clickhouse(c, kpath, v, &e->sink[DPMON_EXPORT_CLICKHOUSE]);
 		else if (strcmp(key, "influxdb") == 0)
 			parse_influxdb(c, kpath, v, &e->sink[DPMON_EXPORT_INFLUXDB]);
-		else if (!dpmon_check_is_comment(key) && !parse_export_int(c, kpath, key, v, e))
+		else if (!dpmon_check_is_comment(key) &&
+			 !dpmon_check_u32_key(c, kpath, key, v, export_ints,
+					      sizeof(export_ints) / sizeof(export_ints[0]), e))
 			dpmon_check_unknown(c, kpath);
 	}
 }

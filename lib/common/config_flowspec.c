@@ -127,39 +127,16 @@ config_flowspec_defaults(struct dpmon_flowspec_conf *f)
 	f->components = DPMON_FS_C_ALL;
 }
 
-/*
- * An integer key of the object into @p f.
- * @return false when @p key is none of them (nothing reported).
- */
-static bool
-parse_int_key(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
-	      struct dpmon_flowspec_conf *f)
-{
-	static const struct {
-		const char *key;
-		json_int_t min, max;
-		size_t off;
-	} keys[] = {
-		{"sample_packets", 1, DPMON_FLOWSPEC_MAX_SAMPLE,
-		 offsetof(struct dpmon_flowspec_conf, sample_packets)},
-		{"sample_timeout_s", 1, 3600,
-		 offsetof(struct dpmon_flowspec_conf, sample_timeout_s)},
-		{"max_rules", 1, 100000, offsetof(struct dpmon_flowspec_conf, max_rules)},
-		{"max_rules_per_alert", 1, DPMON_FLOWSPEC_MAX_PER_ALERT,
-		 offsetof(struct dpmon_flowspec_conf, max_rules_per_alert)},
-		{"hold_s", 0, 86400, offsetof(struct dpmon_flowspec_conf, hold_s)},
-	};
-	json_int_t n;
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strcmp(key, keys[i].key) != 0)
-			continue;
-		if (dpmon_check_int(c, path, v, keys[i].min, keys[i].max, &n))
-			*(uint32_t *)((char *)f + keys[i].off) = (uint32_t)n;
-		return true;
-	}
-	return false;
-}
+/* The integer keys of the object. */
+static const struct dpmon_check_u32 flowspec_ints[] = {
+	{"sample_packets", 1, DPMON_FLOWSPEC_MAX_SAMPLE,
+	 offsetof(struct dpmon_flowspec_conf, sample_packets)},
+	{"sample_timeout_s", 1, 3600, offsetof(struct dpmon_flowspec_conf, sample_timeout_s)},
+	{"max_rules", 1, 100000, offsetof(struct dpmon_flowspec_conf, max_rules)},
+	{"max_rules_per_alert", 1, DPMON_FLOWSPEC_MAX_PER_ALERT,
+	 offsetof(struct dpmon_flowspec_conf, max_rules_per_alert)},
+	{"hold_s", 0, 86400, offsetof(struct dpmon_flowspec_conf, hold_s)},
+};
 
 void
 config_parse_flowspec(struct dpmon_check *c, const char *path, json_t *obj,
@@ -187,7 +164,10 @@ config_parse_flowspec(struct dpmon_check *c, const char *path, json_t *obj,
 			parse_coverage(c, kpath, v, &f->min_coverage);
 		} else if (strcmp(key, "components") == 0) {
 			parse_components(c, kpath, v, &f->components);
-		} else if (!parse_int_key(c, kpath, key, v, f) && !dpmon_check_is_comment(key)) {
+		} else if (!dpmon_check_u32_key(c, kpath, key, v, flowspec_ints,
+						sizeof(flowspec_ints) / sizeof(flowspec_ints[0]),
+						f) &&
+			   !dpmon_check_is_comment(key)) {
 			dpmon_check_unknown(c, kpath);
 		}
 	}

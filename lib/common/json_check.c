@@ -196,6 +196,22 @@ dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v, json_i
 }
 
 bool
+dpmon_check_u32_key(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
+		    const struct dpmon_check_u32 *table, size_t n, void *base)
+{
+	json_int_t x;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(key, table[i].key) != 0)
+			continue;
+		if (dpmon_check_int(c, path, v, table[i].min, table[i].max, &x))
+			*(uint32_t *)((char *)base + table[i].offset) = (uint32_t)x;
+		return true;
+	}
+	return false;
+}
+
+bool
 dpmon_check_string(struct dpmon_check *c, const char *path, const json_t *v, size_t min_len,
 		   size_t max_len, char *out)
 {

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -105,6 +106,23 @@ void dpmon_check_path_index(char *buf, size_t len, const char *parent, size_t i)
  */
 bool dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v, json_int_t min,
 		     json_int_t max, json_int_t *out);
+
+/** One uint32_t member of a struct that an object key sets (dpmon_check_u32_key). */
+struct dpmon_check_u32 {
+	const char *key;     /**< the JSON key */
+	json_int_t min, max; /**< its range */
+	size_t offset;       /**< offsetof the member in the struct */
+};
+
+/**
+ * When @p key is one of the @p n keys of @p table, check @p v as an
+ * integer of its range and store it in that member of @p base.
+ * @return false when @p key is none of them (nothing reported), true
+ *         otherwise (an error is reported and nothing stored when wrong).
+ * Any thread.
+ */
+bool dpmon_check_u32_key(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
+			 const struct dpmon_check_u32 *table, size_t n, void *base);
 
 /**
  * A string of @p min_len .. @p max_len bytes copied, NUL included, into
