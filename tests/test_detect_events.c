@@ -287,7 +287,7 @@ main(void)
 				   "[{\"prefix\": \"10.0.0.0/8\"}], \"detection\": {\"ban\": true,"
 				   " \"subnet_thresholds\": {\"ingress\": {\"pps\": 100}}}}",
 				   "test", &cfg, stderr) == 0);
-	actions_rec.n = 0;
+	dpmon_actions_free(&actions_rec); /* the events so far, and their references */
 	d = dpmon_detect_create(&cfg.detect, smp, act);
 	REQUIRE(d != NULL);
 	s = dpmon_snapshot_alloc(0, 0, 1, 0);
