@@ -13,8 +13,8 @@
 #   ctunullpointer,       the cross-translation-unit pass does not follow a
 #   ctuuninitvar          guard in the caller: every report it made on this
 #                         tree was a call that cannot happen, such as
-#                         group_of(d, NULL) behind "old != NULL ? ... :"
-#                         (detect.c) or an address whose bytes a memcpy set
+#                         detect_group_of(d, NULL) behind "old != NULL ? ... :"
+#                         (detect_eval.c) or an address whose bytes a memcpy set
 #                         (sampler.c); the per-file checks stay on.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /*
@@ -50,6 +51,18 @@ static int test_checks;
 			fprintf(stderr, "%s:%d: %s == %llu, expected %s == %llu\n", __FILE__, \
 				__LINE__, #a, va_, #b, vb_);                                  \
 		}                                                                             \
+	} while (0)
+
+/* Two strings equal; NULL for @p a is a failure. */
+#define CHECK_EQ_STR(a, b)                                                                \
+	do {                                                                              \
+		const char *sa_ = (a), *sb_ = (b);                                        \
+		test_checks++;                                                            \
+		if (sa_ == NULL || strcmp(sa_, sb_) != 0) {                               \
+			test_failures++;                                                  \
+			fprintf(stderr, "%s:%d: got \"%s\", expected \"%s\"\n", __FILE__, \
+				__LINE__, sa_ ? sa_ : "(null)", sb_);                     \
+		}                                                                         \
 	} while (0)
 
 /* Report and stop the test now. */

@@ -30,11 +30,16 @@
  * stop, every queued event's list change is made at once (state saved,
  * lines written) before the remaining scripts run.
  *
- * The round's other parts have files of their own (actions_private.h
- * lists them): the blackhole list, the state file, ExaBGP's pipe and the
- * notify script.
+ * The round's other parts have files of their own, leaves that this file
+ * calls and that never call back (actions_private.h lists them): the
+ * blackhole list, the state file, ExaBGP's pipe and the notify script.
  */
+#include "actions_blackholes.h"
+#include "actions_exabgp.h"
+#include "actions_notify.h"
 #include "actions_private.h"
+#include "actions_state.h"
+#include "heartbeat.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -47,28 +52,87 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The actions thread's heartbeat may be this late beyond a round's
+ * longest wait (RETRY_MS) and script (notify_timeout_ms), milliseconds:
+ * the state file and ExaBGP's pipe are written in the same round. */
+#define HEARTBEAT_SLACK_MS 5000
+
+/* Most routes in ExaBGP's pipe: every blackhole, and as many others. */
+#define MAX_ROUTES (2 * DPMON_MAX_BLACKHOLES)
+
 /* ------------------------------------------------------------------------
- * Logging.
+ * Types.
  * --------------------------------------------------------------------- */
 
-void
-actions_log(int level, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
+/* What a job is: an alert event (dpmon_actions_post) or an operator's
+ * change of the blackhole list (its notify script only). */
+enum job_kind {
+	JOB_ALERT_START,
+	JOB_ALERT_END,
+	JOB_BAN,
+	JOB_UNBAN
+};
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	dpmon_log(DPMON_LOG_ACTIONS, level, "actions: %s", buf);
-}
+/* The notify script's EVENT argument of each kind. */
+static const char *const event_names[] = {
+	[JOB_ALERT_START] = "attack_start",
+	[JOB_ALERT_END] = "attack_end",
+	[JOB_BAN] = "ban",
+	[JOB_UNBAN] = "unban",
+};
+
+/* One entry of the queue. */
+struct job {
+	enum job_kind kind;
+	struct dpmon_addr addr;
+	bool subnet;                /* a subnet alert's: never a blackhole */
+	struct dpmon_prefix prefix; /* the subnet, when @c subnet */
+	uint8_t len; /* addr's host prefix length, bits of its family (actions_host_len) */
+	enum dpmon_dir dir;
+	uint64_t alert_id;
+	bool ban;
+	bool applied; /* its list change was made (early, at the stop) */
+	json_t *doc;  /* what the script reads on stdin; owned */
+};
+
+/*
+ * The module. One mutex, a->lock, guards every field but the thread's
+ * handle; the ExaBGP writer has a lock of its own, taken inside a->lock
+ * (never the other way).
+ */
+struct dpmon_actions {
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* to the thread: a job, a change, the stop */
+	pthread_cond_t idle; /* from the thread: a round ended */
+	pthread_t thread;
+	bool started, stop;
+	struct dpmon_actions_conf conf;
+	struct actions_subnets subnets;
+	/* queue */
+	struct job queue[QUEUE_LEN];
+	uint32_t head, count;
+	uint64_t posted, done, dropped;
+	uint64_t notify[3]; /* script runs by enum notify_outcome */
+	/* blackholes, announced through @c exabgp */
+	struct bh_list bh;
+	uint64_t saved_gen;            /* the list change saved */
+	bool busy;                     /* the thread is in a round */
+	struct actions_exabgp *exabgp; /* ExaBGP's pipe */
+	/* beaten by the thread each round (heartbeat.h); NULL: registry full */
+	struct dpmon_heartbeat *hb;
+};
 
 /* ------------------------------------------------------------------------
  * The job queue (lock held).
  * --------------------------------------------------------------------- */
 
-bool
-actions_enqueue(struct dpmon_actions *a, const struct job *j)
+/*
+ * Queue a copy of @p j and wake the thread; the queue then owns j->doc.
+ * @return false when the queue is full (counted in a->dropped; j->doc is
+ *         still the caller's).
+ */
+static bool
+enqueue(struct dpmon_actions *a, const struct job *j)
 {
 	if (a->count == QUEUE_LEN) {
 		a->dropped++;
@@ -89,15 +153,18 @@ actions_enqueue(struct dpmon_actions *a, const struct job *j)
 static bool
 has_work(const struct dpmon_actions *a)
 {
-	return a->count > 0 || a->gen != a->saved_gen || a->stop;
+	return a->count > 0 || a->bh.gen != a->saved_gen || a->stop;
 }
 
 /* Make queued job @p j's list change, unless made already. Lock held. */
 static void
 apply_job(struct dpmon_actions *a, struct job *j)
 {
-	if (!j->applied && (j->kind == JOB_ALERT_START || j->kind == JOB_ALERT_END))
-		actions_apply_alert(a, j);
+	/* A subnet alert never blackholes (docs/detection.md). */
+	if (!j->applied && !j->subnet && j->kind == JOB_ALERT_START && j->ban)
+		actions_bh_alert_start(&a->bh, &a->subnets, &j->addr, j->alert_id);
+	else if (!j->applied && !j->subnet && j->kind == JOB_ALERT_END)
+		actions_bh_alert_end(&a->bh, &a->subnets, &j->addr, j->alert_id);
 	j->applied = true;
 }
 
@@ -142,6 +209,64 @@ wait_work(struct dpmon_actions *a)
 }
 
 /*
+ * Write the list to the state file when it changed since the last save;
+ * takes the lock, and leaves it for the I/O. A failure is logged and
+ * tried again at the next change. The actions thread only.
+ */
+static void
+save_state(struct dpmon_actions *a)
+{
+	char path[DPMON_PATH_LEN];
+	json_t *doc;
+	uint64_t gen;
+	int rc;
+
+	pthread_mutex_lock(&a->lock);
+	gen = a->bh.gen;
+	snprintf(path, sizeof(path), "%s", a->conf.state_file);
+	doc = gen != a->saved_gen && path[0] != '\0' ? actions_state_json(&a->bh) : NULL;
+	if (doc == NULL && gen != a->saved_gen && path[0] != '\0')
+		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
+		    strerror(ENOMEM));
+	if (doc == NULL)
+		a->saved_gen = gen;
+	pthread_mutex_unlock(&a->lock);
+	if (doc == NULL)
+		return;
+	rc = actions_state_write(path, doc);
+	json_decref(doc);
+	if (rc != 0)
+		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
+		    strerror(-rc));
+	pthread_mutex_lock(&a->lock);
+	if (a->saved_gen < gen)
+		a->saved_gen = gen;
+	pthread_cond_broadcast(&a->idle);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* Run job @p j's notify script @p script. @return how it ended. Lock not held. */
+static enum notify_outcome
+notify(const struct job *j, const char *script, uint32_t timeout_ms)
+{
+	char target[DPMON_PREFIX_STRLEN];
+	struct notify_event ev = {.event = event_names[j->kind],
+				  .target = target,
+				  .dir = j->dir < DPMON_DIR_MAX ? dpmon_dir_name(j->dir) : "none",
+				  .alert_id = j->alert_id,
+				  .doc = j->doc};
+
+	if (j->subnet)
+		dpmon_prefix_format(&j->prefix, target, sizeof(target));
+	else
+		dpmon_host_format(&j->addr,
+				  j->len ? j->len
+					 : dpmon_family_bits(dpmon_addr_is_v4(&j->addr) ? 4 : 6),
+				  target, sizeof(target));
+	return actions_notify_run(script, timeout_ms, &ev);
+}
+
+/*
  * The I/O of a round, lock released: the state file, ExaBGP's pipe, then
  * job @p j's notify script (@p have: there is a job; its doc is freed).
  * @return the script's enum notify_outcome, or -1 when none ran.
@@ -151,9 +276,9 @@ round_io(struct dpmon_actions *a, struct job *j, bool have, const char *script, 
 {
 	int outcome;
 
-	actions_state_save(a);
-	actions_exabgp_sync(a);
-	outcome = have && script[0] != '\0' ? (int)actions_notify_run(script, timeout_ms, j) : -1;
+	save_state(a);
+	actions_exabgp_sync(a->exabgp);
+	outcome = have && script[0] != '\0' ? (int)notify(j, script, timeout_ms) : -1;
 	if (have)
 		json_decref(j->doc);
 	return outcome;
@@ -184,7 +309,7 @@ actions_main(void *arg)
 	for (;;) {
 		wait_work(a);
 		dpmon_heartbeat_beat(a->hb);
-		if (a->stop && a->count == 0 && a->gen == a->saved_gen)
+		if (a->stop && a->count == 0 && a->bh.gen == a->saved_gen)
 			break;
 		if (a->stop)
 			apply_all(a);
@@ -206,7 +331,9 @@ actions_main(void *arg)
 		pthread_cond_broadcast(&a->idle);
 	}
 	pthread_mutex_unlock(&a->lock);
-	actions_exabgp_sync(a); /* a last attempt; what is left is in the state file */
+	/* A last attempt; blackholes stay announced, and what is left is in
+	 * the state file. */
+	actions_exabgp_stop(a->exabgp);
 	return NULL;
 }
 
@@ -244,9 +371,31 @@ take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
 	free(list);
 	if (rc != 0)
 		return rc;
-	dpmon_prefix_table_free(&a->subnets);
-	a->subnets = t;
-	a->n_subnets = cfg->n_subnets;
+	dpmon_prefix_table_free(&a->subnets.table);
+	a->subnets.table = t;
+	a->subnets.n = cfg->n_subnets;
+	return 0;
+}
+
+/*
+ * Read the state file into the list, dropping (and withdrawing) the
+ * entries outside the monitored subnets when some are known.
+ * @return 0, or -EINVAL (logged). Before the thread starts.
+ */
+static int
+load_state(struct dpmon_actions *a)
+{
+	char context[DPMON_PATH_LEN + 16];
+	int rc = actions_state_load(&a->bh, a->conf.state_file);
+
+	if (rc != 0)
+		return rc;
+	snprintf(context, sizeof(context), "state file %s: ", a->conf.state_file);
+	if (a->subnets.n > 0)
+		actions_bh_drop_outside(&a->bh, &a->subnets, context);
+	a->saved_gen = a->bh.gen;
+	if (a->bh.n > 0)
+		LOG("%u blackhole(s) restored from %s", a->bh.n, a->conf.state_file);
 	return 0;
 }
 
@@ -259,13 +408,20 @@ actions_new(const struct dpmon_actions_conf *conf, const struct dpmon_config *cf
 	if (a == NULL)
 		return NULL;
 	a->conf = *conf;
-	__atomic_store_n(&a->fifo, -1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->wake, NULL);
 	pthread_cond_init(&a->idle, NULL);
+	a->exabgp = actions_exabgp_create(MAX_ROUTES);
+	if (a->exabgp == NULL) {
+		dpmon_actions_free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	actions_exabgp_set_pipe(a->exabgp, conf->exabgp_pipe);
+	actions_bh_init(&a->bh, a->exabgp, conf);
 	rc = cfg != NULL ? take_config(a, cfg) : 0;
 	if (rc == 0)
-		rc = actions_state_load(a);
+		rc = load_state(a);
 	if (rc == 0) {
 		a->hb = dpmon_heartbeat_register("actions", heartbeat_max_age_ms(conf));
 		rc = -pthread_create(&a->thread, NULL, actions_main, a);
@@ -276,7 +432,7 @@ actions_new(const struct dpmon_actions_conf *conf, const struct dpmon_config *cf
 		errno = -rc;
 		return NULL;
 	}
-	if (a->n_bh > 0 || a->n_wd > 0)
+	if (a->bh.n > 0 || actions_exabgp_routes(a->exabgp) > 0)
 		pthread_cond_signal(&a->wake); /* re-announce what was loaded */
 	return a;
 }
@@ -293,44 +449,23 @@ dpmon_actions_create_cfg(const struct dpmon_config *cfg)
 	return actions_new(&cfg->actions, cfg);
 }
 
-/* Does ExaBGP need every route again going from @p o to @p n (another
- * pipe, or announces with other attributes)? */
-static bool
-routes_changed(const struct dpmon_actions_conf *o, const struct dpmon_actions_conf *n)
-{
-	return strcmp(o->exabgp_pipe, n->exabgp_pipe) != 0 ||
-	       strcmp(o->exabgp_next_hop, n->exabgp_next_hop) != 0 ||
-	       strcmp(o->exabgp_next_hop6, n->exabgp_next_hop6) != 0 ||
-	       strcmp(o->exabgp_community, n->exabgp_community) != 0;
-}
-
 int
 dpmon_actions_reconfigure(struct dpmon_actions *a, const struct dpmon_config *cfg)
 {
 	const struct dpmon_actions_conf *n = &cfg->actions;
-	char t[DPMON_ADDR_STRLEN];
-	bool reannounce;
 	int rc;
 
 	pthread_mutex_lock(&a->lock);
 	rc = take_config(a, cfg);
 	if (rc == 0) {
-		reannounce = routes_changed(&a->conf, n);
 		if (strcmp(a->conf.state_file, n->state_file) != 0)
-			a->gen++; /* write the new file */
-		if (strcmp(a->conf.exabgp_pipe, n->exabgp_pipe) != 0)
-			a->fifo_reopen = true;
+			a->bh.gen++; /* write the new file */
+		/* Another pipe, or other attributes: every route announced again. */
+		actions_exabgp_set_pipe(a->exabgp, n->exabgp_pipe);
+		actions_bh_set_attributes(&a->bh, n);
 		a->conf = *n;
 		dpmon_heartbeat_set_max_age(a->hb, heartbeat_max_age_ms(n));
-		for (uint32_t i = a->n_bh; i-- > 0;) {
-			if (reannounce)
-				a->bh[i].announced = false;
-			if (!actions_inside_subnets(a, &a->bh[i].addr)) {
-				LOG("%s is outside every monitored subnet now: withdrawn",
-				    dpmon_addr_format(&a->bh[i].addr, t, sizeof(t)));
-				actions_bh_delete(a, i);
-			}
-		}
+		actions_bh_drop_outside(&a->bh, &a->subnets, "after the reload, ");
 		pthread_cond_signal(&a->wake);
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -374,14 +509,14 @@ dpmon_actions_post(struct dpmon_actions *a, struct dpmon_action_event *ev)
 	if (j.doc == NULL)
 		j.doc = event_json(ev);
 	pthread_mutex_lock(&a->lock);
-	j.len = (uint8_t)actions_host_len(a, &j.addr);
-	ok = actions_enqueue(a, &j);
+	j.len = (uint8_t)actions_host_len(&a->subnets, &j.addr);
+	ok = enqueue(a, &j);
 	if (!ok) {
 		/* Only the script is dropped: the list changes of the queued
 		 * events, then this one's, are made now (in memory; the thread
 		 * saves and announces), so an end still removes its blackhole. */
 		apply_all(a);
-		actions_apply_alert(a, &j);
+		apply_job(a, &j);
 		pthread_cond_signal(&a->wake);
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -403,7 +538,7 @@ dpmon_actions_flush(struct dpmon_actions *a)
 	target = a->posted;
 	pthread_cond_signal(&a->wake);
 	while (a->started &&
-	       (a->done < target || a->busy || a->gen != a->saved_gen || a->count > 0))
+	       (a->done < target || a->busy || a->bh.gen != a->saved_gen || a->count > 0))
 		pthread_cond_wait(&a->idle, &a->lock);
 	pthread_mutex_unlock(&a->lock);
 }
@@ -416,9 +551,163 @@ dpmon_actions_stats(struct dpmon_actions *a, struct dpmon_actions_stats *st)
 	st->notify_ok = a->notify[NOTIFY_OK];
 	st->notify_failed = a->notify[NOTIFY_FAILED];
 	st->notify_killed = a->notify[NOTIFY_KILLED];
-	st->blackholes = a->n_bh;
-	st->exabgp_connected = __atomic_load_n(&a->fifo, __ATOMIC_RELAXED) >= 0;
+	st->blackholes = a->bh.n;
+	st->exabgp_connected = actions_exabgp_connected(a->exabgp);
 	pthread_mutex_unlock(&a->lock);
+}
+
+/* ------------------------------------------------------------------------
+ * Operators' blackholes.
+ * --------------------------------------------------------------------- */
+
+/* A notify job for an operator's ban/unban, when a script is configured. Lock held. */
+static void
+enqueue_manual(struct dpmon_actions *a, enum job_kind kind, const struct bh *b)
+{
+	struct dpmon_blackhole pub;
+	struct job j = {.kind = kind, .addr = b->addr, .len = b->len, .dir = DPMON_DIR_MAX};
+
+	if (a->conf.notify_script[0] == '\0')
+		return;
+	actions_bh_public(&a->bh, b, &pub);
+	j.doc = dpmon_blackhole_json(&pub);
+	if (!enqueue(a, &j)) {
+		json_decref(j.doc);
+		LOG("queue full: notify script not run for a manual %s",
+		    kind == JOB_BAN ? "ban" : "unban");
+	}
+}
+
+static double
+now_unix_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int
+dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
+		    struct dpmon_blackhole *out)
+{
+	struct dpmon_addr key;
+	unsigned len;
+	struct bh *b;
+	int i, rc = 0;
+
+	pthread_mutex_lock(&a->lock);
+	if (!actions_inside_subnets(&a->subnets, addr)) {
+		rc = -EDOM;
+		goto out;
+	}
+	len = actions_host_key(&a->subnets, addr, &key);
+	i = actions_bh_find(&a->bh, &key);
+	if (i >= 0 && a->bh.bh[i].manual) {
+		rc = 1;
+		b = &a->bh.bh[i];
+	} else {
+		b = i >= 0 ? &a->bh.bh[i] : actions_bh_new(&a->bh, &key, len, now_unix_s());
+		if (b == NULL) {
+			rc = a->bh.n == DPMON_MAX_BLACKHOLES ? -ENOSPC : -ENOMEM;
+			goto out;
+		}
+		b->manual = true;
+		a->bh.gen++;
+		enqueue_manual(a, JOB_BAN, b);
+		pthread_cond_signal(&a->wake);
+	}
+	if (out != NULL)
+		actions_bh_public(&a->bh, b, out);
+out:
+	pthread_mutex_unlock(&a->lock);
+	return rc;
+}
+
+/* The index of the entry of @p addr (that address's, else that of its
+ * host prefix), or -1. Lock held. */
+static int
+find_host(const struct dpmon_actions *a, const struct dpmon_addr *addr)
+{
+	struct dpmon_addr key;
+	int i = actions_bh_find(&a->bh, addr);
+
+	if (i < 0) {
+		(void)actions_host_key(&a->subnets, addr, &key);
+		i = actions_bh_find(&a->bh, &key);
+	}
+	return i;
+}
+
+int
+dpmon_blackhole_remove(struct dpmon_actions *a, const struct dpmon_addr *addr)
+{
+	struct bh copy;
+	int i;
+
+	pthread_mutex_lock(&a->lock);
+	i = find_host(a, addr);
+	if (i >= 0) {
+		copy = a->bh.bh[i];
+		actions_bh_delete(&a->bh, (uint32_t)i);
+		enqueue_manual(a, JOB_UNBAN, &copy);
+		pthread_cond_signal(&a->wake);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return i >= 0 ? 0 : 1;
+}
+
+int
+dpmon_blackhole_get(struct dpmon_actions *a, const struct dpmon_addr *addr,
+		    struct dpmon_blackhole *out)
+{
+	int i;
+
+	pthread_mutex_lock(&a->lock);
+	i = find_host(a, addr);
+	if (i >= 0)
+		actions_bh_public(&a->bh, &a->bh.bh[i], out);
+	pthread_mutex_unlock(&a->lock);
+	return i >= 0 ? 0 : -ENOENT;
+}
+
+int
+dpmon_blackhole_host_len(struct dpmon_actions *a, const struct dpmon_addr *addr)
+{
+	int len;
+
+	pthread_mutex_lock(&a->lock);
+	len = actions_inside_subnets(&a->subnets, addr) ? (int)actions_host_len(&a->subnets, addr)
+							: -EDOM;
+	pthread_mutex_unlock(&a->lock);
+	return len;
+}
+
+static int
+cmp_blackhole(const void *x, const void *y)
+{
+	return dpmon_addr_cmp(&((const struct dpmon_blackhole *)x)->addr,
+			      &((const struct dpmon_blackhole *)y)->addr);
+}
+
+int
+dpmon_blackhole_list(struct dpmon_actions *a, struct dpmon_blackhole **out)
+{
+	struct dpmon_blackhole *l = NULL;
+	uint32_t n;
+
+	pthread_mutex_lock(&a->lock);
+	n = a->bh.n;
+	if (n > 0 && (l = malloc(n * sizeof(*l))) != NULL)
+		for (uint32_t i = 0; i < n; i++)
+			actions_bh_public(&a->bh, &a->bh.bh[i], &l[i]);
+	pthread_mutex_unlock(&a->lock);
+	if (n > 0 && l == NULL)
+		return -ENOMEM;
+	if (n > 0)
+		qsort(l, n, sizeof(*l), cmp_blackhole);
+	*out = l;
+	return (int)n;
 }
 
 /* ------------------------------------------------------------------------
@@ -440,13 +729,11 @@ dpmon_actions_free(struct dpmon_actions *a)
 	dpmon_heartbeat_unregister(a->hb);
 	for (uint32_t i = 0; i < a->count; i++)
 		json_decref(a->queue[(a->head + i) % QUEUE_LEN].doc);
-	if (a->fifo >= 0)
-		close(a->fifo);
 	pthread_cond_destroy(&a->idle);
 	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);
-	dpmon_prefix_table_free(&a->subnets);
-	free(a->bh);
-	free(a->withdraws);
+	dpmon_prefix_table_free(&a->subnets.table);
+	actions_bh_fini(&a->bh);
+	actions_exabgp_free(a->exabgp);
 	free(a);
 }

@@ -1,29 +1,77 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * actions_blackholes.c — the blackhole list of the actions module: one
- * entry per address, made by an operator or held by banning alerts, and
- * the withdraws pending for the entries removed (actions.h has the rules,
- * actions.c the locking).
+ * entry per host prefix, made by an operator or held by banning alerts
+ * (actions_blackholes.h; actions.h has the rules, actions.c the locking).
  *
  * The list is an array in no particular order (at most
  * DPMON_MAX_BLACKHOLES entries, searched linearly; saving the state file
- * sorts it). Each entry remembers whether its announce line reached
- * ExaBGP's pipe; a removed entry leaves a pending withdraw when ExaBGP is
- * configured, which adding the address again cancels. Every change bumps
- * a->gen, which the thread takes as "save the state file".
+ * sorts it). Each entry is a route of ExaBGP's pipe, keyed by its prefix:
+ * made, it is announced; removed, withdrawn; adding it again cancels a
+ * withdraw not yet written. Every change bumps l->gen, which the owner
+ * takes as "save the state file".
  */
-#include "actions_private.h"
+#include "actions_blackholes.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+/* Longest blackhole line: "announce route ADDR/128 next-hop ADDR community [..]". */
+#define LINE_LEN 256
+
 /* ------------------------------------------------------------------------
- * Entries and pending withdraws (lock held).
+ * Routes.
+ * --------------------------------------------------------------------- */
+
+/* The route key of entry @p b: its prefix, "10.0.0.5/32". */
+static void
+route_key(const struct bh *b, char *key, size_t len)
+{
+	dpmon_host_format(&b->addr,
+			  b->len ? b->len : dpmon_family_bits(dpmon_addr_is_v4(&b->addr) ? 4 : 6),
+			  key, len);
+}
+
+/* "announce|withdraw route ADDR/LEN next-hop NH[ community [C]]" of entry
+ * @p b (a host's prefix: /32, /128 or its subnet's host_prefix_len); NH is
+ * the IPv4 or the IPv6 next hop by the route's family. */
+static void
+route_line(const struct bh_attributes *at, bool announce, const struct bh *b, char *buf, size_t len)
+{
+	char t[DPMON_ADDR_STRLEN];
+	bool v4 = dpmon_addr_is_v4(&b->addr);
+	int n;
+
+	n = snprintf(buf, len, "%s route %s/%u next-hop %s", announce ? "announce" : "withdraw",
+		     dpmon_addr_format(&b->addr, t, sizeof(t)),
+		     b->len ? b->len : dpmon_family_bits(v4 ? 4 : 6),
+		     v4 ? at->next_hop : at->next_hop6);
+	if (announce && at->community[0] != '\0')
+		snprintf(buf + n, len - (size_t)n, " community [%s]", at->community);
+}
+
+/* Announce entry @p b (its route replaced when the attributes changed). */
+static void
+route_announce(struct bh_list *l, const struct bh *b)
+{
+	char key[DPMON_PREFIX_STRLEN], ann[LINE_LEN], wd[LINE_LEN];
+	int rc;
+
+	route_key(b, key, sizeof(key));
+	route_line(&l->attr, true, b, ann, sizeof(ann));
+	route_line(&l->attr, false, b, wd, sizeof(wd));
+	rc = actions_exabgp_announce(l->routes, key, ann, wd, ACTIONS_ROUTE_KEEP_ON_STOP);
+	if (rc < 0)
+		LOG("blackhole %s not announced: %s", key, strerror(-rc));
+}
+
+/* ------------------------------------------------------------------------
+ * The list.
  * --------------------------------------------------------------------- */
 
 static double
@@ -35,120 +83,139 @@ now_unix_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int
-actions_bh_find(const struct dpmon_actions *a, const struct dpmon_addr *addr)
+static void
+attributes_of(const struct dpmon_actions_conf *conf, struct bh_attributes *at)
 {
-	for (uint32_t i = 0; i < a->n_bh; i++)
-		if (dpmon_addr_cmp(&a->bh[i].addr, addr) == 0)
+	snprintf(at->next_hop, sizeof(at->next_hop), "%s", conf->exabgp_next_hop);
+	snprintf(at->next_hop6, sizeof(at->next_hop6), "%s", conf->exabgp_next_hop6);
+	snprintf(at->community, sizeof(at->community), "%s", conf->exabgp_community);
+}
+
+void
+actions_bh_init(struct bh_list *l, struct actions_exabgp *routes,
+		const struct dpmon_actions_conf *conf)
+{
+	*l = (struct bh_list){.routes = routes};
+	attributes_of(conf, &l->attr);
+}
+
+void
+actions_bh_fini(struct bh_list *l)
+{
+	free(l->bh);
+	l->bh = NULL;
+	l->n = l->cap = 0;
+}
+
+void
+actions_bh_set_attributes(struct bh_list *l, const struct dpmon_actions_conf *conf)
+{
+	struct bh_attributes at;
+
+	attributes_of(conf, &at);
+	if (memcmp(&at, &l->attr, sizeof(at)) == 0)
+		return;
+	l->attr = at;
+	for (uint32_t i = 0; i < l->n; i++)
+		route_announce(l, &l->bh[i]);
+}
+
+int
+actions_bh_find(const struct bh_list *l, const struct dpmon_addr *addr)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (dpmon_addr_cmp(&l->bh[i].addr, addr) == 0)
 			return (int)i;
 	return -1;
 }
 
-void
-actions_wd_cancel(struct dpmon_actions *a, const struct dpmon_addr *addr)
-{
-	for (uint32_t i = 0; i < a->n_wd; i++)
-		if (dpmon_addr_cmp(&a->withdraws[i].addr, addr) == 0) {
-			a->withdraws[i] = a->withdraws[--a->n_wd];
-			return;
-		}
-}
-
-/* Queue a withdraw of the route of entry @p b (when ExaBGP is configured). Lock held. */
-static void
-wd_add(struct dpmon_actions *a, const struct bh *b)
-{
-	const struct dpmon_addr *addr = &b->addr;
-	struct route *bigger;
-	char t[DPMON_PREFIX_STRLEN];
-
-	if (a->conf.exabgp_pipe[0] == '\0')
-		return;
-	actions_wd_cancel(a, addr);
-	if (a->n_wd == a->cap_wd) {
-		uint32_t cap = a->cap_wd ? a->cap_wd * 2 : 16;
-
-		bigger = cap <= DPMON_MAX_BLACKHOLES ? realloc(a->withdraws, cap * sizeof(*bigger))
-						     : NULL;
-		if (bigger == NULL) {
-			LOG("withdraw of %s lost: %s",
-			    dpmon_host_format(addr, b->len, t, sizeof(t)), strerror(ENOMEM));
-			return;
-		}
-		a->withdraws = bigger;
-		a->cap_wd = cap;
-	}
-	a->withdraws[a->n_wd++] = (struct route){.addr = *addr, .len = b->len};
-}
-
 struct bh *
-actions_bh_new(struct dpmon_actions *a, const struct dpmon_addr *addr, unsigned len, double since)
+actions_bh_new(struct bh_list *l, const struct dpmon_addr *addr, unsigned len, double since)
 {
 	struct bh *bigger, *b;
 
-	if (a->n_bh == DPMON_MAX_BLACKHOLES)
+	if (l->n == DPMON_MAX_BLACKHOLES)
 		return NULL;
-	if (a->n_bh == a->cap_bh) {
-		uint32_t cap = a->cap_bh ? a->cap_bh * 2 : 16;
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 16;
 
-		bigger = realloc(a->bh, cap * sizeof(*bigger));
+		bigger = realloc(l->bh, cap * sizeof(*bigger));
 		if (bigger == NULL)
 			return NULL;
-		a->bh = bigger;
-		a->cap_bh = cap;
+		l->bh = bigger;
+		l->cap = cap;
 	}
-	b = &a->bh[a->n_bh++];
+	b = &l->bh[l->n++];
 	*b = (struct bh){.addr = *addr, .len = (uint8_t)len, .since = since};
-	actions_wd_cancel(a, addr);
+	route_announce(l, b);
 	return b;
 }
 
 void
-actions_bh_delete(struct dpmon_actions *a, uint32_t i)
+actions_bh_delete(struct bh_list *l, uint32_t i)
 {
-	assert(i < a->n_bh);
-	wd_add(a, &a->bh[i]);
-	a->bh[i] = a->bh[--a->n_bh];
-	a->gen++;
+	char key[DPMON_PREFIX_STRLEN];
+
+	assert(i < l->n);
+	route_key(&l->bh[i], key, sizeof(key));
+	(void)actions_exabgp_withdraw(l->routes, key); /* a withdraw lost is logged there */
+	l->bh[i] = l->bh[--l->n];
+	l->gen++;
 }
 
-static void
-bh_public(const struct bh *b, struct dpmon_blackhole *out)
+void
+actions_bh_drop_outside(struct bh_list *l, const struct actions_subnets *s, const char *context)
 {
+	char t[DPMON_ADDR_STRLEN];
+
+	for (uint32_t i = l->n; i-- > 0;)
+		if (!actions_inside_subnets(s, &l->bh[i].addr)) {
+			LOG("%s%s is outside every monitored subnet: withdrawn", context,
+			    dpmon_addr_format(&l->bh[i].addr, t, sizeof(t)));
+			actions_bh_delete(l, i);
+		}
+}
+
+void
+actions_bh_public(const struct bh_list *l, const struct bh *b, struct dpmon_blackhole *out)
+{
+	char key[DPMON_PREFIX_STRLEN];
+
+	route_key(b, key, sizeof(key));
 	*out = (struct dpmon_blackhole){.addr = b->addr,
 					.prefix_len = b->len,
 					.manual = b->manual,
 					.alert_id = b->n_alerts ? b->alert_ids[0] : 0,
 					.since_unix_s = b->since,
-					.announced = b->announced};
+					.announced = actions_exabgp_announced(l->routes, key)};
 }
 
 /* ------------------------------------------------------------------------
- * Alert events (lock held).
+ * Alert events.
  * --------------------------------------------------------------------- */
 
-/* The ALERT_START of banning alert @p j: the host's entry (@p i, or a new
- * one when -1) is held by it too. Lock held. */
-static void
-ban_start(struct dpmon_actions *a, const struct job *j, int i)
+void
+actions_bh_alert_start(struct bh_list *l, const struct actions_subnets *s,
+		       const struct dpmon_addr *addr, uint64_t alert_id)
 {
 	char t[DPMON_PREFIX_STRLEN];
 	struct dpmon_addr key;
-	unsigned len = actions_host_key(a, &j->addr, &key);
+	unsigned len = actions_host_key(s, addr, &key);
+	int i = actions_bh_find(l, &key);
 	struct bh *b;
 
-	if (!actions_inside_subnets(a, &j->addr)) {
+	if (!actions_inside_subnets(s, addr)) {
 		LOG("alert %" PRIu64 ": %s is outside every monitored subnet%s: not blackholed",
-		    j->alert_id, dpmon_host_format(&j->addr, j->len, t, sizeof(t)),
-		    a->n_subnets == 0 ? " (none known: create the module with "
-					"dpmon_actions_create_cfg)"
-				      : "");
+		    alert_id, dpmon_host_format(addr, len, t, sizeof(t)),
+		    s->n == 0 ? " (none known: create the module with "
+				"dpmon_actions_create_cfg)"
+			      : "");
 		return;
 	}
-	b = i >= 0 ? &a->bh[i] : actions_bh_new(a, &key, len, now_unix_s());
+	b = i >= 0 ? &l->bh[i] : actions_bh_new(l, &key, len, now_unix_s());
 	if (b == NULL) {
-		LOG("alert %" PRIu64 ": %s not blackholed: %d blackholes already", j->alert_id,
-		    dpmon_host_format(&key, len, t, sizeof(t)), (int)a->n_bh);
+		LOG("alert %" PRIu64 ": %s not blackholed: %d blackholes already", alert_id,
+		    dpmon_host_format(&key, len, t, sizeof(t)), (int)l->n);
 		return;
 	}
 	if (b->restored_ids) { /* a new alert takes the entry over */
@@ -156,186 +223,44 @@ ban_start(struct dpmon_actions *a, const struct job *j, int i)
 		b->restored_ids = false;
 	}
 	for (uint32_t k = 0; k < b->n_alerts; k++)
-		if (b->alert_ids[k] == j->alert_id)
+		if (b->alert_ids[k] == alert_id)
 			return;
 	if (b->n_alerts < BH_MAX_ALERTS)
-		b->alert_ids[b->n_alerts++] = j->alert_id;
-	a->gen++;
-}
-
-/* The ALERT_END of @p j: entry @p i no longer held by it, and removed when
- * no alert or operator holds it. Lock held. */
-static void
-ban_end(struct dpmon_actions *a, const struct job *j, uint32_t i)
-{
-	struct bh *b = &a->bh[i];
-
-	for (uint32_t k = 0; k < b->n_alerts; k++)
-		if (b->alert_ids[k] == j->alert_id) {
-			memmove(&b->alert_ids[k], &b->alert_ids[k + 1],
-				(b->n_alerts - k - 1) * sizeof(b->alert_ids[0]));
-			b->n_alerts--;
-			a->gen++;
-			break;
-		}
-	if (b->n_alerts == 0 && !b->manual)
-		actions_bh_delete(a, i);
+		b->alert_ids[b->n_alerts++] = alert_id;
+	l->gen++;
 }
 
 void
-actions_apply_alert(struct dpmon_actions *a, const struct job *j)
+actions_bh_alert_end(struct bh_list *l, const struct actions_subnets *s,
+		     const struct dpmon_addr *addr, uint64_t alert_id)
 {
 	struct dpmon_addr key;
+	struct bh *b;
 	int i;
 
-	if (j->subnet)
-		return; /* a subnet alert never blackholes (docs/detection.md) */
-	(void)actions_host_key(a, &j->addr, &key);
-	i = actions_bh_find(a, &key);
-	if (j->kind == JOB_ALERT_START && j->ban) {
-		ban_start(a, j, i);
-	} else if (j->kind == JOB_ALERT_END && i >= 0 && !a->bh[i].restored_ids) {
-		/* Restored ids are an earlier run's: alert ids start at 1 again,
-		 * so this run's alert of the same id (one that did not ban, or it
-		 * would have taken the entry over) is another alert. */
-		ban_end(a, j, (uint32_t)i);
-	}
+	(void)actions_host_key(s, addr, &key);
+	i = actions_bh_find(l, &key);
+	/* Restored ids are an earlier run's: alert ids start at 1 again, so
+	 * this run's alert of the same id (one that did not ban, or it would
+	 * have taken the entry over) is another alert. */
+	if (i < 0 || l->bh[i].restored_ids)
+		return;
+	b = &l->bh[i];
+	for (uint32_t k = 0; k < b->n_alerts; k++)
+		if (b->alert_ids[k] == alert_id) {
+			memmove(&b->alert_ids[k], &b->alert_ids[k + 1],
+				(b->n_alerts - k - 1) * sizeof(b->alert_ids[0]));
+			b->n_alerts--;
+			l->gen++;
+			break;
+		}
+	if (b->n_alerts == 0 && !b->manual)
+		actions_bh_delete(l, (uint32_t)i);
 }
 
 /* ------------------------------------------------------------------------
- * Operators' changes and the public view.
+ * The public view.
  * --------------------------------------------------------------------- */
-
-/* A notify job for an operator's ban/unban, when a script is configured. */
-static void
-enqueue_manual(struct dpmon_actions *a, enum job_kind kind, const struct bh *b)
-{
-	struct dpmon_blackhole pub;
-	struct job j = {.kind = kind, .addr = b->addr, .len = b->len, .dir = DPMON_DIR_MAX};
-
-	if (a->conf.notify_script[0] == '\0')
-		return;
-	bh_public(b, &pub);
-	j.doc = dpmon_blackhole_json(&pub);
-	if (!actions_enqueue(a, &j)) {
-		json_decref(j.doc);
-		LOG("queue full: notify script not run for a manual %s",
-		    kind == JOB_BAN ? "ban" : "unban");
-	}
-}
-
-int
-dpmon_blackhole_add(struct dpmon_actions *a, const struct dpmon_addr *addr,
-		    struct dpmon_blackhole *out)
-{
-	struct dpmon_addr key;
-	unsigned len;
-	struct bh *b;
-	int i, rc = 0;
-
-	pthread_mutex_lock(&a->lock);
-	if (!actions_inside_subnets(a, addr)) {
-		rc = -EDOM;
-		goto out;
-	}
-	len = actions_host_key(a, addr, &key);
-	i = actions_bh_find(a, &key);
-	if (i >= 0 && a->bh[i].manual) {
-		rc = 1;
-		b = &a->bh[i];
-	} else {
-		b = i >= 0 ? &a->bh[i] : actions_bh_new(a, &key, len, now_unix_s());
-		if (b == NULL) {
-			rc = a->n_bh == DPMON_MAX_BLACKHOLES ? -ENOSPC : -ENOMEM;
-			goto out;
-		}
-		b->manual = true;
-		a->gen++;
-		enqueue_manual(a, JOB_BAN, b);
-		pthread_cond_signal(&a->wake);
-	}
-	if (out != NULL)
-		bh_public(b, out);
-out:
-	pthread_mutex_unlock(&a->lock);
-	return rc;
-}
-
-int
-dpmon_blackhole_remove(struct dpmon_actions *a, const struct dpmon_addr *addr)
-{
-	struct dpmon_addr key;
-	struct bh copy;
-	int i;
-
-	pthread_mutex_lock(&a->lock);
-	(void)actions_host_key(a, addr, &key);
-	if ((i = actions_bh_find(a, addr)) < 0)
-		i = actions_bh_find(a, &key);
-	if (i >= 0) {
-		copy = a->bh[i];
-		actions_bh_delete(a, (uint32_t)i);
-		enqueue_manual(a, JOB_UNBAN, &copy);
-		pthread_cond_signal(&a->wake);
-	}
-	pthread_mutex_unlock(&a->lock);
-	return i >= 0 ? 0 : 1;
-}
-
-int
-dpmon_blackhole_get(struct dpmon_actions *a, const struct dpmon_addr *addr,
-		    struct dpmon_blackhole *out)
-{
-	struct dpmon_addr key;
-	int i;
-
-	pthread_mutex_lock(&a->lock);
-	(void)actions_host_key(a, addr, &key);
-	if ((i = actions_bh_find(a, addr)) < 0)
-		i = actions_bh_find(a, &key);
-	if (i >= 0)
-		bh_public(&a->bh[i], out);
-	pthread_mutex_unlock(&a->lock);
-	return i >= 0 ? 0 : -ENOENT;
-}
-
-int
-dpmon_blackhole_host_len(struct dpmon_actions *a, const struct dpmon_addr *addr)
-{
-	int len;
-
-	pthread_mutex_lock(&a->lock);
-	len = actions_inside_subnets(a, addr) ? (int)actions_host_len(a, addr) : -EDOM;
-	pthread_mutex_unlock(&a->lock);
-	return len;
-}
-
-static int
-cmp_blackhole(const void *x, const void *y)
-{
-	return dpmon_addr_cmp(&((const struct dpmon_blackhole *)x)->addr,
-			      &((const struct dpmon_blackhole *)y)->addr);
-}
-
-int
-dpmon_blackhole_list(struct dpmon_actions *a, struct dpmon_blackhole **out)
-{
-	struct dpmon_blackhole *l = NULL;
-	uint32_t n;
-
-	pthread_mutex_lock(&a->lock);
-	n = a->n_bh;
-	if (n > 0 && (l = malloc(n * sizeof(*l))) != NULL)
-		for (uint32_t i = 0; i < n; i++)
-			bh_public(&a->bh[i], &l[i]);
-	pthread_mutex_unlock(&a->lock);
-	if (n > 0 && l == NULL)
-		return -ENOMEM;
-	if (n > 0)
-		qsort(l, n, sizeof(*l), cmp_blackhole);
-	*out = l;
-	return (int)n;
-}
 
 json_t *
 dpmon_blackhole_json(const struct dpmon_blackhole *b)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * actions_notify.c — the notify script (actions.notify_script), run by the
- * actions thread for each alert start and end and each manual ban and
- * unban, one at a time, each within actions.notify_timeout_ms.
+ * actions_notify.c — the notify script (actions.notify_script,
+ * actions_notify.h), run by the actions thread for each alert start and
+ * end and each manual ban and unban, one at a time, each within
+ * actions.notify_timeout_ms.
  *
  * The script is started with posix_spawn in a process group of its own,
  * with stdin, stdout and stderr only, SIGPIPE at its default and no
@@ -16,7 +17,9 @@
 #define _GNU_SOURCE /* pipe2, O_CLOEXEC, posix_spawn_file_actions_addclosefrom_np */
 #endif
 
+#include "actions_notify.h"
 #include "actions_private.h"
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,13 +49,6 @@ mono_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
-
-static const char *const event_names[] = {
-	[JOB_ALERT_START] = "attack_start",
-	[JOB_ALERT_END] = "attack_end",
-	[JOB_BAN] = "ban",
-	[JOB_UNBAN] = "unban",
-};
 
 /* ------------------------------------------------------------------------
  * Running one script (thread only).
@@ -154,33 +150,27 @@ feed_line(int fd, char *text, uint64_t deadline)
 }
 
 enum notify_outcome
-actions_notify_run(const char *script, uint32_t timeout_ms, const struct job *j)
+actions_notify_run(const char *script, uint32_t timeout_ms, const struct notify_event *ev)
 {
-	char addr[DPMON_PREFIX_STRLEN], id[24], what[DPMON_PATH_LEN + 96];
-	const char *dir = j->dir < DPMON_DIR_MAX ? dpmon_dir_name(j->dir) : "none";
+	char id[24], what[DPMON_PATH_LEN + 96];
 	/* posix_spawn takes writable strings: copies of the constant ones. */
-	char script_arg[DPMON_PATH_LEN], dir_arg[16], event_arg[16];
-	char *argv[] = {script_arg, addr, dir_arg, event_arg, id, NULL};
-	char *text = j->doc != NULL ? json_dumps(j->doc, JSON_COMPACT) : NULL;
+	char script_arg[DPMON_PATH_LEN], target_arg[DPMON_PREFIX_STRLEN], dir_arg[16],
+		event_arg[16];
+	char *argv[] = {script_arg, target_arg, dir_arg, event_arg, id, NULL};
+	char *text = ev->doc != NULL ? json_dumps(ev->doc, JSON_COMPACT) : NULL;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	uint64_t deadline;
 	int fds[2], rc;
 	pid_t pid;
 
-	if (j->subnet)
-		dpmon_prefix_format(&j->prefix, addr, sizeof(addr));
-	else
-		dpmon_host_format(&j->addr,
-				  j->len ? j->len
-					 : dpmon_family_bits(dpmon_addr_is_v4(&j->addr) ? 4 : 6),
-				  addr, sizeof(addr));
-	snprintf(id, sizeof(id), "%" PRIu64, j->alert_id);
+	snprintf(id, sizeof(id), "%" PRIu64, ev->alert_id);
 	snprintf(script_arg, sizeof(script_arg), "%s",
 		 script); /* a path of the configuration: fits */
-	snprintf(dir_arg, sizeof(dir_arg), "%s", dir);
-	snprintf(event_arg, sizeof(event_arg), "%s", event_names[j->kind]);
-	snprintf(what, sizeof(what), "%s %s %s %s %s", script, addr, dir, argv[3], id);
+	snprintf(target_arg, sizeof(target_arg), "%s", ev->target);
+	snprintf(dir_arg, sizeof(dir_arg), "%s", ev->dir);
+	snprintf(event_arg, sizeof(event_arg), "%s", ev->event);
+	snprintf(what, sizeof(what), "%s %s %s %s %s", script, target_arg, dir_arg, event_arg, id);
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		LOG("notify script %s: pipe: %s", what, strerror(errno));
 		free(text);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * actions_state.c — the blackholes' state file: read once before the
- * actions thread starts, rewritten by the thread after each change of the
- * list, so that blackholes survive a restart.
+ * actions_state.c — the blackholes' state file (actions_state.h): read
+ * once before the actions thread starts, rewritten by the thread after
+ * each change of the list, so that blackholes survive a restart.
  *
  * The file is JSON {"version":1,"blackholes":[{"address","manual",
  * "alert_ids":[...],"since"}]}, rewritten after each change by a temporary
@@ -15,12 +15,11 @@
 #define _GNU_SOURCE /* mkostemp, O_CLOEXEC */
 #endif
 
-#include "actions_private.h"
+#include "actions_state.h"
 #include "file.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +33,7 @@
 #define STATE_MAX_FILE_BYTES (64u << 20)
 
 /* ------------------------------------------------------------------------
- * Saving (the thread).
+ * Saving (the actions thread).
  * --------------------------------------------------------------------- */
 
 static int
@@ -43,17 +42,16 @@ cmp_bh(const void *x, const void *y)
 	return dpmon_addr_cmp(&((const struct bh *)x)->addr, &((const struct bh *)y)->addr);
 }
 
-/* The state file's document; sorts the list by address (lock held). */
-static json_t *
-state_json(struct dpmon_actions *a)
+json_t *
+actions_state_json(struct bh_list *l)
 {
 	json_t *list = json_array(), *ids, *e;
 	char t[DPMON_PREFIX_STRLEN];
 
-	if (a->n_bh > 1) /* a stable file for diffs */
-		qsort(a->bh, a->n_bh, sizeof(a->bh[0]), cmp_bh);
-	for (uint32_t i = 0; list != NULL && i < a->n_bh; i++) {
-		const struct bh *b = &a->bh[i];
+	if (l->n > 1) /* a stable file for diffs */
+		qsort(l->bh, l->n, sizeof(l->bh[0]), cmp_bh);
+	for (uint32_t i = 0; list != NULL && i < l->n; i++) {
+		const struct bh *b = &l->bh[i];
 
 		ids = json_array();
 		for (uint32_t k = 0; ids != NULL && k < b->n_alerts; k++)
@@ -87,13 +85,8 @@ sync_dir(const char *path)
 	}
 }
 
-/*
- * Write @p doc to @p path atomically: PATH.tmp.XXXXXX in the same
- * directory, fsync, rename over @p path, fsync the directory.
- * @return 0 or -errno (the temporary file is removed).
- */
-static int
-write_atomic(const char *path, const json_t *doc)
+int
+actions_state_write(const char *path, const json_t *doc)
 {
 	char tmp[DPMON_PATH_LEN + 16];
 	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
@@ -134,45 +127,13 @@ write_atomic(const char *path, const json_t *doc)
 	return rc;
 }
 
-void
-actions_state_save(struct dpmon_actions *a)
-{
-	char path[DPMON_PATH_LEN];
-	json_t *doc;
-	uint64_t gen;
-	int rc;
-
-	pthread_mutex_lock(&a->lock);
-	gen = a->gen;
-	snprintf(path, sizeof(path), "%s", a->conf.state_file);
-	doc = gen != a->saved_gen && path[0] != '\0' ? state_json(a) : NULL;
-	if (doc == NULL && gen != a->saved_gen && path[0] != '\0')
-		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
-		    strerror(ENOMEM));
-	if (doc == NULL)
-		a->saved_gen = gen;
-	pthread_mutex_unlock(&a->lock);
-	if (doc == NULL)
-		return;
-	rc = write_atomic(path, doc);
-	json_decref(doc);
-	if (rc != 0)
-		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
-		    strerror(-rc));
-	pthread_mutex_lock(&a->lock);
-	if (a->saved_gen < gen)
-		a->saved_gen = gen;
-	pthread_cond_broadcast(&a->idle);
-	pthread_mutex_unlock(&a->lock);
-}
-
 /* ------------------------------------------------------------------------
  * Loading (before the thread starts).
  * --------------------------------------------------------------------- */
 
 /* One entry of the state file at index @p i; false (logged) when malformed. */
 static bool
-load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
+load_entry(struct bh_list *l, const char *path, size_t i, json_t *e)
 {
 	json_t *addr = json_object_get(e, "address"), *manual = json_object_get(e, "manual"),
 	       *ids = json_object_get(e, "alert_ids"), *since = json_object_get(e, "since"), *v;
@@ -203,11 +164,11 @@ load_entry(struct dpmon_actions *a, const char *path, size_t i, json_t *e)
 		    path, i);
 		return false;
 	}
-	if (actions_bh_find(a, &ad) >= 0) {
+	if (actions_bh_find(l, &ad) >= 0) {
 		LOG("state file %s: $.blackholes[%zu].address: duplicate address", path, i);
 		return false;
 	}
-	b = actions_bh_new(a, &ad, len, json_number_value(since));
+	b = actions_bh_new(l, &ad, len, json_number_value(since));
 	if (b == NULL) {
 		LOG("state file %s: $.blackholes[%zu]: more than %d blackholes", path, i,
 		    DPMON_MAX_BLACKHOLES);
@@ -258,7 +219,7 @@ read_doc(const char *path)
 /* Every entry of @p doc into the list. @return false (logged) at the
  * first problem: not the expected document, or a malformed entry. */
 static bool
-load_doc(struct dpmon_actions *a, const char *path, json_t *doc)
+load_doc(struct bh_list *l, const char *path, json_t *doc)
 {
 	json_t *list = json_object_get(doc, "blackholes"), *e;
 	size_t i;
@@ -270,15 +231,13 @@ load_doc(struct dpmon_actions *a, const char *path, json_t *doc)
 		    STATE_VERSION);
 		return false;
 	}
-	json_array_foreach(list, i, e) if (!load_entry(a, path, i, e)) return false;
+	json_array_foreach(list, i, e) if (!load_entry(l, path, i, e)) return false;
 	return true;
 }
 
 int
-actions_state_load(struct dpmon_actions *a)
+actions_state_load(struct bh_list *l, const char *path)
 {
-	const char *path = a->conf.state_file;
-	char t[DPMON_ADDR_STRLEN];
 	json_t *doc;
 	bool ok;
 
@@ -287,18 +246,7 @@ actions_state_load(struct dpmon_actions *a)
 	doc = read_doc(path);
 	if (doc == NULL)
 		return -EINVAL;
-	ok = load_doc(a, path, doc);
+	ok = load_doc(l, path, doc);
 	json_decref(doc);
-	if (!ok)
-		return -EINVAL;
-	for (uint32_t i = a->n_bh; i-- > 0;)
-		if (a->n_subnets > 0 && !actions_inside_subnets(a, &a->bh[i].addr)) {
-			LOG("state file %s: %s is outside every monitored subnet: withdrawn", path,
-			    dpmon_addr_format(&a->bh[i].addr, t, sizeof(t)));
-			actions_bh_delete(a, i);
-		}
-	a->saved_gen = a->gen;
-	if (a->n_bh > 0)
-		LOG("%u blackhole(s) restored from %s", a->n_bh, path);
-	return 0;
+	return ok ? 0 : -EINVAL;
 }
