@@ -9,7 +9,10 @@
   within the documented bound (the running script's one second of grace,
   then dpmon's own stop);
 - a notify script's output: 6 runs of a script writing 5 MB each; the log
-  gets the first run's 10 lines, and the rest is counted, not written.
+  gets the first run's 10 lines, and the rest is counted, not written;
+- the capture directory's bound (actions.pcap_max_files): the oldest
+  capture files go at the start, before an alert's capture and at a
+  reload that lowers the bound; other files stay.
 
 Expected values come from the documentation and from what the scripts
 themselves record, not from dpmon's output.
@@ -18,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -140,6 +144,61 @@ def test_script_output(h):
             c.true('the log stays small', len(log) < 64 * 1024, '%d bytes' % len(log))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    c.done()
+
+
+def test_capture_bound(h):
+    c = h.checker('capture bound')
+    tmp = tempfile.mkdtemp(prefix='dpmon-it-actions-captures-')
+    pcap_dir = os.path.join(tmp, 'captures')
+    os.mkdir(pcap_dir)
+    try:
+        # A flood to 10.0.0.5 above 4000 pps (as test_detection.py's).
+        flood, _ = h.gen(tmp, 'in5', ['--subnet', '10.0.0.4/30', '--egress-percent', '0',
+                                      '--hosts', '1', '--packets', '40000', '--mix', 'udp=1'])
+        # An earlier run's captures, oldest first, and an operator's file.
+        for i, name in enumerate(['5.pcap', '6.pcap', '7.20251130T170000Z.pcap']):
+            path = os.path.join(pcap_dir, name)
+            with open(path, 'wb') as f:
+                f.write(b'earlier')
+            os.utime(path, (1764500000 + i, 1764500000 + i))
+        with open(os.path.join(pcap_dir, 'notes.txt'), 'w') as f:
+            f.write('kept')
+        os.utime(os.path.join(pcap_dir, 'notes.txt'), (1700000000, 1700000000))
+        cfg = {'average_time_constant_ms': 1000,
+               'detection': {'thresholds': {'ingress': {'pps': 4000}}},
+               'actions': {'pcap_dir': pcap_dir, 'pcap_packets': 10, 'pcap_max_files': 2}}
+        with h.dpmon_run([flood], [('10.0.0.0/24', 'lan')], 'capture bound', extra_config=cfg,
+                         vdev_args=',infinite_rx=1') as d:
+            path = os.path.join(pcap_dir, '1.pcap')
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    if len(harness.pcap_records(path)) == 10:
+                        break
+                except (FileNotFoundError, harness.TestFailure):
+                    pass  # not yet written, or a record half flushed
+                time.sleep(0.1)
+            c.eq('at the start 5.pcap went, at alert 1\'s capture 6.pcap',
+                 ['1.pcap', '7.20251130T170000Z.pcap', 'notes.txt'], sorted(os.listdir(pcap_dir)))
+            # A reload to one file: the oldest capture file goes at once.
+            d.config['actions'] = dict(cfg['actions'], pcap_max_files=1)
+            with open(os.path.join(d.dir, 'dpmon.json.tmp'), 'w') as f:
+                json.dump(d.config, f)
+            os.rename(os.path.join(d.dir, 'dpmon.json.tmp'), os.path.join(d.dir, 'dpmon.json'))
+            os.kill(d.proc.pid, signal.SIGHUP)
+            deadline = time.monotonic() + 20
+            while d.summary()['config']['reloads'] < 1 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            c.eq('reloads', 1, d.summary()['config']['reloads'])
+            c.eq('after the reload to pcap_max_files 1', ['1.pcap', 'notes.txt'],
+                 sorted(os.listdir(pcap_dir)))
+            c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+            c.eq('one log line per removal round (start, capture, reload)', 3,
+                 len(re.findall(r'sample: %s: 1 oldest capture file\(s\) removed' %
+                                re.escape(pcap_dir), stderr_text(d))))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     c.done()
 
 
