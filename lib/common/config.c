@@ -219,6 +219,8 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	snprintf(cfg->actions.exabgp_next_hop, sizeof(cfg->actions.exabgp_next_hop), "192.0.2.1");
 	snprintf(cfg->actions.exabgp_next_hop6, sizeof(cfg->actions.exabgp_next_hop6), "100::1");
 	cfg->actions.pcap_packets = 100;
+	cfg->actions.pcap_max_files = 1000;
+	cfg->actions.pcap_max_mb = 1024;
 	config_export_defaults(&cfg->export);
 }
 

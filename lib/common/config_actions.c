@@ -261,6 +261,12 @@ config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj, struc
 		else if (strcmp(key, "pcap_packets") == 0) {
 			if (dpmon_check_int(c, kpath, v, 1, 100000, &n))
 				a->pcap_packets = (uint32_t)n;
+		} else if (strcmp(key, "pcap_max_files") == 0) {
+			if (dpmon_check_int(c, kpath, v, 0, 1000000, &n))
+				a->pcap_max_files = (uint32_t)n;
+		} else if (strcmp(key, "pcap_max_mb") == 0) {
+			if (dpmon_check_int(c, kpath, v, 0, 1048576, &n))
+				a->pcap_max_mb = (uint32_t)n;
 		} else if (strcmp(key, "state_file") == 0)
 			parse_out_file(c, kpath, v, a->state_file);
 		else if (!dpmon_check_is_comment(key))
