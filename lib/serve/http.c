@@ -101,6 +101,7 @@
  */
 #include "http.h"
 #include "http_guard.h"
+#include "http_head.h"
 #include "log.h"
 
 #include <arpa/inet.h>
