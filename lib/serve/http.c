@@ -100,6 +100,7 @@
  * log messages go to stderr.
  */
 #include "http.h"
+#include "http_cache.h"
 #include "http_guard.h"
 #include "http_head.h"
 #include "log.h"
@@ -109,7 +110,6 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -134,41 +134,6 @@
 #define HTTP_TIMEOUT_S 10
 #define ECHO_MAX       64 /* client bytes quoted in an error, as in api.c */
 
-/* A rendered response body shared by the cache and the responses sending it:
- * the text the renderer allocated (json_dumps, dpmon_prom_render_limits),
- * taken over as it is, never copied. */
-struct body {
-	atomic_uint refs;
-	size_t len;
-	char *text; /* malloc'd, NUL-terminated; freed with the last reference */
-};
-
-enum cached {
-	CACHE_SUMMARY,
-	CACHE_SUBNETS,
-	CACHE_HEALTH,
-	CACHE_METRICS,
-	CACHE_MAX
-};
-
-/* The body of one endpoint for the snapshot numbered @c seq (NULL = none). */
-struct cache_slot {
-	uint64_t seq;
-	struct body *body;
-};
-
-/* Slots of the query cache (/api/v1/hosts with its parameters). */
-#define QCACHE_SLOTS    16
-#define QCACHE_KEY_MAX  256        /* longer queries are not cached */
-#define QCACHE_BODY_MAX (1u << 20) /* bytes; larger bodies are not cached */
-
-/* The body of /api/v1/hosts with the query @c key for snapshot @c seq. */
-struct query_slot {
-	struct cache_slot c;
-	size_t key_len;
-	char key[QCACHE_KEY_MAX];
-};
-
 /* The body of a request on a resource that changes state, read before answering. */
 struct upload {
 	size_t len;
@@ -180,10 +145,7 @@ struct dpmon_http {
 	struct MHD_Daemon *daemon;
 	struct dpmon_http_guard *guard; /* listening socket, admission, the loop thread */
 	struct dpmon_actions *actions;  /* the blackhole list; NULL = none */
-	pthread_mutex_t cache_lock;     /* guards cache[] and qcache[], held for a pointer swap */
-	struct cache_slot cache[CACHE_MAX];
-	struct query_slot qcache[QCACHE_SLOTS];
-	unsigned qcache_next; /* the slot to reuse when none is free or stale */
+	struct http_cache cache;        /* the rendered answers, per snapshot */
 	struct dpmon_snap_store *store;
 	char cors[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN]; /* allowed origins */
 	uint32_t n_cors;
@@ -242,13 +204,6 @@ collect_query(struct MHD_Connection *c, struct dpmon_api_query *q)
 {
 	*q = (struct dpmon_api_query){.n = 0};
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, q);
-}
-
-static bool
-is_read_method(const char *method)
-{
-	return strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
-	       strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -432,167 +387,8 @@ serve_api(struct dpmon_http *h, struct dpmon_api_request *req, struct reply *r)
 }
 
 /* ------------------------------------------------------------------------
- * The response cache of the parameter-less endpoints (see the top).
+ * Answers from the response caches (http_cache.h).
  * --------------------------------------------------------------------- */
-
-static const char *const cached_paths[CACHE_MAX] = {
-	[CACHE_SUMMARY] = "/api/v1/summary",
-	[CACHE_SUBNETS] = "/api/v1/subnets",
-	[CACHE_HEALTH] = "/health",
-	[CACHE_METRICS] = "/metrics",
-};
-
-static void
-body_put(struct body *b)
-{
-	if (b != NULL && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
-		free(b->text);
-		free(b);
-	}
-}
-
-/* libmicrohttpd's callback when a response holding @p cls is destroyed. */
-static void
-body_free_cb(void *cls)
-{
-	body_put(cls);
-}
-
-/* The slot for a GET or HEAD of @p url without parameters, or -1. Only the
- * exact paths: variants (trailing slash) take the uncached path. */
-static int
-cached_slot(const char *method, const char *url, const struct dpmon_api_query *q)
-{
-	if (q->n != 0 || q->overflow || !is_read_method(method))
-		return -1;
-	for (int i = 0; i < CACHE_MAX; i++)
-		if (strcmp(url, cached_paths[i]) == 0)
-			return i;
-	return -1;
-}
-
-/*
- * The query cache's key of the GET or HEAD @p q of /api/v1/hosts into
- * @p key: each parameter in request order as "<len>:<key>=<len>:<value>;"
- * ("-" for a key without '='), so two different queries never share a key.
- * @return its length, or 0 when the request is not cached (another path
- * or method, or a key longer than QCACHE_KEY_MAX).
- */
-static size_t
-query_key(const char *method, const char *url, const struct dpmon_api_query *q,
-	  char key[QCACHE_KEY_MAX])
-{
-	size_t len = 0;
-
-	if (q->overflow || !is_read_method(method) || strcmp(url, "/api/v1/hosts") != 0)
-		return 0;
-	key[len++] = 'h'; /* never empty, also without parameters */
-	for (unsigned i = 0; i < q->n; i++) {
-		const char *v = q->values[i];
-		int w = v != NULL ? snprintf(key + len, QCACHE_KEY_MAX - len, "%zu:%s=%zu:%s;",
-					     strlen(q->keys[i]), q->keys[i], strlen(v), v)
-				  : snprintf(key + len, QCACHE_KEY_MAX - len, "%zu:%s=-;",
-					     strlen(q->keys[i]), q->keys[i]);
-
-		if (w < 0 || (size_t)w >= QCACHE_KEY_MAX - len)
-			return 0;
-		len += (size_t)w;
-	}
-	return len;
-}
-
-/* Slot @p c's body, referenced, when it was rendered from snapshot @p seq. Lock held. */
-static struct body *
-slot_get(struct cache_slot *c, uint64_t seq)
-{
-	struct body *b = NULL;
-
-	if (c->body != NULL && c->seq == seq) {
-		b = c->body;
-		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-	}
-	return b;
-}
-
-/* Put @p b (referenced here) in slot @p c for snapshot @p seq, unless it
- * holds a newer one. @return the body to drop (outside the lock). Lock held. */
-static struct body *
-slot_put(struct cache_slot *c, uint64_t seq, struct body *b)
-{
-	struct body *old = NULL;
-
-	if (c->body == NULL || seq > c->seq) {
-		old = c->body;
-		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-		*c = (struct cache_slot){.seq = seq, .body = b};
-	}
-	return old;
-}
-
-/* The slot of query @p key (@p len bytes), or NULL. Lock held. */
-static struct query_slot *
-query_slot_of(struct dpmon_http *h, const char *key, size_t len)
-{
-	for (unsigned i = 0; i < QCACHE_SLOTS; i++) {
-		struct query_slot *s = &h->qcache[i];
-
-		if (s->c.body != NULL && s->key_len == len && memcmp(s->key, key, len) == 0)
-			return s;
-	}
-	return NULL;
-}
-
-/* A reference to the cached body for snapshot @p seq: slot @p i, or (i < 0)
- * the query @p key of @p key_len bytes. */
-static struct body *
-cache_get(struct dpmon_http *h, int i, const char *key, size_t key_len, uint64_t seq)
-{
-	struct query_slot *s;
-	struct body *b = NULL;
-
-	pthread_mutex_lock(&h->cache_lock);
-	if (i >= 0)
-		b = slot_get(&h->cache[i], seq);
-	else if ((s = query_slot_of(h, key, key_len)) != NULL)
-		b = slot_get(&s->c, seq);
-	pthread_mutex_unlock(&h->cache_lock);
-	return b;
-}
-
-/*
- * Keep @p b (the caller keeps its own reference) as the body for snapshot
- * @p seq of slot @p i, or (i < 0) of the query @p key: its own slot, else
- * an empty one or one of an older snapshot, else the next in turn.
- */
-static void
-cache_put(struct dpmon_http *h, int i, const char *key, size_t key_len, uint64_t seq,
-	  struct body *b)
-{
-	struct query_slot *s = NULL;
-	struct body *old;
-
-	pthread_mutex_lock(&h->cache_lock);
-	if (i >= 0) {
-		old = slot_put(&h->cache[i], seq, b);
-	} else {
-		s = query_slot_of(h, key, key_len);
-		for (unsigned j = 0; s == NULL && j < QCACHE_SLOTS; j++)
-			if (h->qcache[j].c.body == NULL || h->qcache[j].c.seq < seq)
-				s = &h->qcache[j];
-		if (s == NULL) {
-			s = &h->qcache[h->qcache_next];
-			h->qcache_next = (h->qcache_next + 1) % QCACHE_SLOTS;
-			s->c.seq = 0; /* replaced even though of the same snapshot */
-		}
-		old = slot_put(&s->c, seq, b);
-		if (s->c.body == b) {
-			memcpy(s->key, key, key_len);
-			s->key_len = key_len;
-		}
-	}
-	pthread_mutex_unlock(&h->cache_lock);
-	body_put(old);
-}
 
 /*
  * Reply @p r's body as a cacheable one (one reference): a 200 with a body
@@ -606,11 +402,8 @@ body_of_reply(struct reply *r, bool query)
 	struct body *b;
 
 	if (r->status != MHD_HTTP_OK || !r->body_owned || (query && r->len > QCACHE_BODY_MAX) ||
-	    (b = malloc(sizeof(*b))) == NULL)
+	    (b = http_body_new(r->body, r->len)) == NULL)
 		return NULL;
-	atomic_init(&b->refs, 1);
-	b->len = r->len;
-	b->text = r->body;
 	r->body_owned = false;
 	r->shared = b;
 	return b;
@@ -629,14 +422,14 @@ serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
 
 	if (snap == NULL)
 		return false;
-	b = cache_get(h, i, key, key_len, snap->seq);
+	b = http_cache_get(&h->cache, i, key, key_len, snap->seq);
 	if (b == NULL) {
 		if (i == CACHE_METRICS)
 			render_metrics(h, snap, r);
 		else
 			render_api(h, snap, req, r);
 		if ((b = body_of_reply(r, i < 0)) != NULL)
-			cache_put(h, i, key, key_len, snap->seq, b);
+			http_cache_put(&h->cache, i, key, key_len, snap->seq, b);
 	} else {
 		*r = (struct reply){.status = MHD_HTTP_OK,
 				    .body = b->text,
@@ -651,70 +444,15 @@ serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
 	return true;
 }
 
-/*
- * The query of cache key @p key (@p len bytes, query_key's form) into @p q,
- * its strings copied into @p buf (QCACHE_KEY_MAX bytes). @return false on
- * a malformed key (never made by query_key).
- */
-static bool
-query_of_key(const char *key, size_t len, char *buf, struct dpmon_api_query *q)
-{
-	size_t i = 1, o = 0; /* key[0] is 'h' */
-
-	*q = (struct dpmon_api_query){.n = 0};
-	while (i < len) {
-		char *k, *v = NULL;
-		size_t kl, vl;
-		char *end;
-
-		kl = strtoul(key + i, &end, 10);
-		i = (size_t)(end - key);
-		if (i >= len || key[i] != ':' || i + 1 + kl + 1 > len ||
-		    o + kl + 1 > QCACHE_KEY_MAX)
-			return false;
-		k = memcpy(buf + o, key + i + 1, kl);
-		k[kl] = '\0';
-		o += kl + 1;
-		i += 1 + kl;
-		if (key[i++] != '=')
-			return false;
-		if (key[i] == '-') {
-			i++;
-		} else {
-			vl = strtoul(key + i, &end, 10);
-			i = (size_t)(end - key);
-			if (i >= len || key[i] != ':' || i + 1 + vl > len ||
-			    o + vl + 1 > QCACHE_KEY_MAX)
-				return false;
-			v = memcpy(buf + o, key + i + 1, vl);
-			v[vl] = '\0';
-			o += vl + 1;
-			i += 1 + vl;
-		}
-		if (i >= len || key[i++] != ';' || dpmon_api_query_add(q, k, v) != 0)
-			return false;
-	}
-	return true;
-}
-
 void
 dpmon_http_prewarm(struct dpmon_http *h, const struct dpmon_snapshot *s)
 {
 	char keys[QCACHE_SLOTS][QCACHE_KEY_MAX];
 	size_t lens[QCACHE_SLOTS];
-	unsigned n = 0;
+	unsigned n;
 
-	/* The queries answered from the previous snapshot, copied under the lock. */
-	pthread_mutex_lock(&h->cache_lock);
-	for (unsigned i = 0; i < QCACHE_SLOTS; i++) {
-		const struct query_slot *q = &h->qcache[i];
-
-		if (q->c.body != NULL && q->c.seq + 1 == s->seq) {
-			memcpy(keys[n], q->key, q->key_len);
-			lens[n++] = q->key_len;
-		}
-	}
-	pthread_mutex_unlock(&h->cache_lock);
+	/* The queries answered from the previous snapshot. */
+	n = http_cache_queries_of(&h->cache, s->seq - 1, keys, lens);
 	for (unsigned i = 0; i < n; i++) {
 		char buf[QCACHE_KEY_MAX];
 		struct dpmon_api_query q;
@@ -722,13 +460,13 @@ dpmon_http_prewarm(struct dpmon_http *h, const struct dpmon_snapshot *s)
 		struct reply r;
 		struct body *b;
 
-		if (!query_of_key(keys[i], lens[i], buf, &q))
+		if (!http_cache_query_of_key(keys[i], lens[i], buf, &q))
 			continue;
 		req = api_request(h, MHD_HTTP_METHOD_GET, "/api/v1/hosts", &q);
 		render_api(h, s, &req, &r);
 		if ((b = body_of_reply(&r, true)) != NULL) {
-			cache_put(h, -1, keys[i], lens[i], s->seq, b);
-			body_put(b);
+			http_cache_put(&h->cache, -1, keys[i], lens[i], s->seq, b);
+			http_body_put(b);
 		} else if (r.body_owned) {
 			free(r.body);
 		}
@@ -862,12 +600,12 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 	enum MHD_Result ok;
 
 	if (r->shared != NULL && not_modified) { /* no body: drop the reference now */
-		body_put(r->shared);
+		http_body_put(r->shared);
 		r->shared = NULL;
 	}
 	if (r->shared != NULL) /* the response holds the reference until it is sent */
 		rsp = MHD_create_response_from_buffer_with_free_callback_cls(
-			r->len, r->shared->text, body_free_cb, r->shared);
+			r->len, r->shared->text, http_body_free_cb, r->shared);
 	else
 		rsp = MHD_create_response_from_buffer(not_modified ? 0 : r->len, r->body,
 						      r->body_owned ? MHD_RESPMEM_MUST_FREE
@@ -875,7 +613,7 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 	if (rsp == NULL) {
 		if (r->body_owned)
 			free(r->body);
-		body_put(r->shared);
+		http_body_put(r->shared);
 		return MHD_NO; /* closes the connection */
 	}
 	dpmon_http_guard_answering(c); /* off the header deadline */
@@ -1070,11 +808,11 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
 	else if (q.overflow)
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
-	else if ((slot = cached_slot(method, url, &q)) >= 0 &&
+	else if ((slot = http_cache_slot_of(method, url, &q)) >= 0 &&
 		 (req.health == NULL || req.health->n_reasons == 0) &&
 		 serve_cached(h, slot, NULL, 0, &req, &r))
 		; /* from the response cache */
-	else if ((key_len = query_key(method, url, &q, key)) > 0 &&
+	else if ((key_len = http_cache_query_key(method, url, &q, key)) > 0 &&
 		 serve_cached(h, -1, key, key_len, &req, &r))
 		; /* from the query cache */
 	else if (path_is(url, "/metrics"))
@@ -1149,7 +887,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 		return ret;
 	if (!nul && changes_state(h, url) && !is_allowed_preflight(h, c, method))
 		return serve_upload(h, c, url, method, upload_data, upload_data_size, con_cls);
-	if (is_read_method(method) && !nul) {
+	if (http_is_read_method(method) && !nul) {
 		if (!REQ_IS(*con_cls, REQ_HEADERS_DONE)) { /* first call: headers only */
 			*con_cls = REQ_MARK(REQ_HEADERS_DONE);
 			return MHD_YES;
@@ -1257,7 +995,7 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	if (h == NULL)
 		return NULL;
 	h->store = store;
-	pthread_mutex_init(&h->cache_lock, NULL);
+	http_cache_init(&h->cache);
 	copy_opts(h, o);
 	h->guard = dpmon_http_guard_create((struct sockaddr *)&ss, ss_len);
 	if (h->guard == NULL)
@@ -1290,7 +1028,7 @@ fail:
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon);
 	dpmon_http_guard_destroy(h->guard);
-	pthread_mutex_destroy(&h->cache_lock);
+	http_cache_destroy(&h->cache);
 	free(h);
 	errno = err;
 	return NULL;
@@ -1321,10 +1059,6 @@ dpmon_http_stop(struct dpmon_http *h)
 	dpmon_http_guard_stop(h->guard); /* no libmicrohttpd call runs after this */
 	MHD_stop_daemon(h->daemon);      /* every response is destroyed by now */
 	dpmon_http_guard_destroy(h->guard);
-	for (int i = 0; i < CACHE_MAX; i++)
-		body_put(h->cache[i].body);
-	for (int i = 0; i < QCACHE_SLOTS; i++)
-		body_put(h->qcache[i].c.body);
-	pthread_mutex_destroy(&h->cache_lock);
+	http_cache_destroy(&h->cache);
 	free(h);
 }
