@@ -101,6 +101,7 @@
  */
 #include "http.h"
 #include "http_cache.h"
+#include "http_cors.h"
 #include "http_guard.h"
 #include "http_head.h"
 #include "log.h"
@@ -147,11 +148,10 @@ struct dpmon_http {
 	struct dpmon_actions *actions;  /* the blackhole list; NULL = none */
 	struct http_cache cache;        /* the rendered answers, per snapshot */
 	struct dpmon_snap_store *store;
-	char cors[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN]; /* allowed origins */
-	uint32_t n_cors;
-	uint32_t top_hosts;   /* metrics.top_hosts */
-	uint32_t top_subnets; /* metrics.top_subnets */
-	char instance[24];    /* hex; part of every snapshot ETag, new at each start */
+	struct http_cors cors; /* the allowed origins */
+	uint32_t top_hosts;    /* metrics.top_hosts */
+	uint32_t top_subnets;  /* metrics.top_subnets */
+	char instance[24];     /* hex; part of every snapshot ETag, new at each start */
 	char page_etag[32];
 	uint16_t port;
 	/* the main lcore's health board (health.h); NULL = none */
@@ -485,96 +485,6 @@ path_is(const char *url, const char *path)
 }
 
 /* ------------------------------------------------------------------------
- * CORS and conditional requests.
- * --------------------------------------------------------------------- */
-
-/* The Access-Control-Allow-Origin value for @p origin, or NULL. */
-static const char *
-allowed_origin(const struct dpmon_http *h, const char *origin)
-{
-	if (origin == NULL)
-		return NULL;
-	for (uint32_t i = 0; i < h->n_cors; i++) {
-		if (strcmp(h->cors[i], "*") == 0)
-			return "*";
-		if (strcasecmp(h->cors[i], origin) == 0)
-			return origin;
-	}
-	return NULL;
-}
-
-static void
-add_cors_headers(const struct dpmon_http *h, struct MHD_Connection *c, struct MHD_Response *rsp)
-{
-	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-	const char *allow = allowed_origin(h, origin);
-
-	if (h->n_cors > 0 && (allow == NULL || strcmp(allow, "*") != 0))
-		MHD_add_response_header(rsp, "Vary", "Origin");
-	if (allow == NULL)
-		return;
-	MHD_add_response_header(rsp, "Access-Control-Allow-Origin", allow);
-	MHD_add_response_header(rsp, "Access-Control-Expose-Headers", "ETag");
-}
-
-/* A CORS preflight (OPTIONS with Origin and Access-Control-Request-Method)
- * from an allowed origin. */
-static bool
-is_allowed_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char *method)
-{
-	return strcmp(method, "OPTIONS") == 0 &&
-	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method") !=
-		       NULL &&
-	       allowed_origin(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin")) != NULL;
-}
-
-/* The preflight's answer: the methods of @p url's resource (the API's
- * route table), and Content-Type for the bodies of those that change state. */
-static enum MHD_Result
-send_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char *url)
-{
-	struct MHD_Response *rsp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-	struct dpmon_api_resource res;
-	enum MHD_Result ok;
-
-	if (rsp == NULL)
-		return MHD_NO;
-	dpmon_http_guard_answering(c); /* off the header deadline */
-	add_cors_headers(h, c, rsp);
-	dpmon_api_resource_of(url, h->actions != NULL, &res);
-	MHD_add_response_header(rsp, "Access-Control-Allow-Methods", res.methods);
-	MHD_add_response_header(rsp, "Access-Control-Allow-Headers",
-				res.changes_state ? "If-None-Match, Content-Type"
-						  : "If-None-Match");
-	MHD_add_response_header(rsp, "Access-Control-Max-Age", "600");
-	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	ok = MHD_queue_response(c, MHD_HTTP_NO_CONTENT, rsp);
-	MHD_destroy_response(rsp);
-	return ok;
-}
-
-/* Does the If-None-Match list @p inm name @p etag? Weak comparison
- * (RFC 9110 13.1.2): "W/" prefixes are ignored; "*" matches anything. */
-static bool
-etag_matches(const char *inm, const char *etag)
-{
-	size_t n = strlen(etag);
-
-	while (inm != NULL && *inm != '\0') {
-		inm += strspn(inm, " \t,");
-		if (*inm == '*')
-			return true;
-		if (strncmp(inm, "W/", 2) == 0)
-			inm += 2;
-		if (strncmp(inm, etag, n) == 0 &&
-		    (inm[n] == '\0' || inm[n] == ',' || inm[n] == ' ' || inm[n] == '\t'))
-			return true;
-		inm = strchr(inm, ',');
-	}
-	return false;
-}
-
-/* ------------------------------------------------------------------------
  * Sending.
  * --------------------------------------------------------------------- */
 
@@ -595,7 +505,7 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 {
 	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
 	bool not_modified =
-		r->status == MHD_HTTP_OK && r->etag[0] != '\0' && etag_matches(inm, r->etag);
+		r->status == MHD_HTTP_OK && r->etag[0] != '\0' && http_etag_matches(inm, r->etag);
 	struct MHD_Response *rsp;
 	enum MHD_Result ok;
 
@@ -628,7 +538,7 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 		add_page_headers(rsp);
 	if (r->close) /* libmicrohttpd then closes after sending */
 		MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONNECTION, "close");
-	add_cors_headers(h, c, rsp);
+	http_cors_add_headers(&h->cors, c, rsp);
 	ok = MHD_queue_response(c, not_modified ? MHD_HTTP_NOT_MODIFIED : r->status, rsp);
 	MHD_destroy_response(rsp);
 	return ok;
@@ -885,7 +795,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	(void)version;
 	if ((nul || REQ_IS(*con_cls, REQ_NEW)) && framing_refused(h, c, &ret))
 		return ret;
-	if (!nul && changes_state(h, url) && !is_allowed_preflight(h, c, method))
+	if (!nul && changes_state(h, url) && !http_cors_is_preflight(&h->cors, c, method))
 		return serve_upload(h, c, url, method, upload_data, upload_data_size, con_cls);
 	if (http_is_read_method(method) && !nul) {
 		if (!REQ_IS(*con_cls, REQ_HEADERS_DONE)) { /* first call: headers only */
@@ -897,8 +807,8 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 			return MHD_YES;
 		}
 	}
-	if (is_allowed_preflight(h, c, method))
-		return send_preflight(h, c, url);
+	if (http_cors_is_preflight(&h->cors, c, method))
+		return http_cors_send_preflight(&h->cors, c, url, h->actions != NULL);
 	return answer(h, c, url, method, nul);
 }
 
@@ -970,8 +880,8 @@ copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 	h->actions = o->actions;
 	h->health = o->health;
 	for (uint32_t i = 0; i < o->n_cors_origins && i < DPMON_MAX_CORS_ORIGINS; i++) {
-		snprintf(h->cors[i], sizeof(h->cors[i]), "%s", o->cors_origins[i]);
-		h->n_cors = i + 1;
+		snprintf(h->cors.origins[i], sizeof(h->cors.origins[i]), "%s", o->cors_origins[i]);
+		h->cors.n = i + 1;
 	}
 	make_instance(h);
 	make_page_etag(h);
