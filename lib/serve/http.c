@@ -104,6 +104,7 @@
 #include "http_cors.h"
 #include "http_guard.h"
 #include "http_head.h"
+#include "http_upload.h"
 #include "log.h"
 
 #include <arpa/inet.h>
@@ -134,13 +135,6 @@
  * wait for a request head is bounded by the guard (http_guard.h). */
 #define HTTP_TIMEOUT_S 10
 #define ECHO_MAX       64 /* client bytes quoted in an error, as in api.c */
-
-/* The body of a request on a resource that changes state, read before answering. */
-struct upload {
-	size_t len;
-	bool too_big;
-	char data[DPMON_API_BODY_MAX];
-};
 
 struct dpmon_http {
 	struct MHD_Daemon *daemon;
@@ -591,16 +585,6 @@ request_done(void *cls, struct MHD_Connection *c, void **con_cls,
 	*con_cls = NULL;
 }
 
-/* Content-Length beyond DPMON_API_BODY_MAX? */
-static bool
-announced_too_big(struct MHD_Connection *c)
-{
-	const char *cl =
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-
-	return cl != NULL && strtoull(cl, NULL, 10) > DPMON_API_BODY_MAX;
-}
-
 /* 413: the body is over DPMON_API_BODY_MAX bytes. */
 static void
 reply_too_big(struct reply *r)
@@ -609,17 +593,6 @@ reply_too_big(struct reply *r)
 
 	snprintf(msg, sizeof(msg), "request body over %d bytes", DPMON_API_BODY_MAX);
 	reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE, msg);
-}
-
-/* Keep the @p size bytes of @p data after @p u's, or mark @p u too big. */
-static void
-upload_append(struct upload *u, const char *data, size_t size)
-{
-	if (u->len + size > sizeof(u->data))
-		u->too_big = true;
-	else
-		memcpy(u->data + u->len, data, size);
-	u->len += u->too_big ? 0 : size;
 }
 
 /* The request of upload @p u was read in full: answer it, body included. */
@@ -658,7 +631,7 @@ serve_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url, co
 	struct reply r;
 
 	if (u == NULL) {
-		if (announced_too_big(c)) {
+		if (http_upload_announced_too_big(c)) {
 			reply_too_big(&r);
 			return send_reply(h, c, &r);
 		}
@@ -669,7 +642,7 @@ serve_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url, co
 		return MHD_YES;
 	}
 	if (*size != 0) {
-		upload_append(u, data, *size);
+		http_upload_append(u, data, *size);
 		*size = 0;
 		return MHD_YES;
 	}
