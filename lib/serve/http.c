@@ -1,103 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * http.c — the HTTP transport: libmicrohttpd in front of api.c.
+ * http.c — the HTTP transport: libmicrohttpd in front of api.c, prom.c
+ * and the page. The guard (http_guard.c) owns the listening socket, runs
+ * libmicrohttpd from its own thread and admits connections; every request
+ * is answered from that thread, in these steps (the access handler):
  *
- * The guard (http_guard.c) owns the listening socket and runs
- * libmicrohttpd from its own thread (epoll): it admits connections within
- * the limits, checks each connection's first request head and hands it
- * over, and cuts connections whose request is not read within the header
- * deadline. Every request is answered from that thread:
+ *   framing check (later requests of a connection; the guard checked the
+ *   first) → a resource that changes state? read its body first
+ *   (http_upload.c) → CORS preflight? (http_cors.c) → collect the query →
+ *   from a response cache (http_cache.c), else /metrics, /, or the JSON
+ *   API on the current snapshot → If-None-Match → queue the response.
  *
- *   a resource that changes state? (read its body first, see below) →
- *   CORS preflight? → collect the query keys → route: /metrics (prom.c),
- *   / (the embedded page, page.h), else the JSON API (acquire the snapshot
- *   → dpmon_api_serve → json_dumps unless the body came as text →
- *   release) → conditional request →
- *   queue the response with its headers.
- *
- * Every 200 rendered from a snapshot carries ETag "<instance>-<seq>": a
- * random tag of this process (so a restart never matches) and the
- * snapshot number. If-None-Match naming it (weak comparison, lists, "*")
- * turns the answer into a 304 without body; errors are never 304. The page
- * has an ETag of its own (a hash of its bytes) and Cache-Control: no-cache;
- * live data is no-store.
- *
- * CORS: for a request whose Origin is in the configured list (or when the
- * list has "*") every answer, errors included, gets
- * Access-Control-Allow-Origin and exposes ETag; a preflight (OPTIONS with
- * Origin and Access-Control-Request-Method) from such an origin is a 204
- * allowing GET, HEAD and the If-None-Match header. Other OPTIONS requests
- * go to the API like any method (405). On a resource that changes state
- * (the blackhole list) the preflight allows its methods as the API's route
- * table lists them (dpmon_api_resource_of: POST and DELETE), and the
- * Content-Type header, too.
- *
- * GET and HEAD are answered on the access handler's second call, once
- * libmicrohttpd knows the whole request was read, so the connection stays
- * open for the next request (HTTP/1.1 keep-alive, which pollers and load
- * generators rely on); a body sent with them is discarded. Any other method
- * is refused with 405 on the first call, before its body is read, and
- * libmicrohttpd closes the connection instead of waiting for the upload.
- * A snapshot reference is held only while the JSON is built, never
- * while the client reads the response (the rendered text is owned by the
- * response), so a slow client cannot pin an old snapshot.
- *
- * A resource that changes state (dpmon_api_resource_of: the blackhole list,
- * /api/v1/blackholes and below, when the server has an actions module)
- * takes the other route: every method is read in full first, a body of at
- * most DPMON_API_BODY_MAX bytes kept in a struct upload (con_cls; freed by
- * the request-completed callback), a longer one refused with 413 (at once
- * when Content-Length says so), then answered by the API like any other
- * request, with the body. It is never cached and carries no ETag: the list
- * is not part of a snapshot (dpmon_api_response.of_snapshot), and each
- * request reads it under the actions module's lock.
- *
- * Response cache: the parameter-less endpoints (/api/v1/summary,
- * /api/v1/subnets, /health, /metrics) are rendered once per snapshot. The
- * first GET or HEAD after a merge renders the body into a refcounted buffer
- * (struct body) kept in a slot keyed by the snapshot's seq; every later
- * request for the same snapshot hands libmicrohttpd that buffer without
- * copying it (MHD_create_response_from_buffer_with_free_callback_cls, the
- * response holding one reference). The slot drops its reference when a
- * newer snapshot replaces it, and the last response sent frees the buffer:
- * the cache holds rendered text only, never a snapshot. Only 200 answers
- * are cached (errors and 503 before the first snapshot are rendered each
- * time); the slot lock is held for a pointer swap, never while rendering.
- * /health and /api/v1/summary also carry the health verdict (health.h),
- * computed for each request from the clock, since a stuck merge publishes
- * no new snapshot: only a healthy verdict's answer comes from (or goes
- * into) the cache; an unhealthy one is rendered each time (/health a 503,
- * the summary a 200 without ETag, so never a 304 either).
- *
- * Query cache: GET and HEAD of /api/v1/hosts (exactly that path) with
- * their parameters, the same way, in QCACHE_SLOTS slots keyed by the
- * snapshot's seq and the parameters as the client gave them (query_key:
- * each key and value length-prefixed, so two different queries never
- * share a key; a variant spelling of the same query only takes another
- * slot). A put takes the query's own slot, else an empty or older one,
- * else the next one in turn; bodies over QCACHE_BODY_MAX are not kept.
- * The API still checks every parameter of a query before its first
- * answer is cached, and a query that got an error is never cached.
- *
- * Robustness limits (http_guard.h): at most DPMON_HTTP_MAX_CONNECTIONS
- * connections, DPMON_HTTP_MAX_PER_ADDR of them from one client address (at
- * a limit the oldest connection waiting for a request is cut, not the
- * newcomer), each request read whole within DPMON_HTTP_HEADER_DEADLINE_MS
- * of the connection's opening or previous response, HTTP_TIMEOUT_S of
- * idleness while a response is sent, a first request line of at most
- * DPMON_HTTP_LINE_MAX bytes (414), a head of at most DPMON_HTTP_HEAD_MAX
- * bytes and DPMON_HTTP_MAX_FIELDS fields (431), libmicrohttpd's default
- * 32 KiB of memory per connection for later requests, and at most
- * DPMON_API_MAX_ARGS query parameters (400 beyond). Framing that two
- * readers could disagree on (Content-Length with Transfer-Encoding, a
- * repeated or invalid Content-Length, RFC 9112 6.3) gets one 400 and the
- * connection is closed: the guard refuses it in a first request,
- * framing_refused in a later one. The path is handed over
- * percent-decoded; a "%00" in the raw target is refused (400), since it
+ * GET and HEAD are answered on the access handler's second call, once the
+ * whole request was read (keep-alive); any other method on a snapshot
+ * resource is refused with 405 before its body is read. A snapshot
+ * reference is held only while an answer is rendered, never while the
+ * client reads it. A "%00" in the raw target is refused (400), since it
  * would end the decoded path or a parameter early.
+ * docs/architecture.md ("HTTP") and docs/operations.md ("HTTP limits")
+ * describe the caches, the ETags, CORS and the limits.
  *
  * The only state is the struct dpmon_http the caller owns; libmicrohttpd's
- * log messages go to stderr.
+ * messages go to the journal (log.h).
  */
 #include "http.h"
 #include "http_cache.h"
