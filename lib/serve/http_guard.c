@@ -81,6 +81,7 @@
 
 #include <jansson.h>
 
+#include "http_addr.h"
 #include "log.h"
 
 /* Descriptors kept for the rest of dpmon (DPDK, files, exporters, sockets). */
@@ -123,12 +124,6 @@ struct conn {
 	socklen_t ss_len;
 };
 
-/* Connections per client address: open addressing, linear probing. */
-struct addr_slot {
-	uint8_t key[16];
-	uint32_t count; /* 0 = empty */
-};
-
 struct conn_dl {
 	struct conn *head, *tail;
 };
@@ -144,9 +139,8 @@ struct dpmon_http_guard {
 	unsigned pool_n;
 	struct conn *free;
 	struct conn_dl lists[LIST_MAX];
-	struct addr_slot *addrs;
-	uint32_t addr_mask;
-	struct conn *adding; /* the connection MHD_add_connection is taking */
+	struct http_addr_table addrs; /* connections per client address */
+	struct conn *adding;          /* the connection MHD_add_connection is taking */
 	uint64_t accept_paused_until;
 	uint16_t port;
 };
@@ -158,83 +152,6 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* ------------------------------------------------------------------------
- * Connections per client address.
- * --------------------------------------------------------------------- */
-
-static void
-addr_key(const struct sockaddr_storage *ss, uint8_t key[16])
-{
-	memset(key, 0, 16);
-	if (ss->ss_family == AF_INET6) {
-		memcpy(key, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
-	} else if (ss->ss_family == AF_INET) {
-		key[10] = key[11] = 0xff;
-		memcpy(key + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	}
-}
-
-static uint32_t
-addr_home(const struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	uint32_t x = 2166136261u;
-
-	for (int i = 0; i < 16; i++)
-		x = (x ^ key[i]) * 16777619u;
-	return x & g->addr_mask;
-}
-
-/* The slot of @p key, or the empty slot where it would go. */
-static uint32_t
-addr_find(const struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	uint32_t i = addr_home(g, key);
-
-	while (g->addrs[i].count != 0 && memcmp(g->addrs[i].key, key, 16) != 0)
-		i = (i + 1) & g->addr_mask;
-	return i;
-}
-
-static uint32_t
-addr_count(const struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	return g->addrs[addr_find(g, key)].count;
-}
-
-/* One more connection from @p key (the table has room: twice the pool). */
-static void
-addr_ref(struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	struct addr_slot *a = &g->addrs[addr_find(g, key)];
-
-	if (a->count++ == 0)
-		memcpy(a->key, key, 16);
-}
-
-/* One connection less from @p key; an emptied slot is filled from behind
- * (deletion in linear probing without tombstones). */
-static void
-addr_unref(struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	uint32_t i = addr_find(g, key), j = i;
-
-	if (g->addrs[i].count == 0 || --g->addrs[i].count != 0)
-		return;
-	for (;;) {
-		uint32_t k;
-
-		j = (j + 1) & g->addr_mask;
-		if (g->addrs[j].count == 0)
-			break;
-		k = addr_home(g, g->addrs[j].key);
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue; /* already between its home and here */
-		g->addrs[i] = g->addrs[j];
-		g->addrs[j].count = 0;
-		i = j;
-	}
 }
 
 /* ------------------------------------------------------------------------
@@ -287,7 +204,7 @@ uncount(struct dpmon_http_guard *g, struct conn *c)
 		return;
 	c->counted = false;
 	g->n_conns--;
-	addr_unref(g, c->key);
+	http_addr_unref(&g->addrs, c->key);
 }
 
 static void
@@ -494,7 +411,7 @@ make_room(struct dpmon_http_guard *g, const uint8_t key[16])
 {
 	struct conn *victim;
 
-	if (addr_count(g, key) >= DPMON_HTTP_MAX_PER_ADDR) {
+	if (http_addr_count(&g->addrs, key) >= DPMON_HTTP_MAX_PER_ADDR) {
 		if ((victim = evictable(g, key)) == NULL)
 			return false;
 		conn_cut(g, victim);
@@ -515,7 +432,7 @@ admit(struct dpmon_http_guard *g, int fd, const struct sockaddr_storage *ss, soc
 	uint8_t key[16];
 	struct conn *c;
 
-	addr_key(ss, key);
+	http_addr_key(ss, key);
 	if (!make_room(g, key) || (c = conn_alloc(g)) == NULL) {
 		send_error(fd, 503, "too many connections", false);
 		close(fd);
@@ -530,7 +447,7 @@ admit(struct dpmon_http_guard *g, int fd, const struct sockaddr_storage *ss, soc
 			   .ss_len = len};
 	memcpy(c->key, key, 16);
 	g->n_conns++;
-	addr_ref(g, key);
+	http_addr_ref(&g->addrs, key);
 	list_push(g, c, LIST_FRESH, now);
 	ev.data.ptr = c;
 	if (epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
@@ -795,15 +712,9 @@ open_loop(struct dpmon_http_guard *g)
 static int
 alloc_tables(struct dpmon_http_guard *g)
 {
-	uint32_t slots = 1;
-
 	g->pool_n = g->max_conns + CUT_SLACK;
-	while (slots < 2 * g->pool_n)
-		slots <<= 1;
-	g->addr_mask = slots - 1;
 	g->pool = calloc(g->pool_n, sizeof(*g->pool));
-	g->addrs = calloc(slots, sizeof(*g->addrs));
-	if (g->pool == NULL || g->addrs == NULL)
+	if (g->pool == NULL || http_addr_table_init(&g->addrs, g->pool_n) != 0)
 		return -ENOMEM;
 	for (unsigned i = g->pool_n; i-- > 0;) {
 		g->pool[i] = (struct conn){.fd = -1, .list = LIST_NONE, .next = g->free};
@@ -863,6 +774,6 @@ dpmon_http_guard_destroy(struct dpmon_http_guard *g)
 	if (g->wake_fd >= 0)
 		close(g->wake_fd);
 	free(g->pool);
-	free(g->addrs);
+	http_addr_table_free(&g->addrs);
 	free(g);
 }
