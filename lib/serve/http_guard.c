@@ -82,6 +82,7 @@
 #include <jansson.h>
 
 #include "http_addr.h"
+#include "http_conn.h"
 #include "log.h"
 
 /* Descriptors kept for the rest of dpmon (DPDK, files, exporters, sockets). */
@@ -96,51 +97,14 @@
 /* The refusal texts below spell this limit out. */
 _Static_assert(DPMON_HTTP_HEADER_DEADLINE_MS == 5000, "update the refusal texts");
 
-enum conn_where {
-	CONN_FREE,
-	CONN_PEEK,   /* held here, its first request head not yet complete */
-	CONN_MHD,    /* handed over to libmicrohttpd */
-	CONN_LINGER, /* refused here, half-closed, input drained until EOF */
-};
-
-enum conn_list {
-	LIST_FRESH,  /* never completed a request, head not complete */
-	LIST_IDLE,   /* keep-alive, waiting for its next request head */
-	LIST_LINGER, /* CONN_LINGER, oldest first */
-	LIST_MAX,
-	LIST_NONE = LIST_MAX /* busy with a request, or free */
-};
-
-struct conn {
-	struct conn *prev, *next; /* in g->lists[list], or the free list */
-	struct dpmon_http_guard *g;
-	int fd;
-	enum conn_where where;
-	enum conn_list list;
-	bool counted; /* counts toward the limits (not cut yet) */
-	uint64_t since_ms;
-	uint8_t key[16]; /* the client address, IPv4 as ::ffff:a.b.c.d */
-	struct sockaddr_storage ss;
-	socklen_t ss_len;
-};
-
-struct conn_dl {
-	struct conn *head, *tail;
-};
-
 struct dpmon_http_guard {
 	int listen_fd, epoll_fd, wake_fd, mhd_fd;
 	struct MHD_Daemon *daemon;
 	pthread_t thread;
 	bool running;
-	unsigned max_conns; /* admission limit */
-	unsigned n_conns;   /* counted connections */
-	struct conn *pool;
-	unsigned pool_n;
-	struct conn *free;
-	struct conn_dl lists[LIST_MAX];
-	struct http_addr_table addrs; /* connections per client address */
-	struct conn *adding;          /* the connection MHD_add_connection is taking */
+	unsigned max_conns;      /* admission limit */
+	struct http_conns conns; /* the connection records, their lists and counts */
+	struct conn *adding;     /* the connection MHD_add_connection is taking */
 	uint64_t accept_paused_until;
 	uint16_t port;
 };
@@ -152,119 +116,6 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* ------------------------------------------------------------------------
- * Connection records and their lists.
- * --------------------------------------------------------------------- */
-
-static void
-list_remove(struct dpmon_http_guard *g, struct conn *c)
-{
-	struct conn_dl *l;
-
-	if (c->list == LIST_NONE)
-		return;
-	l = &g->lists[c->list];
-	if (c->prev != NULL)
-		c->prev->next = c->next;
-	else
-		l->head = c->next;
-	if (c->next != NULL)
-		c->next->prev = c->prev;
-	else
-		l->tail = c->prev;
-	c->prev = c->next = NULL;
-	c->list = LIST_NONE;
-}
-
-/* Append @p c to list @p which with its clock started at @p now. */
-static void
-list_push(struct dpmon_http_guard *g, struct conn *c, enum conn_list which, uint64_t now)
-{
-	struct conn_dl *l = &g->lists[which];
-
-	list_remove(g, c);
-	c->since_ms = now;
-	c->list = which;
-	c->prev = l->tail;
-	c->next = NULL;
-	if (l->tail != NULL)
-		l->tail->next = c;
-	else
-		l->head = c;
-	l->tail = c;
-}
-
-/* @p c no longer counts toward the limits. */
-static void
-uncount(struct dpmon_http_guard *g, struct conn *c)
-{
-	if (!c->counted)
-		return;
-	c->counted = false;
-	g->n_conns--;
-	http_addr_unref(&g->addrs, c->key);
-}
-
-static void
-conn_free(struct dpmon_http_guard *g, struct conn *c)
-{
-	uncount(g, c);
-	list_remove(g, c);
-	c->where = CONN_FREE;
-	c->fd = -1;
-	c->next = g->free;
-	g->free = c;
-}
-
-/* Close a connection the guard holds (closing also leaves the epoll set). */
-static void
-conn_close(struct dpmon_http_guard *g, struct conn *c)
-{
-	close(c->fd);
-	conn_free(g, c);
-}
-
-/* Cut @p c: closed here, or shut down for libmicrohttpd to close. */
-static void
-conn_cut(struct dpmon_http_guard *g, struct conn *c)
-{
-	if (c->where != CONN_MHD) {
-		conn_close(g, c);
-		return;
-	}
-	shutdown(c->fd, SHUT_RDWR); /* we run in its thread: the fd is still its own */
-	uncount(g, c);
-	list_remove(g, c);
-}
-
-/* The oldest waiting connection of address @p key (NULL: of any address)
- * among those that never completed a request, else among idle ones. */
-static struct conn *
-evictable(struct dpmon_http_guard *g, const uint8_t *key)
-{
-	static const enum conn_list order[] = {LIST_FRESH, LIST_IDLE};
-
-	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
-		for (struct conn *c = g->lists[order[k]].head; c != NULL; c = c->next)
-			if (key == NULL || memcmp(c->key, key, 16) == 0)
-				return c;
-	return NULL;
-}
-
-static struct conn *
-conn_alloc(struct dpmon_http_guard *g)
-{
-	struct conn *c = g->free;
-
-	if (c == NULL && g->lists[LIST_LINGER].head != NULL) {
-		conn_close(g, g->lists[LIST_LINGER].head);
-		c = g->free;
-	}
-	if (c != NULL)
-		g->free = c->next;
-	return c;
 }
 
 /* ------------------------------------------------------------------------
@@ -342,12 +193,12 @@ refuse_conn(struct dpmon_http_guard *g, struct conn *c, const struct dpmon_http_
 
 	send_error(c->fd, v->status, v->message, head_method);
 	if (!open || shutdown(c->fd, SHUT_WR) != 0) {
-		conn_close(g, c);
+		http_conn_close(&g->conns, c);
 		return;
 	}
-	uncount(g, c);
+	http_conn_uncount(&g->conns, c);
 	c->where = CONN_LINGER;
-	list_push(g, c, LIST_LINGER, now);
+	http_conn_push(&g->conns, c, LIST_LINGER, now);
 }
 
 /* ------------------------------------------------------------------------
@@ -364,7 +215,7 @@ hand_over(struct dpmon_http_guard *g, struct conn *c)
 	(void)MHD_add_connection(g->daemon, c->fd, (const struct sockaddr *)&c->ss, c->ss_len);
 	if (g->adding == c) { /* refused before it was started */
 		g->adding = NULL;
-		conn_free(g, c);
+		http_conn_free(&g->conns, c);
 	}
 }
 
@@ -381,7 +232,7 @@ on_conn_event(struct dpmon_http_guard *g, struct conn *c, uint64_t now)
 
 	if (c->where == CONN_LINGER) {
 		if (!drain(c->fd))
-			conn_close(g, c);
+			http_conn_close(&g->conns, c);
 		return;
 	}
 	if (c->where != CONN_PEEK)
@@ -390,7 +241,7 @@ on_conn_event(struct dpmon_http_guard *g, struct conn *c, uint64_t now)
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	if (n <= 0) {
-		conn_close(g, c);
+		http_conn_close(&g->conns, c);
 		return;
 	}
 	r = dpmon_http_head_check(buf, (size_t)n, &head_len, &head_method, &v);
@@ -411,15 +262,15 @@ make_room(struct dpmon_http_guard *g, const uint8_t key[16])
 {
 	struct conn *victim;
 
-	if (http_addr_count(&g->addrs, key) >= DPMON_HTTP_MAX_PER_ADDR) {
-		if ((victim = evictable(g, key)) == NULL)
+	if (http_addr_count(&g->conns.addrs, key) >= DPMON_HTTP_MAX_PER_ADDR) {
+		if ((victim = http_conn_evictable(&g->conns, key)) == NULL)
 			return false;
-		conn_cut(g, victim);
+		http_conn_cut(&g->conns, victim);
 	}
-	if (g->n_conns >= g->max_conns) {
-		if ((victim = evictable(g, NULL)) == NULL)
+	if (g->conns.n_conns >= g->max_conns) {
+		if ((victim = http_conn_evictable(&g->conns, NULL)) == NULL)
 			return false;
-		conn_cut(g, victim);
+		http_conn_cut(&g->conns, victim);
 	}
 	return true;
 }
@@ -433,7 +284,7 @@ admit(struct dpmon_http_guard *g, int fd, const struct sockaddr_storage *ss, soc
 	struct conn *c;
 
 	http_addr_key(ss, key);
-	if (!make_room(g, key) || (c = conn_alloc(g)) == NULL) {
+	if (!make_room(g, key) || (c = http_conn_alloc(&g->conns)) == NULL) {
 		send_error(fd, 503, "too many connections", false);
 		close(fd);
 		return;
@@ -446,12 +297,11 @@ admit(struct dpmon_http_guard *g, int fd, const struct sockaddr_storage *ss, soc
 			   .ss = *ss,
 			   .ss_len = len};
 	memcpy(c->key, key, 16);
-	g->n_conns++;
-	http_addr_ref(&g->addrs, key);
-	list_push(g, c, LIST_FRESH, now);
+	http_conn_count(&g->conns, c);
+	http_conn_push(&g->conns, c, LIST_FRESH, now);
 	ev.data.ptr = c;
 	if (epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		conn_close(g, c);
+		http_conn_close(&g->conns, c);
 		return;
 	}
 	/* A client usually sends its request with the handshake's last ACK:
@@ -497,15 +347,15 @@ sweep(struct dpmon_http_guard *g, uint64_t now)
 	struct conn *c;
 
 	for (int l = LIST_FRESH; l <= LIST_IDLE; l++)
-		while ((c = g->lists[l].head) != NULL &&
+		while ((c = g->conns.lists[l].head) != NULL &&
 		       c->since_ms + DPMON_HTTP_HEADER_DEADLINE_MS <= now) {
 			if (c->where == CONN_PEEK)
 				refuse_conn(g, c, &late, false, now);
 			else
-				conn_cut(g, c);
+				http_conn_cut(&g->conns, c);
 		}
-	while ((c = g->lists[LIST_LINGER].head) != NULL && c->since_ms + LINGER_MS <= now)
-		conn_close(g, c);
+	while ((c = g->conns.lists[LIST_LINGER].head) != NULL && c->since_ms + LINGER_MS <= now)
+		http_conn_close(&g->conns, c);
 	if (g->accept_paused_until != 0 && now >= g->accept_paused_until) {
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &g->listen_fd};
 
@@ -537,7 +387,7 @@ dpmon_http_guard_notify(void *cls, struct MHD_Connection *mc, void **socket_cont
 	c = *socket_context;
 	*socket_context = NULL;
 	if (c != NULL)
-		conn_free(g, c); /* the descriptor is closed by libmicrohttpd */
+		http_conn_free(&g->conns, c); /* the descriptor is closed by libmicrohttpd */
 }
 
 static struct conn *
@@ -555,7 +405,7 @@ dpmon_http_guard_answering(struct MHD_Connection *mc)
 	struct conn *c = conn_of(mc);
 
 	if (c != NULL && c->counted)
-		list_remove(c->g, c);
+		http_conn_unlist(&c->g->conns, c);
 }
 
 void
@@ -564,7 +414,7 @@ dpmon_http_guard_request_done(struct MHD_Connection *mc)
 	struct conn *c = conn_of(mc);
 
 	if (c != NULL && c->counted)
-		list_push(c->g, c, LIST_IDLE, now_ms());
+		http_conn_push(&c->g->conns, c, LIST_IDLE, now_ms());
 }
 
 /* ------------------------------------------------------------------------
@@ -709,20 +559,6 @@ open_loop(struct dpmon_http_guard *g)
 	return 0;
 }
 
-static int
-alloc_tables(struct dpmon_http_guard *g)
-{
-	g->pool_n = g->max_conns + CUT_SLACK;
-	g->pool = calloc(g->pool_n, sizeof(*g->pool));
-	if (g->pool == NULL || http_addr_table_init(&g->addrs, g->pool_n) != 0)
-		return -ENOMEM;
-	for (unsigned i = g->pool_n; i-- > 0;) {
-		g->pool[i] = (struct conn){.fd = -1, .list = LIST_NONE, .next = g->free};
-		g->free = &g->pool[i];
-	}
-	return 0;
-}
-
 struct dpmon_http_guard *
 dpmon_http_guard_create(const struct sockaddr *sa, socklen_t len)
 {
@@ -733,7 +569,7 @@ dpmon_http_guard_create(const struct sockaddr *sa, socklen_t len)
 		return NULL;
 	g->listen_fd = g->epoll_fd = g->wake_fd = g->mhd_fd = -1;
 	g->max_conns = fit_fd_limit();
-	err = alloc_tables(g);
+	err = http_conns_init(&g->conns, g->max_conns + CUT_SLACK);
 	if (err == 0)
 		err = open_listener(g, sa, len);
 	if (err == 0)
@@ -764,16 +600,12 @@ dpmon_http_guard_destroy(struct dpmon_http_guard *g)
 	if (g == NULL)
 		return;
 	dpmon_http_guard_stop(g);
-	for (unsigned i = 0; g->pool != NULL && i < g->pool_n; i++)
-		if (g->pool[i].where == CONN_PEEK || g->pool[i].where == CONN_LINGER)
-			close(g->pool[i].fd);
 	if (g->listen_fd >= 0)
 		close(g->listen_fd);
 	if (g->epoll_fd >= 0)
 		close(g->epoll_fd);
 	if (g->wake_fd >= 0)
 		close(g->wake_fd);
-	free(g->pool);
-	http_addr_table_free(&g->addrs);
+	http_conns_free(&g->conns);
 	free(g);
 }
