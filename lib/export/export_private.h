@@ -44,13 +44,17 @@ struct xbuf {
  */
 char *xbuf_reserve(struct xbuf *b, size_t n);
 
+/** Append the @p n bytes of @p s (any bytes, NULs included). Thread-safety: @p b's owner. */
 void xbuf_put(struct xbuf *b, const char *s, size_t n);
+/** Append the NUL-terminated text @p s, without its NUL. Thread-safety: @p b's owner. */
 void xbuf_puts(struct xbuf *b, const char *s);
+/** Append the byte @p c. Thread-safety: @p b's owner. */
 void xbuf_putc(struct xbuf *b, char c);
 /** Decimal @p v. */
 void xbuf_u64(struct xbuf *b, uint64_t v);
 /** @p v to the thousandth, trailing zeros dropped ("12.5", "3"); NaN and infinities as 0. */
 void xbuf_double(struct xbuf *b, double v);
+/** Free @p b's bytes and empty it (usable again). Thread-safety: @p b's owner. */
 void xbuf_free(struct xbuf *b);
 
 /* ------------------------------------------------------------------------
@@ -143,6 +147,10 @@ struct export_batch {
 	struct export_part part[EXPORT_TABLES];
 };
 
+/**
+ * Free @p b (a heap batch) with the bodies of its parts; NULL is ignored.
+ * Thread-safety: the exporter's thread.
+ */
 void export_batch_free(struct export_batch *b);
 
 struct export_sink;
@@ -199,7 +207,16 @@ int export_http_post(struct export_sink *s, const char *url, const char *body, s
 int export_http_query(struct export_sink *s, const char *url, const char *body, size_t len,
 		      struct xbuf *answer, char *err, size_t errlen);
 
-/** The ClickHouse schema (dpmon_export_print_schema's text) for @p cluster (NULL: one server). */
+/* ------------------------------------------------------------------------
+ * export_ch_schema.c — the ClickHouse schema.
+ * --------------------------------------------------------------------- */
+
+/**
+ * Append the ClickHouse schema (dpmon_export_print_schema's text) for
+ * @p cluster (NULL: one server) to @p out.
+ * @return 0, -EINVAL for a cluster name that is not an identifier, or
+ *         -ENOMEM. Thread-safety: any thread (no state).
+ */
 int export_clickhouse_schema(const struct dpmon_export_sink_conf *sc, const char *cluster,
 			     struct xbuf *out);
 
