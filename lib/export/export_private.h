@@ -180,10 +180,10 @@ struct export_sink {
 	CURL *curl;
 	/** Longest a request may take now, ms (timeout_ms, less near the stop's deadline). */
 	uint32_t timeout_ms;
-	volatile uint64_t *progress_ns; /**< beaten while a request runs */
-	struct dpmon_heartbeat *hb;     /**< the health check's heartbeat, beaten with it */
+	uint64_t *progress_ns;      /**< beaten while a request runs (__atomic builtins) */
+	struct dpmon_heartbeat *hb; /**< the health check's heartbeat, beaten with it */
 	/** Non-zero: CLOCK_MONOTONIC ns past which a running request gives up (the stop's deadline). */
-	volatile uint64_t *abort_after_ns;
+	uint64_t *abort_after_ns;
 };
 
 /* ------------------------------------------------------------------------

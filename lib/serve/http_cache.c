@@ -33,7 +33,7 @@ http_body_new(char *text, size_t len)
 
 	if (b == NULL)
 		return NULL;
-	atomic_init(&b->refs, 1);
+	b->refs = 1; /* not shared yet */
 	b->len = len;
 	b->text = text;
 	return b;
@@ -42,7 +42,7 @@ http_body_new(char *text, size_t len)
 void
 http_body_put(struct body *b)
 {
-	if (b != NULL && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
+	if (b != NULL && __atomic_fetch_sub(&b->refs, 1, __ATOMIC_ACQ_REL) == 1) {
 		free(b->text);
 		free(b);
 	}
@@ -96,7 +96,7 @@ slot_get(struct cache_slot *c, uint64_t seq)
 
 	if (c->body != NULL && c->seq == seq) {
 		b = c->body;
-		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+		__atomic_fetch_add(&b->refs, 1, __ATOMIC_RELAXED);
 	}
 	return b;
 }
@@ -110,7 +110,7 @@ slot_put(struct cache_slot *c, uint64_t seq, struct body *b)
 
 	if (c->body == NULL || seq > c->seq) {
 		old = c->body;
-		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+		__atomic_fetch_add(&b->refs, 1, __ATOMIC_RELAXED);
 		*c = (struct cache_slot){.seq = seq, .body = b};
 	}
 	return old;

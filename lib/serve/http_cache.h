@@ -12,7 +12,6 @@
 #define DPMON_HTTP_CACHE_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +23,7 @@
  * the text the renderer allocated (json_dumps, dpmon_prom_render_limits),
  * taken over as it is, never copied. */
 struct body {
-	atomic_uint refs;
+	unsigned refs; /* __atomic builtins */
 	size_t len;
 	char *text; /* malloc'd, NUL-terminated; freed with the last reference */
 };
