@@ -193,6 +193,27 @@ http_cache_queries_of(struct http_cache *h, uint64_t seq, char keys[QCACHE_SLOTS
 	return n;
 }
 
+/*
+ * The text "<len>:<bytes>" at key[*i] (the key is @p len bytes, and
+ * @p after more must follow the text) copied into buf + *o as a C string;
+ * *i and *o move past it. @return the copy, or NULL when malformed.
+ */
+static char *
+take_text(const char *key, size_t len, size_t after, size_t *i, char *buf, size_t *o)
+{
+	char *end, *t;
+	size_t n = strtoul(key + *i, &end, 10);
+
+	*i = (size_t)(end - key);
+	if (*i >= len || key[*i] != ':' || *i + 1 + n + after > len || *o + n + 1 > QCACHE_KEY_MAX)
+		return NULL;
+	t = memcpy(buf + *o, key + *i + 1, n);
+	t[n] = '\0';
+	*o += n + 1;
+	*i += 1 + n;
+	return t;
+}
+
 bool
 http_cache_query_of_key(const char *key, size_t len, char *buf, struct dpmon_api_query *q)
 {
@@ -200,34 +221,14 @@ http_cache_query_of_key(const char *key, size_t len, char *buf, struct dpmon_api
 
 	*q = (struct dpmon_api_query){.n = 0};
 	while (i < len) {
-		char *k, *v = NULL;
-		size_t kl, vl;
-		char *end;
+		char *k = take_text(key, len, 1, &i, buf, &o), *v = NULL;
 
-		kl = strtoul(key + i, &end, 10);
-		i = (size_t)(end - key);
-		if (i >= len || key[i] != ':' || i + 1 + kl + 1 > len ||
-		    o + kl + 1 > QCACHE_KEY_MAX)
+		if (k == NULL || key[i++] != '=')
 			return false;
-		k = memcpy(buf + o, key + i + 1, kl);
-		k[kl] = '\0';
-		o += kl + 1;
-		i += 1 + kl;
-		if (key[i++] != '=')
-			return false;
-		if (key[i] == '-') {
+		if (key[i] == '-')
 			i++;
-		} else {
-			vl = strtoul(key + i, &end, 10);
-			i = (size_t)(end - key);
-			if (i >= len || key[i] != ':' || i + 1 + vl > len ||
-			    o + vl + 1 > QCACHE_KEY_MAX)
-				return false;
-			v = memcpy(buf + o, key + i + 1, vl);
-			v[vl] = '\0';
-			o += vl + 1;
-			i += 1 + vl;
-		}
+		else if ((v = take_text(key, len, 0, &i, buf, &o)) == NULL)
+			return false;
 		if (i >= len || key[i++] != ';' || dpmon_api_query_add(q, k, v) != 0)
 			return false;
 	}
