@@ -16,7 +16,6 @@
 #include "check.h"
 #include "http_head.h"
 
-
 /* dpmon_http_head_check on @p n bytes of @p s: the result @p want_r with
  * the verdict @p want_status / @p want_msg (NULL: any text). */
 static void
