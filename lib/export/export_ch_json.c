@@ -82,29 +82,20 @@ ch_json_head(struct xbuf *b, const struct export_interval *iv)
 	put_double(b, "interval_s", iv->interval_s);
 }
 
+/* The counts columns of row @p r (export_counts); flows null when not measured. */
 static void
 put_counts(struct xbuf *b, const struct export_interval *iv, const struct export_row *r)
 {
-	static const char *const pk[DPMON_PROTO_MAX] = {"tcp_packets", "udp_packets",
-							"icmp_packets", "other_packets"};
-	static const char *const bk[DPMON_PROTO_MAX] = {"tcp_bytes", "udp_bytes", "icmp_bytes",
-							"other_bytes"};
-	const struct export_delta *d = r->d;
-	double is = iv->interval_s > 0 ? iv->interval_s : 1;
+	struct export_count col[EXPORT_COUNTS];
 
-	put_u64(b, "packets", d->packets);
-	put_u64(b, "bytes", d->bytes);
-	for (int k = 0; k < DPMON_PROTO_MAX; k++) {
-		put_u64(b, pk[k], d->proto_packets[k]);
-		put_u64(b, bk[k], d->proto_bytes[k]);
+	export_counts(iv, r, col);
+	for (unsigned i = 0; i < EXPORT_COUNTS - 1; i++) {
+		if (col[i].real)
+			put_double(b, col[i].name, col[i].f);
+		else
+			put_u64(b, col[i].name, col[i].u);
 	}
-	put_u64(b, "fragments", d->fragments);
-	put_u64(b, "tcp_syn", d->tcp_syn);
-	put_double(b, "pps", (double)d->packets / is);
-	put_double(b, "bps", (double)d->bytes * 8.0 / is);
-	put_double(b, "avg_pps", r->avg_pps);
-	put_double(b, "avg_bps", r->avg_bps);
-	put_measured(b, "flows", r->flows);
+	put_measured(b, col[EXPORT_COUNTS - 1].name, col[EXPORT_COUNTS - 1].f);
 }
 
 void

@@ -101,6 +101,29 @@ struct export_row {
 	double avg_pps, avg_bps, flows, peers;
 };
 
+/** One counts column of a row: the columns every table of counts has. */
+struct export_count {
+	const char *name; /**< the column's (field's) name */
+	bool real;        /**< @c f holds the value, else @c u */
+	uint64_t u;
+	double f; /**< negative for flows: not measured */
+};
+
+/** How many counts columns a row has (flows last). */
+#define EXPORT_COUNTS 17
+
+/**
+ * The counts columns of row @p r over interval @p iv into @p out, in the
+ * schema's order: packets, bytes, per protocol packets and bytes,
+ * fragments, tcp_syn, pps, bps, avg_pps, avg_bps, flows (the rates over
+ * the interval, an interval of 0 taken as 1 s). ClickHouse's JSON rows
+ * and InfluxDB's points write these; RowBinary writes the same order by
+ * hand (export_ch_rowbinary.c: its hot loop).
+ * Thread-safety: the exporter's thread (no state).
+ */
+void export_counts(const struct export_interval *iv, const struct export_row *r,
+		   struct export_count out[EXPORT_COUNTS]);
+
 /** Where the walk puts the rows; both callbacks get @c ctx. */
 struct export_encoder {
 	void (*row)(void *ctx, const struct export_interval *iv, const struct export_row *r);
