@@ -143,7 +143,7 @@ read_pcap(const char *path, struct pcap_pkthdr *h0, uint8_t *data0, int *snaplen
  * thread publishes two lists in turn. */
 struct race {
 	struct dpmon_sample_core *core;
-	volatile int stop;
+	int stop; /* __atomic builtins */
 	uint64_t reads, torn, skipped;
 };
 
@@ -168,7 +168,7 @@ race_reader(void *arg)
 	struct race *r = arg;
 	struct dpmon_sample_list l;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		if (!dpmon_sample_watch_read(r->core, &l)) {
 			r->skipped++;
 			continue;
@@ -212,7 +212,7 @@ test_watch_race(void)
 			rte_pause(); /* room for whole reads, too */
 	}
 	CHECK(fails == 0);
-	r.stop = 1;
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	printf("watch list race: %" PRIu64 " reads, %" PRIu64 " skipped, %" PRIu64 " torn\n",
 	       r.reads, r.skipped, r.torn);

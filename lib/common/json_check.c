@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,6 +194,22 @@ dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v, json_i
 	}
 	*out = n;
 	return true;
+}
+
+bool
+dpmon_check_int_key(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
+		    const struct dpmon_check_int_key *keys, size_t n_keys, void *base)
+{
+	json_int_t n;
+
+	for (size_t i = 0; i < n_keys; i++) {
+		if (strcmp(key, keys[i].name) != 0)
+			continue;
+		if (dpmon_check_int(c, path, v, keys[i].min, keys[i].max, &n))
+			*(uint32_t *)((char *)base + keys[i].offset) = (uint32_t)n;
+		return true;
+	}
+	return false;
 }
 
 bool
