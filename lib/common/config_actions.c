@@ -234,7 +234,8 @@ static const struct dpmon_check_int_key action_ints[] = {
 	DPMON_CHECK_U32_KEY("notify_timeout_ms", 100, 600000, struct dpmon_actions_conf,
 			    notify_timeout_ms),
 	DPMON_CHECK_U32_KEY("pcap_packets", 1, 100000, struct dpmon_actions_conf, pcap_packets),
-	DPMON_CHECK_U32_KEY("pcap_max_files", 0, 1000000, struct dpmon_actions_conf, pcap_max_files),
+	DPMON_CHECK_U32_KEY("pcap_max_files", 0, 1000000, struct dpmon_actions_conf,
+			    pcap_max_files),
 	DPMON_CHECK_U32_KEY("pcap_max_mb", 0, 1048576, struct dpmon_actions_conf, pcap_max_mb),
 };
 
