@@ -17,8 +17,6 @@
 
 #include "fmt.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
 extern char **environ;
 
 /* ------------------------------------------------------------------------
@@ -76,15 +74,31 @@ ctl_cmd_health(struct ctl_ctx *ctx, int argc, char **argv)
  * --------------------------------------------------------------------- */
 
 static int
+blackhole_row(const json_t *b, const void *arg, char c[][CTL_CELL_LEN], const char **row)
+{
+	json_t *id = json_object_get(b, "alert_id");
+
+	(void)arg;
+	if (json_is_integer(id))
+		snprintf(c[2], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT, json_integer_value(id));
+	else
+		snprintf(c[2], CTL_CELL_LEN, "-");
+	row[0] = json_string_value(json_object_get(b, "address"));
+	row[1] = json_string_value(json_object_get(b, "source"));
+	row[2] = c[2];
+	row[3] = ctl_fmt_time(c[3], json_number_value(json_object_get(b, "since")));
+	row[4] = json_is_true(json_object_get(b, "announced")) ? "yes" : "no";
+	return CTL_PLAIN;
+}
+
+static int
 blackhole_list(struct ctl_ctx *ctx)
 {
 	static const char *const heads[] = {"ADDRESS", "SOURCE", "ALERT", "SINCE", "ANNOUNCED"};
 	static const bool right[] = {false, false, true, false, false};
-	struct ctl_table *t;
 	struct ctl_reply r;
-	json_t *doc, *b;
-	int rc, failed = 0;
-	size_t i;
+	json_t *doc;
+	int rc;
 
 	if ((rc = ctl_get(ctx, "/api/v1/blackholes", &r, &doc)) != 0)
 		return rc;
@@ -93,32 +107,8 @@ blackhole_list(struct ctl_ctx *ctx)
 	} else if (json_array_size(json_object_get(doc, "blackholes")) == 0) {
 		fprintf(ctx->out, "no blackholes\n");
 	} else {
-		t = ctl_table_new(N_OF(heads), heads, right);
-		json_array_foreach(json_object_get(doc, "blackholes"), i, b)
-		{
-			json_t *id = json_object_get(b, "alert_id");
-			char c[2][CTL_FMT_LEN];
-			const char *row[] = {
-				json_string_value(json_object_get(b, "address")),
-				json_string_value(json_object_get(b, "source")), c[0],
-				ctl_fmt_time(c[1], json_number_value(json_object_get(b, "since"))),
-				json_is_true(json_object_get(b, "announced")) ? "yes" : "no"};
-
-			if (json_is_integer(id))
-				snprintf(c[0], CTL_FMT_LEN, "%" JSON_INTEGER_FORMAT,
-					 json_integer_value(id));
-			else
-				snprintf(c[0], CTL_FMT_LEN, "-");
-			if (t != NULL)
-				failed |= ctl_table_add(t, row, CTL_PLAIN);
-		}
-		if (t == NULL || failed) {
-			fprintf(ctx->err, "dpmonctl: out of memory\n");
-			rc = CTL_EXIT_ERROR;
-		} else {
-			ctl_table_print(t, ctx->out, ctx->colour);
-		}
-		ctl_table_free(t);
+		rc = ctl_print_rows(ctx, json_object_get(doc, "blackholes"), N_OF(heads), heads,
+				    right, blackhole_row, NULL);
 	}
 	json_decref(doc);
 	ctl_reply_free(&r);

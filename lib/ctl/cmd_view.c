@@ -12,8 +12,6 @@
 
 #include "fmt.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
 /* ------------------------------------------------------------------------
  * Shared: the request and field access
  * --------------------------------------------------------------------- */
@@ -112,6 +110,27 @@ table_done(struct ctl_ctx *ctx, struct ctl_table *t, int failed)
 	return CTL_EXIT_OK;
 }
 
+int
+ctl_print_rows(struct ctl_ctx *ctx, json_t *items, unsigned int n_cols, const char *const *heads,
+	       const bool *right, ctl_row_fn fn, const void *arg)
+{
+	struct ctl_table *t = ctl_table_new(n_cols, heads, right);
+	int failed = 0;
+	size_t i;
+	json_t *item;
+
+	json_array_foreach(items, i, item)
+	{
+		char cell[CTL_MAX_COLS][CTL_CELL_LEN];
+		const char *row[CTL_MAX_COLS];
+		int colour = fn(item, arg, cell, row);
+
+		if (t != NULL)
+			failed |= ctl_table_add(t, row, (enum ctl_colour)colour);
+	}
+	return table_done(ctx, t, failed);
+}
+
 static int
 no_args(struct ctl_ctx *ctx, const char *cmd, int argc)
 {
@@ -169,28 +188,42 @@ summary_traffic(struct ctl_ctx *ctx, const json_t *s)
 }
 
 static int
+port_row(const json_t *p, const void *arg, char c[][CTL_CELL_LEN], const char **row)
+{
+	(void)arg;
+	row[0] = str(p, "device");
+	row[1] = count(c[1], p, "rx_queues");
+	row[2] = count(c[2], p, "ipackets");
+	row[3] = unit(c[3], p, "ibytes", "B");
+	row[4] = count(c[4], p, "imissed");
+	row[5] = count(c[5], p, "ierrors");
+	row[6] = count(c[6], p, "rx_nombuf");
+	return CTL_PLAIN;
+}
+
+static int
+worker_row(const json_t *w, const void *arg, char c[][CTL_CELL_LEN], const char **row)
+{
+	(void)arg;
+	snprintf(c[2], CTL_CELL_LEN, "%.1f %%", 100.0 * num(w, "busy_ratio"));
+	row[0] = count(c[0], w, "lcore");
+	row[1] = count(c[1], w, "packets");
+	row[2] = c[2];
+	row[3] = count(c[3], w, "hosts");
+	row[4] = count(c[4], w, "host_capacity");
+	row[5] = count(c[5], w, "host_table_full");
+	row[6] = count(c[6], w, "host_evictions");
+	return CTL_PLAIN;
+}
+
+static int
 summary_ports(struct ctl_ctx *ctx, const json_t *s)
 {
 	static const char *const heads[] = {"PORT",   "RX QUEUES", "RX PACKETS", "RX BYTES",
 					    "MISSED", "ERRORS",    "NO MBUF"};
 	static const bool right[] = {false, true, true, true, true, true, true};
-	struct ctl_table *t = ctl_table_new(N_OF(heads), heads, right);
-	size_t i;
-	json_t *p;
-	int failed = 0;
 
-	json_array_foreach(get(s, "ports"), i, p)
-	{
-		char c[6][CTL_FMT_LEN];
-		const char *row[] = {str(p, "device"),           count(c[0], p, "rx_queues"),
-				     count(c[1], p, "ipackets"), unit(c[2], p, "ibytes", "B"),
-				     count(c[3], p, "imissed"),  count(c[4], p, "ierrors"),
-				     count(c[5], p, "rx_nombuf")};
-
-		if (t != NULL)
-			failed |= ctl_table_add(t, row, CTL_PLAIN);
-	}
-	return table_done(ctx, t, failed);
+	return ctl_print_rows(ctx, get(s, "ports"), N_OF(heads), heads, right, port_row, NULL);
 }
 
 static int
@@ -199,27 +232,8 @@ summary_workers(struct ctl_ctx *ctx, const json_t *s)
 	static const char *const heads[] = {"LCORE",    "PACKETS",    "BUSY",   "HOSTS",
 					    "CAPACITY", "TABLE FULL", "EVICTED"};
 	static const bool right[] = {true, true, true, true, true, true, true};
-	struct ctl_table *t = ctl_table_new(N_OF(heads), heads, right);
-	size_t i;
-	json_t *w;
-	int failed = 0;
 
-	json_array_foreach(get(s, "workers"), i, w)
-	{
-		char c[7][CTL_FMT_LEN];
-		const char *row[] = {count(c[0], w, "lcore"),
-				     count(c[1], w, "packets"),
-				     c[2],
-				     count(c[3], w, "hosts"),
-				     count(c[4], w, "host_capacity"),
-				     count(c[5], w, "host_table_full"),
-				     count(c[6], w, "host_evictions")};
-
-		snprintf(c[2], CTL_FMT_LEN, "%.1f %%", 100.0 * num(w, "busy_ratio"));
-		if (t != NULL)
-			failed |= ctl_table_add(t, row, CTL_PLAIN);
-	}
-	return table_done(ctx, t, failed);
+	return ctl_print_rows(ctx, get(s, "workers"), N_OF(heads), heads, right, worker_row, NULL);
 }
 
 static void
@@ -303,6 +317,46 @@ ctl_cmd_summary(struct ctl_ctx *ctx, int argc, char **argv)
  * top and subnets: one row per host or subnet
  * --------------------------------------------------------------------- */
 
+/* A host of top; arg: whether the direction shown is egress. */
+static int
+host_row(const json_t *host, const void *arg, char c[][CTL_CELL_LEN], const char **row)
+{
+	const json_t *in = get(host, "ingress"), *eg = get(host, "egress");
+	const json_t *d = *(const bool *)arg ? eg : in;
+
+	row[0] = str(host, "address");
+	row[1] = str(host, "subnet");
+	row[2] = unit(c[2], in, "pps", "pps");
+	row[3] = unit(c[3], in, "bps", "bps");
+	row[4] = unit(c[4], eg, "pps", "pps");
+	row[5] = unit(c[5], eg, "bps", "bps");
+	row[6] = count(c[6], d, "packets");
+	row[7] = unit(c[7], d, "bytes", "B");
+	row[8] = count(c[8], d, "flows");
+	row[9] = count(c[9], d, "peers");
+	return CTL_PLAIN;
+}
+
+static int
+subnet_row(const json_t *sn, const void *arg, char c[][CTL_CELL_LEN], const char **row)
+{
+	const json_t *in = get(sn, "ingress"), *eg = get(sn, "egress");
+	const char *name = str(sn, "name");
+
+	(void)arg;
+	row[0] = str(sn, "prefix");
+	row[1] = name[0] ? name : "-";
+	row[2] = unit(c[2], in, "pps", "pps");
+	row[3] = unit(c[3], in, "bps", "bps");
+	row[4] = unit(c[4], eg, "pps", "pps");
+	row[5] = unit(c[5], eg, "bps", "bps");
+	row[6] = count(c[6], in, "packets");
+	row[7] = unit(c[7], in, "bytes", "B");
+	row[8] = count(c[8], eg, "packets");
+	row[9] = unit(c[9], eg, "bytes", "B");
+	return CTL_PLAIN;
+}
+
 int
 ctl_cmd_top(struct ctl_ctx *ctx, int argc, char **argv)
 {
@@ -317,11 +371,9 @@ ctl_cmd_top(struct ctl_ctx *ctx, int argc, char **argv)
 	const char *sort = ctx->sort ? ctx->sort : "bps";
 	bool egress = strcmp(dir, "egress") == 0;
 	char *path = NULL, *subnet = NULL;
-	struct ctl_table *t;
 	struct ctl_reply r;
-	json_t *doc, *host;
-	int rc = no_args(ctx, "top", argc), failed = 0;
-	size_t i;
+	json_t *doc;
+	int rc = no_args(ctx, "top", argc);
 
 	(void)argv;
 	if (rc != 0)
@@ -348,22 +400,8 @@ ctl_cmd_top(struct ctl_ctx *ctx, int argc, char **argv)
 		json_array_size(get(doc, "hosts")), json_integer_value(get(doc, "total")),
 		ctx->subnet ? " of " : "", ctx->subnet ? ctx->subnet : "", sort, dir,
 		json_integer_value(get(doc, "snapshot_seq")));
-	t = ctl_table_new(N_OF(right), egress ? heads_out : heads_in, right);
-	json_array_foreach(get(doc, "hosts"), i, host)
-	{
-		const json_t *in = get(host, "ingress"), *eg = get(host, "egress");
-		const json_t *d = egress ? eg : in;
-		char c[8][CTL_FMT_LEN];
-		const char *row[] = {str(host, "address"),         str(host, "subnet"),
-				     unit(c[0], in, "pps", "pps"), unit(c[1], in, "bps", "bps"),
-				     unit(c[2], eg, "pps", "pps"), unit(c[3], eg, "bps", "bps"),
-				     count(c[4], d, "packets"),    unit(c[5], d, "bytes", "B"),
-				     count(c[6], d, "flows"),      count(c[7], d, "peers")};
-
-		if (t != NULL)
-			failed |= ctl_table_add(t, row, CTL_PLAIN);
-	}
-	rc = table_done(ctx, t, failed);
+	rc = ctl_print_rows(ctx, get(doc, "hosts"), N_OF(right), egress ? heads_out : heads_in,
+			    right, host_row, &egress);
 out:
 	json_decref(doc);
 	ctl_reply_free(&r);
@@ -381,11 +419,9 @@ ctl_cmd_subnets(struct ctl_ctx *ctx, int argc, char **argv)
 					    "OUT PPS",     "OUT BPS",  "IN PACKETS", "IN BYTES",
 					    "OUT PACKETS", "OUT BYTES"};
 	static const bool right[] = {false, false, true, true, true, true, true, true, true, true};
-	struct ctl_table *t;
 	struct ctl_reply r;
-	json_t *doc, *sn;
-	int rc = no_args(ctx, "subnets", argc), failed = 0;
-	size_t i;
+	json_t *doc;
+	int rc = no_args(ctx, "subnets", argc);
 
 	(void)argv;
 	if (rc != 0 || (rc = ctl_get(ctx, "/api/v1/subnets", &r, &doc)) != 0)
@@ -394,27 +430,7 @@ ctl_cmd_subnets(struct ctl_ctx *ctx, int argc, char **argv)
 		ctl_print_body(ctx, &r);
 		goto out;
 	}
-	t = ctl_table_new(N_OF(heads), heads, right);
-	json_array_foreach(get(doc, "subnets"), i, sn)
-	{
-		const json_t *in = get(sn, "ingress"), *eg = get(sn, "egress");
-		const char *name = str(sn, "name");
-		char c[8][CTL_FMT_LEN];
-		const char *row[] = {str(sn, "prefix"),
-				     name[0] ? name : "-",
-				     unit(c[0], in, "pps", "pps"),
-				     unit(c[1], in, "bps", "bps"),
-				     unit(c[2], eg, "pps", "pps"),
-				     unit(c[3], eg, "bps", "bps"),
-				     count(c[4], in, "packets"),
-				     unit(c[5], in, "bytes", "B"),
-				     count(c[6], eg, "packets"),
-				     unit(c[7], eg, "bytes", "B")};
-
-		if (t != NULL)
-			failed |= ctl_table_add(t, row, CTL_PLAIN);
-	}
-	rc = table_done(ctx, t, failed);
+	rc = ctl_print_rows(ctx, get(doc, "subnets"), N_OF(heads), heads, right, subnet_row, NULL);
 out:
 	json_decref(doc);
 	ctl_reply_free(&r);
@@ -531,6 +547,28 @@ metric_value(char *buf, const char *metric, double v)
 	return ctl_fmt_unit(buf, v, "");
 }
 
+/* An alert, red while active. */
+static int
+alert_row(const json_t *a, const void *arg, char c[][CTL_CELL_LEN], const char **row)
+{
+	bool host = strcmp(str(a, "target"), "host") == 0;
+	const char *metric = str(a, "metric");
+
+	(void)arg;
+	row[0] = count(c[0], a, "id");
+	row[1] = str(a, "state");
+	row[2] = str(a, "target");
+	row[3] = str(a, host ? "address" : "prefix");
+	row[4] = str(a, "direction");
+	row[5] = str(a, "type");
+	row[6] = metric;
+	row[7] = metric_value(c[7], metric, num(a, "value"));
+	row[8] = metric_value(c[8], metric, num(a, "threshold"));
+	row[9] = ctl_fmt_time(c[9], num(a, "start_unix_s"));
+	row[10] = ctl_fmt_duration(c[10], num(a, "duration_s"));
+	return strcmp(str(a, "state"), "active") == 0 ? CTL_RED : CTL_PLAIN;
+}
+
 int
 ctl_cmd_alerts(struct ctl_ctx *ctx, int argc, char **argv)
 {
@@ -539,11 +577,9 @@ ctl_cmd_alerts(struct ctl_ctx *ctx, int argc, char **argv)
 					    "THRESHOLD", "START", "DURATION"};
 	static const bool right[] = {true,  false, false, false, false, false,
 				     false, true,  true,  false, true};
-	struct ctl_table *t;
 	struct ctl_reply r;
-	json_t *doc, *a;
-	int rc = no_args(ctx, "alerts", argc), failed = 0;
-	size_t i;
+	json_t *doc;
+	int rc = no_args(ctx, "alerts", argc);
 
 	(void)argv;
 	if (rc != 0 ||
@@ -562,30 +598,7 @@ ctl_cmd_alerts(struct ctl_ctx *ctx, int argc, char **argv)
 		json_integer_value(get(doc, "started")));
 	if (json_array_size(get(doc, "alerts")) == 0)
 		goto out;
-	t = ctl_table_new(N_OF(heads), heads, right);
-	json_array_foreach(get(doc, "alerts"), i, a)
-	{
-		bool host = strcmp(str(a, "target"), "host") == 0;
-		const char *metric = str(a, "metric");
-		char c[5][CTL_FMT_LEN];
-		const char *row[] = {count(c[0], a, "id"),
-				     str(a, "state"),
-				     str(a, "target"),
-				     str(a, host ? "address" : "prefix"),
-				     str(a, "direction"),
-				     str(a, "type"),
-				     metric,
-				     metric_value(c[1], metric, num(a, "value")),
-				     metric_value(c[2], metric, num(a, "threshold")),
-				     ctl_fmt_time(c[3], num(a, "start_unix_s")),
-				     ctl_fmt_duration(c[4], num(a, "duration_s"))};
-
-		if (t != NULL)
-			failed |= ctl_table_add(t, row,
-						strcmp(str(a, "state"), "active") == 0 ? CTL_RED
-										       : CTL_PLAIN);
-	}
-	rc = table_done(ctx, t, failed);
+	rc = ctl_print_rows(ctx, get(doc, "alerts"), N_OF(heads), heads, right, alert_row, NULL);
 out:
 	json_decref(doc);
 	ctl_reply_free(&r);

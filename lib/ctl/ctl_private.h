@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "ctl.h"
+#include "fmt.h"
 #include "http.h"
 
 /** One run of dpmonctl: the connection, the output and the options. */
@@ -42,6 +43,27 @@ int ctl_get(struct ctl_ctx *ctx, const char *path, struct ctl_reply *r, json_t *
 
 /* Print an answer's body unchanged, with a final newline (-o json). */
 void ctl_print_body(struct ctl_ctx *ctx, const struct ctl_reply *r);
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Room for the text cells of one row (bytes each), and the most columns. */
+#define CTL_CELL_LEN CTL_FMT_LEN
+#define CTL_MAX_COLS 16
+
+/*
+ * One row of a table from one element of a JSON array: fills row[] with
+ * strings of the element or cells written into cell[]; arg is the
+ * caller's. @return the row's colour (enum ctl_colour).
+ */
+typedef int (*ctl_row_fn)(const json_t *item, const void *arg, char cell[][CTL_CELL_LEN],
+			  const char **row);
+
+/*
+ * Print a table of one row per element of items, with these titles and
+ * right alignment per column. @return 0, or CTL_EXIT_ERROR without memory.
+ */
+int ctl_print_rows(struct ctl_ctx *ctx, json_t *items, unsigned int n_cols,
+		   const char *const *heads, const bool *right, ctl_row_fn fn, const void *arg);
 
 /* The views (cmd_view.c). */
 int ctl_cmd_summary(struct ctl_ctx *ctx, int argc, char **argv);
