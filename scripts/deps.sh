@@ -22,7 +22,8 @@
 # roots (debootstrap), the image (mtools, dosfstools, fdisk), booting it
 # (qemu, OVMF), and checks of the unit (systemd-analyze) and of the shell
 # scripts (with the package named shellcheck), the package's lint (lintian),
-# and zsh (the syntax of dpmonctl's zsh completion).
+# zsh (the syntax of dpmonctl's zsh completion) and openssl (a certificate
+# for dpmonctl's https test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +32,7 @@ PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config pyth
       libsystemd-dev libcurl4-openssl-dev curl scdoc)
 TEST_PKGS=(prometheus chromium librte-net-af-packet23 iproute2 clickhouse-server influxdb
       debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
-      systemd shellcheck cppcheck clang-format lintian zsh)
+      systemd shellcheck cppcheck clang-format lintian zsh openssl)
 build_only=0
 [ "${1:-}" = "--build" ] && build_only=1
 [ "$build_only" -eq 1 ] || PKGS+=("${TEST_PKGS[@]}")

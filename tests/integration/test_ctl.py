@@ -15,7 +15,8 @@ pcapplusplus/example.pcap, its 17 destination /24s monitored:
  - blackhole add, list, del round trip, and the API's 400 as one line;
  - reload by pid file: applied, then refused with the file's error;
  - errors: a dead URL, a 404 host, bad arguments (status 2), the bearer
-   token sent on POST and DELETE only (a stub server records it).
+   token sent on POST and DELETE only (a stub server records it); https
+   with --cacert, and a clear error without it.
 """
 import http.server
 import json
@@ -23,7 +24,7 @@ import os
 import pty
 import re
 import select
-import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -564,6 +565,28 @@ def test_errors(h):
         c.eq('token file missing: status 1', (1, '', 'dpmonctl: cannot read the token file '
                                                   '%s.none: No such file or directory\n' % tok),
              stub.run('--token-file', tok + '.none', 'blackhole', 'list'))
+
+        # HTTPS: the stub behind TLS with a certificate of its own.
+        key, cert = os.path.join(tmp, 'key.pem'), os.path.join(tmp, 'cert.pem')
+        subprocess.run(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout',
+                        key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext',
+                        'subjectAltName=IP:127.0.0.1'], check=True, timeout=60,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        tls = http.server.HTTPServer(('127.0.0.1', 0), Stub)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, key)
+        tls.socket = ctx.wrap_socket(tls.socket, server_side=True)
+        threading.Thread(target=tls.serve_forever, daemon=True).start()
+        https = Ctl(h, 'https://127.0.0.1:%d' % tls.server_address[1])
+        c.eq('https with --cacert: the answer', (0, 'no blackholes\n', ''),
+             https.run('--cacert', cert, 'blackhole', 'list'))
+        rc, out, err = https.run('blackhole', 'list')
+        c.eq('https, certificate not trusted: status 1', (1, ''), (rc, out))
+        c.true('https, certificate not trusted: one line naming the URL and the certificate',
+               err.count('\n') == 1 and err.startswith('dpmonctl: GET https://127.0.0.1:%d/api/v1/'
+                                                      'blackholes: SSL certificate problem'
+                                                      % tls.server_address[1]), err)
+        tls.shutdown()
     srv.shutdown()
     c.done()
 
