@@ -56,7 +56,7 @@ _dpmon_gen()
 _dpmonctl()
 {
 	local prev=${COMP_WORDS[COMP_CWORD-1]} cur=${COMP_WORDS[COMP_CWORD]}
-	local commands="summary top host subnets alerts blackhole health reload"
+	local commands="summary top host subnets alerts blackhole flowspec health reload"
 	local options="--url --token-file --cacert -o --output --watch --sort --direction
 		--subnet -n --limit --active --pid-file --unit -h --help -V --version"
 	local i cmd="" sub=""
@@ -87,6 +87,8 @@ _dpmonctl()
 		_dpmon_reply "$commands"
 	elif [ "$cmd" = blackhole ] && [ -z "$sub" ]; then
 		_dpmon_reply "list add del"
+	elif [ "$cmd" = flowspec ] && [ -z "$sub" ]; then
+		_dpmon_reply "list del"
 	else
 		COMPREPLY=()
 	fi

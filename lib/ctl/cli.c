@@ -40,6 +40,9 @@ usage(FILE *f)
 		"  blackhole list               every blackhole\n"
 		"  blackhole add ADDRESS        blackhole a host (needs the token, if any)\n"
 		"  blackhole del ADDRESS        remove a blackhole (needs the token, if any)\n"
+		"  flowspec list                the FlowSpec rules of the alerts\n"
+		"  flowspec del ID              withdraw a FlowSpec rule (needs the token, if "
+		"any)\n"
 		"  health                       the health verdict; exit status 0 when healthy, 3 "
 		"when not\n"
 		"  reload                       reload the configuration and say whether it was "
@@ -199,6 +202,7 @@ static const struct command {
 	{"subnets", ctl_cmd_subnets, false, 0},
 	{"alerts", ctl_cmd_alerts, true, OPTS_ALERTS},
 	{"blackhole", ctl_cmd_blackhole, false, 0},
+	{"flowspec", ctl_cmd_flowspec, false, 0},
 	{"health", ctl_cmd_health, false, 0},
 	{"reload", ctl_cmd_reload, false, OPTS_RELOAD},
 };

@@ -100,7 +100,7 @@ blackhole_list(struct ctl_ctx *ctx)
 	json_t *doc;
 	int rc;
 
-	if ((rc = ctl_get(ctx, "/api/v1/blackholes", &r, &doc)) != 0)
+	if ((rc = ctl_call(ctx, "GET", "/api/v1/blackholes", NULL, &r, &doc)) != 0)
 		return rc;
 	if (ctx->json) {
 		ctl_print_body(ctx, &r);
@@ -119,7 +119,8 @@ blackhole_list(struct ctl_ctx *ctx)
 static int
 blackhole_change(struct ctl_ctx *ctx, bool add, const char *address)
 {
-	char msg[1024], *path = NULL, *body = NULL, *esc = NULL;
+	char *path = NULL, *body = NULL, *esc = NULL;
+	const char *addr;
 	struct ctl_reply r;
 	json_t *req, *doc;
 	int rc;
@@ -139,35 +140,22 @@ blackhole_change(struct ctl_ctx *ctx, bool add, const char *address)
 		fprintf(ctx->err, "dpmonctl: out of memory\n");
 		return CTL_EXIT_ERROR;
 	}
-	rc = ctl_http_request(&ctx->http, add ? "POST" : "DELETE", path, body, &r, msg,
-			      sizeof(msg));
+	rc = ctl_call(ctx, add ? "POST" : "DELETE", path, body, &r, &doc);
 	free(path);
 	free(body);
-	if (rc != 0) {
-		fprintf(ctx->err, "dpmonctl: %s\n", msg);
-		return CTL_EXIT_ERROR;
-	}
-	if (r.status < 200 || r.status > 299) {
-		ctl_reply_error(&r, msg, sizeof(msg));
-		fprintf(ctx->err, "dpmonctl: %s\n", msg);
-		ctl_reply_free(&r);
-		return CTL_EXIT_ERROR;
-	}
-	doc = json_loadb(r.body, r.len, 0, NULL);
+	if (rc != 0)
+		return rc;
+	addr = json_string_value(json_object_get(doc, "address"));
 	if (ctx->json)
 		ctl_print_body(ctx, &r);
 	else if (add && r.status == 201)
-		fprintf(ctx->out, "blackholed %s\n",
-			json_string_value(json_object_get(doc, "address")));
+		fprintf(ctx->out, "blackholed %s\n", addr);
 	else if (add)
-		fprintf(ctx->out, "%s was blackholed already\n",
-			json_string_value(json_object_get(doc, "address")));
+		fprintf(ctx->out, "%s was blackholed already\n", addr);
 	else if (json_is_true(json_object_get(doc, "removed")))
-		fprintf(ctx->out, "removed the blackhole of %s\n",
-			json_string_value(json_object_get(doc, "address")));
+		fprintf(ctx->out, "removed the blackhole of %s\n", addr);
 	else
-		fprintf(ctx->out, "no blackhole for %s\n",
-			json_string_value(json_object_get(doc, "address")));
+		fprintf(ctx->out, "no blackhole for %s\n", addr);
 	json_decref(doc);
 	ctl_reply_free(&r);
 	return CTL_EXIT_OK;
@@ -187,6 +175,97 @@ ctl_cmd_blackhole(struct ctl_ctx *ctx, int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------------
+ * flowspec list | del ID
+ * --------------------------------------------------------------------- */
+
+static int
+flowspec_row(const json_t *f, const void *arg, char c[][CTL_CELL_LEN], const char **row)
+{
+	(void)arg;
+	snprintf(c[0], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
+		 json_integer_value(json_object_get(f, "id")));
+	snprintf(c[1], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
+		 json_integer_value(json_object_get(f, "alert_id")));
+	snprintf(c[4], CTL_CELL_LEN, "%.0f %%",
+		 100.0 * json_number_value(json_object_get(f, "coverage")));
+	snprintf(c[5], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
+		 json_integer_value(json_object_get(f, "packets")));
+	row[0] = c[0];
+	row[1] = c[1];
+	row[2] = json_string_value(json_object_get(f, "action"));
+	row[3] = json_is_true(json_object_get(f, "announced")) ? "yes" : "no";
+	row[4] = c[4];
+	row[5] = c[5];
+	row[6] = ctl_fmt_time(c[6], json_number_value(json_object_get(f, "created")));
+	row[7] = json_string_value(json_object_get(f, "match"));
+	return CTL_PLAIN;
+}
+
+static int
+flowspec_list(struct ctl_ctx *ctx)
+{
+	static const char *const heads[] = {"ID",       "ALERT",   "ACTION",  "ANNOUNCED",
+					    "COVERAGE", "PACKETS", "CREATED", "MATCH"};
+	static const bool right[] = {true, true, false, false, true, true, false, false};
+	struct ctl_reply r;
+	json_t *doc;
+	int rc;
+
+	if ((rc = ctl_call(ctx, "GET", "/api/v1/flowspec", NULL, &r, &doc)) != 0)
+		return rc;
+	if (ctx->json)
+		ctl_print_body(ctx, &r);
+	else if (json_array_size(json_object_get(doc, "rules")) == 0)
+		fprintf(ctx->out, "no flowspec rules\n");
+	else
+		rc = ctl_print_rows(ctx, json_object_get(doc, "rules"), N_OF(heads), heads, right,
+				    flowspec_row, NULL);
+	json_decref(doc);
+	ctl_reply_free(&r);
+	return rc;
+}
+
+static int
+flowspec_del(struct ctl_ctx *ctx, const char *id)
+{
+	char *path = NULL, *esc = ctl_http_escape(&ctx->http, id);
+	struct ctl_reply r;
+	json_t *doc;
+	int rc;
+
+	if (esc == NULL || asprintf(&path, "/api/v1/flowspec/%s", esc) < 0) {
+		free(esc);
+		fprintf(ctx->err, "dpmonctl: out of memory\n");
+		return CTL_EXIT_ERROR;
+	}
+	free(esc);
+	rc = ctl_call(ctx, "DELETE", path, NULL, &r, &doc);
+	free(path);
+	if (rc != 0)
+		return rc;
+	if (ctx->json)
+		ctl_print_body(ctx, &r);
+	else
+		fprintf(ctx->out, "%s flowspec rule %" JSON_INTEGER_FORMAT "\n",
+			json_is_true(json_object_get(doc, "removed")) ? "withdrew" : "no",
+			json_integer_value(json_object_get(doc, "id")));
+	json_decref(doc);
+	ctl_reply_free(&r);
+	return CTL_EXIT_OK;
+}
+
+int
+ctl_cmd_flowspec(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	if (argc == 1 && strcmp(argv[0], "list") == 0)
+		return flowspec_list(ctx);
+	if (argc == 2 && strcmp(argv[0], "del") == 0)
+		return flowspec_del(ctx, argv[1]);
+	fprintf(ctx->err, "dpmonctl: usage: dpmonctl flowspec list | del ID\n");
+	return CTL_EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------------
  * reload
  * --------------------------------------------------------------------- */
 
@@ -201,7 +280,7 @@ static int
 read_count(struct ctl_ctx *ctx, struct reload_count *n, struct ctl_reply *r, json_t **doc)
 {
 	json_t *cfg;
-	int rc = ctl_get(ctx, "/api/v1/summary", r, doc);
+	int rc = ctl_call(ctx, "GET", "/api/v1/summary", NULL, r, doc);
 
 	if (rc != 0)
 		return rc;

@@ -17,13 +17,14 @@
  * --------------------------------------------------------------------- */
 
 int
-ctl_get(struct ctl_ctx *ctx, const char *path, struct ctl_reply *r, json_t **doc)
+ctl_call(struct ctl_ctx *ctx, const char *method, const char *path, const char *body,
+	 struct ctl_reply *r, json_t **doc)
 {
 	char msg[1024];
 	json_error_t jerr;
 
 	*doc = NULL;
-	if (ctl_http_request(&ctx->http, "GET", path, NULL, r, msg, sizeof(msg)) != 0) {
+	if (ctl_http_request(&ctx->http, method, path, body, r, msg, sizeof(msg)) != 0) {
 		fprintf(ctx->err, "dpmonctl: %s\n", msg);
 		return CTL_EXIT_ERROR;
 	}
@@ -280,7 +281,7 @@ ctl_cmd_summary(struct ctl_ctx *ctx, int argc, char **argv)
 	int rc = no_args(ctx, "summary", argc);
 
 	(void)argv;
-	if (rc != 0 || (rc = ctl_get(ctx, "/api/v1/summary", &r, &s)) != 0)
+	if (rc != 0 || (rc = ctl_call(ctx, "GET", "/api/v1/summary", NULL, &r, &s)) != 0)
 		return rc;
 	if (ctx->json) {
 		ctl_print_body(ctx, &r);
@@ -385,7 +386,7 @@ ctl_cmd_top(struct ctl_ctx *ctx, int argc, char **argv)
 		path = NULL;
 		goto nomem;
 	}
-	rc = ctl_get(ctx, path, &r, &doc);
+	rc = ctl_call(ctx, "GET", path, NULL, &r, &doc);
 	free(path);
 	free(subnet);
 	if (rc != 0)
@@ -424,7 +425,7 @@ ctl_cmd_subnets(struct ctl_ctx *ctx, int argc, char **argv)
 	int rc = no_args(ctx, "subnets", argc);
 
 	(void)argv;
-	if (rc != 0 || (rc = ctl_get(ctx, "/api/v1/subnets", &r, &doc)) != 0)
+	if (rc != 0 || (rc = ctl_call(ctx, "GET", "/api/v1/subnets", NULL, &r, &doc)) != 0)
 		return rc;
 	if (ctx->json) {
 		ctl_print_body(ctx, &r);
@@ -512,7 +513,7 @@ ctl_cmd_host(struct ctl_ctx *ctx, int argc, char **argv)
 		return CTL_EXIT_ERROR;
 	}
 	free(addr);
-	rc = ctl_get(ctx, path, &r, &host);
+	rc = ctl_call(ctx, "GET", path, NULL, &r, &host);
 	free(path);
 	if (rc != 0)
 		return rc;
@@ -583,8 +584,9 @@ ctl_cmd_alerts(struct ctl_ctx *ctx, int argc, char **argv)
 
 	(void)argv;
 	if (rc != 0 ||
-	    (rc = ctl_get(ctx, ctx->active ? "/api/v1/alerts?state=active" : "/api/v1/alerts", &r,
-			  &doc)) != 0)
+	    (rc = ctl_call(ctx, "GET",
+			   ctx->active ? "/api/v1/alerts?state=active" : "/api/v1/alerts", NULL, &r,
+			   &doc)) != 0)
 		return rc;
 	if (ctx->json) {
 		ctl_print_body(ctx, &r);

@@ -36,10 +36,12 @@ struct ctl_ctx {
 typedef int (*ctl_cmd_fn)(struct ctl_ctx *ctx, int argc, char **argv);
 
 /*
- * GET path: 0 with the parsed document in *doc and the raw answer in *r
- * on a 2xx, else CTL_EXIT_ERROR with the message printed to ctx->err.
+ * METHOD path with body (or NULL): 0 with the parsed document in *doc and
+ * the raw answer in *r on a 2xx, else CTL_EXIT_ERROR with the message
+ * printed to ctx->err.
  */
-int ctl_get(struct ctl_ctx *ctx, const char *path, struct ctl_reply *r, json_t **doc);
+int ctl_call(struct ctl_ctx *ctx, const char *method, const char *path, const char *body,
+	     struct ctl_reply *r, json_t **doc);
 
 /* Print an answer's body unchanged, with a final newline (-o json). */
 void ctl_print_body(struct ctl_ctx *ctx, const struct ctl_reply *r);
@@ -74,6 +76,7 @@ int ctl_cmd_alerts(struct ctl_ctx *ctx, int argc, char **argv);
 
 /* The commands that act (cmd_act.c). */
 int ctl_cmd_blackhole(struct ctl_ctx *ctx, int argc, char **argv);
+int ctl_cmd_flowspec(struct ctl_ctx *ctx, int argc, char **argv);
 int ctl_cmd_health(struct ctl_ctx *ctx, int argc, char **argv);
 int ctl_cmd_reload(struct ctl_ctx *ctx, int argc, char **argv);
 

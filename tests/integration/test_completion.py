@@ -40,12 +40,14 @@ def test_bash(h):
         c.eq('%s -<TAB>: the options of --help' % prog, (0, want, ''),
              complete(h, [prog, '-']))
     c.eq('dpmonctl <TAB>: the commands', (0, sorted(
-        'summary top host subnets alerts blackhole health reload'.split()), ''),
+        'summary top host subnets alerts blackhole flowspec health reload'.split()), ''),
         complete(h, ['dpmonctl', '']))
-    c.eq('dpmonctl --url U -o json <TAB>: the commands after options', 8,
+    c.eq('dpmonctl --url U -o json <TAB>: the commands after options', 9,
          len(complete(h, ['dpmonctl', '--url', 'http://x', '-o', 'json', ''])[1]))
     c.eq('dpmonctl blackhole <TAB>', (0, ['add', 'del', 'list'], ''),
          complete(h, ['dpmonctl', 'blackhole', '']))
+    c.eq('dpmonctl flowspec <TAB>', (0, ['del', 'list'], ''),
+         complete(h, ['dpmonctl', 'flowspec', '']))
     c.eq('dpmonctl blackhole add <TAB>: nothing', (0, [], ''),
          complete(h, ['dpmonctl', 'blackhole', 'add', '']))
     with open(os.path.join(h.source, 'docs', 'openapi.yaml'), encoding='utf-8') as f:

@@ -16,7 +16,8 @@ pcapplusplus/example.pcap, its 17 destination /24s monitored:
  - reload by pid file: applied, then refused with the file's error;
  - errors: a dead URL, a 404 host, bad arguments (status 2), the bearer
    token sent on POST and DELETE only (a stub server records it); https
-   with --cacert, and a clear error without it.
+   with --cacert, and a clear error without it; flowspec list and del
+   against the documented shape of /api/v1/flowspec (the stub's).
 """
 import http.server
 import json
@@ -204,6 +205,23 @@ def render_blackholes(doc):
              utc(b['since']), 'yes' if b['announced'] else 'no'] for b in doc['blackholes']]
     return table(['ADDRESS', 'SOURCE', 'ALERT', 'SINCE', 'ANNOUNCED'],
                  [False, False, True, False, False], rows)
+
+
+FLOWSPEC = {'rules': [
+    {'id': 3, 'alert_id': 7, 'match': 'destination 10.0.0.5/32; protocol udp; source-port =53;',
+     'action': 'discard', 'announced': True, 'coverage': 0.875, 'packets': 333,
+     'created': 1764522010.25},
+    {'id': 12, 'alert_id': 9, 'match': 'destination 10.0.0.6/32; protocol tcp;',
+     'action': 'rate-limit 1000', 'announced': False, 'coverage': 1.0, 'packets': 12,
+     'created': 1764522099.0}]}
+
+
+def render_flowspec(doc):
+    rows = [[str(f['id']), str(f['alert_id']), f['action'], 'yes' if f['announced'] else 'no',
+             '%.0f %%' % (100 * f['coverage']), str(f['packets']), utc(f['created']),
+             f['match']] for f in doc['rules']]
+    return table(['ID', 'ALERT', 'ACTION', 'ANNOUNCED', 'COVERAGE', 'PACKETS', 'CREATED', 'MATCH'],
+                 [True, True, False, False, True, True, False, False], rows)
 
 
 # ---------------------------------------------------------------------------
@@ -534,14 +552,18 @@ def test_errors(h):
             self.wfile.write(data)
 
         def do_GET(self):
-            self.answer(200, {'blackholes': []})
+            self.answer(200, FLOWSPEC if self.path == '/api/v1/flowspec' else {'blackholes': []})
 
         def do_POST(self):
             self.answer(201, {'address': '10.0.0.5', 'source': 'manual', 'alert_id': None,
                               'since': 1.0, 'announced': False})
 
         def do_DELETE(self):
-            self.answer(200, {'address': '10.0.0.5', 'removed': True})
+            if self.path.startswith('/api/v1/flowspec/'):
+                n = int(self.path.rsplit('/', 1)[1])
+                self.answer(200, {'id': n, 'removed': n == 3})
+            else:
+                self.answer(200, {'address': '10.0.0.5', 'removed': True})
 
         def log_message(self, *a):
             pass
@@ -562,6 +584,22 @@ def test_errors(h):
             ('POST', '/api/v1/blackholes', 'Bearer s3cret-token', '{"address":"10.0.0.5"}'),
             ('DELETE', '/api/v1/blackholes/10.0.0.5', 'Bearer s3cret-token', None),
             ('POST', '/api/v1/blackholes', None, '{"address":"10.0.0.5"}')], seen)
+        # flowspec list and del, against the shape of GET /api/v1/flowspec.
+        del seen[:]
+        c.eq('flowspec list: the table', (0, render_flowspec(FLOWSPEC), ''),
+             stub.run('flowspec', 'list'))
+        c.eq('flowspec list -o json: the body', (0, json.dumps(FLOWSPEC) + '\n', ''),
+             stub.run('-o', 'json', 'flowspec', 'list'))
+        c.eq('flowspec del 3', (0, 'withdrew flowspec rule 3\n', ''),
+             stub.run('--token-file', tok, 'flowspec', 'del', '3'))
+        c.eq('flowspec del 4 (none)', (0, 'no flowspec rule 4\n', ''),
+             stub.run('flowspec', 'del', '4'))
+        c.eq('flowspec: requests, the token on DELETE only',
+             [('GET', '/api/v1/flowspec', None, None)] * 2 +
+             [('DELETE', '/api/v1/flowspec/3', 'Bearer s3cret-token', None),
+              ('DELETE', '/api/v1/flowspec/4', None, None)], seen)
+        c.eq('flowspec frob: usage', (2, '', 'dpmonctl: usage: dpmonctl flowspec list | del ID\n'),
+             stub.run('flowspec', 'frob'))
         c.eq('token file missing: status 1', (1, '', 'dpmonctl: cannot read the token file '
                                                   '%s.none: No such file or directory\n' % tok),
              stub.run('--token-file', tok + '.none', 'blackhole', 'list'))
