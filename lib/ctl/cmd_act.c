@@ -100,7 +100,7 @@ blackhole_list(struct ctl_ctx *ctx)
 	json_t *doc;
 	int rc;
 
-	if ((rc = ctl_call(ctx, "GET", "/api/v1/blackholes", NULL, &r, &doc)) != 0)
+	if ((rc = ctl_call(ctx, "GET", "/api/v1/blackholes", NULL, NULL, &r, &doc)) != 0)
 		return rc;
 	if (ctx->json) {
 		ctl_print_body(ctx, &r);
@@ -119,7 +119,7 @@ blackhole_list(struct ctl_ctx *ctx)
 static int
 blackhole_change(struct ctl_ctx *ctx, bool add, const char *address)
 {
-	char *path = NULL, *body = NULL, *esc = NULL;
+	char *body = NULL;
 	const char *addr;
 	struct ctl_reply r;
 	json_t *req, *doc;
@@ -129,19 +129,13 @@ blackhole_change(struct ctl_ctx *ctx, bool add, const char *address)
 		req = json_pack("{s:s}", "address", address);
 		body = req ? json_dumps(req, JSON_COMPACT) : NULL;
 		json_decref(req);
-		rc = body ? asprintf(&path, "/api/v1/blackholes") : -1;
-	} else {
-		esc = ctl_http_escape(&ctx->http, address);
-		rc = esc ? asprintf(&path, "/api/v1/blackholes/%s", esc) : -1;
+		if (body == NULL) {
+			fprintf(ctx->err, "dpmonctl: out of memory\n");
+			return CTL_EXIT_ERROR;
+		}
 	}
-	free(esc);
-	if (rc < 0) {
-		free(body);
-		fprintf(ctx->err, "dpmonctl: out of memory\n");
-		return CTL_EXIT_ERROR;
-	}
-	rc = ctl_call(ctx, add ? "POST" : "DELETE", path, body, &r, &doc);
-	free(path);
+	rc = ctl_call(ctx, add ? "POST" : "DELETE", "/api/v1/blackholes", add ? NULL : address,
+		      body, &r, &doc);
 	free(body);
 	if (rc != 0)
 		return rc;
@@ -211,7 +205,7 @@ flowspec_list(struct ctl_ctx *ctx)
 	json_t *doc;
 	int rc;
 
-	if ((rc = ctl_call(ctx, "GET", "/api/v1/flowspec", NULL, &r, &doc)) != 0)
+	if ((rc = ctl_call(ctx, "GET", "/api/v1/flowspec", NULL, NULL, &r, &doc)) != 0)
 		return rc;
 	if (ctx->json)
 		ctl_print_body(ctx, &r);
@@ -228,19 +222,10 @@ flowspec_list(struct ctl_ctx *ctx)
 static int
 flowspec_del(struct ctl_ctx *ctx, const char *id)
 {
-	char *path = NULL, *esc = ctl_http_escape(&ctx->http, id);
 	struct ctl_reply r;
 	json_t *doc;
-	int rc;
+	int rc = ctl_call(ctx, "DELETE", "/api/v1/flowspec", id, NULL, &r, &doc);
 
-	if (esc == NULL || asprintf(&path, "/api/v1/flowspec/%s", esc) < 0) {
-		free(esc);
-		fprintf(ctx->err, "dpmonctl: out of memory\n");
-		return CTL_EXIT_ERROR;
-	}
-	free(esc);
-	rc = ctl_call(ctx, "DELETE", path, NULL, &r, &doc);
-	free(path);
 	if (rc != 0)
 		return rc;
 	if (ctx->json)
@@ -280,7 +265,7 @@ static int
 read_count(struct ctl_ctx *ctx, struct reload_count *n, struct ctl_reply *r, json_t **doc)
 {
 	json_t *cfg;
-	int rc = ctl_call(ctx, "GET", "/api/v1/summary", NULL, r, doc);
+	int rc = ctl_call(ctx, "GET", "/api/v1/summary", NULL, NULL, r, doc);
 
 	if (rc != 0)
 		return rc;

@@ -17,31 +17,45 @@
  * --------------------------------------------------------------------- */
 
 int
-ctl_call(struct ctl_ctx *ctx, const char *method, const char *path, const char *body,
-	 struct ctl_reply *r, json_t **doc)
+ctl_call(struct ctl_ctx *ctx, const char *method, const char *path, const char *item,
+	 const char *body, struct ctl_reply *r, json_t **doc)
 {
-	char msg[1024];
+	char msg[1024], *esc = NULL, *full = NULL;
 	json_error_t jerr;
+	int rc = CTL_EXIT_ERROR;
 
 	*doc = NULL;
+	if (item != NULL) {
+		esc = ctl_http_escape(&ctx->http, item);
+		if (esc == NULL || asprintf(&full, "%s/%s", path, esc) < 0) {
+			free(esc);
+			fprintf(ctx->err, "dpmonctl: out of memory\n");
+			return CTL_EXIT_ERROR;
+		}
+		free(esc);
+		path = full;
+	}
 	if (ctl_http_request(&ctx->http, method, path, body, r, msg, sizeof(msg)) != 0) {
 		fprintf(ctx->err, "dpmonctl: %s\n", msg);
-		return CTL_EXIT_ERROR;
+		goto out;
 	}
 	if (r->status < 200 || r->status > 299) {
 		ctl_reply_error(r, msg, sizeof(msg));
 		fprintf(ctx->err, "dpmonctl: %s\n", msg);
 		ctl_reply_free(r);
-		return CTL_EXIT_ERROR;
+		goto out;
 	}
 	*doc = json_loadb(r->body, r->len, 0, &jerr);
 	if (*doc == NULL) {
-		fprintf(ctx->err, "dpmonctl: GET %s: the answer is not JSON: %s\n", path,
+		fprintf(ctx->err, "dpmonctl: %s %s: the answer is not JSON: %s\n", method, path,
 			jerr.text);
 		ctl_reply_free(r);
-		return CTL_EXIT_ERROR;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(full);
+	return rc;
 }
 
 void
@@ -281,7 +295,7 @@ ctl_cmd_summary(struct ctl_ctx *ctx, int argc, char **argv)
 	int rc = no_args(ctx, "summary", argc);
 
 	(void)argv;
-	if (rc != 0 || (rc = ctl_call(ctx, "GET", "/api/v1/summary", NULL, &r, &s)) != 0)
+	if (rc != 0 || (rc = ctl_call(ctx, "GET", "/api/v1/summary", NULL, NULL, &r, &s)) != 0)
 		return rc;
 	if (ctx->json) {
 		ctl_print_body(ctx, &r);
@@ -386,7 +400,7 @@ ctl_cmd_top(struct ctl_ctx *ctx, int argc, char **argv)
 		path = NULL;
 		goto nomem;
 	}
-	rc = ctl_call(ctx, "GET", path, NULL, &r, &doc);
+	rc = ctl_call(ctx, "GET", path, NULL, NULL, &r, &doc);
 	free(path);
 	free(subnet);
 	if (rc != 0)
@@ -425,7 +439,7 @@ ctl_cmd_subnets(struct ctl_ctx *ctx, int argc, char **argv)
 	int rc = no_args(ctx, "subnets", argc);
 
 	(void)argv;
-	if (rc != 0 || (rc = ctl_call(ctx, "GET", "/api/v1/subnets", NULL, &r, &doc)) != 0)
+	if (rc != 0 || (rc = ctl_call(ctx, "GET", "/api/v1/subnets", NULL, NULL, &r, &doc)) != 0)
 		return rc;
 	if (ctx->json) {
 		ctl_print_body(ctx, &r);
@@ -497,7 +511,6 @@ int
 ctl_cmd_host(struct ctl_ctx *ctx, int argc, char **argv)
 {
 	char first[CTL_FMT_LEN], last[CTL_FMT_LEN];
-	char *addr, *path = NULL;
 	struct ctl_reply r;
 	json_t *host;
 	int rc;
@@ -506,15 +519,7 @@ ctl_cmd_host(struct ctl_ctx *ctx, int argc, char **argv)
 		fprintf(ctx->err, "dpmonctl: host takes one ADDRESS (dpmonctl --help)\n");
 		return CTL_EXIT_USAGE;
 	}
-	addr = ctl_http_escape(&ctx->http, argv[0]);
-	if (addr == NULL || asprintf(&path, "/api/v1/hosts/%s", addr) < 0) {
-		free(addr);
-		fprintf(ctx->err, "dpmonctl: out of memory\n");
-		return CTL_EXIT_ERROR;
-	}
-	free(addr);
-	rc = ctl_call(ctx, "GET", path, NULL, &r, &host);
-	free(path);
+	rc = ctl_call(ctx, "GET", "/api/v1/hosts", argv[0], NULL, &r, &host);
 	if (rc != 0)
 		return rc;
 	if (ctx->json) {
@@ -585,8 +590,8 @@ ctl_cmd_alerts(struct ctl_ctx *ctx, int argc, char **argv)
 	(void)argv;
 	if (rc != 0 ||
 	    (rc = ctl_call(ctx, "GET",
-			   ctx->active ? "/api/v1/alerts?state=active" : "/api/v1/alerts", NULL, &r,
-			   &doc)) != 0)
+			   ctx->active ? "/api/v1/alerts?state=active" : "/api/v1/alerts", NULL,
+			   NULL, &r, &doc)) != 0)
 		return rc;
 	if (ctx->json) {
 		ctl_print_body(ctx, &r);

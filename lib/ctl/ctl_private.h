@@ -36,12 +36,13 @@ struct ctl_ctx {
 typedef int (*ctl_cmd_fn)(struct ctl_ctx *ctx, int argc, char **argv);
 
 /*
- * METHOD path with body (or NULL): 0 with the parsed document in *doc and
- * the raw answer in *r on a 2xx, else CTL_EXIT_ERROR with the message
- * printed to ctx->err.
+ * METHOD path, or path/ITEM with item percent-encoded when item is not
+ * NULL, with body (or NULL): 0 with the parsed document in *doc and the
+ * raw answer in *r on a 2xx, else CTL_EXIT_ERROR with the message printed
+ * to ctx->err.
  */
-int ctl_call(struct ctl_ctx *ctx, const char *method, const char *path, const char *body,
-	     struct ctl_reply *r, json_t **doc);
+int ctl_call(struct ctl_ctx *ctx, const char *method, const char *path, const char *item,
+	     const char *body, struct ctl_reply *r, json_t **doc);
 
 /* Print an answer's body unchanged, with a final newline (-o json). */
 void ctl_print_body(struct ctl_ctx *ctx, const struct ctl_reply *r);
