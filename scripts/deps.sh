@@ -8,7 +8,7 @@
 #   bash scripts/deps.sh --build   build dependencies only (quickstart)
 #
 #   build:  compilers, Meson, DPDK, jansson, libmicrohttpd, libpcap, libsystemd,
-#           libcurl
+#           libcurl, scdoc (the manual pages)
 #   tests:  prometheus (promtool), clickhouse-server and influxdb (the export
 #           tests start their own, test_export.py), chromium (the dashboard test), cppcheck and
 #           clang-format (scripts/static-check.sh), DPDK's af_packet PMD and
@@ -23,16 +23,18 @@
 # The appliance's test packages: the Debian package (debhelper), throw-away
 # roots (debootstrap), the image (mtools, dosfstools, fdisk), booting it
 # (qemu, OVMF), and checks of the unit (systemd-analyze) and of the shell
-# scripts (with the package named shellcheck).
+# scripts (with the package named shellcheck), the package's lint (lintian),
+# zsh (the syntax of dpmonctl's zsh completion) and openssl (a certificate
+# for dpmonctl's https test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config python3 python3-pyelftools
       dpdk dpdk-dev libdpdk-dev libnuma-dev libjansson-dev libmicrohttpd-dev libpcap-dev
-      libsystemd-dev libcurl4-openssl-dev curl)
+      libsystemd-dev libcurl4-openssl-dev curl scdoc)
 TEST_PKGS=(prometheus chromium librte-net-af-packet23 iproute2 clickhouse-server influxdb
       debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
-      systemd shellcheck cppcheck clang-format exabgp gobgpd socat)
+      systemd shellcheck cppcheck clang-format lintian zsh openssl exabgp gobgpd socat)
 build_only=0
 [ "${1:-}" = "--build" ] && build_only=1
 [ "$build_only" -eq 1 ] || PKGS+=("${TEST_PKGS[@]}")

@@ -9,7 +9,9 @@
 #               dpmon itself built with the sanitizers;
 #   static:     cppcheck over the C sources (scripts/static-check.sh),
 #               counted as one test.
-# Prints the counts of all three as one line "N passed, N failed".
+# After each build's run, scripts/slow-tests.py lists the tests that used
+# more than half their timeout (a warning: the next slower machine would
+# kill them). Prints the counts of all three as one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -41,9 +43,11 @@ PY
 
 meson test -C build-test --print-errorlogs --num-processes 2
 read -r p1 f1 < <(count build-test/meson-logs/testlog.json)
+python3 scripts/slow-tests.py build-test
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	meson test -C build-asan --suite unit --suite asan --print-errorlogs --num-processes 2
 read -r p2 f2 < <(count build-asan/meson-logs/testlog.json)
+python3 scripts/slow-tests.py build-asan
 
 p3=0 f3=0
 if bash scripts/static-check.sh; then p3=1; else f3=1; fi

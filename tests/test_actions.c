@@ -26,6 +26,7 @@
 #include "check.h"
 #include "config.h"
 #include "heartbeat.h"
+#include "log.h"
 
 #define CHECK_STR(a, b)                                                                   \
 	do {                                                                              \
@@ -49,6 +50,16 @@ events_dropped(struct dpmon_actions *a)
 
 	dpmon_actions_stats(a, &st);
 	return st.events_dropped;
+}
+
+/* Notify script runs that exited 0 (dpmon_actions_stats). */
+static uint64_t
+events_ok(struct dpmon_actions *a)
+{
+	struct dpmon_actions_stats st;
+
+	dpmon_actions_stats(a, &st);
+	return st.notify_ok;
 }
 
 /* A fresh directory and a config monitoring 10.0.0.0/24 and 2001:db8::/64. */
@@ -801,8 +812,41 @@ free_thread(void *a)
 	return NULL;
 }
 
-/* At the stop, the queued events' list changes are saved before their
- * scripts run. */
+/* The log lines written to @p f since it was set up, as one string (static buffer). */
+static const char *
+log_text(FILE *f)
+{
+	static char buf[65536];
+	size_t n;
+
+	fflush(f);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Lines of @p text holding @p what. */
+static unsigned
+count_lines(const char *text, const char *what)
+{
+	unsigned n = 0;
+
+	for (const char *l = text; l != NULL && *l != '\0';
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *end = strchr(l, '\n'), *hit = strstr(l, what);
+
+		n += hit != NULL && (end == NULL || hit < end);
+	}
+	return n;
+}
+
+/*
+ * At the stop, the queued events' list changes are saved at once, even
+ * while a script runs; the queued scripts are dropped (counted in one log
+ * line), and the running one is killed at its timeout, within the stop's
+ * grace of 1 s.
+ */
 static void
 test_stop(void)
 {
@@ -811,7 +855,11 @@ test_stop(void)
 	char path[256];
 	pthread_t t;
 	const char *st;
+	FILE *log = tmpfile();
+	double t0;
 
+	REQUIRE(log != NULL);
+	dpmon_log_setup(log, 100, DPMON_LOG_WINDOW_NS, NULL);
 	setup(&cfg);
 	write_script(&cfg, "sleep 30\n");
 	cfg.actions.notify_timeout_ms = 1000;
@@ -823,15 +871,103 @@ test_stop(void)
 	usleep(200 * 1000); /* its script sleeps */
 	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.2", 2, true) == 0);
 	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.3", 3, true) == 0);
+	t0 = check_now_s();
 	REQUIRE(pthread_create(&t, NULL, free_thread, a) == 0);
-	usleep(1500 * 1000); /* the first script was killed; the second sleeps */
+	usleep(300 * 1000); /* the first script still sleeps */
 	st = slurp("state.json");
 	CHECK(strstr(st, "\"10.0.0.2\"") != NULL);
 	CHECK(strstr(st, "\"10.0.0.3\"") != NULL);
 	pthread_join(t, NULL);
-	CHECK_STR(slurp("args"),
-		  "10.0.0.1 ingress attack_start 1\n10.0.0.2 ingress attack_start 2\n"
-		  "10.0.0.3 ingress attack_start 3\n");
+	CHECK(check_now_s() - t0 < 1.0 + 0.5); /* the first script's timeout, and slack */
+	CHECK_STR(slurp("args"), "10.0.0.1 ingress attack_start 1\n");
+	st = log_text(log);
+	CHECK_EQ_U64(count_lines(st, "actions: stop: 2 queued notify script run(s) dropped"), 1);
+	CHECK_EQ_U64(count_lines(st, "attack_start 1: killed after 1000 ms"), 1);
+	dpmon_log_setup(NULL, DPMON_LOG_BURST, DPMON_LOG_WINDOW_NS, NULL);
+	fclose(log);
+	teardown();
+}
+
+/*
+ * At the stop, a script that runs longer than the grace is killed after
+ * 1 s, and dozens of queued scripts cost nothing: 40 manual bans, a
+ * script that sleeps with a timeout of 10 s, and the stop takes about 1 s.
+ */
+static void
+test_stop_bound(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_addr host;
+	char ip[32];
+	FILE *log = tmpfile();
+	double t0, took;
+
+	REQUIRE(log != NULL);
+	dpmon_log_setup(log, 100, DPMON_LOG_WINDOW_NS, NULL);
+	setup(&cfg);
+	write_script(&cfg, "sleep 30\n");
+	cfg.actions.notify_timeout_ms = 10000;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	for (int i = 1; i <= 40; i++) {
+		snprintf(ip, sizeof(ip), "10.0.0.%d", i);
+		host = addr(ip);
+		CHECK(dpmon_blackhole_add(a, &host, NULL) == 0);
+	}
+	for (int k = 0; k < 100 && slurp("args")[0] == '\0'; k++)
+		usleep(20 * 1000); /* the first script runs */
+	t0 = check_now_s();
+	dpmon_actions_free(a);
+	took = check_now_s() - t0;
+	CHECK(took >= 0.9 && took < 1.0 + 0.5);
+	CHECK_STR(slurp("args"), "10.0.0.1 none ban 0\n");
+	CHECK_EQ_U64(
+		count_lines(log_text(log), "actions: stop: 39 queued notify script run(s) dropped"),
+		1);
+	CHECK_EQ_U64(count_lines(log_text(log), "ban 0: killed at dpmon's stop"), 1);
+	dpmon_log_setup(NULL, DPMON_LOG_BURST, DPMON_LOG_WINDOW_NS, NULL);
+	fclose(log);
+	teardown();
+}
+
+/*
+ * A script's stdout and stderr go to the log, NOTIFY_OUTPUT_LINES (10)
+ * lines of a run at most, each cut at 200 bytes, the rest counted in one
+ * line; the "notify" kind's budget bounds the runs together.
+ */
+static void
+test_notify_output(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	FILE *log = tmpfile();
+	const char *text;
+
+	REQUIRE(log != NULL);
+	dpmon_log_setup(log, 15, DPMON_LOG_WINDOW_NS, NULL);
+	setup(&cfg);
+	/* 100 000 lines of 6 bytes on stdout, a line of 300 on stderr first. */
+	write_script(&cfg, "printf '%0300d\\n' 0 >&2\nyes 12345 | head -n 100000\n");
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	for (int i = 1; i <= 3; i++)
+		CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.1", (uint64_t)i, false) == 0);
+	dpmon_actions_flush(a);
+	CHECK(events_ok(a) == 3);
+	dpmon_actions_free(a);
+	text = log_text(log);
+	/* Run 1: its 10 lines, then the count; run 2: 4 lines fit the budget of 15. */
+	CHECK_EQ_U64(count_lines(text, ": output: 12345"), 9 + 4 - 1);
+	CHECK_EQ_U64(count_lines(text, "attack_start 1: output: 000000"), 1);
+	CHECK_EQ_U64(count_lines(text, "attack_start 2: output: 000000"), 1);
+	CHECK_EQ_U64(count_lines(text, "0000000 [cut]"), 2);
+	CHECK_EQ_U64(count_lines(text, "attack_start 1: 599946 more bytes of output not logged"),
+		     1);
+	CHECK_EQ_U64(count_lines(text, "more bytes of output not logged"), 1);
+	CHECK(strlen(text) < 8000);
+	dpmon_log_setup(NULL, DPMON_LOG_BURST, DPMON_LOG_WINDOW_NS, NULL);
+	fclose(log);
 	teardown();
 }
 
@@ -953,5 +1089,7 @@ main(void)
 	test_queue_full_ban();
 	test_many_subnets();
 	test_stop();
+	test_stop_bound();
+	test_notify_output();
 	return check_finish("test_actions");
 }

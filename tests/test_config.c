@@ -1392,6 +1392,40 @@ test_addr_format(void)
 	CHECK(strcmp(dpmon_addr_format(&a, got, 12), "192.168.0.1") == 0);
 }
 
+/* The capture directory's bound: defaults, values (0: no bound), ranges. */
+static void
+test_actions_pcap_bound(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	CHECK(parse("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+		    "\"10.0.0.0/8\"}]}",
+		    &cfg, &out) == 0);
+	CHECK_EQ_U64(cfg.actions.pcap_max_files, 1000);
+	CHECK_EQ_U64(cfg.actions.pcap_max_mb, 1024);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = NULL;
+	CHECK(parse("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+		    "\"10.0.0.0/8\"}], \"actions\": {\"pcap_max_files\": 0, \"pcap_max_mb\": "
+		    "1048576}}",
+		    &cfg, &out) == 0);
+	CHECK_EQ_U64(cfg.actions.pcap_max_files, 0);
+	CHECK_EQ_U64(cfg.actions.pcap_max_mb, 1048576);
+	dpmon_config_free(&cfg);
+	free(out);
+	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+			"\"10.0.0.0/8\"}], \"actions\": {\"pcap_max_files\": 1000001,"
+			" \"pcap_max_mb\": -1}}",
+			2);
+	CHECK_LINE(
+		out,
+		"cfg.json: $.actions.pcap_max_files: must be an integer 0..1000000, got 1000001");
+	CHECK_LINE(out, "cfg.json: $.actions.pcap_max_mb: must be an integer 0..1048576, got -1");
+	free(out);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1408,6 +1442,7 @@ main(int argc, char **argv)
 	test_software_rss();
 	test_detection();
 	test_actions();
+	test_actions_pcap_bound();
 	test_unwritable_dirs();
 	test_mapped_group_prefixes();
 	test_syntax_errors();

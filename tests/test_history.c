@@ -8,7 +8,9 @@
 
 #include "worker_fixture.h"
 
-/* -------------------------------------------------------- the history */
+/* ------------------------------------------------------------------------
+ * The history.
+ * --------------------------------------------------------------------- */
 
 /* GET /api/v1/history's data: the merger keeps the last
  * history_s / interval points of totals and subnet rates, oldest first,
@@ -69,7 +71,9 @@ test_history(const struct dpmon_classifier *cls, const struct dpmon_config *cfg0
 	dpmon_core_free(c);
 }
 
-/* --------------------------------------------------------------- main */
+/* ------------------------------------------------------------------------
+ * Main.
+ * --------------------------------------------------------------------- */
 
 int
 main(int argc, char **argv)

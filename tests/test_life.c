@@ -320,13 +320,15 @@ test_pinned(const struct dpmon_classifier *cls, const struct dpmon_config *base)
 	dpmon_core_free(c);
 }
 
-/* ------------------------------------------------- concurrent churn */
+/* ------------------------------------------------------------------------
+ * Concurrent churn.
+ * --------------------------------------------------------------------- */
 
 struct churn {
 	struct dpmon_core *c;
 	const struct dpmon_generation *g;
 	unsigned rounds;
-	volatile bool done;
+	bool done; /* __atomic builtins */
 };
 
 /* The worker: each round the steady host, 16 new hosts, then the requests. */

@@ -11,7 +11,9 @@
 
 #include "worker_fixture.h"
 
-/* --------------------------------------------------- two cores merged */
+/* ------------------------------------------------------------------------
+ * Two cores merged.
+ * --------------------------------------------------------------------- */
 
 /* The reference burst. Frame lengths: 14 + 20 + payload. */
 static unsigned
@@ -281,7 +283,9 @@ test_counter_wrap(const struct dpmon_classifier *cls, const struct dpmon_config 
 	dpmon_core_free(c);
 }
 
-/* ----------------------------------------------------- a failed merge */
+/* ------------------------------------------------------------------------
+ * A failed merge.
+ * --------------------------------------------------------------------- */
 
 /*
  * Fault injection: test_merge is linked with -Wl,--wrap=calloc
@@ -352,7 +356,9 @@ test_failed_merge_new_host(const struct dpmon_classifier *cls, const struct dpmo
 	dpmon_core_free(c);
 }
 
-/* --------------------------------------------------------- invariants */
+/* ------------------------------------------------------------------------
+ * Invariants.
+ * --------------------------------------------------------------------- */
 
 /* xorshift32: reproducible pseudo-random traffic. */
 static uint32_t
@@ -573,7 +579,9 @@ test_unmoved_keeps_record(const struct dpmon_classifier *cls, const struct dpmon
 	dpmon_core_free(core);
 }
 
-/* --------------------------------------------------------------- main */
+/* ------------------------------------------------------------------------
+ * Main.
+ * --------------------------------------------------------------------- */
 
 int
 main(int argc, char **argv)

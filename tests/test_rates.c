@@ -10,7 +10,9 @@
 #include "rates.h"
 #include "worker_fixture.h"
 
-/* ----------------------------------------------------- the arithmetic */
+/* ------------------------------------------------------------------------
+ * The arithmetic.
+ * --------------------------------------------------------------------- */
 
 /* The arithmetic alone (rates.h): differences across 2^32 and 2^64, the
  * measured interval, and an average that depends only on elapsed time. */
@@ -38,7 +40,9 @@ test_rate_arithmetic(void)
 	NEAR(avg, 5.0, 1e-12);
 }
 
-/* -------------------------------------------------- through the merge */
+/* ------------------------------------------------------------------------
+ * Through the merge.
+ * --------------------------------------------------------------------- */
 
 /*
  * Rates and averages through the merge with injected TSC values: a steady
@@ -210,7 +214,9 @@ test_read_time_decay(const struct dpmon_classifier *cls, const struct dpmon_conf
 	dpmon_core_free(c);
 }
 
-/* --------------------------------------------------------------- main */
+/* ------------------------------------------------------------------------
+ * Main.
+ * --------------------------------------------------------------------- */
 
 int
 main(int argc, char **argv)

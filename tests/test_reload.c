@@ -11,7 +11,9 @@
 #include "rates.h"
 #include "worker_fixture.h"
 
-/* ------------------------------------------------------------ reloads */
+/* ------------------------------------------------------------------------
+ * Reloads.
+ * --------------------------------------------------------------------- */
 
 /* @p n UDP packets of 100 B from outside to @p dst, counted into generation @p g. */
 static void
@@ -296,7 +298,9 @@ test_reconfigure_pooled(const struct dpmon_config *cfg0)
 	dpmon_classifier_free(&cls2);
 }
 
-/* --------------------------------------------------------------- main */
+/* ------------------------------------------------------------------------
+ * Main.
+ * --------------------------------------------------------------------- */
 
 /* Host @p text of @p s listed with host prefix length @p len and @p pkts ingress packets. */
 static void

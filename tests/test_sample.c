@@ -9,7 +9,8 @@
  * run's capture of the same alert id (it is renamed to ID.MTIME.pcap, or
  * left alone with no capture written when that name is taken too); a full
  * ring counts its drops; a reload's pcap_dir and pcap_packets apply to the
- * files opened after it, and an open file closes at the new limit;
+ * files opened after it, and an open file closes at the new limit; the
+ * directory's bound removes the oldest capture files first;
  * a worker never uses a torn watch list while the main lcore rewrites it.
  */
 #include <errno.h>
@@ -142,7 +143,7 @@ read_pcap(const char *path, struct pcap_pkthdr *h0, uint8_t *data0, int *snaplen
  * thread publishes two lists in turn. */
 struct race {
 	struct dpmon_sample_core *core;
-	volatile int stop;
+	int stop; /* __atomic builtins */
 	uint64_t reads, torn, skipped;
 };
 
@@ -167,7 +168,7 @@ race_reader(void *arg)
 	struct race *r = arg;
 	struct dpmon_sample_list l;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		if (!dpmon_sample_watch_read(r->core, &l)) {
 			r->skipped++;
 			continue;
@@ -211,7 +212,7 @@ test_watch_race(void)
 			rte_pause(); /* room for whole reads, too */
 	}
 	CHECK(fails == 0);
-	r.stop = 1;
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	printf("watch list race: %" PRIu64 " reads, %" PRIu64 " skipped, %" PRIu64 " torn\n",
 	       r.reads, r.skipped, r.torn);
@@ -324,6 +325,67 @@ count_files(const char *dir)
 		n = -1;
 	pclose(p);
 	return n;
+}
+
+/*
+ * The capture directory's bound (pcap_max_files): alert 7's capture
+ * removes the oldest earlier file to make room; a reload to a smaller
+ * bound removes the next one, never the file being written; the other
+ * files of the directory are not capture files and stay.
+ */
+static void
+test_capture_bound(const struct dpmon_generation *g, const struct fb *to7)
+{
+	char dir[] = "/tmp/dpmon_test_sample_bound.XXXXXX", path[128];
+	struct dpmon_addr hosts[1] = {addr("10.1.0.1")};
+	uint64_t ids[1] = {7};
+	struct dpmon_actions_conf conf;
+	struct dpmon_sampler *s;
+	struct dpmon_core *c;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/1.pcap", dir);
+	write_file(path, "earlier 1", 1764522000);
+	snprintf(path, sizeof(path), "%s/2.20251130T170000Z.pcap", dir);
+	write_file(path, "earlier 2", 1764522100);
+	snprintf(path, sizeof(path), "%s/notes", dir);
+	write_file(path, "an operator's", 1764500000);
+	memset(&conf, 0, sizeof(conf));
+	snprintf(conf.pcap_dir, sizeof(conf.pcap_dir), "%s", dir);
+	conf.pcap_packets = 4;
+	conf.pcap_max_files = 2;
+	s = dpmon_sampler_create(1, &conf);
+	c = dpmon_core_create("sample_bound", 64, SOCKET_ID_ANY);
+	REQUIRE(s != NULL && c != NULL);
+	CHECK(count_files(dir) == 3); /* within the bound at the start */
+	c->sample = dpmon_sampler_core(s, 0);
+	CHECK(dpmon_sampler_watch(s, hosts, NULL, ids, 1) == 0);
+	send_frames(c, g, to7, 2);
+	dpmon_sampler_drain(s);
+	snprintf(path, sizeof(path), "%s/1.pcap", dir);
+	CHECK(access(path, F_OK) != 0 && errno == ENOENT);
+	snprintf(path, sizeof(path), "%s/2.20251130T170000Z.pcap", dir);
+	CHECK(file_is(path, "earlier 2"));
+	conf.pcap_max_files = 1; /* a reload: 7.pcap, still written, stays */
+	dpmon_sampler_reconfigure(s, &conf);
+	CHECK(access(path, F_OK) != 0 && errno == ENOENT);
+	send_frames(c, g, to7, 1);
+	dpmon_sampler_drain(s);
+	snprintf(path, sizeof(path), "%s/7.pcap", dir);
+	{
+		struct pcap_pkthdr h;
+		uint8_t data[DPMON_SAMPLE_SNAPLEN];
+		int snaplen = 0, dlt = 0;
+
+		CHECK(read_pcap(path, &h, data, &snaplen, &dlt) == 3);
+	}
+	CHECK(count_files(dir) == 2);
+	dpmon_sampler_free(s);
+	dpmon_core_free(c);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/notes", dir);
+	unlink(path);
+	CHECK(rmdir(dir) == 0);
 }
 
 /*
@@ -741,6 +803,7 @@ main(int argc, char **argv)
 	test_alert_churn(c, g0, dir, &in1);
 	dpmon_core_free(c);
 	test_earlier_captures(g0, &in1, &v6);
+	test_capture_bound(g0, &in1);
 	test_reconfigure(g0, &in1, &v6);
 	dpmon_generation_free(g0);
 	dpmon_classifier_free(&cls);

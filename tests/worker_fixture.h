@@ -21,7 +21,9 @@
 #include "test_eal.h"
 #include "worker.h"
 
-/* ------------------------------------------------------------- frames */
+/* ------------------------------------------------------------------------
+ * Frames.
+ * --------------------------------------------------------------------- */
 
 /* The pool every frame of the program comes from (worker_fixture_init). */
 static struct rte_mempool *mp;
@@ -80,7 +82,9 @@ udp_burst(struct dpmon_core *c, const struct dpmon_generation *g, uint32_t dst, 
 	}
 }
 
-/* -------------------------------------------- subnets and generations */
+/* ------------------------------------------------------------------------
+ * Subnets and generations.
+ * --------------------------------------------------------------------- */
 
 /**
  * The reference subnets: 10.1.0.0/16 [0], 10.1.2.0/24 [1] inside it,
@@ -112,7 +116,9 @@ gen0(const struct dpmon_classifier *cls)
 	return g;
 }
 
-/* ---------------------------------------------------------- snapshots */
+/* ------------------------------------------------------------------------
+ * Snapshots.
+ * --------------------------------------------------------------------- */
 
 /**
  * Host @p h as of snapshot @p s (snapshot.h: a record older than @p s has
@@ -158,7 +164,9 @@ host(const struct dpmon_snapshot *s, const char *text)
 	return as_of(s, find(s, text));
 }
 
-/* --------------------------------------------------------- tolerances */
+/* ------------------------------------------------------------------------
+ * Tolerances.
+ * --------------------------------------------------------------------- */
 
 /* |x - want| within @p tol. */
 #define NEAR(x, want, tol) CHECK(fabs((x) - (want)) <= (tol))
@@ -166,7 +174,9 @@ host(const struct dpmon_snapshot *s, const char *text)
 /* |x - want| within @p rel of |want| (or absolutely, near 0). */
 #define NEAR_REL(x, want, rel) CHECK(fabs((x) - (want)) <= (rel)*fmax(fabs(want), 1e-300))
 
-/* ------------------------------------------------------------- set-up */
+/* ------------------------------------------------------------------------
+ * Set-up.
+ * --------------------------------------------------------------------- */
 
 /**
  * Start the EAL for @p prog (argv[0]), create the mbuf pool (1024

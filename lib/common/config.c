@@ -19,7 +19,7 @@
  * reports and returns, the caller carries on with the next key, and the
  * result is the number of errors. That lets an operator fix a whole file in
  * one pass. The root's plain bounded integers are table-driven
- * (top_int_keys).
+ * (top_int_keys, dpmon_check_int_key).
  *
  * Reading a file is file.h's, not json_load_file's: it never blocks (a
  * FIFO or a device in the file's place is refused at once, not waited
@@ -51,43 +51,21 @@
  * The root object.
  * --------------------------------------------------------------------- */
 
-/* A bounded integer member of struct dpmon_config. */
-struct int_key {
-	const char *name;
-	json_int_t min, max;
-	size_t offset; /* of a uint32_t in struct dpmon_config */
+/* The top-level bounded integers of struct dpmon_config. */
+static const struct dpmon_check_int_key top_int_keys[] = {
+	DPMON_CHECK_U32_KEY("host_table_capacity", 1024, 16777216, struct dpmon_config,
+			    host_table_capacity),
+	DPMON_CHECK_U32_KEY("host_idle_timeout_s", 0, 31536000, struct dpmon_config,
+			    host_idle_timeout_s),
+	DPMON_CHECK_U32_KEY("merge_interval_ms", 100, 60000, struct dpmon_config,
+			    merge_interval_ms),
+	DPMON_CHECK_U32_KEY("average_time_constant_ms", 100, 3600000, struct dpmon_config,
+			    average_time_constant_ms),
+	DPMON_CHECK_U32_KEY("history_s", 0, 86400, struct dpmon_config, history_s),
+	DPMON_CHECK_U32_KEY("burst_size", 1, 512, struct dpmon_config, burst_size),
+	DPMON_CHECK_U32_KEY("mbufs_per_queue", 512, 1048576, struct dpmon_config, mbufs_per_queue),
+	DPMON_CHECK_U32_KEY("idle_sleep_us", 0, 100000, struct dpmon_config, idle_sleep_us),
 };
-
-static const struct int_key top_int_keys[] = {
-	{"host_table_capacity", 1024, 16777216, offsetof(struct dpmon_config, host_table_capacity)},
-	{"host_idle_timeout_s", 0, 31536000, offsetof(struct dpmon_config, host_idle_timeout_s)},
-	{"merge_interval_ms", 100, 60000, offsetof(struct dpmon_config, merge_interval_ms)},
-	{"average_time_constant_ms", 100, 3600000,
-	 offsetof(struct dpmon_config, average_time_constant_ms)},
-	{"history_s", 0, 86400, offsetof(struct dpmon_config, history_s)},
-	{"burst_size", 1, 512, offsetof(struct dpmon_config, burst_size)},
-	{"mbufs_per_queue", 512, 1048576, offsetof(struct dpmon_config, mbufs_per_queue)},
-	{"idle_sleep_us", 0, 100000, offsetof(struct dpmon_config, idle_sleep_us)},
-};
-
-/* A top-level bounded integer; false when @p key is not one of them. */
-static bool
-parse_top_int(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
-	      struct dpmon_config *cfg)
-{
-	json_int_t n;
-
-	for (size_t i = 0; i < sizeof(top_int_keys) / sizeof(top_int_keys[0]); i++) {
-		const struct int_key *k = &top_int_keys[i];
-
-		if (strcmp(key, k->name) != 0)
-			continue;
-		if (dpmon_check_int(c, path, v, k->min, k->max, &n))
-			*(uint32_t *)((char *)cfg + k->offset) = (uint32_t)n;
-		return true;
-	}
-	return false;
-}
 
 /* One error for each direction of @p t at @p path whose "flows" limit is set
  * (and not just inherited from @p inherited, NULL = none). */
@@ -164,7 +142,9 @@ parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 				cfg->flow_sketches = json_is_true(v);
 			else
 				dpmon_check_type(c, path, "boolean", v);
-		} else if (!dpmon_check_is_comment(key) && !parse_top_int(c, path, key, v, cfg))
+		} else if (!dpmon_check_is_comment(key) &&
+			   !dpmon_check_int_key(c, path, key, v, DPMON_CHECK_KEYS(top_int_keys),
+						cfg))
 			dpmon_check_unknown(c, path);
 	}
 	dpmon_check_require(c, "$", root, "ports");
@@ -219,6 +199,8 @@ dpmon_config_defaults(struct dpmon_config *cfg)
 	snprintf(cfg->actions.exabgp_next_hop, sizeof(cfg->actions.exabgp_next_hop), "192.0.2.1");
 	snprintf(cfg->actions.exabgp_next_hop6, sizeof(cfg->actions.exabgp_next_hop6), "100::1");
 	cfg->actions.pcap_packets = 100;
+	cfg->actions.pcap_max_files = 1000;
+	cfg->actions.pcap_max_mb = 1024;
 	config_flowspec_defaults(&cfg->actions.flowspec);
 	config_export_defaults(&cfg->export);
 }

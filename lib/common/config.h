@@ -203,6 +203,9 @@ struct dpmon_actions_conf {
 	char exabgp_community[32];     /**< e.g. "65535:666" (RFC 7999 BLACKHOLE); default "" */
 	char pcap_dir[DPMON_PATH_LEN]; /**< sample packets of each alert go to DIR/ALERT_ID.pcap */
 	uint32_t pcap_packets;         /**< packets per alert capture; default 100 */
+	uint32_t
+		pcap_max_files; /**< capture files in pcap_dir at most; default 1000, 0 = no bound */
+	uint32_t pcap_max_mb;   /**< their MiB at most; default 1024, 0 = no bound */
 	char state_file[DPMON_PATH_LEN];     /**< blackholes survive restarts here */
 	struct dpmon_flowspec_conf flowspec; /**< "flowspec" */
 };

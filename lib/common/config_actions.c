@@ -230,6 +230,16 @@ parse_out_dir(struct dpmon_check *c, const char *path, const json_t *v, char *ou
  * The section.
  * --------------------------------------------------------------------- */
 
+/* The section's bounded integers. */
+static const struct dpmon_check_int_key action_ints[] = {
+	DPMON_CHECK_U32_KEY("notify_timeout_ms", 100, 600000, struct dpmon_actions_conf,
+			    notify_timeout_ms),
+	DPMON_CHECK_U32_KEY("pcap_packets", 1, 100000, struct dpmon_actions_conf, pcap_packets),
+	DPMON_CHECK_U32_KEY("pcap_max_files", 0, 1000000, struct dpmon_actions_conf,
+			    pcap_max_files),
+	DPMON_CHECK_U32_KEY("pcap_max_mb", 0, 1048576, struct dpmon_actions_conf, pcap_max_mb),
+};
+
 void
 config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
@@ -237,7 +247,6 @@ config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj, struc
 	char kpath[DPMON_CHECK_PATH_LEN];
 	const char *key;
 	json_t *v;
-	json_int_t n;
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
@@ -246,10 +255,7 @@ config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj, struc
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (strcmp(key, "notify_script") == 0)
 			parse_notify_script(c, kpath, v, a);
-		else if (strcmp(key, "notify_timeout_ms") == 0) {
-			if (dpmon_check_int(c, kpath, v, 100, 600000, &n))
-				a->notify_timeout_ms = (uint32_t)n;
-		} else if (strcmp(key, "exabgp_pipe") == 0)
+		else if (strcmp(key, "exabgp_pipe") == 0)
 			parse_exabgp_pipe(c, kpath, v, a);
 		else if (strcmp(key, "exabgp_next_hop") == 0)
 			parse_next_hop(c, kpath, v, false, a->exabgp_next_hop);
@@ -259,14 +265,12 @@ config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj, struc
 			parse_exabgp_community(c, kpath, v, a);
 		else if (strcmp(key, "pcap_dir") == 0)
 			parse_out_dir(c, kpath, v, a->pcap_dir);
-		else if (strcmp(key, "pcap_packets") == 0) {
-			if (dpmon_check_int(c, kpath, v, 1, 100000, &n))
-				a->pcap_packets = (uint32_t)n;
-		} else if (strcmp(key, "state_file") == 0)
+		else if (strcmp(key, "state_file") == 0)
 			parse_out_file(c, kpath, v, a->state_file);
 		else if (strcmp(key, "flowspec") == 0)
 			config_parse_flowspec(c, kpath, v, &a->flowspec);
-		else if (!dpmon_check_is_comment(key))
+		else if (!dpmon_check_is_comment(key) &&
+			 !dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(action_ints), a))
 			dpmon_check_unknown(c, kpath);
 	}
 }

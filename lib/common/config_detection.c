@@ -382,30 +382,12 @@ parse_hostgroups(struct dpmon_check *c, const char *path, const json_t *arr,
  * The section.
  * --------------------------------------------------------------------- */
 
-/*
- * "start_intervals", "hold_s" or "recent_alerts" into @p d.
- * @return false when @p key is none of them (nothing reported).
- */
-static bool
-parse_detection_int(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
-		    struct dpmon_detect_conf *d)
-{
-	json_int_t n;
-
-	if (strcmp(key, "start_intervals") == 0) {
-		if (dpmon_check_int(c, path, v, 1, 3600, &n))
-			d->start_intervals = (uint32_t)n;
-	} else if (strcmp(key, "hold_s") == 0) {
-		if (dpmon_check_int(c, path, v, 0, 86400, &n))
-			d->hold_s = (uint32_t)n;
-	} else if (strcmp(key, "recent_alerts") == 0) {
-		if (dpmon_check_int(c, path, v, 0, 100000, &n))
-			d->recent_alerts = (uint32_t)n;
-	} else {
-		return false;
-	}
-	return true;
-}
+/* "start_intervals", "hold_s" and "recent_alerts". */
+static const struct dpmon_check_int_key detection_ints[] = {
+	DPMON_CHECK_U32_KEY("start_intervals", 1, 3600, struct dpmon_detect_conf, start_intervals),
+	DPMON_CHECK_U32_KEY("hold_s", 0, 86400, struct dpmon_detect_conf, hold_s),
+	DPMON_CHECK_U32_KEY("recent_alerts", 0, 100000, struct dpmon_detect_conf, recent_alerts),
+};
 
 /*
  * Hostgroups without a "ban", "mitigation" or "thresholds" of their own
@@ -467,7 +449,8 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 			parse_prefix_list(c, kpath, v, 0, &d->whitelist, &d->n_whitelist);
 		} else if (strcmp(key, "mitigation") == 0) {
 			config_parse_mitigation(c, kpath, v, &d->mitigation);
-		} else if (!parse_detection_int(c, kpath, key, v, d) &&
+		} else if (!dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(detection_ints),
+						d) &&
 			   !dpmon_check_is_comment(key)) {
 			dpmon_check_unknown(c, kpath);
 		}

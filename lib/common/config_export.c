@@ -201,13 +201,21 @@ parse_bool(struct dpmon_check *c, const char *path, const json_t *v, bool *out)
  * The backends.
  * --------------------------------------------------------------------- */
 
+/* The bounded integers both backends know. */
+static const struct dpmon_check_int_key sink_ints[] = {
+	DPMON_CHECK_U32_KEY("timeout_ms", 100, 600000, struct dpmon_export_sink_conf, timeout_ms),
+};
+
+/* The bounded integers of ClickHouse alone. */
+static const struct dpmon_check_int_key clickhouse_ints[] = {
+	DPMON_CHECK_U32_KEY("ttl_days", 0, 36500, struct dpmon_export_sink_conf, ttl_days),
+};
+
 /* A key both backends know; false when @p key is none of them. */
 static bool
 parse_sink_common(struct dpmon_check *c, const char *kpath, const char *key, const json_t *v,
 		  struct dpmon_export_sink_conf *s)
 {
-	json_int_t n;
-
 	if (strcmp(key, "url") == 0)
 		parse_url(c, kpath, v, s->url);
 	else if (strcmp(key, "database") == 0)
@@ -216,13 +224,10 @@ parse_sink_common(struct dpmon_check *c, const char *kpath, const char *key, con
 		parse_name(c, kpath, v, false, s->user);
 	else if (strcmp(key, "password_file") == 0)
 		parse_secret_file(c, kpath, v, s->password_file);
-	else if (strcmp(key, "timeout_ms") == 0) {
-		if (dpmon_check_int(c, kpath, v, 100, 600000, &n))
-			s->timeout_ms = (uint32_t)n;
-	} else if (strcmp(key, "hosts") == 0)
+	else if (strcmp(key, "hosts") == 0)
 		parse_hosts(c, kpath, v, &s->top_hosts);
 	else
-		return false;
+		return dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(sink_ints), s);
 	return true;
 }
 
@@ -250,7 +255,6 @@ parse_clickhouse(struct dpmon_check *c, const char *path, json_t *obj,
 {
 	char kpath[DPMON_CHECK_PATH_LEN];
 	const char *key;
-	json_int_t n;
 	json_t *v;
 
 	if (!dpmon_check_object(c, path, obj))
@@ -261,14 +265,13 @@ parse_clickhouse(struct dpmon_check *c, const char *path, json_t *obj,
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		if (parse_sink_common(c, kpath, key, v, s))
 			continue;
-		if (strcmp(key, "ttl_days") == 0) {
-			if (dpmon_check_int(c, kpath, v, 0, 36500, &n))
-				s->ttl_days = (uint32_t)n;
-		} else if (strcmp(key, "create_tables") == 0)
+		if (strcmp(key, "create_tables") == 0)
 			parse_bool(c, kpath, v, &s->create_tables);
 		else if (strcmp(key, "format") == 0)
 			parse_ch_format(c, kpath, v, &s->format);
-		else if (!dpmon_check_is_comment(key))
+		else if (!dpmon_check_is_comment(key) &&
+			 !dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(clickhouse_ints),
+					      s))
 			dpmon_check_unknown(c, kpath);
 	}
 }
@@ -318,11 +321,13 @@ parse_influxdb(struct dpmon_check *c, const char *path, json_t *obj,
  * The section.
  * --------------------------------------------------------------------- */
 
-static const struct dpmon_check_u32 export_ints[] = {
-	{"spool_intervals", 1, 86400, offsetof(struct dpmon_export_conf, spool_intervals)},
-	{"spool_mb", 1, 65536, offsetof(struct dpmon_export_conf, spool_mb)},
-	{"retry_max_ms", 100, 600000, offsetof(struct dpmon_export_conf, retry_max_ms)},
-	{"flush_timeout_ms", 0, 600000, offsetof(struct dpmon_export_conf, flush_timeout_ms)},
+/* The section's bounded integers. */
+static const struct dpmon_check_int_key export_ints[] = {
+	DPMON_CHECK_U32_KEY("spool_intervals", 1, 86400, struct dpmon_export_conf, spool_intervals),
+	DPMON_CHECK_U32_KEY("spool_mb", 1, 65536, struct dpmon_export_conf, spool_mb),
+	DPMON_CHECK_U32_KEY("retry_max_ms", 100, 600000, struct dpmon_export_conf, retry_max_ms),
+	DPMON_CHECK_U32_KEY("flush_timeout_ms", 0, 600000, struct dpmon_export_conf,
+			    flush_timeout_ms),
 };
 
 void
@@ -345,8 +350,7 @@ config_parse_export(struct dpmon_check *c, const char *path, json_t *obj, struct
 		else if (strcmp(key, "influxdb") == 0)
 			parse_influxdb(c, kpath, v, &e->sink[DPMON_EXPORT_INFLUXDB]);
 		else if (!dpmon_check_is_comment(key) &&
-			 !dpmon_check_u32_key(c, kpath, key, v, export_ints,
-					      sizeof(export_ints) / sizeof(export_ints[0]), e))
+			 !dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(export_ints), e))
 			dpmon_check_unknown(c, kpath);
 	}
 }

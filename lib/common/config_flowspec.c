@@ -128,14 +128,15 @@ config_flowspec_defaults(struct dpmon_flowspec_conf *f)
 }
 
 /* The integer keys of the object. */
-static const struct dpmon_check_u32 flowspec_ints[] = {
-	{"sample_packets", 1, DPMON_FLOWSPEC_MAX_SAMPLE,
-	 offsetof(struct dpmon_flowspec_conf, sample_packets)},
-	{"sample_timeout_s", 1, 3600, offsetof(struct dpmon_flowspec_conf, sample_timeout_s)},
-	{"max_rules", 1, 100000, offsetof(struct dpmon_flowspec_conf, max_rules)},
-	{"max_rules_per_alert", 1, DPMON_FLOWSPEC_MAX_PER_ALERT,
-	 offsetof(struct dpmon_flowspec_conf, max_rules_per_alert)},
-	{"hold_s", 0, 86400, offsetof(struct dpmon_flowspec_conf, hold_s)},
+static const struct dpmon_check_int_key flowspec_ints[] = {
+	DPMON_CHECK_U32_KEY("sample_packets", 1, DPMON_FLOWSPEC_MAX_SAMPLE,
+			    struct dpmon_flowspec_conf, sample_packets),
+	DPMON_CHECK_U32_KEY("sample_timeout_s", 1, 3600, struct dpmon_flowspec_conf,
+			    sample_timeout_s),
+	DPMON_CHECK_U32_KEY("max_rules", 1, 100000, struct dpmon_flowspec_conf, max_rules),
+	DPMON_CHECK_U32_KEY("max_rules_per_alert", 1, DPMON_FLOWSPEC_MAX_PER_ALERT,
+			    struct dpmon_flowspec_conf, max_rules_per_alert),
+	DPMON_CHECK_U32_KEY("hold_s", 0, 86400, struct dpmon_flowspec_conf, hold_s),
 };
 
 void
@@ -164,8 +165,7 @@ config_parse_flowspec(struct dpmon_check *c, const char *path, json_t *obj,
 			parse_coverage(c, kpath, v, &f->min_coverage);
 		} else if (strcmp(key, "components") == 0) {
 			parse_components(c, kpath, v, &f->components);
-		} else if (!dpmon_check_u32_key(c, kpath, key, v, flowspec_ints,
-						sizeof(flowspec_ints) / sizeof(flowspec_ints[0]),
+		} else if (!dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(flowspec_ints),
 						f) &&
 			   !dpmon_check_is_comment(key)) {
 			dpmon_check_unknown(c, kpath);

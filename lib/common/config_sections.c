@@ -499,28 +499,28 @@ parse_cors_origins(struct dpmon_check *c, const char *path, const json_t *arr,
 	}
 }
 
+/* "metrics": the top hosts and subnets with series. */
+static const struct dpmon_check_int_key metrics_ints[] = {
+	DPMON_CHECK_U32_KEY("top_hosts", 0, DPMON_TOP_HOSTS_MAX, struct dpmon_config,
+			    metrics_top_hosts),
+	DPMON_CHECK_U32_KEY("top_subnets", 0, DPMON_MAX_SUBNETS, struct dpmon_config,
+			    metrics_top_subnets),
+};
+
 void
 config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
 	char kpath[DPMON_CHECK_PATH_LEN];
 	const char *key;
 	json_t *v;
-	json_int_t n;
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
 	json_object_foreach(obj, key, v)
 	{
 		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "top_hosts") == 0) {
-			if (dpmon_check_int(c, kpath, v, 0, DPMON_TOP_HOSTS_MAX, &n))
-				cfg->metrics_top_hosts = (uint32_t)n;
-		} else if (strcmp(key, "top_subnets") == 0) {
-			if (dpmon_check_int(c, kpath, v, 0, DPMON_MAX_SUBNETS, &n))
-				cfg->metrics_top_subnets = (uint32_t)n;
-		} else {
+		if (!dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(metrics_ints), cfg))
 			dpmon_check_unknown(c, kpath);
-		}
 	}
 }
 

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
@@ -16,8 +15,8 @@
 struct dpmon_heartbeat {
 	bool used; /* guarded by registry_lock */
 	char name[DPMON_HEARTBEAT_NAME_LEN];
-	_Atomic uint64_t last_ns;
-	_Atomic uint32_t max_age_ms;
+	uint64_t last_ns;    /* __atomic builtins */
+	uint32_t max_age_ms; /* __atomic builtins */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -48,8 +47,8 @@ dpmon_heartbeat_register(const char *name, uint32_t max_age_ms)
 	if (hb != NULL) {
 		hb->used = true;
 		snprintf(hb->name, sizeof(hb->name), "%s", name);
-		atomic_store_explicit(&hb->max_age_ms, max_age_ms, memory_order_relaxed);
-		atomic_store_explicit(&hb->last_ns, dpmon_heartbeat_now_ns(), memory_order_relaxed);
+		__atomic_store_n(&hb->max_age_ms, max_age_ms, __ATOMIC_RELAXED);
+		__atomic_store_n(&hb->last_ns, dpmon_heartbeat_now_ns(), __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&registry_lock);
 	if (hb == NULL)
@@ -71,7 +70,7 @@ void
 dpmon_heartbeat_beat(struct dpmon_heartbeat *hb)
 {
 	if (hb != NULL)
-		atomic_store_explicit(&hb->last_ns, dpmon_heartbeat_now_ns(), memory_order_relaxed);
+		__atomic_store_n(&hb->last_ns, dpmon_heartbeat_now_ns(), __ATOMIC_RELAXED);
 }
 
 void
@@ -79,7 +78,7 @@ dpmon_heartbeat_set_max_age(struct dpmon_heartbeat *hb, uint32_t max_age_ms)
 {
 	if (hb == NULL)
 		return;
-	atomic_store_explicit(&hb->max_age_ms, max_age_ms ? max_age_ms : 1, memory_order_relaxed);
+	__atomic_store_n(&hb->max_age_ms, max_age_ms ? max_age_ms : 1, __ATOMIC_RELAXED);
 	dpmon_heartbeat_beat(hb);
 }
 
@@ -91,8 +90,8 @@ dpmon_heartbeat_overdue(uint64_t now_ns, struct dpmon_heartbeat_late *out, unsig
 	pthread_mutex_lock(&registry_lock);
 	for (unsigned i = 0; i < DPMON_HEARTBEAT_MAX; i++) {
 		const struct dpmon_heartbeat *hb = &registry[i];
-		uint64_t last = atomic_load_explicit(&hb->last_ns, memory_order_relaxed);
-		uint32_t max_ms = atomic_load_explicit(&hb->max_age_ms, memory_order_relaxed);
+		uint64_t last = __atomic_load_n(&hb->last_ns, __ATOMIC_RELAXED);
+		uint32_t max_ms = __atomic_load_n(&hb->max_age_ms, __ATOMIC_RELAXED);
 		uint64_t age = now_ns > last ? now_ns - last : 0;
 
 		if (!hb->used || age <= (uint64_t)max_ms * 1000000ull)

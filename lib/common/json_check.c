@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,16 +197,16 @@ dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v, json_i
 }
 
 bool
-dpmon_check_u32_key(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
-		    const struct dpmon_check_u32 *table, size_t n, void *base)
+dpmon_check_int_key(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
+		    const struct dpmon_check_int_key *keys, size_t n_keys, void *base)
 {
-	json_int_t x;
+	json_int_t n;
 
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(key, table[i].key) != 0)
+	for (size_t i = 0; i < n_keys; i++) {
+		if (strcmp(key, keys[i].name) != 0)
 			continue;
-		if (dpmon_check_int(c, path, v, table[i].min, table[i].max, &x))
-			*(uint32_t *)((char *)base + table[i].offset) = (uint32_t)x;
+		if (dpmon_check_int(c, path, v, keys[i].min, keys[i].max, &n))
+			*(uint32_t *)((char *)base + keys[i].offset) = (uint32_t)n;
 		return true;
 	}
 	return false;

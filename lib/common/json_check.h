@@ -20,7 +20,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -107,22 +106,38 @@ void dpmon_check_path_index(char *buf, size_t len, const char *parent, size_t i)
 bool dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v, json_int_t min,
 		     json_int_t max, json_int_t *out);
 
-/** One uint32_t member of a struct that an object key sets (dpmon_check_u32_key). */
-struct dpmon_check_u32 {
-	const char *key;     /**< the JSON key */
-	json_int_t min, max; /**< its range */
-	size_t offset;       /**< offsetof the member in the struct */
+/** A bounded integer key of an object: its name, its bounds and its field. */
+struct dpmon_check_int_key {
+	const char *name;
+	json_int_t min, max;
+	size_t offset; /**< of a uint32_t in the struct the keys fill */
 };
 
 /**
- * When @p key is one of the @p n keys of @p table, check @p v as an
- * integer of its range and store it in that member of @p base.
- * @return false when @p key is none of them (nothing reported), true
- *         otherwise (an error is reported and nothing stored when wrong).
+ * An entry of a table of bounded integer keys: @p name, @p min .. @p max
+ * into the uint32_t @p field of @p type (a field of another size does not
+ * build).
+ */
+#define DPMON_CHECK_U32_KEY(name, min, max, type, field)                                   \
+	{                                                                                  \
+		(name), (min), (max),                                                      \
+			offsetof(type, field) +                                            \
+				0 * sizeof(char[sizeof(((type *)0)->field) == 4 ? 1 : -1]) \
+	}
+
+/** A table of struct dpmon_check_int_key as dpmon_check_int_key's @p keys, @p n_keys. */
+#define DPMON_CHECK_KEYS(table) (table), (sizeof(table) / sizeof((table)[0]))
+
+/**
+ * When @p key is one of the @p n_keys keys of @p keys: check @p v as an
+ * integer within its bounds (dpmon_check_int) and, when it is one, store
+ * it in its uint32_t field of @p base.
+ * @return true when @p key is one of them (valid or not: a bad value is
+ *         reported at @p path), false otherwise (nothing reported).
  * Any thread.
  */
-bool dpmon_check_u32_key(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
-			 const struct dpmon_check_u32 *table, size_t n, void *base);
+bool dpmon_check_int_key(struct dpmon_check *c, const char *path, const char *key, const json_t *v,
+			 const struct dpmon_check_int_key *keys, size_t n_keys, void *base);
 
 /**
  * A string of @p min_len .. @p max_len bytes copied, NUL included, into

@@ -37,7 +37,7 @@ static const char *const kind_names[DPMON_LOG_KIND_MAX] = {
 	[DPMON_LOG_RELOAD] = "reload",   [DPMON_LOG_MERGE] = "merge",
 	[DPMON_LOG_DROP] = "drop",       [DPMON_LOG_HTTP] = "http",
 	[DPMON_LOG_ACTIONS] = "actions", [DPMON_LOG_SAMPLE] = "sample",
-	[DPMON_LOG_EXPORT] = "export",
+	[DPMON_LOG_EXPORT] = "export",   [DPMON_LOG_NOTIFY] = "notify",
 };
 
 static uint64_t

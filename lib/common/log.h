@@ -35,6 +35,7 @@ enum dpmon_log_kind {
 	DPMON_LOG_ACTIONS, /**< notify script runs, ExaBGP pipe, blackhole list, state file */
 	DPMON_LOG_SAMPLE,  /**< alert capture files */
 	DPMON_LOG_EXPORT,  /**< exporters: servers unreachable or refusing */
+	DPMON_LOG_NOTIFY,  /**< what notify scripts write to their stdout and stderr */
 	DPMON_LOG_KIND_MAX
 };
 

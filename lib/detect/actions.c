@@ -58,6 +58,13 @@
  * the state file and ExaBGP's pipe are written in the same round. */
 #define HEARTBEAT_SLACK_MS 5000
 
+/* At the stop, the notify script running gets this long more at most,
+ * milliseconds (after the list changes are saved and written). */
+#define STOP_GRACE_MS 1000
+
+/* round_io's outcome of a script the stop dropped before it started. */
+#define NOTIFY_DROPPED (-2)
+
 /* Most routes in ExaBGP's pipe: every blackhole, and as many others. */
 #define MAX_ROUTES (2 * DPMON_MAX_BLACKHOLES)
 
@@ -116,7 +123,8 @@ struct dpmon_actions {
 	struct job queue[QUEUE_LEN];
 	uint32_t head, count;
 	uint64_t posted, done, dropped;
-	uint64_t notify[3]; /* script runs by enum notify_outcome */
+	uint64_t notify[3];    /* script runs by enum notify_outcome (but NOTIFY_LEFT) */
+	uint64_t stop_dropped; /* queued scripts the stop dropped */
 	/* blackholes, announced through @c exabgp */
 	struct bh_list bh;
 	uint64_t saved_gen;            /* the list change saved */
@@ -255,9 +263,10 @@ save_state(struct dpmon_actions *a)
 	pthread_mutex_unlock(&a->lock);
 }
 
-/* Run job @p j's notify script @p script. @return how it ended. Lock not held. */
+/* Run job @p j's notify script @p script (actions_notify_run). Lock not held. */
 static enum notify_outcome
-notify(const struct job *j, const char *script, uint32_t timeout_ms)
+notify(struct dpmon_actions *a, const struct job *j, const char *script, uint32_t timeout_ms,
+       struct notify_run *left)
 {
 	char target[DPMON_PREFIX_STRLEN];
 	struct notify_event ev = {.event = event_names[j->kind],
@@ -273,22 +282,28 @@ notify(const struct job *j, const char *script, uint32_t timeout_ms)
 				  j->len ? j->len
 					 : dpmon_family_bits(dpmon_addr_is_v4(&j->addr) ? 4 : 6),
 				  target, sizeof(target));
-	return actions_notify_run(script, timeout_ms, &ev);
+	return actions_notify_run(script, timeout_ms, &ev, &a->stop, left);
 }
 
 /*
  * The I/O of a round, lock released: the state file, ExaBGP's pipe, then
  * job @p j's notify script (@p have: there is a job; its doc is freed).
- * @return the script's enum notify_outcome, or -1 when none ran.
+ * @return the script's enum notify_outcome (NOTIFY_LEFT: the stop came
+ *         while it ran, the run is in @p left), NOTIFY_DROPPED when the
+ *         stop came before it, or -1 when none was due.
  */
 static int
-round_io(struct dpmon_actions *a, struct job *j, bool have, const char *script, uint32_t timeout_ms)
+round_io(struct dpmon_actions *a, struct job *j, bool have, const char *script, uint32_t timeout_ms,
+	 struct notify_run *left)
 {
-	int outcome;
+	int outcome = -1;
 
 	save_state(a);
 	actions_exabgp_sync(a->exabgp);
-	outcome = have && script[0] != '\0' ? (int)notify(j, script, timeout_ms) : -1;
+	if (have && script[0] != '\0' && __atomic_load_n(&a->stop, __ATOMIC_RELAXED))
+		outcome = NOTIFY_DROPPED;
+	else if (have && script[0] != '\0')
+		outcome = (int)notify(a, j, script, timeout_ms, left);
 	if (have)
 		json_decref(j->doc);
 	return outcome;
@@ -301,15 +316,52 @@ heartbeat_max_age_ms(const struct dpmon_actions_conf *c)
 	return RETRY_MS + c->notify_timeout_ms + HEARTBEAT_SLACK_MS;
 }
 
+/*
+ * The stop, lock held (and left): every queued event's list change made,
+ * the state file saved and ExaBGP's lines written, first; then the queued
+ * notify scripts dropped (counted and logged), and the script the stop
+ * interrupted (@p left, NULL: none) given STOP_GRACE_MS more at most.
+ */
+static void
+stop_round(struct dpmon_actions *a, struct notify_run *left)
+{
+	uint64_t dropped;
+	int outcome;
+
+	apply_all(a);
+	for (uint32_t k = 0; k < a->count; k++)
+		json_decref(a->queue[(a->head + k) % QUEUE_LEN].doc);
+	a->stop_dropped += a->count;
+	a->head = a->count = 0;
+	dropped = a->stop_dropped;
+	a->busy = true;
+	pthread_mutex_unlock(&a->lock);
+	save_state(a);
+	/* Blackholes stay announced; what is not written is in the state file. */
+	actions_exabgp_stop(a->exabgp);
+	if (dropped > 0)
+		dpmon_log(DPMON_LOG_ACTIONS, DPMON_LOG_NOTICE,
+			  "actions: stop: %" PRIu64 " queued notify script run(s) dropped",
+			  dropped);
+	outcome = left != NULL ? (int)actions_notify_finish(left, STOP_GRACE_MS) : -1;
+	pthread_mutex_lock(&a->lock);
+	if (outcome >= 0)
+		a->notify[outcome]++;
+	a->busy = false;
+	pthread_cond_broadcast(&a->idle);
+	pthread_mutex_unlock(&a->lock);
+}
+
 static void *
 actions_main(void *arg)
 {
 	struct dpmon_actions *a = arg;
+	struct notify_run left;
 	sigset_t pipe_set;
 	struct job j;
 	bool have;
 	char script[DPMON_PATH_LEN];
-	int outcome;
+	int outcome = -1;
 	uint32_t timeout_ms;
 
 	sigemptyset(&pipe_set);
@@ -319,10 +371,8 @@ actions_main(void *arg)
 	for (;;) {
 		wait_work(a);
 		dpmon_heartbeat_beat(a->hb);
-		if (a->stop && a->count == 0 && a->bh.gen == a->saved_gen)
-			break;
 		if (a->stop)
-			apply_all(a);
+			break;
 		have = pop_job(a, &j);
 		actions_fs_expire(&a->fs, a->exabgp, a->conf.flowspec.hold_s, now_unix_s());
 		a->busy = true;
@@ -330,21 +380,22 @@ actions_main(void *arg)
 		timeout_ms = a->conf.notify_timeout_ms;
 		pthread_mutex_unlock(&a->lock);
 
-		outcome = round_io(a, &j, have, script, timeout_ms);
+		outcome = round_io(a, &j, have, script, timeout_ms, &left);
 		dpmon_heartbeat_beat(a->hb);
 
 		pthread_mutex_lock(&a->lock);
-		if (outcome >= 0)
+		if (outcome == NOTIFY_DROPPED)
+			a->stop_dropped++;
+		else if (outcome >= 0 && outcome != NOTIFY_LEFT)
 			a->notify[outcome]++;
 		if (have)
 			a->done++;
 		a->busy = false;
 		pthread_cond_broadcast(&a->idle);
+		if (outcome == NOTIFY_LEFT)
+			break; /* the stop came while the script ran */
 	}
-	pthread_mutex_unlock(&a->lock);
-	/* A last attempt; blackholes stay announced, and what is left is in
-	 * the state file. */
-	actions_exabgp_stop(a->exabgp);
+	stop_round(a, outcome == NOTIFY_LEFT ? &left : NULL);
 	return NULL;
 }
 
@@ -796,7 +847,8 @@ dpmon_actions_free(struct dpmon_actions *a)
 		return;
 	if (a->started) {
 		pthread_mutex_lock(&a->lock);
-		a->stop = true;
+		__atomic_store_n(&a->stop, true,
+				 __ATOMIC_RELAXED); /* read by a running script's wait */
 		pthread_cond_signal(&a->wake);
 		pthread_mutex_unlock(&a->lock);
 		pthread_join(a->thread, NULL);

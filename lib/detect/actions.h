@@ -257,9 +257,13 @@ json_t *dpmon_flowspec_list(struct dpmon_actions *a);
 int dpmon_flowspec_remove(struct dpmon_actions *a, uint64_t id);
 
 /**
- * Stop the thread after the queued events ran (each within its timeout)
- * and free the module. The list changes of every queued event are made,
- * saved and written to ExaBGP first, then the remaining scripts run.
+ * Stop the thread and free the module, within a bound whatever the queue
+ * holds: first the list changes of every queued event are made, the state
+ * file saved and the ExaBGP lines written (without blocking on the pipe);
+ * then the queued notify scripts are dropped (counted in one log line),
+ * and a script still running gets one second more at most before its
+ * process group is killed. So the stop takes the state file's write plus
+ * one second at most (docs/operations.md).
  * NULL ignored. Main lcore.
  */
 void dpmon_actions_free(struct dpmon_actions *a);

@@ -11,7 +11,7 @@
  *   detect_eval.c     pass 1: hosts and subnets against their thresholds
  *   detect_alerts.c   pass 2 and 3: the alerts' life cycle, the sampler's
  *                     watch list and the snapshot's alert list
- *   detect_metric.c   the value of a metric, the attack type (both above)
+ *   detect_metric.c   the attack type of an interval (for the life cycle)
  *
  * Everything here runs on the main lcore.
  */
@@ -137,9 +137,39 @@ has_alert(const struct host_state *st)
 /*
  * The value metric @p m (enum dpmon_metric) of @p s compares with its
  * limit: the averaged rates (packets or bits per second); flows per
- * interval (-1: not measured, never above).
+ * interval (-1: not measured, never above). Inline: pass 1 calls it for
+ * every host and watched metric.
  */
-double detect_metric_value(const struct dpmon_dir_stats *s, int m);
+static inline double
+detect_metric_value(const struct dpmon_dir_stats *s, int m)
+{
+	switch (m) {
+	case DPMON_METRIC_PPS:
+		return s->avg_pps;
+	case DPMON_METRIC_BPS:
+		return s->avg_bps;
+	case DPMON_METRIC_FLOWS:
+		return s->flows; /* -1: not measured, never above */
+	case DPMON_METRIC_TCP_PPS:
+		return s->avg_proto_pps[DPMON_PROTO_TCP];
+	case DPMON_METRIC_TCP_BPS:
+		return s->avg_proto_bps[DPMON_PROTO_TCP];
+	case DPMON_METRIC_UDP_PPS:
+		return s->avg_proto_pps[DPMON_PROTO_UDP];
+	case DPMON_METRIC_UDP_BPS:
+		return s->avg_proto_bps[DPMON_PROTO_UDP];
+	case DPMON_METRIC_ICMP_PPS:
+		return s->avg_proto_pps[DPMON_PROTO_ICMP];
+	case DPMON_METRIC_ICMP_BPS:
+		return s->avg_proto_bps[DPMON_PROTO_ICMP];
+	case DPMON_METRIC_TCP_SYN_PPS:
+		return s->avg_flag_pps[DPMON_FLAG_SYN];
+	case DPMON_METRIC_FRAGMENTS_PPS:
+		return s->avg_flag_pps[DPMON_FLAG_FRAG];
+	default:
+		return 0;
+	}
+}
 
 /*
  * The attack type of one direction's interval @p s: the first class

@@ -15,6 +15,10 @@
  * end the detection takes its last summary and lets it go
  * (dpmon_sampler_forget). Each costs its rte_hash and DPMON_SAMPLE_KEYS
  * counters (about 0.5 MiB).
+ *
+ * The directory is bounded (pcap_max_files, pcap_max_mb; capture_dir.h):
+ * before a capture file is opened, at the start and at a reload, the
+ * oldest capture files go to make room, never one still being written.
  */
 #include "sampler.h"
 
@@ -32,6 +36,7 @@
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 
+#include "capture_dir.h"
 #include "log.h"
 
 #define DRAIN_BURST 64
@@ -85,6 +90,47 @@ struct dpmon_sampler {
 static unsigned instance; /* unique hash names */
 
 /* ------------------------------------------------------------------------
+ * The directory's bound (main lcore).
+ * --------------------------------------------------------------------- */
+
+/*
+ * Remove the oldest capture files of pcap_dir beyond its bound, with room
+ * for @p new_files more (capture_dir.h); the files being written stay.
+ * @return as dpmon_capture_dir_prune.
+ */
+static int
+prune_dir(const struct dpmon_sampler *s, unsigned new_files)
+{
+	uint64_t *open_ids = malloc(sizeof(*open_ids) * (s->n_alerts ? s->n_alerts : 1));
+	struct dpmon_capture_bound b = {
+		/* 0: no bound */
+		.max_files = s->conf.pcap_max_files ? s->conf.pcap_max_files : UINT32_MAX,
+		.max_bytes = s->conf.pcap_max_mb ? (uint64_t)s->conf.pcap_max_mb << 20 : UINT64_MAX,
+		/* The file header, then each record's header and bytes (pcap(5)). */
+		.file_max_bytes = 24 + (uint64_t)s->conf.pcap_packets * (16 + DPMON_SAMPLE_SNAPLEN),
+		.open_ids = open_ids,
+	};
+	int rc;
+
+	if (s->conf.pcap_max_files == 0 && s->conf.pcap_max_mb == 0) {
+		free(open_ids);
+		return 0;
+	}
+	if (open_ids == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->n_alerts; i++)
+		if (s->alerts[i].dump != NULL)
+			open_ids[b.n_open++] = s->alerts[i].id;
+	rc = dpmon_capture_dir_prune(s->conf.pcap_dir, &b, new_files);
+	free(open_ids);
+	if (rc < 0 && rc != -ENOSPC)
+		dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_WARNING,
+			  "sample: %s: cannot list its capture files: %s", s->conf.pcap_dir,
+			  strerror(-rc));
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
  * Life cycle (main lcore).
  * --------------------------------------------------------------------- */
 
@@ -99,6 +145,8 @@ dpmon_sampler_create(unsigned n_workers, const struct dpmon_actions_conf *conf)
 	s->tsc_hz = rte_get_tsc_hz();
 	if (dpmon_sample_feed_init(&s->feed, n_workers) != 0)
 		goto fail;
+	if (s->conf.pcap_dir[0] != '\0')
+		(void)prune_dir(s, 0); /* an earlier run's files, a smaller bound */
 	return s;
 fail:
 	dpmon_sampler_free(s);
@@ -121,6 +169,9 @@ void
 dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf)
 {
 	bool new_dir = strcmp(s->conf.pcap_dir, conf->pcap_dir) != 0;
+	bool new_bound = s->conf.pcap_max_files != conf->pcap_max_files ||
+			 s->conf.pcap_max_mb != conf->pcap_max_mb ||
+			 s->conf.pcap_packets != conf->pcap_packets;
 
 	s->conf = *conf;
 	for (uint32_t i = 0; i < s->n_alerts; i++) {
@@ -134,6 +185,8 @@ dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_co
 		if (new_dir && a->dump == NULL)
 			a->pcap_failed = false; /* the new directory gets a try */
 	}
+	if (s->conf.pcap_dir[0] != '\0' && (new_dir || new_bound))
+		(void)prune_dir(s, 0);
 }
 
 void
@@ -345,6 +398,14 @@ alert_open_pcap(const struct dpmon_sampler *s, struct alert_agg *a)
 		return;
 	snprintf(path, sizeof(path), "%s/%" PRIu64 ".pcap", s->conf.pcap_dir, a->id);
 	if (move_earlier_capture(path, s->conf.pcap_dir, a->id) != 0) {
+		a->pcap_failed = true;
+		return;
+	}
+	if (prune_dir(s, 1) == -ENOSPC) {
+		dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_WARNING,
+			  "sample: %s is full (pcap_max_files %" PRIu32 ", pcap_max_mb %" PRIu32
+			  ", captures still written kept): alert %" PRIu64 " gets no capture file",
+			  s->conf.pcap_dir, s->conf.pcap_max_files, s->conf.pcap_max_mb, a->id);
 		a->pcap_failed = true;
 		return;
 	}

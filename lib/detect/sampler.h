@@ -45,7 +45,9 @@ struct dpmon_sampler;
 /**
  * Create the sampler for @p n_workers worker lcores: the watch list
  * (empty) and one ring per worker (sample.h).
- * @param conf  pcap_dir ("" = no capture files) and pcap_packets (copied).
+ * @param conf  pcap_dir ("" = no capture files), pcap_packets and the
+ *              directory's bound, pcap_max_files and pcap_max_mb (copied:
+ *              the oldest capture files beyond it are removed now).
  * @return the sampler, or NULL with errno set (ENOMEM).
  * Thread-safety: main lcore, before the workers start.
  */
@@ -53,7 +55,9 @@ struct dpmon_sampler *dpmon_sampler_create(unsigned n_workers,
 					   const struct dpmon_actions_conf *conf);
 
 /**
- * Take reloaded settings: pcap_dir and pcap_packets of @p conf (copied).
+ * Take reloaded settings: pcap_dir, pcap_packets, pcap_max_files and
+ * pcap_max_mb of @p conf (copied; a new bound removes the oldest capture
+ * files beyond it now).
  * A capture file already open stays in its directory until complete; one
  * complete under the new settings (no pcap_dir, or pcap_packets written)
  * is closed and never reopened. Alerts without a file yet (or whose file

@@ -68,10 +68,10 @@ struct exporter {
 	struct dpmon_export_conf next_conf;
 	bool conf_changed;
 
-	volatile int stop; /* the thread flushes and exits */
-	volatile uint64_t progress_ns;
-	volatile uint64_t stop_deadline_ns; /* set with @c stop: requests end by then */
-	uint32_t flush_ms;                  /* flush_timeout_ms; main lcore only */
+	int stop;                  /* the thread flushes and exits (__atomic builtins) */
+	uint64_t progress_ns;      /* __atomic builtins */
+	uint64_t stop_deadline_ns; /* set with @c stop: requests end by then */
+	uint32_t flush_ms;         /* flush_timeout_ms; main lcore only */
 
 	/* Thread only. */
 	struct dpmon_snapshot *prev;

@@ -87,27 +87,15 @@ put_time(struct xbuf *b, const struct export_interval *iv)
 static void
 put_counts(struct xbuf *b, const struct export_interval *iv, const struct export_row *r)
 {
-	static const char *const pk[DPMON_PROTO_MAX] = {"tcp_packets", "udp_packets",
-							"icmp_packets", "other_packets"};
-	static const char *const bk[DPMON_PROTO_MAX] = {"tcp_bytes", "udp_bytes", "icmp_bytes",
-							"other_bytes"};
-	const struct export_delta *d = r->d;
-	double is = iv->interval_s > 0 ? iv->interval_s : 1;
+	struct export_count col[EXPORT_COUNTS];
 
-	put_int(b, "packets", d->packets, true);
-	put_int(b, "bytes", d->bytes, false);
-	for (int k = 0; k < DPMON_PROTO_MAX; k++) {
-		put_int(b, pk[k], d->proto_packets[k], false);
-		put_int(b, bk[k], d->proto_bytes[k], false);
+	export_counts(iv, r, col);
+	for (unsigned i = 0; i < EXPORT_COUNTS; i++) {
+		if (!col[i].real)
+			put_int(b, col[i].name, col[i].u, i == 0);
+		else if (i < EXPORT_COUNTS - 1 || col[i].f >= 0) /* flows: when measured */
+			put_float(b, col[i].name, col[i].f);
 	}
-	put_int(b, "fragments", d->fragments, false);
-	put_int(b, "tcp_syn", d->tcp_syn, false);
-	put_float(b, "pps", (double)d->packets / is);
-	put_float(b, "bps", (double)d->bytes * 8.0 / is);
-	put_float(b, "avg_pps", r->avg_pps);
-	put_float(b, "avg_bps", r->avg_bps);
-	if (r->flows >= 0)
-		put_float(b, "flows", r->flows);
 	if (r->peers >= 0)
 		put_float(b, "peers", r->peers);
 }

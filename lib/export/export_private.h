@@ -44,13 +44,17 @@ struct xbuf {
  */
 char *xbuf_reserve(struct xbuf *b, size_t n);
 
+/** Append the @p n bytes of @p s (any bytes, NULs included). Thread-safety: @p b's owner. */
 void xbuf_put(struct xbuf *b, const char *s, size_t n);
+/** Append the NUL-terminated text @p s, without its NUL. Thread-safety: @p b's owner. */
 void xbuf_puts(struct xbuf *b, const char *s);
+/** Append the byte @p c. Thread-safety: @p b's owner. */
 void xbuf_putc(struct xbuf *b, char c);
 /** Decimal @p v. */
 void xbuf_u64(struct xbuf *b, uint64_t v);
 /** @p v to the thousandth, trailing zeros dropped ("12.5", "3"); NaN and infinities as 0. */
 void xbuf_double(struct xbuf *b, double v);
+/** Free @p b's bytes and empty it (usable again). Thread-safety: @p b's owner. */
 void xbuf_free(struct xbuf *b);
 
 /* ------------------------------------------------------------------------
@@ -96,6 +100,29 @@ struct export_row {
 	/** As of the snapshot: averages, flows (-1 = not measured), peers (-1 = not measured). */
 	double avg_pps, avg_bps, flows, peers;
 };
+
+/** One counts column of a row: the columns every table of counts has. */
+struct export_count {
+	const char *name; /**< the column's (field's) name */
+	bool real;        /**< @c f holds the value, else @c u */
+	uint64_t u;
+	double f; /**< negative for flows: not measured */
+};
+
+/** How many counts columns a row has (flows last). */
+#define EXPORT_COUNTS 17
+
+/**
+ * The counts columns of row @p r over interval @p iv into @p out, in the
+ * schema's order: packets, bytes, per protocol packets and bytes,
+ * fragments, tcp_syn, pps, bps, avg_pps, avg_bps, flows (the rates over
+ * the interval, an interval of 0 taken as 1 s). ClickHouse's JSON rows
+ * and InfluxDB's points write these; RowBinary writes the same order by
+ * hand (export_ch_rowbinary.c: its hot loop).
+ * Thread-safety: the exporter's thread (no state).
+ */
+void export_counts(const struct export_interval *iv, const struct export_row *r,
+		   struct export_count out[EXPORT_COUNTS]);
 
 /** Where the walk puts the rows; both callbacks get @c ctx. */
 struct export_encoder {
@@ -143,6 +170,10 @@ struct export_batch {
 	struct export_part part[EXPORT_TABLES];
 };
 
+/**
+ * Free @p b (a heap batch) with the bodies of its parts; NULL is ignored.
+ * Thread-safety: the exporter's thread.
+ */
 void export_batch_free(struct export_batch *b);
 
 struct export_sink;
@@ -172,10 +203,10 @@ struct export_sink {
 	CURL *curl;
 	/** Longest a request may take now, ms (timeout_ms, less near the stop's deadline). */
 	uint32_t timeout_ms;
-	volatile uint64_t *progress_ns; /**< beaten while a request runs */
-	struct dpmon_heartbeat *hb;     /**< the health check's heartbeat, beaten with it */
+	uint64_t *progress_ns;      /**< beaten while a request runs (__atomic builtins) */
+	struct dpmon_heartbeat *hb; /**< the health check's heartbeat, beaten with it */
 	/** Non-zero: CLOCK_MONOTONIC ns past which a running request gives up (the stop's deadline). */
-	volatile uint64_t *abort_after_ns;
+	uint64_t *abort_after_ns;
 };
 
 /* ------------------------------------------------------------------------
@@ -199,7 +230,16 @@ int export_http_post(struct export_sink *s, const char *url, const char *body, s
 int export_http_query(struct export_sink *s, const char *url, const char *body, size_t len,
 		      struct xbuf *answer, char *err, size_t errlen);
 
-/** The ClickHouse schema (dpmon_export_print_schema's text) for @p cluster (NULL: one server). */
+/* ------------------------------------------------------------------------
+ * export_ch_schema.c — the ClickHouse schema.
+ * --------------------------------------------------------------------- */
+
+/**
+ * Append the ClickHouse schema (dpmon_export_print_schema's text) for
+ * @p cluster (NULL: one server) to @p out.
+ * @return 0, -EINVAL for a cluster name that is not an identifier, or
+ *         -ENOMEM. Thread-safety: any thread (no state).
+ */
 int export_clickhouse_schema(const struct dpmon_export_sink_conf *sc, const char *cluster,
 			     struct xbuf *out);
 

@@ -484,3 +484,35 @@ export_rows_walk(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *
 	free(pfx);
 	return rc;
 }
+
+/* ------------------------------------------------------------------------
+ * The counts columns of a row.
+ * --------------------------------------------------------------------- */
+
+void
+export_counts(const struct export_interval *iv, const struct export_row *r,
+	      struct export_count out[EXPORT_COUNTS])
+{
+	static const char *const pk[DPMON_PROTO_MAX] = {"tcp_packets", "udp_packets",
+							"icmp_packets", "other_packets"};
+	static const char *const bk[DPMON_PROTO_MAX] = {"tcp_bytes", "udp_bytes", "icmp_bytes",
+							"other_bytes"};
+	const struct export_delta *d = r->d;
+	double is = iv->interval_s > 0 ? iv->interval_s : 1;
+	unsigned n = 0;
+
+	out[n++] = (struct export_count){.name = "packets", .u = d->packets};
+	out[n++] = (struct export_count){.name = "bytes", .u = d->bytes};
+	for (int k = 0; k < DPMON_PROTO_MAX; k++) {
+		out[n++] = (struct export_count){.name = pk[k], .u = d->proto_packets[k]};
+		out[n++] = (struct export_count){.name = bk[k], .u = d->proto_bytes[k]};
+	}
+	out[n++] = (struct export_count){.name = "fragments", .u = d->fragments};
+	out[n++] = (struct export_count){.name = "tcp_syn", .u = d->tcp_syn};
+	out[n++] = (struct export_count){.name = "pps", .real = true, .f = (double)d->packets / is};
+	out[n++] = (struct export_count){
+		.name = "bps", .real = true, .f = (double)d->bytes * 8.0 / is};
+	out[n++] = (struct export_count){.name = "avg_pps", .real = true, .f = r->avg_pps};
+	out[n++] = (struct export_count){.name = "avg_bps", .real = true, .f = r->avg_bps};
+	out[n++] = (struct export_count){.name = "flows", .real = true, .f = r->flows};
+}

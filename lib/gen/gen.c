@@ -71,7 +71,9 @@ static const char *const total_names[DPMON_TOTAL_MAX] = {
 	"external",
 };
 
-/* ------------------------------------------------------------------ PRNG */
+/* ------------------------------------------------------------------------
+ * The pseudo-random generator.
+ * --------------------------------------------------------------------- */
 
 struct rng {
 	uint64_t s[4];
@@ -136,7 +138,9 @@ rng_weighted(struct rng *r, const uint32_t *cum, uint32_t n)
 	return i;
 }
 
-/* --------------------------------------------------------------- options */
+/* ------------------------------------------------------------------------
+ * Options.
+ * --------------------------------------------------------------------- */
 
 void
 dpmon_gen_defaults(struct dpmon_gen_opts *o)
@@ -331,7 +335,9 @@ dpmon_gen_parse_sizes(struct dpmon_gen_opts *o, const char *text, const char **w
 	return 0;
 }
 
-/* ------------------------------------------------------------ validation */
+/* ------------------------------------------------------------------------
+ * Validation of the options.
+ * --------------------------------------------------------------------- */
 
 uint32_t
 dpmon_gen_min_frame(unsigned family, enum dpmon_proto proto)
@@ -547,7 +553,9 @@ dpmon_gen_check(const struct dpmon_gen_opts *o, FILE *err)
 	return c.n ? -EINVAL : 0;
 }
 
-/* ------------------------------------------------------------------- run */
+/* ------------------------------------------------------------------------
+ * The run.
+ * --------------------------------------------------------------------- */
 
 /* Everything one dpmon_gen_write() call works with. */
 struct run {
@@ -632,7 +640,9 @@ run_init(struct run *r, const struct dpmon_gen_opts *o, const struct dpmon_gen_s
 	return 0;
 }
 
-/* ----------------------------------------------------------- choosing */
+/* ------------------------------------------------------------------------
+ * Choosing a frame.
+ * --------------------------------------------------------------------- */
 
 /* Host @p host (0-based) of @p p: the network address OR (host + 1). */
 static void
@@ -726,7 +736,9 @@ pick_packet(struct run *r, struct pkt *p)
 	p->size = size < min ? min : size;
 }
 
-/* ----------------------------------------------------------- building */
+/* ------------------------------------------------------------------------
+ * Building a frame.
+ * --------------------------------------------------------------------- */
 
 static uint8_t
 ip_proto(const struct pkt *p)
@@ -873,7 +885,9 @@ build_frame(struct run *r, const struct pkt *p, uint64_t index)
 	return p->size + (r->o->vlan >= 0 ? 4 : 0);
 }
 
-/* ----------------------------------------------------------- counting */
+/* ------------------------------------------------------------------------
+ * Counting what was written.
+ * --------------------------------------------------------------------- */
 
 static inline void
 count_add(struct dpmon_gen_count *c, uint32_t len)
@@ -922,7 +936,9 @@ account(struct run *r, const struct pkt *p, uint32_t len)
 		count_add(&s->cat[DPMON_TOTAL_EXTERNAL], len);
 }
 
-/* ------------------------------------------------------------ writing */
+/* ------------------------------------------------------------------------
+ * Writing the capture.
+ * --------------------------------------------------------------------- */
 
 static int
 write_packets(struct run *r, pcap_dumper_t *d, FILE *fp)
@@ -1048,7 +1064,9 @@ dpmon_gen_summary_free(struct dpmon_gen_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* ------------------------------------------------------------ printing */
+/* ------------------------------------------------------------------------
+ * Printing the summary.
+ * --------------------------------------------------------------------- */
 
 void
 dpmon_gen_json_string(FILE *out, const char *str)

@@ -26,7 +26,9 @@
 #define MAX_LINE         1024
 #define PKTGEN_MAX_FRAME 1518
 
-/* ----------------------------------------------------- Pktgen-DPDK values */
+/* ------------------------------------------------------------------------
+ * Pktgen-DPDK values.
+ * --------------------------------------------------------------------- */
 
 /* "ADDR/LEN": the address part; false without a valid mask. */
 static bool
@@ -80,7 +82,9 @@ smmi_index(const char *s)
 	return -1;
 }
 
-/* --------------------------------------------------- Pktgen-DPDK commands */
+/* ------------------------------------------------------------------------
+ * Pktgen-DPDK commands.
+ * --------------------------------------------------------------------- */
 
 /* The port list: dpmon-gen renders port 0 ("0" or "all"). */
 static bool
@@ -418,7 +422,9 @@ pkt_line(struct parse *ps, char **tv, int tc)
 	}
 }
 
-/* ----------------------------------------- Pktgen-DPDK: build the streams */
+/* ------------------------------------------------------------------------
+ * Pktgen-DPDK: build the streams.
+ * --------------------------------------------------------------------- */
 
 /* A ranged field from its four values; false (reported) when one is missing. */
 static bool
@@ -530,7 +536,9 @@ finish_pktgen(struct parse *ps)
 	check_stream(ps, &p->streams[0], "single mode");
 }
 
-/* ---------------------------------------------------------------- loading */
+/* ------------------------------------------------------------------------
+ * Loading.
+ * --------------------------------------------------------------------- */
 
 static bool
 ends_with(const char *s, const char *suffix)

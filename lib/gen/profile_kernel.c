@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* ---------------------------------------------------- kernel pktgen lines */
+/* ------------------------------------------------------------------------
+ * Kernel pktgen lines.
+ * --------------------------------------------------------------------- */
 
 void
 dpmon_profile_kernel_defaults(struct k_conf *kc)
@@ -218,7 +220,9 @@ dpmon_profile_kernel_line(struct parse *ps, char *line)
 	k_param(ps, tv, tc);
 }
 
-/* ----------------------------------------------- kernel: build the stream */
+/* ------------------------------------------------------------------------
+ * Kernel: build the stream.
+ * --------------------------------------------------------------------- */
 
 static void
 k_field_addr(struct field *f, u128 min, u128 max, bool rnd)

@@ -28,7 +28,9 @@
 
 typedef unsigned __int128 u128;
 
-/* ----------------------------------------------------------------- limits */
+/* ------------------------------------------------------------------------
+ * Limits.
+ * --------------------------------------------------------------------- */
 
 #define MAX_TOKENS       32   /* words on one line */
 #define MAX_SEQ          16   /* pktgen NUM_SEQ_PKTS */
@@ -51,7 +53,9 @@ enum {
 static const uint8_t default_dmac[6] = {0x02, 0, 0, 0, 0, 0x02};
 static const uint8_t default_smac[6] = {0x02, 0, 0, 0, 0, 0x01};
 
-/* -------------------------------------------------------------- the model */
+/* ------------------------------------------------------------------------
+ * The model.
+ * --------------------------------------------------------------------- */
 
 /* How a field moves between packets (pktgen) or skbs (kernel). */
 enum fmode {
@@ -97,7 +101,9 @@ struct dpmon_profile {
 	bool udp_csum, no_timestamp;
 };
 
-/* ---------------------------------------------------------- parsing state */
+/* ------------------------------------------------------------------------
+ * Parsing state.
+ * --------------------------------------------------------------------- */
 
 /* Four values of a pktgen range field; @c set has bit i when value i was given. */
 struct rfield {
@@ -149,7 +155,9 @@ struct parse {
 	struct k_conf kc;
 };
 
-/* ----------------------------------------------- reporting, value parsers */
+/* ------------------------------------------------------------------------
+ * Reporting, value parsers.
+ * --------------------------------------------------------------------- */
 
 /**
  * Report one problem at the current line of @p ps ("PATH:LINE: why";
@@ -265,7 +273,9 @@ tokenize(char *line, char **tv)
 	return tc;
 }
 
-/* --------------------------------------------------- kernel pktgen parser */
+/* ------------------------------------------------------------------------
+ * Kernel pktgen parser.
+ * --------------------------------------------------------------------- */
 
 /**
  * Set the kernel parser's defaults in @p kc (those of net/core/pktgen.c

@@ -450,6 +450,7 @@ struct dpmon_snap_store {
 	struct dpmon_snapshot *current;
 };
 
+/** Initialise @p st empty (no current snapshot) with its lock. Thread-safety: before any reader. */
 void dpmon_snap_store_init(struct dpmon_snap_store *st);
 
 /**

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * loop.c — the main lcore's merge loop and the signals that steer it
- * (run_private.h).
+ * loop.c — the main lcore's merge loop (run_private.h).
  *
  * Every merge_interval_ms the main lcore reads the NIC counters, merges
  * the per-core tables into a new snapshot, runs detection on it while it
@@ -14,9 +13,9 @@
  * feeds the systemd watchdog (service.c); the test hooks (hooks.c) may
  * hold the loop before a merge.
  *
- * Signals only set flags: SIGINT and SIGTERM end the loop (the stop is
- * shutdown.c's), SIGHUP asks for a reload, which the loop serves between
- * two merges (reload.c), never in the handler. Between two merges the
+ * The signals (signals.c) only set flags: SIGINT and SIGTERM end the loop
+ * (the stop is shutdown.c's), SIGHUP asks for a reload, which the loop
+ * serves between two merges (reload.c), never in the handler. Between two merges the
  * loop also wakes when a log rate-limit window that suppressed messages
  * ends, to write its "suppressed N" line then (log.h).
  */
@@ -36,65 +35,6 @@
 #include "api.h"
 #include "heartbeat.h"
 #include "log.h"
-
-/* ------------------------------------------------------------------------
- * Signals.
- * --------------------------------------------------------------------- */
-
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t reload_signal;
-
-static void
-on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-/* SIGHUP: reload between two merges (app_merge_loop), never in the handler. */
-static void
-on_reload_signal(int sig)
-{
-	(void)sig;
-	reload_signal = 1;
-}
-
-/* Block (@p how SIG_BLOCK) or unblock SIGHUP in the calling thread. */
-static void
-mask_reload_signal(int how)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(how, &set, NULL);
-}
-
-void
-app_signals_init(void)
-{
-	/* Before EAL: a stop request during start-up ends in a clean exit. */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	/* systemd ExecReload sends SIGHUP: reload in the merge loop. Blocked
-	 * until then (and in every thread started meanwhile: EAL, HTTP), so it
-	 * waits for the workers to run and reaches the main lcore. */
-	signal(SIGHUP, on_reload_signal);
-	mask_reload_signal(SIG_BLOCK);
-}
-
-void
-app_signals_unblock_reload(void)
-{
-	/* Every other thread exists now and blocks SIGHUP: it interrupts the
-	 * main lcore's sleep, so a reload starts at once. */
-	mask_reload_signal(SIG_UNBLOCK);
-}
-
-int
-app_stop_signal(void)
-{
-	return (int)stop_signal;
-}
 
 /* ------------------------------------------------------------------------
  * One merge.
@@ -327,16 +267,16 @@ sleep_until(struct app *a, const struct timespec *wake)
 {
 	bool reloaded = false;
 
-	while (!stop_signal) {
+	while (!app_stop_signal()) {
 		struct timespec until;
 		int rc;
 
 		log_tick_until(wake, &until);
-		rc = reload_signal && !reloaded
+		rc = app_reload_pending() && !reloaded
 			     ? 0
 			     : clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
-		if (reload_signal && !stop_signal && !reloaded) {
-			reload_signal = 0;
+		if (app_reload_pending() && !app_stop_signal() && !reloaded) {
+			app_reload_clear();
 			app_reload(a);
 			reloaded = true;
 			continue; /* then sleep on to the same tick */
@@ -366,14 +306,14 @@ app_merge_loop(struct app *a, double duration_s)
 	end = next;
 	end.tv_sec += (time_t)duration_s;
 	timespec_add_ms(&end, (uint32_t)((duration_s - (double)(time_t)duration_s) * 1000));
-	while (!stop_signal) {
+	while (!app_stop_signal()) {
 		bool last;
 
 		timespec_add_ms(&next, a->cfg.merge_interval_ms);
 		last = duration_s > 0 && !timespec_before(&next, &end);
 		sleep_until(a, last ? &end : &next);
 		app_hooks_round(a);
-		if (stop_signal)
+		if (app_stop_signal())
 			break;
 		after_merge(a, app_merge_once(a));
 		if (last)

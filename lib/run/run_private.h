@@ -8,7 +8,8 @@
  *               dpmon's own options after "--"
  *   setup.c     classifier, ports, worker lcores and their RX queues, the
  *               distributor, merge, detection, actions, HTTP; the launch
- *   loop.c      the signals, and the merge loop of the main lcore
+ *   signals.c   the signals: the stop and reload flags their handlers set
+ *   loop.c      the merge loop of the main lcore
  *   reload.c    SIGHUP: the configuration reload between two merges
  *   shutdown.c  the orderly stop
  *   service.c   sd_notify: READY, the systemd watchdog, STOPPING
@@ -108,7 +109,7 @@ struct app {
 	struct dpmon_actions *actions;  /**< notify, ExaBGP, blackholes (actions.h) */
 	struct dpmon_export *exporters; /**< ClickHouse, InfluxDB (export.h) */
 	bool launched;                  /**< workers launched: the stop merges once more */
-	volatile bool stop_workers;
+	bool stop_workers;
 	bool srss; /**< software RSS: the distributor below runs */
 	unsigned dist_lcore;
 	struct dpmon_distributor dist;
@@ -173,7 +174,7 @@ int app_check_eal_files(int argc, char **argv);
 int app_setup(struct app *a, const struct app_opts *o);
 
 /* ------------------------------------------------------------------------
- * loop.c — signals and the merge loop.
+ * signals.c — signals.
  * --------------------------------------------------------------------- */
 
 /**
@@ -189,6 +190,16 @@ void app_signals_unblock_reload(void);
 
 /** @return the signal that asked for a stop (SIGINT, SIGTERM), or 0. Any thread. */
 int app_stop_signal(void);
+
+/** @return whether a SIGHUP asked for a reload not yet served. Main lcore. */
+bool app_reload_pending(void);
+
+/** Mark the pending reload request served (before serving it). Main lcore. */
+void app_reload_clear(void);
+
+/* ------------------------------------------------------------------------
+ * loop.c — the merge loop.
+ * --------------------------------------------------------------------- */
 
 /**
  * One merge: read the NIC counters, merge the per-core tables, free the

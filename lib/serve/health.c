@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -68,15 +67,15 @@ void
 dpmon_health_start(struct dpmon_health *h, uint64_t now_ns)
 {
 	for (unsigned i = 0; i < h->n_lcores; i++)
-		atomic_store_explicit(&h->lcores[i].last_poll_ns, now_ns, memory_order_relaxed);
-	atomic_store_explicit(&h->gathered_ns, now_ns, memory_order_release);
-	atomic_store_explicit(&h->merge_ns, now_ns, memory_order_release);
+		__atomic_store_n(&h->lcores[i].last_poll_ns, now_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->gathered_ns, now_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->merge_ns, now_ns, __ATOMIC_RELEASE);
 }
 
 void
 dpmon_health_merged(struct dpmon_health *h, uint64_t now_ns)
 {
-	atomic_store_explicit(&h->merge_ns, now_ns, memory_order_release);
+	__atomic_store_n(&h->merge_ns, now_ns, __ATOMIC_RELEASE);
 }
 
 void
@@ -88,7 +87,7 @@ dpmon_health_poll(struct dpmon_health *h, unsigned i, uint64_t polls, uint64_t n
 		return;
 	l = &h->lcores[i];
 	l->polls_seen = polls;
-	atomic_store_explicit(&l->last_poll_ns, now_ns, memory_order_relaxed);
+	__atomic_store_n(&l->last_poll_ns, now_ns, __ATOMIC_RELAXED);
 }
 
 /* Has lcore @p l polled within the limit, as of the look at @p seen_ns? */
@@ -96,7 +95,7 @@ static bool
 lcore_polls(const struct dpmon_health *h, const struct dpmon_health_lcore *l, uint64_t seen_ns,
 	    uint64_t *age_ns)
 {
-	uint64_t last = atomic_load_explicit(&l->last_poll_ns, memory_order_relaxed);
+	uint64_t last = __atomic_load_n(&l->last_poll_ns, __ATOMIC_RELAXED);
 
 	*age_ns = seen_ns > last ? seen_ns - last : 0;
 	return *age_ns <= (uint64_t)h->lcore_max_age_ms * NS_PER_MS;
@@ -108,7 +107,7 @@ dpmon_health_gathered(struct dpmon_health *h, uint64_t now_ns)
 	bool all = true;
 	uint64_t age;
 
-	atomic_store_explicit(&h->gathered_ns, now_ns, memory_order_release);
+	__atomic_store_n(&h->gathered_ns, now_ns, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < h->n_lcores; i++)
 		all = lcore_polls(h, &h->lcores[i], now_ns, &age) && all;
 	return all;
@@ -141,8 +140,8 @@ dpmon_health_check(const struct dpmon_health *h, uint64_t now_ns, struct dpmon_h
 
 	v->n_reasons = 0;
 	if (h != NULL) {
-		uint64_t merge = atomic_load_explicit(&h->merge_ns, memory_order_acquire);
-		uint64_t seen = atomic_load_explicit(&h->gathered_ns, memory_order_acquire);
+		uint64_t merge = __atomic_load_n(&h->merge_ns, __ATOMIC_ACQUIRE);
+		uint64_t seen = __atomic_load_n(&h->gathered_ns, __ATOMIC_ACQUIRE);
 		uint64_t age;
 
 		if (merge != 0 && now_ns > merge &&

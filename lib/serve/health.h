@@ -47,15 +47,18 @@
 struct dpmon_health_lcore {
 	char name[DPMON_HEALTH_NAME_LEN]; /**< "worker lcore N", "distributor lcore N" */
 	uint64_t polls_seen;              /**< main lcore only: its counter at the last look */
-	_Atomic uint64_t last_poll_ns;    /**< the look at which the counter had grown */
+	/** the look at which the counter had grown (__atomic builtins) */
+	uint64_t last_poll_ns;
 };
 
 /** The board: written by the main lcore, read by the HTTP thread. */
 struct dpmon_health {
-	_Atomic uint64_t merge_ns;    /**< last publication (or the loop's start); 0 = none */
-	_Atomic uint64_t gathered_ns; /**< the main lcore's last look at the lcores; 0 = none */
-	uint32_t merge_max_age_ms;    /**< milliseconds */
-	uint32_t lcore_max_age_ms;    /**< milliseconds */
+	/** last publication (or the loop's start); 0 = none (__atomic builtins) */
+	uint64_t merge_ns;
+	/** the main lcore's last look at the lcores; 0 = none (__atomic builtins) */
+	uint64_t gathered_ns;
+	uint32_t merge_max_age_ms; /**< milliseconds */
+	uint32_t lcore_max_age_ms; /**< milliseconds */
 	unsigned n_lcores;
 	struct dpmon_health_lcore *lcores; /**< n_lcores */
 };

@@ -1,106 +1,34 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * http.c — the HTTP transport: libmicrohttpd in front of api.c.
+ * http.c — the HTTP transport: libmicrohttpd in front of api.c, prom.c
+ * and the page. The guard (http_guard.c) owns the listening socket, runs
+ * libmicrohttpd from its own thread and admits connections; every request
+ * is answered from that thread, in these steps (the access handler):
  *
- * The guard (http_guard.c) owns the listening socket and runs
- * libmicrohttpd from its own thread (epoll): it admits connections within
- * the limits, checks each connection's first request head and hands it
- * over, and cuts connections whose request is not read within the header
- * deadline. Every request is answered from that thread:
+ *   framing check (later requests of a connection; the guard checked the
+ *   first) → a resource that changes state? read its body first
+ *   (http_upload.c) → CORS preflight? (http_cors.c) → collect the query →
+ *   from a response cache (http_cache.c), else /metrics, /, or the JSON
+ *   API on the current snapshot → If-None-Match → queue the response.
  *
- *   a resource that changes state? (read its body first, see below) →
- *   CORS preflight? → collect the query keys → route: /metrics (prom.c),
- *   / (the embedded page, page.h), else the JSON API (acquire the snapshot
- *   → dpmon_api_serve → json_dumps unless the body came as text →
- *   release) → conditional request →
- *   queue the response with its headers.
- *
- * Every 200 rendered from a snapshot carries ETag "<instance>-<seq>": a
- * random tag of this process (so a restart never matches) and the
- * snapshot number. If-None-Match naming it (weak comparison, lists, "*")
- * turns the answer into a 304 without body; errors are never 304. The page
- * has an ETag of its own (a hash of its bytes) and Cache-Control: no-cache;
- * live data is no-store.
- *
- * CORS: for a request whose Origin is in the configured list (or when the
- * list has "*") every answer, errors included, gets
- * Access-Control-Allow-Origin and exposes ETag; a preflight (OPTIONS with
- * Origin and Access-Control-Request-Method) from such an origin is a 204
- * allowing GET, HEAD and the If-None-Match header. Other OPTIONS requests
- * go to the API like any method (405). On a resource that changes state
- * (the blackhole list) the preflight allows its methods as the API's route
- * table lists them (dpmon_api_resource_of: POST and DELETE), and the
- * Content-Type header, too.
- *
- * GET and HEAD are answered on the access handler's second call, once
- * libmicrohttpd knows the whole request was read, so the connection stays
- * open for the next request (HTTP/1.1 keep-alive, which pollers and load
- * generators rely on); a body sent with them is discarded. Any other method
- * is refused with 405 on the first call, before its body is read, and
- * libmicrohttpd closes the connection instead of waiting for the upload.
- * A snapshot reference is held only while the JSON is built, never
- * while the client reads the response (the rendered text is owned by the
- * response), so a slow client cannot pin an old snapshot.
- *
- * A resource that changes state (dpmon_api_resource_of: the blackhole list,
- * /api/v1/blackholes and below, when the server has an actions module)
- * takes the other route: every method is read in full first, a body of at
- * most DPMON_API_BODY_MAX bytes kept in a struct upload (con_cls; freed by
- * the request-completed callback), a longer one refused with 413 (at once
- * when Content-Length says so), then answered by the API like any other
- * request, with the body. It is never cached and carries no ETag: the list
- * is not part of a snapshot (dpmon_api_response.of_snapshot), and each
- * request reads it under the actions module's lock.
- *
- * Response cache: the parameter-less endpoints (/api/v1/summary,
- * /api/v1/subnets, /health, /metrics) are rendered once per snapshot. The
- * first GET or HEAD after a merge renders the body into a refcounted buffer
- * (struct body) kept in a slot keyed by the snapshot's seq; every later
- * request for the same snapshot hands libmicrohttpd that buffer without
- * copying it (MHD_create_response_from_buffer_with_free_callback_cls, the
- * response holding one reference). The slot drops its reference when a
- * newer snapshot replaces it, and the last response sent frees the buffer:
- * the cache holds rendered text only, never a snapshot. Only 200 answers
- * are cached (errors and 503 before the first snapshot are rendered each
- * time); the slot lock is held for a pointer swap, never while rendering.
- * /health and /api/v1/summary also carry the health verdict (health.h),
- * computed for each request from the clock, since a stuck merge publishes
- * no new snapshot: only a healthy verdict's answer comes from (or goes
- * into) the cache; an unhealthy one is rendered each time (/health a 503,
- * the summary a 200 without ETag, so never a 304 either).
- *
- * Query cache: GET and HEAD of /api/v1/hosts (exactly that path) with
- * their parameters, the same way, in QCACHE_SLOTS slots keyed by the
- * snapshot's seq and the parameters as the client gave them (query_key:
- * each key and value length-prefixed, so two different queries never
- * share a key; a variant spelling of the same query only takes another
- * slot). A put takes the query's own slot, else an empty or older one,
- * else the next one in turn; bodies over QCACHE_BODY_MAX are not kept.
- * The API still checks every parameter of a query before its first
- * answer is cached, and a query that got an error is never cached.
- *
- * Robustness limits (http_guard.h): at most DPMON_HTTP_MAX_CONNECTIONS
- * connections, DPMON_HTTP_MAX_PER_ADDR of them from one client address (at
- * a limit the oldest connection waiting for a request is cut, not the
- * newcomer), each request read whole within DPMON_HTTP_HEADER_DEADLINE_MS
- * of the connection's opening or previous response, HTTP_TIMEOUT_S of
- * idleness while a response is sent, a first request line of at most
- * DPMON_HTTP_LINE_MAX bytes (414), a head of at most DPMON_HTTP_HEAD_MAX
- * bytes and DPMON_HTTP_MAX_FIELDS fields (431), libmicrohttpd's default
- * 32 KiB of memory per connection for later requests, and at most
- * DPMON_API_MAX_ARGS query parameters (400 beyond). Framing that two
- * readers could disagree on (Content-Length with Transfer-Encoding, a
- * repeated or invalid Content-Length, RFC 9112 6.3) gets one 400 and the
- * connection is closed: the guard refuses it in a first request,
- * framing_refused in a later one. The path is handed over
- * percent-decoded; a "%00" in the raw target is refused (400), since it
+ * GET and HEAD are answered on the access handler's second call, once the
+ * whole request was read (keep-alive); any other method on a snapshot
+ * resource is refused with 405 before its body is read. A snapshot
+ * reference is held only while an answer is rendered, never while the
+ * client reads it. A "%00" in the raw target is refused (400), since it
  * would end the decoded path or a parameter early.
+ * docs/architecture.md ("HTTP") and docs/operations.md ("HTTP limits")
+ * describe the caches, the ETags, CORS and the limits.
  *
  * The only state is the struct dpmon_http the caller owns; libmicrohttpd's
- * log messages go to stderr.
+ * messages go to the journal (log.h).
  */
 #include "http.h"
+#include "http_cache.h"
+#include "http_cors.h"
 #include "http_guard.h"
+#include "http_head.h"
+#include "http_upload.h"
 #include "log.h"
 
 #include <arpa/inet.h>
@@ -108,7 +36,6 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -133,62 +60,16 @@
 #define HTTP_TIMEOUT_S 10
 #define ECHO_MAX       64 /* client bytes quoted in an error, as in api.c */
 
-/* A rendered response body shared by the cache and the responses sending it:
- * the text the renderer allocated (json_dumps, dpmon_prom_render_limits),
- * taken over as it is, never copied. */
-struct body {
-	atomic_uint refs;
-	size_t len;
-	char *text; /* malloc'd, NUL-terminated; freed with the last reference */
-};
-
-enum cached {
-	CACHE_SUMMARY,
-	CACHE_SUBNETS,
-	CACHE_HEALTH,
-	CACHE_METRICS,
-	CACHE_MAX
-};
-
-/* The body of one endpoint for the snapshot numbered @c seq (NULL = none). */
-struct cache_slot {
-	uint64_t seq;
-	struct body *body;
-};
-
-/* Slots of the query cache (/api/v1/hosts with its parameters). */
-#define QCACHE_SLOTS    16
-#define QCACHE_KEY_MAX  256        /* longer queries are not cached */
-#define QCACHE_BODY_MAX (1u << 20) /* bytes; larger bodies are not cached */
-
-/* The body of /api/v1/hosts with the query @c key for snapshot @c seq. */
-struct query_slot {
-	struct cache_slot c;
-	size_t key_len;
-	char key[QCACHE_KEY_MAX];
-};
-
-/* The body of a request on a resource that changes state, read before answering. */
-struct upload {
-	size_t len;
-	bool too_big;
-	char data[DPMON_API_BODY_MAX];
-};
-
 struct dpmon_http {
 	struct MHD_Daemon *daemon;
 	struct dpmon_http_guard *guard; /* listening socket, admission, the loop thread */
 	struct dpmon_actions *actions;  /* the blackhole list; NULL = none */
-	pthread_mutex_t cache_lock;     /* guards cache[] and qcache[], held for a pointer swap */
-	struct cache_slot cache[CACHE_MAX];
-	struct query_slot qcache[QCACHE_SLOTS];
-	unsigned qcache_next; /* the slot to reuse when none is free or stale */
+	struct http_cache cache;        /* the rendered answers, per snapshot */
 	struct dpmon_snap_store *store;
-	char cors[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN]; /* allowed origins */
-	uint32_t n_cors;
-	uint32_t top_hosts;   /* metrics.top_hosts */
-	uint32_t top_subnets; /* metrics.top_subnets */
-	char instance[24];    /* hex; part of every snapshot ETag, new at each start */
+	struct http_cors cors; /* the allowed origins */
+	uint32_t top_hosts;    /* metrics.top_hosts */
+	uint32_t top_subnets;  /* metrics.top_subnets */
+	char instance[24];     /* hex; part of every snapshot ETag, new at each start */
 	char page_etag[32];
 	uint16_t port;
 	/* the main lcore's health board (health.h); NULL = none */
@@ -241,13 +122,6 @@ collect_query(struct MHD_Connection *c, struct dpmon_api_query *q)
 {
 	*q = (struct dpmon_api_query){.n = 0};
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, q);
-}
-
-static bool
-is_read_method(const char *method)
-{
-	return strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
-	       strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -431,167 +305,8 @@ serve_api(struct dpmon_http *h, struct dpmon_api_request *req, struct reply *r)
 }
 
 /* ------------------------------------------------------------------------
- * The response cache of the parameter-less endpoints (see the top).
+ * Answers from the response caches (http_cache.h).
  * --------------------------------------------------------------------- */
-
-static const char *const cached_paths[CACHE_MAX] = {
-	[CACHE_SUMMARY] = "/api/v1/summary",
-	[CACHE_SUBNETS] = "/api/v1/subnets",
-	[CACHE_HEALTH] = "/health",
-	[CACHE_METRICS] = "/metrics",
-};
-
-static void
-body_put(struct body *b)
-{
-	if (b != NULL && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
-		free(b->text);
-		free(b);
-	}
-}
-
-/* libmicrohttpd's callback when a response holding @p cls is destroyed. */
-static void
-body_free_cb(void *cls)
-{
-	body_put(cls);
-}
-
-/* The slot for a GET or HEAD of @p url without parameters, or -1. Only the
- * exact paths: variants (trailing slash) take the uncached path. */
-static int
-cached_slot(const char *method, const char *url, const struct dpmon_api_query *q)
-{
-	if (q->n != 0 || q->overflow || !is_read_method(method))
-		return -1;
-	for (int i = 0; i < CACHE_MAX; i++)
-		if (strcmp(url, cached_paths[i]) == 0)
-			return i;
-	return -1;
-}
-
-/*
- * The query cache's key of the GET or HEAD @p q of /api/v1/hosts into
- * @p key: each parameter in request order as "<len>:<key>=<len>:<value>;"
- * ("-" for a key without '='), so two different queries never share a key.
- * @return its length, or 0 when the request is not cached (another path
- * or method, or a key longer than QCACHE_KEY_MAX).
- */
-static size_t
-query_key(const char *method, const char *url, const struct dpmon_api_query *q,
-	  char key[QCACHE_KEY_MAX])
-{
-	size_t len = 0;
-
-	if (q->overflow || !is_read_method(method) || strcmp(url, "/api/v1/hosts") != 0)
-		return 0;
-	key[len++] = 'h'; /* never empty, also without parameters */
-	for (unsigned i = 0; i < q->n; i++) {
-		const char *v = q->values[i];
-		int w = v != NULL ? snprintf(key + len, QCACHE_KEY_MAX - len, "%zu:%s=%zu:%s;",
-					     strlen(q->keys[i]), q->keys[i], strlen(v), v)
-				  : snprintf(key + len, QCACHE_KEY_MAX - len, "%zu:%s=-;",
-					     strlen(q->keys[i]), q->keys[i]);
-
-		if (w < 0 || (size_t)w >= QCACHE_KEY_MAX - len)
-			return 0;
-		len += (size_t)w;
-	}
-	return len;
-}
-
-/* Slot @p c's body, referenced, when it was rendered from snapshot @p seq. Lock held. */
-static struct body *
-slot_get(struct cache_slot *c, uint64_t seq)
-{
-	struct body *b = NULL;
-
-	if (c->body != NULL && c->seq == seq) {
-		b = c->body;
-		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-	}
-	return b;
-}
-
-/* Put @p b (referenced here) in slot @p c for snapshot @p seq, unless it
- * holds a newer one. @return the body to drop (outside the lock). Lock held. */
-static struct body *
-slot_put(struct cache_slot *c, uint64_t seq, struct body *b)
-{
-	struct body *old = NULL;
-
-	if (c->body == NULL || seq > c->seq) {
-		old = c->body;
-		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-		*c = (struct cache_slot){.seq = seq, .body = b};
-	}
-	return old;
-}
-
-/* The slot of query @p key (@p len bytes), or NULL. Lock held. */
-static struct query_slot *
-query_slot_of(struct dpmon_http *h, const char *key, size_t len)
-{
-	for (unsigned i = 0; i < QCACHE_SLOTS; i++) {
-		struct query_slot *s = &h->qcache[i];
-
-		if (s->c.body != NULL && s->key_len == len && memcmp(s->key, key, len) == 0)
-			return s;
-	}
-	return NULL;
-}
-
-/* A reference to the cached body for snapshot @p seq: slot @p i, or (i < 0)
- * the query @p key of @p key_len bytes. */
-static struct body *
-cache_get(struct dpmon_http *h, int i, const char *key, size_t key_len, uint64_t seq)
-{
-	struct query_slot *s;
-	struct body *b = NULL;
-
-	pthread_mutex_lock(&h->cache_lock);
-	if (i >= 0)
-		b = slot_get(&h->cache[i], seq);
-	else if ((s = query_slot_of(h, key, key_len)) != NULL)
-		b = slot_get(&s->c, seq);
-	pthread_mutex_unlock(&h->cache_lock);
-	return b;
-}
-
-/*
- * Keep @p b (the caller keeps its own reference) as the body for snapshot
- * @p seq of slot @p i, or (i < 0) of the query @p key: its own slot, else
- * an empty one or one of an older snapshot, else the next in turn.
- */
-static void
-cache_put(struct dpmon_http *h, int i, const char *key, size_t key_len, uint64_t seq,
-	  struct body *b)
-{
-	struct query_slot *s = NULL;
-	struct body *old;
-
-	pthread_mutex_lock(&h->cache_lock);
-	if (i >= 0) {
-		old = slot_put(&h->cache[i], seq, b);
-	} else {
-		s = query_slot_of(h, key, key_len);
-		for (unsigned j = 0; s == NULL && j < QCACHE_SLOTS; j++)
-			if (h->qcache[j].c.body == NULL || h->qcache[j].c.seq < seq)
-				s = &h->qcache[j];
-		if (s == NULL) {
-			s = &h->qcache[h->qcache_next];
-			h->qcache_next = (h->qcache_next + 1) % QCACHE_SLOTS;
-			s->c.seq = 0; /* replaced even though of the same snapshot */
-		}
-		old = slot_put(&s->c, seq, b);
-		if (s->c.body == b) {
-			memcpy(s->key, key, key_len);
-			s->key_len = key_len;
-		}
-	}
-	pthread_mutex_unlock(&h->cache_lock);
-	body_put(old);
-}
 
 /*
  * Reply @p r's body as a cacheable one (one reference): a 200 with a body
@@ -605,11 +320,8 @@ body_of_reply(struct reply *r, bool query)
 	struct body *b;
 
 	if (r->status != MHD_HTTP_OK || !r->body_owned || (query && r->len > QCACHE_BODY_MAX) ||
-	    (b = malloc(sizeof(*b))) == NULL)
+	    (b = http_body_new(r->body, r->len)) == NULL)
 		return NULL;
-	atomic_init(&b->refs, 1);
-	b->len = r->len;
-	b->text = r->body;
 	r->body_owned = false;
 	r->shared = b;
 	return b;
@@ -628,14 +340,14 @@ serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
 
 	if (snap == NULL)
 		return false;
-	b = cache_get(h, i, key, key_len, snap->seq);
+	b = http_cache_get(&h->cache, i, key, key_len, snap->seq);
 	if (b == NULL) {
 		if (i == CACHE_METRICS)
 			render_metrics(h, snap, r);
 		else
 			render_api(h, snap, req, r);
 		if ((b = body_of_reply(r, i < 0)) != NULL)
-			cache_put(h, i, key, key_len, snap->seq, b);
+			http_cache_put(&h->cache, i, key, key_len, snap->seq, b);
 	} else {
 		*r = (struct reply){.status = MHD_HTTP_OK,
 				    .body = b->text,
@@ -650,70 +362,15 @@ serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
 	return true;
 }
 
-/*
- * The query of cache key @p key (@p len bytes, query_key's form) into @p q,
- * its strings copied into @p buf (QCACHE_KEY_MAX bytes). @return false on
- * a malformed key (never made by query_key).
- */
-static bool
-query_of_key(const char *key, size_t len, char *buf, struct dpmon_api_query *q)
-{
-	size_t i = 1, o = 0; /* key[0] is 'h' */
-
-	*q = (struct dpmon_api_query){.n = 0};
-	while (i < len) {
-		char *k, *v = NULL;
-		size_t kl, vl;
-		char *end;
-
-		kl = strtoul(key + i, &end, 10);
-		i = (size_t)(end - key);
-		if (i >= len || key[i] != ':' || i + 1 + kl + 1 > len ||
-		    o + kl + 1 > QCACHE_KEY_MAX)
-			return false;
-		k = memcpy(buf + o, key + i + 1, kl);
-		k[kl] = '\0';
-		o += kl + 1;
-		i += 1 + kl;
-		if (key[i++] != '=')
-			return false;
-		if (key[i] == '-') {
-			i++;
-		} else {
-			vl = strtoul(key + i, &end, 10);
-			i = (size_t)(end - key);
-			if (i >= len || key[i] != ':' || i + 1 + vl > len ||
-			    o + vl + 1 > QCACHE_KEY_MAX)
-				return false;
-			v = memcpy(buf + o, key + i + 1, vl);
-			v[vl] = '\0';
-			o += vl + 1;
-			i += 1 + vl;
-		}
-		if (i >= len || key[i++] != ';' || dpmon_api_query_add(q, k, v) != 0)
-			return false;
-	}
-	return true;
-}
-
 void
 dpmon_http_prewarm(struct dpmon_http *h, const struct dpmon_snapshot *s)
 {
 	char keys[QCACHE_SLOTS][QCACHE_KEY_MAX];
 	size_t lens[QCACHE_SLOTS];
-	unsigned n = 0;
+	unsigned n;
 
-	/* The queries answered from the previous snapshot, copied under the lock. */
-	pthread_mutex_lock(&h->cache_lock);
-	for (unsigned i = 0; i < QCACHE_SLOTS; i++) {
-		const struct query_slot *q = &h->qcache[i];
-
-		if (q->c.body != NULL && q->c.seq + 1 == s->seq) {
-			memcpy(keys[n], q->key, q->key_len);
-			lens[n++] = q->key_len;
-		}
-	}
-	pthread_mutex_unlock(&h->cache_lock);
+	/* The queries answered from the previous snapshot. */
+	n = http_cache_queries_of(&h->cache, s->seq - 1, keys, lens);
 	for (unsigned i = 0; i < n; i++) {
 		char buf[QCACHE_KEY_MAX];
 		struct dpmon_api_query q;
@@ -721,13 +378,13 @@ dpmon_http_prewarm(struct dpmon_http *h, const struct dpmon_snapshot *s)
 		struct reply r;
 		struct body *b;
 
-		if (!query_of_key(keys[i], lens[i], buf, &q))
+		if (!http_cache_query_of_key(keys[i], lens[i], buf, &q))
 			continue;
 		req = api_request(h, MHD_HTTP_METHOD_GET, "/api/v1/hosts", &q);
 		render_api(h, s, &req, &r);
 		if ((b = body_of_reply(&r, true)) != NULL) {
-			cache_put(h, -1, keys[i], lens[i], s->seq, b);
-			body_put(b);
+			http_cache_put(&h->cache, -1, keys[i], lens[i], s->seq, b);
+			http_body_put(b);
 		} else if (r.body_owned) {
 			free(r.body);
 		}
@@ -743,96 +400,6 @@ path_is(const char *url, const char *path)
 	while (n > 1 && url[n - 1] == '/')
 		n--;
 	return n == m && memcmp(url, path, n) == 0;
-}
-
-/* ------------------------------------------------------------------------
- * CORS and conditional requests.
- * --------------------------------------------------------------------- */
-
-/* The Access-Control-Allow-Origin value for @p origin, or NULL. */
-static const char *
-allowed_origin(const struct dpmon_http *h, const char *origin)
-{
-	if (origin == NULL)
-		return NULL;
-	for (uint32_t i = 0; i < h->n_cors; i++) {
-		if (strcmp(h->cors[i], "*") == 0)
-			return "*";
-		if (strcasecmp(h->cors[i], origin) == 0)
-			return origin;
-	}
-	return NULL;
-}
-
-static void
-add_cors_headers(const struct dpmon_http *h, struct MHD_Connection *c, struct MHD_Response *rsp)
-{
-	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-	const char *allow = allowed_origin(h, origin);
-
-	if (h->n_cors > 0 && (allow == NULL || strcmp(allow, "*") != 0))
-		MHD_add_response_header(rsp, "Vary", "Origin");
-	if (allow == NULL)
-		return;
-	MHD_add_response_header(rsp, "Access-Control-Allow-Origin", allow);
-	MHD_add_response_header(rsp, "Access-Control-Expose-Headers", "ETag");
-}
-
-/* A CORS preflight (OPTIONS with Origin and Access-Control-Request-Method)
- * from an allowed origin. */
-static bool
-is_allowed_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char *method)
-{
-	return strcmp(method, "OPTIONS") == 0 &&
-	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method") !=
-		       NULL &&
-	       allowed_origin(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin")) != NULL;
-}
-
-/* The preflight's answer: the methods of @p url's resource (the API's
- * route table), and Content-Type for the bodies of those that change state. */
-static enum MHD_Result
-send_preflight(const struct dpmon_http *h, struct MHD_Connection *c, const char *url)
-{
-	struct MHD_Response *rsp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-	struct dpmon_api_resource res;
-	enum MHD_Result ok;
-
-	if (rsp == NULL)
-		return MHD_NO;
-	dpmon_http_guard_answering(c); /* off the header deadline */
-	add_cors_headers(h, c, rsp);
-	dpmon_api_resource_of(url, h->actions != NULL, &res);
-	MHD_add_response_header(rsp, "Access-Control-Allow-Methods", res.methods);
-	MHD_add_response_header(rsp, "Access-Control-Allow-Headers",
-				res.changes_state ? "If-None-Match, Content-Type"
-						  : "If-None-Match");
-	MHD_add_response_header(rsp, "Access-Control-Max-Age", "600");
-	MHD_add_response_header(rsp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	ok = MHD_queue_response(c, MHD_HTTP_NO_CONTENT, rsp);
-	MHD_destroy_response(rsp);
-	return ok;
-}
-
-/* Does the If-None-Match list @p inm name @p etag? Weak comparison
- * (RFC 9110 13.1.2): "W/" prefixes are ignored; "*" matches anything. */
-static bool
-etag_matches(const char *inm, const char *etag)
-{
-	size_t n = strlen(etag);
-
-	while (inm != NULL && *inm != '\0') {
-		inm += strspn(inm, " \t,");
-		if (*inm == '*')
-			return true;
-		if (strncmp(inm, "W/", 2) == 0)
-			inm += 2;
-		if (strncmp(inm, etag, n) == 0 &&
-		    (inm[n] == '\0' || inm[n] == ',' || inm[n] == ' ' || inm[n] == '\t'))
-			return true;
-		inm = strchr(inm, ',');
-	}
-	return false;
 }
 
 /* ------------------------------------------------------------------------
@@ -856,17 +423,17 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 {
 	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
 	bool not_modified =
-		r->status == MHD_HTTP_OK && r->etag[0] != '\0' && etag_matches(inm, r->etag);
+		r->status == MHD_HTTP_OK && r->etag[0] != '\0' && http_etag_matches(inm, r->etag);
 	struct MHD_Response *rsp;
 	enum MHD_Result ok;
 
 	if (r->shared != NULL && not_modified) { /* no body: drop the reference now */
-		body_put(r->shared);
+		http_body_put(r->shared);
 		r->shared = NULL;
 	}
 	if (r->shared != NULL) /* the response holds the reference until it is sent */
 		rsp = MHD_create_response_from_buffer_with_free_callback_cls(
-			r->len, r->shared->text, body_free_cb, r->shared);
+			r->len, r->shared->text, http_body_free_cb, r->shared);
 	else
 		rsp = MHD_create_response_from_buffer(not_modified ? 0 : r->len, r->body,
 						      r->body_owned ? MHD_RESPMEM_MUST_FREE
@@ -874,7 +441,7 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 	if (rsp == NULL) {
 		if (r->body_owned)
 			free(r->body);
-		body_put(r->shared);
+		http_body_put(r->shared);
 		return MHD_NO; /* closes the connection */
 	}
 	dpmon_http_guard_answering(c); /* off the header deadline */
@@ -889,7 +456,7 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 		add_page_headers(rsp);
 	if (r->close) /* libmicrohttpd then closes after sending */
 		MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONNECTION, "close");
-	add_cors_headers(h, c, rsp);
+	http_cors_add_headers(&h->cors, c, rsp);
 	ok = MHD_queue_response(c, not_modified ? MHD_HTTP_NOT_MODIFIED : r->status, rsp);
 	MHD_destroy_response(rsp);
 	return ok;
@@ -942,16 +509,6 @@ request_done(void *cls, struct MHD_Connection *c, void **con_cls,
 	*con_cls = NULL;
 }
 
-/* Content-Length beyond DPMON_API_BODY_MAX? */
-static bool
-announced_too_big(struct MHD_Connection *c)
-{
-	const char *cl =
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-
-	return cl != NULL && strtoull(cl, NULL, 10) > DPMON_API_BODY_MAX;
-}
-
 /* 413: the body is over DPMON_API_BODY_MAX bytes. */
 static void
 reply_too_big(struct reply *r)
@@ -960,17 +517,6 @@ reply_too_big(struct reply *r)
 
 	snprintf(msg, sizeof(msg), "request body over %d bytes", DPMON_API_BODY_MAX);
 	reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE, msg);
-}
-
-/* Keep the @p size bytes of @p data after @p u's, or mark @p u too big. */
-static void
-upload_append(struct upload *u, const char *data, size_t size)
-{
-	if (u->len + size > sizeof(u->data))
-		u->too_big = true;
-	else
-		memcpy(u->data + u->len, data, size);
-	u->len += u->too_big ? 0 : size;
 }
 
 /* The request of upload @p u was read in full: answer it, body included. */
@@ -1009,7 +555,7 @@ serve_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url, co
 	struct reply r;
 
 	if (u == NULL) {
-		if (announced_too_big(c)) {
+		if (http_upload_announced_too_big(c)) {
 			reply_too_big(&r);
 			return send_reply(h, c, &r);
 		}
@@ -1020,7 +566,7 @@ serve_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url, co
 		return MHD_YES;
 	}
 	if (*size != 0) {
-		upload_append(u, data, *size);
+		http_upload_append(u, data, *size);
 		*size = 0;
 		return MHD_YES;
 	}
@@ -1069,11 +615,11 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
 	else if (q.overflow)
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
-	else if ((slot = cached_slot(method, url, &q)) >= 0 &&
+	else if ((slot = http_cache_slot_of(method, url, &q)) >= 0 &&
 		 (req.health == NULL || req.health->n_reasons == 0) &&
 		 serve_cached(h, slot, NULL, 0, &req, &r))
 		; /* from the response cache */
-	else if ((key_len = query_key(method, url, &q, key)) > 0 &&
+	else if ((key_len = http_cache_query_key(method, url, &q, key)) > 0 &&
 		 serve_cached(h, -1, key, key_len, &req, &r))
 		; /* from the query cache */
 	else if (path_is(url, "/metrics"))
@@ -1146,9 +692,9 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	(void)version;
 	if ((nul || REQ_IS(*con_cls, REQ_NEW)) && framing_refused(h, c, &ret))
 		return ret;
-	if (!nul && changes_state(h, url) && !is_allowed_preflight(h, c, method))
+	if (!nul && changes_state(h, url) && !http_cors_is_preflight(&h->cors, c, method))
 		return serve_upload(h, c, url, method, upload_data, upload_data_size, con_cls);
-	if (is_read_method(method) && !nul) {
+	if (http_is_read_method(method) && !nul) {
 		if (!REQ_IS(*con_cls, REQ_HEADERS_DONE)) { /* first call: headers only */
 			*con_cls = REQ_MARK(REQ_HEADERS_DONE);
 			return MHD_YES;
@@ -1158,8 +704,8 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 			return MHD_YES;
 		}
 	}
-	if (is_allowed_preflight(h, c, method))
-		return send_preflight(h, c, url);
+	if (http_cors_is_preflight(&h->cors, c, method))
+		return http_cors_send_preflight(&h->cors, c, url, h->actions != NULL);
 	return answer(h, c, url, method, nul);
 }
 
@@ -1231,8 +777,8 @@ copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 	h->actions = o->actions;
 	h->health = o->health;
 	for (uint32_t i = 0; i < o->n_cors_origins && i < DPMON_MAX_CORS_ORIGINS; i++) {
-		snprintf(h->cors[i], sizeof(h->cors[i]), "%s", o->cors_origins[i]);
-		h->n_cors = i + 1;
+		snprintf(h->cors.origins[i], sizeof(h->cors.origins[i]), "%s", o->cors_origins[i]);
+		h->cors.n = i + 1;
 	}
 	make_instance(h);
 	make_page_etag(h);
@@ -1256,7 +802,7 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	if (h == NULL)
 		return NULL;
 	h->store = store;
-	pthread_mutex_init(&h->cache_lock, NULL);
+	http_cache_init(&h->cache);
 	copy_opts(h, o);
 	h->guard = dpmon_http_guard_create((struct sockaddr *)&ss, ss_len);
 	if (h->guard == NULL)
@@ -1289,7 +835,7 @@ fail:
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon);
 	dpmon_http_guard_destroy(h->guard);
-	pthread_mutex_destroy(&h->cache_lock);
+	http_cache_destroy(&h->cache);
 	free(h);
 	errno = err;
 	return NULL;
@@ -1320,10 +866,6 @@ dpmon_http_stop(struct dpmon_http *h)
 	dpmon_http_guard_stop(h->guard); /* no libmicrohttpd call runs after this */
 	MHD_stop_daemon(h->daemon);      /* every response is destroyed by now */
 	dpmon_http_guard_destroy(h->guard);
-	for (int i = 0; i < CACHE_MAX; i++)
-		body_put(h->cache[i].body);
-	for (int i = 0; i < QCACHE_SLOTS; i++)
-		body_put(h->qcache[i].c.body);
-	pthread_mutex_destroy(&h->cache_lock);
+	http_cache_destroy(&h->cache);
 	free(h);
 }

@@ -73,7 +73,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -82,7 +81,8 @@
 
 #include <jansson.h>
 
-#include "api.h"
+#include "http_addr.h"
+#include "http_conn.h"
 #include "log.h"
 
 /* Descriptors kept for the rest of dpmon (DPDK, files, exporters, sockets). */
@@ -93,65 +93,18 @@
 #define TICK_MS         100 /* the longest epoll wait: deadline sweep resolution */
 #define ACCEPT_BATCH    16
 #define ACCEPT_PAUSE_MS 100 /* after EMFILE and the like */
-#define METHOD_MAX      32
 
-/* The refusal texts below spell these limits out. */
-_Static_assert(DPMON_HTTP_HEADER_DEADLINE_MS == 5000 && DPMON_HTTP_LINE_MAX == 8192 &&
-		       DPMON_HTTP_HEAD_MAX == 16384 && DPMON_HTTP_MAX_FIELDS == 64,
-	       "update the refusal texts");
-
-enum conn_where {
-	CONN_FREE,
-	CONN_PEEK,   /* held here, its first request head not yet complete */
-	CONN_MHD,    /* handed over to libmicrohttpd */
-	CONN_LINGER, /* refused here, half-closed, input drained until EOF */
-};
-
-enum conn_list {
-	LIST_FRESH,  /* never completed a request, head not complete */
-	LIST_IDLE,   /* keep-alive, waiting for its next request head */
-	LIST_LINGER, /* CONN_LINGER, oldest first */
-	LIST_MAX,
-	LIST_NONE = LIST_MAX /* busy with a request, or free */
-};
-
-struct conn {
-	struct conn *prev, *next; /* in g->lists[list], or the free list */
-	struct dpmon_http_guard *g;
-	int fd;
-	enum conn_where where;
-	enum conn_list list;
-	bool counted; /* counts toward the limits (not cut yet) */
-	uint64_t since_ms;
-	uint8_t key[16]; /* the client address, IPv4 as ::ffff:a.b.c.d */
-	struct sockaddr_storage ss;
-	socklen_t ss_len;
-};
-
-/* Connections per client address: open addressing, linear probing. */
-struct addr_slot {
-	uint8_t key[16];
-	uint32_t count; /* 0 = empty */
-};
-
-struct conn_dl {
-	struct conn *head, *tail;
-};
+/* The refusal texts below spell this limit out. */
+_Static_assert(DPMON_HTTP_HEADER_DEADLINE_MS == 5000, "update the refusal texts");
 
 struct dpmon_http_guard {
 	int listen_fd, epoll_fd, wake_fd, mhd_fd;
 	struct MHD_Daemon *daemon;
 	pthread_t thread;
 	bool running;
-	unsigned max_conns; /* admission limit */
-	unsigned n_conns;   /* counted connections */
-	struct conn *pool;
-	unsigned pool_n;
-	struct conn *free;
-	struct conn_dl lists[LIST_MAX];
-	struct addr_slot *addrs;
-	uint32_t addr_mask;
-	struct conn *adding; /* the connection MHD_add_connection is taking */
+	unsigned max_conns;      /* admission limit */
+	struct http_conns conns; /* the connection records, their lists and counts */
+	struct conn *adding;     /* the connection MHD_add_connection is taking */
 	uint64_t accept_paused_until;
 	uint16_t port;
 };
@@ -163,461 +116,6 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* ------------------------------------------------------------------------
- * Request heads (RFC 9112).
- * --------------------------------------------------------------------- */
-
-/* tchar (RFC 9110 5.6.2): the bytes of a method or a field name. */
-static bool
-is_tchar(unsigned char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       (ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL);
-}
-
-static struct dpmon_http_verdict
-refuse(unsigned status, const char *message)
-{
-	return (struct dpmon_http_verdict){.status = status, .message = message};
-}
-
-/* 1 to 18 decimal digits (no sign, no space): a value that fits in 63 bits. */
-static bool
-is_length(const char *s, size_t n)
-{
-	if (n == 0 || n > 18)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
-struct dpmon_http_verdict
-dpmon_http_framing_check(const struct dpmon_http_framing *f)
-{
-	if (f->n_content_length > 0 && f->n_transfer_encoding > 0)
-		return refuse(400, "both Content-Length and Transfer-Encoding in one request");
-	if (f->n_content_length > 1)
-		return refuse(400, "repeated Content-Length");
-	if (f->n_content_length == 1 && !is_length(f->content_length, f->content_length_len))
-		return refuse(400, "invalid Content-Length: expected 1 to 18 decimal digits");
-	if (f->n_transfer_encoding > 1 ||
-	    (f->n_transfer_encoding == 1 && (f->transfer_encoding_len != 7 ||
-					     strncasecmp(f->transfer_encoding, "chunked", 7) != 0)))
-		return refuse(501, "unsupported Transfer-Encoding: only chunked");
-	return refuse(0, NULL);
-}
-
-/* The state of a head being read by dpmon_http_head_check. */
-struct head_scan {
-	const unsigned char *b;
-	size_t len, i;
-	size_t line_start; /* of the request line */
-	bool line_done;
-	struct dpmon_http_verdict *v;
-};
-
-/* Out of bytes: wait for more, unless the line or head is already too long. */
-static int
-need_more(struct head_scan *s)
-{
-	if (!s->line_done && s->len - s->line_start > DPMON_HTTP_LINE_MAX) {
-		*s->v = refuse(414, "request line over 8192 bytes");
-		return -1;
-	}
-	if (s->len > DPMON_HTTP_HEAD_MAX) {
-		*s->v = refuse(431, "request head over 16384 bytes");
-		return -1;
-	}
-	return 0;
-}
-
-static int
-bad(struct head_scan *s, unsigned status, const char *message)
-{
-	*s->v = refuse(status, message);
-	return -1;
-}
-
-/* At a line end ("\r\n" or a bare "\n", RFC 9112 2.2): @return 1 and skip it,
- * 0 when the bytes end inside it, -1 for anything else (a CR without LF). */
-static int
-line_end(struct head_scan *s)
-{
-	if (s->b[s->i] == '\n') {
-		s->i++;
-		return 1;
-	}
-	if (s->b[s->i] != '\r')
-		return -1;
-	if (s->i + 1 >= s->len)
-		return 0;
-	if (s->b[s->i + 1] != '\n')
-		return -1;
-	s->i += 2;
-	return 1;
-}
-
-/* Count the query parameters of the target b[from, to) as libmicrohttpd
- * would parse them: the non-empty pieces between '&' after the first '?'. */
-static unsigned
-query_params(const unsigned char *b, size_t from, size_t to)
-{
-	unsigned n = 0;
-	bool query = false;
-
-	for (size_t i = from; i < to; i++) {
-		if (!query) {
-			query = b[i] == '?';
-			if (query && i + 1 < to && b[i + 1] != '&')
-				n++;
-		} else if (b[i] == '&' && i + 1 < to && b[i + 1] != '&') {
-			n++;
-		}
-	}
-	return n;
-}
-
-/* "METHOD SP target SP HTTP/d.d" and its line end. */
-static int
-scan_request_line(struct head_scan *s, bool *head_method)
-{
-	static const char version[] = "HTTP/";
-	size_t m, t, d;
-	int e;
-
-	while (s->i < s->len && (s->b[s->i] == '\r' || s->b[s->i] == '\n'))
-		s->i++; /* empty lines before the request line are ignored (RFC 9112 2.2) */
-	s->line_start = m = s->i;
-	while (s->i < s->len && is_tchar(s->b[s->i]) && s->i - m <= METHOD_MAX)
-		s->i++;
-	if (s->i == s->len)
-		return need_more(s);
-	if (s->b[s->i] != ' ' || s->i == m || s->i - m > METHOD_MAX)
-		return bad(s, 400, "not an HTTP request");
-	*head_method = s->i - m == 4 && memcmp(s->b + m, "HEAD", 4) == 0;
-	t = ++s->i;
-	while (s->i < s->len && s->b[s->i] > 0x20 && s->b[s->i] < 0x7f)
-		s->i++;
-	if (s->i == s->len)
-		return need_more(s);
-	if (s->b[s->i] != ' ' || s->i == t)
-		return bad(s, 400, "invalid request target: expected visible ASCII, then a space");
-	if (query_params(s->b, t, s->i) > DPMON_API_MAX_ARGS)
-		return bad(s, 400, "too many query parameters");
-	s->i++;
-	for (size_t k = 0; k < sizeof(version) - 1; k++, s->i++) {
-		if (s->i == s->len)
-			return need_more(s);
-		if (s->b[s->i] != (unsigned char)version[k])
-			return bad(s, 400, "not an HTTP request");
-	}
-	d = s->i; /* the major digit */
-	for (size_t k = 0; k < 3; k++, s->i++) {
-		if (s->i == s->len)
-			return need_more(s);
-		if (k == 1 ? s->b[s->i] != '.' : (s->b[s->i] < '0' || s->b[s->i] > '9'))
-			return bad(s, 400, "not an HTTP request");
-	}
-	if (s->i == s->len || (e = line_end(s)) == 0)
-		return need_more(s);
-	if (e < 0)
-		return bad(s, 400, "not an HTTP request");
-	s->line_done = true;
-	if (s->i - s->line_start > DPMON_HTTP_LINE_MAX)
-		return bad(s, 414, "request line over 8192 bytes");
-	if (s->b[d] != '1' || s->b[d + 2] > '1')
-		return bad(s, 505, "HTTP version not supported (only HTTP/1.0 and HTTP/1.1)");
-	return 1;
-}
-
-/* Note field b[n, n + nl) with value b[v, v + vl) for the framing check. */
-static void
-note_field(struct head_scan *s, size_t n, size_t nl, size_t v, size_t vl,
-	   struct dpmon_http_framing *f)
-{
-	const char *name = (const char *)s->b + n, *value = (const char *)s->b + v;
-
-	if (nl == 14 && strncasecmp(name, "Content-Length", 14) == 0) {
-		if (f->n_content_length++ == 0) {
-			f->content_length = value;
-			f->content_length_len = vl;
-		}
-	} else if (nl == 17 && strncasecmp(name, "Transfer-Encoding", 17) == 0) {
-		if (f->n_transfer_encoding++ == 0) {
-			f->transfer_encoding = value;
-			f->transfer_encoding_len = vl;
-		}
-	}
-}
-
-/* One "name: value" line, or the empty line ending the head (@return 2). */
-static int
-scan_field(struct head_scan *s, unsigned *fields, struct dpmon_http_framing *f)
-{
-	size_t n = s->i, nl, v, ve;
-	int e;
-
-	if (s->b[s->i] == '\r' || s->b[s->i] == '\n') {
-		if ((e = line_end(s)) == 0)
-			return need_more(s);
-		return e < 0 ? bad(s, 400, "a CR without LF in the request head") : 2;
-	}
-	if (s->b[s->i] == ' ' || s->b[s->i] == '\t')
-		return bad(s, 400, "obsolete line folding in a header field");
-	while (s->i < s->len && is_tchar(s->b[s->i]))
-		s->i++;
-	if (s->i == s->len)
-		return need_more(s);
-	if (s->b[s->i] != ':' || s->i == n)
-		return bad(s, 400, "invalid header field: expected a name, then ':'");
-	nl = s->i - n;
-	v = ++s->i;
-	while (s->i < s->len && s->b[s->i] != '\r' && s->b[s->i] != '\n') {
-		unsigned char ch = s->b[s->i++];
-
-		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
-			return bad(s, 400, "a control byte in a header field");
-	}
-	if (s->i == s->len)
-		return need_more(s);
-	ve = s->i;
-	if ((e = line_end(s)) == 0)
-		return need_more(s);
-	if (e < 0)
-		return bad(s, 400, "a CR without LF in the request head");
-	if (++*fields > DPMON_HTTP_MAX_FIELDS)
-		return bad(s, 431, "more than 64 header fields");
-	while (v < ve && (s->b[v] == ' ' || s->b[v] == '\t'))
-		v++;
-	while (ve > v && (s->b[ve - 1] == ' ' || s->b[ve - 1] == '\t'))
-		ve--;
-	note_field(s, n, nl, v, ve - v, f);
-	return 1;
-}
-
-int
-dpmon_http_head_check(const char *buf, size_t len, size_t *head_len, bool *head_method,
-		      struct dpmon_http_verdict *v)
-{
-	struct head_scan s = {.b = (const unsigned char *)buf, .len = len, .v = v};
-	struct dpmon_http_framing f = {0};
-	unsigned fields = 0;
-	int r;
-
-	*v = refuse(0, NULL);
-	*head_method = false;
-	if ((r = scan_request_line(&s, head_method)) != 1)
-		return r;
-	for (;;) {
-		if (s.i == s.len)
-			return need_more(&s);
-		r = scan_field(&s, &fields, &f);
-		if (r == 2)
-			break;
-		if (r != 1)
-			return r;
-	}
-	if (s.i > DPMON_HTTP_HEAD_MAX)
-		return bad(&s, 431, "request head over 16384 bytes");
-	*v = dpmon_http_framing_check(&f);
-	if (v->status != 0)
-		return -1;
-	*head_len = s.i;
-	return 1;
-}
-
-/* ------------------------------------------------------------------------
- * Connections per client address.
- * --------------------------------------------------------------------- */
-
-static void
-addr_key(const struct sockaddr_storage *ss, uint8_t key[16])
-{
-	memset(key, 0, 16);
-	if (ss->ss_family == AF_INET6) {
-		memcpy(key, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
-	} else if (ss->ss_family == AF_INET) {
-		key[10] = key[11] = 0xff;
-		memcpy(key + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	}
-}
-
-static uint32_t
-addr_home(const struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	uint32_t x = 2166136261u;
-
-	for (int i = 0; i < 16; i++)
-		x = (x ^ key[i]) * 16777619u;
-	return x & g->addr_mask;
-}
-
-/* The slot of @p key, or the empty slot where it would go. */
-static uint32_t
-addr_find(const struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	uint32_t i = addr_home(g, key);
-
-	while (g->addrs[i].count != 0 && memcmp(g->addrs[i].key, key, 16) != 0)
-		i = (i + 1) & g->addr_mask;
-	return i;
-}
-
-static uint32_t
-addr_count(const struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	return g->addrs[addr_find(g, key)].count;
-}
-
-/* One more connection from @p key (the table has room: twice the pool). */
-static void
-addr_ref(struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	struct addr_slot *a = &g->addrs[addr_find(g, key)];
-
-	if (a->count++ == 0)
-		memcpy(a->key, key, 16);
-}
-
-/* One connection less from @p key; an emptied slot is filled from behind
- * (deletion in linear probing without tombstones). */
-static void
-addr_unref(struct dpmon_http_guard *g, const uint8_t key[16])
-{
-	uint32_t i = addr_find(g, key), j = i;
-
-	if (g->addrs[i].count == 0 || --g->addrs[i].count != 0)
-		return;
-	for (;;) {
-		uint32_t k;
-
-		j = (j + 1) & g->addr_mask;
-		if (g->addrs[j].count == 0)
-			break;
-		k = addr_home(g, g->addrs[j].key);
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue; /* already between its home and here */
-		g->addrs[i] = g->addrs[j];
-		g->addrs[j].count = 0;
-		i = j;
-	}
-}
-
-/* ------------------------------------------------------------------------
- * Connection records and their lists.
- * --------------------------------------------------------------------- */
-
-static void
-list_remove(struct dpmon_http_guard *g, struct conn *c)
-{
-	struct conn_dl *l;
-
-	if (c->list == LIST_NONE)
-		return;
-	l = &g->lists[c->list];
-	if (c->prev != NULL)
-		c->prev->next = c->next;
-	else
-		l->head = c->next;
-	if (c->next != NULL)
-		c->next->prev = c->prev;
-	else
-		l->tail = c->prev;
-	c->prev = c->next = NULL;
-	c->list = LIST_NONE;
-}
-
-/* Append @p c to list @p which with its clock started at @p now. */
-static void
-list_push(struct dpmon_http_guard *g, struct conn *c, enum conn_list which, uint64_t now)
-{
-	struct conn_dl *l = &g->lists[which];
-
-	list_remove(g, c);
-	c->since_ms = now;
-	c->list = which;
-	c->prev = l->tail;
-	c->next = NULL;
-	if (l->tail != NULL)
-		l->tail->next = c;
-	else
-		l->head = c;
-	l->tail = c;
-}
-
-/* @p c no longer counts toward the limits. */
-static void
-uncount(struct dpmon_http_guard *g, struct conn *c)
-{
-	if (!c->counted)
-		return;
-	c->counted = false;
-	g->n_conns--;
-	addr_unref(g, c->key);
-}
-
-static void
-conn_free(struct dpmon_http_guard *g, struct conn *c)
-{
-	uncount(g, c);
-	list_remove(g, c);
-	c->where = CONN_FREE;
-	c->fd = -1;
-	c->next = g->free;
-	g->free = c;
-}
-
-/* Close a connection the guard holds (closing also leaves the epoll set). */
-static void
-conn_close(struct dpmon_http_guard *g, struct conn *c)
-{
-	close(c->fd);
-	conn_free(g, c);
-}
-
-/* Cut @p c: closed here, or shut down for libmicrohttpd to close. */
-static void
-conn_cut(struct dpmon_http_guard *g, struct conn *c)
-{
-	if (c->where != CONN_MHD) {
-		conn_close(g, c);
-		return;
-	}
-	shutdown(c->fd, SHUT_RDWR); /* we run in its thread: the fd is still its own */
-	uncount(g, c);
-	list_remove(g, c);
-}
-
-/* The oldest waiting connection of address @p key (NULL: of any address)
- * among those that never completed a request, else among idle ones. */
-static struct conn *
-evictable(struct dpmon_http_guard *g, const uint8_t *key)
-{
-	static const enum conn_list order[] = {LIST_FRESH, LIST_IDLE};
-
-	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
-		for (struct conn *c = g->lists[order[k]].head; c != NULL; c = c->next)
-			if (key == NULL || memcmp(c->key, key, 16) == 0)
-				return c;
-	return NULL;
-}
-
-static struct conn *
-conn_alloc(struct dpmon_http_guard *g)
-{
-	struct conn *c = g->free;
-
-	if (c == NULL && g->lists[LIST_LINGER].head != NULL) {
-		conn_close(g, g->lists[LIST_LINGER].head);
-		c = g->free;
-	}
-	if (c != NULL)
-		g->free = c->next;
-	return c;
 }
 
 /* ------------------------------------------------------------------------
@@ -695,12 +193,12 @@ refuse_conn(struct dpmon_http_guard *g, struct conn *c, const struct dpmon_http_
 
 	send_error(c->fd, v->status, v->message, head_method);
 	if (!open || shutdown(c->fd, SHUT_WR) != 0) {
-		conn_close(g, c);
+		http_conn_close(&g->conns, c);
 		return;
 	}
-	uncount(g, c);
+	http_conn_uncount(&g->conns, c);
 	c->where = CONN_LINGER;
-	list_push(g, c, LIST_LINGER, now);
+	http_conn_push(&g->conns, c, LIST_LINGER, now);
 }
 
 /* ------------------------------------------------------------------------
@@ -717,7 +215,7 @@ hand_over(struct dpmon_http_guard *g, struct conn *c)
 	(void)MHD_add_connection(g->daemon, c->fd, (const struct sockaddr *)&c->ss, c->ss_len);
 	if (g->adding == c) { /* refused before it was started */
 		g->adding = NULL;
-		conn_free(g, c);
+		http_conn_free(&g->conns, c);
 	}
 }
 
@@ -734,7 +232,7 @@ on_conn_event(struct dpmon_http_guard *g, struct conn *c, uint64_t now)
 
 	if (c->where == CONN_LINGER) {
 		if (!drain(c->fd))
-			conn_close(g, c);
+			http_conn_close(&g->conns, c);
 		return;
 	}
 	if (c->where != CONN_PEEK)
@@ -743,7 +241,7 @@ on_conn_event(struct dpmon_http_guard *g, struct conn *c, uint64_t now)
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	if (n <= 0) {
-		conn_close(g, c);
+		http_conn_close(&g->conns, c);
 		return;
 	}
 	r = dpmon_http_head_check(buf, (size_t)n, &head_len, &head_method, &v);
@@ -764,15 +262,15 @@ make_room(struct dpmon_http_guard *g, const uint8_t key[16])
 {
 	struct conn *victim;
 
-	if (addr_count(g, key) >= DPMON_HTTP_MAX_PER_ADDR) {
-		if ((victim = evictable(g, key)) == NULL)
+	if (http_addr_count(&g->conns.addrs, key) >= DPMON_HTTP_MAX_PER_ADDR) {
+		if ((victim = http_conn_evictable(&g->conns, key)) == NULL)
 			return false;
-		conn_cut(g, victim);
+		http_conn_cut(&g->conns, victim);
 	}
-	if (g->n_conns >= g->max_conns) {
-		if ((victim = evictable(g, NULL)) == NULL)
+	if (g->conns.n_conns >= g->max_conns) {
+		if ((victim = http_conn_evictable(&g->conns, NULL)) == NULL)
 			return false;
-		conn_cut(g, victim);
+		http_conn_cut(&g->conns, victim);
 	}
 	return true;
 }
@@ -785,8 +283,8 @@ admit(struct dpmon_http_guard *g, int fd, const struct sockaddr_storage *ss, soc
 	uint8_t key[16];
 	struct conn *c;
 
-	addr_key(ss, key);
-	if (!make_room(g, key) || (c = conn_alloc(g)) == NULL) {
+	http_addr_key(ss, key);
+	if (!make_room(g, key) || (c = http_conn_alloc(&g->conns)) == NULL) {
 		send_error(fd, 503, "too many connections", false);
 		close(fd);
 		return;
@@ -799,12 +297,11 @@ admit(struct dpmon_http_guard *g, int fd, const struct sockaddr_storage *ss, soc
 			   .ss = *ss,
 			   .ss_len = len};
 	memcpy(c->key, key, 16);
-	g->n_conns++;
-	addr_ref(g, key);
-	list_push(g, c, LIST_FRESH, now);
+	http_conn_count(&g->conns, c);
+	http_conn_push(&g->conns, c, LIST_FRESH, now);
 	ev.data.ptr = c;
 	if (epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		conn_close(g, c);
+		http_conn_close(&g->conns, c);
 		return;
 	}
 	/* A client usually sends its request with the handshake's last ACK:
@@ -850,15 +347,15 @@ sweep(struct dpmon_http_guard *g, uint64_t now)
 	struct conn *c;
 
 	for (int l = LIST_FRESH; l <= LIST_IDLE; l++)
-		while ((c = g->lists[l].head) != NULL &&
+		while ((c = g->conns.lists[l].head) != NULL &&
 		       c->since_ms + DPMON_HTTP_HEADER_DEADLINE_MS <= now) {
 			if (c->where == CONN_PEEK)
 				refuse_conn(g, c, &late, false, now);
 			else
-				conn_cut(g, c);
+				http_conn_cut(&g->conns, c);
 		}
-	while ((c = g->lists[LIST_LINGER].head) != NULL && c->since_ms + LINGER_MS <= now)
-		conn_close(g, c);
+	while ((c = g->conns.lists[LIST_LINGER].head) != NULL && c->since_ms + LINGER_MS <= now)
+		http_conn_close(&g->conns, c);
 	if (g->accept_paused_until != 0 && now >= g->accept_paused_until) {
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &g->listen_fd};
 
@@ -890,7 +387,7 @@ dpmon_http_guard_notify(void *cls, struct MHD_Connection *mc, void **socket_cont
 	c = *socket_context;
 	*socket_context = NULL;
 	if (c != NULL)
-		conn_free(g, c); /* the descriptor is closed by libmicrohttpd */
+		http_conn_free(&g->conns, c); /* the descriptor is closed by libmicrohttpd */
 }
 
 static struct conn *
@@ -908,7 +405,7 @@ dpmon_http_guard_answering(struct MHD_Connection *mc)
 	struct conn *c = conn_of(mc);
 
 	if (c != NULL && c->counted)
-		list_remove(c->g, c);
+		http_conn_unlist(&c->g->conns, c);
 }
 
 void
@@ -917,7 +414,7 @@ dpmon_http_guard_request_done(struct MHD_Connection *mc)
 	struct conn *c = conn_of(mc);
 
 	if (c != NULL && c->counted)
-		list_push(c->g, c, LIST_IDLE, now_ms());
+		http_conn_push(&c->g->conns, c, LIST_IDLE, now_ms());
 }
 
 /* ------------------------------------------------------------------------
@@ -1062,26 +559,6 @@ open_loop(struct dpmon_http_guard *g)
 	return 0;
 }
 
-static int
-alloc_tables(struct dpmon_http_guard *g)
-{
-	uint32_t slots = 1;
-
-	g->pool_n = g->max_conns + CUT_SLACK;
-	while (slots < 2 * g->pool_n)
-		slots <<= 1;
-	g->addr_mask = slots - 1;
-	g->pool = calloc(g->pool_n, sizeof(*g->pool));
-	g->addrs = calloc(slots, sizeof(*g->addrs));
-	if (g->pool == NULL || g->addrs == NULL)
-		return -ENOMEM;
-	for (unsigned i = g->pool_n; i-- > 0;) {
-		g->pool[i] = (struct conn){.fd = -1, .list = LIST_NONE, .next = g->free};
-		g->free = &g->pool[i];
-	}
-	return 0;
-}
-
 struct dpmon_http_guard *
 dpmon_http_guard_create(const struct sockaddr *sa, socklen_t len)
 {
@@ -1092,7 +569,7 @@ dpmon_http_guard_create(const struct sockaddr *sa, socklen_t len)
 		return NULL;
 	g->listen_fd = g->epoll_fd = g->wake_fd = g->mhd_fd = -1;
 	g->max_conns = fit_fd_limit();
-	err = alloc_tables(g);
+	err = http_conns_init(&g->conns, g->max_conns + CUT_SLACK);
 	if (err == 0)
 		err = open_listener(g, sa, len);
 	if (err == 0)
@@ -1123,16 +600,12 @@ dpmon_http_guard_destroy(struct dpmon_http_guard *g)
 	if (g == NULL)
 		return;
 	dpmon_http_guard_stop(g);
-	for (unsigned i = 0; g->pool != NULL && i < g->pool_n; i++)
-		if (g->pool[i].where == CONN_PEEK || g->pool[i].where == CONN_LINGER)
-			close(g->pool[i].fd);
 	if (g->listen_fd >= 0)
 		close(g->listen_fd);
 	if (g->epoll_fd >= 0)
 		close(g->epoll_fd);
 	if (g->wake_fd >= 0)
 		close(g->wake_fd);
-	free(g->pool);
-	free(g->addrs);
+	http_conns_free(&g->conns);
 	free(g);
 }

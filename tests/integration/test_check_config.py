@@ -38,6 +38,9 @@ BAD = [
      [('$.merge_interval_ms', 'wrong type')]),
     ('unknown metric', lambda c: c.update(detection={'thresholds': {'ingress': {'syn': 1}}}),
      [('$.detection.thresholds.ingress.syn', 'unknown metric')]),
+    ('capture directory bound out of range',
+     lambda c: c.update(actions={'pcap_max_files': 1000001, 'pcap_max_mb': -1}),
+     [('$.actions.pcap_max_files', '0..1000000'), ('$.actions.pcap_max_mb', '0..1048576')]),
     ('prefix in two hostgroups', lambda c: c.update(detection={'hostgroups': [
         {'name': 'a', 'prefixes': ['10.0.0.0/25']},
         {'name': 'b', 'prefixes': ['10.0.0.0/25']}]}),

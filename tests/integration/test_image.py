@@ -21,12 +21,15 @@
     only with DPMON_IMAGE_ACCEL=kvm). From the host: /health answers "ok"
     through the forwarded port, the summary shows the configured port
     (net_null0), a worker on lcore 1 and the configured subnets, the
-    kernel booted with the image's command line. Timings are printed.
+    kernel booted with the image's command line. Timings are printed. The
+    service runs dpmon as the user dpmon in its sandbox (the unit's
+    systemd-analyze security exposure is checked in the root: 2.0).
 
 Needs root (debootstrap, chroot) and the Debian mirror. Slow: suite 'slow'.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -108,6 +111,17 @@ def check_root(c, root, img):
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
     c.eq('systemd-analyze verify --root=IMAGE dpmon.service: exit status', 0, p.returncode)
     c.eq('systemd-analyze verify messages', '', p.stdout.decode('utf-8', 'replace').strip())
+    # The sandbox as installed: exposure 2.0 (9.6 as root, unsandboxed).
+    p = subprocess.run(['systemd-analyze', 'security', '--offline=true', '--root=' + root,
+                        '/lib/systemd/system/dpmon.service'],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    m = re.search(r'Overall exposure level for dpmon.service: ([0-9.]+) (\w+)',
+                  p.stdout.decode('utf-8', 'replace'))
+    c.eq('systemd-analyze security --root=IMAGE dpmon.service: exposure',
+         ('2.0', 'OK'), m.groups() if m else p.stdout.decode('utf-8', 'replace')[-500:])
+    with open(os.path.join(root, 'etc/passwd')) as f:
+        users = [line.split(':')[0] for line in f]
+    c.true('the system user dpmon exists in the image', 'dpmon' in users)
     with open(os.path.join(os.path.dirname(img), 'cmdline.txt')) as f:
         cmdline = f.read().split()
     for want in ('default_hugepagesz=2M', 'hugepagesz=2M', 'hugepages=256', 'isolcpus=1',

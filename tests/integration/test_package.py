@@ -14,7 +14,9 @@ throw-away Debian 12 root.
     /etc/dpmon/dpmon.json`, the files and conffiles the package must hold,
     the service enabled for boot, the host setup helper's dry run, and a
     real run: dpmon-gen renders a shipped profile and the installed dpmon
-    counts it through the pcap PMD, exactly.
+    counts it through the pcap PMD, exactly; the system user dpmon,
+    dpmonctl, the manual pages and the shell completions.
+ 4. lintian (Debian 12's) finds no error and no warning in the package.
 
 Needs root (debootstrap, chroot, mounts) and the Debian mirror. Slow on the
 first run (debootstrap: about a minute); suite 'slow'.
@@ -38,6 +40,11 @@ FILES = [
     '/usr/share/dpmon/pktgen-profiles/README.md',
     '/usr/share/dpmon/pktgen-profiles/pktgen-dpdk/udp-flood-64.pkt',
     '/usr/share/dpmon/pktgen-profiles/linux-pktgen/kpktgen.sh',
+    '/usr/bin/dpmonctl', '/usr/share/man/man8/dpmon.8.gz', '/usr/share/man/man8/dpmonctl.8.gz',
+    '/usr/share/man/man1/dpmon-gen.1.gz', '/usr/share/bash-completion/completions/dpmon',
+    '/usr/share/bash-completion/completions/dpmon-gen',
+    '/usr/share/bash-completion/completions/dpmonctl',
+    '/usr/share/zsh/vendor-completions/_dpmonctl', '/usr/lib/sysusers.d/dpmon.conf',
 ]
 
 
@@ -119,6 +126,14 @@ def test_package_installs_and_runs(h):
         for f in FILES:
             c.true('installed: %s' % f, os.path.exists(r.path(f)))
         c.true('prepare is executable', os.access(r.path('/usr/lib/dpmon/prepare'), os.X_OK))
+        p, out, _ = r.run(['getent', 'passwd', 'dpmon'], check=False)
+        c.eq('the system user dpmon: no login, home the state directory',
+             ['dpmon', '/var/lib/dpmon', '/usr/sbin/nologin'],
+             [f for i, f in enumerate(out.strip().split(':')) if i in (0, 5, 6)])
+        c.true('dpmon is a system user (uid < 1000)', p.returncode == 0 and
+               int(out.split(':')[2]) < 1000, out)
+        p, out, _ = r.run(['dpmonctl', '--version'], check=False)
+        c.eq('dpmonctl --version', (0, 'dpmonctl 0.1.0'), (p.returncode, out.strip()))
         _, out, _ = r.run(['dpkg-query', '-W', '-f=${Conffiles}', 'dpmon'])
         conffiles = sorted(line.split()[0] for line in out.splitlines() if line.strip())
         c.eq('conffiles', ['/etc/dpmon/dpmon.env', '/etc/dpmon/dpmon.json'], conffiles)
@@ -132,6 +147,19 @@ def test_package_installs_and_runs(h):
         for tool in ('dpdk-devbind.py', 'dpdk-hugepages.py'):
             c.true('%s installed (dependency)' % tool, os.path.exists(r.path('/usr/bin/' + tool)))
         run_installed(c, r)
+    c.done()
+
+
+def test_lintian(h):
+    """Debian 12's lintian on the built package: no error and no warning
+    (an override, in debian/, must say why for each one left)."""
+    c = h.checker('lintian')
+    deb = build_deb(h)
+    p, out, dt = sh(['lintian', '--info', '--display-level', '>=warning', deb], check=False)
+    h.log('     lintian ran in %.1f s' % dt)
+    tags = [l for l in out.splitlines() if l[:2] in ('E:', 'W:')]
+    c.eq('lintian: errors and warnings', [], tags)
+    c.eq('lintian: exit status', 0, p.returncode)
     c.done()
 
 

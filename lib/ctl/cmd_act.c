@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmd_act.c — dpmonctl's commands for scripts and changes: health (its
+ * exit status), blackhole list|add|del, and reload (SIGHUP, then the
+ * verdict read from the summary's config counters).
+ */
+#include "ctl_private.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fmt.h"
+
+extern char **environ;
+
+/* ------------------------------------------------------------------------
+ * health
+ * --------------------------------------------------------------------- */
+
+int
+ctl_cmd_health(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	struct ctl_reply r;
+	char msg[1024];
+	json_t *doc, *v;
+	const char *status;
+	size_t i;
+	int rc;
+
+	(void)argv;
+	if (argc != 0) {
+		fprintf(ctx->err, "dpmonctl: health takes no argument (dpmonctl --help)\n");
+		return CTL_EXIT_USAGE;
+	}
+	if (ctl_http_request(&ctx->http, "GET", "/health", NULL, &r, msg, sizeof(msg)) != 0) {
+		fprintf(ctx->err, "dpmonctl: %s\n", msg);
+		return CTL_EXIT_ERROR;
+	}
+	doc = json_loadb(r.body, r.len, 0, NULL);
+	status = json_string_value(json_object_get(doc, "status"));
+	if ((r.status != 200 && r.status != 503) || status == NULL) {
+		ctl_reply_error(&r, msg, sizeof(msg));
+		fprintf(ctx->err, "dpmonctl: %s\n", msg);
+		json_decref(doc);
+		ctl_reply_free(&r);
+		return CTL_EXIT_ERROR;
+	}
+	/* 200 is healthy ("ok", or "starting" before the first snapshot). */
+	rc = r.status == 200 ? CTL_EXIT_OK : CTL_EXIT_UNHEALTHY;
+	if (ctx->json) {
+		ctl_print_body(ctx, &r);
+	} else {
+		ctl_put(ctx->out, ctx->colour, rc ? CTL_RED : CTL_GREEN, status);
+		fprintf(ctx->out, ", snapshot %" JSON_INTEGER_FORMAT "\n",
+			json_integer_value(json_object_get(doc, "snapshot_seq")));
+		json_array_foreach(json_object_get(doc, "reasons"), i, v)
+		{
+			fprintf(ctx->out, "  %s\n", json_string_value(v));
+		}
+	}
+	json_decref(doc);
+	ctl_reply_free(&r);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * blackhole list | add ADDRESS | del ADDRESS
+ * --------------------------------------------------------------------- */
+
+static int
+blackhole_row(const json_t *b, const void *arg, char c[][CTL_CELL_LEN], const char **row)
+{
+	json_t *id = json_object_get(b, "alert_id");
+
+	(void)arg;
+	if (json_is_integer(id))
+		snprintf(c[2], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT, json_integer_value(id));
+	else
+		snprintf(c[2], CTL_CELL_LEN, "-");
+	row[0] = json_string_value(json_object_get(b, "address"));
+	row[1] = json_string_value(json_object_get(b, "source"));
+	row[2] = c[2];
+	row[3] = ctl_fmt_time(c[3], json_number_value(json_object_get(b, "since")));
+	row[4] = json_is_true(json_object_get(b, "announced")) ? "yes" : "no";
+	return CTL_PLAIN;
+}
+
+static int
+blackhole_list(struct ctl_ctx *ctx)
+{
+	static const char *const heads[] = {"ADDRESS", "SOURCE", "ALERT", "SINCE", "ANNOUNCED"};
+	static const bool right[] = {false, false, true, false, false};
+	struct ctl_reply r;
+	json_t *doc;
+	int rc;
+
+	if ((rc = ctl_call(ctx, "GET", "/api/v1/blackholes", NULL, NULL, &r, &doc)) != 0)
+		return rc;
+	if (ctx->json) {
+		ctl_print_body(ctx, &r);
+	} else if (json_array_size(json_object_get(doc, "blackholes")) == 0) {
+		fprintf(ctx->out, "no blackholes\n");
+	} else {
+		rc = ctl_print_rows(ctx, json_object_get(doc, "blackholes"), N_OF(heads), heads,
+				    right, blackhole_row, NULL);
+	}
+	json_decref(doc);
+	ctl_reply_free(&r);
+	return rc;
+}
+
+/* POST or DELETE on the blackhole list; prints the outcome. */
+static int
+blackhole_change(struct ctl_ctx *ctx, bool add, const char *address)
+{
+	char *body = NULL;
+	const char *addr;
+	struct ctl_reply r;
+	json_t *req, *doc;
+	int rc;
+
+	if (add) {
+		req = json_pack("{s:s}", "address", address);
+		body = req ? json_dumps(req, JSON_COMPACT) : NULL;
+		json_decref(req);
+		if (body == NULL) {
+			fprintf(ctx->err, "dpmonctl: out of memory\n");
+			return CTL_EXIT_ERROR;
+		}
+	}
+	rc = ctl_call(ctx, add ? "POST" : "DELETE", "/api/v1/blackholes", add ? NULL : address,
+		      body, &r, &doc);
+	free(body);
+	if (rc != 0)
+		return rc;
+	addr = json_string_value(json_object_get(doc, "address"));
+	if (ctx->json)
+		ctl_print_body(ctx, &r);
+	else if (add && r.status == 201)
+		fprintf(ctx->out, "blackholed %s\n", addr);
+	else if (add)
+		fprintf(ctx->out, "%s was blackholed already\n", addr);
+	else if (json_is_true(json_object_get(doc, "removed")))
+		fprintf(ctx->out, "removed the blackhole of %s\n", addr);
+	else
+		fprintf(ctx->out, "no blackhole for %s\n", addr);
+	json_decref(doc);
+	ctl_reply_free(&r);
+	return CTL_EXIT_OK;
+}
+
+int
+ctl_cmd_blackhole(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	if (argc == 1 && strcmp(argv[0], "list") == 0)
+		return blackhole_list(ctx);
+	if (argc == 2 && strcmp(argv[0], "add") == 0)
+		return blackhole_change(ctx, true, argv[1]);
+	if (argc == 2 && strcmp(argv[0], "del") == 0)
+		return blackhole_change(ctx, false, argv[1]);
+	fprintf(ctx->err, "dpmonctl: usage: dpmonctl blackhole list | add ADDRESS | del ADDRESS\n");
+	return CTL_EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------------
+ * flowspec list | del ID
+ * --------------------------------------------------------------------- */
+
+static int
+flowspec_row(const json_t *f, const void *arg, char c[][CTL_CELL_LEN], const char **row)
+{
+	(void)arg;
+	snprintf(c[0], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
+		 json_integer_value(json_object_get(f, "id")));
+	snprintf(c[1], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
+		 json_integer_value(json_object_get(f, "alert_id")));
+	snprintf(c[4], CTL_CELL_LEN, "%.0f %%",
+		 100.0 * json_number_value(json_object_get(f, "coverage")));
+	snprintf(c[5], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
+		 json_integer_value(json_object_get(f, "packets")));
+	row[0] = c[0];
+	row[1] = c[1];
+	row[2] = json_string_value(json_object_get(f, "action"));
+	row[3] = json_is_true(json_object_get(f, "announced")) ? "yes" : "no";
+	row[4] = c[4];
+	row[5] = c[5];
+	row[6] = ctl_fmt_time(c[6], json_number_value(json_object_get(f, "created")));
+	row[7] = json_string_value(json_object_get(f, "match"));
+	return CTL_PLAIN;
+}
+
+static int
+flowspec_list(struct ctl_ctx *ctx)
+{
+	static const char *const heads[] = {"ID",       "ALERT",   "ACTION",  "ANNOUNCED",
+					    "COVERAGE", "PACKETS", "CREATED", "MATCH"};
+	static const bool right[] = {true, true, false, false, true, true, false, false};
+	struct ctl_reply r;
+	json_t *doc;
+	int rc;
+
+	if ((rc = ctl_call(ctx, "GET", "/api/v1/flowspec", NULL, NULL, &r, &doc)) != 0)
+		return rc;
+	if (ctx->json)
+		ctl_print_body(ctx, &r);
+	else if (json_array_size(json_object_get(doc, "rules")) == 0)
+		fprintf(ctx->out, "no flowspec rules\n");
+	else
+		rc = ctl_print_rows(ctx, json_object_get(doc, "rules"), N_OF(heads), heads, right,
+				    flowspec_row, NULL);
+	json_decref(doc);
+	ctl_reply_free(&r);
+	return rc;
+}
+
+static int
+flowspec_del(struct ctl_ctx *ctx, const char *id)
+{
+	struct ctl_reply r;
+	json_t *doc;
+	int rc = ctl_call(ctx, "DELETE", "/api/v1/flowspec", id, NULL, &r, &doc);
+
+	if (rc != 0)
+		return rc;
+	if (ctx->json)
+		ctl_print_body(ctx, &r);
+	else
+		fprintf(ctx->out, "%s flowspec rule %" JSON_INTEGER_FORMAT "\n",
+			json_is_true(json_object_get(doc, "removed")) ? "withdrew" : "no",
+			json_integer_value(json_object_get(doc, "id")));
+	json_decref(doc);
+	ctl_reply_free(&r);
+	return CTL_EXIT_OK;
+}
+
+int
+ctl_cmd_flowspec(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	if (argc == 1 && strcmp(argv[0], "list") == 0)
+		return flowspec_list(ctx);
+	if (argc == 2 && strcmp(argv[0], "del") == 0)
+		return flowspec_del(ctx, argv[1]);
+	fprintf(ctx->err, "dpmonctl: usage: dpmonctl flowspec list | del ID\n");
+	return CTL_EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------------
+ * reload
+ * --------------------------------------------------------------------- */
+
+/* The reload counters of the summary's config object. */
+struct reload_count {
+	json_int_t reloads;
+	json_int_t failures;
+	json_int_t refusals;
+};
+
+static int
+read_count(struct ctl_ctx *ctx, struct reload_count *n, struct ctl_reply *r, json_t **doc)
+{
+	json_t *cfg;
+	int rc = ctl_call(ctx, "GET", "/api/v1/summary", NULL, NULL, r, doc);
+
+	if (rc != 0)
+		return rc;
+	cfg = json_object_get(*doc, "config");
+	n->reloads = json_integer_value(json_object_get(cfg, "reloads"));
+	n->failures = json_integer_value(json_object_get(cfg, "reload_failures"));
+	n->refusals = json_integer_value(json_object_get(cfg, "reload_refusals"));
+	return 0;
+}
+
+/* SIGHUP to the pid in ctx->pid_file. */
+static int
+signal_pid_file(struct ctl_ctx *ctx)
+{
+	FILE *f = fopen(ctx->pid_file, "r");
+	long pid = 0;
+	char extra;
+
+	if (f == NULL) {
+		fprintf(ctx->err, "dpmonctl: cannot read the pid file %s: %s\n", ctx->pid_file,
+			strerror(errno));
+		return CTL_EXIT_ERROR;
+	}
+	if (fscanf(f, "%ld %c", &pid, &extra) != 1 || pid <= 1) {
+		fclose(f);
+		fprintf(ctx->err, "dpmonctl: %s: expected one process id\n", ctx->pid_file);
+		return CTL_EXIT_ERROR;
+	}
+	fclose(f);
+	if (kill((pid_t)pid, SIGHUP) != 0) {
+		fprintf(ctx->err, "dpmonctl: SIGHUP to process %ld (%s): %s\n", pid, ctx->pid_file,
+			strerror(errno));
+		return CTL_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* systemctl reload UNIT: the unit checks the file, then sends SIGHUP. */
+static int
+systemctl_reload(struct ctl_ctx *ctx)
+{
+	char prog[] = "systemctl", verb[] = "reload";
+	char *unit = strdup(ctx->unit);
+	char *argv[] = {prog, verb, unit, NULL};
+	int status, err;
+	pid_t pid;
+
+	if (unit == NULL)
+		return CTL_EXIT_ERROR;
+	fflush(NULL);
+	err = posix_spawnp(&pid, "systemctl", NULL, NULL, argv, environ);
+	free(unit);
+	if (err != 0) {
+		fprintf(ctx->err, "dpmonctl: cannot run systemctl: %s (use --pid-file)\n",
+			strerror(err));
+		return CTL_EXIT_ERROR;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return CTL_EXIT_ERROR;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(ctx->err,
+			"dpmonctl: reload refused: systemctl reload %s failed; the running "
+			"configuration stays (journalctl -u %s shows why)\n",
+			ctx->unit, ctx->unit);
+		return CTL_EXIT_ERROR;
+	}
+	return 0;
+}
+
+int
+ctl_cmd_reload(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	struct reload_count before, now;
+	struct ctl_reply r;
+	json_t *doc, *refusal;
+	double waited = 0;
+	int rc;
+
+	(void)argv;
+	if (argc != 0) {
+		fprintf(ctx->err, "dpmonctl: reload takes no argument (dpmonctl --help)\n");
+		return CTL_EXIT_USAGE;
+	}
+	if ((rc = read_count(ctx, &before, &r, &doc)) != 0)
+		return rc;
+	json_decref(doc);
+	ctl_reply_free(&r);
+	rc = ctx->pid_file ? signal_pid_file(ctx) : systemctl_reload(ctx);
+	if (rc != 0)
+		return rc;
+	/* The counters move with the first snapshot after dpmon read the file. */
+	for (;;) {
+		const struct timespec step = {0, 100 * 1000 * 1000};
+
+		if ((rc = read_count(ctx, &now, &r, &doc)) != 0)
+			return rc;
+		if (now.reloads + now.failures > before.reloads + before.failures)
+			break;
+		json_decref(doc);
+		ctl_reply_free(&r);
+		if (waited >= ctx->reload_wait_s) {
+			fprintf(ctx->err,
+				"dpmonctl: no reload seen within %.0f s (is the pid file "
+				"dpmon's?)\n",
+				ctx->reload_wait_s);
+			return CTL_EXIT_ERROR;
+		}
+		nanosleep(&step, NULL);
+		waited += 0.1;
+	}
+	refusal = json_object_get(json_object_get(doc, "config"), "last_refusal");
+	if (ctx->json)
+		ctl_print_body(ctx, &r);
+	else if (now.reloads > before.reloads)
+		fprintf(ctx->out, "reload applied (%" JSON_INTEGER_FORMAT " since start)\n",
+			now.reloads);
+	if (now.reloads > before.reloads) {
+		rc = CTL_EXIT_OK;
+	} else if (now.refusals > before.refusals) {
+		fprintf(ctx->err,
+			"dpmonctl: reload refused, the running configuration stays: %s: %s\n",
+			json_string_value(json_object_get(refusal, "file")),
+			json_string_value(json_object_get(refusal, "reason")));
+		rc = CTL_EXIT_ERROR;
+	} else {
+		fprintf(ctx->err,
+			"dpmonctl: reload not applied (out of memory in dpmon), the running "
+			"configuration stays\n");
+		rc = CTL_EXIT_ERROR;
+	}
+	json_decref(doc);
+	ctl_reply_free(&r);
+	return rc;
+}
