@@ -10,6 +10,7 @@
  */
 #include "config_private.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,6 +500,52 @@ parse_cors_origins(struct dpmon_check *c, const char *path, const json_t *arr,
 	}
 }
 
+/* A problem of host name @p h in http.allowed_hosts, or NULL: a DNS name
+ * (letters, digits, '-', '.', '_') or an IP literal, no port. */
+static const char *
+allowed_host_problem(const char *h)
+{
+	struct dpmon_addr addr;
+
+	if (strchr(h, ':') != NULL)
+		return dpmon_addr_parse(h, &addr) == 0
+			       ? NULL
+			       : "a host name or IP address without port or brackets";
+	for (const char *p = h; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.' && *p != '_')
+			return "a host name or IP address without port or brackets";
+	return NULL;
+}
+
+static void
+parse_allowed_hosts(struct dpmon_check *c, const char *path, const json_t *arr,
+		    struct dpmon_config *cfg)
+{
+	char ipath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN], text[DPMON_HOST_NAME_LEN];
+	const char *why;
+	size_t i;
+	json_t *v;
+
+	if (!dpmon_check_array(c, path, arr, 0, DPMON_MAX_ALLOWED_HOSTS))
+		return;
+	json_array_foreach(arr, i, v)
+	{
+		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
+		if (!dpmon_check_string(c, ipath, v, 1, DPMON_HOST_NAME_LEN - 1, text))
+			continue;
+		if ((why = allowed_host_problem(text)) != NULL) {
+			dpmon_check_report(c, ipath, "%s, got %s", why,
+					   dpmon_check_quote(text, q, sizeof(q)));
+			continue;
+		}
+		for (char *p = text; *p != '\0'; p++)
+			*p = (char)tolower((unsigned char)*p);
+		if (cfg->n_allowed_hosts < DPMON_MAX_ALLOWED_HOSTS)
+			memcpy(cfg->http_allowed_hosts[cfg->n_allowed_hosts++], text,
+			       strlen(text) + 1);
+	}
+}
+
 /* "metrics": the top hosts and subnets with series. */
 static const struct dpmon_check_int_key metrics_ints[] = {
 	DPMON_CHECK_U32_KEY("top_hosts", 0, DPMON_TOP_HOSTS_MAX, struct dpmon_config,
@@ -560,6 +607,8 @@ config_parse_http(struct dpmon_check *c, const char *path, json_t *obj, struct d
 				cfg->http_port = (uint16_t)n;
 		} else if (strcmp(key, "cors_origins") == 0) {
 			parse_cors_origins(c, kpath, v, cfg);
+		} else if (strcmp(key, "allowed_hosts") == 0) {
+			parse_allowed_hosts(c, kpath, v, cfg);
 		} else {
 			dpmon_check_unknown(c, kpath);
 		}
