@@ -990,33 +990,35 @@ test_ipv6(struct dpmon_snap_store *store)
  * The blackhole list: request bodies, errors, CORS, no caching.
  * --------------------------------------------------------------------- */
 
-/* @p method @p target with @p body (Content-Length), one connection. */
+/* @p method @p target with Host @p host, the header fields @p headers
+ * (each ending in CRLF) and @p body (Content-Length), one connection. */
 static struct reply
-request_b(uint16_t port, const char *method, const char *target, const char *body)
+request_full(uint16_t port, const char *method, const char *target, const char *host,
+	     const char *headers, const char *body)
 {
 	char req[8192];
 	int n = snprintf(req, sizeof(req),
-			 "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-			 "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-			 method, target, strlen(body), body);
+			 "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n"
+			 "%sContent-Length: %zu\r\n\r\n%s",
+			 method, target, host, headers, strlen(body), body);
 
 	REQUIRE(n > 0 && (size_t)n < sizeof(req));
 	return exchange(AF_INET, port, req, (size_t)n);
 }
 
-/* POST @p body to /api/v1/blackholes with the header fields @p headers
- * (each ending in CRLF) and Host @p host. */
+/* @p method @p target with a JSON @p body, one connection. */
+static struct reply
+request_b(uint16_t port, const char *method, const char *target, const char *body)
+{
+	return request_full(port, method, target, "localhost", JSON_TYPE, body);
+}
+
+/* POST @p body to /api/v1/blackholes with Host @p host and the header
+ * fields @p headers. */
 static struct reply
 post_blackhole(uint16_t port, const char *host, const char *headers, const char *body)
 {
-	char req[4096];
-	int n = snprintf(req, sizeof(req),
-			 "POST /api/v1/blackholes HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n"
-			 "%sContent-Length: %zu\r\n\r\n%s",
-			 host, headers, strlen(body), body);
-
-	REQUIRE(n > 0 && (size_t)n < sizeof(req));
-	return exchange(AF_INET, port, req, (size_t)n);
+	return request_full(port, "POST", "/api/v1/blackholes", host, headers, body);
 }
 
 /*
