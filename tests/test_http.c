@@ -1091,7 +1091,7 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	static const char chunked_big[] =
 		"POST /api/v1/blackholes HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
 		"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
-	struct dpmon_subnet_conf sub;
+	struct dpmon_subnet_conf sub = {0};
 	struct dpmon_config cfg;
 	struct dpmon_actions *a;
 	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1",
