@@ -791,6 +791,50 @@ test_ops_keys(void)
 	free(out);
 }
 
+/* http.allowed_hosts: names and addresses in lower case, none by default,
+ * every kind of mistake. */
+static void
+test_allowed_hosts(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	CHECK(parse(OPS_BASE "\"http\": {\"allowed_hosts\": [\"DPMon.Example.net\", "
+			     "\"192.0.2.10\", \"2001:db8::1\", \"probe_7\"]}}",
+		    &cfg, &out) == 0);
+	CHECK(strcmp(out, "") == 0);
+	CHECK(cfg.n_allowed_hosts == 4);
+	CHECK(strcmp(cfg.http_allowed_hosts[0], "dpmon.example.net") == 0);
+	CHECK(strcmp(cfg.http_allowed_hosts[1], "192.0.2.10") == 0);
+	CHECK(strcmp(cfg.http_allowed_hosts[2], "2001:db8::1") == 0);
+	CHECK(strcmp(cfg.http_allowed_hosts[3], "probe_7") == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+	CHECK(parse(OPS_BASE "\"http\": {}}", &cfg, &out) == 0);
+	CHECK(cfg.n_allowed_hosts == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+
+	out = parse_bad(OPS_BASE "\"http\": {\"allowed_hosts\": [\"dpmon.lan:8080\", "
+				 "\"[::1]\", \"a b\", \"\", 7, \"http://x\"]}}",
+			6);
+	CHECK_LINE(out, "cfg.json: $.http.allowed_hosts[0]: a host name or IP address without "
+			"port or brackets, got \"dpmon.lan:8080\"");
+	CHECK_LINE(out, "cfg.json: $.http.allowed_hosts[1]: a host name or IP address without "
+			"port or brackets, got \"[::1]\"");
+	CHECK_LINE(out, "cfg.json: $.http.allowed_hosts[2]: a host name or IP address without "
+			"port or brackets, got \"a b\"");
+	CHECK_LINE(out, "cfg.json: $.http.allowed_hosts[3]: must be 1..255 bytes, got 0");
+	CHECK_LINE(out,
+		   "cfg.json: $.http.allowed_hosts[4]: wrong type: expected string, got integer");
+	CHECK_LINE(out, "cfg.json: $.http.allowed_hosts[5]: a host name or IP address without "
+			"port or brackets, got \"http://x\"");
+	free(out);
+	out = parse_bad(OPS_BASE "\"http\": {\"allowed_hosts\": \"localhost\"}}", 1);
+	CHECK_LINE(out, "cfg.json: $.http.allowed_hosts: wrong type: expected array, got string");
+	free(out);
+}
+
 /* ports[].decap: true, false, absent, a list; every kind of mistake. */
 static void
 test_decap(void)
@@ -1449,6 +1493,7 @@ main(int argc, char **argv)
 	test_multiple_errors();
 	test_many_subnets();
 	test_ops_keys();
+	test_allowed_hosts();
 	test_files(argc > 1 ? argv[1] : NULL);
 
 	return check_finish("test_config");

@@ -540,6 +540,9 @@ test_concurrent_publish(uint16_t port, struct dpmon_snap_store *store)
 }
 
 /* METHOD TARGET with extra header lines (each ending in \r\n). */
+/* The Content-Type header of a request that changes state (http_access.h). */
+#define JSON_TYPE "Content-Type: application/json\r\n"
+
 static struct reply
 request_h(uint16_t port, const char *method, const char *target, const char *headers)
 {
@@ -987,18 +990,98 @@ test_ipv6(struct dpmon_snap_store *store)
  * The blackhole list: request bodies, errors, CORS, no caching.
  * --------------------------------------------------------------------- */
 
-/* @p method @p target with @p body (Content-Length), one connection. */
+/* @p method @p target with Host @p host, the header fields @p headers
+ * (each ending in CRLF) and @p body (Content-Length), one connection. */
 static struct reply
-request_b(uint16_t port, const char *method, const char *target, const char *body)
+request_full(uint16_t port, const char *method, const char *target, const char *host,
+	     const char *headers, const char *body)
 {
 	char req[8192];
 	int n = snprintf(req, sizeof(req),
-			 "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-			 "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-			 method, target, strlen(body), body);
+			 "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n"
+			 "%sContent-Length: %zu\r\n\r\n%s",
+			 method, target, host, headers, strlen(body), body);
 
 	REQUIRE(n > 0 && (size_t)n < sizeof(req));
 	return exchange(AF_INET, port, req, (size_t)n);
+}
+
+/* @p method @p target with a JSON @p body, one connection. */
+static struct reply
+request_b(uint16_t port, const char *method, const char *target, const char *body)
+{
+	return request_full(port, method, target, "localhost", JSON_TYPE, body);
+}
+
+/* POST @p body to /api/v1/blackholes with Host @p host and the header
+ * fields @p headers. */
+static struct reply
+post_blackhole(uint16_t port, const char *host, const char *headers, const char *body)
+{
+	return request_full(port, "POST", "/api/v1/blackholes", host, headers, body);
+}
+
+/*
+ * What a cross-site page or a DNS-rebinding page sends is refused and
+ * changes nothing (http_access.h): a no-cors POST (text/plain, a form
+ * encoding, no Content-Type), Origin "null" or another site, and Host
+ * evil.example on GET, POST and DELETE. The blackhole list is empty before.
+ */
+static void
+refused_changes(uint16_t port)
+{
+	static const char body[] = "{\"address\": \"10.0.0.6\"}";
+	static const char type_msg[] = "a request that changes state needs "
+				       "Content-Type: application/json";
+	static const char origin_msg[] =
+		"Origin is not one of http.cors_origins nor this server's own";
+	static const char host_msg[] = "Host is not one of http.allowed_hosts";
+	char req[512];
+	json_t *j;
+	int n;
+
+	EXPECT_ERROR(post_blackhole(port, "127.0.0.1:8080",
+				    "Origin: http://evil.example\r\nContent-Type: text/plain\r\n",
+				    body),
+		     403, origin_msg);
+	EXPECT_ERROR(post_blackhole(port, "localhost", "Content-Type: text/plain\r\n", body), 415,
+		     type_msg);
+	EXPECT_ERROR(post_blackhole(port, "localhost",
+				    "Content-Type: application/x-www-form-urlencoded\r\n", body),
+		     415, type_msg);
+	EXPECT_ERROR(post_blackhole(port, "localhost", "", body), 415, type_msg);
+	EXPECT_ERROR(post_blackhole(port, "localhost", "Origin: null\r\n" JSON_TYPE, body), 403,
+		     origin_msg);
+	EXPECT_ERROR(post_blackhole(port, "localhost",
+				    "Origin: https://other.example\r\n" JSON_TYPE, body),
+		     403, origin_msg);
+	EXPECT_ERROR(post_blackhole(port, "evil.example", JSON_TYPE, body), 403, host_msg);
+	n = snprintf(req, sizeof(req),
+		     "DELETE /api/v1/blackholes/10.0.0.6 HTTP/1.1\r\nHost: "
+		     "evil.example:8080\r\n" JSON_TYPE "Connection: close\r\n\r\n");
+	EXPECT_ERROR(exchange(AF_INET, port, req, (size_t)n), 403, host_msg);
+	n = snprintf(req, sizeof(req),
+		     "GET /api/v1/blackholes HTTP/1.1\r\nHost: evil.example\r\n"
+		     "Connection: close\r\n\r\n");
+	EXPECT_ERROR(exchange(AF_INET, port, req, (size_t)n), 403, host_msg);
+	/* The page's own origin may (the dashboard's fetch sends Origin). */
+	n = snprintf(req, sizeof(req), "Origin: http://127.0.0.1:%u\r\n" JSON_TYPE, port);
+	REQUIRE(n > 0 && (size_t)n < sizeof(req));
+	{
+		char host[32];
+
+		snprintf(host, sizeof(host), "127.0.0.1:%u", port);
+		j = EXPECT_JSON(post_blackhole(port, host, req, body), 201);
+		json_decref(j);
+	}
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes"), 200);
+	CHECK(json_array_size(json_object_get(j, "blackholes")) == 1);
+	json_decref(j);
+	j = EXPECT_JSON(request_h(port, "DELETE", "/api/v1/blackholes/10.0.0.6", JSON_TYPE), 200);
+	json_decref(j);
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes"), 200);
+	CHECK(json_array_size(json_object_get(j, "blackholes")) == 0);
+	json_decref(j);
 }
 
 static void
@@ -1007,8 +1090,8 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	static const char origins[1][DPMON_ORIGIN_LEN] = {"https://x.y"};
 	static const char chunked_big[] =
 		"POST /api/v1/blackholes HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-		"Transfer-Encoding: chunked\r\n\r\n";
-	struct dpmon_subnet_conf sub;
+		"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+	struct dpmon_subnet_conf sub = {0};
 	struct dpmon_config cfg;
 	struct dpmon_actions *a;
 	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1",
@@ -1099,10 +1182,10 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	json_decref(j);
 	EXPECT_ERROR(request(port, "GET", "/api/v1/blackholes/10.0.0.6"), 404,
 		     "no blackhole for 10.0.0.6");
-	EXPECT_ERROR(request(port, "DELETE", "/api/v1/blackholes/nonsense"), 400,
+	EXPECT_ERROR(request_h(port, "DELETE", "/api/v1/blackholes/nonsense", JSON_TYPE), 400,
 		     "invalid address 'nonsense'");
 	EXPECT_ERROR(request(port, "GET", "/api/v1/blackholes?x=1"), 400, "unknown parameter 'x'");
-	r = request(port, "PUT", "/api/v1/blackholes");
+	r = request_h(port, "PUT", "/api/v1/blackholes", JSON_TYPE);
 	CHECK(header(&r, "Allow", v, sizeof(v)) != NULL && strcmp(v, "GET, HEAD, POST") == 0);
 	EXPECT_ERROR(r, 405, "method 'PUT' not allowed (allowed: GET, HEAD, POST)");
 	r = request_b(port, "POST", "/api/v1/blackholes/10.0.0.5", "{}");
@@ -1110,11 +1193,11 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	EXPECT_ERROR(r, 405, "method 'POST' not allowed (allowed: GET, HEAD, DELETE)");
 
 	/* DELETE is idempotent. */
-	j = EXPECT_JSON(request(port, "DELETE", "/api/v1/blackholes/10.0.0.5"), 200);
+	j = EXPECT_JSON(request_h(port, "DELETE", "/api/v1/blackholes/10.0.0.5", JSON_TYPE), 200);
 	CHECK(strcmp(jstr(j, "address"), "10.0.0.5") == 0);
 	CHECK(json_is_true(json_object_get(j, "removed")));
 	json_decref(j);
-	j = EXPECT_JSON(request(port, "DELETE", "/api/v1/blackholes/10.0.0.5"), 200);
+	j = EXPECT_JSON(request_h(port, "DELETE", "/api/v1/blackholes/10.0.0.5", JSON_TYPE), 200);
 	CHECK(json_is_false(json_object_get(j, "removed")));
 	json_decref(j);
 	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes"), 200);
@@ -1134,10 +1217,12 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	r = request_b(port, "POST", "/api/v1/blackholes", "{\"address\": \"10.0.0.7\"}");
 	CHECK(r.status == 201);
 	free(r.raw);
-	r = request_h(port, "DELETE", "/api/v1/blackholes/10.0.0.7", "Origin: https://x.y\r\n");
+	r = request_h(port, "DELETE", "/api/v1/blackholes/10.0.0.7",
+		      "Origin: https://x.y\r\n" JSON_TYPE);
 	CHECK(r.status == 200 && header(&r, "Access-Control-Allow-Origin", v, sizeof(v)) != NULL &&
 	      strcmp(v, "https://x.y") == 0);
 	free(r.raw);
+	refused_changes(port);
 
 	dpmon_http_stop(h);
 	dpmon_actions_free(a);
@@ -1195,7 +1280,8 @@ test_blackholes_host_prefix(struct dpmon_snap_store *st)
 	json_decref(j);
 	EXPECT_ERROR(request(port, "GET", "/api/v1/blackholes/2001:db8:5:2::1"), 404,
 		     "no blackhole for 2001:db8:5:2::1");
-	j = EXPECT_JSON(request(port, "DELETE", "/api/v1/blackholes/2001:db8:5:1::77"), 200);
+	j = EXPECT_JSON(request_h(port, "DELETE", "/api/v1/blackholes/2001:db8:5:1::77", JSON_TYPE),
+			200);
 	CHECK(strcmp(jstr(j, "address"), "2001:db8:5:1::/64") == 0);
 	CHECK(json_is_true(json_object_get(j, "removed")));
 	json_decref(j);

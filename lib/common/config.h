@@ -30,6 +30,10 @@
 #define DPMON_MAX_CORS_ORIGINS  16
 /** Longest origin text, NUL included ("https://host:port"). */
 #define DPMON_ORIGIN_LEN        256
+/** Most entries of http.allowed_hosts. */
+#define DPMON_MAX_ALLOWED_HOSTS 16
+/** Bytes of a host name in http.allowed_hosts, NUL included (RFC 1035 2.3.4). */
+#define DPMON_HOST_NAME_LEN     256
 /** Range and default of metrics.top_hosts. */
 #define DPMON_TOP_HOSTS_MAX     1000
 #define DPMON_TOP_HOSTS_DEFAULT 20
@@ -275,6 +279,12 @@ struct dpmon_config {
 	 */
 	char http_cors_origins[DPMON_MAX_CORS_ORIGINS][DPMON_ORIGIN_LEN];
 	uint32_t n_cors_origins;
+	/**
+	 * Host names and IP literals allowed in the Host header, lower case,
+	 * no port; none = the listen address, "localhost" and gethostname().
+	 */
+	char http_allowed_hosts[DPMON_MAX_ALLOWED_HOSTS][DPMON_HOST_NAME_LEN];
+	uint32_t n_allowed_hosts;
 	/** Hosts exported per-host on /metrics (top by bytes); default 20, 0..1000. */
 	uint32_t metrics_top_hosts;
 	/**

@@ -10,6 +10,7 @@
  */
 #include "config_private.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,29 +475,58 @@ origin_problem(const char *o)
 	return NULL;
 }
 
+/*
+ * A list of at most @p max strings of 1..DPMON_ORIGIN_LEN - 1 bytes at
+ * @p path into @p out (rows of @p row bytes), *@p n of them, in lower
+ * case when @p lower; each judged by @p problem, which returns the reason
+ * of a refusal or NULL.
+ */
 static void
-parse_cors_origins(struct dpmon_check *c, const char *path, const json_t *arr,
-		   struct dpmon_config *cfg)
+parse_string_list(struct dpmon_check *c, const char *path, const json_t *arr, uint32_t max,
+		  char *out, size_t row, uint32_t *n, const char *(*problem)(const char *text),
+		  bool lower)
 {
 	char ipath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN], text[DPMON_ORIGIN_LEN];
+
+	_Static_assert(DPMON_HOST_NAME_LEN <= DPMON_ORIGIN_LEN, "text holds a host name");
 	const char *why;
 	size_t i;
 	json_t *v;
 
-	if (!dpmon_check_array(c, path, arr, 0, DPMON_MAX_CORS_ORIGINS))
+	if (!dpmon_check_array(c, path, arr, 0, max))
 		return;
 	json_array_foreach(arr, i, v)
 	{
 		dpmon_check_path_index(ipath, sizeof(ipath), path, i);
-		if (!dpmon_check_string(c, ipath, v, 1, DPMON_ORIGIN_LEN - 1, text))
+		if (!dpmon_check_string(c, ipath, v, 1, row - 1, text))
 			continue;
-		if ((why = origin_problem(text)) != NULL)
+		if ((why = problem(text)) != NULL) {
 			dpmon_check_report(c, ipath, "%s, got %s", why,
 					   dpmon_check_quote(text, q, sizeof(q)));
-		else if (cfg->n_cors_origins < DPMON_MAX_CORS_ORIGINS)
-			memcpy(cfg->http_cors_origins[cfg->n_cors_origins++], text,
-			       strlen(text) + 1);
+			continue;
+		}
+		for (char *p = text; lower && *p != '\0'; p++)
+			*p = (char)tolower((unsigned char)*p);
+		if (*n < max)
+			memcpy(out + row * (*n)++, text, strlen(text) + 1);
 	}
+}
+
+/* A problem of host name @p h in http.allowed_hosts, or NULL: a DNS name
+ * (letters, digits, '-', '.', '_') or an IP literal, no port. */
+static const char *
+allowed_host_problem(const char *h)
+{
+	struct dpmon_addr addr;
+
+	if (strchr(h, ':') != NULL)
+		return dpmon_addr_parse(h, &addr) == 0
+			       ? NULL
+			       : "a host name or IP address without port or brackets";
+	for (const char *p = h; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.' && *p != '_')
+			return "a host name or IP address without port or brackets";
+	return NULL;
 }
 
 /* "metrics": the top hosts and subnets with series. */
@@ -559,7 +589,13 @@ config_parse_http(struct dpmon_check *c, const char *path, json_t *obj, struct d
 			if (dpmon_check_int(c, kpath, v, 0, 65535, &n))
 				cfg->http_port = (uint16_t)n;
 		} else if (strcmp(key, "cors_origins") == 0) {
-			parse_cors_origins(c, kpath, v, cfg);
+			parse_string_list(c, kpath, v, DPMON_MAX_CORS_ORIGINS,
+					  &cfg->http_cors_origins[0][0], DPMON_ORIGIN_LEN,
+					  &cfg->n_cors_origins, origin_problem, false);
+		} else if (strcmp(key, "allowed_hosts") == 0) {
+			parse_string_list(c, kpath, v, DPMON_MAX_ALLOWED_HOSTS,
+					  &cfg->http_allowed_hosts[0][0], DPMON_HOST_NAME_LEN,
+					  &cfg->n_allowed_hosts, allowed_host_problem, true);
 		} else {
 			dpmon_check_unknown(c, kpath);
 		}

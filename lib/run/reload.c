@@ -166,6 +166,10 @@ warn_restart_only(const struct app *a, const struct dpmon_config *next)
 	    memcmp(b->http_cors_origins, next->http_cors_origins,
 		   sizeof(b->http_cors_origins[0]) * b->n_cors_origins) != 0)
 		changed[n++] = "http.cors_origins";
+	if (b->n_allowed_hosts != next->n_allowed_hosts ||
+	    memcmp(b->http_allowed_hosts, next->http_allowed_hosts,
+		   sizeof(b->http_allowed_hosts[0]) * b->n_allowed_hosts) != 0)
+		changed[n++] = "http.allowed_hosts";
 	if (b->metrics_top_hosts != next->metrics_top_hosts)
 		changed[n++] = "metrics.top_hosts";
 	if (b->metrics_top_subnets != next->metrics_top_subnets)

@@ -382,6 +382,8 @@ start_http(struct app *a, const struct app_opts *o)
 		.metrics_top_subnets = a->cfg.metrics_top_subnets,
 		.n_cors_origins = a->cfg.n_cors_origins,
 		.cors_origins = a->cfg.http_cors_origins,
+		.n_allowed_hosts = a->cfg.n_allowed_hosts,
+		.allowed_hosts = a->cfg.http_allowed_hosts,
 		.actions = a->actions,
 		.health = &a->health,
 	};

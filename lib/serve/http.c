@@ -6,7 +6,8 @@
  * is answered from that thread, in these steps (the access handler):
  *
  *   framing check (later requests of a connection; the guard checked the
- *   first) → a resource that changes state? read its body first
+ *   first) → access policy (http_access.c: Host; Origin and Content-Type
+ *   of a request that changes state; 403/415) → a resource that changes state? read its body first
  *   (http_upload.c) → CORS preflight? (http_cors.c) → collect the query →
  *   from a response cache (http_cache.c), else /metrics, /, or the JSON
  *   API on the current snapshot → If-None-Match → queue the response.
@@ -24,6 +25,7 @@
  * messages go to the journal (log.h).
  */
 #include "http.h"
+#include "http_access.h"
 #include "http_cache.h"
 #include "http_cors.h"
 #include "http_guard.h"
@@ -66,10 +68,11 @@ struct dpmon_http {
 	struct dpmon_actions *actions;  /* the blackhole list; NULL = none */
 	struct http_cache cache;        /* the rendered answers, per snapshot */
 	struct dpmon_snap_store *store;
-	struct http_cors cors; /* the allowed origins */
-	uint32_t top_hosts;    /* metrics.top_hosts */
-	uint32_t top_subnets;  /* metrics.top_subnets */
-	char instance[24];     /* hex; part of every snapshot ETag, new at each start */
+	struct http_cors cors;     /* the allowed origins */
+	struct http_access access; /* Host, Origin and Content-Type policy */
+	uint32_t top_hosts;        /* metrics.top_hosts */
+	uint32_t top_subnets;      /* metrics.top_subnets */
+	char instance[24];         /* hex; part of every snapshot ETag, new at each start */
 	char page_etag[32];
 	uint16_t port;
 	/* the main lcore's health board (health.h); NULL = none */
@@ -679,6 +682,31 @@ framing_refused(struct dpmon_http *h, struct MHD_Connection *c, enum MHD_Result 
 	return true;
 }
 
+/* Refuse request @p c when the access policy (http_access.h) says so: a
+ * JSON 403 or 415, before any body is read. @return true when @p c got
+ * its answer (*ret). */
+static bool
+access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
+	       enum MHD_Result *ret)
+{
+	struct http_access_request ar = {
+		.method = method,
+		.changes_state = changes_state(h, url),
+		.host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
+		.origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+		.content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							    MHD_HTTP_HEADER_CONTENT_TYPE),
+	};
+	struct dpmon_http_verdict v = http_access_check(&h->access, &ar);
+	struct reply r;
+
+	if (v.status == 0)
+		return false;
+	reply_error(&r, v.status, v.message);
+	*ret = send_reply(h, c, &r);
+	return true;
+}
+
 /* libmicrohttpd's access handler: called once with the headers, then
  * (GET, HEAD and uploads) with each piece of the body, then once more. */
 static enum MHD_Result
@@ -690,7 +718,8 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	enum MHD_Result ret;
 
 	(void)version;
-	if ((nul || REQ_IS(*con_cls, REQ_NEW)) && framing_refused(h, c, &ret))
+	if ((nul || REQ_IS(*con_cls, REQ_NEW)) &&
+	    (framing_refused(h, c, &ret) || access_refused(h, c, url, method, &ret)))
 		return ret;
 	if (!nul && changes_state(h, url) && !http_cors_is_preflight(&h->cors, c, method))
 		return serve_upload(h, c, url, method, upload_data, upload_data_size, con_cls);
@@ -772,6 +801,10 @@ make_page_etag(struct dpmon_http *h)
 static void
 copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 {
+	char name[DPMON_HOST_NAME_LEN] = ""; /* the machine's name, for Host */
+
+	if (gethostname(name, sizeof(name) - 1) != 0)
+		name[0] = '\0';
 	h->top_hosts = o->metrics_top_hosts;
 	h->top_subnets = o->metrics_top_subnets;
 	h->actions = o->actions;
@@ -780,6 +813,8 @@ copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 		snprintf(h->cors.origins[i], sizeof(h->cors.origins[i]), "%s", o->cors_origins[i]);
 		h->cors.n = i + 1;
 	}
+	http_access_init(&h->access, o->listen_addr, name, o->allowed_hosts, o->n_allowed_hosts,
+			 o->cors_origins, o->n_cors_origins);
 	make_instance(h);
 	make_page_etag(h);
 }
@@ -794,7 +829,9 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 
 	if (store == NULL || o == NULL ||
 	    (ss_len = listen_sockaddr(o->listen_addr, o->port, &ss)) == 0 ||
-	    (o->n_cors_origins > 0 && o->cors_origins == NULL)) {
+	    (o->n_cors_origins > 0 && o->cors_origins == NULL) ||
+	    (o->n_allowed_hosts > 0 && o->allowed_hosts == NULL) ||
+	    o->n_allowed_hosts > DPMON_MAX_ALLOWED_HOSTS) {
 		errno = EINVAL;
 		return NULL;
 	}

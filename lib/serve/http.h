@@ -28,6 +28,11 @@ struct dpmon_http_opts {
 	uint32_t n_cors_origins; /**< entries of @c cors_origins, 0..DPMON_MAX_CORS_ORIGINS */
 	/** Allowed CORS origins ("*" or "scheme://host[:port]"); copied at start. */
 	const char (*cors_origins)[DPMON_ORIGIN_LEN];
+	/** Entries of @c allowed_hosts, 0..DPMON_MAX_ALLOWED_HOSTS; 0 = the
+	 *  default list (http_access.h). */
+	uint32_t n_allowed_hosts;
+	/** Host names allowed in the Host header (http.allowed_hosts); copied. */
+	const char (*allowed_hosts)[DPMON_HOST_NAME_LEN];
 	/**
 	 * The blackhole list served at /api/v1/blackholes (GET, POST, DELETE;
 	 * api.h, dpmon_api_request.actions); NULL: those paths answer 404.
@@ -46,7 +51,9 @@ struct dpmon_http_opts {
  * Start listening as @p o says (see struct dpmon_http_opts); the options
  * are copied. Serves GET / (the dashboard), /metrics (prom.c) and the JSON
  * API (api.c), with ETag / If-None-Match (304) per snapshot and CORS for
- * the configured origins, and the blackhole list (o->actions).
+ * the configured origins, and the blackhole list (o->actions). Every
+ * request passes the access policy first (http_access.h: Host, and for a
+ * request that changes state Origin and Content-Type; 403 or 415).
  * @return the server, or NULL with errno set (EADDRINUSE, EINVAL for a bad
  *         address or NULL argument, ENOMEM, ...).
  * Thread-safety: main thread, once per server.

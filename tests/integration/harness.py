@@ -402,9 +402,15 @@ class Dpmon:
     # -- HTTP ---------------------------------------------------------------
 
     def request(self, path, method='GET', data=None, headers=None):
-        """(status, headers, parsed JSON body or raw text) of one request."""
+        """(status, headers, parsed JSON body or raw text) of one request.
+        A method that may change state is sent with Content-Type:
+        application/json unless @headers names another one."""
         url = 'http://127.0.0.1:%d%s' % (self.port, path)
-        req = urllib.request.Request(url, method=method, data=data, headers=headers or {})
+        headers = dict(headers or {})
+        if method not in ('GET', 'HEAD', 'OPTIONS') and not any(
+                k.lower() == 'content-type' for k in headers):
+            headers['Content-Type'] = 'application/json'
+        req = urllib.request.Request(url, method=method, data=data, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
                 status, headers, body = r.status, r.headers, r.read()

@@ -148,6 +148,35 @@ def test_blackholes(h):
             c.eq('POST of 5000 bytes', (413, {'error': 'request body over 4096 bytes'}),
                  (status, body))
 
+            # What a page of another site or a DNS-rebinding page sends (a
+            # no-cors fetch, a form) is refused and changes nothing: the
+            # FIFO, the notify script and the state file checked below see
+            # none of it.
+            evil = {'Origin': 'http://evil.example'}
+            body = b'{"address": "141.142.228.6"}'
+            type_msg = 'a request that changes state needs Content-Type: application/json'
+            origin_msg = "Origin is not one of http.cors_origins nor this server's own"
+            host_msg = 'Host is not one of http.allowed_hosts'
+            for what, headers, want in [
+                    ('text/plain from another origin',
+                     dict(evil, **{'Content-Type': 'text/plain'}), (403, origin_msg)),
+                    ('text/plain', {'Content-Type': 'text/plain'}, (415, type_msg)),
+                    ('a form', {'Content-Type': 'application/x-www-form-urlencoded'},
+                     (415, type_msg)),
+                    ('Origin null', {'Origin': 'null'}, (403, origin_msg)),
+                    ('an origin not in cors_origins', evil, (403, origin_msg)),
+                    ('Host evil.example', {'Host': 'evil.example'}, (403, host_msg))]:
+                status, _, doc = d.request('/api/v1/blackholes', 'POST', body, headers)
+                c.eq('cross-site POST, %s' % what, (want[0], {'error': want[1]}), (status, doc))
+            status, _, doc = d.request('/api/v1/blackholes/141.142.228.5', 'DELETE', None,
+                                       {'Host': 'evil.example:8080'})
+            c.eq('DELETE with Host evil.example', (403, {'error': host_msg}), (status, doc))
+            status, _, doc = d.request('/api/v1/blackholes', headers={'Host': 'evil.example'})
+            c.eq('GET with Host evil.example', (403, {'error': host_msg}), (status, doc))
+            status, _, doc = d.request('/api/v1/blackholes')
+            c.eq('the list after the refused requests', ['141.142.228.5', '2001:db8:1::5'],
+                 sorted(e['address'] for e in doc['blackholes']))
+
             # DELETE twice: 200 both times, one withdraw line.
             status, _, body = d.request('/api/v1/blackholes/2001:db8:1::5', 'DELETE')
             c.eq('first DELETE', (200, {'address': '2001:db8:1::5', 'removed': True}),

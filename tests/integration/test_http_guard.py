@@ -185,7 +185,7 @@ def _flood(port, sources, per_source, line_every_s, seconds, ready, result):
         now = time.monotonic()
         for s, st in list(state.items()):
             if st[1] <= now:
-                line = (b'GET /health HTTP/1.1\r\nHost: x\r\n' if st[2] == 0
+                line = (b'GET /health HTTP/1.1\r\nHost: localhost\r\n' if st[2] == 0
                         else b'X-Slow-%d: 1\r\n' % st[2])
                 try:
                     s.send(line)
@@ -355,7 +355,7 @@ def test_header_deadline(h):
         # A head trickling one line a second: cut with a 408.
         s = socket.create_connection(('127.0.0.1', d.port), timeout=10)
         t0 = time.monotonic()
-        s.sendall(b'GET /health HTTP/1.1\r\nHost: x\r\n')
+        s.sendall(b'GET /health HTTP/1.1\r\nHost: localhost\r\n')
         raw, k = b'', 0
         s.settimeout(1.0)
         while time.monotonic() - t0 < 10:
@@ -382,7 +382,7 @@ def test_header_deadline(h):
         # A body trickling one byte a second (the head was whole): cut, no answer.
         s = socket.create_connection(('127.0.0.1', d.port), timeout=10)
         t0 = time.monotonic()
-        s.sendall(b'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n')
+        s.sendall(b'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n')
         raw, k = b'', 0
         s.settimeout(1.0)
         while time.monotonic() - t0 < 10:
@@ -436,16 +436,16 @@ SMUGGLER = (b'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: %d\r\n'
 
 # (what, request bytes, status, error text or None)
 FRAMING = [
-    ('Content-Length -1', b'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400,
+    ('Content-Length -1', b'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: -1\r\n\r\n', 400,
      'invalid Content-Length: expected 1 to 18 decimal digits'),
-    ('Content-Length abc', b'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+    ('Content-Length abc', b'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n',
      400, 'invalid Content-Length: expected 1 to 18 decimal digits'),
     ('Content-Length of 30 digits',
-     b'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: ' + b'9' * 30 + b'\r\n\r\n', 400,
+     b'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: ' + b'9' * 30 + b'\r\n\r\n', 400,
      'invalid Content-Length: expected 1 to 18 decimal digits'),
-    ('empty Content-Length', b'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length:\r\n\r\n', 400,
+    ('empty Content-Length', b'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length:\r\n\r\n', 400,
      'invalid Content-Length: expected 1 to 18 decimal digits'),
-    ('Content-Length 1,1', b'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1,1\r\n\r\nab',
+    ('Content-Length 1,1', b'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1,1\r\n\r\nab',
      400, 'invalid Content-Length: expected 1 to 18 decimal digits'),
 ]
 # Also refused on a keep-alive connection, after a first request.
@@ -453,16 +453,16 @@ FRAMING_LATER = [
     ('Content-Length and Transfer-Encoding', SMUGGLER, 400,
      'both Content-Length and Transfer-Encoding in one request'),
     ('repeated Content-Length',
-     b'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n', 400,
+     b'GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n', 400,
      'repeated Content-Length'),
     ('two different Content-Length',
-     b'POST /api/v1/blackholes HTTP/1.1\r\nHost: x\r\nContent-Length: 28\r\n'
+     b'POST /api/v1/blackholes HTTP/1.1\r\nHost: localhost\r\nContent-Length: 28\r\n'
      b'Content-Length: 0\r\n\r\n{"address": "141.142.228.5"}', 400, 'repeated Content-Length'),
     ('Transfer-Encoding gzip',
-     b'POST /api/v1/blackholes HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n', 501,
+     b'POST /api/v1/blackholes HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip\r\n\r\n', 501,
      'unsupported Transfer-Encoding: only chunked'),
     ('Transfer-Encoding twice',
-     b'GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n'
+     b'GET /health HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n'
      b'Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 501,
      'unsupported Transfer-Encoding: only chunked'),
 ]
@@ -513,10 +513,10 @@ def test_limits(h):
          'too many query parameters'),
         ('17 query parameters', get('/api/v1/hosts?' + '&'.join('p%d=1' % i for i in range(17))),
          400, 'too many query parameters'),
-        ('100 header fields', b'GET /health HTTP/1.1\r\nHost: x\r\n' +
+        ('100 header fields', b'GET /health HTTP/1.1\r\nHost: localhost\r\n' +
          b''.join(b'X-F%d: 1\r\n' % i for i in range(100)) + b'\r\n', 431,
          'more than 64 header fields'),
-        ('a 20 000-byte header field', b'GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ' +
+        ('a 20 000-byte header field', b'GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: ' +
          b'v' * 20000 + b'\r\n\r\n', 431, 'request head over 16384 bytes'),
         ('a 9 000-byte target', get('/' + 'a' * 9000), 414, 'request line over 8192 bytes'),
         ('a 100 000-byte target', get('/' + 'a' * 100000), 414, 'request line over 8192 bytes'),
@@ -528,7 +528,7 @@ def test_limits(h):
             check_error(c, what, raw, closed, want, err)
             c.true('%s: answered within 1 s (%.2f s)' % (what, took), took < 1.0)
         # Within the limits: 64 fields of 200 bytes, 16 parameters.
-        raw, _, _ = exchange(d.port, b'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n' +
+        raw, _, _ = exchange(d.port, b'GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n' +
                              b''.join(b'X-F%d: %s\r\n' % (i, b'v' * 200) for i in range(62)) +
                              b'\r\n')
         c.eq('64 header fields of 200 bytes: 200', ['HTTP/1.1 200 OK'], status_lines(raw))

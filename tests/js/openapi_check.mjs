@@ -199,7 +199,18 @@ for (const [label, method, path, body, status] of [
   ["delete bad", "DELETE", "/api/v1/blackholes/zzz", undefined, 400],
 ])
   await exchange("blackholes " + label + ": " + method + " " + path.slice(0, 40), method, path,
-                 { headers: body !== undefined ? json : {}, body, expect: status });
+                 { headers: method === "GET" || method === "HEAD" ? {} : json, body,
+                   expect: status });
+/* Refused before anything changes (docs/api.md, Security). */
+await exchange("blackholes as a form: 415", "POST", "/api/v1/blackholes",
+               { headers: { "Content-Type": "text/plain" },
+                 body: JSON.stringify({ address: inside }), expect: 415 });
+await exchange("blackholes from another site: 403", "POST", "/api/v1/blackholes",
+               { headers: { ...json, Origin: "http://evil.example" },
+                 body: JSON.stringify({ address: inside }), expect: 403 });
+await exchange("blackholes remove from another site: 403", "DELETE",
+               "/api/v1/blackholes/" + inside,
+               { headers: { ...json, Origin: "http://evil.example" }, expect: 403 });
 
 /* The FlowSpec rules: none without an alert; DELETE is idempotent. */
 for (const [label, method, path, status] of [
