@@ -116,10 +116,11 @@ ctl_http_request(struct ctl_http *c, const char *method, const char *path, const
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (c->cacert != NULL)
 		curl_easy_setopt(h, CURLOPT_CAINFO, c->cacert);
-	if (body != NULL) {
+	if (body != NULL)
 		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+	/* dpmon refuses a request that changes state without this type, body or not. */
+	if (strcmp(method, "GET") != 0)
 		headers = curl_slist_append(headers, "Content-Type: application/json");
-	}
 	if (c->token != NULL && strcmp(method, "GET") != 0) {
 		if (asprintf(&auth, "Authorization: Bearer %s", c->token) < 0)
 			auth = NULL;
