@@ -54,7 +54,7 @@
 
 #include "hll.h"
 #include "idle.h"
-#include "parse.h"
+#include "parse_fast.h"
 #include "sample.h"
 
 /* A pass of the burst: its own function in a stage-profile build. */
@@ -133,7 +133,7 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 				rte_prefetch0(
 					rte_pktmbuf_mtod_offset(ah, char *, RTE_CACHE_LINE_SIZE));
 		}
-		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
+		r = dpmon_parse_mbuf_inline(pkts[i], decap, p, scratch);
 		b->reasons[r]++;
 		b->flag_mask[i] = 0;
 		if (r != DPMON_REASON_OK) {
