@@ -83,7 +83,7 @@ test_pick(void)
 static void
 test_drops(void)
 {
-	static volatile bool stop;
+	static bool stop;
 	struct dpmon_distributor d = {
 		.n_workers = 2, .n_ports = 1, .burst_size = 32, .stop = &stop};
 	struct rte_mempool *mp =

@@ -95,8 +95,7 @@ print_final_state(struct app *a)
 static void
 stop_workers(struct app *a)
 {
-	a->stop_workers = true;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&a->stop_workers, true, __ATOMIC_SEQ_CST);
 	rte_eal_mp_wait_lcore();
 }
 
