@@ -178,9 +178,19 @@ def stages(path):
     return stage
 
 
+def mix_packets(binary, mix):
+    """Packets in one pass over @mix's capture (`dpmon-bench --list`)."""
+    out = subprocess.run([binary, '--list'], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        name, packets = line.split('\t')[:2]
+        if name == mix:
+            return int(packets)
+    raise SystemExit('cg_stages.py: no mix %s in %s --list' % (mix, binary))
+
+
 def profile(binary, mix, data, passes, extra, out):
     """callgrind of `dpmon-bench hotpath MIX --passes N` into @out."""
-    packets = {'1m-hosts': 1048576}.get(mix, 131072)
+    packets = mix_packets(binary, mix)
     mem = int(768 + packets * 3.5 / 1024 + 512)  # mbufs, then the host table
     subprocess.run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out, binary,
                     '--no-huge', '-m', str(mem), '--no-pci', '--no-shconf', '-l', '1',
@@ -206,7 +216,7 @@ def main():
             runs.append(stages(out))
     # The difference of 3 and 1 timed passes: 2 passes of the steady state
     # (the warm-up pass that inserts the hosts, set-up and exit cancel out).
-    packets = 2 * {'1m-hosts': 1048576}.get(a.mix, 131072)
+    packets = 2 * mix_packets(a.binary, a.mix)
     rows = {s: (runs[1].get(s, 0) - runs[0].get(s, 0)) / packets for s in ORDER}
     total = sum(rows.values())
     if a.json:

@@ -218,8 +218,7 @@ static inline void
 dpmon_flow_add(struct dpmon_flow_sketch *s, uint32_t epoch, uint64_t h)
 {
 	uint32_t i = (uint32_t)(h >> (64 - DPMON_FLOW_P));
-	uint64_t rest = h << DPMON_FLOW_P;
-	uint32_t rank = rest == 0 ? 64 - DPMON_FLOW_P + 1 : (uint32_t)__builtin_clzll(rest) + 1;
+	uint32_t rank = dpmon_hll_rank(h, DPMON_FLOW_P);
 	uint32_t tag = epoch & 0xffffff;
 	uint32_t r = s->reg[i];
 

@@ -206,7 +206,8 @@ enqueue_wait(const struct dpmon_distributor *d, struct rte_ring *r, struct rte_m
 	if (sent == n || d->wait_cycles == 0)
 		return sent;
 	deadline = rte_get_tsc_cycles() + d->wait_cycles;
-	while (sent < n && !*(volatile bool *)d->stop && rte_get_tsc_cycles() < deadline) {
+	while (sent < n && !__atomic_load_n(d->stop, __ATOMIC_RELAXED) &&
+	       rte_get_tsc_cycles() < deadline) {
 		sched_yield(); /* a worker sharing this CPU gets to drain its ring */
 		sent += rte_ring_enqueue_burst(r, (void **)(m + sent), n - sent, NULL);
 	}
@@ -258,7 +259,7 @@ dpmon_distributor_loop(void *arg)
 	uint16_t burst = d->burst_size > 0 && d->burst_size <= MAX_BURST ? d->burst_size : 32;
 	struct dpmon_idle idle = {.sleep_us = d->idle_sleep_us};
 
-	while (!*(volatile bool *)d->stop) {
+	while (!__atomic_load_n(d->stop, __ATOMIC_RELAXED)) {
 		uint32_t got = 0;
 
 		for (uint16_t q = 0; q < d->n_rxq; q++) {

@@ -67,7 +67,7 @@ struct dpmon_distributor {
 	/* ring[w * n_ports + p]: port p's packets for worker w */
 	struct rte_ring **ring;
 	uint16_t *ring_port; /* n_workers ring ethdevs, one per worker */
-	volatile bool *stop;
+	const bool *stop; /* set by the main lcore to end the loop (__atomic store, relaxed load) */
 	uint64_t wait_cycles; /* DPMON_DIST_WAIT_US in TSC cycles (setup) */
 	/* statistics, written by the distributor lcore only */
 	uint64_t packets;  /* received */

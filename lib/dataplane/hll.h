@@ -80,16 +80,27 @@ dpmon_flow_hash(const struct dpmon_flow_key *k)
 	return dpmon_hash64(k, sizeof(*k), 0);
 }
 
+/**
+ * HyperLogLog rank of hash @p h under precision @p p: the position of the
+ * first set bit after the @p p index bits, 64 - p + 1 when they are all
+ * zero. Branch-free: bit p - 1 of the shifted hash (always zero there)
+ * set as a sentinel bounds the count of leading zeros.
+ */
+static inline uint32_t
+dpmon_hll_rank(uint64_t h, unsigned p)
+{
+	return (uint32_t)__builtin_clzll(h << p | 1ull << (p - 1)) + 1;
+}
+
 /** Add the item of hash @p h to the @p p -precision registers @p reg. Single writer. */
 static inline void
 dpmon_hll_add(uint8_t *reg, unsigned p, uint64_t h)
 {
 	uint32_t i = (uint32_t)(h >> (64 - p));
-	uint64_t rest = h << p;
-	uint8_t rank = rest == 0 ? (uint8_t)(64 - p + 1) : (uint8_t)(__builtin_clzll(rest) + 1);
+	uint32_t rank = dpmon_hll_rank(h, p);
 
 	if (rank > reg[i])
-		__atomic_store_n(&reg[i], rank, __ATOMIC_RELAXED);
+		__atomic_store_n(&reg[i], (uint8_t)rank, __ATOMIC_RELAXED);
 }
 
 /** dst = register-wise max(dst, src), both of precision @p p. */

@@ -14,9 +14,10 @@
  * validated. Every read is preceded by a bounds check against win. Offsets
  * are absolute (from the frame start) and never exceed win.
  *
- * The common frame has a fast path (parse_fast): untagged or one 802.1Q
- * tag, IPv4 without options or IPv6 without extension headers, plain
- * lengths, not a fragment, TCP/UDP/ICMP, nothing to decapsulate. It reads
+ * The common frame has a fast path (parse_fast, in parse_fast.h so that the
+ * worker's loop inlines it): untagged or one 802.1Q tag, IPv4 without
+ * options or IPv6 without extension headers, plain lengths, not a
+ * fragment, TCP/UDP/ICMP, nothing to decapsulate. It reads
  * the fixed headers once, with no cursor, and fills the same fields the
  * full parser would; any other frame (or any check it cannot pass) goes
  * to the full parser from the start, which alone decides reasons and
@@ -46,6 +47,7 @@
  * addresses). There is no recursion; every loop has a constant bound.
  */
 #include "parse.h"
+#include "parse_fast.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,12 +55,7 @@
 
 #include <rte_common.h>
 
-#define ETH_HLEN 14
-
 /* EtherTypes (IEEE 802 / IANA registry). */
-#define ET_IPV4    0x0800
-#define ET_IPV6    0x86dd
-#define ET_VLAN    0x8100 /* IEEE 802.1Q C-tag */
 #define ET_QINQ    0x88a8 /* IEEE 802.1ad S-tag */
 #define ET_QINQ1   0x9100 /* pre-standard QinQ */
 #define ET_VNTAG   0x8926 /* Cisco VN-tag: 4 bytes, then an EtherType */
@@ -76,29 +73,19 @@
 #define PPP_IPV4 0x0021
 #define PPP_IPV6 0x0057
 
-#define IPV4_MIN_HLEN 20
-#define IPV6_HLEN     40
-
 /* IP protocol numbers (IANA; RFC 8200 section 4 for the IPv6 extension headers). */
 #define IPPROTO_HOPOPTS_  0
-#define IPPROTO_ICMP_     1
 #define IPPROTO_IPIP_     4
-#define IPPROTO_TCP_      6
-#define IPPROTO_UDP_      17
 #define IPPROTO_IPV6_     41
 #define IPPROTO_ROUTING_  43
 #define IPPROTO_FRAGMENT_ 44
 #define IPPROTO_GRE_      47
 #define IPPROTO_AH_       51
-#define IPPROTO_ICMPV6_   58
 #define IPPROTO_DSTOPTS_  60
 #define IPPROTO_SCTP_     132
 #define IPPROTO_MOBILITY_ 135
 
 /* UDP destination ports of the tunnels (IANA). */
-#define PORT_VXLAN    4789
-#define PORT_MPLS_UDP 6635
-#define PORT_GRE_UDP  4754
 
 /* GRE flag bits (RFC 2784 section 2, RFC 2890 section 2, RFC 2637 section 4.1). */
 #define GRE_C   0x8000
@@ -109,9 +96,6 @@
 #define GRE_VER 0x0007
 
 #define ANOM(a) ((uint16_t)(1u << (a)))
-
-/* The straight line (Ethernet → IP → TCP/UDP) is inlined into the entry points. */
-#define FAST static inline __attribute__((always_inline))
 
 /* Where the parser is in one frame. */
 struct cur {
@@ -128,24 +112,6 @@ struct cur {
 	uint32_t next_end;  /* end of the enclosing datagram's bytes present */
 };
 
-static inline uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint32_t
-min_u32(uint32_t a, uint32_t b)
-{
-	return a < b ? a : b;
-}
-
 /* Bytes readable from absolute offset @p off up to the datagram end. */
 static inline uint32_t
 readable(const struct cur *c, uint32_t off)
@@ -153,23 +119,6 @@ readable(const struct cur *c, uint32_t off)
 	uint32_t lim = min_u32(c->pend, c->win);
 
 	return off < lim ? lim - off : 0;
-}
-
-static inline uint8_t
-proto_class(uint8_t ip_proto, uint8_t family)
-{
-	switch (ip_proto) {
-	case IPPROTO_TCP_:
-		return DPMON_PROTO_TCP;
-	case IPPROTO_UDP_:
-		return DPMON_PROTO_UDP;
-	case IPPROTO_ICMP_: /* ICMP is IPv4's (RFC 792), ICMPv6 IPv6's (RFC 4443) */
-		return family == 4 ? DPMON_PROTO_ICMP : DPMON_PROTO_OTHER;
-	case IPPROTO_ICMPV6_:
-		return family == 6 ? DPMON_PROTO_ICMP : DPMON_PROTO_OTHER;
-	default:
-		return DPMON_PROTO_OTHER;
-	}
 }
 
 /* Note a tunnel payload with EtherType @p type at @p off, ending at @p end. */
@@ -839,128 +788,6 @@ follow_tunnels(struct cur *c, struct dpmon_pkt *pkt)
 /* ------------------------------------------------------------------------ */
 
 /*
- * The L4 header of a fast-path datagram: @p have bytes readable at @p l,
- * @p plen bytes of IP payload declared (all present). TCP with a valid data
- * offset, UDP with a valid length and not to a tunnel port while any
- * tunnel is decapsulated, ICMP (IPv4) or ICMPv6 (IPv6) with its 4 bytes;
- * false for anything else (the full parser decides).
- */
-FAST bool
-fast_l4(const uint8_t *l, uint32_t have, uint32_t plen, uint8_t nh, uint8_t icmp, uint32_t decap,
-	struct dpmon_pkt *pkt)
-{
-	uint32_t n;
-
-	if (likely(nh == IPPROTO_TCP_)) {
-		if (unlikely(have < 20))
-			return false;
-		n = (uint32_t)(l[12] >> 4) * 4;
-		if (unlikely(n < 20 || n > plen))
-			return false;
-		pkt->tcp_flags = l[13];
-	} else if (likely(nh == IPPROTO_UDP_)) {
-		if (unlikely(have < 8))
-			return false;
-		n = rd16(l + 4);
-		if (unlikely(n < 8 || n > plen))
-			return false;
-		if (unlikely(decap != 0)) {
-			uint16_t dport = rd16(l + 2);
-
-			if (dport == PORT_VXLAN || dport == PORT_MPLS_UDP || dport == PORT_GRE_UDP)
-				return false;
-		}
-	} else {
-		return nh == icmp && have >= 4;
-	}
-	pkt->sport = rd16(l);
-	pkt->dport = rd16(l + 2);
-	pkt->ports = 1;
-	return true;
-}
-
-/*
- * The overwhelmingly common frame, in one straight line: Ethernet, untagged
- * or with one 802.1Q tag, then IPv4 without options or IPv6 without
- * extension headers, whose length fields agree with the bytes present, not
- * a fragment, carrying TCP, UDP or ICMP/ICMPv6 (fast_l4). Such a frame has
- * no anomaly and no tunnel to follow, so @p pkt is filled exactly as the
- * full parser fills it (tests/test_parse.c compares the two on every
- * truncation and byte mutation of such frames). @return true when the
- * frame was one; false leaves @p pkt to the full parser.
- */
-FAST bool
-parse_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap, struct dpmon_pkt *pkt)
-{
-	uint32_t off = ETH_HLEN, l4, plen, lim;
-	const uint8_t *ip;
-	uint16_t type;
-	uint8_t nh, icmp;
-
-	if (unlikely(win < ETH_HLEN + 4))
-		return false;
-	type = rd16(b + 12);
-	if (type == ET_VLAN) {
-		pkt->vlan_outer = rd16(b + ETH_HLEN) & 0x0fff;
-		pkt->vlan_depth = 1;
-		type = rd16(b + ETH_HLEN + 2);
-		off += 4;
-	}
-	ip = b + off;
-	if (likely(type == ET_IPV4)) {
-		if (unlikely(win - off < IPV4_MIN_HLEN || ip[0] != 0x45))
-			return false;
-		plen = rd16(ip + 2);
-		if (unlikely(plen < IPV4_MIN_HLEN || plen > present - off ||
-			     (rd16(ip + 6) & 0x3fff) != 0))
-			return false;
-		plen -= IPV4_MIN_HLEN;
-		l4 = off + IPV4_MIN_HLEN;
-		nh = ip[9];
-		icmp = IPPROTO_ICMP_;
-		pkt->family = 4;
-		pkt->src4 = rd32(ip + 12);
-		pkt->dst4 = rd32(ip + 16);
-	} else if (type == ET_IPV6) {
-		if (unlikely(win - off < IPV6_HLEN || (ip[0] >> 4) != 6))
-			return false;
-		plen = rd16(ip + 4);
-		if (unlikely(plen == 0 || plen > present - off - IPV6_HLEN))
-			return false;
-		l4 = off + IPV6_HLEN;
-		nh = ip[6];
-		icmp = IPPROTO_ICMPV6_;
-		pkt->family = 6;
-		pkt->src6 = ip + 8;
-		pkt->dst6 = ip + 24;
-	} else {
-		return false;
-	}
-	lim = min_u32(l4 + plen, win);
-	if (!fast_l4(b + l4, lim > l4 ? lim - l4 : 0, plen, nh, icmp, decap, pkt))
-		return false;
-	pkt->ip_proto = nh;
-	pkt->proto = proto_class(nh, pkt->family);
-	pkt->l3_offset = (uint16_t)off;
-	pkt->l4_offset = (uint16_t)l4;
-	return true;
-}
-
-/*
- * The fast path as an entry point starts it: clear @p pkt, count @p present
- * bytes, then parse_fast. @return true when the frame was the common one
- * and @p pkt is filled; false leaves @p pkt to the full parser (parse_buf,
- * which clears it again).
- */
-FAST bool
-try_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap, struct dpmon_pkt *pkt)
-{
-	memset(pkt, 0, offsetof(struct dpmon_pkt, len));
-	pkt->len = present;
-	return parse_fast(b, win, present, decap, pkt);
-}
-
-/*
  * The full parser: parse @p win readable bytes at @p b of a frame of which
  * @p present bytes exist (win <= present, win <= DPMON_PARSE_GATHER).
  */
@@ -1101,15 +928,7 @@ enum dpmon_reason
 dpmon_parse_mbuf_decap(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
 		       uint8_t *scratch)
 {
-	if (likely(m->next == NULL && m->data_len >= m->pkt_len &&
-		   !(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))) {
-		uint32_t len = m->pkt_len;
-
-		if (likely(try_fast(rte_pktmbuf_mtod(m, const uint8_t *),
-				    min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt)))
-			return DPMON_REASON_OK;
-	}
-	return dpmon_parse_mbuf_full(m, decap, pkt, scratch);
+	return dpmon_parse_mbuf_inline(m, decap, pkt, scratch);
 }
 
 enum dpmon_reason

@@ -79,8 +79,8 @@ struct dpmon_pkt {
 	uint8_t tunnels;     /**< tunnel headers decapsulated (0: the outer header counts) */
 	uint16_t vlan_outer; /**< VLAN ID (12 bits) of the outermost tag; 0 if none */
 	uint16_t vlan_inner; /**< VLAN ID of the second tag; 0 if none */
-	uint16_t sport;      /**< L4 source port (TCP, UDP, SCTP), host order */
-	uint16_t dport;      /**< L4 destination port */
+	uint16_t sport;      /**< L4 source port (TCP, UDP, SCTP), host order; 0 when ports is 0 */
+	uint16_t dport;      /**< L4 destination port; 0 when ports is 0 */
 	uint16_t l3_offset;  /**< bytes from frame start to the IP header counted */
 	uint16_t l4_offset;  /**< to its L4 header; 0 when absent (non-first fragment, ...) */
 	uint16_t anomalies;  /**< bit mask of 1 << enum dpmon_anomaly */

@@ -54,7 +54,7 @@
 
 #include "hll.h"
 #include "idle.h"
-#include "parse.h"
+#include "parse_fast.h"
 #include "sample.h"
 
 /* A pass of the burst: its own function in a stage-profile build. */
@@ -133,7 +133,7 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 				rte_prefetch0(
 					rte_pktmbuf_mtod_offset(ah, char *, RTE_CACHE_LINE_SIZE));
 		}
-		r = dpmon_parse_mbuf_decap(pkts[i], decap, p, scratch);
+		r = dpmon_parse_mbuf_inline(pkts[i], decap, p, scratch);
 		b->reasons[r]++;
 		b->flag_mask[i] = 0;
 		if (r != DPMON_REASON_OK) {
@@ -282,13 +282,13 @@ count_flags(struct dpmon_core *core, struct dpmon_pair_ctr *subnets, unsigned fl
 	}
 }
 
-/* 64-bit hash of packet @p i's 5-tuple (ports 0 when not read). */
+/* 64-bit hash of packet @p i's 5-tuple (the parser leaves the ports 0
+ * when it did not read them: parse.h). */
 static inline uint64_t
 flow_hash(const struct burst_ctx *b, uint16_t i)
 {
 	const struct dpmon_pkt *p = &b->pkt[i];
-	uint64_t l4 = (uint64_t)(p->ports ? p->sport : 0) << 24 |
-		      (uint64_t)(p->ports ? p->dport : 0) << 8 | p->ip_proto;
+	uint64_t l4 = (uint64_t)p->sport << 24 | (uint64_t)p->dport << 8 | p->ip_proto;
 
 	if (p->family == 4) {
 		uint64_t k[2] = {(uint64_t)p->src4 << 32 | p->dst4, l4};

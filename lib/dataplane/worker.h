@@ -120,10 +120,11 @@ struct dpmon_worker {
 	 * lcore, acquire load by the worker once per round of polls).
 	 */
 	struct dpmon_generation *gen;
-	struct rte_rcu_qsbr *qsv;  /**< quiescent states; NULL: none reported */
-	unsigned qs_id;            /**< this worker's thread id in qsv */
-	const volatile bool *stop; /**< set by the main lcore to end the loop */
-	uint16_t burst_size;       /**< 1..DPMON_MAX_BURST */
+	struct rte_rcu_qsbr *qsv; /**< quiescent states; NULL: none reported */
+	unsigned qs_id;           /**< this worker's thread id in qsv */
+	const bool
+		*stop; /**< set by the main lcore to end the loop (__atomic store, relaxed load) */
+	uint16_t burst_size; /**< 1..DPMON_MAX_BURST */
 	uint16_t n_rxq;
 	uint32_t idle_sleep_us; /**< sleep per empty round once idle (idle.h); 0 = busy poll */
 	struct dpmon_rxq rxq[DPMON_MAX_WORKER_QUEUES];

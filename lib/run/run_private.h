@@ -109,8 +109,8 @@ struct app {
 	struct dpmon_actions *actions;  /**< notify, ExaBGP, blackholes (actions.h) */
 	struct dpmon_export *exporters; /**< ClickHouse, InfluxDB (export.h) */
 	bool launched;                  /**< workers launched: the stop merges once more */
-	bool stop_workers;
-	bool srss; /**< software RSS: the distributor below runs */
+	bool stop_workers; /**< ends the worker and distributor loops (__atomic store) */
+	bool srss;         /**< software RSS: the distributor below runs */
 	unsigned dist_lcore;
 	struct dpmon_distributor dist;
 	/** The board /health judges (health.h): lcores 0..n_workers-1 are the
