@@ -111,11 +111,17 @@ def reload(d, limit):
     return wait_for('reload', lambda: d.summary()['config']['reloads'] > before, 20)
 
 
-def test_flowspec_chain(h):
-    c = h.checker('flowspec')
-    work = tempfile.mkdtemp(prefix='dpmon-it-flowspec-')
+def workdir(prefix):
+    """A temporary directory and the path of the FIFO made in it for ExaBGP."""
+    work = tempfile.mkdtemp(prefix=prefix)
     fifo = os.path.join(work, 'exabgp.cmd')
     os.mkfifo(fifo, 0o600)
+    return work, fifo
+
+
+def test_flowspec_chain(h):
+    c = h.checker('flowspec')
+    work, fifo = workdir('dpmon-it-flowspec-')
     pcap = os.path.join(work, 'dns-amp.pcap')
     truth = write_capture(pcap)
     cfg = {'average_time_constant_ms': 1000,
@@ -215,9 +221,7 @@ def state_rules(path):
 
 def test_flowspec_restart(h):
     c = h.checker('flowspec_restart')
-    work = tempfile.mkdtemp(prefix='dpmon-it-flowspec-restart-')
-    fifo = os.path.join(work, 'exabgp.cmd')
-    os.mkfifo(fifo, 0o600)
+    work, fifo = workdir('dpmon-it-flowspec-restart-')
     state = os.path.join(work, 'state.json')
     attack, quiet = os.path.join(work, 'dns-amp.pcap'), os.path.join(work, 'quiet.pcap')
     write_capture(attack)
