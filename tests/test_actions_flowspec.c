@@ -6,7 +6,8 @@
  * (flowspec.max_rules: refused and counted), the withdraw at the alert's
  * end, the list and DELETE, the dry run (listed, never sent), the
  * withdraw at stop unless keep_on_stop, the blackhole only as the
- * fallback of flowspec+blackhole and never at the start of such an alert.
+ * fallback of flowspec+blackhole and never at the start of such an alert,
+ * the rules kept in the state file and withdrawn at the next start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -265,11 +266,158 @@ test_stop(void)
 	stop(fd);
 }
 
+#define WD2                                                                                      \
+	"withdraw flow route { match { destination 10.0.0.5/32; protocol udp; source-port =123;" \
+	" } }\n"
+
+/* Write @p text to the state file @p path. */
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	REQUIRE(f != NULL);
+	REQUIRE(fputs(text, f) >= 0);
+	REQUIRE(fclose(f) == 0);
+}
+
+/* The number of rules in the state file @p path, -1 when it has no "flowspec". */
+static int
+file_rules(const char *path, uint64_t *first_id)
+{
+	json_t *doc = json_load_file(path, 0, NULL), *fs = json_object_get(doc, "flowspec");
+	int n = json_is_array(fs) ? (int)json_array_size(fs) : -1;
+
+	*first_id = (uint64_t)json_integer_value(json_object_get(json_array_get(fs, 0), "id"));
+	json_decref(doc);
+	return n;
+}
+
+/* Start on state file @p text (NULL: left as it is), the actions with
+ * keep_on_stop; @return NULL when the start is refused. */
+static struct dpmon_actions *
+start_state(struct dpmon_config *cfg, int *fd, const char *text, char *path, size_t len)
+{
+	char fifo[128];
+
+	if (text != NULL) {
+		snprintf(dir, sizeof(dir), "/tmp/test_actions_fs_XXXXXX");
+		REQUIRE(mkdtemp(dir) != NULL);
+		snprintf(fifo, sizeof(fifo), "%s/exabgp.cmd", dir);
+		REQUIRE(mkfifo(fifo, 0600) == 0);
+		*fd = open(fifo, O_RDONLY | O_NONBLOCK);
+		REQUIRE(*fd >= 0);
+		snprintf(path, len, "%s/state.json", dir);
+		write_file(path, text);
+	}
+	dpmon_config_defaults(cfg);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &subnet.prefix, NULL) == 0);
+	cfg->subnets = &subnet;
+	cfg->n_subnets = 1;
+	snprintf(cfg->actions.exabgp_pipe, sizeof(cfg->actions.exabgp_pipe), "%s/exabgp.cmd", dir);
+	snprintf(cfg->actions.state_file, sizeof(cfg->actions.state_file), "%s", path);
+	cfg->actions.flowspec.keep_on_stop = true;
+	return dpmon_actions_create_cfg(cfg);
+}
+
+static void
+test_state_file(void)
+{
+	struct dpmon_actions_stats st;
+	struct dpmon_fs_choice c;
+	struct dpmon_config cfg;
+	struct dpmon_addr host;
+	char path[128], buf[4096], more[4096];
+	uint32_t refused;
+	uint64_t id = 0;
+	int fd;
+	json_t *j;
+	struct dpmon_actions *a = start_state(
+		&cfg, &fd,
+		"{\"version\": 1, \"blackholes\": [], \"flowspec\": ["
+		"{\"id\": 3, \"alert_id\": 7, \"announce\": \"announce flow route { match { "
+		"destination 10.0.0.5/32; protocol udp; source-port =53; } then { discard; } }\", "
+		"\"withdraw\": \"withdraw flow route { match { destination 10.0.0.5/32; protocol "
+		"udp; "
+		"source-port =53; } }\", \"created\": 1700000000.5},"
+		"{\"id\": 5, \"alert_id\": 8, \"announce\": \"announce flow route { match { "
+		"destination 10.0.0.5/32; protocol udp; source-port =123; } then { discard; } }\", "
+		"\"withdraw\": \"withdraw flow route { match { destination 10.0.0.5/32; protocol "
+		"udp; "
+		"source-port =123; } }\", \"created\": 1700000001.5}]}\n",
+		path, sizeof(path));
+
+	/* At the start: exactly the two rules' withdraw lines, and a file without them. */
+	REQUIRE(a != NULL);
+	dpmon_actions_flush(a);
+	read_fifo(fd, buf, sizeof(buf), 3000);
+	if (strcmp(buf, WD1) == 0)
+		strcat(buf, read_fifo(fd, more, sizeof(more), 3000));
+	CHECK(strcmp(buf, WD1 WD2) == 0);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 500), "") == 0);
+	CHECK_EQ_U64(file_rules(path, &id), 0);
+	dpmon_actions_stats(a, &st);
+	CHECK_EQ_U64(st.flowspec_rules, 0);
+
+	/* A new rule takes an id past the file's, and is kept in the file ... */
+	REQUIRE(dpmon_addr_parse("10.0.0.5", &host) == 0);
+	choice(&c, 1);
+	CHECK_EQ_U64(dpmon_actions_flowspec(a, 9, &host, false, &c, &refused), 1);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), ANN1) == 0);
+	j = dpmon_flowspec_list(a);
+	CHECK_EQ_U64(json_integer_value(
+			     json_object_get(json_array_get(json_object_get(j, "rules"), 0), "id")),
+		     6);
+	json_decref(j);
+	CHECK_EQ_U64(file_rules(path, &id), 1);
+	CHECK_EQ_U64(id, 6);
+	/* ... stays announced at the stop (keep_on_stop) and in the file ... */
+	dpmon_actions_free(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 1000), "") == 0);
+	CHECK_EQ_U64(file_rules(path, &id), 1);
+	/* ... and the next start withdraws it. */
+	a = start_state(&cfg, &fd, NULL, path, sizeof(path));
+	REQUIRE(a != NULL);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), WD1) == 0);
+	CHECK_EQ_U64(file_rules(path, &id), 0);
+	dpmon_actions_free(a);
+	unlink(path);
+	stop(fd);
+
+	/* A file written before rules were kept loads: its blackhole, no line. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [{\"address\": \"10.0.0.9\", "
+			"\"manual\": true, \"alert_ids\": [], \"since\": 1700000000.5}]}\n",
+			path, sizeof(path));
+	REQUIRE(a != NULL);
+	dpmon_actions_flush(a);
+	dpmon_actions_stats(a, &st);
+	CHECK_EQ_U64(st.blackholes, 1);
+	CHECK_EQ_U64(st.flowspec_rules, 0);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "announce route 10.0.0.9/32 next-hop 192.0.2.1\n") == 0);
+	CHECK_EQ_U64(file_rules(path, &id), -1); /* not rewritten: nothing changed */
+	dpmon_actions_free(a);
+	unlink(path);
+	stop(fd);
+
+	/* A malformed rule stops the start, naming its JSON path. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [{\"id\": 0}]}\n", path,
+			sizeof(path));
+	CHECK(a == NULL);
+	unlink(path);
+	stop(fd);
+}
+
 int
 main(void)
 {
 	test_announce_budget_end();
 	test_dry_run_and_fallback();
 	test_stop();
+	test_state_file();
 	return check_finish("test_actions_flowspec");
 }

@@ -127,7 +127,7 @@ struct dpmon_actions {
 	uint64_t stop_dropped; /* queued scripts the stop dropped */
 	/* blackholes, announced through @c exabgp */
 	struct bh_list bh;
-	uint64_t saved_gen;            /* the list change saved */
+	uint64_t saved_gen;            /* the state change saved (state_gen) */
 	bool busy;                     /* the thread is in a round */
 	struct actions_exabgp *exabgp; /* ExaBGP's pipe */
 	struct fs_list fs;             /* FlowSpec rules, announced through @c exabgp */
@@ -136,6 +136,14 @@ struct dpmon_actions {
 };
 
 static double now_unix_s(void);
+
+/* The state file's generation: bumped by every change of the blackholes
+ * or of the FlowSpec rules sent (both only grow). Lock held. */
+static uint64_t
+state_gen(const struct dpmon_actions *a)
+{
+	return a->bh.gen + a->fs.gen;
+}
 
 /* ------------------------------------------------------------------------
  * The job queue (lock held).
@@ -168,7 +176,7 @@ enqueue(struct dpmon_actions *a, const struct job *j)
 static bool
 has_work(const struct dpmon_actions *a)
 {
-	return a->count > 0 || a->bh.gen != a->saved_gen || a->stop;
+	return a->count > 0 || state_gen(a) != a->saved_gen || a->stop;
 }
 
 /* Make queued job @p j's list change, unless made already. Lock held. */
@@ -240,9 +248,11 @@ save_state(struct dpmon_actions *a)
 	int rc;
 
 	pthread_mutex_lock(&a->lock);
-	gen = a->bh.gen;
+	gen = state_gen(a);
 	snprintf(path, sizeof(path), "%s", a->conf.state_file);
-	doc = gen != a->saved_gen && path[0] != '\0' ? actions_state_json(&a->bh) : NULL;
+	doc = gen != a->saved_gen && path[0] != '\0'
+		      ? actions_state_json(&a->bh, actions_fs_state_json(&a->fs))
+		      : NULL;
 	if (doc == NULL && gen != a->saved_gen && path[0] != '\0')
 		LOG("cannot write the state file %s: %s (tried again at the next change)", path,
 		    strerror(ENOMEM));
@@ -441,21 +451,29 @@ take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
 
 /*
  * Read the state file into the list, dropping (and withdrawing) the
- * entries outside the monitored subnets when some are known.
+ * entries outside the monitored subnets when some are known; withdraw its
+ * FlowSpec rules (their alerts did not survive the restart), the file
+ * rewritten without them in the thread's first round.
  * @return 0, or -EINVAL (logged). Before the thread starts.
  */
 static int
 load_state(struct dpmon_actions *a)
 {
 	char context[DPMON_PATH_LEN + 16];
-	int rc = actions_state_load(&a->bh, a->conf.state_file);
+	json_t *rules;
+	int rc = actions_state_load(&a->bh, a->conf.state_file, &rules);
 
-	if (rc != 0)
+	if (rc == 0)
+		rc = actions_fs_restore(&a->fs, a->exabgp, rules, a->conf.state_file);
+	json_decref(rules);
+	if (rc < 0)
 		return rc;
+	if (rc > 0)
+		LOG("%d flowspec rule(s) of %s withdrawn", rc, a->conf.state_file);
 	snprintf(context, sizeof(context), "state file %s: ", a->conf.state_file);
 	if (a->subnets.n > 0)
 		actions_bh_drop_outside(&a->bh, &a->subnets, context);
-	a->saved_gen = a->bh.gen;
+	a->saved_gen = a->bh.gen; /* a restored rule leaves a->fs.gen ahead: saved */
 	if (a->bh.n > 0)
 		LOG("%u blackhole(s) restored from %s", a->bh.n, a->conf.state_file);
 	return 0;
@@ -602,7 +620,7 @@ dpmon_actions_flush(struct dpmon_actions *a)
 	target = a->posted;
 	pthread_cond_signal(&a->wake);
 	while (a->started &&
-	       (a->done < target || a->busy || a->bh.gen != a->saved_gen || a->count > 0))
+	       (a->done < target || a->busy || state_gen(a) != a->saved_gen || a->count > 0))
 		pthread_cond_wait(&a->idle, &a->lock);
 	pthread_mutex_unlock(&a->lock);
 }

@@ -75,6 +75,7 @@ actions_fs_add(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_f
 			return rc;
 		x->sent = true;
 		l->announced++;
+		l->gen++;
 		LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 "): %s", x->id, alert_id, ann);
 	} else {
 		LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 "), dry run, not sent: %s",
@@ -102,6 +103,7 @@ drop(struct fs_list *l, struct actions_exabgp *e, uint32_t i)
 	if (l->v[i].sent) {
 		route_key(l->v[i].id, key, sizeof(key));
 		actions_exabgp_withdraw(e, key);
+		l->gen++;
 	}
 	LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 ") withdrawn", l->v[i].id,
 		 l->v[i].alert_id);
@@ -180,6 +182,99 @@ actions_fs_json(const struct fs_list *l, struct actions_exabgp *e)
 	}
 	free(order);
 	return arr != NULL ? json_pack("{s:o}", "rules", arr) : NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * The state file.
+ * --------------------------------------------------------------------- */
+
+json_t *
+actions_fs_state_json(const struct fs_list *l)
+{
+	const struct fs_entry **order = calloc(l->n ? l->n : 1, sizeof(*order));
+	json_t *arr = json_array();
+	uint32_t n = 0;
+
+	if (order == NULL || arr == NULL) {
+		free(order);
+		json_decref(arr);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->v[i].sent)
+			order[n++] = &l->v[i];
+	qsort(order, n, sizeof(*order), entry_cmp); /* a stable file for diffs */
+	for (uint32_t i = 0; arr != NULL && i < n; i++) {
+		char ann[DPMON_FS_TEXT_LEN], wd[DPMON_FS_TEXT_LEN];
+		const struct fs_entry *x = order[i];
+
+		if (lines(&x->rule, ann, wd) != 0 ||
+		    json_array_append_new(
+			    arr, json_pack("{s:I,s:I,s:s,s:s,s:f}", "id", (json_int_t)x->id,
+					   "alert_id", (json_int_t)x->alert_id, "announce", ann,
+					   "withdraw", wd, "created", x->created)) != 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
+	free(order);
+	return arr;
+}
+
+/* Entry @p i of the state file's rules: its id into @p id and its withdraw
+ * line into @p wd; false (logged) when malformed. */
+static bool
+saved_entry(const json_t *x, size_t i, const char *path, uint64_t *id, const char **wd)
+{
+	json_t *jid = json_object_get(x, "id"), *jwd = json_object_get(x, "withdraw");
+
+	if (!json_is_integer(jid) || json_integer_value(jid) <= 0 || !json_is_string(jwd) ||
+	    strncmp(json_string_value(jwd), "withdraw flow route ", 20) != 0) {
+		LOG("state file %s: $.flowspec[%zu]: expected \"id\" (integer > 0) and "
+		    "\"withdraw\" (\"withdraw flow route ...\")",
+		    path, i);
+		return false;
+	}
+	*id = (uint64_t)json_integer_value(jid);
+	*wd = json_string_value(jwd);
+	return true;
+}
+
+int
+actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const json_t *saved,
+		   const char *path)
+{
+	char key[ACTIONS_EXABGP_KEY_LEN];
+	const char *wd;
+	uint64_t id, last = l->last_id;
+	json_t *x;
+	size_t i;
+	int rc;
+
+	json_array_foreach(saved, i, x) if (!saved_entry(x, i, path, &id, &wd)) return -EINVAL;
+	json_array_foreach(saved, i, x)
+	{
+		saved_entry(x, i, path, &id, &wd);
+		/* A route known to the writer, removed at once: only its withdraw
+		 * line is due (its announce reached an earlier dpmon's pipe). */
+		route_key(id, key, sizeof(key));
+		rc = actions_exabgp_announce(e, key, wd, wd, 0);
+		if (rc >= 0)
+			rc = actions_exabgp_withdraw(e, key);
+		if (rc != 0)
+			LOG("state file %s: $.flowspec[%zu]: cannot withdraw rule %" PRIu64 ": %s",
+			    path, i, id, strerror(rc < 0 ? -rc : EEXIST));
+		else
+			LOG_INFO("flowspec rule %" PRIu64 " of the state file withdrawn (its "
+				 "alert did not survive the restart)",
+				 id);
+		if (id > last)
+			last = id;
+	}
+	l->last_id = last;
+	if (i > 0)
+		l->gen++;
+	return (int)i;
 }
 
 void

@@ -40,6 +40,7 @@ struct fs_list {
 	uint64_t last_id;
 	uint64_t announced; /**< rules handed to the pipe since start */
 	uint64_t refused;   /**< rules refused by the budget since start */
+	uint64_t gen;       /**< bumped at each change of the rules sent (the state file) */
 };
 
 /**
@@ -74,6 +75,30 @@ int actions_fs_remove(struct fs_list *l, struct actions_exabgp *e, uint64_t id);
  * @return a new reference, or NULL (out of memory).
  */
 json_t *actions_fs_json(const struct fs_list *l, struct actions_exabgp *e);
+
+/**
+ * The rules sent to the pipe as the state file keeps them (actions_state.h),
+ * by id: [{"id", "alert_id" (0 for a manual rule), "announce", "withdraw",
+ * "created"}], each line an ExaBGP command without its newline. A dry
+ * run's rules are not there (never sent).
+ * @return a new reference, or NULL (out of memory).
+ */
+json_t *actions_fs_state_json(const struct fs_list *l);
+
+/**
+ * The start: withdraw through @p e every rule of the state file's array
+ * @p saved (actions_fs_state_json; NULL or empty: none), each by its
+ * "withdraw" line, since the alerts they mitigate did not survive the
+ * restart; then they are forgotten (the next save leaves them out: l->gen
+ * bumped). New rules take ids past the largest one of @p saved, so that a
+ * new rule's announce never cancels a withdraw still waiting for the pipe.
+ * @param path  the state file, for the log lines.
+ * @return the number of rules withdrawn, or -EINVAL (logged with the JSON
+ *         path and why) for a malformed entry, nothing withdrawn.
+ * Before the actions thread starts.
+ */
+int actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const json_t *saved,
+		       const char *path);
 
 /** Free the list's memory (no line is written). */
 void actions_fs_free(struct fs_list *l);

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * actions_state.c — the blackholes' state file (actions_state.h): read
- * once before the actions thread starts, rewritten by the thread after
- * each change of the list, so that blackholes survive a restart.
+ * actions_state.c — the state file (actions_state.h): read once before
+ * the actions thread starts, rewritten by the thread after each change of
+ * the blackholes or of the FlowSpec rules sent, so that blackholes survive
+ * a restart and no rule outlives its alert.
  *
  * The file is JSON {"version":1,"blackholes":[{"address","manual",
- * "alert_ids":[...],"since"}]}, rewritten after each change by a temporary
+ * "alert_ids":[...],"since"}],"flowspec":[{"id","alert_id","announce",
+ * "withdraw","created"}]}; "flowspec" is optional (files written before
+ * dpmon kept rules load as none). It is rewritten after each change by a temporary
  * file in the same directory, fsync, rename and an fsync of the directory.
  * A missing file is an empty list; a file that cannot be read or parsed
  * stops the start (create returns NULL): starting with an empty list would
@@ -43,7 +46,7 @@ cmp_bh(const void *x, const void *y)
 }
 
 json_t *
-actions_state_json(struct bh_list *l)
+actions_state_json(struct bh_list *l, json_t *flowspec)
 {
 	json_t *list = json_array(), *ids, *e;
 	char t[DPMON_PREFIX_STRLEN];
@@ -64,8 +67,13 @@ actions_state_json(struct bh_list *l)
 			return NULL;
 		}
 	}
-	return list == NULL ? NULL
-			    : json_pack("{s:i,s:o}", "version", STATE_VERSION, "blackholes", list);
+	if (list == NULL || flowspec == NULL) {
+		json_decref(list);
+		json_decref(flowspec);
+		return NULL;
+	}
+	return json_pack("{s:i,s:o,s:o}", "version", STATE_VERSION, "blackholes", list, "flowspec",
+			 flowspec);
 }
 
 /* fsync the directory of @p path, so that the rename is durable. */
@@ -221,14 +229,16 @@ read_doc(const char *path)
 static bool
 load_doc(struct bh_list *l, const char *path, json_t *doc)
 {
-	json_t *list = json_object_get(doc, "blackholes"), *e;
+	json_t *list = json_object_get(doc, "blackholes"), *fs = json_object_get(doc, "flowspec"),
+	       *e;
 	size_t i;
 
 	if (!json_is_integer(json_object_get(doc, "version")) ||
 	    json_integer_value(json_object_get(doc, "version")) != STATE_VERSION ||
-	    !json_is_array(list)) {
-		LOG("state file %s: expected {\"version\": %d, \"blackholes\": [...]}", path,
-		    STATE_VERSION);
+	    !json_is_array(list) || (fs != NULL && !json_is_array(fs))) {
+		LOG("state file %s: expected {\"version\": %d, \"blackholes\": [...], "
+		    "\"flowspec\": [...] (optional)}",
+		    path, STATE_VERSION);
 		return false;
 	}
 	json_array_foreach(list, i, e) if (!load_entry(l, path, i, e)) return false;
@@ -236,17 +246,20 @@ load_doc(struct bh_list *l, const char *path, json_t *doc)
 }
 
 int
-actions_state_load(struct bh_list *l, const char *path)
+actions_state_load(struct bh_list *l, const char *path, json_t **flowspec)
 {
 	json_t *doc;
 	bool ok;
 
+	*flowspec = NULL;
 	if (path[0] == '\0' || access(path, F_OK) != 0)
 		return 0;
 	doc = read_doc(path);
 	if (doc == NULL)
 		return -EINVAL;
 	ok = load_doc(l, path, doc);
+	if (ok)
+		*flowspec = json_incref(json_object_get(doc, "flowspec"));
 	json_decref(doc);
 	return ok ? 0 : -EINVAL;
 }

@@ -19,6 +19,10 @@ of 200 packets is in; the test checks, on gobgpd's table:
   - that it is gone after the alert ends (a reload raises the threshold);
   - that a new alert's rule is gone at dpmon's stop (keep_on_stop false).
 
+With keep_on_stop and a state file, the rule stays at gobgpd after the
+stop, the file holds it, and a new dpmon started on a capture without the
+attack withdraws it (gobgpd's table empty, the file without rules).
+
 Expected values come from the capture the test writes, never from dpmon.
 """
 import ipaddress
@@ -107,11 +111,17 @@ def reload(d, limit):
     return wait_for('reload', lambda: d.summary()['config']['reloads'] > before, 20)
 
 
-def test_flowspec_chain(h):
-    c = h.checker('flowspec')
-    work = tempfile.mkdtemp(prefix='dpmon-it-flowspec-')
+def workdir(prefix):
+    """A temporary directory and the path of the FIFO made in it for ExaBGP."""
+    work = tempfile.mkdtemp(prefix=prefix)
     fifo = os.path.join(work, 'exabgp.cmd')
     os.mkfifo(fifo, 0o600)
+    return work, fifo
+
+
+def test_flowspec_chain(h):
+    c = h.checker('flowspec')
+    work, fifo = workdir('dpmon-it-flowspec-')
     pcap = os.path.join(work, 'dns-amp.pcap')
     truth = write_capture(pcap)
     cfg = {'average_time_constant_ms': 1000,
@@ -175,6 +185,86 @@ def test_flowspec_chain(h):
                      gobgp.wait_rib('ipv4-flowspec', set(), 30))
             exa.__exit__(None, None, None)
     finally:
+        shutil.rmtree(work, ignore_errors=True)
+    c.done()
+
+
+def write_quiet_capture(path):
+    """A capture of the host's own traffic only (HTTPS clients): no alert."""
+    rnd = random.Random(23)
+    with open(path, 'wb') as out:
+        out.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        for n in range(100):
+            src = '100.64.%d.%d' % (rnd.randrange(256), rnd.randrange(1, 255))
+            f = harness.eth_ipv4(src, VICTIM, proto=6, sport=rnd.randrange(32768, 60000),
+                                 dport=443, size=66)
+            out.write(struct.pack('<IIII', 1764522000, n * 1000, len(f), len(f)))
+            out.write(f)
+
+
+def open_writer(fifo):
+    """A non-blocking write descriptor of `fifo`, or None while it has no reader."""
+    try:
+        return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+
+
+def state_rules(path):
+    """The FlowSpec rules of the state file `path` ([] without a file)."""
+    try:
+        with open(path) as f:
+            return json.load(f).get('flowspec', [])
+    except FileNotFoundError:
+        return []
+
+
+def test_flowspec_restart(h):
+    c = h.checker('flowspec_restart')
+    work, fifo = workdir('dpmon-it-flowspec-restart-')
+    state = os.path.join(work, 'state.json')
+    attack, quiet = os.path.join(work, 'dns-amp.pcap'), os.path.join(work, 'quiet.pcap')
+    write_capture(attack)
+    write_quiet_capture(quiet)
+    keeper = None
+    cfg = {'average_time_constant_ms': 1000,
+           'detection': {'thresholds': {'ingress': {'pps': 1000}}, 'ban': True,
+                         'mitigation': 'flowspec', 'hold_s': 1},
+           'actions': {'exabgp_pipe': fifo, 'state_file': state,
+                       'flowspec': {'sample_packets': 200, 'sample_timeout_s': 30,
+                                    'keep_on_stop': True}}}
+    try:
+        with GoBgp() as gobgp:
+            exa = ExaBgp(gobgp, fifo)
+            exa.start()
+            gobgp.wait_established()
+            # A second writer holds the FIFO open, so that ExaBGP's socat sees
+            # no end of file when dpmon stops (a respawned socat runs as
+            # ExaBGP's unprivileged user here, who cannot open the FIFO, and
+            # ExaBGP would shut down, dropping every route by itself).
+            keeper = wait_for('socat reading the FIFO', lambda: open_writer(fifo), 20)
+            c.true('a second writer on the FIFO', keeper is not None)
+            with h.dpmon_run([attack], SUBNETS, 'flowspec-keep', extra_config=cfg,
+                             vdev_args=',infinite_rx=1') as d:
+                rib = wait_for('the rule', lambda: gobgp.rib('ipv4-flowspec'))
+                c.eq('one FlowSpec route at gobgpd', 1, len(rib))
+                c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+            time.sleep(3)
+            c.eq('the rule stays after the stop (keep_on_stop)', set(rib),
+                 set(gobgp.rib('ipv4-flowspec')))
+            c.eq('the state file holds the rule', 1, len(state_rules(state)))
+            with h.dpmon_run([quiet], SUBNETS, 'flowspec-restart', extra_config=cfg,
+                             vdev_args=',infinite_rx=1') as d:
+                c.eq('no route once the new dpmon started', set(),
+                     gobgp.wait_rib('ipv4-flowspec', set(), 30))
+                wait_for('no rule in the file', lambda: not state_rules(state), 10)
+                c.eq('the state file holds no rule', [], state_rules(state))
+                c.eq('the new dpmon has no rule', [], d.get('/api/v1/flowspec')['rules'])
+                c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+            exa.__exit__(None, None, None)
+    finally:
+        if keeper is not None:
+            os.close(keeper)
         shutil.rmtree(work, ignore_errors=True)
     c.done()
 
