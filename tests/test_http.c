@@ -1086,6 +1086,23 @@ refused_changes(uint16_t port)
 	json_decref(j);
 }
 
+/* An actions module whose one monitored subnet is 10.0.0.0/24 (copied). */
+static struct dpmon_actions *
+actions_on_10_0_0_0_24(void)
+{
+	struct dpmon_subnet_conf sub = {0};
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+
+	dpmon_config_defaults(&cfg);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &sub.prefix, NULL) == 0);
+	cfg.subnets = &sub;
+	cfg.n_subnets = 1;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	return a;
+}
+
 /* ------------------------------------------------------------------------
  * Bearer tokens (http_token.h).
  * --------------------------------------------------------------------- */
@@ -1133,8 +1150,6 @@ test_tokens(struct dpmon_snap_store *st)
 	static const char body[] = "{\"address\": \"10.0.0.7\"}";
 	static const char good[] = JSON_TYPE "Authorization: Bearer s3cret-W_1\r\n";
 	char dir[] = "/tmp/test_http_tokens.XXXXXX", wpath[64], rpath[64], e[256];
-	struct dpmon_subnet_conf sub = {0};
-	struct dpmon_config cfg;
 	struct dpmon_actions *a;
 	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .metrics_top_hosts = 1};
 	struct dpmon_http *h;
@@ -1147,12 +1162,7 @@ test_tokens(struct dpmon_snap_store *st)
 	snprintf(rpath, sizeof(rpath), "%s/read", dir);
 	write_token(wpath, "s3cret-W_1\n", 0600);
 	write_token(rpath, "r3ad\n", 0400);
-	dpmon_config_defaults(&cfg);
-	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &sub.prefix, NULL) == 0);
-	cfg.subnets = &sub;
-	cfg.n_subnets = 1;
-	a = dpmon_actions_create_cfg(&cfg);
-	REQUIRE(a != NULL);
+	a = actions_on_10_0_0_0_24();
 	o.actions = a;
 	o.write_token_file = wpath;
 	h = dpmon_http_start_opts(&o, st);
@@ -1223,8 +1233,6 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	static const char chunked_big[] =
 		"POST /api/v1/blackholes HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
 		"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
-	struct dpmon_subnet_conf sub = {0};
-	struct dpmon_config cfg;
 	struct dpmon_actions *a;
 	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1",
 				    .metrics_top_hosts = 1,
@@ -1241,12 +1249,7 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	EXPECT_ERROR(request(plain_port, "GET", "/api/v1/blackholes"), 404,
 		     "no such endpoint: /api/v1/blackholes");
 
-	dpmon_config_defaults(&cfg);
-	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &sub.prefix, NULL) == 0);
-	cfg.subnets = &sub;
-	cfg.n_subnets = 1;
-	a = dpmon_actions_create_cfg(&cfg);
-	REQUIRE(a != NULL);
+	a = actions_on_10_0_0_0_24();
 	o.actions = a;
 	h = dpmon_http_start_opts(&o, st);
 	REQUIRE(h != NULL);

@@ -12,7 +12,6 @@ Expected values come from docs/api.md and docs/configuration.md.
 import os
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -20,6 +19,7 @@ import shutil
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from test_check_config import check_config  # noqa: E402
 
 SUBNETS = [('141.142.228.0/24', 'a')]
 WRITE_MSG = ('this request changes state: it needs Authorization: Bearer with the write '
@@ -64,12 +64,6 @@ def wait_post_status(d, address, token, want, timeout=10.0):
         if status == want or time.monotonic() >= deadline:
             return status
         time.sleep(0.1)
-
-
-def check_config(h, path):
-    p = subprocess.run([h.dpmon, '--check-config', path], stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
-    return p.returncode, (p.stdout + p.stderr).decode('utf-8', 'replace')
 
 
 def test_tokens_live(h):
