@@ -224,7 +224,8 @@ for (const [label, method, path, status] of [
   ["delete bad", "DELETE", "/api/v1/flowspec/0", 400],
 ])
   await exchange("flowspec " + label + ": " + method + " " + path, method, path,
-                 { headers: {}, body: method === "POST" ? "{}" : undefined, expect: status });
+                 { headers: method === "GET" || method === "HEAD" ? {} : json,
+                   body: method === "POST" ? "{}" : undefined, expect: status });
 
 /* If-None-Match: 304 with the same ETag while the snapshot lasts. */
 for (const path of ["/api/v1/summary", "/api/v1/hosts?limit=5", "/metrics", "/", "/health"]) {
