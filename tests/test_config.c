@@ -835,6 +835,108 @@ test_allowed_hosts(void)
 	free(out);
 }
 
+/* Write @p text into the new file @p path with mode @p mode. */
+static void
+write_mode(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0 || chmod(path, mode) != 0) {
+		perror(path);
+		exit(2);
+	}
+}
+
+/* http.write_token_file and read_token_file: a private token file is taken;
+ * one others may read, an empty one, a directory, a FIFO, a relative path
+ * are refused with the JSON path; a listener other than loopback needs a
+ * write token or http.allow_unauthenticated_writes. */
+static void
+test_token_files(void)
+{
+	char dir[] = "/tmp/test_config_tokens.XXXXXX", good[64], open_[64], empty[64], fifo[64],
+	     json[1024], line[512];
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	snprintf(good, sizeof(good), "%s/good", dir);
+	snprintf(open_, sizeof(open_), "%s/open", dir);
+	snprintf(empty, sizeof(empty), "%s/empty", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	write_mode(good, "tok-1\n", 0600);
+	write_mode(open_, "tok-2\n", 0644);
+	write_mode(empty, "\n", 0600);
+	CHECK(mkfifo(fifo, 0600) == 0);
+
+	snprintf(json, sizeof(json),
+		 OPS_BASE "\"http\": {\"listen\": \"0.0.0.0\", \"write_token_file\": \"%s\", "
+			  "\"read_token_file\": \"%s\"}}",
+		 good, good);
+	CHECK(parse(json, &cfg, &out) == 0);
+	CHECK_STR(out, "");
+	CHECK_STR(cfg.http_write_token_file, good);
+	CHECK_STR(cfg.http_read_token_file, good);
+	CHECK(!cfg.http_allow_unauthenticated_writes);
+	dpmon_config_free(&cfg);
+	free(out);
+	CHECK(parse(OPS_BASE "\"http\": {\"listen\": \"192.0.2.1\", "
+			     "\"allow_unauthenticated_writes\": true}}",
+		    &cfg, &out) == 0);
+	CHECK(cfg.http_allow_unauthenticated_writes);
+	CHECK_STR(cfg.http_write_token_file, "");
+	dpmon_config_free(&cfg);
+	free(out);
+
+	snprintf(json, sizeof(json),
+		 OPS_BASE "\"http\": {\"write_token_file\": \"%s\", \"read_token_file\": \"%s\"}}",
+		 open_, empty);
+	out = parse_bad(json, 2);
+	snprintf(line, sizeof(line),
+		 "cfg.json: $.http.write_token_file: token file \"%s\": group or others may "
+		 "access it (mode 0644; chmod 600)",
+		 open_);
+	CHECK_LINE(out, line);
+	snprintf(line, sizeof(line), "cfg.json: $.http.read_token_file: token file \"%s\": empty",
+		 empty);
+	CHECK_LINE(out, line);
+	free(out);
+	snprintf(json, sizeof(json),
+		 OPS_BASE "\"http\": {\"write_token_file\": \"%s\", \"read_token_file\": \"%s\"}}",
+		 fifo, dir);
+	out = parse_bad(json, 2);
+	snprintf(line, sizeof(line),
+		 "cfg.json: $.http.write_token_file: token file \"%s\": not a regular file (FIFO)",
+		 fifo);
+	CHECK_LINE(out, line);
+	snprintf(line, sizeof(line),
+		 "cfg.json: $.http.read_token_file: token file \"%s\": Is a directory", dir);
+	CHECK_LINE(out, line);
+	free(out);
+	out = parse_bad(OPS_BASE "\"http\": {\"write_token_file\": \"tok\", "
+				 "\"allow_unauthenticated_writes\": 1}}",
+			2);
+	CHECK_LINE(out, "cfg.json: $.http.write_token_file: must be an absolute path, got \"tok\"");
+	CHECK_LINE(out, "cfg.json: $.http.allow_unauthenticated_writes: wrong type: expected "
+			"boolean, got integer");
+	free(out);
+	out = parse_bad(OPS_BASE "\"http\": {\"listen\": \"::\"}}", 1);
+	CHECK_LINE(out, "cfg.json: $.http.listen: \"::\" is not a loopback address: set "
+			"http.write_token_file, or http.allow_unauthenticated_writes to true");
+	free(out);
+	CHECK(parse(OPS_BASE "\"http\": {\"listen\": \"127.0.0.2\"}}", &cfg, &out) == 0);
+	dpmon_config_free(&cfg);
+	free(out);
+	unlink(good);
+	unlink(open_);
+	unlink(empty);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 /* ports[].decap: true, false, absent, a list; every kind of mistake. */
 static void
 test_decap(void)
@@ -1494,6 +1596,7 @@ main(int argc, char **argv)
 	test_many_subnets();
 	test_ops_keys();
 	test_allowed_hosts();
+	test_token_files();
 	test_files(argc > 1 ? argv[1] : NULL);
 
 	return check_finish("test_config");

@@ -16,7 +16,8 @@
  * Also /metrics, the page at /, ETag and If-None-Match (304) per snapshot,
  * CORS for configured origins (preflight included), and the health board:
  * a stale merge turns the cached healthy /health into a 503 for the same
- * snapshot, never a 304.
+ * snapshot, never a 304. Bearer tokens: 401 with WWW-Authenticate, the
+ * count on /metrics, a reload of the token files.
  *
  * Each CHECK prints file:line and exits 1.
  */
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -1084,6 +1086,146 @@ refused_changes(uint16_t port)
 	json_decref(j);
 }
 
+/* An actions module whose one monitored subnet is 10.0.0.0/24 (copied). */
+static struct dpmon_actions *
+actions_on_10_0_0_0_24(void)
+{
+	struct dpmon_subnet_conf sub = {0};
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+
+	dpmon_config_defaults(&cfg);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &sub.prefix, NULL) == 0);
+	cfg.subnets = &sub;
+	cfg.n_subnets = 1;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	return a;
+}
+
+/* ------------------------------------------------------------------------
+ * Bearer tokens (http_token.h).
+ * --------------------------------------------------------------------- */
+
+/* Write @p text to @p path with mode @p mode. */
+static void
+write_token(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	REQUIRE(f != NULL);
+	fputs(text, f);
+	REQUIRE(fclose(f) == 0);
+	REQUIRE(chmod(path, mode) == 0);
+}
+
+/* A 401 for @p r: WWW-Authenticate: Bearer and the error @p msg. */
+static void
+expect_401(struct reply r, const char *msg, int line)
+{
+	char v[64];
+
+	if (header(&r, "WWW-Authenticate", v, sizeof(v)) == NULL || strcmp(v, "Bearer") != 0) {
+		fprintf(stderr, "%s:%d: no WWW-Authenticate: Bearer:\n%s\n", __FILE__, line, r.raw);
+		exit(1);
+	}
+	expect_error(__FILE__, line, r, 401, msg);
+}
+
+/*
+ * With http.write_token_file, a POST or DELETE without Authorization, with
+ * another scheme or a wrong token gets 401 and changes nothing; the right
+ * token passes; reads need none. /metrics counts the 401s. With a read
+ * token loaded too (as on SIGHUP), reads other than /health need the read
+ * or the write token; a token file others may read is refused and the old
+ * tokens stay.
+ */
+static void
+test_tokens(struct dpmon_snap_store *st)
+{
+	static const char write_msg[] = "this request changes state: it needs Authorization: "
+					"Bearer with the write token (http.write_token_file)";
+	static const char read_msg[] = "reads need Authorization: Bearer with the read token "
+				       "(http.read_token_file)";
+	static const char body[] = "{\"address\": \"10.0.0.7\"}";
+	static const char good[] = JSON_TYPE "Authorization: Bearer s3cret-W_1\r\n";
+	char dir[] = "/tmp/test_http_tokens.XXXXXX", wpath[64], rpath[64], e[256];
+	struct dpmon_actions *a;
+	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .metrics_top_hosts = 1};
+	struct dpmon_http *h;
+	struct reply r;
+	uint16_t port;
+	json_t *j;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(wpath, sizeof(wpath), "%s/write", dir);
+	snprintf(rpath, sizeof(rpath), "%s/read", dir);
+	write_token(wpath, "s3cret-W_1\n", 0600);
+	write_token(rpath, "r3ad\n", 0400);
+	a = actions_on_10_0_0_0_24();
+	o.actions = a;
+	o.write_token_file = wpath;
+	h = dpmon_http_start_opts(&o, st);
+	REQUIRE(h != NULL);
+	port = dpmon_http_port(h);
+
+	expect_401(post_blackhole(port, "localhost", JSON_TYPE, body), write_msg, __LINE__);
+	expect_401(post_blackhole(port, "localhost",
+				  JSON_TYPE "Authorization: Bearer s3cret-W_2\r\n", body),
+		   write_msg, __LINE__);
+	expect_401(post_blackhole(port, "localhost",
+				  JSON_TYPE "Authorization: Bearer s3cret-W_\r\n", body),
+		   write_msg, __LINE__);
+	expect_401(post_blackhole(port, "localhost",
+				  JSON_TYPE "Authorization: Basic czNjcmV0LVdfMQ==\r\n", body),
+		   write_msg, __LINE__);
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/blackholes"), 200);
+	CHECK(json_array_size(json_object_get(j, "blackholes")) == 0);
+	json_decref(j);
+	/* the scheme in any case, more than one space */
+	json_decref(
+		EXPECT_JSON(post_blackhole(port, "localhost",
+					   JSON_TYPE "Authorization: bearer  s3cret-W_1\r\n", body),
+			    201));
+	expect_401(request_h(port, "DELETE", "/api/v1/blackholes/10.0.0.7", JSON_TYPE), write_msg,
+		   __LINE__);
+	r = request(port, "GET", "/metrics");
+	CHECK(r.status == 200 && strstr(r.body, "\ndpmon_http_unauthorized_total 5\n") != NULL);
+	free(r.raw);
+
+	/* A read token as well, as a reload loads it. */
+	CHECK(dpmon_http_reload_tokens(h, wpath, rpath, e, sizeof(e)) == 0);
+	expect_401(request(port, "GET", "/api/v1/blackholes"), read_msg, __LINE__);
+	expect_401(request_h(port, "GET", "/api/v1/blackholes", "Authorization: Bearer r3ad_\r\n"),
+		   read_msg, __LINE__);
+	json_decref(EXPECT_JSON(
+		request_h(port, "GET", "/api/v1/blackholes", "Authorization: Bearer r3ad\r\n"),
+		200));
+	json_decref(EXPECT_JSON(request_h(port, "GET", "/api/v1/blackholes",
+					  "Authorization: Bearer s3cret-W_1\r\n"),
+				200));
+	json_decref(EXPECT_JSON(request(port, "GET", "/health"), 200));
+	expect_401(request_h(port, "DELETE", "/api/v1/blackholes/10.0.0.7",
+			     JSON_TYPE "Authorization: Bearer r3ad\r\n"),
+		   write_msg, __LINE__);
+
+	/* A token file others may read: refused, the old tokens stay. */
+	write_token(wpath, "other\n", 0644);
+	CHECK(dpmon_http_reload_tokens(h, wpath, rpath, e, sizeof(e)) == -EPERM);
+	CHECK(strstr(e, "group or others may access it (mode 0644; chmod 600)") != NULL);
+	json_decref(
+		EXPECT_JSON(request_h(port, "DELETE", "/api/v1/blackholes/10.0.0.7", good), 200));
+
+	/* No token file: a start with one others may read fails. */
+	dpmon_http_stop(h);
+	errno = 0;
+	CHECK(dpmon_http_start_opts(&o, st) == NULL && errno == EPERM);
+	dpmon_actions_free(a);
+	unlink(wpath);
+	unlink(rpath);
+	rmdir(dir);
+}
+
 static void
 test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 {
@@ -1091,8 +1233,6 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	static const char chunked_big[] =
 		"POST /api/v1/blackholes HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
 		"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
-	struct dpmon_subnet_conf sub = {0};
-	struct dpmon_config cfg;
 	struct dpmon_actions *a;
 	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1",
 				    .metrics_top_hosts = 1,
@@ -1109,12 +1249,7 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	EXPECT_ERROR(request(plain_port, "GET", "/api/v1/blackholes"), 404,
 		     "no such endpoint: /api/v1/blackholes");
 
-	dpmon_config_defaults(&cfg);
-	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &sub.prefix, NULL) == 0);
-	cfg.subnets = &sub;
-	cfg.n_subnets = 1;
-	a = dpmon_actions_create_cfg(&cfg);
-	REQUIRE(a != NULL);
+	a = actions_on_10_0_0_0_24();
 	o.actions = a;
 	h = dpmon_http_start_opts(&o, st);
 	REQUIRE(h != NULL);
@@ -1324,6 +1459,7 @@ main(void)
 	test_blackholes(&st, port);
 	test_blackholes_host_prefix(&st);
 	test_health_board(&st);
+	test_tokens(&st);
 	/* Still serving after all of the above. */
 	json_decref(EXPECT_JSON(request(port, "GET", "/health"), 200));
 	dpmon_http_stop(h);

@@ -285,6 +285,12 @@ struct dpmon_config {
 	 */
 	char http_allowed_hosts[DPMON_MAX_ALLOWED_HOSTS][DPMON_HOST_NAME_LEN];
 	uint32_t n_allowed_hosts;
+	/** Bearer token file that requests changing state must present; "" = none. */
+	char http_write_token_file[DPMON_PATH_LEN];
+	/** Bearer token file that reads (all but /health) must present; "" = none. */
+	char http_read_token_file[DPMON_PATH_LEN];
+	/** Listening on an address other than loopback without a write token is allowed. */
+	bool http_allow_unauthenticated_writes;
 	/** Hosts exported per-host on /metrics (top by bytes); default 20, 0..1000. */
 	uint32_t metrics_top_hosts;
 	/**

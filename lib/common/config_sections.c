@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "stats.h"
+#include "token_file.h"
 
 #define PORT_RXQ_MIN 1
 #define PORT_RXQ_MAX 1024
@@ -529,6 +531,38 @@ allowed_host_problem(const char *h)
 	return NULL;
 }
 
+/* A bearer token file (http.write_token_file, http.read_token_file): an
+ * absolute path to a token that dpmon_token_file_read accepts. */
+static void
+parse_token_file(struct dpmon_check *c, const char *path, const json_t *v, char *out)
+{
+	char q[DPMON_CHECK_PATH_LEN], tmp[DPMON_PATH_LEN], tok[DPMON_TOKEN_MAX + 1], e[160];
+	size_t len;
+
+	if (!dpmon_check_string(c, path, v, 1, DPMON_PATH_LEN - 1, tmp))
+		return;
+	if (tmp[0] != '/')
+		dpmon_check_report(c, path, "must be an absolute path, got %s",
+				   dpmon_check_quote(tmp, q, sizeof(q)));
+	else if (dpmon_token_file_read(tmp, tok, &len, e, sizeof(e)) != 0)
+		dpmon_check_report(c, path, "token file %s: %s",
+				   dpmon_check_quote(tmp, q, sizeof(q)), e);
+	else
+		memcpy(out, tmp, strlen(tmp) + 1);
+}
+
+/* Is @p text a loopback address (127.0.0.0/8, ::1)? */
+static bool
+is_loopback(const char *text)
+{
+	struct in_addr v4;
+	struct in6_addr v6;
+
+	if (inet_pton(AF_INET, text, &v4) == 1)
+		return (ntohl(v4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, text, &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
 /* "metrics": the top hosts and subnets with series. */
 static const struct dpmon_check_int_key metrics_ints[] = {
 	DPMON_CHECK_U32_KEY("top_hosts", 0, DPMON_TOP_HOSTS_MAX, struct dpmon_config,
@@ -596,8 +630,25 @@ config_parse_http(struct dpmon_check *c, const char *path, json_t *obj, struct d
 			parse_string_list(c, kpath, v, DPMON_MAX_ALLOWED_HOSTS,
 					  &cfg->http_allowed_hosts[0][0], DPMON_HOST_NAME_LEN,
 					  &cfg->n_allowed_hosts, allowed_host_problem, true);
+		} else if (strcmp(key, "write_token_file") == 0) {
+			parse_token_file(c, kpath, v, cfg->http_write_token_file);
+		} else if (strcmp(key, "read_token_file") == 0) {
+			parse_token_file(c, kpath, v, cfg->http_read_token_file);
+		} else if (strcmp(key, "allow_unauthenticated_writes") == 0) {
+			if (json_is_boolean(v))
+				cfg->http_allow_unauthenticated_writes = json_is_true(v);
+			else
+				dpmon_check_type(c, kpath, "boolean", v);
 		} else {
 			dpmon_check_unknown(c, kpath);
 		}
+	}
+	if (!is_loopback(cfg->http_listen) && json_object_get(obj, "write_token_file") == NULL &&
+	    !cfg->http_allow_unauthenticated_writes) {
+		dpmon_check_path_key(kpath, sizeof(kpath), path, "listen");
+		dpmon_check_report(c, kpath,
+				   "%s is not a loopback address: set http.write_token_file, or "
+				   "http.allow_unauthenticated_writes to true",
+				   dpmon_check_quote(cfg->http_listen, q, sizeof(q)));
 	}
 }

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -146,9 +147,11 @@ read_all(int fd, char **buf, size_t *cap, size_t *len, size_t max)
 	}
 }
 
-int
-dpmon_file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
-		size_t errlen)
+/* dpmon_file_read, and when @p private also refusing a file that its
+ * group or others may read or write (mode & 077, checked on the open file). */
+static int
+read_file(const char *path, size_t max_bytes, bool private, char **buf, size_t *len, char *err,
+	  size_t errlen)
 {
 	struct stat st;
 	size_t cap, got = 0;
@@ -162,7 +165,19 @@ dpmon_file_read(const char *path, size_t max_bytes, char **buf, size_t *len, cha
 	fd = dpmon_file_open(path, max_bytes, err, errlen);
 	if (fd < 0)
 		return fd;
-	cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : FIRST_READ_BYTES;
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		set_err(err, errlen, "%s", strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	if (private && (st.st_mode & 077) != 0) {
+		set_err(err, errlen, "group or others may access it (mode %04o; chmod 600)",
+			(unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -EPERM;
+	}
+	cap = st.st_size > 0 ? (size_t)st.st_size : FIRST_READ_BYTES;
 	if (cap > max_bytes)
 		cap = max_bytes; /* a small bound: one more read tells the end */
 	b = malloc(cap + 1);
@@ -180,4 +195,18 @@ dpmon_file_read(const char *path, size_t max_bytes, char **buf, size_t *len, cha
 	*buf = b;
 	*len = got;
 	return 0;
+}
+
+int
+dpmon_file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
+		size_t errlen)
+{
+	return read_file(path, max_bytes, false, buf, len, err, errlen);
+}
+
+int
+dpmon_file_read_private(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
+			size_t errlen)
+{
+	return read_file(path, max_bytes, true, buf, len, err, errlen);
 }

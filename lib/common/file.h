@@ -57,4 +57,19 @@ int dpmon_file_open(const char *path, uint64_t max_bytes, char *err, size_t errl
 int dpmon_file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
 		    size_t errlen);
 
+/**
+ * dpmon_file_read for a credential: also refuses a file that its group or
+ * others may read or write (mode & 077 != 0, checked on the open file).
+ * @param path       the file.
+ * @param max_bytes  largest size accepted, in bytes, >= 1.
+ * @param buf        receives the buffer (the caller frees it); untouched on failure.
+ * @param len        receives the file's length in bytes.
+ * @param err        receives the reason of a refusal; may be NULL.
+ * @param errlen     size of @p err in bytes.
+ * @return 0, or -errno as dpmon_file_read, -EPERM for a file others may access.
+ * Any thread.
+ */
+int dpmon_file_read_private(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
+			    size_t errlen);
+
 #endif /* DPMON_FILE_H */

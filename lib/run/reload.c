@@ -197,6 +197,17 @@ warn_restart_only(const struct app *a, const struct dpmon_config *next)
 			  a->config_path, changed[i]);
 }
 
+/* Exchange two paths of the configuration. */
+static void
+swap_path(char a[DPMON_PATH_LEN], char b[DPMON_PATH_LEN])
+{
+	char t[DPMON_PATH_LEN];
+
+	memcpy(t, a, DPMON_PATH_LEN);
+	memcpy(a, b, DPMON_PATH_LEN);
+	memcpy(b, t, DPMON_PATH_LEN);
+}
+
 /*
  * Exchange the keys a reload applies between the running configuration
  * @p run and @p next (twice = unchanged). Restart-only keys are not touched.
@@ -211,6 +222,8 @@ swap_reloadable(struct dpmon_config *run, struct dpmon_config *next)
 	RTE_SWAP(run->detect, next->detect);
 	RTE_SWAP(run->actions, next->actions);
 	RTE_SWAP(run->export, next->export);
+	swap_path(run->http_write_token_file, next->http_write_token_file);
+	swap_path(run->http_read_token_file, next->http_read_token_file);
 }
 
 /* ------------------------------------------------------------------------
@@ -273,11 +286,20 @@ next_build(struct app *a, const struct dpmon_config *next, struct next_gen *x)
 }
 
 /* Detection, actions and the sampler take the new sections (a->cfg.detect,
- * a->cfg.actions); the old ones stay in the caller's configuration until
+ * a->cfg.actions), the HTTP server the bearer tokens; the old ones stay in the caller's configuration until
  * it frees it. Out of memory, each keeps its old settings. */
 static void
 reconfigure_modules(struct app *a)
 {
+	char e[DPMON_PATH_LEN + 160];
+
+	/* The files were checked by the load; one changed since keeps the
+	 * old tokens. */
+	if (a->http != NULL &&
+	    dpmon_http_reload_tokens(a->http, a->cfg.http_write_token_file,
+				     a->cfg.http_read_token_file, e, sizeof(e)) != 0)
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
+			  "reload: token file %s; the API keeps its old tokens", e);
 	if (a->actions != NULL && dpmon_actions_reconfigure(a->actions, &a->cfg) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
 			  "reload: out of memory for the actions' new settings; they keep the old "

@@ -384,6 +384,8 @@ start_http(struct app *a, const struct app_opts *o)
 		.cors_origins = a->cfg.http_cors_origins,
 		.n_allowed_hosts = a->cfg.n_allowed_hosts,
 		.allowed_hosts = a->cfg.http_allowed_hosts,
+		.write_token_file = a->cfg.http_write_token_file,
+		.read_token_file = a->cfg.http_read_token_file,
 		.actions = a->actions,
 		.health = &a->health,
 	};

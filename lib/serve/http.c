@@ -7,7 +7,8 @@
  *
  *   framing check (later requests of a connection; the guard checked the
  *   first) → access policy (http_access.c: Host; Origin and Content-Type
- *   of a request that changes state; 403/415) → a resource that changes state? read its body first
+ *   of a request that changes state; 403/415) → bearer token
+ *   (http_token.c; 401) → a resource that changes state? read its body first
  *   (http_upload.c) → CORS preflight? (http_cors.c) → collect the query →
  *   from a response cache (http_cache.c), else /metrics, /, or the JSON
  *   API on the current snapshot → If-None-Match → queue the response.
@@ -30,6 +31,7 @@
 #include "http_cors.h"
 #include "http_guard.h"
 #include "http_head.h"
+#include "http_token.h"
 #include "http_upload.h"
 #include "log.h"
 
@@ -70,6 +72,7 @@ struct dpmon_http {
 	struct dpmon_snap_store *store;
 	struct http_cors cors;     /* the allowed origins */
 	struct http_access access; /* Host, Origin and Content-Type policy */
+	struct http_tokens tokens; /* bearer tokens; 401 */
 	uint32_t top_hosts;        /* metrics.top_hosts */
 	uint32_t top_subnets;      /* metrics.top_subnets */
 	char instance[24];         /* hex; part of every snapshot ETag, new at each start */
@@ -212,6 +215,28 @@ text_endpoint_refused(struct reply *r, const char *method, const struct dpmon_ap
 	return false;
 }
 
+/* The HTTP server's own series after the snapshot's in @p text (@p len
+ * bytes, malloc'd): its 401 answers so far. @return 0 or -ENOMEM. */
+static int
+append_http_metrics(struct dpmon_http *h, char **text, size_t *len)
+{
+	char add[320];
+	int n = snprintf(add, sizeof(add),
+			 "# HELP dpmon_http_unauthorized_total Requests answered 401: missing or "
+			 "wrong bearer token.\n"
+			 "# TYPE dpmon_http_unauthorized_total counter\n"
+			 "dpmon_http_unauthorized_total %" PRIu64 "\n",
+			 http_tokens_unauthorized(&h->tokens));
+	char *t = realloc(*text, *len + (size_t)n + 1);
+
+	if (t == NULL)
+		return -ENOMEM;
+	memcpy(t + *len, add, (size_t)n + 1);
+	*text = t;
+	*len += (size_t)n;
+	return 0;
+}
+
 /* /metrics rendered from @p snap (held by the caller). */
 static void
 render_metrics(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct reply *r)
@@ -222,7 +247,9 @@ render_metrics(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct r
 	const struct dpmon_prom_limits lim = {.top_hosts = h->top_hosts,
 					      .top_subnets = h->top_subnets};
 
-	if (dpmon_prom_render_limits(snap, &lim, &text, &len) != 0) {
+	if (dpmon_prom_render_limits(snap, &lim, &text, &len) != 0 ||
+	    append_http_metrics(h, &text, &len) != 0) {
+		free(text);
 		reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 		return;
 	}
@@ -457,6 +484,8 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 		MHD_add_response_header(rsp, MHD_HTTP_HEADER_ALLOW, r->allow);
 	if (r->page_headers)
 		add_page_headers(rsp);
+	if (r->status == MHD_HTTP_UNAUTHORIZED) /* RFC 6750 3 */
+		MHD_add_response_header(rsp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
 	if (r->close) /* libmicrohttpd then closes after sending */
 		MHD_add_response_header(rsp, MHD_HTTP_HEADER_CONNECTION, "close");
 	http_cors_add_headers(&h->cors, c, rsp);
@@ -682,9 +711,9 @@ framing_refused(struct dpmon_http *h, struct MHD_Connection *c, enum MHD_Result 
 	return true;
 }
 
-/* Refuse request @p c when the access policy (http_access.h) says so: a
- * JSON 403 or 415, before any body is read. @return true when @p c got
- * its answer (*ret). */
+/* Refuse request @p c when the access policy (http_access.h) or the
+ * bearer tokens (http_token.h) say so: a JSON 403, 415 or 401, before any
+ * body is read. @return true when @p c got its answer (*ret). */
 static bool
 access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	       enum MHD_Result *ret)
@@ -700,6 +729,10 @@ access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, 
 	struct dpmon_http_verdict v = http_access_check(&h->access, &ar);
 	struct reply r;
 
+	if (v.status == 0)
+		v = http_tokens_check(&h->tokens, method, ar.changes_state, path_is(url, "/health"),
+				      MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								  MHD_HTTP_HEADER_AUTHORIZATION));
 	if (v.status == 0)
 		return false;
 	reply_error(&r, v.status, v.message);
@@ -825,6 +858,7 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	struct sockaddr_storage ss;
 	socklen_t ss_len;
 	struct dpmon_http *h;
+	char terr[DPMON_PATH_LEN + 160];
 	int err;
 
 	if (store == NULL || o == NULL ||
@@ -839,8 +873,19 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	if (h == NULL)
 		return NULL;
 	h->store = store;
+	if ((err = http_tokens_init(&h->tokens)) != 0) {
+		free(h);
+		errno = -err;
+		return NULL;
+	}
 	http_cache_init(&h->cache);
 	copy_opts(h, o);
+	if ((err = http_tokens_load(&h->tokens, o->write_token_file, o->read_token_file, terr,
+				    sizeof(terr))) != 0) {
+		dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_ERR, "http: token file %s", terr);
+		errno = -err;
+		goto fail;
+	}
 	h->guard = dpmon_http_guard_create((struct sockaddr *)&ss, ss_len);
 	if (h->guard == NULL)
 		goto fail;
@@ -873,6 +918,7 @@ fail:
 		MHD_stop_daemon(h->daemon);
 	dpmon_http_guard_destroy(h->guard);
 	http_cache_destroy(&h->cache);
+	http_tokens_destroy(&h->tokens);
 	free(h);
 	errno = err;
 	return NULL;
@@ -904,5 +950,13 @@ dpmon_http_stop(struct dpmon_http *h)
 	MHD_stop_daemon(h->daemon);      /* every response is destroyed by now */
 	dpmon_http_guard_destroy(h->guard);
 	http_cache_destroy(&h->cache);
+	http_tokens_destroy(&h->tokens);
 	free(h);
+}
+
+int
+dpmon_http_reload_tokens(struct dpmon_http *h, const char *write_token_file,
+			 const char *read_token_file, char *err, size_t errlen)
+{
+	return http_tokens_load(&h->tokens, write_token_file, read_token_file, err, errlen);
 }

@@ -9,6 +9,7 @@
 #ifndef DPMON_HTTP_H
 #define DPMON_HTTP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "actions.h"
@@ -33,6 +34,12 @@ struct dpmon_http_opts {
 	uint32_t n_allowed_hosts;
 	/** Host names allowed in the Host header (http.allowed_hosts); copied. */
 	const char (*allowed_hosts)[DPMON_HOST_NAME_LEN];
+	/** Bearer token that requests changing state need (http.write_token_file,
+	 *  token_file.h); NULL or "" = none. Read at start. */
+	const char *write_token_file;
+	/** Bearer token that reads other than /health need (http.read_token_file);
+	 *  NULL or "" = none. Read at start. */
+	const char *read_token_file;
 	/**
 	 * The blackhole list served at /api/v1/blackholes (GET, POST, DELETE;
 	 * api.h, dpmon_api_request.actions); NULL: those paths answer 404.
@@ -53,9 +60,11 @@ struct dpmon_http_opts {
  * API (api.c), with ETag / If-None-Match (304) per snapshot and CORS for
  * the configured origins, and the blackhole list (o->actions). Every
  * request passes the access policy first (http_access.h: Host, and for a
- * request that changes state Origin and Content-Type; 403 or 415).
+ * request that changes state Origin and Content-Type; 403 or 415), then
+ * the bearer tokens (http_token.h; 401).
  * @return the server, or NULL with errno set (EADDRINUSE, EINVAL for a bad
- *         address or NULL argument, ENOMEM, ...).
+ *         address or NULL argument or token file (logged), EPERM for a
+ *         token file others may read, ENOMEM, ...).
  * Thread-safety: main thread, once per server.
  */
 struct dpmon_http *dpmon_http_start_opts(const struct dpmon_http_opts *o,
@@ -86,6 +95,18 @@ uint16_t dpmon_http_port(const struct dpmon_http *h);
  * it returns.
  */
 void dpmon_http_stop(struct dpmon_http *h);
+
+/**
+ * Replace the bearer tokens with those of @p write_token_file and
+ * @p read_token_file (NULL or "" = none; token_file.h); on any failure
+ * both tokens stay as they were.
+ * @param err     receives "FILE: reason" on failure; may be NULL.
+ * @param errlen  size of @p err in bytes.
+ * @return 0, or -errno as dpmon_token_file_read (-EPERM, -EINVAL, -ENOENT, ...).
+ * Thread-safety: any thread while @p h runs (the main thread on SIGHUP).
+ */
+int dpmon_http_reload_tokens(struct dpmon_http *h, const char *write_token_file,
+			     const char *read_token_file, char *err, size_t errlen);
 
 /**
  * Render for snapshot @p s, into the server's query cache, the

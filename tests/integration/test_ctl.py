@@ -495,6 +495,33 @@ def test_ctl_on_capture(h):
     c.done()
 
 
+def test_ctl_token(h):
+    """dpmonctl against a dpmon with http.write_token_file: refused without
+    --token-file (the API's 401 as one line), accepted with it."""
+    c = h.checker('dpmonctl with a write token')
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-ctl-token-') as tmp:
+        tok = os.path.join(tmp, 'token')
+        fd = os.open(tok, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write('ctl-Token_9\n')
+        with h.dpmon_run([h.td('pcaps', 'zeek', 'http-vlan-0.pcap')],
+                         [('141.142.228.0/24', 'a')], 'ctl token',
+                         extra_config={'http': {'listen': '127.0.0.1', 'port': 0,
+                                                'write_token_file': tok}}) as d:
+            d.wait_counts(14)
+            ctl = Ctl(h, 'http://127.0.0.1:%d' % d.port)
+            c.eq('blackhole add without --token-file: the 401 as one line, status 1',
+                 (1, '', 'dpmonctl: this request changes state: it needs Authorization: '
+                  'Bearer with the write token (http.write_token_file) (HTTP 401)\n'),
+                 ctl.run('blackhole', 'add', '141.142.228.5'))
+            c.eq('blackhole add with --token-file', (0, 'blackholed 141.142.228.5\n', ''),
+                 ctl.run('--token-file', tok, 'blackhole', 'add', '141.142.228.5'))
+            c.eq('blackhole del with DPMON_TOKEN_FILE',
+                 (0, 'removed the blackhole of 141.142.228.5\n', ''),
+                 ctl.run('blackhole', 'del', '141.142.228.5', env={'DPMON_TOKEN_FILE': tok}))
+    c.done()
+
+
 # ---------------------------------------------------------------------------
 # Without dpmon: dead URL, bad arguments, the token
 # ---------------------------------------------------------------------------
