@@ -1291,61 +1291,57 @@ test_flowspec_post(struct dpmon_snap_store *st)
 		     "packet-length >=1000; fragment [ is-fragment ];") == 0);
 	json_decref(j);
 
-	/* Refused: the same match, a rule routers refuse, a destination out of scope. */
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.5/32\", \"protocol\": 17, "
-			       "\"source_ports\": [53]}"),
-		     409, "a rule with the same match exists");
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.6\", \"protocol\": \"icmp\", "
-			       "\"destination_ports\": [80]}"),
-		     422, "not a rule routers accept: ports need protocol tcp or udp");
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.6\", \"protocol\": \"udp\", "
-			       "\"destination_ports\": [80], \"fragment\": true}"),
-		     422,
-		     "not a rule routers accept: ports with a fragment match (a later fragment "
-		     "has no ports)");
-	EXPECT_ERROR(request_b(port, "POST", fs, "{\"destination\": \"192.168.1.1\"}"), 422,
-		     "destination: not inside a monitored subnet");
-	EXPECT_ERROR(request_b(port, "POST", fs, "{\"destination\": \"10.0.0.0/8\"}"), 422,
-		     "destination: not inside a monitored subnet");
-	/* Bodies and fields that do not parse: 400 naming the field. */
-	EXPECT_ERROR(request_b(port, "POST", fs, "{\"protocol\": \"tcp\"}"), 400,
-		     "'destination' is missing (an address or a prefix)");
-	EXPECT_ERROR(request_b(port, "POST", fs, "{\"destination\": \"10.0.0.6\", \"x\": 1}"), 400,
-		     "unknown key 'x' in the body");
-	EXPECT_ERROR(request_b(port, "POST", fs, "{\"destination\": \"10.0.0.x\"}"), 400,
-		     "'destination' is not an address or a prefix");
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.6\", \"source_ports\": [70000]}"),
-		     400, "'source_ports' must be an integer 0 .. 65535");
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.6\", \"destination_ports\": "
-			       "[1, 2, 3, 4, 5]}"),
-		     400, "'destination_ports' must be an array of 1 .. 4 values");
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.6\", \"protocol\": \"sctp\"}"),
-		     400, "'protocol' must be tcp, udp, icmp, icmpv6 or 0 .. 255");
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.6\", \"tcp_flags\": [\"syn+fun\"]}"),
-		     400,
-		     "'tcp_flags' values are flags fin, syn, rst, push, ack, urgent joined by '+' "
-		     "(\"syn+ack\")");
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.6\", \"packet_length\": "
-			       "{\"min\": 1, \"high\": 2}}"),
-		     400, "'packet_length' must be an object {\"min\", \"max\"}");
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.6\", \"fragment\": \"yes\"}"),
-		     400, "'fragment' must be true or false");
-	EXPECT_ERROR(request_b(port, "POST", fs,
-			       "{\"destination\": \"10.0.0.6\", \"action\": \"explode\"}"),
-		     400, NULL);
-	EXPECT_ERROR(request_b(port, "POST", fs, "[]"), 400,
-		     "the body must be a JSON object (a FlowSpec rule)");
-	EXPECT_ERROR(request_b(port, "POST", fs, ""), 400,
-		     "empty body: expected a JSON object (a FlowSpec rule)");
+	/* Refused: the same match, a rule routers refuse, a destination out of
+	 * scope (422, 409); bodies and fields that do not parse (400, naming the
+	 * field). */
+	static const struct {
+		const char *body;
+		int status;
+		const char *msg; /* NULL: not compared */
+	} refused[] = {
+		{"{\"destination\": \"10.0.0.5/32\", \"protocol\": 17, "
+		 "\"source_ports\": [53]}",
+		 409, "a rule with the same match exists"},
+		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"icmp\", "
+		 "\"destination_ports\": [80]}",
+		 422, "not a rule routers accept: ports need protocol tcp or udp"},
+		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"udp\", "
+		 "\"destination_ports\": [80], \"fragment\": true}",
+		 422,
+		 "not a rule routers accept: ports with a fragment match (a later fragment "
+		 "has no ports)"},
+		{"{\"destination\": \"192.168.1.1\"}", 422,
+		 "destination: not inside a monitored subnet"},
+		{"{\"destination\": \"10.0.0.0/8\"}", 422,
+		 "destination: not inside a monitored subnet"},
+		{"{\"protocol\": \"tcp\"}", 400,
+		 "'destination' is missing (an address or a prefix)"},
+		{"{\"destination\": \"10.0.0.6\", \"x\": 1}", 400, "unknown key 'x' in the body"},
+		{"{\"destination\": \"10.0.0.x\"}", 400,
+		 "'destination' is not an address or a prefix"},
+		{"{\"destination\": \"10.0.0.6\", \"source_ports\": [70000]}", 400,
+		 "'source_ports' must be an integer 0 .. 65535"},
+		{"{\"destination\": \"10.0.0.6\", \"destination_ports\": "
+		 "[1, 2, 3, 4, 5]}",
+		 400, "'destination_ports' must be an array of 1 .. 4 values"},
+		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"sctp\"}", 400,
+		 "'protocol' must be tcp, udp, icmp, icmpv6 or 0 .. 255"},
+		{"{\"destination\": \"10.0.0.6\", \"tcp_flags\": [\"syn+fun\"]}", 400,
+		 "'tcp_flags' values are flags fin, syn, rst, push, ack, urgent joined by '+' "
+		 "(\"syn+ack\")"},
+		{"{\"destination\": \"10.0.0.6\", \"packet_length\": "
+		 "{\"min\": 1, \"high\": 2}}",
+		 400, "'packet_length' must be an object {\"min\", \"max\"}"},
+		{"{\"destination\": \"10.0.0.6\", \"fragment\": \"yes\"}", 400,
+		 "'fragment' must be true or false"},
+		{"{\"destination\": \"10.0.0.6\", \"action\": \"explode\"}", 400, NULL},
+		{"[]", 400, "the body must be a JSON object (a FlowSpec rule)"},
+		{"", 400, "empty body: expected a JSON object (a FlowSpec rule)"},
+	};
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		EXPECT_ERROR(request_b(port, "POST", fs, refused[i].body), refused[i].status,
+			     refused[i].msg);
 	EXPECT_ERROR(request_full(port, "POST", fs, "localhost", "Content-Type: text/plain\r\n",
 				  "{\"destination\": \"10.0.0.6\"}"),
 		     415, "a request that changes state needs Content-Type: application/json");
