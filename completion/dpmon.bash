@@ -58,7 +58,9 @@ _dpmonctl()
 	local prev=${COMP_WORDS[COMP_CWORD-1]} cur=${COMP_WORDS[COMP_CWORD]}
 	local commands="summary top host subnets alerts blackhole flowspec health reload"
 	local options="--url --token-file --cacert -o --output --watch --sort --direction
-		--subnet -n --limit --active --pid-file --unit -h --help -V --version"
+		--subnet -n --limit --active --pid-file --unit --source --protocol --source-ports
+		--destination-ports --packet-length --tcp-flags --fragment --icmp-type --icmp-code
+		--action -h --help -V --version"
 	local i cmd="" sub=""
 
 	case $prev in
@@ -69,13 +71,19 @@ _dpmonctl()
 	--direction) _dpmon_reply "ingress egress"; return ;;
 	--url) _dpmon_reply "http://127.0.0.1:8080"; return ;;
 	--unit) _dpmon_reply "dpmon"; return ;;
-	--subnet | -n | --limit | --watch) COMPREPLY=(); return ;;
+	--protocol) _dpmon_reply "tcp udp icmp icmpv6"; return ;;
+	--action) _dpmon_reply "discard rate-limit redirect mark"; return ;;
+	--tcp-flags) _dpmon_reply "fin syn rst push ack urgent"; return ;;
+	--subnet | -n | --limit | --watch | --source | --source-ports | --destination-ports | \
+		--packet-length | --icmp-type | --icmp-code) COMPREPLY=(); return ;;
 	esac
 	# The command and its first word, skipping options and their values.
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		--url | --token-file | --cacert | -o | --output | --sort | --direction | \
-			--subnet | -n | --limit | --pid-file | --unit) ((i++)) ;;
+			--subnet | -n | --limit | --pid-file | --unit | --source | --protocol | \
+			--source-ports | --destination-ports | --packet-length | --tcp-flags | \
+			--icmp-type | --icmp-code | --action) ((i++)) ;;
 		-*) ;;
 		*) if [ -z "$cmd" ]; then cmd=${COMP_WORDS[i]}; elif [ -z "$sub" ]; then
 			sub=${COMP_WORDS[i]}; fi ;;
@@ -88,7 +96,7 @@ _dpmonctl()
 	elif [ "$cmd" = blackhole ] && [ -z "$sub" ]; then
 		_dpmon_reply "list add del"
 	elif [ "$cmd" = flowspec ] && [ -z "$sub" ]; then
-		_dpmon_reply "list del"
+		_dpmon_reply "list add del"
 	else
 		COMPREPLY=()
 	fi

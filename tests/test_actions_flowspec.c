@@ -7,7 +7,9 @@
  * end, the list and DELETE, the dry run (listed, never sent), the
  * withdraw at stop unless keep_on_stop, the blackhole only as the
  * fallback of flowspec+blackhole and never at the start of such an alert,
- * the rules kept in the state file and withdrawn at the next start.
+ * the rules kept in the state file and withdrawn at the next start;
+ * the manual rules (dpmon_flowspec_add): their checks, the budget, no
+ * withdraw at an alert's end, only at DELETE and at stop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,8 @@
 
 static char dir[64];
 static struct dpmon_subnet_conf subnet;
+static struct dpmon_prefix whitelist; /* detection.whitelist when n_whitelist is 1 */
+static uint32_t n_whitelist;
 
 #define ANN1                                                                                    \
 	"announce flow route { match { destination 10.0.0.5/32; protocol udp; source-port =53;" \
@@ -67,6 +71,8 @@ start(struct dpmon_config *cfg, int *fd, bool announce, bool keep_on_stop, uint3
 	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &subnet.prefix, NULL) == 0);
 	cfg->subnets = &subnet;
 	cfg->n_subnets = 1;
+	cfg->detect.whitelist = n_whitelist ? &whitelist : NULL;
+	cfg->detect.n_whitelist = n_whitelist;
 	snprintf(fifo, sizeof(fifo), "%s/exabgp.cmd", dir);
 	REQUIRE(mkfifo(fifo, 0600) == 0);
 	*fd = open(fifo, O_RDONLY | O_NONBLOCK);
@@ -412,6 +418,106 @@ test_state_file(void)
 	stop(fd);
 }
 
+/* A manual rule to @p dst (address/len) from UDP source port @p sport. */
+static struct dpmon_fs_rule
+manual(const char *dst, unsigned len, uint16_t sport)
+{
+	struct dpmon_fs_rule r = {
+		.family = 4, .dst_len = (uint8_t)len, .has_proto = 1, .proto = 17};
+
+	REQUIRE(dpmon_addr_parse(dst, &r.dst) == 0);
+	r.n_sport = 1;
+	r.sport[0] = sport;
+	return r;
+}
+
+/* dpmon_flowspec_add of @p r: its result, and its reason when it is @p want_rc. */
+static void
+check_add(struct dpmon_actions *a, const struct dpmon_fs_rule *r, int64_t want_rc,
+	  const char *want_why)
+{
+	const char *why = "";
+	int64_t rc = dpmon_flowspec_add(a, r, &why);
+
+	CHECK_EQ_U64((uint64_t)rc, (uint64_t)want_rc);
+	if (want_why != NULL && rc == want_rc)
+		CHECK(strcmp(why, want_why) == 0);
+}
+
+static void
+test_manual(void)
+{
+	struct dpmon_actions_stats st;
+	struct dpmon_config cfg;
+	struct dpmon_fs_rule r;
+	char buf[4096];
+	int fd;
+	json_t *j;
+	struct dpmon_actions *a;
+
+	/* The whitelist is the upper half of the subnet 10.0.0.0/24. */
+	REQUIRE(dpmon_prefix_parse("10.0.0.128/25", &whitelist, NULL) == 0);
+	n_whitelist = 1;
+	a = start(&cfg, &fd, true, false, 2);
+	n_whitelist = 0;
+
+	r = manual("10.0.0.5", 32, 53);
+	check_add(a, &r, 1, NULL);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), ANN1) == 0);
+	/* The same match is the same route: refused whatever its action. */
+	r.action.kind = DPMON_FS_RATE_LIMIT;
+	check_add(a, &r, -EEXIST, "a rule with the same match exists");
+	/* Not a rule routers accept. */
+	r = manual("10.0.0.5", 32, 123);
+	r.proto = 1;
+	check_add(a, &r, -EINVAL, "ports need protocol tcp or udp");
+	r = manual("10.0.0.5", 32, 123);
+	r.frag = DPMON_FS_FRAG_IS;
+	check_add(a, &r, -EINVAL, "ports with a fragment match (a later fragment has no ports)");
+	/* Out of scope: another subnet, wider than the subnet, meeting the whitelist. */
+	r = manual("10.0.1.5", 32, 123);
+	check_add(a, &r, -EDOM, "destination: not inside a monitored subnet");
+	r = manual("10.0.0.0", 16, 123);
+	check_add(a, &r, -EDOM, "destination: not inside a monitored subnet");
+	r = manual("10.0.0.0", 24, 123);
+	check_add(a, &r, -EDOM, "destination: overlaps detection.whitelist");
+	r = manual("10.0.0.200", 32, 123);
+	check_add(a, &r, -EDOM, "destination: overlaps detection.whitelist");
+	/* The budget (max_rules 2) counts manual rules too. */
+	r = manual("10.0.0.0", 25, 123);
+	check_add(a, &r, 2, NULL);
+	r = manual("10.0.0.6", 32, 123);
+	check_add(a, &r, -ENOSPC, NULL);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "announce flow route { match { destination 10.0.0.0/25; protocol udp;"
+		     " source-port =123; } then { discard; } }\n") == 0);
+	dpmon_actions_stats(a, &st);
+	CHECK_EQ_U64(st.flowspec_rules, 2);
+	CHECK_EQ_U64(st.flowspec_refused, 1);
+	j = dpmon_flowspec_list(a);
+	CHECK(json_is_null(
+		json_object_get(json_array_get(json_object_get(j, "rules"), 0), "alert_id")));
+	json_decref(j);
+
+	/* An alert's end leaves manual rules alone (their alert id is 0) ... */
+	CHECK(post(a, DPMON_ACTION_ALERT_END, 7, DPMON_MITIGATION_FLOWSPEC) == 0);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 1000), "") == 0);
+	dpmon_actions_stats(a, &st);
+	CHECK_EQ_U64(st.flowspec_rules, 2);
+	/* ... DELETE withdraws one, the stop the other. */
+	CHECK(dpmon_flowspec_remove(a, 1) == 0);
+	dpmon_actions_flush(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), WD1) == 0);
+	dpmon_actions_free(a);
+	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "withdraw flow route { match { destination 10.0.0.0/25; protocol udp;"
+		     " source-port =123; } }\n") == 0);
+	stop(fd);
+}
+
 int
 main(void)
 {
@@ -419,5 +525,6 @@ main(void)
 	test_dry_run_and_fallback();
 	test_stop();
 	test_state_file();
+	test_manual();
 	return check_finish("test_actions_flowspec");
 }

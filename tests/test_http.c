@@ -1363,6 +1363,134 @@ test_blackholes(struct dpmon_snap_store *st, uint16_t plain_port)
 	dpmon_actions_free(a);
 }
 
+/* POST of a manual FlowSpec rule: each field, the checks of a rule, the scope. */
+static void
+test_flowspec_post(struct dpmon_snap_store *st)
+{
+	static const char fs[] = "/api/v1/flowspec";
+	struct dpmon_subnet_conf sub = {0};
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .metrics_top_hosts = 1};
+	struct dpmon_http *h;
+	uint16_t port;
+	json_t *j;
+
+	dpmon_config_defaults(&cfg);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &sub.prefix, NULL) == 0);
+	cfg.subnets = &sub;
+	cfg.n_subnets = 1;
+	cfg.actions.flowspec.announce = false; /* no ExaBGP here: listed only */
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	o.actions = a;
+	h = dpmon_http_start_opts(&o, st);
+	REQUIRE(h != NULL);
+	port = dpmon_http_port(h);
+
+	j = EXPECT_JSON(request_b(port, "POST", fs,
+				  "{\"destination\": \"10.0.0.5\", \"protocol\": \"udp\", "
+				  "\"source_ports\": [53], \"action\": \"rate-limit 9600\"}"),
+			201);
+	CHECK(json_integer_value(json_object_get(j, "id")) == 1);
+	CHECK(json_is_null(json_object_get(j, "alert_id")));
+	CHECK(strcmp(jstr(j, "match"), "destination 10.0.0.5/32; protocol udp; source-port =53;") ==
+	      0);
+	CHECK(strcmp(jstr(j, "action"), "rate-limit 9600") == 0);
+	CHECK(json_is_false(json_object_get(j, "announced")));
+	json_decref(j);
+	j = EXPECT_JSON(request(port, "GET", "/api/v1/flowspec/1"), 200);
+	CHECK(strcmp(jstr(j, "action"), "rate-limit 9600") == 0);
+	json_decref(j);
+	j = EXPECT_JSON(
+		request_b(port, "POST", fs,
+			  "{\"destination\": \"10.0.0.0/25\", \"source\": \"198.51.100.0/24\", "
+			  "\"protocol\": \"tcp\", \"destination_ports\": [80, 443], "
+			  "\"tcp_flags\": [\"syn\", \"syn+ack\"], "
+			  "\"packet_length\": {\"min\": 40, \"max\": 60}}"),
+		201);
+	CHECK(json_integer_value(json_object_get(j, "id")) == 2);
+	CHECK(strcmp(jstr(j, "match"),
+		     "destination 10.0.0.0/25; source 198.51.100.0/24; protocol tcp; "
+		     "destination-port [ =80 =443 ]; tcp-flags [ =syn&!fin+rst+push+ack+urgent "
+		     "=syn+ack&!fin+rst+push+urgent ]; packet-length >=40&<=60;") == 0);
+	CHECK(strcmp(jstr(j, "action"), "discard") == 0);
+	json_decref(j);
+	j = EXPECT_JSON(request_b(port, "POST", fs,
+				  "{\"destination\": \"10.0.0.7\", \"protocol\": \"icmp\", "
+				  "\"icmp_type\": [8], \"icmp_code\": 0, \"fragment\": true, "
+				  "\"packet_length\": {\"min\": 1000}}"),
+			201);
+	CHECK(strcmp(jstr(j, "match"),
+		     "destination 10.0.0.7/32; protocol =1; icmp-type =8; icmp-code =0; "
+		     "packet-length >=1000; fragment [ is-fragment ];") == 0);
+	json_decref(j);
+
+	/* Refused: the same match, a rule routers refuse, a destination out of
+	 * scope (422, 409); bodies and fields that do not parse (400, naming the
+	 * field). */
+	static const struct {
+		const char *body;
+		int status;
+		const char *msg; /* NULL: not compared */
+	} refused[] = {
+		{"{\"destination\": \"10.0.0.5/32\", \"protocol\": 17, "
+		 "\"source_ports\": [53]}",
+		 409, "a rule with the same match exists"},
+		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"icmp\", "
+		 "\"destination_ports\": [80]}",
+		 422, "not a rule routers accept: ports need protocol tcp or udp"},
+		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"udp\", "
+		 "\"destination_ports\": [80], \"fragment\": true}",
+		 422,
+		 "not a rule routers accept: ports with a fragment match (a later fragment "
+		 "has no ports)"},
+		{"{\"destination\": \"192.168.1.1\"}", 422,
+		 "destination: not inside a monitored subnet"},
+		{"{\"destination\": \"10.0.0.0/8\"}", 422,
+		 "destination: not inside a monitored subnet"},
+		{"{\"protocol\": \"tcp\"}", 400,
+		 "'destination' is missing (an address or a prefix)"},
+		{"{\"destination\": \"10.0.0.6\", \"x\": 1}", 400, "unknown key 'x' in the body"},
+		{"{\"destination\": \"10.0.0.x\"}", 400,
+		 "'destination' is not an address or a prefix"},
+		{"{\"destination\": \"10.0.0.6\", \"source_ports\": [70000]}", 400,
+		 "'source_ports' must be an integer 0 .. 65535"},
+		{"{\"destination\": \"10.0.0.6\", \"destination_ports\": "
+		 "[1, 2, 3, 4, 5]}",
+		 400, "'destination_ports' must be an array of 1 .. 4 values"},
+		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"sctp\"}", 400,
+		 "'protocol' must be tcp, udp, icmp, icmpv6 or 0 .. 255"},
+		{"{\"destination\": \"10.0.0.6\", \"tcp_flags\": [\"syn+fun\"]}", 400,
+		 "'tcp_flags' values are flags fin, syn, rst, push, ack, urgent joined by '+' "
+		 "(\"syn+ack\")"},
+		{"{\"destination\": \"10.0.0.6\", \"packet_length\": "
+		 "{\"min\": 1, \"high\": 2}}",
+		 400, "'packet_length' must be an object {\"min\", \"max\"}"},
+		{"{\"destination\": \"10.0.0.6\", \"fragment\": \"yes\"}", 400,
+		 "'fragment' must be true or false"},
+		{"{\"destination\": \"10.0.0.6\", \"action\": \"explode\"}", 400, NULL},
+		{"[]", 400, "the body must be a JSON object (a FlowSpec rule)"},
+		{"", 400, "empty body: expected a JSON object (a FlowSpec rule)"},
+	};
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		EXPECT_ERROR(request_b(port, "POST", fs, refused[i].body), refused[i].status,
+			     refused[i].msg);
+	EXPECT_ERROR(request_full(port, "POST", fs, "localhost", "Content-Type: text/plain\r\n",
+				  "{\"destination\": \"10.0.0.6\"}"),
+		     415, "a request that changes state needs Content-Type: application/json");
+
+	j = EXPECT_JSON(request_h(port, "DELETE", "/api/v1/flowspec/1", JSON_TYPE), 200);
+	CHECK(json_is_true(json_object_get(j, "removed")));
+	json_decref(j);
+	j = EXPECT_JSON(request(port, "GET", fs), 200);
+	CHECK(json_array_size(json_object_get(j, "rules")) == 2);
+	json_decref(j);
+	dpmon_http_stop(h);
+	dpmon_actions_free(a);
+}
+
 /* Blackholes of a subnet counted per /64: any address inside, or the prefix. */
 static void
 test_blackholes_host_prefix(struct dpmon_snap_store *st)
@@ -1458,6 +1586,7 @@ main(void)
 	test_cors(&st);
 	test_blackholes(&st, port);
 	test_blackholes_host_prefix(&st);
+	test_flowspec_post(&st);
 	test_health_board(&st);
 	test_tokens(&st);
 	/* Still serving after all of the above. */

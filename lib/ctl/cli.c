@@ -40,7 +40,9 @@ usage(FILE *f)
 		"  blackhole list               every blackhole\n"
 		"  blackhole add ADDRESS        blackhole a host (needs the token, if any)\n"
 		"  blackhole del ADDRESS        remove a blackhole (needs the token, if any)\n"
-		"  flowspec list                the FlowSpec rules of the alerts\n"
+		"  flowspec list                the FlowSpec rules, of the alerts and manual\n"
+		"  flowspec add DESTINATION     add a manual FlowSpec rule (needs the token, if "
+		"any)\n"
 		"  flowspec del ID              withdraw a FlowSpec rule (needs the token, if "
 		"any)\n"
 		"  health                       the health verdict; exit status 0 when healthy, 3 "
@@ -71,6 +73,17 @@ usage(FILE *f)
 		"  --pid-file FILE              reload: send SIGHUP to the pid in FILE\n"
 		"                               (default: systemctl reload of the unit)\n"
 		"  --unit NAME                  reload: the systemd unit (default dpmon)\n"
+		"  --source PREFIX              flowspec add: the match components, as the API's\n"
+		"  --protocol NAME|NUMBER       body (docs/api.md): lists are comma-separated,\n"
+		"  --source-ports N[,N...]      a length range is MIN-MAX (either may be left\n"
+		"  --destination-ports N[,N...] out), TCP flags are names joined by '+'\n"
+		"  --packet-length MIN-MAX\n"
+		"  --tcp-flags FLAGS[,FLAGS...]\n"
+		"  --fragment\n"
+		"  --icmp-type N[,N...]\n"
+		"  --icmp-code N\n"
+		"  --action ACTION              discard (default), rate-limit N, redirect ASN:V, "
+		"mark N\n"
 		"  -h, --help                   this text\n"
 		"  -V, --version                dpmonctl's version\n"
 		"\n"
@@ -93,6 +106,7 @@ enum {
 	OPT_ACTIVE,
 	OPT_PID_FILE,
 	OPT_UNIT,
+	OPT_FS, /* OPT_FS + enum ctl_fs_opt: flowspec add's options */
 };
 
 static const struct option options[] = {
@@ -108,6 +122,16 @@ static const struct option options[] = {
 	{"active", no_argument, NULL, OPT_ACTIVE},
 	{"pid-file", required_argument, NULL, OPT_PID_FILE},
 	{"unit", required_argument, NULL, OPT_UNIT},
+	{"source", required_argument, NULL, OPT_FS + CTL_FS_SOURCE},
+	{"protocol", required_argument, NULL, OPT_FS + CTL_FS_PROTOCOL},
+	{"source-ports", required_argument, NULL, OPT_FS + CTL_FS_SOURCE_PORTS},
+	{"destination-ports", required_argument, NULL, OPT_FS + CTL_FS_DESTINATION_PORTS},
+	{"packet-length", required_argument, NULL, OPT_FS + CTL_FS_PACKET_LENGTH},
+	{"tcp-flags", required_argument, NULL, OPT_FS + CTL_FS_TCP_FLAGS},
+	{"fragment", no_argument, NULL, OPT_FS + CTL_FS_FRAGMENT},
+	{"icmp-type", required_argument, NULL, OPT_FS + CTL_FS_ICMP_TYPE},
+	{"icmp-code", required_argument, NULL, OPT_FS + CTL_FS_ICMP_CODE},
+	{"action", required_argument, NULL, OPT_FS + CTL_FS_ACTION},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -188,6 +212,7 @@ enum {
 	OPTS_TOP = 1,
 	OPTS_ALERTS = 2,
 	OPTS_RELOAD = 4,
+	OPTS_FLOWSPEC = 8,
 };
 
 static const struct command {
@@ -202,7 +227,7 @@ static const struct command {
 	{"subnets", ctl_cmd_subnets, false, 0},
 	{"alerts", ctl_cmd_alerts, true, OPTS_ALERTS},
 	{"blackhole", ctl_cmd_blackhole, false, 0},
-	{"flowspec", ctl_cmd_flowspec, false, 0},
+	{"flowspec", ctl_cmd_flowspec, false, OPTS_FLOWSPEC},
 	{"health", ctl_cmd_health, false, 0},
 	{"reload", ctl_cmd_reload, false, OPTS_RELOAD},
 };
@@ -333,6 +358,11 @@ ctl_main(int argc, char **argv)
 			printf("dpmonctl %s\n", DPMON_VERSION);
 			return CTL_EXIT_OK;
 		default:
+			if (opt >= OPT_FS && opt < OPT_FS + CTL_FS_N) {
+				ctx.fs[opt - OPT_FS] = optarg != NULL ? optarg : "";
+				used |= OPTS_FLOWSPEC;
+				break;
+			}
 			fprintf(stderr, "dpmonctl: see dpmonctl --help\n");
 			return CTL_EXIT_USAGE;
 		}

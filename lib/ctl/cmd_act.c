@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_act.c — dpmonctl's commands for scripts and changes: health (its
- * exit status), blackhole list|add|del, and reload (SIGHUP, then the
+ * exit status), blackhole list|add|del, flowspec list|add|del, and reload (SIGHUP, then the
  * verdict read from the summary's config counters).
  */
 #include "ctl_private.h"
@@ -169,7 +169,7 @@ ctl_cmd_blackhole(struct ctl_ctx *ctx, int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------------
- * flowspec list | del ID
+ * flowspec list | add DESTINATION [options] | del ID
  * --------------------------------------------------------------------- */
 
 static int
@@ -178,8 +178,11 @@ flowspec_row(const json_t *f, const void *arg, char c[][CTL_CELL_LEN], const cha
 	(void)arg;
 	snprintf(c[0], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
 		 json_integer_value(json_object_get(f, "id")));
-	snprintf(c[1], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
-		 json_integer_value(json_object_get(f, "alert_id")));
+	if (json_is_integer(json_object_get(f, "alert_id")))
+		snprintf(c[1], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(json_object_get(f, "alert_id")));
+	else
+		snprintf(c[1], CTL_CELL_LEN, "manual");
 	snprintf(c[4], CTL_CELL_LEN, "%.0f %%",
 		 100.0 * json_number_value(json_object_get(f, "coverage")));
 	snprintf(c[5], CTL_CELL_LEN, "%" JSON_INTEGER_FORMAT,
@@ -239,14 +242,159 @@ flowspec_del(struct ctl_ctx *ctx, const char *id)
 	return CTL_EXIT_OK;
 }
 
+/* A word as JSON: an integer when it is decimal digits only, else the
+ * string (the API then names the field it does not accept). */
+static json_t *
+number_or_text(const char *w)
+{
+	size_t n = strlen(w);
+
+	if (n > 0 && n < 10 && strspn(w, "0123456789") == n)
+		return json_integer(strtol(w, NULL, 10));
+	return json_string(w);
+}
+
+/* The comma-separated words of @p text as a JSON array, numbers when @p numbers. */
+static json_t *
+word_list(const char *text, bool numbers)
+{
+	json_t *arr = json_array();
+	char w[CTL_CELL_LEN];
+
+	while (arr != NULL) {
+		size_t n = strcspn(text, ",");
+
+		snprintf(w, sizeof(w), "%.*s", (int)(n < sizeof(w) ? n : sizeof(w) - 1), text);
+		if (json_array_append_new(arr, numbers ? number_or_text(w) : json_string(w)) != 0) {
+			json_decref(arr);
+			return NULL;
+		}
+		if (text[n] == '\0')
+			break;
+		text += n + 1;
+	}
+	return arr;
+}
+
+/* "MIN-MAX", "MIN-" or "-MAX" as {"min", "max"}; a word without '-' is both. */
+static json_t *
+length_range(const char *text)
+{
+	const char *dash = strchr(text, '-');
+	json_t *o = json_object();
+	char lo[CTL_CELL_LEN];
+
+	if (dash == NULL) {
+		json_object_set_new(o, "min", number_or_text(text));
+		json_object_set_new(o, "max", number_or_text(text));
+		return o;
+	}
+	snprintf(lo, sizeof(lo), "%.*s", (int)(dash - text), text);
+	if (lo[0] != '\0')
+		json_object_set_new(o, "min", number_or_text(lo));
+	if (dash[1] != '\0')
+		json_object_set_new(o, "max", number_or_text(dash + 1));
+	return o;
+}
+
+/* The POST body of flowspec add: @p destination and ctx->fs. */
+static json_t *
+flowspec_body(const struct ctl_ctx *ctx, const char *destination)
+{
+	static const char *const keys[CTL_FS_N] = {
+		[CTL_FS_SOURCE] = "source",
+		[CTL_FS_PROTOCOL] = "protocol",
+		[CTL_FS_SOURCE_PORTS] = "source_ports",
+		[CTL_FS_DESTINATION_PORTS] = "destination_ports",
+		[CTL_FS_PACKET_LENGTH] = "packet_length",
+		[CTL_FS_TCP_FLAGS] = "tcp_flags",
+		[CTL_FS_FRAGMENT] = "fragment",
+		[CTL_FS_ICMP_TYPE] = "icmp_type",
+		[CTL_FS_ICMP_CODE] = "icmp_code",
+		[CTL_FS_ACTION] = "action",
+	};
+	json_t *body = json_pack("{s:s}", "destination", destination);
+
+	for (unsigned i = 0; body != NULL && i < CTL_FS_N; i++) {
+		const char *v = ctx->fs[i];
+		json_t *x;
+
+		if (v == NULL)
+			continue;
+		switch (i) {
+		case CTL_FS_PROTOCOL:
+		case CTL_FS_ICMP_CODE:
+			x = number_or_text(v);
+			break;
+		case CTL_FS_SOURCE_PORTS:
+		case CTL_FS_DESTINATION_PORTS:
+		case CTL_FS_ICMP_TYPE:
+			x = word_list(v, true);
+			break;
+		case CTL_FS_TCP_FLAGS:
+			x = word_list(v, false);
+			break;
+		case CTL_FS_PACKET_LENGTH:
+			x = length_range(v);
+			break;
+		case CTL_FS_FRAGMENT:
+			x = json_true();
+			break;
+		default:
+			x = json_string(v);
+		}
+		if (x == NULL || json_object_set_new(body, keys[i], x) != 0) {
+			json_decref(body);
+			body = NULL;
+		}
+	}
+	return body;
+}
+
+static int
+flowspec_add(struct ctl_ctx *ctx, const char *destination)
+{
+	json_t *req = flowspec_body(ctx, destination), *doc;
+	char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
+	struct ctl_reply r;
+	int rc;
+
+	json_decref(req);
+	if (body == NULL) {
+		fprintf(ctx->err, "dpmonctl: out of memory\n");
+		return CTL_EXIT_ERROR;
+	}
+	rc = ctl_call(ctx, "POST", "/api/v1/flowspec", NULL, body, &r, &doc);
+	free(body);
+	if (rc != 0)
+		return rc;
+	if (ctx->json)
+		ctl_print_body(ctx, &r);
+	else
+		fprintf(ctx->out, "added flowspec rule %" JSON_INTEGER_FORMAT ": %s then %s\n",
+			json_integer_value(json_object_get(doc, "id")),
+			json_string_value(json_object_get(doc, "match")),
+			json_string_value(json_object_get(doc, "action")));
+	json_decref(doc);
+	ctl_reply_free(&r);
+	return CTL_EXIT_OK;
+}
+
 int
 ctl_cmd_flowspec(struct ctl_ctx *ctx, int argc, char **argv)
 {
-	if (argc == 1 && strcmp(argv[0], "list") == 0)
+	bool options = false;
+
+	for (unsigned i = 0; i < CTL_FS_N; i++)
+		options |= ctx->fs[i] != NULL;
+	if (argc == 2 && strcmp(argv[0], "add") == 0)
+		return flowspec_add(ctx, argv[1]);
+	if (argc == 1 && strcmp(argv[0], "list") == 0 && !options)
 		return flowspec_list(ctx);
-	if (argc == 2 && strcmp(argv[0], "del") == 0)
+	if (argc == 2 && strcmp(argv[0], "del") == 0 && !options)
 		return flowspec_del(ctx, argv[1]);
-	fprintf(ctx->err, "dpmonctl: usage: dpmonctl flowspec list | del ID\n");
+	fprintf(ctx->err, "dpmonctl: usage: dpmonctl flowspec list | add DESTINATION [--source "
+			  "PREFIX] [--protocol P] [...] | del ID\n");
 	return CTL_EXIT_USAGE;
 }
 

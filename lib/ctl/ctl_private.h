@@ -16,20 +16,36 @@
 #include "http.h"
 
 /** One run of dpmonctl: the connection, the output and the options. */
+/** The options of "flowspec add", each the API body's key of the same name. */
+enum ctl_fs_opt {
+	CTL_FS_SOURCE,            /**< --source PREFIX */
+	CTL_FS_PROTOCOL,          /**< --protocol NAME|NUMBER */
+	CTL_FS_SOURCE_PORTS,      /**< --source-ports N[,N...] */
+	CTL_FS_DESTINATION_PORTS, /**< --destination-ports N[,N...] */
+	CTL_FS_PACKET_LENGTH,     /**< --packet-length MIN-MAX (either may be left out) */
+	CTL_FS_TCP_FLAGS,         /**< --tcp-flags F[+F...][,...] */
+	CTL_FS_FRAGMENT,          /**< --fragment (no value) */
+	CTL_FS_ICMP_TYPE,         /**< --icmp-type N[,N...] */
+	CTL_FS_ICMP_CODE,         /**< --icmp-code N */
+	CTL_FS_ACTION,            /**< --action TEXT */
+	CTL_FS_N,
+};
+
 struct ctl_ctx {
 	struct ctl_http http;
-	FILE *out;             /**< results */
-	FILE *err;             /**< messages ("dpmonctl: ...") */
-	bool json;             /**< -o json: the API's JSON unchanged */
-	bool colour;           /**< ANSI colours in tables */
-	const char *sort;      /**< top --sort, or NULL */
-	const char *direction; /**< top --direction, or NULL */
-	const char *subnet;    /**< top --subnet, or NULL */
-	unsigned int limit;    /**< top -n */
-	bool active;           /**< alerts --active */
-	const char *pid_file;  /**< reload --pid-file, or NULL: systemctl */
-	const char *unit;      /**< reload: the systemd unit */
-	double reload_wait_s;  /**< reload: how long to wait for the verdict */
+	FILE *out;                /**< results */
+	FILE *err;                /**< messages ("dpmonctl: ...") */
+	bool json;                /**< -o json: the API's JSON unchanged */
+	bool colour;              /**< ANSI colours in tables */
+	const char *sort;         /**< top --sort, or NULL */
+	const char *direction;    /**< top --direction, or NULL */
+	const char *subnet;       /**< top --subnet, or NULL */
+	unsigned int limit;       /**< top -n */
+	bool active;              /**< alerts --active */
+	const char *pid_file;     /**< reload --pid-file, or NULL: systemctl */
+	const char *unit;         /**< reload: the systemd unit */
+	double reload_wait_s;     /**< reload: how long to wait for the verdict */
+	const char *fs[CTL_FS_N]; /**< flowspec add's options; NULL when absent */
 };
 
 /** A command: its words after the command name. @return an exit status. */

@@ -131,6 +131,7 @@ struct dpmon_actions {
 	bool busy;                     /* the thread is in a round */
 	struct actions_exabgp *exabgp; /* ExaBGP's pipe */
 	struct fs_list fs;             /* FlowSpec rules, announced through @c exabgp */
+	struct fs_scope fs_scope;      /* where a manual rule's destination may point */
 	/* beaten by the thread each round (heartbeat.h); NULL: registry full */
 	struct dpmon_heartbeat *hb;
 };
@@ -428,8 +429,10 @@ take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
 	struct dpmon_prefix_table t;
 	int rc;
 
-	if (list == NULL)
+	if (list == NULL || actions_fs_scope_take(&a->fs_scope, cfg) != 0) {
+		free(list);
 		return -ENOMEM;
+	}
 	/* List l: the subnets whose hosts are /l prefixes, so the value found is l. */
 	for (unsigned l = 0; l <= 128; l++) {
 		lists[l] = list + at;
@@ -831,6 +834,22 @@ dpmon_actions_flowspec(struct dpmon_actions *a, uint64_t alert_id, const struct 
 	return added;
 }
 
+int64_t
+dpmon_flowspec_add(struct dpmon_actions *a, const struct dpmon_fs_rule *r, const char **why)
+{
+	int64_t id;
+
+	pthread_mutex_lock(&a->lock);
+	id = actions_fs_add_manual(&a->fs, a->exabgp, &a->conf.flowspec, &a->fs_scope, r,
+				   now_unix_s(), why);
+	if (id == -ENOSPC)
+		LOG("flowspec: manual rule refused, %" PRIu32 " rules already (flowspec.max_rules)",
+		    a->fs.n);
+	pthread_cond_signal(&a->wake);
+	pthread_mutex_unlock(&a->lock);
+	return id;
+}
+
 json_t *
 dpmon_flowspec_list(struct dpmon_actions *a)
 {
@@ -880,6 +899,7 @@ dpmon_actions_free(struct dpmon_actions *a)
 	dpmon_prefix_table_free(&a->subnets.table);
 	actions_bh_fini(&a->bh);
 	actions_fs_free(&a->fs);
+	actions_fs_scope_free(&a->fs_scope);
 	actions_exabgp_free(a->exabgp);
 	free(a);
 }

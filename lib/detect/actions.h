@@ -251,6 +251,25 @@ uint32_t dpmon_actions_flowspec(struct dpmon_actions *a, uint64_t alert_id,
 json_t *dpmon_flowspec_list(struct dpmon_actions *a);
 
 /**
+ * Add a manual FlowSpec rule @p r (POST /api/v1/flowspec): no alert, so it
+ * stays until dpmon_flowspec_remove or dpmon's stop (withdrawn then unless
+ * actions.flowspec.keep_on_stop), announced like the alerts' rules (listed
+ * only when actions.flowspec.announce is false) and counted in the same
+ * budget actions.flowspec.max_rules. Its destination prefix must lie
+ * inside a monitored subnet and share no address with detection.whitelist.
+ * Never blocks on I/O: the actions thread writes the line.
+ * @param why  on -EINVAL, -EDOM or -EEXIST, a static English reason
+ *             naming the component at fault.
+ * @return the rule's id (> 0); -EINVAL (not a rule routers accept,
+ *         dpmon_fs_rule_check), -EDOM (destination outside the subnets or
+ *         meeting the whitelist), -EEXIST (a rule with the same match is
+ *         listed), -ENOSPC (budget; counted and logged), -ENOMEM.
+ * Thread-safety: any thread (the HTTP thread).
+ */
+int64_t dpmon_flowspec_add(struct dpmon_actions *a, const struct dpmon_fs_rule *r,
+			   const char **why);
+
+/**
  * Withdraw and forget FlowSpec rule @p id (DELETE /api/v1/flowspec/{id}).
  * @return 0, or -ENOENT. Thread-safety: any thread.
  */

@@ -2,7 +2,7 @@
 /*
  * actions_flowspec.c — the FlowSpec rules list (actions_flowspec.h): each
  * rule a keyed route of ExaBGP's pipe, the budget, the dry run, and the
- * withdraw after the alert's end.
+ * withdraw after the alert's end, and the scope check of a manual rule.
  */
 #include "actions_flowspec.h"
 
@@ -275,6 +275,87 @@ actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const json_t *sa
 	if (i > 0)
 		l->gen++;
 	return (int)i;
+}
+
+/* ------------------------------------------------------------------------
+ * Manual rules: the scope of their destination.
+ * --------------------------------------------------------------------- */
+
+int
+actions_fs_scope_take(struct fs_scope *s, const struct dpmon_config *cfg)
+{
+	const struct dpmon_detect_conf *d = &cfg->detect;
+	struct dpmon_prefix *sub = malloc(sizeof(*sub) * (cfg->n_subnets ? cfg->n_subnets : 1));
+	struct dpmon_prefix *wl = malloc(sizeof(*wl) * (d->n_whitelist ? d->n_whitelist : 1));
+
+	if (sub == NULL || wl == NULL) {
+		free(sub);
+		free(wl);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < cfg->n_subnets; i++)
+		sub[i] = cfg->subnets[i].prefix;
+	if (d->n_whitelist > 0)
+		memcpy(wl, d->whitelist, sizeof(*wl) * d->n_whitelist);
+	actions_fs_scope_free(s);
+	s->subnets = sub;
+	s->n_subnets = cfg->n_subnets;
+	s->whitelist = wl;
+	s->n_whitelist = d->n_whitelist;
+	return 0;
+}
+
+void
+actions_fs_scope_free(struct fs_scope *s)
+{
+	free(s->subnets);
+	free(s->whitelist);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Does prefix @p p hold every address of rule @p r's destination? */
+static bool
+holds_dst(const struct dpmon_prefix *p, const struct dpmon_fs_rule *r)
+{
+	return p->family == r->family && p->depth <= r->dst_len &&
+	       dpmon_prefix_contains(p, &r->dst);
+}
+
+/* Do prefix @p p and rule @p r's destination share an address? */
+static bool
+meets_dst(const struct dpmon_prefix *p, const struct dpmon_fs_rule *r)
+{
+	struct dpmon_prefix d = {.addr = r->dst, .family = r->family, .depth = r->dst_len};
+
+	return holds_dst(p, r) || (p->family == r->family && dpmon_prefix_contains(&d, &p->addr));
+}
+
+int64_t
+actions_fs_add_manual(struct fs_list *l, struct actions_exabgp *e,
+		      const struct dpmon_flowspec_conf *c, const struct fs_scope *s,
+		      const struct dpmon_fs_rule *r, double now_unix_s, const char **why)
+{
+	bool inside = false;
+
+	if (dpmon_fs_rule_check(r, why) != 0)
+		return -EINVAL;
+	for (uint32_t i = 0; i < s->n_subnets && !inside; i++)
+		inside = holds_dst(&s->subnets[i], r);
+	if (!inside) {
+		*why = "destination: not inside a monitored subnet";
+		return -EDOM;
+	}
+	for (uint32_t i = 0; i < s->n_whitelist; i++)
+		if (meets_dst(&s->whitelist[i], r)) {
+			*why = "destination: overlaps detection.whitelist";
+			return -EDOM;
+		}
+	for (uint32_t i = 0; i < l->n; i++)
+		if (dpmon_fs_rule_same_match(&l->v[i].rule, r)) {
+			*why = "a rule with the same match exists";
+			return -EEXIST;
+		}
+	return actions_fs_add(l, e, c, 0, r, 0, 0.0, now_unix_s);
 }
 
 void

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * actions_flowspec.h — the FlowSpec rules list: the rules chosen for the
- * alerts (lib/detect/flowspec.h), each a route of ExaBGP's pipe keyed
+ * alerts (lib/detect/flowspec.h) and the manual ones of the API, each a route of ExaBGP's pipe keyed
  * "flow:ID" (actions_exabgp.h), with a budget of actions.flowspec.max_rules
  * rules at once. A rule is withdrawn hold_s seconds after its alert ended;
  * with flowspec.announce false (a dry run) rules are listed and logged,
@@ -99,6 +99,39 @@ json_t *actions_fs_state_json(const struct fs_list *l);
  */
 int actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const json_t *saved,
 		       const char *path);
+
+/** Where a manual rule's destination may point: inside a monitored subnet, clear of the whitelist. */
+struct fs_scope {
+	struct dpmon_prefix *subnets; /**< malloc'd: the monitored subnets */
+	uint32_t n_subnets;
+	struct dpmon_prefix *whitelist; /**< malloc'd: detection.whitelist */
+	uint32_t n_whitelist;
+};
+
+/**
+ * Take @p cfg's monitored subnets and whitelist into @p s, replacing what
+ * it held. @return 0, or -ENOMEM with @p s unchanged.
+ */
+int actions_fs_scope_take(struct fs_scope *s, const struct dpmon_config *cfg);
+
+/** Free @p s's memory; zeroed, it is an empty scope. */
+void actions_fs_scope_free(struct fs_scope *s);
+
+/**
+ * Add a manual rule @p r (no alert: it stays until actions_fs_remove or
+ * dpmon's stop), announced through @p e unless @p c says a dry run. It
+ * must pass dpmon_fs_rule_check, its destination prefix must lie inside
+ * one of @p s's subnets and share no address with its whitelist, and no
+ * rule of the list may have the same match (RFC 8955 section 4: the same
+ * route). Past @p c->max_rules rules it is refused and counted.
+ * @param why  on -EINVAL, -EDOM or -EEXIST, a static English reason.
+ * @return its id (> 0); -EINVAL (not a rule routers accept), -EDOM
+ *         (destination out of scope), -EEXIST (same match as a rule of the
+ *         list), -ENOSPC (budget), -ENOMEM or the pipe writer's error.
+ */
+int64_t actions_fs_add_manual(struct fs_list *l, struct actions_exabgp *e,
+			      const struct dpmon_flowspec_conf *c, const struct fs_scope *s,
+			      const struct dpmon_fs_rule *r, double now_unix_s, const char **why);
 
 /** Free the list's memory (no line is written). */
 void actions_fs_free(struct fs_list *l);

@@ -152,6 +152,31 @@ api_reply_error(struct request *r, unsigned status, const char *fmt, ...)
 	return api_reply(r, status, json_pack("{s:s}", "error", msg));
 }
 
+/* True when the @p len bytes of @p body are JSON whitespace only. */
+static bool
+is_blank(const char *body, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (strchr(" \t\r\n", body[i]) == NULL || body[i] == '\0')
+			return false;
+	return true;
+}
+
+int
+api_body_json(struct request *r, const char *expected, json_t **doc)
+{
+	json_error_t je;
+	char e[ECHO_BUF];
+
+	*doc = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+	if (*doc == NULL && is_blank(r->body, r->body_len)) /* curl -X POST without -d */
+		return api_reply_error(r, 400, "empty body: expected a JSON object %s", expected);
+	if (*doc == NULL)
+		return api_reply_error(r, 400, "invalid JSON body: line %d column %d: %s", je.line,
+				       je.column, api_echo(je.text, strlen(je.text), e));
+	return 0;
+}
+
 bool
 api_copy_arg(const char *s, size_t n, char buf[ARG_TEXT_MAX])
 {
@@ -273,7 +298,8 @@ static const struct endpoint endpoints[] = {
 	 api_ep_blackhole_add, NULL},
 	{"/api/v1/blackholes", true, SRC_ACTIONS, no_params, api_ep_blackhole, NULL,
 	 api_ep_blackhole_del},
-	{"/api/v1/flowspec", false, SRC_ACTIONS, no_params, api_ep_flowspec, NULL, NULL},
+	{"/api/v1/flowspec", false, SRC_ACTIONS, no_params, api_ep_flowspec, api_ep_flowspec_add,
+	 NULL},
 	{"/api/v1/flowspec", true, SRC_ACTIONS, no_params, api_ep_flowspec_rule, NULL,
 	 api_ep_flowspec_del},
 };

@@ -69,16 +69,6 @@ blackhole_addr_arg(struct request *r, const char *text, size_t n, struct dpmon_a
 	return 0;
 }
 
-/* True when the @p len bytes of @p body are JSON whitespace only. */
-static bool
-is_blank(const char *body, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (strchr(" \t\r\n", body[i]) == NULL || body[i] == '\0')
-			return false;
-	return true;
-}
-
 /* 400 unless every key of the object @p doc is "address". */
 static int
 check_body_keys(struct request *r, json_t *doc)
@@ -117,18 +107,11 @@ body_object_addr(struct request *r, json_t *doc, struct dpmon_addr *out)
 static int
 post_body_addr(struct request *r, struct dpmon_addr *out)
 {
-	json_error_t je;
-	json_t *doc =
-		json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-	char e[ECHO_BUF];
-	int rc;
+	json_t *doc;
+	int rc = api_body_json(r, "{\"address\": \"...\"}", &doc);
 
-	if (doc == NULL && is_blank(r->body, r->body_len)) /* curl -X POST without -d */
-		return api_reply_error(r, 400,
-				       "empty body: expected a JSON object {\"address\": \"...\"}");
-	if (doc == NULL)
-		return api_reply_error(r, 400, "invalid JSON body: line %d column %d: %s", je.line,
-				       je.column, api_echo(je.text, strlen(je.text), e));
+	if (rc != 0)
+		return rc;
 	rc = body_object_addr(r, doc, out);
 	json_decref(doc);
 	return rc;

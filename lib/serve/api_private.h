@@ -112,6 +112,14 @@ __attribute__((format(printf, 3, 4))) int api_reply_error(struct request *r, uns
 							  const char *fmt, ...);
 
 /**
+ * The request's body as JSON into *@p doc (a new reference); answers 400
+ * for an empty body or invalid JSON, saying that @p expected (e.g.
+ * "{\"address\": \"...\"}") was expected.
+ * @return 0, or ANSWERED / -ENOMEM (then *@p doc is NULL).
+ */
+int api_body_json(struct request *r, const char *expected, json_t **doc);
+
+/**
  * Copy @p n bytes of @p s into @p buf as a C string.
  * @return false when they do not fit (n >= ARG_TEXT_MAX).
  */
@@ -168,6 +176,8 @@ int api_ep_blackhole_del(struct request *r, const char *rest, size_t rest_len);
 
 /** GET /api/v1/flowspec: the rules. */
 int api_ep_flowspec(struct request *r, const char *rest, size_t rest_len);
+/** POST /api/v1/flowspec: add a manual rule (body: docs/api.md); 201 with it. */
+int api_ep_flowspec_add(struct request *r, const char *rest, size_t rest_len);
 /** GET /api/v1/flowspec/{id}: one rule, or 404. */
 int api_ep_flowspec_rule(struct request *r, const char *rest, size_t rest_len);
 /** DELETE /api/v1/flowspec/{id}: withdraw and forget the rule (idempotent). */

@@ -46,8 +46,11 @@ def test_bash(h):
          len(complete(h, ['dpmonctl', '--url', 'http://x', '-o', 'json', ''])[1]))
     c.eq('dpmonctl blackhole <TAB>', (0, ['add', 'del', 'list'], ''),
          complete(h, ['dpmonctl', 'blackhole', '']))
-    c.eq('dpmonctl flowspec <TAB>', (0, ['del', 'list'], ''),
+    c.eq('dpmonctl flowspec <TAB>', (0, ['add', 'del', 'list'], ''),
          complete(h, ['dpmonctl', 'flowspec', '']))
+    c.eq('dpmonctl flowspec add 10.0.0.5 --protocol <TAB>', (0, ['icmp', 'icmpv6', 'tcp', 'udp'],
+                                                              ''),
+         complete(h, ['dpmonctl', 'flowspec', 'add', '10.0.0.5', '--protocol', '']))
     c.eq('dpmonctl blackhole add <TAB>: nothing', (0, [], ''),
          complete(h, ['dpmonctl', 'blackhole', 'add', '']))
     with open(os.path.join(h.source, 'docs', 'openapi.yaml'), encoding='utf-8') as f:

@@ -16,8 +16,9 @@ pcapplusplus/example.pcap, its 17 destination /24s monitored:
  - reload by pid file: applied, then refused with the file's error;
  - errors: a dead URL, a 404 host, bad arguments (status 2), the bearer
    token sent on POST and DELETE only (a stub server records it); https
-   with --cacert, and a clear error without it; flowspec list and del
-   against the documented shape of /api/v1/flowspec (the stub's).
+   with --cacert, and a clear error without it; flowspec list, add and
+   del against the documented shape of /api/v1/flowspec (the stub's): the
+   body add sends for its options, a manual rule's "manual" alert.
 """
 import http.server
 import json
@@ -213,11 +214,14 @@ FLOWSPEC = {'rules': [
      'created': 1764522010.25},
     {'id': 12, 'alert_id': 9, 'match': 'destination 10.0.0.6/32; protocol tcp;',
      'action': 'rate-limit 1000', 'announced': False, 'coverage': 1.0, 'packets': 12,
-     'created': 1764522099.0}]}
+     'created': 1764522099.0},
+    {'id': 13, 'alert_id': None, 'match': 'destination 10.0.0.0/25; protocol tcp;',
+     'action': 'discard', 'announced': True, 'coverage': 0.0, 'packets': 0,
+     'created': 1764522100.0}]}
 
 
 def render_flowspec(doc):
-    rows = [[str(f['id']), str(f['alert_id']), f['action'], 'yes' if f['announced'] else 'no',
+    rows = [[str(f['id']), 'manual' if f['alert_id'] is None else str(f['alert_id']), f['action'], 'yes' if f['announced'] else 'no',
              '%.0f %%' % (100 * f['coverage']), str(f['packets']), utc(f['created']),
              f['match']] for f in doc['rules']]
     return table(['ID', 'ALERT', 'ACTION', 'ANNOUNCED', 'COVERAGE', 'PACKETS', 'CREATED', 'MATCH'],
@@ -582,6 +586,9 @@ def test_errors(h):
             self.answer(200, FLOWSPEC if self.path == '/api/v1/flowspec' else {'blackholes': []})
 
         def do_POST(self):
+            if self.path == '/api/v1/flowspec':
+                self.answer(201, FLOWSPEC['rules'][2])
+                return
             self.answer(201, {'address': '10.0.0.5', 'source': 'manual', 'alert_id': None,
                               'since': 1.0, 'announced': False})
 
@@ -625,8 +632,35 @@ def test_errors(h):
              [('GET', '/api/v1/flowspec', None, None)] * 2 +
              [('DELETE', '/api/v1/flowspec/3', 'Bearer s3cret-token', None),
               ('DELETE', '/api/v1/flowspec/4', None, None)], seen)
-        c.eq('flowspec frob: usage', (2, '', 'dpmonctl: usage: dpmonctl flowspec list | del ID\n'),
-             stub.run('flowspec', 'frob'))
+        usage = ('dpmonctl: usage: dpmonctl flowspec list | add DESTINATION [--source PREFIX] '
+                 '[--protocol P] [...] | del ID\n')
+        c.eq('flowspec frob: usage', (2, '', usage), stub.run('flowspec', 'frob'))
+        c.eq('flowspec list with an add option: usage', (2, '', usage),
+             stub.run('flowspec', 'list', '--protocol', 'tcp'))
+        # flowspec add: each option is the body's key of the same name.
+        del seen[:]
+        c.eq('flowspec add: the rule', (0, 'added flowspec rule 13: destination 10.0.0.0/25; '
+                                           'protocol tcp; then discard\n', ''),
+             stub.run('--token-file', tok, 'flowspec', 'add', '10.0.0.0/25',
+                      '--source', '198.51.100.0/24', '--protocol', 'tcp',
+                      '--destination-ports', '80,443', '--tcp-flags', 'syn,syn+ack',
+                      '--packet-length', '40-60', '--action', 'rate-limit 9600'))
+        stub.run('flowspec', 'add', '10.0.0.7', '--protocol', '1', '--icmp-type', '8',
+                 '--icmp-code', '0', '--fragment', '--packet-length', '-100')
+        stub.run('flowspec', 'add', '10.0.0.8', '--protocol', 'udp', '--source-ports', '53',
+                 '--packet-length', '512')
+        c.eq('flowspec add: POST with the token, the body of the options', [
+            ('POST', '/api/v1/flowspec', 'Bearer s3cret-token', {
+                'destination': '10.0.0.0/25', 'source': '198.51.100.0/24', 'protocol': 'tcp',
+                'destination_ports': [80, 443], 'tcp_flags': ['syn', 'syn+ack'],
+                'packet_length': {'min': 40, 'max': 60}, 'action': 'rate-limit 9600'}),
+            ('POST', '/api/v1/flowspec', None, {
+                'destination': '10.0.0.7', 'protocol': 1, 'icmp_type': [8], 'icmp_code': 0,
+                'fragment': True, 'packet_length': {'max': 100}}),
+            ('POST', '/api/v1/flowspec', None, {
+                'destination': '10.0.0.8', 'protocol': 'udp', 'source_ports': [53],
+                'packet_length': {'min': 512, 'max': 512}})],
+             [(m, p, a, json.loads(b) if b else b) for m, p, a, b in seen])
         c.eq('token file missing: status 1', (1, '', 'dpmonctl: cannot read the token file '
                                                   '%s.none: No such file or directory\n' % tok),
              stub.run('--token-file', tok + '.none', 'blackhole', 'list'))

@@ -17,6 +17,9 @@ of 200 packets is in; the test checks, on gobgpd's table:
   - that it comes back after a restart of ExaBGP (the pipe's new reader
     gets every live rule);
   - that it is gone after the alert ends (a reload raises the threshold);
+  - that a manual rule (POST /api/v1/flowspec) reaches gobgpd with its
+    components, a rule outside the monitored subnets is refused with 422,
+    and DELETE withdraws it;
   - that a new alert's rule is gone at dpmon's stop (keep_on_stop false).
 
 With keep_on_stop and a state file, the rule stays at gobgpd after the
@@ -45,6 +48,8 @@ SUBNETS = [('10.0.0.0/24', 'lan')]
 VICTIM = '10.0.0.5'
 ROUTE = re.compile(r'^\[destination: 10\.0\.0\.5/32\]\[protocol: ==udp\]\[source-port: ==53\]'
                    r'\[packet-length: >=(\d+)&<=(\d+)\]$')
+MANUAL = {'destination': '10.0.0.9', 'protocol': 'tcp', 'destination_ports': [22]}
+MANUAL_ROUTE = '[destination: 10.0.0.9/32][protocol: ==tcp][destination-port: ==22]'
 
 
 def write_capture(path):
@@ -174,6 +179,27 @@ def test_flowspec_chain(h):
                 # The alert ends: the rule is withdrawn.
                 c.true('reload with a threshold above the traffic', reload(d, 1e12))
                 c.eq('no route after the alert ended', set(),
+                     gobgp.wait_rib('ipv4-flowspec', set(), 30))
+
+                # A manual rule: announced as an alert's, gone on DELETE.
+                status, _, doc = d.request('/api/v1/flowspec', 'POST',
+                                           json.dumps(MANUAL).encode())
+                rule = doc if isinstance(doc, dict) else {}
+                c.eq('POST of a manual rule: 201, no alert', (201, None),
+                     (status, rule.get('alert_id')))
+                c.eq('the manual rule at gobgpd', {MANUAL_ROUTE},
+                     gobgp.wait_rib('ipv4-flowspec', {MANUAL_ROUTE}, 30))
+                c.eq('GET /api/v1/flowspec: the manual rule, announced', [(None, True)],
+                     [(r['alert_id'], r['announced'])
+                      for r in d.get('/api/v1/flowspec')['rules']])
+                status, _, doc = d.request('/api/v1/flowspec', 'POST', json.dumps(
+                    dict(MANUAL, destination='192.168.0.9')).encode())
+                c.eq('a manual rule outside the subnets: 422',
+                     (422, {'error': 'destination: not inside a monitored subnet'}),
+                     (status, doc))
+                status, _, _ = d.request('/api/v1/flowspec/%d' % rule.get('id', 0), 'DELETE')
+                c.eq('DELETE of the manual rule', 200, status)
+                c.eq('no route after the DELETE', set(),
                      gobgp.wait_rib('ipv4-flowspec', set(), 30))
 
                 # A new alert's rule goes at the stop.

@@ -14,7 +14,8 @@
 //     equals the API's value at its data-path, the subnet table is sorted
 //     by traffic and the host table is in the API's order;
 //   - the charts update: more points and different pixels a few snapshots
-//     later, the newest point being the summary's totals.
+//     later, the newest point being the summary's totals;
+//   - the FlowSpec rules panel has a row per rule of GET /api/v1/flowspec.
 // Saves a full-page screenshot if asked. Prints "ok ..."/"FAIL ..." lines;
 // exits 1 on a failure.
 import { chromium } from "playwright-core";
@@ -153,6 +154,13 @@ try {
   await waitNewSeq(page, 0);
   check("the page rendered a snapshot", true);
   const first = await compareWithApi(page);
+  /* The rules panel: one row per rule of GET /api/v1/flowspec, else its empty text. */
+  const rules = (await (await fetch(base + "/api/v1/flowspec")).json()).rules;
+  const shown = await page.evaluate(() =>
+    [...document.querySelectorAll("#rules-table tbody tr")].map(tr => tr.textContent));
+  check("rules panel: the API's rules, or \"No FlowSpec rules.\"",
+        rules.length ? shown.length === rules.length
+                     : shown.length === 1 && shown[0] === "No FlowSpec rules.", shown.join("|"));
   if (first) {
     const s0 = await page.evaluate(() => Number(document.body.dataset.seq));
     await waitNewSeq(page, s0);

@@ -212,20 +212,33 @@ await exchange("blackholes remove from another site: 403", "DELETE",
                "/api/v1/blackholes/" + inside,
                { headers: { ...json, Origin: "http://evil.example" }, expect: 403 });
 
-/* The FlowSpec rules: none without an alert; DELETE is idempotent. */
-for (const [label, method, path, status] of [
-  ["list", "GET", "/api/v1/flowspec", 200],
-  ["head", "HEAD", "/api/v1/flowspec", 200],
-  ["param", "GET", "/api/v1/flowspec?x=1", 400],
-  ["none", "GET", "/api/v1/flowspec/1", 404],
-  ["bad id", "GET", "/api/v1/flowspec/x1", 400],
-  ["POST", "POST", "/api/v1/flowspec", 405],
-  ["remove none", "DELETE", "/api/v1/flowspec/1", 200],
-  ["delete bad", "DELETE", "/api/v1/flowspec/0", 400],
+/* The FlowSpec rules: none without an alert; a manual rule and its errors;
+ * DELETE is idempotent. */
+const rule = JSON.stringify({ destination: inside, protocol: "udp", source_ports: [53] });
+for (const [label, method, path, body, status] of [
+  ["list", "GET", "/api/v1/flowspec", undefined, 200],
+  ["head", "HEAD", "/api/v1/flowspec", undefined, 200],
+  ["param", "GET", "/api/v1/flowspec?x=1", undefined, 400],
+  ["none", "GET", "/api/v1/flowspec/1", undefined, 404],
+  ["bad id", "GET", "/api/v1/flowspec/x1", undefined, 400],
+  ["remove none", "DELETE", "/api/v1/flowspec/1", undefined, 200],
+  ["delete bad", "DELETE", "/api/v1/flowspec/0", undefined, 400],
+  ["outside", "POST", "/api/v1/flowspec", '{"destination": "198.18.0.1"}', 422],
+  ["no destination", "POST", "/api/v1/flowspec", "{}", 400],
+  ["POST item", "POST", "/api/v1/flowspec/1", "{}", 405],
 ])
   await exchange("flowspec " + label + ": " + method + " " + path, method, path,
-                 { headers: method === "GET" || method === "HEAD" ? {} : json,
-                   body: method === "POST" ? "{}" : undefined, expect: status });
+                 { headers: method === "GET" || method === "HEAD" ? {} : json, body,
+                   expect: status });
+/* A manual rule, once: its id is the next of this dpmon's, whatever ran before. */
+const added = await exchange("flowspec add: POST", "POST", "/api/v1/flowspec",
+                             { headers: json, body: rule, expect: 201 });
+await exchange("flowspec same match: POST", "POST", "/api/v1/flowspec",
+               { headers: json, body: rule, expect: 409 });
+let addedId = 0;
+try { addedId = JSON.parse(added.text).id; } catch { /* the add's check failed already */ }
+await exchange("flowspec remove: DELETE", "DELETE", "/api/v1/flowspec/" + addedId,
+               { headers: json, expect: addedId ? 200 : 400 });
 
 /* If-None-Match: 304 with the same ETag while the snapshot lasts. */
 for (const path of ["/api/v1/summary", "/api/v1/hosts?limit=5", "/metrics", "/", "/health"]) {
