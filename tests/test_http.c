@@ -1038,6 +1038,8 @@ refused_changes(uint16_t port)
 	static const char origin_msg[] =
 		"Origin is not one of http.cors_origins nor this server's own";
 	static const char host_msg[] = "Host is not one of http.allowed_hosts";
+	static const char twice_msg[] =
+		"Host, Origin, Content-Type and Authorization may each appear once";
 	char req[512];
 	json_t *j;
 	int n;
@@ -1066,6 +1068,19 @@ refused_changes(uint16_t port)
 		     "GET /api/v1/blackholes HTTP/1.1\r\nHost: evil.example\r\n"
 		     "Connection: close\r\n\r\n");
 	EXPECT_ERROR(exchange(AF_INET, port, req, (size_t)n), 403, host_msg);
+	/* A field the checks read, repeated: the checks would see the first
+	 * value only, so the request is refused whatever the values. */
+	EXPECT_ERROR(
+		post_blackhole(
+			port, "localhost",
+			"Origin: http://localhost\r\nOrigin: http://evil.example\r\n" JSON_TYPE,
+			body),
+		400, twice_msg);
+	EXPECT_ERROR(
+		post_blackhole(port, "localhost", JSON_TYPE "Content-Type: text/plain\r\n", body),
+		400, twice_msg);
+	EXPECT_ERROR(request_h(port, "GET", "/api/v1/summary", "Host: evil.example\r\n"), 400,
+		     twice_msg);
 	/* The page's own origin may (the dashboard's fetch sends Origin). */
 	n = snprintf(req, sizeof(req), "Origin: http://127.0.0.1:%u\r\n" JSON_TYPE, port);
 	REQUIRE(n > 0 && (size_t)n < sizeof(req));

@@ -714,6 +714,41 @@ framing_refused(struct dpmon_http *h, struct MHD_Connection *c, enum MHD_Result 
 /* Refuse request @p c when the access policy (http_access.h) or the
  * bearer tokens (http_token.h) say so: a JSON 403, 415 or 401, before any
  * body is read. @return true when @p c got its answer (*ret). */
+/* The header fields the access checks read, each of which may appear once:
+ * a repeated one could show the checks one value and the endpoint another
+ * (RFC 9112 section 3.2: more than one Host is a 400). */
+static const char *const single_fields[] = {MHD_HTTP_HEADER_HOST, "Origin",
+					    MHD_HTTP_HEADER_CONTENT_TYPE,
+					    MHD_HTTP_HEADER_AUTHORIZATION};
+#define N_SINGLE_FIELDS (sizeof(single_fields) / sizeof(single_fields[0]))
+
+/* MHD_get_connection_values' iterator: counts the fields of single_fields. */
+static enum MHD_Result
+count_single_field(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	unsigned *seen = cls;
+
+	(void)kind;
+	(void)value;
+	for (unsigned i = 0; i < N_SINGLE_FIELDS; i++)
+		if (strcasecmp(key, single_fields[i]) == 0)
+			seen[i]++;
+	return MHD_YES;
+}
+
+/* Whether the request repeats a field of single_fields. */
+static bool
+repeated_field(struct MHD_Connection *c)
+{
+	unsigned seen[N_SINGLE_FIELDS] = {0};
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_single_field, seen);
+	for (unsigned i = 0; i < N_SINGLE_FIELDS; i++)
+		if (seen[i] > 1)
+			return true;
+	return false;
+}
+
 static bool
 access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	       enum MHD_Result *ret)
@@ -729,6 +764,10 @@ access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, 
 	struct dpmon_http_verdict v = http_access_check(&h->access, &ar);
 	struct reply r;
 
+	if (repeated_field(c))
+		v = (struct dpmon_http_verdict){.status = MHD_HTTP_BAD_REQUEST,
+						.message = "Host, Origin, Content-Type and "
+							   "Authorization may each appear once"};
 	if (v.status == 0)
 		v = http_tokens_check(&h->tokens, method, ar.changes_state, path_is(url, "/health"),
 				      MHD_lookup_connection_value(c, MHD_HEADER_KIND,
