@@ -390,6 +390,11 @@ ctl_main(int argc, char **argv)
 				"arguments\n");
 		return CTL_EXIT_USAGE;
 	}
+	if (watch_s > 0 && !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "dpmonctl: --watch redraws a terminal; for a pipe or a file, run "
+				"the command in a loop\n");
+		return CTL_EXIT_USAGE;
+	}
 	if (token_file != NULL && token_file[0] != '\0' &&
 	    (rc = read_token(token_file, &token)) != 0)
 		return rc;

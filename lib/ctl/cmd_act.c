@@ -424,6 +424,25 @@ read_count(struct ctl_ctx *ctx, struct reload_count *n, struct ctl_reply *r, jso
 	return 0;
 }
 
+/* Whether process @p pid runs dpmon (its /proc comm), so that a stale pid
+ * file never gets another program a SIGHUP. */
+static bool
+is_dpmon(long pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	if (fgets(comm, sizeof(comm), f) == NULL)
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return strcmp(comm, "dpmon") == 0;
+}
+
 /* SIGHUP to the pid in ctx->pid_file. */
 static int
 signal_pid_file(struct ctl_ctx *ctx)
@@ -443,6 +462,13 @@ signal_pid_file(struct ctl_ctx *ctx)
 		return CTL_EXIT_ERROR;
 	}
 	fclose(f);
+	if (!is_dpmon(pid)) {
+		fprintf(ctx->err,
+			"dpmonctl: process %ld of %s is not dpmon (a stale pid file?): no signal "
+			"sent\n",
+			pid, ctx->pid_file);
+		return CTL_EXIT_ERROR;
+	}
 	if (kill((pid_t)pid, SIGHUP) != 0) {
 		fprintf(ctx->err, "dpmonctl: SIGHUP to process %ld (%s): %s\n", pid, ctx->pid_file,
 			strerror(errno));

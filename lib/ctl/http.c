@@ -181,10 +181,18 @@ ctl_reply_error(const struct ctl_reply *r, char *buf, size_t buflen)
 
 	if (json_is_object(doc) && json_is_string(json_object_get(doc, "error")))
 		msg = json_string_value(json_object_get(doc, "error"));
-	if (msg != NULL)
+	/* What to do, beside what dpmon said: a 401 wants a token, and an answer
+	 * that is not dpmon's JSON error a --url that points at dpmon. */
+	if (msg != NULL && r->status == 401)
+		snprintf(buf, buflen,
+			 "%s (HTTP 401; give dpmonctl the token with --token-file FILE "
+			 "or DPMON_TOKEN_FILE)",
+			 msg);
+	else if (msg != NULL)
 		snprintf(buf, buflen, "%s (HTTP %ld)", msg, r->status);
 	else
-		snprintf(buf, buflen, "HTTP %ld", r->status);
+		snprintf(buf, buflen, "HTTP %ld, not an answer of dpmon's API: is --url dpmon's?",
+			 r->status);
 	json_decref(doc);
 }
 

@@ -469,6 +469,18 @@ def reload(c, d, ctl):
     with open(cfg, 'w') as f:
         f.write(good)
     c.eq('reload: no such pid file', 1, ctl.run('reload', '--pid-file', cfg + '.none')[0])
+    # A stale pid file naming another program: no signal, the program lives.
+    other = subprocess.Popen(['sleep', '60'])
+    try:
+        with open(pid_file, 'w') as f:
+            f.write('%d\n' % other.pid)
+        c.eq('reload: a pid file of another program', (1, '', 'dpmonctl: process %d of %s is '
+             'not dpmon (a stale pid file?): no signal sent\n' % (other.pid, pid_file)),
+             ctl.run('reload', '--pid-file', pid_file))
+        c.eq('reload: the other program got no SIGHUP', None, other.poll())
+    finally:
+        other.kill()
+        other.wait()
 
 
 def test_ctl_on_capture(h):
@@ -516,7 +528,8 @@ def test_ctl_token(h):
             ctl = Ctl(h, 'http://127.0.0.1:%d' % d.port)
             c.eq('blackhole add without --token-file: the 401 as one line, status 1',
                  (1, '', 'dpmonctl: this request changes state: it needs Authorization: '
-                  'Bearer with the write token (http.write_token_file) (HTTP 401)\n'),
+                  'Bearer with the write token (http.write_token_file) (HTTP 401; give '
+                  'dpmonctl the token with --token-file FILE or DPMON_TOKEN_FILE)\n'),
                  ctl.run('blackhole', 'add', '141.142.228.5'))
             c.eq('blackhole add with --token-file', (0, 'blackholed 141.142.228.5\n', ''),
                  ctl.run('--token-file', tok, 'blackhole', 'add', '141.142.228.5'))
