@@ -222,16 +222,29 @@ pop_job(struct dpmon_actions *a, struct job *j)
 	return true;
 }
 
-/* Wait for work: a job, a list change or the stop, RETRY_MS at most. Lock held. */
+/*
+ * Wait for work: a job, a list change or the stop; RETRY_MS at most, or
+ * READER_CHECK_MS with an ExaBGP pipe. A FIFO tells its writer that the
+ * reader went away only while no other reader has it open (POLLERR), so
+ * a restarted ExaBGP that opened it again before the next round would
+ * never get the routes again: the pipe is looked at every
+ * READER_CHECK_MS, far less than ExaBGP takes to start. Lock held.
+ */
 static void
 wait_work(struct dpmon_actions *a)
 {
+	long ms = a->conf.exabgp_pipe[0] != '\0' ? READER_CHECK_MS : RETRY_MS;
 	struct timespec until;
 
 	if (has_work(a))
 		return;
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += RETRY_MS / 1000;
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
 	pthread_cond_timedwait(&a->wake, &a->lock, &until);
 }
 

@@ -416,7 +416,7 @@ fifo_open(struct actions_exabgp *e, const char *path)
 	}
 	if (!e->missing_logged)
 		LOG("ExaBGP's pipe %s: %s (retried every %d ms)", path,
-		    errno == ENXIO ? "no reader" : strerror(errno), RETRY_MS);
+		    errno == ENXIO ? "no reader" : strerror(errno), READER_CHECK_MS);
 	e->missing_logged = true;
 	return false;
 }

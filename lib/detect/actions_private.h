@@ -30,12 +30,15 @@
  * --------------------------------------------------------------------- */
 
 /* Jobs waiting for the thread; posts beyond are dropped (counted). */
-#define QUEUE_LEN     1024
+#define QUEUE_LEN       1024
 /* Banning alerts remembered per blackhole (more share the oldest's fate). */
-#define BH_MAX_ALERTS 8
+#define BH_MAX_ALERTS   8
 /* Milliseconds between two attempts to reach ExaBGP's pipe (and the
  * thread's tick). */
-#define RETRY_MS      1000
+#define RETRY_MS        1000
+/* Milliseconds between two looks at ExaBGP's pipe (a reader gone, a new one):
+ * the thread's tick while a pipe is set. */
+#define READER_CHECK_MS 100
 
 /* ------------------------------------------------------------------------
  * Logging.
