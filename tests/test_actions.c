@@ -28,17 +28,6 @@
 #include "heartbeat.h"
 #include "log.h"
 
-#define CHECK_STR(a, b)                                                                   \
-	do {                                                                              \
-		const char *sa_ = (a), *sb_ = (b);                                        \
-		test_checks++;                                                            \
-		if (sa_ == NULL || strcmp(sa_, sb_) != 0) {                               \
-			test_failures++;                                                  \
-			fprintf(stderr, "%s:%d: got \"%s\", expected \"%s\"\n", __FILE__, \
-				__LINE__, sa_ ? sa_ : "(null)", sb_);                     \
-		}                                                                         \
-	} while (0)
-
 static char dir[64];
 static struct dpmon_subnet_conf subnets[2];
 
@@ -193,10 +182,10 @@ test_notify(void)
 	CHECK(post(a, DPMON_ACTION_ALERT_END, "10.0.0.5", 7, false) == 0);
 	CHECK(dpmon_blackhole_add(a, &(struct dpmon_addr){0}, NULL) == -EDOM);
 	dpmon_actions_flush(a);
-	CHECK_STR(slurp("args"), "10.0.0.5 ingress attack_start 7\n"
-				 "10.0.0.5 ingress attack_end 7\n");
-	CHECK_STR(slurp("stdin"), "{\"id\":7,\"address\":\"10.0.0.5\"}\n"
-				  "{\"id\":7,\"address\":\"10.0.0.5\"}\n");
+	CHECK_EQ_STR(slurp("args"), "10.0.0.5 ingress attack_start 7\n"
+				    "10.0.0.5 ingress attack_end 7\n");
+	CHECK_EQ_STR(slurp("stdin"), "{\"id\":7,\"address\":\"10.0.0.5\"}\n"
+				     "{\"id\":7,\"address\":\"10.0.0.5\"}\n");
 	/* Not banned: no blackhole. */
 	{
 		struct dpmon_blackhole *l;
@@ -231,7 +220,7 @@ test_notify_fds(void)
 	REQUIRE(a != NULL);
 	CHECK(post(a, DPMON_ACTION_ALERT_START, "10.0.0.5", 7, false) == 0);
 	dpmon_actions_flush(a);
-	CHECK_STR(slurp("fds"), "0\n");
+	CHECK_EQ_STR(slurp("fds"), "0\n");
 	dpmon_actions_free(a);
 	close(fd);
 	teardown();
@@ -255,7 +244,7 @@ test_notify_manual(void)
 	CHECK(dpmon_blackhole_remove(a, &ad) == 0);
 	CHECK(dpmon_blackhole_remove(a, &ad) == 1); /* idempotent: no second unban */
 	dpmon_actions_flush(a);
-	CHECK_STR(slurp("args"), "2001:db8::5 none ban 0\n2001:db8::5 none unban 0\n");
+	CHECK_EQ_STR(slurp("args"), "2001:db8::5 none ban 0\n2001:db8::5 none unban 0\n");
 	/* stdin: the entry, "since" varies: check the fixed fields. */
 	snprintf(want, sizeof(want),
 		 "{\"address\":\"2001:db8::5\",\"source\":\"manual\","
@@ -284,9 +273,9 @@ test_notify_timeout(void)
 	dpmon_actions_flush(a);
 	CHECK(check_now_s() - t0 >= 0.3);
 	CHECK(check_now_s() - t0 < 5);
-	CHECK_STR(slurp("args"), "10.0.0.6 ingress attack_start 8\n");
+	CHECK_EQ_STR(slurp("args"), "10.0.0.6 ingress attack_start 8\n");
 	usleep(200000);
-	CHECK_STR(slurp("notify.sh.late"), ""); /* killed, not finished */
+	CHECK_EQ_STR(slurp("notify.sh.late"), ""); /* killed, not finished */
 	dpmon_actions_free(a);
 	teardown();
 }
@@ -310,7 +299,7 @@ test_heartbeat(void)
 	now = dpmon_heartbeat_now_ns();
 	CHECK_EQ_U64(dpmon_heartbeat_overdue(now, late, 4), 0);
 	CHECK_EQ_U64(dpmon_heartbeat_overdue(now + 6400000000ull, late, 4), 1);
-	CHECK_STR(late[0].name, "actions");
+	CHECK_EQ_STR(late[0].name, "actions");
 	CHECK_EQ_U64(late[0].max_age_ms, 1000 + 300 + 5000);
 	cfg.actions.notify_timeout_ms = 2000;
 	CHECK(dpmon_actions_reconfigure(a, &cfg) == 0);
@@ -347,24 +336,24 @@ test_exabgp(void)
 	CHECK(b.manual && b.alert_id == 0);
 	CHECK(dpmon_blackhole_add(a, &v4, NULL) == 1);
 	dpmon_actions_flush(a);
-	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
-		  "announce route 10.0.0.5/32 next-hop 192.0.2.1 community [65535:666]\n");
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		     "announce route 10.0.0.5/32 next-hop 192.0.2.1 community [65535:666]\n");
 	CHECK(dpmon_blackhole_get(a, &v4, &b) == 0 && b.announced);
 	buf[0] = '\0';
 	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8::7", 3, true) == 0);
 	dpmon_actions_flush(a);
-	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
-		  "announce route 2001:db8::7/128 next-hop 100::1 community [65535:666]\n");
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		     "announce route 2001:db8::7/128 next-hop 100::1 community [65535:666]\n");
 	buf[0] = '\0';
 	CHECK(post(a, DPMON_ACTION_ALERT_END, "2001:db8::7", 3, true) == 0);
 	dpmon_actions_flush(a);
-	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
-		  "withdraw route 2001:db8::7/128 next-hop 100::1\n");
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		     "withdraw route 2001:db8::7/128 next-hop 100::1\n");
 	buf[0] = '\0';
 	CHECK(dpmon_blackhole_remove(a, &v4) == 0);
 	dpmon_actions_flush(a);
-	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
-		  "withdraw route 10.0.0.5/32 next-hop 192.0.2.1\n");
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		     "withdraw route 10.0.0.5/32 next-hop 192.0.2.1\n");
 	CHECK(dpmon_blackhole_get(a, &v6, &b) == -ENOENT);
 	dpmon_actions_free(a);
 	close(fd);
@@ -398,15 +387,15 @@ test_exabgp_no_reader(void)
 	CHECK(dpmon_blackhole_get(a, &v4, &b) == 0 && !b.announced);
 	fd = open(fifo, O_RDONLY | O_NONBLOCK);
 	REQUIRE(fd >= 0);
-	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 3000),
-		  "announce route 10.0.0.9/32 next-hop 192.0.2.1\n");
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "announce route 10.0.0.9/32 next-hop 192.0.2.1\n");
 	close(fd); /* ExaBGP goes away ... */
 	usleep(1500 * 1000);
 	fd = open(fifo, O_RDONLY | O_NONBLOCK); /* ... and comes back */
 	REQUIRE(fd >= 0);
 	buf[0] = '\0';
-	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 3000),
-		  "announce route 10.0.0.9/32 next-hop 192.0.2.1\n");
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "announce route 10.0.0.9/32 next-hop 192.0.2.1\n");
 	dpmon_actions_free(a);
 	close(fd);
 	teardown();
@@ -434,16 +423,16 @@ test_exabgp_reconfigure(void)
 	REQUIRE(a != NULL);
 	CHECK(dpmon_blackhole_add(a, &v4, NULL) == 0);
 	dpmon_actions_flush(a);
-	CHECK_STR(read_fifo(fd1, buf, sizeof(buf), 2000),
-		  "announce route 10.0.0.5/32 next-hop 192.0.2.1\n");
+	CHECK_EQ_STR(read_fifo(fd1, buf, sizeof(buf), 2000),
+		     "announce route 10.0.0.5/32 next-hop 192.0.2.1\n");
 	snprintf(cfg.actions.exabgp_pipe, sizeof(cfg.actions.exabgp_pipe), "%s", f2);
 	snprintf(cfg.actions.exabgp_community, sizeof(cfg.actions.exabgp_community), "65000:1");
 	CHECK(dpmon_actions_reconfigure(a, &cfg) == 0);
 	buf[0] = '\0';
-	CHECK_STR(read_fifo(fd2, buf, sizeof(buf), 3000),
-		  "announce route 10.0.0.5/32 next-hop 192.0.2.1 community [65000:1]\n");
+	CHECK_EQ_STR(read_fifo(fd2, buf, sizeof(buf), 3000),
+		     "announce route 10.0.0.5/32 next-hop 192.0.2.1 community [65000:1]\n");
 	buf[0] = '\0';
-	CHECK_STR(read_fifo(fd1, buf, sizeof(buf), 300), ""); /* nothing more on the old one */
+	CHECK_EQ_STR(read_fifo(fd1, buf, sizeof(buf), 300), ""); /* nothing more on the old one */
 	dpmon_actions_free(a);
 	close(fd1);
 	close(fd2);
@@ -620,10 +609,10 @@ test_state(void)
 		json_t *e0 = json_array_get(json_object_get(doc, "blackholes"), 0);
 		json_t *e1 = json_array_get(json_object_get(doc, "blackholes"), 1);
 
-		CHECK_STR(json_string_value(json_object_get(e0, "address")), "10.0.0.1");
+		CHECK_EQ_STR(json_string_value(json_object_get(e0, "address")), "10.0.0.1");
 		CHECK(json_is_true(json_object_get(e0, "manual")));
 		CHECK(json_array_size(json_object_get(e0, "alert_ids")) == 0);
-		CHECK_STR(json_string_value(json_object_get(e1, "address")), "2001:db8::2");
+		CHECK_EQ_STR(json_string_value(json_object_get(e1, "address")), "2001:db8::2");
 		CHECK(json_is_false(json_object_get(e1, "manual")));
 		CHECK(json_integer_value(json_array_get(json_object_get(e1, "alert_ids"), 0)) ==
 		      21);
@@ -879,7 +868,7 @@ test_stop(void)
 	CHECK(strstr(st, "\"10.0.0.3\"") != NULL);
 	pthread_join(t, NULL);
 	CHECK(check_now_s() - t0 < 1.0 + 0.5); /* the first script's timeout, and slack */
-	CHECK_STR(slurp("args"), "10.0.0.1 ingress attack_start 1\n");
+	CHECK_EQ_STR(slurp("args"), "10.0.0.1 ingress attack_start 1\n");
 	st = log_text(log);
 	CHECK_EQ_U64(count_lines(st, "actions: stop: 2 queued notify script run(s) dropped"), 1);
 	CHECK_EQ_U64(count_lines(st, "attack_start 1: killed after 1000 ms"), 1);
@@ -921,7 +910,7 @@ test_stop_bound(void)
 	dpmon_actions_free(a);
 	took = check_now_s() - t0;
 	CHECK(took >= 0.9 && took < 1.0 + 0.5);
-	CHECK_STR(slurp("args"), "10.0.0.1 none ban 0\n");
+	CHECK_EQ_STR(slurp("args"), "10.0.0.1 none ban 0\n");
 	CHECK_EQ_U64(
 		count_lines(log_text(log), "actions: stop: 39 queued notify script run(s) dropped"),
 		1);
@@ -1019,7 +1008,7 @@ test_exabgp_host_prefix(void)
 	CHECK(b.manual && b.prefix_len == 24);
 	CHECK(dpmon_addr_cmp(&b.addr, &(struct dpmon_addr){0}) != 0);
 	j = dpmon_blackhole_json(&b);
-	CHECK_STR(json_string_value(json_object_get(j, "address")), "10.9.1.0/24");
+	CHECK_EQ_STR(json_string_value(json_object_get(j, "address")), "10.9.1.0/24");
 	json_decref(j);
 	{
 		struct dpmon_addr other = addr("10.9.1.3"); /* the same host */
@@ -1027,13 +1016,13 @@ test_exabgp_host_prefix(void)
 		CHECK(dpmon_blackhole_add(a, &other, NULL) == 1);
 	}
 	dpmon_actions_flush(a);
-	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
-		  "announce route 10.9.1.0/24 next-hop 192.0.2.1\n");
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		     "announce route 10.9.1.0/24 next-hop 192.0.2.1\n");
 	buf[0] = '\0';
 	CHECK(post(a, DPMON_ACTION_ALERT_START, "2001:db8:5:1::", 4, true) == 0);
 	dpmon_actions_flush(a);
-	CHECK_STR(read_fifo(fd, buf, sizeof(buf), 2000),
-		  "announce route 2001:db8:5:1::/64 next-hop 100::1\n");
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 2000),
+		     "announce route 2001:db8:5:1::/64 next-hop 100::1\n");
 	CHECK(dpmon_blackhole_get(a, &in64, &b) == 0 && b.prefix_len == 64 && b.alert_id == 4);
 	CHECK(dpmon_blackhole_list(a, &l) == 2);
 	free(l);
@@ -1042,12 +1031,12 @@ test_exabgp_host_prefix(void)
 	/* The state file keeps the prefixes; a restart restores them. */
 	j = json_load_file(state, 0, NULL);
 	REQUIRE(j != NULL);
-	CHECK_STR(json_string_value(json_object_get(
-			  json_array_get(json_object_get(j, "blackholes"), 0), "address")),
-		  "10.9.1.0/24");
-	CHECK_STR(json_string_value(json_object_get(
-			  json_array_get(json_object_get(j, "blackholes"), 1), "address")),
-		  "2001:db8:5:1::/64");
+	CHECK_EQ_STR(json_string_value(json_object_get(
+			     json_array_get(json_object_get(j, "blackholes"), 0), "address")),
+		     "10.9.1.0/24");
+	CHECK_EQ_STR(json_string_value(json_object_get(
+			     json_array_get(json_object_get(j, "blackholes"), 1), "address")),
+		     "2001:db8:5:1::/64");
 	json_decref(j);
 	a = dpmon_actions_create_cfg(&cfg);
 	REQUIRE(a != NULL);

@@ -52,17 +52,6 @@
 	} while (0)
 
 /* Strings @p a and @p b are equal. */
-#define CHECK_STR(a, b)                                                                         \
-	do {                                                                                    \
-		const char *sa_ = (a), *sb_ = (b);                                              \
-		test_checks++;                                                                  \
-		if (strcmp(sa_, sb_) != 0) {                                                    \
-			test_failures++;                                                        \
-			fprintf(stderr, "%s:%d: \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-				sa_, sb_);                                                      \
-		}                                                                               \
-	} while (0)
-
 static int
 has_line(const char *out, const char *line)
 {
@@ -877,9 +866,9 @@ test_token_files(void)
 			  "\"read_token_file\": \"%s\"}}",
 		 good, good);
 	CHECK(parse(json, &cfg, &out) == 0);
-	CHECK_STR(out, "");
-	CHECK_STR(cfg.http_write_token_file, good);
-	CHECK_STR(cfg.http_read_token_file, good);
+	CHECK_EQ_STR(out, "");
+	CHECK_EQ_STR(cfg.http_write_token_file, good);
+	CHECK_EQ_STR(cfg.http_read_token_file, good);
 	CHECK(!cfg.http_allow_unauthenticated_writes);
 	dpmon_config_free(&cfg);
 	free(out);
@@ -887,7 +876,7 @@ test_token_files(void)
 			     "\"allow_unauthenticated_writes\": true}}",
 		    &cfg, &out) == 0);
 	CHECK(cfg.http_allow_unauthenticated_writes);
-	CHECK_STR(cfg.http_write_token_file, "");
+	CHECK_EQ_STR(cfg.http_write_token_file, "");
 	dpmon_config_free(&cfg);
 	free(out);
 
@@ -1433,20 +1422,20 @@ test_host_prefix_len(void)
 	int rc;
 
 	/* Masking, both families, every byte boundary and a few in between. */
-	CHECK_STR(masked("10.1.2.3", 32, buf), "10.1.2.3");
-	CHECK_STR(masked("10.1.2.3", 24, buf), "10.1.2.0/24");
-	CHECK_STR(masked("10.1.2.255", 25, buf), "10.1.2.128/25");
-	CHECK_STR(masked("10.255.255.255", 9, buf), "10.128.0.0/9");
-	CHECK_STR(masked("255.255.255.255", 1, buf), "128.0.0.0/1");
-	CHECK_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 128, buf),
-		  "2001:db8:1:2:aaaa:bbbb:cccc:dddd");
-	CHECK_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 64, buf), "2001:db8:1:2::/64");
-	CHECK_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 56, buf), "2001:db8:1::/56");
-	CHECK_STR(masked("2001:db8:1:2:ffff:bbbb:cccc:dddd", 65, buf), "2001:db8:1:2:8000::/65");
-	CHECK_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 127, buf),
-		  "2001:db8:1:2:aaaa:bbbb:cccc:dddc/127");
-	CHECK_STR(masked("2001:db8:ffff::", 33, buf), "2001:db8:8000::/33");
-	CHECK_STR(masked("ffff::1", 1, buf), "8000::/1");
+	CHECK_EQ_STR(masked("10.1.2.3", 32, buf), "10.1.2.3");
+	CHECK_EQ_STR(masked("10.1.2.3", 24, buf), "10.1.2.0/24");
+	CHECK_EQ_STR(masked("10.1.2.255", 25, buf), "10.1.2.128/25");
+	CHECK_EQ_STR(masked("10.255.255.255", 9, buf), "10.128.0.0/9");
+	CHECK_EQ_STR(masked("255.255.255.255", 1, buf), "128.0.0.0/1");
+	CHECK_EQ_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 128, buf),
+		     "2001:db8:1:2:aaaa:bbbb:cccc:dddd");
+	CHECK_EQ_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 64, buf), "2001:db8:1:2::/64");
+	CHECK_EQ_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 56, buf), "2001:db8:1::/56");
+	CHECK_EQ_STR(masked("2001:db8:1:2:ffff:bbbb:cccc:dddd", 65, buf), "2001:db8:1:2:8000::/65");
+	CHECK_EQ_STR(masked("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 127, buf),
+		     "2001:db8:1:2:aaaa:bbbb:cccc:dddc/127");
+	CHECK_EQ_STR(masked("2001:db8:ffff::", 33, buf), "2001:db8:8000::/33");
+	CHECK_EQ_STR(masked("ffff::1", 1, buf), "8000::/1");
 
 	/* Parsed: default 0 (the whole address), explicit values kept. */
 	rc = parse("{\"ports\": [{\"device\": \"d\"}], \"subnets\": ["
@@ -1457,7 +1446,7 @@ test_host_prefix_len(void)
 		   "{\"prefix\": \"2001:dba::/48\", \"host_prefix_len\": 48}]}",
 		   &cfg, &out);
 	CHECK(rc == 0);
-	CHECK_STR(out, "");
+	CHECK_EQ_STR(out, "");
 	if (rc == 0) {
 		CHECK(cfg.subnets[0].host_prefix_len == 64);
 		CHECK(dpmon_subnet_host_len(&cfg.subnets[0]) == 64);

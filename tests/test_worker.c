@@ -825,17 +825,6 @@ test_classify_edges(void)
  * --------------------------------------------------------------------- */
 
 /* Strings @p a and @p b are equal. */
-#define CHECK_STR_EQ(a, b)                                                                      \
-	do {                                                                                    \
-		const char *sa_ = (a), *sb_ = (b);                                              \
-		test_checks++;                                                                  \
-		if (strcmp(sa_, sb_) != 0) {                                                    \
-			test_failures++;                                                        \
-			fprintf(stderr, "%s:%d: \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-				sa_, sb_);                                                      \
-		}                                                                               \
-	} while (0)
-
 /* A UDP packet from @p src to @p dst (IPv6), 70 bytes. */
 static struct rte_mbuf *
 udp6(const uint8_t *src, const uint8_t *dst)
@@ -926,19 +915,19 @@ test_host_prefix_len(void)
 	      s->subnets[2].host_prefix_len == 32);
 	REQUIRE(s->n_hosts == 7);
 	/* In address order: IPv4 first. */
-	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 0)->addr, dpmon_snap_host_len(s, host_i(s, 0)),
+	CHECK_EQ_STR(dpmon_host_format(&host_i(s, 0)->addr, dpmon_snap_host_len(s, host_i(s, 0)),
 				       text, sizeof(text)),
 		     "10.1.2.0/24");
-	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 1)->addr, dpmon_snap_host_len(s, host_i(s, 1)),
+	CHECK_EQ_STR(dpmon_host_format(&host_i(s, 1)->addr, dpmon_snap_host_len(s, host_i(s, 1)),
 				       text, sizeof(text)),
 		     "10.1.3.0/24");
-	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 2)->addr, dpmon_snap_host_len(s, host_i(s, 2)),
+	CHECK_EQ_STR(dpmon_host_format(&host_i(s, 2)->addr, dpmon_snap_host_len(s, host_i(s, 2)),
 				       text, sizeof(text)),
 		     "10.2.0.5");
-	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 4)->addr, dpmon_snap_host_len(s, host_i(s, 4)),
+	CHECK_EQ_STR(dpmon_host_format(&host_i(s, 4)->addr, dpmon_snap_host_len(s, host_i(s, 4)),
 				       text, sizeof(text)),
 		     "2001:db8:1:2::/64");
-	CHECK_STR_EQ(dpmon_host_format(&host_i(s, 6)->addr, dpmon_snap_host_len(s, host_i(s, 6)),
+	CHECK_EQ_STR(dpmon_host_format(&host_i(s, 6)->addr, dpmon_snap_host_len(s, host_i(s, 6)),
 				       text, sizeof(text)),
 		     "2001:db8:1:4::/64");
 	h = host(s, "10.1.2.0");
