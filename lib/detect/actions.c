@@ -467,9 +467,10 @@ take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
 
 /*
  * Read the state file into the list, dropping (and withdrawing) the
- * entries outside the monitored subnets when some are known; withdraw its
- * FlowSpec rules (their alerts did not survive the restart), the file
- * rewritten without them in the thread's first round.
+ * entries outside the monitored subnets when some are known; announce its
+ * manual FlowSpec rules again and withdraw the others (their alerts did
+ * not survive the restart), the file rewritten without them in the
+ * thread's first round.
  * @return 0, or -EINVAL (logged). Before the thread starts.
  */
 static int
@@ -480,7 +481,8 @@ load_state(struct dpmon_actions *a)
 	int rc = actions_state_load(&a->bh, a->conf.state_file, &rules);
 
 	if (rc == 0)
-		rc = actions_fs_restore(&a->fs, a->exabgp, rules, a->conf.state_file);
+		rc = actions_fs_restore(&a->fs, a->exabgp, &a->conf.flowspec, &a->fs_scope, rules,
+					a->conf.state_file);
 	json_decref(rules);
 	if (rc < 0)
 		return rc;
