@@ -303,14 +303,14 @@ dpmon_fs_rule_from_json(json_t *doc, struct dpmon_fs_rule *out, struct dpmon_fs_
  * Writing.
  * --------------------------------------------------------------------- */
 
-/* @p n values of @p v (16 bits) or @p v8 (8 bits) as a JSON array. */
+/* The @p n values of @p v as a JSON array. */
 static json_t *
-values_json(const uint16_t *v, const uint8_t *v8, unsigned n)
+values_json(const uint16_t *v, unsigned n)
 {
 	json_t *a = json_array();
 
 	for (unsigned i = 0; a != NULL && i < n; i++)
-		if (json_array_append_new(a, json_integer(v != NULL ? v[i] : v8[i])) != 0) {
+		if (json_array_append_new(a, json_integer(v[i])) != 0) {
 			json_decref(a);
 			a = NULL;
 		}
@@ -343,6 +343,7 @@ json_t *
 dpmon_fs_rule_to_json(const struct dpmon_fs_rule *r)
 {
 	char t[DPMON_PREFIX_STRLEN], act[32];
+	uint16_t types[DPMON_FS_VALUES];
 	json_t *o = json_object(), *flags = NULL;
 	bool ok;
 
@@ -354,9 +355,9 @@ dpmon_fs_rule_to_json(const struct dpmon_fs_rule *r)
 	if (ok && r->has_proto)
 		ok = put(o, "protocol", json_integer(r->proto));
 	if (ok && r->n_sport > 0)
-		ok = put(o, "source_ports", values_json(r->sport, NULL, r->n_sport));
+		ok = put(o, "source_ports", values_json(r->sport, r->n_sport));
 	if (ok && r->n_dport > 0)
-		ok = put(o, "destination_ports", values_json(r->dport, NULL, r->n_dport));
+		ok = put(o, "destination_ports", values_json(r->dport, r->n_dport));
 	if (ok && r->has_len)
 		ok = put(o, "packet_length",
 			 json_pack("{s:i,s:i}", "min", r->len_lo, "max", r->len_hi));
@@ -367,8 +368,10 @@ dpmon_fs_rule_to_json(const struct dpmon_fs_rule *r)
 	}
 	if (ok && r->frag == DPMON_FS_FRAG_IS)
 		ok = put(o, "fragment", json_true());
+	for (unsigned i = 0; i < r->n_icmp_type; i++)
+		types[i] = r->icmp_type[i];
 	if (ok && r->n_icmp_type > 0)
-		ok = put(o, "icmp_type", values_json(NULL, r->icmp_type, r->n_icmp_type));
+		ok = put(o, "icmp_type", values_json(types, r->n_icmp_type));
 	if (ok && r->has_icmp_code)
 		ok = put(o, "icmp_code", json_integer(r->icmp_code));
 	if (ok)
