@@ -36,6 +36,13 @@ static uint32_t n_whitelist;
 	"withdraw flow route { match { destination 10.0.0.5/32; protocol udp; source-port =53;" \
 	" } }\n"
 
+/* The state file's entry of rule 3 of alert 7 (ANN1, WD1). */
+#define ALERT_ENTRY_3                                                                           \
+	"{\"id\": 3, \"alert_id\": 7, \"announce\": \"announce flow route { match { "           \
+	"destination 10.0.0.5/32; protocol udp; source-port =53; } then { discard; } }\", "     \
+	"\"withdraw\": \"withdraw flow route { match { destination 10.0.0.5/32; protocol udp; " \
+	"source-port =53; } }\", \"created\": 1700000000.5}"
+
 /* Read what the FIFO @p fd holds within @p timeout_ms into @p buf (emptied first). */
 static const char *
 read_fifo(int fd, char *buf, size_t len, int timeout_ms)
@@ -341,12 +348,7 @@ test_state_file(void)
 	json_t *j;
 	struct dpmon_actions *a = start_state(
 		&cfg, &fd,
-		"{\"version\": 1, \"blackholes\": [], \"flowspec\": ["
-		"{\"id\": 3, \"alert_id\": 7, \"announce\": \"announce flow route { match { "
-		"destination 10.0.0.5/32; protocol udp; source-port =53; } then { discard; } }\", "
-		"\"withdraw\": \"withdraw flow route { match { destination 10.0.0.5/32; protocol "
-		"udp; "
-		"source-port =53; } }\", \"created\": 1700000000.5},"
+		"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" ALERT_ENTRY_3 ","
 		"{\"id\": 5, \"alert_id\": 8, \"announce\": \"announce flow route { match { "
 		"destination 10.0.0.5/32; protocol udp; source-port =123; } then { discard; } }\", "
 		"\"withdraw\": \"withdraw flow route { match { destination 10.0.0.5/32; protocol "
@@ -603,12 +605,8 @@ test_state_manual(void)
 	int fd;
 	struct dpmon_actions *a = start_state(
 		&cfg, &fd,
-		"{\"version\": 1, \"blackholes\": [], \"flowspec\": ["
-		"{\"id\": 3, \"alert_id\": 7, \"announce\": \"announce flow route { match { "
-		"destination 10.0.0.5/32; protocol udp; source-port =53; } then { discard; } }\", "
-		"\"withdraw\": \"withdraw flow route { match { destination 10.0.0.5/32; protocol "
-		"udp; source-port =53; } }\", \"created\": 1700000000.5}, " MANUAL_ENTRY(
-			4, "192.168.0.9") ", " MANUAL_ENTRY(5, "10.0.0.9") "]}\n",
+		"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" ALERT_ENTRY_3
+		", " MANUAL_ENTRY(4, "192.168.0.9") ", " MANUAL_ENTRY(5, "10.0.0.9") "]}\n",
 		path, sizeof(path));
 	struct dpmon_fs_rule r = manual("10.0.0.6", 32, 123);
 	const char *why = "";

@@ -44,6 +44,7 @@ Expected values come from the capture the test writes, never from dpmon
 (the ExaBGP lines ExaBGP must have read are built from the rules dpmon
 lists).
 """
+import contextlib
 import ipaddress
 import json
 import os
@@ -148,6 +149,19 @@ def open_writer(fifo):
         return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
     except OSError:
         return None
+
+
+@contextlib.contextmanager
+def second_writer(fifo):
+    """A second write descriptor of `fifo` (None while it has no reader),
+    closed at the end: when dpmon closes the FIFO, ExaBGP's socat sees no
+    end of file, so ExaBGP's session and its routes stay up."""
+    fd = open_writer(fifo)
+    try:
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def session(gobgp):
@@ -260,21 +274,19 @@ def test_flowspec_chain(h):
                 rules = d.get('/api/v1/flowspec')['rules']
                 withdraw = 'withdraw flow route { match { %s } }' % (
                     rules[0]['match'] if rules else '?')
-                keeper = open_writer(fifo)
-                c.true('a second writer on the FIFO', keeper is not None)
-                before = session(gobgp)
-                c.eq('dpmon exit status after SIGTERM', 0, d.stop())
-                c.eq('no route after dpmon stopped', set(),
-                     gobgp.wait_rib('ipv4-flowspec', set(), 30))
-                time.sleep(1)
-                after = session(gobgp)
+                with second_writer(fifo) as keeper:
+                    c.true('a second writer on the FIFO', keeper is not None)
+                    before = session(gobgp)
+                    c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+                    c.eq('no route after dpmon stopped', set(),
+                         gobgp.wait_rib('ipv4-flowspec', set(), 30))
+                    time.sleep(1)
+                    after = session(gobgp)
                 c.eq('the same BGP session before and after the stop (state, up since)',
                      before[:2], after[:2])
                 c.eq('one withdraw UPDATE received at the stop', before[2] + 1, after[2])
                 c.eq("ExaBGP's last command: dpmon's withdraw line", withdraw,
                      (commands(exa) or [''])[-1])
-                if keeper is not None:
-                    os.close(keeper)
             exa.__exit__(None, None, None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -358,12 +370,10 @@ def test_flowspec_exabgp_absent(h):
                         exa.console_tail(6000), d.log_tail()))
                 c.eq('every rule announced now', len(want),
                      sum(r['announced'] for r in d.get('/api/v1/flowspec')['rules']))
-                keeper = open_writer(fifo)  # ExaBGP's session stays while dpmon stops
-                c.eq('dpmon exit status after SIGTERM', 0, d.stop())
-                c.eq('every rule withdrawn at the stop', set(),
-                     gobgp.wait_rib('ipv4-flowspec', set(), 120))
-                if keeper is not None:
-                    os.close(keeper)
+                with second_writer(fifo):
+                    c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+                    c.eq('every rule withdrawn at the stop', set(),
+                         gobgp.wait_rib('ipv4-flowspec', set(), 120))
                 exa.__exit__(None, None, None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
