@@ -61,6 +61,9 @@
 /* At the stop, the notify script running gets this long more at most,
  * milliseconds (after the list changes are saved and written). */
 #define STOP_GRACE_MS 1000
+/* At the stop, how long a full pipe may hold the withdraws back: ExaBGP
+ * reads 400 rules' withdraws (80 KB, more than a pipe holds) well within. */
+#define STOP_DRAIN_MS 1000
 
 /* round_io's outcome of a script the stop dropped before it started. */
 #define NOTIFY_DROPPED (-2)
@@ -362,7 +365,7 @@ stop_round(struct dpmon_actions *a, struct notify_run *left)
 	pthread_mutex_unlock(&a->lock);
 	save_state(a);
 	/* Blackholes stay announced; what is not written is in the state file. */
-	actions_exabgp_stop(a->exabgp);
+	actions_exabgp_stop(a->exabgp, STOP_DRAIN_MS);
 	if (dropped > 0)
 		dpmon_log(DPMON_LOG_ACTIONS, DPMON_LOG_NOTICE,
 			  "actions: stop: %" PRIu64 " queued notify script run(s) dropped",
