@@ -9,7 +9,8 @@
  * fallback of flowspec+blackhole and never at the start of such an alert,
  * the rules kept in the state file and withdrawn at the next start;
  * the manual rules (dpmon_flowspec_add): their checks, the budget, no
- * withdraw at an alert's end, only at DELETE and at stop.
+ * withdraw at an alert's end, only at DELETE and at stop; kept in the
+ * state file with their components and announced again at the next start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,13 @@ static uint32_t n_whitelist;
 #define WD1                                                                                     \
 	"withdraw flow route { match { destination 10.0.0.5/32; protocol udp; source-port =53;" \
 	" } }\n"
+
+/* The state file's entry of rule 3 of alert 7 (ANN1, WD1). */
+#define ALERT_ENTRY_3                                                                           \
+	"{\"id\": 3, \"alert_id\": 7, \"announce\": \"announce flow route { match { "           \
+	"destination 10.0.0.5/32; protocol udp; source-port =53; } then { discard; } }\", "     \
+	"\"withdraw\": \"withdraw flow route { match { destination 10.0.0.5/32; protocol udp; " \
+	"source-port =53; } }\", \"created\": 1700000000.5}"
 
 /* Read what the FIFO @p fd holds within @p timeout_ms into @p buf (emptied first). */
 static const char *
@@ -340,12 +348,7 @@ test_state_file(void)
 	json_t *j;
 	struct dpmon_actions *a = start_state(
 		&cfg, &fd,
-		"{\"version\": 1, \"blackholes\": [], \"flowspec\": ["
-		"{\"id\": 3, \"alert_id\": 7, \"announce\": \"announce flow route { match { "
-		"destination 10.0.0.5/32; protocol udp; source-port =53; } then { discard; } }\", "
-		"\"withdraw\": \"withdraw flow route { match { destination 10.0.0.5/32; protocol "
-		"udp; "
-		"source-port =53; } }\", \"created\": 1700000000.5},"
+		"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" ALERT_ENTRY_3 ","
 		"{\"id\": 5, \"alert_id\": 8, \"announce\": \"announce flow route { match { "
 		"destination 10.0.0.5/32; protocol udp; source-port =123; } then { discard; } }\", "
 		"\"withdraw\": \"withdraw flow route { match { destination 10.0.0.5/32; protocol "
@@ -518,6 +521,146 @@ test_manual(void)
 	stop(fd);
 }
 
+#define ANN_SSH                                                                                  \
+	"announce flow route { match { destination 10.0.0.9/32; protocol tcp; destination-port " \
+	"=22; } then { rate-limit 9600; } }\n"
+#define WD_OUT                                                                     \
+	"withdraw flow route { match { destination 192.168.0.9/32; protocol tcp; " \
+	"destination-port =22; } }\n"
+/* The state file's entry of manual rule @p id to @p dst, TCP port 22. */
+#define MANUAL_ENTRY(id, dst)                                                                     \
+	"{\"id\": " #id ", \"alert_id\": 0, \"created\": 1700000002.5, "                          \
+	"\"announce\": \"announce flow route { match { destination " dst "/32; protocol tcp; "    \
+	"destination-port =22; } then { rate-limit 9600; } }\", "                                 \
+	"\"withdraw\": \"withdraw flow route { match { destination " dst "/32; protocol tcp; "    \
+	"destination-port =22; } }\", "                                                           \
+	"\"rule\": {\"destination\": \"" dst "\", \"protocol\": 6, \"destination_ports\": [22], " \
+	"\"action\": \"rate-limit 9600\"}}"
+
+/* Read @p lines lines from the FIFO @p fd within @p timeout_ms into @p buf,
+ * sorted (the pipe writer orders withdraws before announces, not by id). */
+static const char *
+read_sorted(int fd, char *buf, size_t len, unsigned lines, int timeout_ms)
+{
+	char part[1024], *v[8], *save = NULL;
+	unsigned n = 0, got = 0;
+
+	buf[0] = '\0';
+	for (double end = check_now_s() + timeout_ms / 1000.0;
+	     got < lines && check_now_s() < end;) {
+		read_fifo(fd, part, sizeof(part), 200);
+		REQUIRE(strlen(buf) + strlen(part) < len);
+		strcat(buf, part);
+		got = 0;
+		for (const char *c = buf; *c != '\0'; c++)
+			got += *c == '\n';
+	}
+	for (char *t = strtok_r(buf, "\n", &save); t != NULL && n < 8;
+	     t = strtok_r(NULL, "\n", &save))
+		v[n++] = t;
+	for (unsigned i = 1; i < n; i++) /* insertion sort of a few lines */
+		for (unsigned k = i; k > 0 && strcmp(v[k - 1], v[k]) > 0; k--) {
+			char *x = v[k];
+
+			v[k] = v[k - 1];
+			v[k - 1] = x;
+		}
+	snprintf(part, sizeof(part), "%s", "");
+	for (unsigned i = 0; i < n; i++) {
+		REQUIRE(strlen(part) + strlen(v[i]) + 2 < sizeof(part));
+		strcat(part, v[i]);
+		strcat(part, "\n");
+	}
+	snprintf(buf, len, "%s", part);
+	return buf;
+}
+
+/* The "id" of every rule of dpmon_flowspec_list, with its alert id (0: manual), as text. */
+static const char *
+listed(struct dpmon_actions *a, char *buf, size_t len)
+{
+	json_t *j = dpmon_flowspec_list(a), *x;
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(j, "rules"), i, x)
+	{
+		n += (size_t)snprintf(buf + n, len - n, "%s%lld/%lld %s", i ? ", " : "",
+				      json_integer_value(json_object_get(x, "id")),
+				      json_integer_value(json_object_get(x, "alert_id")),
+				      json_string_value(json_object_get(x, "match")));
+		REQUIRE(n < len);
+	}
+	json_decref(j);
+	return buf;
+}
+
+/* Manual rules survive a restart: announced again from the state file. */
+static void
+test_state_manual(void)
+{
+	struct dpmon_config cfg;
+	char path[128], buf[4096];
+	uint64_t id = 0;
+	int fd;
+	struct dpmon_actions *a = start_state(
+		&cfg, &fd,
+		"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" ALERT_ENTRY_3
+		", " MANUAL_ENTRY(4, "192.168.0.9") ", " MANUAL_ENTRY(5, "10.0.0.9") "]}\n",
+		path, sizeof(path));
+	struct dpmon_fs_rule r = manual("10.0.0.6", 32, 123);
+	const char *why = "";
+
+	/* The alert's rule and the manual one outside the subnets are
+	 * withdrawn; the manual rule inside is announced again, under its id. */
+	REQUIRE(a != NULL);
+	dpmon_actions_flush(a);
+	CHECK_EQ_STR(read_sorted(fd, buf, sizeof(buf), 3, 3000), ANN_SSH WD1 WD_OUT);
+	CHECK_EQ_STR(listed(a, buf, sizeof(buf)),
+		     "5/0 destination 10.0.0.9/32; protocol tcp; destination-port =22;");
+	CHECK_EQ_U64(file_rules(path, &id), 1);
+	CHECK_EQ_U64(id, 5);
+	/* A manual rule of this run joins it in the file, its id past the file's. */
+	CHECK_EQ_U64(dpmon_flowspec_add(a, &r, &why), 6);
+	dpmon_actions_flush(a);
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "announce flow route { match { destination 10.0.0.6/32; protocol udp; "
+		     "source-port =123; } then { discard; } }\n");
+	CHECK_EQ_U64(file_rules(path, &id), 2);
+	dpmon_actions_free(a); /* keep_on_stop: nothing withdrawn */
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 500), "");
+
+	/* The next start announces both again, with their ids and actions. */
+	a = start_state(&cfg, &fd, NULL, path, sizeof(path));
+	REQUIRE(a != NULL);
+	dpmon_actions_flush(a);
+	CHECK_EQ_STR(read_sorted(fd, buf, sizeof(buf), 2, 3000),
+		     "announce flow route { match { destination 10.0.0.6/32; protocol udp; "
+		     "source-port =123; } then { discard; } }\n" ANN_SSH);
+	CHECK_EQ_STR(listed(a, buf, sizeof(buf)),
+		     "5/0 destination 10.0.0.9/32; protocol tcp; destination-port =22;, "
+		     "6/0 destination 10.0.0.6/32; protocol udp; source-port =123;");
+	/* DELETE removes one from the file for good. */
+	CHECK(dpmon_flowspec_remove(a, 5) == 0);
+	dpmon_actions_flush(a);
+	CHECK_EQ_U64(file_rules(path, &id), 1);
+	CHECK_EQ_U64(id, 6);
+	dpmon_actions_free(a);
+	unlink(path);
+	stop(fd);
+
+	/* A manual rule whose components do not parse stops the start. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [{\"id\": 2, "
+			"\"alert_id\": 0, \"withdraw\": \"withdraw flow route { match { "
+			"destination 10.0.0.9/32; } }\", \"rule\": {\"destination\": "
+			"\"10.0.0.x\"}}]}\n",
+			path, sizeof(path));
+	CHECK(a == NULL);
+	unlink(path);
+	stop(fd);
+}
+
 int
 main(void)
 {
@@ -526,5 +669,6 @@ main(void)
 	test_stop();
 	test_state_file();
 	test_manual();
+	test_state_manual();
 	return check_finish("test_actions_flowspec");
 }

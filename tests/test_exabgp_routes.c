@@ -3,7 +3,9 @@
  * test_exabgp_routes.c — unit tests of lib/detect/actions_exabgp.c, the
  * keyed routes written to ExaBGP's command pipe: exact lines on a FIFO read
  * here, announce and withdraw, a route replaced, a reader that comes back,
- * the stop, and refused input. The test is the writing thread. No DPDK.
+ * the stop, and refused input; at the stop, more withdraws than the pipe
+ * holds: all read whole by a reader that comes late, and a bounded wait
+ * for one that never reads. The test is the writing thread. No DPDK.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -12,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +107,7 @@ test_routes(void)
 	CHECK_EQ_STR(drain(fd, buf, sizeof(buf)), FLOW1_WD "\nannounce flow route { x }\n");
 	CHECK_EQ_U64(actions_exabgp_routes(e), 2);
 	/* At the stop, the routes not kept are withdrawn. */
-	actions_exabgp_stop(e);
+	actions_exabgp_stop(e, 1000);
 	CHECK_EQ_STR(drain(fd, buf, sizeof(buf)), "withdraw flow route { x }\n");
 	CHECK_EQ_U64(actions_exabgp_routes(e), 1);
 	actions_exabgp_free(e);
@@ -189,11 +192,129 @@ test_refused(void)
 	teardown();
 }
 
+/* ------------------------------------------------------------------------
+ * The stop with more withdraws than the pipe holds.
+ * --------------------------------------------------------------------- */
+
+#define MANY 600 /* withdraw lines of about 150 bytes: 90 KB, more than a pipe's 64 KiB */
+
+/* What the late reader saw. */
+struct late_reader {
+	int fd;
+	unsigned start_ms; /* it sleeps this long before reading */
+	unsigned lines;    /* whole withdraw lines read */
+	unsigned bad;      /* lines that are not a whole withdraw */
+};
+
+/* Read the FIFO from @c start_ms on, for 3 s at most or until MANY lines came. */
+static void *
+late_read(void *arg)
+{
+	struct late_reader *r = arg;
+	static char buf[128 * 1024];
+	size_t n = 0;
+	double end;
+
+	usleep(r->start_ms * 1000);
+	end = check_now_s() + 3;
+	while (r->lines + r->bad < MANY && check_now_s() < end) {
+		struct pollfd p = {.fd = r->fd, .events = POLLIN};
+		ssize_t got;
+		char *nl;
+
+		if (poll(&p, 1, 50) <= 0 || (got = read(r->fd, buf + n, sizeof(buf) - n)) <= 0)
+			continue;
+		n += (size_t)got;
+		while ((nl = memchr(buf, '\n', n)) != NULL) {
+			size_t len = (size_t)(nl - buf);
+
+			if (len > 22 && strncmp(buf, "withdraw flow route { ", 22) == 0 &&
+			    strncmp(nl - 3, "} }", 3) == 0)
+				r->lines++;
+			else
+				r->bad++;
+			memmove(buf, nl + 1, n - len - 1);
+			n -= len + 1;
+		}
+	}
+	return NULL;
+}
+
+/* MANY routes announced (the test reading them), their withdraws due at @p e's stop. */
+static void
+announce_many(struct actions_exabgp *e, int fd)
+{
+	char key[32], ann[256], wd[256], buf[4096];
+
+	for (unsigned i = 0; i < MANY; i++) {
+		snprintf(key, sizeof(key), "flow:%u", i + 1);
+		snprintf(ann, sizeof(ann),
+			 "announce flow route { match { destination 10.0.%u.%u/32; protocol tcp; "
+			 "destination-port [ =1 =2 =3 =4 ]; source-port [ =5 =6 =7 =8 ]; } "
+			 "then { discard; } }",
+			 i / 250, i % 250);
+		snprintf(wd, sizeof(wd),
+			 "withdraw flow route { match { destination 10.0.%u.%u/32; protocol tcp; "
+			 "destination-port [ =1 =2 =3 =4 ]; source-port [ =5 =6 =7 =8 ]; } }",
+			 i / 250, i % 250);
+		REQUIRE(actions_exabgp_announce(e, key, ann, wd, 0) == 0);
+		actions_exabgp_sync(e);
+		drain(fd, buf, sizeof(buf));
+	}
+	for (int k = 0; k < 100; k++) { /* the last lines a full pipe held back */
+		actions_exabgp_sync(e);
+		drain(fd, buf, sizeof(buf));
+	}
+}
+
+/* The stop waits for a full pipe's reader within its bound, and no longer. */
+static void
+test_stop_full_pipe(void)
+{
+	struct actions_exabgp *e = actions_exabgp_create(2 * MANY);
+	struct late_reader r = {.start_ms = 300};
+	pthread_t t;
+	double t0;
+
+	setup();
+	REQUIRE(e != NULL);
+	r.fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	REQUIRE(r.fd >= 0);
+	actions_exabgp_set_pipe(e, fifo);
+	announce_many(e, r.fd);
+	/* The reader comes 300 ms after the stop began: every withdraw, whole. */
+	REQUIRE(pthread_create(&t, NULL, late_read, &r) == 0);
+	actions_exabgp_stop(e, 2000);
+	pthread_join(t, NULL);
+	CHECK_EQ_U64(r.lines, MANY);
+	CHECK_EQ_U64(r.bad, 0);
+	actions_exabgp_free(e);
+	close(r.fd);
+	teardown();
+
+	/* A reader that never reads: the stop gives up after its bound. */
+	e = actions_exabgp_create(2 * MANY);
+	setup();
+	REQUIRE(e != NULL);
+	r.fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	REQUIRE(r.fd >= 0);
+	actions_exabgp_set_pipe(e, fifo);
+	announce_many(e, r.fd);
+	t0 = check_now_s();
+	actions_exabgp_stop(e, 300);
+	CHECK(check_now_s() - t0 >= 0.29);
+	CHECK(check_now_s() - t0 < 2.0);
+	actions_exabgp_free(e);
+	close(r.fd);
+	teardown();
+}
+
 int
 main(void)
 {
 	test_routes();
 	test_reader_back();
 	test_refused();
+	test_stop_full_pipe();
 	return check_finish("test_exabgp_routes");
 }

@@ -6,19 +6,22 @@
  * back against the labelled packets: at least 95 % of the attack and at
  * most 1 % of the legitimate packets, with the rule's ExaBGP text exact;
  * the same with the attack's share underestimated; the reasons when no
- * rule fits; the router checks; the actions' parse and text; IPv6 text.
+ * rule fits; the router checks; the actions' parse and text; IPv6 text;
+ * a rule as JSON (flowspec_json.h), written and read back.
  * With --exabgp-announce or --exabgp-withdraw it prints the lines of the
  * chosen rules instead, for Debian's exabgp to judge
  * (tests/integration/test_flowspec_exabgp.py).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
 
 #include "check.h"
 #include "flowspec.h"
+#include "flowspec_json.h"
 
 #define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 #define SAMPLE          500
@@ -486,6 +489,102 @@ test_text(void)
 	CHECK(strcmp(b, "destination 10.0.0.5/32; protocol =1; icmp-type =8; icmp-code =0;") == 0);
 }
 
+/* Rule @p r written as JSON: the text @p want, read back the same rule. */
+static void
+check_json(const struct dpmon_fs_rule *r, const char *want)
+{
+	struct dpmon_fs_json_error err;
+	struct dpmon_fs_rule back;
+	json_t *j = dpmon_fs_rule_to_json(r);
+	char *t = j != NULL ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	REQUIRE(t != NULL);
+	CHECK_EQ_STR(t, want);
+	CHECK(dpmon_fs_rule_from_json(j, &back, &err) == 0);
+	CHECK(memcmp(&back, r, sizeof(back)) == 0);
+	free(t);
+	json_decref(j);
+}
+
+/* dpmon_fs_rule_from_json of @p text refused: its fault, field and why. */
+static void
+check_json_refused(const char *text, enum dpmon_fs_json_fault fault, const char *field,
+		   const char *what)
+{
+	struct dpmon_fs_json_error err;
+	struct dpmon_fs_rule r;
+	json_t *j = json_loads(text, 0, NULL);
+
+	REQUIRE(j != NULL);
+	CHECK(dpmon_fs_rule_from_json(j, &r, &err) == -EINVAL);
+	CHECK_EQ_U64(err.fault, fault);
+	CHECK_EQ_STR(err.field != NULL ? err.field : "", field);
+	CHECK_EQ_STR(err.what, what);
+	json_decref(j);
+}
+
+/* A rule as JSON (the manual rules' form): written, read back the same. */
+static void
+test_json(void)
+{
+	struct dpmon_fs_rule r = {0};
+
+	r.family = 4;
+	r.dst_len = 32;
+	REQUIRE(dpmon_addr_parse("10.0.0.5", &r.dst) == 0);
+	check_json(&r, "{\"action\":\"discard\",\"destination\":\"10.0.0.5\"}");
+
+	r.dst_len = 24;
+	REQUIRE(dpmon_addr_parse("10.0.0.0", &r.dst) == 0);
+	r.src_len = 32;
+	REQUIRE(dpmon_addr_parse("192.0.2.66", &r.src) == 0);
+	r.has_proto = 1;
+	r.proto = 6;
+	r.n_sport = 1;
+	r.sport[0] = 1024;
+	r.n_dport = 2;
+	r.dport[0] = 80;
+	r.dport[1] = 443;
+	r.has_len = 1;
+	r.len_lo = 40;
+	r.len_hi = 72;
+	r.n_flags = 2;
+	r.flags[0] = 0x02;
+	r.flags[1] = 0x12;
+	r.action.kind = DPMON_FS_RATE_LIMIT;
+	r.action.rate = 9600;
+	check_json(&r, "{\"action\":\"rate-limit 9600\",\"destination\":\"10.0.0.0/24\","
+		       "\"destination_ports\":[80,443],\"packet_length\":{\"max\":72,\"min\":40},"
+		       "\"protocol\":6,\"source\":\"192.0.2.66\",\"source_ports\":[1024],"
+		       "\"tcp_flags\":[\"syn\",\"syn+ack\"]}");
+
+	r = (struct dpmon_fs_rule){.family = 6, .dst_len = 128, .has_proto = 1, .proto = 58};
+	REQUIRE(dpmon_addr_parse("2001:db8::6", &r.dst) == 0);
+	r.n_icmp_type = 1;
+	r.icmp_type[0] = 128;
+	r.has_icmp_code = 1;
+	r.frag = DPMON_FS_FRAG_IS;
+	r.action = (struct dpmon_fs_action){.kind = DPMON_FS_REDIRECT, .asn = 65000, .value = 666};
+	check_json(&r, "{\"action\":\"redirect 65000:666\",\"destination\":\"2001:db8::6\","
+		       "\"fragment\":true,\"icmp_code\":0,\"icmp_type\":[128],\"protocol\":58}");
+
+	check_json_refused("[]", DPMON_FS_JSON_NOT_OBJECT, "", "");
+	check_json_refused("{\"protocol\": 6}", DPMON_FS_JSON_BAD_FIELD, "destination",
+			   "is missing (an address or a prefix)");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"port\": 1}",
+			   DPMON_FS_JSON_UNKNOWN_KEY, "port", "unknown key");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"packet_length\": {\"min\": -1}}",
+			   DPMON_FS_JSON_BAD_FIELD, "packet_length.min",
+			   "must be an integer 0 .. 65535");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"icmp_type\": [1, 2, 3, 4, 5]}",
+			   DPMON_FS_JSON_BAD_FIELD, "icmp_type",
+			   "must be an array of 1 .. 4 values");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"action\": \"drop\"}",
+			   DPMON_FS_JSON_BAD_FIELD, "action",
+			   "expected discard, rate-limit BYTES_PER_S, redirect ASN:VALUE or mark "
+			   "DSCP");
+}
+
 /* ------------------------------------------------------------------------
  * The lines for tests/integration/test_flowspec_exabgp.py.
  * --------------------------------------------------------------------- */
@@ -590,5 +689,6 @@ main(int argc, char **argv)
 	test_check();
 	test_actions();
 	test_text();
+	test_json();
 	return check_finish("test_flowspec");
 }

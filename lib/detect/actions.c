@@ -61,6 +61,9 @@
 /* At the stop, the notify script running gets this long more at most,
  * milliseconds (after the list changes are saved and written). */
 #define STOP_GRACE_MS 1000
+/* At the stop, how long a full pipe may hold the withdraws back: ExaBGP
+ * reads 400 rules' withdraws (80 KB, more than a pipe holds) well within. */
+#define STOP_DRAIN_MS 1000
 
 /* round_io's outcome of a script the stop dropped before it started. */
 #define NOTIFY_DROPPED (-2)
@@ -362,7 +365,7 @@ stop_round(struct dpmon_actions *a, struct notify_run *left)
 	pthread_mutex_unlock(&a->lock);
 	save_state(a);
 	/* Blackholes stay announced; what is not written is in the state file. */
-	actions_exabgp_stop(a->exabgp);
+	actions_exabgp_stop(a->exabgp, STOP_DRAIN_MS);
 	if (dropped > 0)
 		dpmon_log(DPMON_LOG_ACTIONS, DPMON_LOG_NOTICE,
 			  "actions: stop: %" PRIu64 " queued notify script run(s) dropped",
@@ -467,9 +470,10 @@ take_config(struct dpmon_actions *a, const struct dpmon_config *cfg)
 
 /*
  * Read the state file into the list, dropping (and withdrawing) the
- * entries outside the monitored subnets when some are known; withdraw its
- * FlowSpec rules (their alerts did not survive the restart), the file
- * rewritten without them in the thread's first round.
+ * entries outside the monitored subnets when some are known; announce its
+ * manual FlowSpec rules again and withdraw the others (their alerts did
+ * not survive the restart), the file rewritten without them in the
+ * thread's first round.
  * @return 0, or -EINVAL (logged). Before the thread starts.
  */
 static int
@@ -480,7 +484,8 @@ load_state(struct dpmon_actions *a)
 	int rc = actions_state_load(&a->bh, a->conf.state_file, &rules);
 
 	if (rc == 0)
-		rc = actions_fs_restore(&a->fs, a->exabgp, rules, a->conf.state_file);
+		rc = actions_fs_restore(&a->fs, a->exabgp, &a->conf.flowspec, &a->fs_scope, rules,
+					a->conf.state_file);
 	json_decref(rules);
 	if (rc < 0)
 		return rc;

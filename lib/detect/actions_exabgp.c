@@ -544,13 +544,50 @@ actions_exabgp_sync(struct actions_exabgp *e)
 	}
 }
 
-void
-actions_exabgp_stop(struct actions_exabgp *e)
+/* Withdraw lines still waiting for the pipe. Takes the lock. */
+static uint32_t
+withdraws_due(struct actions_exabgp *e)
 {
+	uint32_t n;
+
+	pthread_mutex_lock(&e->lock);
+	n = e->wd_live;
+	pthread_mutex_unlock(&e->lock);
+	return n;
+}
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static uint64_t
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+void
+actions_exabgp_stop(struct actions_exabgp *e, uint32_t drain_ms)
+{
+	uint64_t end = now_ms() + drain_ms, now;
+	uint32_t left;
+
 	pthread_mutex_lock(&e->lock);
 	for (uint32_t i = e->n; i-- > 0;)
 		if (!(e->routes[i]->flags & ACTIONS_ROUTE_KEEP_ON_STOP))
 			(void)route_remove(e, i);
 	pthread_mutex_unlock(&e->lock);
-	actions_exabgp_sync(e);
+	/* A full pipe holds the rest: wait for the reader to make room, within
+	 * the bound (POLLOUT: room for PIPE_BUF bytes, a whole line). */
+	for (actions_exabgp_sync(e);
+	     (left = withdraws_due(e)) > 0 && e->fifo >= 0 && (now = now_ms()) < end;
+	     actions_exabgp_sync(e)) {
+		struct pollfd p = {.fd = e->fifo, .events = POLLOUT};
+
+		(void)poll(&p, 1, (int)(end - now));
+	}
+	if (left > 0 && e->fifo >= 0)
+		LOG("stop: %u withdraw line(s) not written: ExaBGP's pipe stayed full for "
+		    "%u ms",
+		    left, drain_ms);
 }

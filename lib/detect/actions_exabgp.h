@@ -115,10 +115,14 @@ void actions_exabgp_sync(struct actions_exabgp *e);
 
 /**
  * The stop: remove every route not marked ACTIONS_ROUTE_KEEP_ON_STOP (their
- * withdraws due), then one last actions_exabgp_sync. Never blocks on the
- * pipe; what does not fit is lost with the process.
+ * withdraws due), then write what is due; while withdraws remain and the
+ * pipe is full, wait for its reader to make room, at most @p drain_ms in
+ * all. What is still not written then (no reader, a lost reader, or a
+ * full pipe for @p drain_ms) is lost with the process, logged with the
+ * count of withdraws.
+ * @param drain_ms  milliseconds the stop may wait for a full pipe.
  * The actions thread only, after its last round.
  */
-void actions_exabgp_stop(struct actions_exabgp *e);
+void actions_exabgp_stop(struct actions_exabgp *e, uint32_t drain_ms);
 
 #endif /* DPMON_ACTIONS_EXABGP_H */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "actions_private.h"
+#include "flowspec_json.h"
 
 /* The route key of rule @p id in the pipe writer. */
 static void
@@ -35,19 +36,21 @@ lines(const struct dpmon_fs_rule *r, char *ann, char *wd)
 	return 0;
 }
 
-int64_t
-actions_fs_add(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowspec_conf *c,
-	       uint64_t alert_id, const struct dpmon_fs_rule *r, uint32_t matched, double coverage,
-	       double now_unix_s)
+/*
+ * Add rule @p r as entry @p id (past every id of the list) of alert
+ * @p alert_id, created at @p created, announced through @p e unless @p c
+ * says a dry run. @return @p id, or -EINVAL / -ENOMEM / the pipe writer's
+ * error (nothing added).
+ */
+static int64_t
+add_entry(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowspec_conf *c,
+	  uint64_t id, uint64_t alert_id, const struct dpmon_fs_rule *r, uint32_t matched,
+	  double coverage, double created)
 {
 	char ann[DPMON_FS_TEXT_LEN], wd[DPMON_FS_TEXT_LEN], key[ACTIONS_EXABGP_KEY_LEN];
 	struct fs_entry *x;
 	int rc;
 
-	if (l->n >= c->max_rules) {
-		l->refused++;
-		return -ENOSPC;
-	}
 	if (lines(r, ann, wd) != 0)
 		return -EINVAL;
 	if (l->n == l->cap) {
@@ -61,12 +64,12 @@ actions_fs_add(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_f
 	}
 	x = &l->v[l->n];
 	memset(x, 0, sizeof(*x));
-	x->id = l->last_id + 1;
+	x->id = id;
 	x->alert_id = alert_id;
 	x->rule = *r;
 	x->matched = matched;
 	x->coverage = coverage;
-	x->created = now_unix_s;
+	x->created = created;
 	if (c->announce) {
 		route_key(x->id, key, sizeof(key));
 		rc = actions_exabgp_announce(e, key, ann, wd,
@@ -81,9 +84,22 @@ actions_fs_add(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_f
 		LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 "), dry run, not sent: %s",
 			 x->id, alert_id, ann);
 	}
-	l->last_id = x->id;
+	if (x->id > l->last_id)
+		l->last_id = x->id;
 	l->n++;
 	return (int64_t)x->id;
+}
+
+int64_t
+actions_fs_add(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowspec_conf *c,
+	       uint64_t alert_id, const struct dpmon_fs_rule *r, uint32_t matched, double coverage,
+	       double now_unix_s)
+{
+	if (l->n >= c->max_rules) {
+		l->refused++;
+		return -ENOSPC;
+	}
+	return add_entry(l, e, c, l->last_id + 1, alert_id, r, matched, coverage, now_unix_s);
 }
 
 void
@@ -185,99 +201,6 @@ actions_fs_json(const struct fs_list *l, struct actions_exabgp *e)
 }
 
 /* ------------------------------------------------------------------------
- * The state file.
- * --------------------------------------------------------------------- */
-
-json_t *
-actions_fs_state_json(const struct fs_list *l)
-{
-	const struct fs_entry **order = calloc(l->n ? l->n : 1, sizeof(*order));
-	json_t *arr = json_array();
-	uint32_t n = 0;
-
-	if (order == NULL || arr == NULL) {
-		free(order);
-		json_decref(arr);
-		return NULL;
-	}
-	for (uint32_t i = 0; i < l->n; i++)
-		if (l->v[i].sent)
-			order[n++] = &l->v[i];
-	qsort(order, n, sizeof(*order), entry_cmp); /* a stable file for diffs */
-	for (uint32_t i = 0; arr != NULL && i < n; i++) {
-		char ann[DPMON_FS_TEXT_LEN], wd[DPMON_FS_TEXT_LEN];
-		const struct fs_entry *x = order[i];
-
-		if (lines(&x->rule, ann, wd) != 0 ||
-		    json_array_append_new(
-			    arr, json_pack("{s:I,s:I,s:s,s:s,s:f}", "id", (json_int_t)x->id,
-					   "alert_id", (json_int_t)x->alert_id, "announce", ann,
-					   "withdraw", wd, "created", x->created)) != 0) {
-			json_decref(arr);
-			arr = NULL;
-		}
-	}
-	free(order);
-	return arr;
-}
-
-/* Entry @p i of the state file's rules: its id into @p id and its withdraw
- * line into @p wd; false (logged) when malformed. */
-static bool
-saved_entry(const json_t *x, size_t i, const char *path, uint64_t *id, const char **wd)
-{
-	json_t *jid = json_object_get(x, "id"), *jwd = json_object_get(x, "withdraw");
-
-	if (!json_is_integer(jid) || json_integer_value(jid) <= 0 || !json_is_string(jwd) ||
-	    strncmp(json_string_value(jwd), "withdraw flow route ", 20) != 0) {
-		LOG("state file %s: $.flowspec[%zu]: expected \"id\" (integer > 0) and "
-		    "\"withdraw\" (\"withdraw flow route ...\")",
-		    path, i);
-		return false;
-	}
-	*id = (uint64_t)json_integer_value(jid);
-	*wd = json_string_value(jwd);
-	return true;
-}
-
-int
-actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const json_t *saved,
-		   const char *path)
-{
-	char key[ACTIONS_EXABGP_KEY_LEN];
-	const char *wd;
-	uint64_t id, last = l->last_id;
-	json_t *x;
-	size_t i;
-	int rc;
-
-	json_array_foreach(saved, i, x) if (!saved_entry(x, i, path, &id, &wd)) return -EINVAL;
-	json_array_foreach(saved, i, x)
-	{
-		saved_entry(x, i, path, &id, &wd);
-		/* A route known to the writer, removed at once: only its withdraw
-		 * line is due (its announce reached an earlier dpmon's pipe). */
-		route_key(id, key, sizeof(key));
-		rc = actions_exabgp_announce(e, key, wd, wd, 0);
-		if (rc >= 0)
-			rc = actions_exabgp_withdraw(e, key);
-		if (rc != 0)
-			LOG("state file %s: $.flowspec[%zu]: cannot withdraw rule %" PRIu64 ": %s",
-			    path, i, id, strerror(rc < 0 ? -rc : EEXIST));
-		else
-			LOG_INFO("flowspec rule %" PRIu64 " of the state file withdrawn (its "
-				 "alert did not survive the restart)",
-				 id);
-		if (id > last)
-			last = id;
-	}
-	l->last_id = last;
-	if (i > 0)
-		l->gen++;
-	return (int)i;
-}
-
-/* ------------------------------------------------------------------------
  * Manual rules: the scope of their destination.
  * --------------------------------------------------------------------- */
 
@@ -330,32 +253,221 @@ meets_dst(const struct dpmon_prefix *p, const struct dpmon_fs_rule *r)
 	return holds_dst(p, r) || (p->family == r->family && dpmon_prefix_contains(&d, &p->addr));
 }
 
+/*
+ * Why manual rule @p r may not join list @p l, or NULL when it may: not a
+ * rule routers accept (*@p rc -EINVAL), a destination outside @p s's
+ * subnets or meeting its whitelist (-EDOM), the same match as a listed
+ * rule (-EEXIST). With @p any_subnet, a scope without subnets (unknown)
+ * holds every destination.
+ */
+static const char *
+manual_refusal(const struct fs_list *l, const struct fs_scope *s, const struct dpmon_fs_rule *r,
+	       bool any_subnet, int *rc)
+{
+	const char *why = NULL;
+	bool inside = any_subnet && s->n_subnets == 0;
+
+	*rc = -EINVAL;
+	if (dpmon_fs_rule_check(r, &why) != 0)
+		return why;
+	*rc = -EDOM;
+	for (uint32_t i = 0; i < s->n_subnets && !inside; i++)
+		inside = holds_dst(&s->subnets[i], r);
+	if (!inside)
+		return "destination: not inside a monitored subnet";
+	for (uint32_t i = 0; i < s->n_whitelist; i++)
+		if (meets_dst(&s->whitelist[i], r))
+			return "destination: overlaps detection.whitelist";
+	*rc = -EEXIST;
+	for (uint32_t i = 0; i < l->n; i++)
+		if (dpmon_fs_rule_same_match(&l->v[i].rule, r))
+			return "a rule with the same match exists";
+	*rc = 0;
+	return NULL;
+}
+
 int64_t
 actions_fs_add_manual(struct fs_list *l, struct actions_exabgp *e,
 		      const struct dpmon_flowspec_conf *c, const struct fs_scope *s,
 		      const struct dpmon_fs_rule *r, double now_unix_s, const char **why)
 {
-	bool inside = false;
+	int rc;
+	const char *no = manual_refusal(l, s, r, false, &rc);
 
-	if (dpmon_fs_rule_check(r, why) != 0)
-		return -EINVAL;
-	for (uint32_t i = 0; i < s->n_subnets && !inside; i++)
-		inside = holds_dst(&s->subnets[i], r);
-	if (!inside) {
-		*why = "destination: not inside a monitored subnet";
-		return -EDOM;
+	if (no != NULL) {
+		*why = no;
+		return rc;
 	}
-	for (uint32_t i = 0; i < s->n_whitelist; i++)
-		if (meets_dst(&s->whitelist[i], r)) {
-			*why = "destination: overlaps detection.whitelist";
-			return -EDOM;
-		}
-	for (uint32_t i = 0; i < l->n; i++)
-		if (dpmon_fs_rule_same_match(&l->v[i].rule, r)) {
-			*why = "a rule with the same match exists";
-			return -EEXIST;
-		}
 	return actions_fs_add(l, e, c, 0, r, 0, 0.0, now_unix_s);
+}
+
+/* ------------------------------------------------------------------------
+ * The state file.
+ * --------------------------------------------------------------------- */
+
+json_t *
+actions_fs_state_json(const struct fs_list *l)
+{
+	const struct fs_entry **order = calloc(l->n ? l->n : 1, sizeof(*order));
+	json_t *arr = json_array();
+	uint32_t n = 0;
+
+	if (order == NULL || arr == NULL) {
+		free(order);
+		json_decref(arr);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->v[i].sent)
+			order[n++] = &l->v[i];
+	qsort(order, n, sizeof(*order), entry_cmp); /* a stable file for diffs */
+	for (uint32_t i = 0; arr != NULL && i < n; i++) {
+		char ann[DPMON_FS_TEXT_LEN], wd[DPMON_FS_TEXT_LEN];
+		const struct fs_entry *x = order[i];
+
+		json_t *o = lines(&x->rule, ann, wd) != 0
+				    ? NULL
+				    : json_pack("{s:I,s:I,s:s,s:s,s:f}", "id", (json_int_t)x->id,
+						"alert_id", (json_int_t)x->alert_id, "announce",
+						ann, "withdraw", wd, "created", x->created);
+
+		/* A manual rule keeps its components: the next start announces it again. */
+		if (o != NULL && x->alert_id == 0 &&
+		    json_object_set_new(o, "rule", dpmon_fs_rule_to_json(&x->rule)) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+		if (o == NULL || json_array_append_new(arr, o) != 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
+	free(order);
+	return arr;
+}
+
+/* One rule of the state file, as read by saved_entry. */
+struct saved_rule {
+	uint64_t id;
+	uint64_t alert_id;
+	const char *wd; /* its withdraw line */
+	double created; /* 0 when the file has none */
+	bool manual;    /* a manual rule with its components: @c rule */
+	struct dpmon_fs_rule rule;
+};
+
+/* Entry @p i (@p x) of the state file's rules into @p out; false (logged)
+ * when malformed. */
+static bool
+saved_entry(json_t *x, size_t i, const char *path, struct saved_rule *out)
+{
+	json_t *jid = json_object_get(x, "id"), *jwd = json_object_get(x, "withdraw");
+	json_t *jrule = json_object_get(x, "rule");
+	struct dpmon_fs_json_error err;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_integer(jid) || json_integer_value(jid) <= 0 || !json_is_string(jwd) ||
+	    strncmp(json_string_value(jwd), "withdraw flow route ", 20) != 0) {
+		LOG("state file %s: $.flowspec[%zu]: expected \"id\" (integer > 0) and "
+		    "\"withdraw\" (\"withdraw flow route ...\")",
+		    path, i);
+		return false;
+	}
+	out->id = (uint64_t)json_integer_value(jid);
+	out->alert_id = (uint64_t)json_integer_value(json_object_get(x, "alert_id"));
+	out->wd = json_string_value(jwd);
+	out->created = json_number_value(json_object_get(x, "created"));
+	if (out->alert_id != 0 || jrule == NULL)
+		return true;
+	if (dpmon_fs_rule_from_json(jrule, &out->rule, &err) != 0) {
+		if (err.fault == DPMON_FS_JSON_NOT_OBJECT)
+			LOG("state file %s: $.flowspec[%zu].rule: expected an object (a manual "
+			    "rule's components)",
+			    path, i);
+		else
+			LOG("state file %s: $.flowspec[%zu].rule.%s: %s", path, i, err.field,
+			    err.what);
+		return false;
+	}
+	out->manual = true;
+	return true;
+}
+
+/* Why manual rule @p r of the state file cannot be announced again, or
+ * NULL when it can: the checks of a new manual rule (@p s's subnets only
+ * when known), the budget and the dry run. */
+static const char *
+restore_refusal(const struct fs_list *l, const struct dpmon_flowspec_conf *c,
+		const struct fs_scope *s, const struct dpmon_fs_rule *r)
+{
+	int rc;
+	const char *why = manual_refusal(l, s, r, true, &rc);
+
+	if (why == NULL && !c->announce)
+		why = "flowspec.announce is false (a dry run)";
+	if (why == NULL && l->n >= c->max_rules)
+		why = "the budget flowspec.max_rules is spent";
+	return why;
+}
+
+/* Withdraw rule @p x of the state file (entry @p i) by its saved line,
+ * because @p why. @return 1 when the withdraw is due, else 0 (logged). */
+static int
+restore_withdraw(struct actions_exabgp *e, const struct saved_rule *x, size_t i, const char *path,
+		 const char *why)
+{
+	char key[ACTIONS_EXABGP_KEY_LEN];
+	int rc;
+
+	/* A route known to the writer, removed at once: only its withdraw
+	 * line is due (its announce reached an earlier dpmon's pipe). */
+	route_key(x->id, key, sizeof(key));
+	rc = actions_exabgp_announce(e, key, x->wd, x->wd, 0);
+	if (rc >= 0)
+		rc = actions_exabgp_withdraw(e, key);
+	if (rc != 0) {
+		LOG("state file %s: $.flowspec[%zu]: cannot withdraw rule %" PRIu64 ": %s", path, i,
+		    x->id, strerror(rc < 0 ? -rc : EEXIST));
+		return 0;
+	}
+	LOG_INFO("flowspec rule %" PRIu64 " of the state file withdrawn (%s)", x->id, why);
+	return 1;
+}
+
+int
+actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowspec_conf *c,
+		   const struct fs_scope *s, const json_t *saved, const char *path)
+{
+	struct saved_rule x;
+	const char *why;
+	uint64_t last = l->last_id;
+	int withdrawn = 0;
+	json_t *j;
+	size_t i;
+
+	json_array_foreach(saved, i, j) if (!saved_entry(j, i, path, &x)) return -EINVAL;
+	json_array_foreach(saved, i, j) if (saved_entry(j, i, path, &x) && x.id > last) last = x.id;
+	/* New rules take ids past the file's, so that a new rule's announce
+	 * never cancels a withdraw still waiting for the pipe. */
+	l->last_id = last;
+	json_array_foreach(saved, i, j)
+	{
+		saved_entry(j, i, path, &x);
+		why = x.manual ? restore_refusal(l, c, s, &x.rule)
+			       : "its alert did not survive the restart";
+		if (why == NULL &&
+		    add_entry(l, e, c, x.id, 0, &x.rule, 0, 0.0, x.created) == (int64_t)x.id) {
+			LOG_INFO("flowspec rule %" PRIu64 " of the state file announced again "
+				 "(a manual rule)",
+				 x.id);
+			continue;
+		}
+		withdrawn += restore_withdraw(e, &x, i, path,
+					      why != NULL ? why : "cannot announce it again");
+		l->gen++;
+	}
+	l->last_id = last;
+	return withdrawn;
 }
 
 void

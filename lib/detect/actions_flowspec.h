@@ -76,30 +76,6 @@ int actions_fs_remove(struct fs_list *l, struct actions_exabgp *e, uint64_t id);
  */
 json_t *actions_fs_json(const struct fs_list *l, struct actions_exabgp *e);
 
-/**
- * The rules sent to the pipe as the state file keeps them (actions_state.h),
- * by id: [{"id", "alert_id" (0 for a manual rule), "announce", "withdraw",
- * "created"}], each line an ExaBGP command without its newline. A dry
- * run's rules are not there (never sent).
- * @return a new reference, or NULL (out of memory).
- */
-json_t *actions_fs_state_json(const struct fs_list *l);
-
-/**
- * The start: withdraw through @p e every rule of the state file's array
- * @p saved (actions_fs_state_json; NULL or empty: none), each by its
- * "withdraw" line, since the alerts they mitigate did not survive the
- * restart; then they are forgotten (the next save leaves them out: l->gen
- * bumped). New rules take ids past the largest one of @p saved, so that a
- * new rule's announce never cancels a withdraw still waiting for the pipe.
- * @param path  the state file, for the log lines.
- * @return the number of rules withdrawn, or -EINVAL (logged with the JSON
- *         path and why) for a malformed entry, nothing withdrawn.
- * Before the actions thread starts.
- */
-int actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const json_t *saved,
-		       const char *path);
-
 /** Where a manual rule's destination may point: inside a monitored subnet, clear of the whitelist. */
 struct fs_scope {
 	struct dpmon_prefix *subnets; /**< malloc'd: the monitored subnets */
@@ -116,6 +92,39 @@ int actions_fs_scope_take(struct fs_scope *s, const struct dpmon_config *cfg);
 
 /** Free @p s's memory; zeroed, it is an empty scope. */
 void actions_fs_scope_free(struct fs_scope *s);
+
+/**
+ * The rules sent to the pipe as the state file keeps them (actions_state.h),
+ * by id: [{"id", "alert_id" (0 for a manual rule), "announce", "withdraw",
+ * "created"}], each line an ExaBGP command without its newline; a manual
+ * rule also has "rule", its components (flowspec_json.h). A dry run's
+ * rules are not there (never sent).
+ * @return a new reference, or NULL (out of memory).
+ */
+json_t *actions_fs_state_json(const struct fs_list *l);
+
+/**
+ * The start, on the state file's array @p saved (actions_fs_state_json;
+ * NULL or empty: none). A manual rule with its "rule" is listed again
+ * under its id and announced through @p e, as actions_fs_add_manual would
+ * (its destination checked against @p s only when @p s has subnets), so
+ * that manual rules survive a restart as manual blackholes do. Every
+ * other rule is withdrawn by its "withdraw" line and forgotten (the next
+ * save leaves it out: l->gen bumped): an alert's rule, since the alerts
+ * did not survive the restart, and a manual rule refused now (out of
+ * scope, the same match as another, the budget spent, or a dry run:
+ * logged with the reason). New rules take ids past the largest one of
+ * @p saved, so that a new rule's announce never cancels a withdraw still
+ * waiting for the pipe.
+ * @param c     the settings (announce, max_rules, keep_on_stop).
+ * @param path  the state file, for the log lines.
+ * @return the number of rules withdrawn, or -EINVAL (logged with the JSON
+ *         path and why) for a malformed entry, nothing changed.
+ * Before the actions thread starts.
+ */
+int actions_fs_restore(struct fs_list *l, struct actions_exabgp *e,
+		       const struct dpmon_flowspec_conf *c, const struct fs_scope *s,
+		       const json_t *saved, const char *path);
 
 /**
  * Add a manual rule @p r (no alert: it stays until actions_fs_remove or

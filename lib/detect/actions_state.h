@@ -2,7 +2,8 @@
 /*
  * actions_state.h — the state file (actions.state_file): the blackholes,
  * so that they survive a restart, and the FlowSpec rules sent to ExaBGP,
- * so that the next start withdraws them; its document built from the
+ * so that the next start announces the manual ones again and withdraws
+ * the others; its document built from the
  * lists, written atomically, and read back at the start.
  */
 #ifndef DPMON_ACTIONS_STATE_H

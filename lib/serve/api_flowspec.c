@@ -29,261 +29,28 @@
 #include <string.h>
 
 #include "actions.h"
+#include "flowspec_json.h"
 
 /* ------------------------------------------------------------------------
- * The POST body: a manual rule's fields, each answering 400 naming itself.
+ * The POST body: a manual rule (flowspec_json.h), each field at fault
+ * answered with 400 naming it.
  * --------------------------------------------------------------------- */
-
-/* The body's keys, NULL-terminated. */
-static const char *const rule_keys[] = {
-	"destination",       "source",        "protocol",  "source_ports",
-	"destination_ports", "packet_length", "tcp_flags", "fragment",
-	"icmp_type",         "icmp_code",     "action",    NULL,
-};
-
-/* 400 naming @p field and what is wrong with it. */
-static int
-bad_field(struct request *r, const char *field, const char *what)
-{
-	return api_reply_error(r, 400, "'%s' %s", field, what);
-}
-
-/* The integer @p v within 0 .. @p max into @p out; answers 400 naming @p field. */
-static int
-int_field(struct request *r, const char *field, json_t *v, unsigned max, unsigned *out)
-{
-	char what[64];
-
-	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	    json_integer_value(v) > (json_int_t)max) {
-		snprintf(what, sizeof(what), "must be an integer 0 .. %u", max);
-		return bad_field(r, field, what);
-	}
-	*out = (unsigned)json_integer_value(v);
-	return 0;
-}
-
-/* The array @p v of 1 .. DPMON_FS_VALUES integers 0 .. @p max into @p out, their
- * count into *@p n; answers 400 naming @p field. */
-static int
-values_field(struct request *r, const char *field, json_t *v, unsigned max, uint16_t *out,
-	     uint8_t *n)
-{
-	json_t *x;
-	size_t i;
-	unsigned u;
-	int rc;
-
-	if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > DPMON_FS_VALUES)
-		return bad_field(r, field, "must be an array of 1 .. 4 values");
-	json_array_foreach(v, i, x)
-	{
-		if ((rc = int_field(r, field, x, max, &u)) != 0)
-			return rc;
-		out[i] = (uint16_t)u;
-	}
-	*n = (uint8_t)json_array_size(v);
-	return 0;
-}
-
-/* The address or CIDR string @p v into @p addr, *@p len and *@p family; answers 400. */
-static int
-prefix_field(struct request *r, const char *field, json_t *v, struct dpmon_addr *addr, uint8_t *len,
-	     uint8_t *family)
-{
-	char buf[ARG_TEXT_MAX];
-	struct dpmon_prefix p;
-
-	if (!json_is_string(v) || !api_copy_arg(json_string_value(v), json_string_length(v), buf))
-		return bad_field(r, field, "must be an address or a prefix in CIDR form");
-	if (strchr(buf, '/') == NULL) {
-		if (dpmon_addr_parse(buf, &p.addr) != 0)
-			return bad_field(r, field, "is not an address or a prefix");
-		p.family = dpmon_addr_is_v4(&p.addr) ? 4 : 6;
-		p.depth = (uint8_t)dpmon_family_bits(p.family);
-	} else if (dpmon_prefix_parse(buf, &p, NULL) != 0) {
-		return bad_field(r, field, "is not an address or a prefix");
-	}
-	*addr = p.addr;
-	*len = p.depth;
-	*family = p.family;
-	return 0;
-}
-
-/* The protocol name ("tcp", "udp", "icmp", "icmpv6") or number @p v into @p fr. */
-static int
-protocol_field(struct request *r, json_t *v, struct dpmon_fs_rule *fr)
-{
-	static const struct {
-		const char *name;
-		uint8_t proto;
-	} names[] = {{"tcp", DPMON_IPPROTO_TCP},
-		     {"udp", DPMON_IPPROTO_UDP},
-		     {"icmp", DPMON_IPPROTO_ICMP},
-		     {"icmpv6", DPMON_IPPROTO_ICMPV6}};
-	unsigned u;
-	int rc;
-
-	fr->has_proto = 1;
-	for (size_t i = 0; json_is_string(v) && i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(json_string_value(v), names[i].name) == 0) {
-			fr->proto = names[i].proto;
-			return 0;
-		}
-	if (json_is_string(v))
-		return bad_field(r, "protocol", "must be tcp, udp, icmp, icmpv6 or 0 .. 255");
-	if ((rc = int_field(r, "protocol", v, 255, &u)) == 0)
-		fr->proto = (uint8_t)u;
-	return rc;
-}
-
-/* One TCP flags value, names joined by '+' ("syn+ack"), as the exact match of
- * FIN .. URG; -1 for an unknown name. */
-static int
-flags_value(const char *text)
-{
-	static const char *const names[6] = {"fin", "syn", "rst", "push", "ack", "urgent"};
-	int v = 0;
-
-	while (*text != '\0') {
-		size_t n = strcspn(text, "+");
-		unsigned b = 0;
-
-		while (b < 6 && (strlen(names[b]) != n || strncmp(names[b], text, n) != 0))
-			b++;
-		if (b == 6)
-			return -1;
-		v |= 1 << b;
-		text += n + (text[n] == '+');
-	}
-	return v;
-}
-
-/* The "tcp_flags" array @p v into @p fr. */
-static int
-flags_field(struct request *r, json_t *v, struct dpmon_fs_rule *fr)
-{
-	json_t *x;
-	size_t i;
-	int f;
-
-	if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > DPMON_FS_VALUES)
-		return bad_field(r, "tcp_flags", "must be an array of 1 .. 4 values");
-	json_array_foreach(v, i, x)
-	{
-		if (!json_is_string(x) || (f = flags_value(json_string_value(x))) < 0)
-			return bad_field(r, "tcp_flags",
-					 "values are flags fin, syn, rst, push, ack, urgent "
-					 "joined by '+' (\"syn+ack\")");
-		fr->flags[i] = (uint8_t)f;
-	}
-	fr->n_flags = (uint8_t)json_array_size(v);
-	return 0;
-}
-
-/* The "packet_length" object {"min", "max"} @p v into @p fr. */
-static int
-length_field(struct request *r, json_t *v, struct dpmon_fs_rule *fr)
-{
-	json_t *lo = json_object_get(v, "min"), *hi = json_object_get(v, "max");
-	unsigned u = 0, w = UINT16_MAX;
-	int rc;
-
-	if (!json_is_object(v) || json_object_size(v) != (size_t)(lo != NULL) + (hi != NULL) ||
-	    json_object_size(v) == 0)
-		return bad_field(r, "packet_length", "must be an object {\"min\", \"max\"}");
-	if ((lo != NULL && (rc = int_field(r, "packet_length.min", lo, UINT16_MAX, &u)) != 0) ||
-	    (hi != NULL && (rc = int_field(r, "packet_length.max", hi, UINT16_MAX, &w)) != 0))
-		return rc;
-	fr->has_len = 1;
-	fr->len_lo = (uint16_t)u;
-	fr->len_hi = (uint16_t)w;
-	return 0;
-}
-
-/* The "action" text @p v into @p fr. */
-static int
-action_field(struct request *r, json_t *v, struct dpmon_fs_rule *fr)
-{
-	const char *why = "must be a string";
-
-	if (!json_is_string(v) ||
-	    dpmon_fs_action_parse(json_string_value(v), &fr->action, &why) != 0)
-		return bad_field(r, "action", why);
-	return 0;
-}
-
-/* Field @p key of value @p v into @p fr. */
-static int
-rule_field(struct request *r, const char *key, json_t *v, struct dpmon_fs_rule *fr)
-{
-	unsigned u;
-	uint16_t w[DPMON_FS_VALUES];
-	uint8_t fam;
-	int rc = 0;
-
-	if (strcmp(key, "destination") == 0)
-		return prefix_field(r, key, v, &fr->dst, &fr->dst_len, &fr->family);
-	if (strcmp(key, "source") == 0)
-		return prefix_field(r, key, v, &fr->src, &fr->src_len, &fam);
-	if (strcmp(key, "protocol") == 0)
-		return protocol_field(r, v, fr);
-	if (strcmp(key, "source_ports") == 0)
-		return values_field(r, key, v, UINT16_MAX, fr->sport, &fr->n_sport);
-	if (strcmp(key, "destination_ports") == 0)
-		return values_field(r, key, v, UINT16_MAX, fr->dport, &fr->n_dport);
-	if (strcmp(key, "packet_length") == 0)
-		return length_field(r, v, fr);
-	if (strcmp(key, "tcp_flags") == 0)
-		return flags_field(r, v, fr);
-	if (strcmp(key, "fragment") == 0) {
-		if (!json_is_boolean(v))
-			return bad_field(r, key, "must be true or false");
-		fr->frag = json_is_true(v) ? DPMON_FS_FRAG_IS : DPMON_FS_FRAG_ANY;
-		return 0;
-	}
-	if (strcmp(key, "icmp_type") == 0) {
-		if ((rc = values_field(r, key, v, 255, w, &fr->n_icmp_type)) == 0)
-			for (unsigned i = 0; i < fr->n_icmp_type; i++)
-				fr->icmp_type[i] = (uint8_t)w[i];
-		return rc;
-	}
-	if (strcmp(key, "icmp_code") == 0) {
-		if ((rc = int_field(r, key, v, 255, &u)) == 0) {
-			fr->has_icmp_code = 1;
-			fr->icmp_code = (uint8_t)u;
-		}
-		return rc;
-	}
-	return action_field(r, v, fr);
-}
 
 /* The manual rule of the body object @p doc into @p fr; answers 400. */
 static int
 body_rule(struct request *r, json_t *doc, struct dpmon_fs_rule *fr)
 {
-	const char *key;
+	struct dpmon_fs_json_error err;
 	char e[ECHO_BUF];
-	json_t *v;
-	size_t k;
-	int rc;
 
-	memset(fr, 0, sizeof(*fr));
-	if (!json_is_object(doc))
+	if (dpmon_fs_rule_from_json(doc, fr, &err) == 0)
+		return 0;
+	if (err.fault == DPMON_FS_JSON_NOT_OBJECT)
 		return api_reply_error(r, 400, "the body must be a JSON object (a FlowSpec rule)");
-	if (json_object_get(doc, "destination") == NULL)
-		return bad_field(r, "destination", "is missing (an address or a prefix)");
-	json_object_foreach(doc, key, v)
-	{
-		for (k = 0; rule_keys[k] != NULL && strcmp(rule_keys[k], key) != 0; k++)
-			;
-		if (rule_keys[k] == NULL)
-			return api_reply_error(r, 400, "unknown key '%s' in the body",
-					       api_echo(key, strlen(key), e));
-		if ((rc = rule_field(r, key, v, fr)) != 0)
-			return rc;
-	}
-	return 0;
+	if (err.fault == DPMON_FS_JSON_UNKNOWN_KEY)
+		return api_reply_error(r, 400, "unknown key '%s' in the body",
+				       api_echo(err.field, strlen(err.field), e));
+	return api_reply_error(r, 400, "'%s' %s", err.field, err.what);
 }
 
 /* ------------------------------------------------------------------------

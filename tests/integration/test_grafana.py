@@ -9,8 +9,10 @@ substituted, and:
   - every metric name in it is a family that dpmon's /metrics serves, with
     at least one sample (dpmon on pcapplusplus/example.pcap, so hosts exist);
   - rate(), irate() and increase() are applied to counters only;
-  - the dashboard covers totals, subnets, top hosts, alerts, drops and
-    worker load, and is importable (a Prometheus datasource input).
+  - the dashboard covers totals, subnets, top hosts, alerts, drops,
+    worker load and FlowSpec rules (dpmon_flowspec_rules, and
+    dpmon_flowspec_rules_total by result), and is importable (a Prometheus
+    datasource input).
 """
 import json
 import os
@@ -89,9 +91,16 @@ def test_grafana(h):
     c.true('a Prometheus datasource input (importable)',
            any(i.get('pluginId') == 'prometheus' for i in dash.get('__inputs', [])))
     titles = ' '.join(p.get('title', '') for p in dash['panels']).lower()
-    for topic in ('throughput', 'subnet', 'top hosts', 'alerts', 'drops', 'worker load'):
+    for topic in ('throughput', 'subnet', 'top hosts', 'alerts', 'drops', 'worker load',
+                  'flowspec rules'):
         c.true('a panel about %r' % topic, topic in titles)
     exprs = exprs_of(dash)
+    fs = [(w, e) for w, e in exprs if w.lower().startswith('panel "flowspec rules')]
+    c.true('a FlowSpec panel reads dpmon_flowspec_rules',
+           any('dpmon_flowspec_rules' in metric_names(substitute(e)) for _, e in fs))
+    c.true('a FlowSpec panel reads dpmon_flowspec_rules_total by result',
+           any('dpmon_flowspec_rules_total' in metric_names(substitute(e)) and
+               re.search(r'\bby \(result\)', e) for _, e in fs))
     c.true('expressions found: %d' % len(exprs), len(exprs) >= 20)
 
     rules = {'groups': [{'name': 'grafana', 'rules': [
