@@ -287,13 +287,7 @@ def test_written_files_planted(h):
                 time.sleep(0.05)
             c.eq('state file mode', oct(0o600), mode(state))
             path = os.path.join(pcap_dir, '1.pcap')
-            while time.monotonic() < deadline:
-                try:
-                    if len(harness.pcap_records(path)) == 10:
-                        break
-                except (FileNotFoundError, harness.TestFailure):
-                    pass  # not yet written, or a record half flushed
-                time.sleep(0.1)
+            c.eq('capture file records', 10, len(harness.wait_pcap_records(path, 10)))
             c.eq('capture file mode', oct(0o640), mode(path))
             c.eq('no temporary left in the capture directory', ['1.pcap'],
                  sorted(os.listdir(pcap_dir)))
