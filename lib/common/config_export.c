@@ -8,8 +8,9 @@
  * with), so what passes here is what they will use. Credential files are
  * read with the configuration (token_file.h) and their secrets kept in it,
  * so that --check-config, the start and a reload refuse a missing, empty,
- * oversized or not regular one, and the exporters never open a file. A server that does not answer is not a
- * configuration error: the exporter logs and counts it at run time.
+ * oversized or not regular one, and the exporters never open a file. A
+ * server that does not answer is not a configuration error: the exporter
+ * logs and counts it at run time.
  */
 #include "config_private.h"
 

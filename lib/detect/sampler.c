@@ -416,8 +416,9 @@ create_capture(pcap_t *dead, const char *path, char *why, size_t whylen)
 	}
 	d = pcap_dump_fopen(dead, f);
 	if (d == NULL) {
+		/* The header could not be written; libpcap closed @p f then
+		 * (its only failure for an activated pcap_open_dead handle). */
 		snprintf(why, whylen, "%s", pcap_geterr(dead));
-		fclose(f);
 		dpmon_file_discard(-1, tmp);
 		return NULL;
 	}
