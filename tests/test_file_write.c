@@ -42,14 +42,21 @@ content(const char *path, char *out, size_t len)
 	return out;
 }
 
+/* @p len bytes of @p data into @p path, made or emptied first. */
 static void
-put(const char *path, const char *text)
+put_bytes(const char *path, const char *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 	REQUIRE(fd >= 0);
-	REQUIRE(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	REQUIRE(write(fd, data, len) == (ssize_t)len);
 	REQUIRE(close(fd) == 0);
+}
+
+static void
+put(const char *path, const char *text)
+{
+	put_bytes(path, text, strlen(text));
 }
 
 /* How many entries of dir start with @p prefix. */
@@ -201,6 +208,10 @@ test_secret(void)
 	expect_secret(p, -EINVAL, "empty");
 	put(p, "one\ntwo\n");
 	expect_secret(p, -EINVAL, "more than one line");
+	put(p, "one\r\n\r\n");
+	expect_secret(p, -EINVAL, "more than one line");
+	put_bytes(p, "pass\0word\n", 10);
+	expect_secret(p, -EINVAL, "holds a NUL byte");
 	memset(big, 'x', DPMON_SECRET_MAX);
 	big[DPMON_SECRET_MAX] = '\0';
 	put(p, big);
