@@ -401,6 +401,49 @@ test_exabgp_no_reader(void)
 	teardown();
 }
 
+/* A link to a regular file put in the FIFO's place: never written through,
+ * the route stays unannounced; the FIFO back: announced there. */
+static void
+test_exabgp_not_fifo(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_actions *a;
+	char fifo[256], victim[256], buf[4096] = "";
+	struct dpmon_addr v4 = addr("10.0.0.11");
+	struct dpmon_blackhole b;
+	FILE *f;
+	int fd;
+
+	setup(&cfg);
+	path_in(fifo, sizeof(fifo), "exabgp.cmd");
+	path_in(victim, sizeof(victim), "victim");
+	f = fopen(victim, "w");
+	REQUIRE(f != NULL && fputs("precious\n", f) >= 0 && fclose(f) == 0);
+	REQUIRE(symlink(victim, fifo) == 0);
+	snprintf(cfg.actions.exabgp_pipe, sizeof(cfg.actions.exabgp_pipe), "%s", fifo);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	CHECK(dpmon_blackhole_add(a, &v4, NULL) == 0);
+	dpmon_actions_flush(a);
+	f = fopen(victim, "r");
+	REQUIRE(f != NULL);
+	CHECK(fgets(buf, sizeof(buf), f) != NULL);
+	fclose(f);
+	CHECK_EQ_STR(buf, "precious\n");
+	CHECK(dpmon_blackhole_get(a, &v4, &b) == 0 && !b.announced);
+	REQUIRE(unlink(fifo) == 0);
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	REQUIRE(fd >= 0);
+	buf[0] = '\0';
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "announce route 10.0.0.11/32 next-hop 192.0.2.1\n");
+	dpmon_actions_free(a);
+	close(fd);
+	unlink(victim);
+	teardown();
+}
+
 /* A reload naming another pipe and a community: everything announced there again. */
 static void
 test_exabgp_reconfigure(void)
@@ -1070,6 +1113,7 @@ main(void)
 	test_exabgp();
 	test_exabgp_host_prefix();
 	test_exabgp_no_reader();
+	test_exabgp_not_fifo();
 	test_exabgp_reconfigure();
 	test_interplay();
 	test_notify_fds();

@@ -926,6 +926,95 @@ test_token_files(void)
 	rmdir(dir);
 }
 
+/* export.*.password_file and export.influxdb.token_file: read with the
+ * configuration (the secret kept in it, the line break stripped); a FIFO,
+ * a directory, /dev/zero, an empty or a longer file, a password without
+ * a user are refused with the JSON path, the file and the reason. */
+static void
+test_export_secret_files(void)
+{
+	char dir[] = "/tmp/test_config_secrets.XXXXXX", pw[64], tok[64], empty[64], fifo[64],
+	     big[64], json[1024], line[512], text[600];
+	struct dpmon_config cfg;
+	char *out = NULL;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(pw, sizeof(pw), "%s/pw", dir);
+	snprintf(tok, sizeof(tok), "%s/tok", dir);
+	snprintf(empty, sizeof(empty), "%s/empty", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(big, sizeof(big), "%s/big", dir);
+	write_mode(pw, "s3cret\n", 0640);
+	write_mode(tok, "influx-token\r\n", 0600);
+	write_mode(empty, "", 0600);
+	memset(text, 'x', 512);
+	text[512] = '\0';
+	write_mode(big, text, 0600);
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+
+	snprintf(json, sizeof(json),
+		 OPS_BASE "\"export\": {\"clickhouse\": {\"user\": \"dpmon\", \"password_file\": "
+			  "\"%s\"}, \"influxdb\": {\"org\": \"o\", \"bucket\": \"b\", "
+			  "\"token_file\": \"%s\"}}}",
+		 pw, tok);
+	CHECK(parse(json, &cfg, &out) == 0);
+	CHECK_EQ_STR(out, "");
+	CHECK_EQ_STR(cfg.export.sink[DPMON_EXPORT_CLICKHOUSE].password_file, pw);
+	CHECK_EQ_STR(cfg.export.sink[DPMON_EXPORT_CLICKHOUSE].password, "s3cret");
+	CHECK_EQ_STR(cfg.export.sink[DPMON_EXPORT_INFLUXDB].token, "influx-token");
+	dpmon_config_free(&cfg);
+	free(out);
+
+	snprintf(json, sizeof(json),
+		 OPS_BASE "\"export\": {\"clickhouse\": {\"user\": \"u\", \"password_file\": "
+			  "\"%s\"}, \"influxdb\": {\"user\": \"u\", \"password_file\": \"%s\"}}}",
+		 fifo, dir);
+	out = parse_bad(json, 2);
+	snprintf(line, sizeof(line),
+		 "cfg.json: $.export.clickhouse.password_file: cannot read \"%s\": not a "
+		 "regular file (FIFO)",
+		 fifo);
+	CHECK_LINE(out, line);
+	snprintf(line, sizeof(line),
+		 "cfg.json: $.export.influxdb.password_file: cannot read \"%s\": Is a directory",
+		 dir);
+	CHECK_LINE(out, line);
+	free(out);
+
+	snprintf(json, sizeof(json),
+		 OPS_BASE "\"export\": {\"clickhouse\": {\"user\": \"u\", \"password_file\": "
+			  "\"/dev/zero\"}, \"influxdb\": {\"org\": \"o\", \"bucket\": \"b\", "
+			  "\"token_file\": \"%s\"}}}",
+		 empty);
+	out = parse_bad(json, 2);
+	CHECK_LINE(out, "cfg.json: $.export.clickhouse.password_file: cannot read \"/dev/zero\": "
+			"not a regular file (character device)");
+	snprintf(line, sizeof(line),
+		 "cfg.json: $.export.influxdb.token_file: cannot read \"%s\": empty", empty);
+	CHECK_LINE(out, line);
+	free(out);
+
+	snprintf(json, sizeof(json),
+		 OPS_BASE "\"export\": {\"clickhouse\": {\"password_file\": \"%s\"}, "
+			  "\"influxdb\": {\"user\": \"u\", \"password_file\": \"%s\"}}}",
+		 pw, big);
+	out = parse_bad(json, 2);
+	CHECK_LINE(out, "cfg.json: $.export.clickhouse.password_file: a password needs \"user\" "
+			"(HTTP basic authentication sends both)");
+	snprintf(line, sizeof(line),
+		 "cfg.json: $.export.influxdb.password_file: cannot read \"%s\": longer than 511 "
+		 "bytes",
+		 big);
+	CHECK_LINE(out, line);
+	free(out);
+	unlink(pw);
+	unlink(tok);
+	unlink(empty);
+	unlink(fifo);
+	unlink(big);
+	rmdir(dir);
+}
+
 /* ports[].decap: true, false, absent, a list; every kind of mistake. */
 static void
 test_decap(void)
@@ -1586,6 +1675,7 @@ main(int argc, char **argv)
 	test_ops_keys();
 	test_allowed_hosts();
 	test_token_files();
+	test_export_secret_files();
 	test_files(argc > 1 ? argv[1] : NULL);
 
 	return check_finish("test_config");

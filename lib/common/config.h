@@ -21,6 +21,7 @@
 #include "flowspec_terms.h"
 #include "prefix.h"
 #include "stats.h"
+#include "token_file.h"
 
 #define DPMON_MAX_PORTS         32
 #define DPMON_MAX_SUBNETS       65536
@@ -237,7 +238,9 @@ struct dpmon_export_sink_conf {
 	char database
 		[DPMON_NAME_LEN]; /**< ClickHouse database, InfluxDB 1.x database; default "dpmon" */
 	char user[DPMON_NAME_LEN];          /**< HTTP basic authentication user; "" = none */
-	char password_file[DPMON_PATH_LEN]; /**< its password, the file's first line */
+	char password_file[DPMON_PATH_LEN]; /**< its password's file (token_file.h); needs user */
+	/** The password read from password_file when the file was loaded; "" = none. */
+	char password[DPMON_SECRET_MAX + 1];
 	uint32_t timeout_ms; /**< one request, connect included; default 10000, 100..600000 */
 	uint32_t
 		top_hosts; /**< "hosts": 0 = "all" active hosts (the default), else the top N by bytes */
@@ -247,7 +250,9 @@ struct dpmon_export_sink_conf {
 	uint8_t api;              /**< InfluxDB: 1 (/write, the default) or 2 (/api/v2/write) */
 	char org[DPMON_NAME_LEN]; /**< InfluxDB 2.x organisation */
 	char bucket[DPMON_NAME_LEN];     /**< InfluxDB 2.x bucket; set = api 2 */
-	char token_file[DPMON_PATH_LEN]; /**< InfluxDB 2.x API token, the file's first line */
+	char token_file[DPMON_PATH_LEN]; /**< InfluxDB 2.x API token's file (token_file.h) */
+	/** The token read from token_file when the file was loaded; "" = none. */
+	char token[DPMON_SECRET_MAX + 1];
 };
 
 /** "export" in the file (docs/export.md). */

@@ -5,14 +5,15 @@
  * the exporters write to (docs/export.md).
  *
  * URLs are parsed with libcurl's URL parser (the one the exporters send
- * with), so what passes here is what they will use. Credential files must
- * be readable when the configuration is read, so that --check-config and
- * a reload catch a missing one. A server that does not answer is not a
- * configuration error: the exporter logs and counts it at run time.
+ * with), so what passes here is what they will use. Credential files are
+ * read with the configuration (token_file.h) and their secrets kept in it,
+ * so that --check-config, the start and a reload refuse a missing, empty,
+ * oversized or not regular one, and the exporters never open a file. A
+ * server that does not answer is not a configuration error: the exporter
+ * logs and counts it at run time.
  */
 #include "config_private.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -152,23 +153,44 @@ parse_url(struct dpmon_check *c, const char *path, const json_t *v, char *out)
 	curl_url_cleanup(u);
 }
 
-/* An absolute path to a file dpmon can read (a password or a token). */
+/*
+ * An absolute path to a secret dpmon sends (a password or a token): the
+ * file is read now (dpmon_secret_file_read: a regular file, one line, not
+ * empty nor cut), so that an unreadable one refuses the configuration at
+ * --check-config, at the start and at a reload, and the exporter never
+ * opens a file.
+ */
 static void
-parse_secret_file(struct dpmon_check *c, const char *path, const json_t *v, char *out)
+parse_secret_file(struct dpmon_check *c, const char *path, const json_t *v, char *out,
+		  char secret[DPMON_SECRET_MAX + 1])
 {
 	char q[DPMON_CHECK_PATH_LEN], tmp[DPMON_PATH_LEN], e[128];
+	size_t len;
 
 	if (!dpmon_check_string(c, path, v, 1, DPMON_PATH_LEN - 1, tmp))
 		return;
 	if (tmp[0] != '/')
 		dpmon_check_report(c, path, "must be an absolute path, got %s",
 				   dpmon_check_quote(tmp, q, sizeof(q)));
-	else if (access(tmp, R_OK) != 0)
+	else if (dpmon_secret_file_read(tmp, secret, &len, e, sizeof(e)) != 0)
 		dpmon_check_report(c, path, "cannot read %s: %s",
-				   dpmon_check_quote(tmp, q, sizeof(q)),
-				   dpmon_check_strerror(errno, e, sizeof(e)));
+				   dpmon_check_quote(tmp, q, sizeof(q)), e);
 	else
 		memcpy(out, tmp, strlen(tmp) + 1);
+}
+
+/* A password_file is the password of "user" (HTTP basic authentication,
+ * RFC 7617): without a user it would never be sent. */
+static void
+check_password_user(struct dpmon_check *c, const char *path, const json_t *obj)
+{
+	char kpath[DPMON_CHECK_PATH_LEN];
+
+	if (json_object_get(obj, "password_file") == NULL || json_object_get(obj, "user") != NULL)
+		return;
+	dpmon_check_path_key(kpath, sizeof(kpath), path, "password_file");
+	dpmon_check_report(c, kpath,
+			   "a password needs \"user\" (HTTP basic authentication sends both)");
 }
 
 /* "hosts": "all" (0) or a number of top hosts, 1..10000000. */
@@ -223,7 +245,7 @@ parse_sink_common(struct dpmon_check *c, const char *kpath, const char *key, con
 	else if (strcmp(key, "user") == 0)
 		parse_name(c, kpath, v, false, s->user);
 	else if (strcmp(key, "password_file") == 0)
-		parse_secret_file(c, kpath, v, s->password_file);
+		parse_secret_file(c, kpath, v, s->password_file, s->password);
 	else if (strcmp(key, "hosts") == 0)
 		parse_hosts(c, kpath, v, &s->top_hosts);
 	else
@@ -274,6 +296,7 @@ parse_clickhouse(struct dpmon_check *c, const char *path, json_t *obj,
 					      s))
 			dpmon_check_unknown(c, kpath);
 	}
+	check_password_user(c, path, obj);
 }
 
 static void
@@ -297,10 +320,11 @@ parse_influxdb(struct dpmon_check *c, const char *path, json_t *obj,
 		else if (strcmp(key, "bucket") == 0)
 			parse_name(c, kpath, v, false, s->bucket);
 		else if (strcmp(key, "token_file") == 0)
-			parse_secret_file(c, kpath, v, s->token_file);
+			parse_secret_file(c, kpath, v, s->token_file, s->token);
 		else if (!dpmon_check_is_comment(key))
 			dpmon_check_unknown(c, kpath);
 	}
+	check_password_user(c, path, obj);
 	/* A bucket means the 2.x API, which needs its organisation and token. */
 	if (json_object_get(obj, "bucket") == NULL && json_object_get(obj, "org") == NULL &&
 	    json_object_get(obj, "token_file") == NULL)

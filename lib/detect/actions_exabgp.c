@@ -7,8 +7,10 @@
  * search finds one); each remembers whether its announce line reached the
  * pipe, and a removed route leaves a pending withdraw, written before any
  * announce. The FIFO is opened O_WRONLY|O_NONBLOCK (ENXIO or ENOENT: no
- * reader yet — retried every round) and kept open, so a reader such as
- * `cat` or socat never sees an end of file between events. Each line is
+ * reader yet — retried every round; anything but a FIFO, such as a link
+ * to a regular file put in its place, is closed unwritten) and kept open,
+ * so a reader such as `cat` or socat never sees an end of file between
+ * events. Each line is
  * one write() shorter than PIPE_BUF, hence atomic: a full pipe (EAGAIN)
  * writes nothing and the rest waits for the next round. A reader that goes
  * away (EPIPE, or POLLERR on the idle descriptor) marks every route
@@ -34,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -401,6 +404,8 @@ static bool
 fifo_open(struct actions_exabgp *e, const char *path)
 {
 	struct pollfd p;
+	struct stat st;
+	int fd;
 
 	if (e->fifo >= 0) {
 		p = (struct pollfd){.fd = e->fifo, .events = POLLOUT};
@@ -409,14 +414,25 @@ fifo_open(struct actions_exabgp *e, const char *path)
 	}
 	if (e->fifo >= 0)
 		return true;
-	__atomic_store_n(&e->fifo, open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC), __ATOMIC_RELAXED);
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))) {
+		/* Something put in the FIFO's place (a link to a regular file)
+		 * is never written: opened without O_TRUNC, so left as it was. */
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+	}
+	__atomic_store_n(&e->fifo, fd, __ATOMIC_RELAXED);
 	if (e->fifo >= 0) {
 		e->missing_logged = false;
 		return true;
 	}
 	if (!e->missing_logged)
 		LOG("ExaBGP's pipe %s: %s (retried every %d ms)", path,
-		    errno == ENXIO ? "no reader" : strerror(errno), READER_CHECK_MS);
+		    errno == ENXIO    ? "no reader"
+		    : errno == EINVAL ? "not a FIFO, not written"
+				      : strerror(errno),
+		    READER_CHECK_MS);
 	e->missing_logged = true;
 	return false;
 }

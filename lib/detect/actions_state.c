@@ -8,25 +8,21 @@
  * The file is JSON {"version":1,"blackholes":[{"address","manual",
  * "alert_ids":[...],"since"}],"flowspec":[{"id","alert_id","announce",
  * "withdraw","created"}]}; "flowspec" is optional (files written before
- * dpmon kept rules load as none). It is rewritten after each change by a temporary
- * file in the same directory, fsync, rename and an fsync of the directory.
+ * dpmon kept rules load as none). It is rewritten after each change as a
+ * new file of mode 0600 (file_write.h: a random temporary in the same
+ * directory, fsync, rename and an fsync of the directory).
  * A missing file is an empty list; a file that cannot be read or parsed
  * stops the start (create returns NULL): starting with an empty list would
  * overwrite the operator's blackholes at the next change.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* mkostemp, O_CLOEXEC */
-#endif
-
 #include "actions_state.h"
 #include "file.h"
+#include "file_write.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define STATE_VERSION 1
@@ -76,62 +72,19 @@ actions_state_json(struct bh_list *l, json_t *flowspec)
 			 flowspec);
 }
 
-/* fsync the directory of @p path, so that the rename is durable. */
-static void
-sync_dir(const char *path)
-{
-	char dir[DPMON_PATH_LEN];
-	const char *slash = strrchr(path, '/');
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%.*s", slash && slash != path ? (int)(slash - path) : 1,
-		 slash ? path : ".");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 int
 actions_state_write(const char *path, const json_t *doc)
 {
-	char tmp[DPMON_PATH_LEN + 16];
 	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
-	size_t len, off = 0;
-	ssize_t n;
-	int fd, rc = 0;
+	size_t len;
+	int rc;
 
 	if (text == NULL)
 		return -ENOMEM;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		free(text);
-		return -errno;
-	}
 	len = strlen(text);
 	text[len++] = '\n'; /* json_dumps' NUL becomes the final newline */
-	while (rc == 0 && off < len) {
-		n = write(fd, text + off, len - off);
-		if (n < 0 && errno != EINTR)
-			rc = -errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
+	rc = dpmon_file_write_new(path, DPMON_FILE_MODE_PRIVATE, text, len, true);
 	free(text);
-	if (rc == 0 && fchmod(fd, 0644) != 0)
-		rc = -errno;
-	if (rc == 0 && fsync(fd) != 0)
-		rc = -errno;
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(tmp);
-	else
-		sync_dir(path);
 	return rc;
 }
 

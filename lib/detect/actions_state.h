@@ -22,8 +22,9 @@
 json_t *actions_state_json(struct bh_list *l, json_t *flowspec);
 
 /*
- * Write @p doc to @p path atomically: PATH.tmp.XXXXXX in the same
- * directory, fsync, rename over @p path, fsync the directory.
+ * Write @p doc to @p path atomically, mode 0600 (dpmon_file_write_new:
+ * PATH.tmp.XXXXXX in the same directory, fsync, rename over @p path,
+ * fsync the directory; never through a link).
  * @return 0 or -errno (the temporary file is removed). No lock held.
  */
 int actions_state_write(const char *path, const json_t *doc);

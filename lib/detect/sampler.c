@@ -6,8 +6,8 @@
  * destination port
  * in one rte_hash per alert, kept as the alert's fingerprint (the first
  * flowspec.sample_packets copies' header fields, fingerprint.h), and
- * written to the alert's capture file
- * (libpcap: pcap_open_dead + pcap_dump_open). A capture file is never
+ * written to the alert's capture file, mode 0640 (libpcap: pcap_open_dead
+ * + pcap_dump_fopen on a new file, file_write.h). A capture file is never
  * overwritten: alert ids start at 1 at every start, so an earlier run's
  * DIR/ID.pcap is first renamed to DIR/ID.MTIME.pcap.
  *
@@ -37,6 +37,7 @@
 #include <rte_hash_crc.h>
 
 #include "capture_dir.h"
+#include "file_write.h"
 #include "log.h"
 
 #define DRAIN_BURST 64
@@ -388,11 +389,53 @@ move_earlier_capture(const char *path, const char *dir, uint64_t id)
 	return 0;
 }
 
+/*
+ * A new capture file at @p path, mode 0640, with its pcap header: a
+ * random temporary renamed into place (file_write.h), so that no file or
+ * link planted at @p path is written through. libpcap's pcap_dump_open
+ * would open @p path itself, following a link.
+ * @return the dumper, or NULL with the reason in @p why.
+ */
+static pcap_dumper_t *
+create_capture(pcap_t *dead, const char *path, char *why, size_t whylen)
+{
+	char tmp[DPMON_PATH_LEN + 64];
+	int fd = dpmon_file_create(path, DPMON_FILE_MODE_GROUP, tmp, sizeof(tmp)), rc;
+	pcap_dumper_t *d;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", strerror(-fd));
+		return NULL;
+	}
+	f = fdopen(fd, "wb");
+	if (f == NULL) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		dpmon_file_discard(fd, tmp);
+		return NULL;
+	}
+	d = pcap_dump_fopen(dead, f);
+	if (d == NULL) {
+		/* The header could not be written; libpcap closed @p f then
+		 * (its only failure for an activated pcap_open_dead handle). */
+		snprintf(why, whylen, "%s", pcap_geterr(dead));
+		dpmon_file_discard(-1, tmp);
+		return NULL;
+	}
+	rc = dpmon_file_place(-1, tmp, path, false);
+	if (rc != 0) {
+		snprintf(why, whylen, "%s", strerror(-rc));
+		pcap_dump_close(d);
+		return NULL;
+	}
+	return d;
+}
+
 /* Open @p a's capture file (once; a failure is reported and not retried). */
 static void
 alert_open_pcap(const struct dpmon_sampler *s, struct alert_agg *a)
 {
-	char path[DPMON_PATH_LEN + 32];
+	char path[DPMON_PATH_LEN + 32], why[PCAP_ERRBUF_SIZE] = "out of memory";
 
 	if (a->dump != NULL || a->pcap_failed)
 		return;
@@ -411,10 +454,10 @@ alert_open_pcap(const struct dpmon_sampler *s, struct alert_agg *a)
 	}
 	a->dead = pcap_open_dead(DLT_EN10MB, DPMON_SAMPLE_SNAPLEN);
 	if (a->dead != NULL)
-		a->dump = pcap_dump_open(a->dead, path);
+		a->dump = create_capture(a->dead, path, why, sizeof(why));
 	if (a->dump == NULL) {
 		dpmon_log(DPMON_LOG_SAMPLE, DPMON_LOG_WARNING, "sample: cannot write %s: %s", path,
-			  a->dead != NULL ? pcap_geterr(a->dead) : "out of memory");
+			  why);
 		alert_close_pcap(a);
 		a->pcap_failed = true;
 	}

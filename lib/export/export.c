@@ -134,23 +134,8 @@ export_batch_free(struct export_batch *b)
 }
 
 /* ------------------------------------------------------------------------
- * Settings: the secret files, the spool's size.
+ * Settings: the secrets, the spool's size.
  * --------------------------------------------------------------------- */
-
-/* The first line of @p file into @p out; "" when unset or unreadable. */
-static void
-read_secret(const char *file, char *out, size_t len)
-{
-	FILE *f;
-
-	out[0] = '\0';
-	if (file[0] == '\0' || (f = fopen(file, "r")) == NULL)
-		return;
-	if (fgets(out, (int)len, f) == NULL)
-		out[0] = '\0';
-	fclose(f);
-	out[strcspn(out, "\r\n")] = '\0';
-}
 
 /* Make @p c the settings in force (thread). */
 static int
@@ -184,8 +169,8 @@ apply_conf(struct exporter *x, const struct dpmon_export_conf *c)
 	x->spool_cap = cap;
 	s->conf = *c;
 	s->sc = &s->conf.sink[x->kind];
-	read_secret(sc->api == 2 ? sc->token_file : sc->password_file, s->secret,
-		    sizeof(s->secret));
+	/* Read with the configuration (token_file.h): no file opened here. */
+	snprintf(s->secret, sizeof(s->secret), "%s", sc->api == 2 ? sc->token : sc->password);
 	s->timeout_ms = sc->timeout_ms;
 	x->prepared = false;
 	x->backoff_ms = 0;

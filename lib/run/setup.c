@@ -19,12 +19,9 @@
 #include "run_private.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -33,6 +30,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "file_write.h"
 #include "telemetry.h"
 
 /* ------------------------------------------------------------------------
@@ -436,43 +434,12 @@ launch(struct app *a)
 	a->launched = true;
 }
 
-/*
- * Write @p port to @p path through a temporary file, opened without
- * blocking (a FIFO in its place is refused, never waited on).
- * @return 0 or -errno (-EINVAL: the temporary is not a regular file).
- */
-static int
-write_port_file(const char *path, uint16_t port)
-{
-	char tmp[4096], line[8];
-	struct stat st;
-	int fd, n, rc = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return errno == ENXIO ? -EINVAL
-				      : -errno; /* ENXIO: a FIFO without reader, a socket */
-	n = snprintf(line, sizeof(line), "%u\n", port);
-	if (fstat(fd, &st) != 0)
-		rc = -errno;
-	else if (!S_ISREG(st.st_mode))
-		rc = -EINVAL;
-	else if (write(fd, line, (size_t)n) != n)
-		rc = -EIO;
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	return rc;
-}
-
 /* The line that says dpmon runs and where its API is; the port file. */
 static void
 announce(const struct app *a, const struct app_opts *o, uint16_t port)
 {
-	char url_host[DPMON_ADDR_STRLEN + 2];
-	int rc;
+	char url_host[DPMON_ADDR_STRLEN + 2], line[8];
+	int rc, n;
 
 	snprintf(url_host, sizeof(url_host), strchr(a->cfg.http_listen, ':') ? "[%s]" : "%s",
 		 a->cfg.http_listen);
@@ -480,11 +447,12 @@ announce(const struct app *a, const struct app_opts *o, uint16_t port)
 	       "http://%s:%u/api/v1/summary\n",
 	       a->n_workers, a->n_ports_started, a->cfg.n_subnets, url_host, port);
 	fflush(stdout);
-	rc = o->port_file ? write_port_file(o->port_file, port) : 0;
+	if (o->port_file == NULL)
+		return;
+	n = snprintf(line, sizeof(line), "%u\n", port);
+	rc = dpmon_file_write_new(o->port_file, DPMON_FILE_MODE_PRIVATE, line, (size_t)n, false);
 	if (rc != 0)
-		fprintf(stderr, "dpmon: cannot write %s: %s\n", o->port_file,
-			rc == -EINVAL ? "its temporary file exists and is not a regular file"
-				      : strerror(-rc));
+		fprintf(stderr, "dpmon: cannot write %s: %s\n", o->port_file, strerror(-rc));
 }
 
 int

@@ -161,6 +161,22 @@ def pcap_records(path):
     return recs
 
 
+def wait_pcap_records(path, n, timeout=30.0):
+    """Wait until the capture file `path` (one dpmon writes) holds `n`
+    complete records; a file not yet there or a record half flushed is
+    waited on. Returns the records seen last ([] when none)."""
+    deadline, recs = time.monotonic() + timeout, []
+    while time.monotonic() < deadline:
+        try:
+            recs = pcap_records(path)
+            if len(recs) == n:
+                break
+        except (FileNotFoundError, TestFailure):
+            pass  # not yet written, or a record half flushed
+        time.sleep(0.1)
+    return recs
+
+
 def in_any(addr, nets):
     a = ipaddress.ip_address(addr)
     return any(a.version == n.version and a in n for n in nets)

@@ -170,15 +170,7 @@ def test_capture_bound(h):
                'actions': {'pcap_dir': pcap_dir, 'pcap_packets': 10, 'pcap_max_files': 2}}
         with h.dpmon_run([flood], [('10.0.0.0/24', 'lan')], 'capture bound', extra_config=cfg,
                          vdev_args=',infinite_rx=1') as d:
-            path = os.path.join(pcap_dir, '1.pcap')
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                try:
-                    if len(harness.pcap_records(path)) == 10:
-                        break
-                except (FileNotFoundError, harness.TestFailure):
-                    pass  # not yet written, or a record half flushed
-                time.sleep(0.1)
+            harness.wait_pcap_records(os.path.join(pcap_dir, '1.pcap'), 10)
             c.eq('at the start 5.pcap went, at alert 1\'s capture 6.pcap',
                  ['1.pcap', '7.20251130T170000Z.pcap', 'notes.txt'], sorted(os.listdir(pcap_dir)))
             # A reload to one file: the oldest capture file goes at once.

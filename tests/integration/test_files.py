@@ -13,8 +13,16 @@ A FIFO that nobody ever writes, in place of:
     and a regular file afterwards is applied;
   - the configuration of `--check-config`: exit 1 with the same line, no hang;
   - the blackholes' state file: dpmon does not start, naming the key;
-  - the temporary file of --http-port-file (written, not read): dpmon says
-    it cannot write it and runs on, merging.
+  - the old fixed temporary of --http-port-file (FILE.tmp): never opened,
+    the port file is written.
+Files dpmon writes (file_write.h) are never written through a link
+planted at the target or at FILE.tmp, and have their modes: port file and
+state file 0600, capture files 0640.
+A credential file (export.clickhouse.password_file, export.influxdb.
+token_file) that is a FIFO, a directory, /dev/zero, a 50 MB line, empty,
+or a password without a user: refused at --check-config, at the start
+and on SIGHUP, at once, with the JSON path, the file and the reason; the
+merges and /health go on, and SIGTERM still stops dpmon.
 A refused reload of an 11 MiB file (65 536 subnets, the last one invalid)
 frees what it built: dpmon's resident set grows by less than 16 MiB.
 """
@@ -22,6 +30,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -231,55 +240,176 @@ def test_fifo_state_file(h):
     c.done()
 
 
-def test_fifo_port_file(h):
-    c = h.checker('FIFO as the port file\'s temporary')
-    with tempfile.TemporaryDirectory(prefix='dpmon-it-files-') as tmp:
-        cfg = os.path.join(tmp, 'dpmon.json')
-        with open(cfg, 'w') as f:
-            json.dump({'ports': [{'device': 'net_pcap0'}],
-                       'subnets': [{'prefix': p, 'name': n} for p, n in SUBNETS],
-                       'http': {'listen': '127.0.0.1', 'port': 0},
-                       'merge_interval_ms': 200}, f)
-        port_file = os.path.join(tmp, 'port')
-        os.mkfifo(port_file + '.tmp')  # nobody reads it
-        prefix = 'dpmon-it-files-port-%d' % os.getpid()
-        out_path, err_path = os.path.join(tmp, 'stdout'), os.path.join(tmp, 'stderr')
-        with open(out_path, 'wb') as out, open(err_path, 'wb') as err:
-            proc = subprocess.Popen([h.dpmon] + eal_args(h, prefix) + [
-                '--config', cfg, '--http-port-file', port_file],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        try:
-            deadline, port = time.monotonic() + 30, None
-            while port is None:
-                with open(out_path) as f:
-                    for line in f:
-                        if 'API at http://127.0.0.1:' in line:
-                            port = int(line.split('127.0.0.1:')[1].split('/')[0])
-                if proc.poll() is not None or time.monotonic() >= deadline:
-                    raise TestFailure('dpmon did not announce its API (status %r)' % proc.poll())
+def mode(path):
+    """The permission bits of `path` itself (a link is not followed)."""
+    return oct(os.lstat(path).st_mode & 0o7777)
+
+
+def test_written_files_planted(h):
+    """Links and a FIFO planted where dpmon writes are never written through:
+    the port file's old fixed temporary (port.tmp) a link to a victim, the
+    port file itself a link to another; the port file (0600), the state
+    file (0600) and a capture file (0640) are regular files of their own
+    with those modes, whatever the umask of the test process."""
+    c = h.checker('written files: planted links, modes')
+    tmp = tempfile.mkdtemp(prefix='dpmon-it-files-written-')
+    old_umask = os.umask(0o022)
+    try:
+        pcap_dir, state = os.path.join(tmp, 'captures'), os.path.join(tmp, 'state.json')
+        os.mkdir(pcap_dir)
+        victim, victim2 = os.path.join(tmp, 'victim'), os.path.join(tmp, 'victim2')
+        with open(victim, 'w') as f:
+            f.write('precious\n')
+        open(victim2, 'w').close()  # empty: what the harness reads while waiting
+        # A flood to 10.0.0.5 above 4000 pps: alert 1 and its capture file.
+        flood, _ = h.gen(tmp, 'in5', ['--subnet', '10.0.0.4/30', '--egress-percent', '0',
+                                      '--hosts', '1', '--packets', '40000', '--mix', 'udp=1'])
+        cfg = {'average_time_constant_ms': 1000,
+               'detection': {'thresholds': {'ingress': {'pps': 4000}}},
+               'actions': {'pcap_dir': pcap_dir, 'pcap_packets': 10, 'state_file': state}}
+        d = h.dpmon_run([flood], [('10.0.0.0/24', 'lan')], 'planted links', extra_config=cfg,
+                        vdev_args=',infinite_rx=1')
+        port_file = os.path.join(d.dir, 'port')
+        os.symlink(victim, port_file + '.tmp')
+        os.symlink(victim2, port_file)
+        with d:
+            c.eq('the victim behind port.tmp is unchanged', 'precious\n', open(victim).read())
+            c.eq('the victim behind the port file is unchanged', '', open(victim2).read())
+            c.true('the port file is a regular file now', os.path.isfile(port_file) and
+                   not os.path.islink(port_file))
+            c.eq('the port file holds the port', '%d\n' % d.port, open(port_file).read())
+            c.eq('port file mode', oct(0o600), mode(port_file))
+            c.true('port.tmp is still the planted link', os.path.islink(port_file + '.tmp'))
+            status, _, _ = d.request('/api/v1/blackholes', 'POST', b'{"address": "10.0.0.6"}')
+            c.eq('POST blackhole', 201, status)
+            deadline = time.monotonic() + 20
+            while not os.path.exists(state) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            d = harness.Dpmon(h, [], [], 'port file')
-            d.port = port
-            shutil.rmtree(d.dir, ignore_errors=True)
-            while d.request('/api/v1/summary')[0] != 200:  # 503 until the first merge
-                if time.monotonic() >= deadline:
-                    raise TestFailure('no snapshot within 30 s')
-                time.sleep(0.05)
-            s = wait_seq(d, 5)
-            c.true('merges go on', s['snapshot_seq'] >= 5, str(s['snapshot_seq']))
-            with open(err_path) as f:
-                text = f.read()
-            c.true('the error names the file',
-                   'dpmon: cannot write %s: its temporary file exists and is not a regular '
-                   'file\n' % port_file in text, text[-600:])
-            c.true('no port file written', not os.path.exists(port_file))
-            proc.send_signal(signal.SIGTERM)
-            c.eq('dpmon exit status after SIGTERM', 0, proc.wait(timeout=20))
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(timeout=10)
-            shutil.rmtree(harness._runtime_dir(prefix), ignore_errors=True)
+            c.eq('state file mode', oct(0o600), mode(state))
+            path = os.path.join(pcap_dir, '1.pcap')
+            c.eq('capture file records', 10, len(harness.wait_pcap_records(path, 10)))
+            c.eq('capture file mode', oct(0o640), mode(path))
+            c.eq('no temporary left in the capture directory', ['1.pcap'],
+                 sorted(os.listdir(pcap_dir)))
+            c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+        c.eq('no temporary left beside the state file',
+             ['captures', 'in5.pcap', 'state.json', 'victim', 'victim2'], sorted(os.listdir(tmp)))
+    finally:
+        os.umask(old_umask)
+        shutil.rmtree(tmp, ignore_errors=True)
+    c.done()
+
+
+def test_fifo_port_tmp(h):
+    """A FIFO nobody reads at the port file's old fixed temporary: dpmon
+    neither opens nor waits on it, and writes the port file."""
+    c = h.checker('FIFO at port.tmp')
+    d = h.dpmon_run([h.td(*PCAP)], SUBNETS, 'fifo port.tmp')
+    port_file = os.path.join(d.dir, 'port')
+    os.mkfifo(port_file + '.tmp')
+    t0 = time.monotonic()
+    with d:
+        c.true('the port file within %.0f s' % PROMPT_S, time.monotonic() - t0 < PROMPT_S,
+               '%.2f s' % (time.monotonic() - t0))
+        c.eq('the port file holds the port', '%d\n' % d.port, open(port_file).read())
+        c.true('port.tmp is still the FIFO', stat.S_ISFIFO(os.lstat(port_file + '.tmp').st_mode))
+        c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+    c.done()
+
+
+# ---------------------------------------------------------------------------
+# Credentials: export.*.password_file, export.influxdb.token_file.
+
+MIB50 = 50 << 20
+
+
+def bad_secrets(tmp):
+    """(label, export section, expected error after the config file's name)
+    for each credential file dpmon must refuse: a FIFO nobody writes, a
+    directory, /dev/zero, a 50 MB line, an empty file, no user."""
+    fifo, big, empty = (os.path.join(tmp, n) for n in ('fifo', 'big', 'empty'))
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+        with open(big, 'wb') as f:
+            f.write(b'x' * MIB50 + b'\n')
+        open(empty, 'w').close()
+    good = os.path.join(tmp, 'pw')
+    with open(good, 'w') as f:
+        f.write('s3cret\n')
+
+    def ch(pw, user='dpmon'):
+        sec = {'url': 'http://127.0.0.1:9/', 'password_file': pw}
+        if user:
+            sec['user'] = user
+        return {'clickhouse': sec}
+    pre = '$.export.clickhouse.password_file: '
+    return [
+        ('FIFO', ch(fifo), pre + 'cannot read "%s": not a regular file (FIFO)' % fifo),
+        ('directory', ch(tmp), pre + 'cannot read "%s": Is a directory' % tmp),
+        ('/dev/zero', ch('/dev/zero'),
+         pre + 'cannot read "/dev/zero": not a regular file (character device)'),
+        ('50 MB line', ch(big), pre + 'cannot read "%s": longer than 511 bytes' % big),
+        ('empty', ch(empty), pre + 'cannot read "%s": empty' % empty),
+        ('no user', ch(good, user=None),
+         pre + 'a password needs "user" (HTTP basic authentication sends both)'),
+        ('InfluxDB token FIFO', {'influxdb': {'url': 'http://127.0.0.1:9/', 'org': 'o',
+                                              'bucket': 'b', 'token_file': fifo}},
+         '$.export.influxdb.token_file: cannot read "%s": not a regular file (FIFO)' % fifo),
+    ]
+
+
+def test_secrets_check_config(h):
+    c = h.checker('bad credential files at --check-config and at start')
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-files-secrets-') as tmp:
+        base = {'ports': [{'device': 'net_pcap0'}],
+                'subnets': [{'prefix': p, 'name': n} for p, n in SUBNETS]}
+        for i, (label, export, want) in enumerate(bad_secrets(tmp)):
+            cfg = os.path.join(tmp, 'c%d.json' % i)
+            with open(cfg, 'w') as f:
+                json.dump(dict(base, export=export), f)
+            rc, out, secs = run_dpmon(h, ['--check-config', cfg], 30)
+            c.eq('%s: --check-config exit status and output' % label,
+                 (1, '%s: %s\n' % (cfg, want)), (rc, out))
+            c.true('%s: --check-config answers within %.0f s' % (label, PROMPT_S),
+                   secs < PROMPT_S, '%.2f s' % secs)
+            if label not in ('FIFO', '50 MB line', 'InfluxDB token FIFO'):
+                continue
+            prefix = 'dpmon-it-files-sec-%d-%d' % (os.getpid(), i)
+            try:
+                rc, out, secs = run_dpmon(h, eal_args(h, prefix) + ['--config', cfg], 30)
+            finally:
+                shutil.rmtree(harness._runtime_dir(prefix), ignore_errors=True)
+            c.eq('%s: start: exit status (invalid configuration)' % label, 1, rc)
+            c.true('%s: start: exits within %.0f s' % (label, PROMPT_S), secs < PROMPT_S,
+                   '%.2f s' % secs)
+            c.true('%s: start: the error line' % label, ('%s: %s\n' % (cfg, want)) in out,
+                   out[-600:])
+    c.done()
+
+
+def test_secrets_on_sighup(h):
+    """A reload to an export section whose credential file is bad is
+    refused at once, with its reason: the merges and /health go on, and
+    SIGTERM still stops dpmon."""
+    c = h.checker('bad credential files on SIGHUP')
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-files-secrets-') as tmp, \
+            h.dpmon_run([h.td(*PCAP)], SUBNETS, 'secret reload', merge_interval_ms=200) as d:
+        d.wait_counts(14)
+        path = os.path.join(d.dir, 'dpmon.json')
+        for n, (label, export, want) in enumerate(bad_secrets(tmp), 1):
+            with open(path + '.tmp', 'w') as f:
+                json.dump(dict(d.config, export=export), f)
+            os.rename(path + '.tmp', path)
+            d.proc.send_signal(signal.SIGHUP)
+            s = wait_refusals(d, n)
+            c.eq('%s: refused, the reason' % label, (1, want),
+                 (s['config']['last_refusal']['errors'], s['config']['last_refusal']['reason']))
+            c.eq('%s: reloads' % label, 0, s['config']['reloads'])
+            s = wait_seq(d, s['snapshot_seq'] + 3)
+            status, _, _ = d.request('/health')
+            c.eq('%s: /health' % label, 200, status)
+        c.eq('no exporter started', [], d.summary()['exporters'])
+        c.eq('dpmon exit status after SIGTERM', 0, d.stop())
     c.done()
 
 

@@ -113,6 +113,9 @@ def test_unit_directives(h):
         'ProtectSystem': 'strict',
         'ReadWritePaths': '-/dev/hugepages -/run/exabgp',
         'StateDirectory': 'dpmon',
+        'StateDirectoryMode': '0750',
+        # What dpmon creates is not for others (it sets 0600 or 0640 itself).
+        'UMask': '0027',
         'RuntimeDirectory': 'dpmon',
         'ProtectHome': 'yes',
         'PrivateTmp': 'yes',
