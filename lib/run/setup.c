@@ -384,6 +384,8 @@ start_http(struct app *a, const struct app_opts *o)
 		.allowed_hosts = a->cfg.http_allowed_hosts,
 		.write_token_file = a->cfg.http_write_token_file,
 		.read_token_file = a->cfg.http_read_token_file,
+		.tls_cert_file = a->cfg.http_tls_cert_file,
+		.tls_key_file = a->cfg.http_tls_key_file,
 		.actions = a->actions,
 		.health = &a->health,
 	};
