@@ -507,7 +507,7 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 enum req_state {
 	REQ_NEW = 1,
 	REQ_NEW_NUL,
-	REQ_NEW_LONG, /* a target too long for a request line of DPMON_HTTP_LINE_MAX */
+	REQ_NEW_LONG, /* a target over DPMON_HTTP_TARGET_MAX bytes */
 	REQ_HEADERS_DONE,
 	REQ_STATES
 };
@@ -523,7 +523,7 @@ uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	(void)cls;
 	(void)c;
-	if (strlen(uri) > TARGET_MAX)
+	if (strlen(uri) > DPMON_HTTP_TARGET_MAX)
 		return REQ_MARK(REQ_NEW_LONG);
 	return REQ_MARK(strcasestr(uri, "%00") != NULL ? REQ_NEW_NUL : REQ_NEW);
 }
@@ -725,13 +725,10 @@ framing_refused(struct dpmon_http *h, struct MHD_Connection *c, enum MHD_Result 
  * The guard's limits on a first request head (http_head.h), applied here to
  * every request once libmicrohttpd parsed its head: under TLS the guard
  * cannot read the first head before libmicrohttpd does (http_guard.c), and
- * later requests of a keep-alive connection are libmicrohttpd's alone.
- * 414 for a target longer than a request line of DPMON_HTTP_LINE_MAX bytes
- * holds (@p long_target), 431 for a head over DPMON_HTTP_HEAD_MAX bytes or
- * over DPMON_HTTP_MAX_FIELDS fields, 505 for a version other than
- * HTTP/1.0 and 1.1 (RFC 9112 2.3); JSON, with Connection: close. A head
- * too large for libmicrohttpd's memory pool (32 KiB) never gets here: it
- * answers that itself.
+ * later requests of a keep-alive connection are libmicrohttpd's alone. The
+ * answer is JSON, with Connection: close. A head too large for
+ * libmicrohttpd's memory pool (32 KiB) never gets here: it answers that
+ * itself. @p long_target: the raw target was over DPMON_HTTP_TARGET_MAX.
  * @return true when @p c got its answer (*ret).
  */
 static bool
@@ -741,18 +738,14 @@ head_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *version
 	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
 	int fields = MHD_get_connection_values(c, MHD_HEADER_KIND, NULL, NULL);
+	struct dpmon_http_verdict v =
+		dpmon_http_head_limits(long_target, info != NULL ? info->header_size : 0,
+				       fields > 0 ? (unsigned)fields : 0, version);
 	struct reply r;
 
-	if (long_target)
-		reply_error(&r, MHD_HTTP_URI_TOO_LONG, "request line too long");
-	else if ((info != NULL && info->header_size > DPMON_HTTP_HEAD_MAX) ||
-		 fields > DPMON_HTTP_MAX_FIELDS)
-		reply_error(&r, MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE, "request head too large");
-	else if (strcmp(version, MHD_HTTP_VERSION_1_1) != 0 &&
-		 strcmp(version, MHD_HTTP_VERSION_1_0) != 0)
-		reply_error(&r, MHD_HTTP_HTTP_VERSION_NOT_SUPPORTED, "only HTTP/1.0 and 1.1");
-	else
+	if (v.status == 0)
 		return false;
+	reply_error(&r, v.status, v.message);
 	r.close = true;
 	*ret = send_reply(h, c, &r);
 	return true;
