@@ -446,8 +446,9 @@ announce(const struct app *a, const struct app_opts *o, uint16_t port)
 	snprintf(url_host, sizeof(url_host), strchr(a->cfg.http_listen, ':') ? "[%s]" : "%s",
 		 a->cfg.http_listen);
 	printf("dpmon: %u worker lcore(s), %u port(s), %u subnet(s); API at "
-	       "http://%s:%u/api/v1/summary\n",
-	       a->n_workers, a->n_ports_started, a->cfg.n_subnets, url_host, port);
+	       "%s://%s:%u/api/v1/summary\n",
+	       a->n_workers, a->n_ports_started, a->cfg.n_subnets,
+	       a->cfg.http_tls_cert_file[0] != '\0' ? "https" : "http", url_host, port);
 	fflush(stdout);
 	if (o->port_file == NULL)
 		return;

@@ -3,7 +3,8 @@
 """HTTPS (http.tls_cert_file, http.tls_key_file; docs/api.md, "HTTPS"), on a
 running dpmon with a self-signed certificate made here by openssl:
 
-- curl reaches the API with --cacert and refuses it without; dpmonctl
+- the start line names the https URL; curl reaches the API with --cacert
+  and refuses it without; dpmonctl
   --cacert reads the summary and the health;
 - plain HTTP to the HTTPS port gets a JSON 400 at once;
 - a client that opens TCP and sends nothing, and one that sends its
@@ -226,6 +227,9 @@ def test_https_live(h):
         with h.dpmon_run([pcap], SUBNETS, 'https', extra_config={'http': {
                 'listen': '127.0.0.1', 'port': 0, 'tls_cert_file': cert,
                 'tls_key_file': key}}) as d:
+            with open(os.path.join(d.dir, 'stdout')) as f:
+                c.true('the start line names the https URL',
+                       'API at https://127.0.0.1:%d/api/v1/summary\n' % d.port in f.read())
             check_clients(c, h, d.port, cert)
 
             plain = socket.create_connection(('127.0.0.1', d.port), timeout=10)
