@@ -13,7 +13,9 @@ running dpmon with a self-signed certificate made here by openssl:
 - a slowloris under TLS (handshake done, one header line every 0.5 s) is
   cut at the header deadline (5 s from the opening);
 - the guard's head limits hold under TLS (414, 431) and so does the
-  framing check (400), each a JSON answer with Connection: close.
+  framing check (400), each a JSON answer with Connection: close;
+- a reload with a key file others may read is refused, naming it, and
+  the listener serves on.
 
 At --check-config: a key file others may read, a key of another
 certificate, a FIFO as the key, a file that is no certificate, and a
@@ -24,6 +26,7 @@ Expected values come from docs/api.md and docs/configuration.md.
 import json
 import os
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -195,8 +198,13 @@ def check_heads(c, port, ctx):
 def check_clients(c, h, port, cert):
     """curl and dpmonctl with and without the certificate."""
     url = 'https://127.0.0.1:%d' % port
-    rc, out = curl('--cacert', cert, url + '/api/v1/summary')
-    doc = json.loads(out) if rc == 0 else {}
+    deadline = time.monotonic() + 10  # the first snapshot: 503 before it
+    while True:
+        rc, out = curl('--cacert', cert, url + '/api/v1/summary')
+        doc = json.loads(out) if rc == 0 else {}
+        if 'totals' in doc or time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
     c.eq('curl --cacert: the summary over HTTPS', (0, True), (rc, 'totals' in doc))
     rc, out = curl('--cacert', cert, 'https://localhost:%d/health' % port)
     c.eq('curl --cacert, Host localhost: /health', (0, 'ok'),
@@ -245,6 +253,19 @@ def test_https_live(h):
 
             check_heads(c, d.port, ctx)
             check_deadlines(c, d.port, ctx)
+
+            # A reload with a key others may read: refused with the reason,
+            # the listener serves on with the certificate it started with.
+            os.chmod(key, 0o644)
+            d.proc.send_signal(signal.SIGHUP)
+            want = ('$.http.tls_key_file: key file "%s": group or others may access it '
+                    '(mode 0644; chmod 600)' % key)
+            deadline = time.monotonic() + 10
+            while want not in d.log_tail(20000) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            c.true('a reload with a readable key: refused, with file, path and reason',
+                   want in d.log_tail(20000) and 'refused' in d.log_tail(20000),
+                   d.log_tail())
             rc, out = curl('--cacert', cert, 'https://127.0.0.1:%d/health' % d.port)
             c.eq('after the floods: /health over HTTPS', (0, 'ok'),
                  (rc, json.loads(out).get('status') if rc == 0 else out))
