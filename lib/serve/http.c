@@ -6,9 +6,9 @@
  * is answered from that thread, in these steps (the access handler):
  *
  *   framing check (later requests of a connection; the guard checked the
- *   first) → head limits (the guard's, again: under TLS it cannot read
- *   the first head) → access policy (http_access.c: Host; Origin and Content-Type
- *   of a request that changes state; 403/415) → bearer token
+ *   first) → head limits (the guard's again: under TLS it cannot read the
+ *   first head) → access policy (http_access.c: Host; Origin and
+ *   Content-Type of a request that changes state; 403/415) → bearer token
  *   (http_token.c; 401) → a resource that changes state? read its body first
  *   (http_upload.c) → CORS preflight? (http_cors.c) → collect the query →
  *   from a response cache (http_cache.c), else /metrics, /, or the JSON
@@ -512,9 +512,6 @@ enum req_state {
 	REQ_STATES
 };
 static char req_marks[REQ_STATES]; /* never written: only their addresses are used */
-/* The longest target a request line of DPMON_HTTP_LINE_MAX bytes can hold:
- * one-byte method, two spaces, "HTTP/1.1". */
-#define TARGET_MAX    (DPMON_HTTP_LINE_MAX - 10)
 #define REQ_MARK(st)  ((void *)&req_marks[st])
 #define REQ_IS(p, st) ((p) == REQ_MARK(st))
 

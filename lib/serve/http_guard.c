@@ -71,7 +71,7 @@
  *    opening: a connection that never sent a byte by then is closed, one
  *    whose handshake GnuTLS has not finished is cut. The checks of the
  *    first request head move after the decryption, into http.c's access
- *    handler (head_refused, for every request under TLS).
+ *    handler (head_refused, which judges every request's head).
  *
  * A refusal is written at once (it fits in the socket buffer), then the
  * connection lingers half-closed for up to LINGER_MS, its input drained,
