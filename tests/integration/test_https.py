@@ -190,6 +190,16 @@ def check_heads(c, port, ctx):
         c.eq('%s under TLS: status, JSON error, Connection: close' % label,
              (status, 'application/json', {'error': msg}, 'close'),
              (st, hdrs.get('content-type'), body, hdrs.get('connection')))
+    # The limits hold for a later request of a keep-alive connection too.
+    first = b'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'
+    with ctx.wrap_socket(socket.create_connection(('127.0.0.1', port), timeout=10),
+                         server_hostname='127.0.0.1') as s:
+        s.sendall(first + with_fields(65))
+        raw = read_all(s)
+    second = raw[raw.index(b'HTTP/1.1', 1):] if raw.count(b'HTTP/1.1 ') == 2 else b''
+    c.eq('keep-alive under TLS: 200, then 431 for 65 fields',
+         (b'HTTP/1.1 200 ', 431, {'error': 'more than 64 header fields'}),
+         (raw[:13], *answer_of(second)[::2]) if second else (raw[:13], None, None))
     # 64 fields (the last one Connection: close) are within the limits.
     st, _, body = tls_request(port, ctx, with_fields(63)[:-2] + b'Connection: close\r\n\r\n')
     c.eq('64 header fields under TLS: 200', (200, 'ok'), (st, (body or {}).get('status')))
