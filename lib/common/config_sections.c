@@ -532,23 +532,6 @@ allowed_host_problem(const char *h)
 	return NULL;
 }
 
-/* An absolute path of at most DPMON_PATH_LEN - 1 bytes into @p out. */
-static bool
-parse_abs_path(struct dpmon_check *c, const char *path, const json_t *v, char *out)
-{
-	char q[DPMON_CHECK_PATH_LEN], tmp[DPMON_PATH_LEN];
-
-	if (!dpmon_check_string(c, path, v, 1, DPMON_PATH_LEN - 1, tmp))
-		return false;
-	if (tmp[0] != '/') {
-		dpmon_check_report(c, path, "must be an absolute path, got %s",
-				   dpmon_check_quote(tmp, q, sizeof(q)));
-		return false;
-	}
-	memcpy(out, tmp, strlen(tmp) + 1);
-	return true;
-}
-
 /* A bearer token file (http.write_token_file, http.read_token_file): an
  * absolute path to a token that dpmon_token_file_read accepts. */
 static void
@@ -557,7 +540,7 @@ parse_token_file(struct dpmon_check *c, const char *path, const json_t *v, char 
 	char q[DPMON_CHECK_PATH_LEN], tmp[DPMON_PATH_LEN], tok[DPMON_TOKEN_MAX + 1], e[160];
 	size_t len;
 
-	if (!parse_abs_path(c, path, v, tmp))
+	if (!config_check_abs_path(c, path, v, tmp))
 		return;
 	if (dpmon_token_file_read(tmp, tok, &len, e, sizeof(e)) != 0)
 		dpmon_check_report(c, path, "token file %s: %s",
@@ -585,7 +568,7 @@ parse_tls_files(struct dpmon_check *c, const char *path, json_t *obj, struct dpm
 		json_t *v = json_object_get(obj, keys[i]);
 
 		dpmon_check_path_key(kpath[i], sizeof(kpath[i]), path, keys[i]);
-		ok[i] = v != NULL && parse_abs_path(c, kpath[i], v, outs[i]);
+		ok[i] = v != NULL && config_check_abs_path(c, kpath[i], v, outs[i]);
 		if (v == NULL && json_object_get(obj, keys[1 - i]) != NULL)
 			dpmon_check_report(c, kpath[1 - i], "needs http.%s too", keys[i]);
 	}
