@@ -7,7 +7,7 @@
 #   bash scripts/deps.sh           build and test dependencies
 #   bash scripts/deps.sh --build   build dependencies only (quickstart)
 #
-#   build:  compilers, Meson, DPDK, jansson, libmicrohttpd, libpcap, libsystemd,
+#   build:  compilers, Meson, DPDK, jansson, libmicrohttpd, GnuTLS, libpcap, libsystemd,
 #           libcurl, scdoc (the manual pages)
 #   tests:  prometheus (promtool), clickhouse-server and influxdb (the export
 #           tests start their own, test_export.py), chromium (the dashboard test), cppcheck and
@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential clang libclang-rt-14-dev meson ninja-build pkg-config python3 python3-pyelftools
       dpdk dpdk-dev libdpdk-dev libnuma-dev libjansson-dev libmicrohttpd-dev libpcap-dev
-      libsystemd-dev libcurl4-openssl-dev curl scdoc)
+      libsystemd-dev libcurl4-openssl-dev libgnutls28-dev curl scdoc)
 TEST_PKGS=(prometheus chromium librte-net-af-packet23 iproute2 clickhouse-server influxdb
       debhelper dpkg-dev debootstrap mtools dosfstools fdisk e2fsprogs qemu-system-x86 ovmf
       systemd shellcheck cppcheck clang-format lintian zsh openssl exabgp gobgpd socat)

@@ -6,7 +6,8 @@
  * at the first wrong byte), a bad target, too many query parameters, 505
  * for another version, bad header fields, 414 and 431 at and past the
  * limits, and the framing (RFC 9112 6.3) of Content-Length and
- * Transfer-Encoding.
+ * Transfer-Encoding; and the same limits on a head libmicrohttpd read
+ * (dpmon_http_head_limits), at and past each one.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -142,9 +143,51 @@ test_head_check(void)
 		    -1, 501, bad_te);
 }
 
+/* dpmon_http_head_limits: @p want_status and @p want_msg (NULL when 0). */
+static void
+expect_limits(bool target_over, size_t head_len, unsigned fields, const char *version,
+	      unsigned want_status, const char *want_msg, int line)
+{
+	struct dpmon_http_verdict v =
+		dpmon_http_head_limits(target_over, head_len, fields, version);
+
+	test_checks++;
+	if (v.status != want_status || (want_msg == NULL) != (v.message == NULL) ||
+	    (want_msg != NULL && strcmp(v.message, want_msg) != 0)) {
+		test_failures++;
+		fprintf(stderr, "%s:%d: head limits: %u '%s', expected %u '%s'\n", __FILE__, line,
+			v.status, v.message ? v.message : "", want_status,
+			want_msg ? want_msg : "");
+	}
+}
+#define EXPECT_LIMITS(t, hl, f, ver, st, msg) expect_limits(t, hl, f, ver, st, msg, __LINE__)
+
+static void
+test_head_limits(void)
+{
+	static const char line[] = "request line over 8192 bytes";
+	static const char head[] = "request head over 16384 bytes";
+	static const char fields[] = "more than 64 header fields";
+	static const char version[] = "HTTP version not supported (only HTTP/1.0 and HTTP/1.1)";
+
+	CHECK_EQ_U64(DPMON_HTTP_TARGET_MAX, 8182);
+	EXPECT_LIMITS(false, 16384, 64, "HTTP/1.1", 0, NULL);
+	EXPECT_LIMITS(false, 40, 0, "HTTP/1.0", 0, NULL);
+	EXPECT_LIMITS(true, 40, 1, "HTTP/1.1", 414, line);
+	EXPECT_LIMITS(false, 16385, 1, "HTTP/1.1", 431, head);
+	EXPECT_LIMITS(false, 2000, 65, "HTTP/1.1", 431, fields);
+	EXPECT_LIMITS(false, 40, 1, "HTTP/2.0", 505, version);
+	EXPECT_LIMITS(false, 40, 1, "HTTP/1.2", 505, version);
+	EXPECT_LIMITS(false, 40, 1, NULL, 505, version);
+	/* the order of the guard's scan: the line, then the head */
+	EXPECT_LIMITS(true, 20000, 99, "HTTP/3", 414, line);
+	EXPECT_LIMITS(false, 20000, 99, "HTTP/3", 431, head);
+}
+
 int
 main(void)
 {
 	test_head_check();
+	test_head_limits();
 	return check_finish("test_http_head");
 }

@@ -294,6 +294,10 @@ struct dpmon_config {
 	char http_write_token_file[DPMON_PATH_LEN];
 	/** Bearer token file that reads (all but /health) must present; "" = none. */
 	char http_read_token_file[DPMON_PATH_LEN];
+	/** PEM certificate chain of the HTTPS listener (tls_file.h); "" = plain HTTP. */
+	char http_tls_cert_file[DPMON_PATH_LEN];
+	/** PEM private key of that certificate, a private file; set with the certificate. */
+	char http_tls_key_file[DPMON_PATH_LEN];
 	/** Listening on an address other than loopback without a write token is allowed. */
 	bool http_allow_unauthenticated_writes;
 	/** Hosts exported per-host on /metrics (top by bytes); default 20, 0..1000. */

@@ -27,9 +27,8 @@
  * Paths and values.
  * --------------------------------------------------------------------- */
 
-/* An absolute path of at most DPMON_PATH_LEN - 1 bytes into @p out. */
-static bool
-check_abs_path(struct dpmon_check *c, const char *path, const json_t *v, char *out)
+bool
+config_check_abs_path(struct dpmon_check *c, const char *path, const json_t *v, char *out)
 {
 	char q[DPMON_CHECK_PATH_LEN];
 
@@ -114,7 +113,7 @@ parse_notify_script(struct dpmon_check *c, const char *path, const json_t *v,
 	char q[DPMON_CHECK_PATH_LEN], e[128];
 	const char *why;
 
-	if (!check_abs_path(c, path, v, a->notify_script))
+	if (!config_check_abs_path(c, path, v, a->notify_script))
 		return;
 	if ((why = script_problem(a->notify_script, e, sizeof(e))) != NULL) {
 		dpmon_check_report(c, path, "cannot run %s: %s",
@@ -130,7 +129,7 @@ parse_exabgp_pipe(struct dpmon_check *c, const char *path, const json_t *v,
 	char q[DPMON_CHECK_PATH_LEN];
 	struct stat st;
 
-	if (!check_abs_path(c, path, v, a->exabgp_pipe))
+	if (!config_check_abs_path(c, path, v, a->exabgp_pipe))
 		return;
 	/* Absent is fine (ExaBGP may create it later); anything else must be a FIFO. */
 	if (stat(a->exabgp_pipe, &st) == 0 && !S_ISFIFO(st.st_mode)) {
@@ -197,7 +196,7 @@ parse_out_file(struct dpmon_check *c, const char *path, const json_t *v, char *o
 	const char *why;
 	struct stat st;
 
-	if (!check_abs_path(c, path, v, out))
+	if (!config_check_abs_path(c, path, v, out))
 		return;
 	dir_of(out, dir, sizeof(dir));
 	if ((why = dir_problem(dir, e, sizeof(e))) != NULL) {
@@ -217,7 +216,7 @@ parse_out_dir(struct dpmon_check *c, const char *path, const json_t *v, char *ou
 	char q[DPMON_CHECK_PATH_LEN], e[128];
 	const char *why;
 
-	if (!check_abs_path(c, path, v, out))
+	if (!config_check_abs_path(c, path, v, out))
 		return;
 	if ((why = dir_problem(out, e, sizeof(e))) != NULL) {
 		dpmon_check_report(c, path, "directory %s: %s",

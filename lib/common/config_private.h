@@ -29,6 +29,13 @@
  * --------------------------------------------------------------------- */
 
 /*
+ * An absolute path of at most DPMON_PATH_LEN - 1 bytes at @p path into
+ * @p out (DPMON_PATH_LEN bytes); reported and "" otherwise.
+ * @return true when @p out holds it.
+ */
+bool config_check_abs_path(struct dpmon_check *c, const char *path, const json_t *v, char *out);
+
+/*
  * "ports": an array of 1..DPMON_MAX_PORTS objects {"device", "rx_queues",
  * "rx_descriptors", "mbufs", "decap"} into cfg->ports (entries past the
  * limit are checked, not kept); a device named twice is reported.

@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 
 #include "stats.h"
+#include "tls_file.h"
 #include "token_file.h"
 
 #define PORT_RXQ_MIN 1
@@ -539,16 +540,51 @@ parse_token_file(struct dpmon_check *c, const char *path, const json_t *v, char 
 	char q[DPMON_CHECK_PATH_LEN], tmp[DPMON_PATH_LEN], tok[DPMON_TOKEN_MAX + 1], e[160];
 	size_t len;
 
-	if (!dpmon_check_string(c, path, v, 1, DPMON_PATH_LEN - 1, tmp))
+	if (!config_check_abs_path(c, path, v, tmp))
 		return;
-	if (tmp[0] != '/')
-		dpmon_check_report(c, path, "must be an absolute path, got %s",
-				   dpmon_check_quote(tmp, q, sizeof(q)));
-	else if (dpmon_token_file_read(tmp, tok, &len, e, sizeof(e)) != 0)
+	if (dpmon_token_file_read(tmp, tok, &len, e, sizeof(e)) != 0)
 		dpmon_check_report(c, path, "token file %s: %s",
 				   dpmon_check_quote(tmp, q, sizeof(q)), e);
 	else
 		memcpy(out, tmp, strlen(tmp) + 1);
+}
+
+/*
+ * http.tls_cert_file and http.tls_key_file (@p obj is the http section at
+ * @p path): both or neither; both read and checked as the start will
+ * (tls_file.h), the refusal reported at the key of the file it is about.
+ */
+static void
+parse_tls_files(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
+{
+	static const char *const keys[2] = {"tls_cert_file", "tls_key_file"};
+	char *outs[2] = {cfg->http_tls_cert_file, cfg->http_tls_key_file};
+	char kpath[2][DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN], e[320];
+	enum dpmon_tls_file_which which;
+	struct dpmon_tls_pem pem;
+	bool ok[2];
+
+	for (int i = 0; i < 2; i++) {
+		json_t *v = json_object_get(obj, keys[i]);
+
+		dpmon_check_path_key(kpath[i], sizeof(kpath[i]), path, keys[i]);
+		ok[i] = v != NULL && config_check_abs_path(c, kpath[i], v, outs[i]);
+		if (v == NULL && json_object_get(obj, keys[1 - i]) != NULL)
+			dpmon_check_report(c, kpath[1 - i], "needs http.%s too", keys[i]);
+	}
+	if (!ok[0] || !ok[1]) {
+		outs[0][0] = outs[1][0] = '\0';
+		return;
+	}
+	if (dpmon_tls_files_read(outs[0], outs[1], &pem, &which, e, sizeof(e)) != 0) {
+		int i = which == DPMON_TLS_FILE_KEY;
+
+		dpmon_check_report(c, kpath[i], "%s file %s: %s", i ? "key" : "certificate",
+				   dpmon_check_quote(outs[i], q, sizeof(q)), e);
+		outs[0][0] = outs[1][0] = '\0';
+		return;
+	}
+	dpmon_tls_pem_free(&pem);
 }
 
 /* Is @p text a loopback address (127.0.0.0/8, ::1)? */
@@ -634,6 +670,8 @@ config_parse_http(struct dpmon_check *c, const char *path, json_t *obj, struct d
 			parse_token_file(c, kpath, v, cfg->http_write_token_file);
 		} else if (strcmp(key, "read_token_file") == 0) {
 			parse_token_file(c, kpath, v, cfg->http_read_token_file);
+		} else if (strcmp(key, "tls_cert_file") == 0 || strcmp(key, "tls_key_file") == 0) {
+			; /* parse_tls_files, after the loop */
 		} else if (strcmp(key, "allow_unauthenticated_writes") == 0) {
 			if (json_is_boolean(v))
 				cfg->http_allow_unauthenticated_writes = json_is_true(v);
@@ -643,6 +681,7 @@ config_parse_http(struct dpmon_check *c, const char *path, json_t *obj, struct d
 			dpmon_check_unknown(c, kpath);
 		}
 	}
+	parse_tls_files(c, path, obj, cfg);
 	if (!is_loopback(cfg->http_listen) && json_object_get(obj, "write_token_file") == NULL &&
 	    !cfg->http_allow_unauthenticated_writes) {
 		dpmon_check_path_key(kpath, sizeof(kpath), path, "listen");

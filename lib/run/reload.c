@@ -152,7 +152,7 @@ static void
 warn_restart_only(const struct app *a, const struct dpmon_config *next)
 {
 	const struct dpmon_config *b = &a->boot;
-	const char *changed[16];
+	const char *changed[24];
 	unsigned n = 0;
 
 	if (b->n_ports != next->n_ports ||
@@ -162,6 +162,10 @@ warn_restart_only(const struct app *a, const struct dpmon_config *next)
 		changed[n++] = "http.listen";
 	if (b->http_port != next->http_port)
 		changed[n++] = "http.port";
+	if (strcmp(b->http_tls_cert_file, next->http_tls_cert_file) != 0)
+		changed[n++] = "http.tls_cert_file";
+	if (strcmp(b->http_tls_key_file, next->http_tls_key_file) != 0)
+		changed[n++] = "http.tls_key_file";
 	if (b->n_cors_origins != next->n_cors_origins ||
 	    memcmp(b->http_cors_origins, next->http_cors_origins,
 		   sizeof(b->http_cors_origins[0]) * b->n_cors_origins) != 0)

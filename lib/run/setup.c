@@ -384,6 +384,8 @@ start_http(struct app *a, const struct app_opts *o)
 		.allowed_hosts = a->cfg.http_allowed_hosts,
 		.write_token_file = a->cfg.http_write_token_file,
 		.read_token_file = a->cfg.http_read_token_file,
+		.tls_cert_file = a->cfg.http_tls_cert_file,
+		.tls_key_file = a->cfg.http_tls_key_file,
 		.actions = a->actions,
 		.health = &a->health,
 	};
@@ -444,8 +446,9 @@ announce(const struct app *a, const struct app_opts *o, uint16_t port)
 	snprintf(url_host, sizeof(url_host), strchr(a->cfg.http_listen, ':') ? "[%s]" : "%s",
 		 a->cfg.http_listen);
 	printf("dpmon: %u worker lcore(s), %u port(s), %u subnet(s); API at "
-	       "http://%s:%u/api/v1/summary\n",
-	       a->n_workers, a->n_ports_started, a->cfg.n_subnets, url_host, port);
+	       "%s://%s:%u/api/v1/summary\n",
+	       a->n_workers, a->n_ports_started, a->cfg.n_subnets,
+	       a->cfg.http_tls_cert_file[0] != '\0' ? "https" : "http", url_host, port);
 	fflush(stdout);
 	if (o->port_file == NULL)
 		return;

@@ -6,8 +6,9 @@
  * is answered from that thread, in these steps (the access handler):
  *
  *   framing check (later requests of a connection; the guard checked the
- *   first) → access policy (http_access.c: Host; Origin and Content-Type
- *   of a request that changes state; 403/415) → bearer token
+ *   first) → head limits (the guard's again: under TLS it cannot read the
+ *   first head) → access policy (http_access.c: Host; Origin and
+ *   Content-Type of a request that changes state; 403/415) → bearer token
  *   (http_token.c; 401) → a resource that changes state? read its body first
  *   (http_upload.c) → CORS preflight? (http_cors.c) → collect the query →
  *   from a response cache (http_cache.c), else /metrics, /, or the JSON
@@ -34,6 +35,7 @@
 #include "http_token.h"
 #include "http_upload.h"
 #include "log.h"
+#include "tls_file.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -73,6 +75,7 @@ struct dpmon_http {
 	struct http_cors cors;     /* the allowed origins */
 	struct http_access access; /* Host, Origin and Content-Type policy */
 	struct http_tokens tokens; /* bearer tokens; 401 */
+	struct dpmon_tls_pem tls;  /* certificate and key; cert NULL = plain HTTP */
 	uint32_t top_hosts;        /* metrics.top_hosts */
 	uint32_t top_subnets;      /* metrics.top_subnets */
 	char instance[24];         /* hex; part of every snapshot ETag, new at each start */
@@ -504,9 +507,11 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 enum req_state {
 	REQ_NEW = 1,
 	REQ_NEW_NUL,
-	REQ_HEADERS_DONE
+	REQ_NEW_LONG, /* a target over DPMON_HTTP_TARGET_MAX bytes */
+	REQ_HEADERS_DONE,
+	REQ_STATES
 };
-static char req_marks[4]; /* never written: only their addresses are used */
+static char req_marks[REQ_STATES]; /* never written: only their addresses are used */
 #define REQ_MARK(st)  ((void *)&req_marks[st])
 #define REQ_IS(p, st) ((p) == REQ_MARK(st))
 
@@ -515,6 +520,8 @@ uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	(void)cls;
 	(void)c;
+	if (strlen(uri) > DPMON_HTTP_TARGET_MAX)
+		return REQ_MARK(REQ_NEW_LONG);
 	return REQ_MARK(strcasestr(uri, "%00") != NULL ? REQ_NEW_NUL : REQ_NEW);
 }
 
@@ -522,7 +529,7 @@ uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 static bool
 is_mark(const void *p)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < REQ_STATES; i++)
 		if (p == &req_marks[i])
 			return true;
 	return false;
@@ -711,6 +718,36 @@ framing_refused(struct dpmon_http *h, struct MHD_Connection *c, enum MHD_Result 
 	return true;
 }
 
+/*
+ * The guard's limits on a first request head (http_head.h), applied here to
+ * every request once libmicrohttpd parsed its head: under TLS the guard
+ * cannot read the first head before libmicrohttpd does (http_guard.c), and
+ * later requests of a keep-alive connection are libmicrohttpd's alone. The
+ * answer is JSON, with Connection: close. A head too large for
+ * libmicrohttpd's memory pool (32 KiB) never gets here: it answers that
+ * itself. @p long_target: the raw target was over DPMON_HTTP_TARGET_MAX.
+ * @return true when @p c got its answer (*ret).
+ */
+static bool
+head_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *version, bool long_target,
+	     enum MHD_Result *ret)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+	int fields = MHD_get_connection_values(c, MHD_HEADER_KIND, NULL, NULL);
+	struct dpmon_http_verdict v =
+		dpmon_http_head_limits(long_target, info != NULL ? info->header_size : 0,
+				       fields > 0 ? (unsigned)fields : 0, version);
+	struct reply r;
+
+	if (v.status == 0)
+		return false;
+	reply_error(&r, v.status, v.message);
+	r.close = true;
+	*ret = send_reply(h, c, &r);
+	return true;
+}
+
 /* Refuse request @p c when the access policy (http_access.h) or the
  * bearer tokens (http_token.h) say so: a JSON 403, 415 or 401, before any
  * body is read. @return true when @p c got its answer (*ret). */
@@ -786,12 +823,12 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	   const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
 	struct dpmon_http *h = cls;
-	bool nul = REQ_IS(*con_cls, REQ_NEW_NUL);
+	bool nul = REQ_IS(*con_cls, REQ_NEW_NUL), long_target = REQ_IS(*con_cls, REQ_NEW_LONG);
 	enum MHD_Result ret;
 
-	(void)version;
-	if ((nul || REQ_IS(*con_cls, REQ_NEW)) &&
-	    (framing_refused(h, c, &ret) || access_refused(h, c, url, method, &ret)))
+	if ((nul || long_target || REQ_IS(*con_cls, REQ_NEW)) &&
+	    (framing_refused(h, c, &ret) || head_refused(h, c, version, long_target, &ret) ||
+	     access_refused(h, c, url, method, &ret)))
 		return ret;
 	if (!nul && changes_state(h, url) && !http_cors_is_preflight(&h->cors, c, method))
 		return serve_upload(h, c, url, method, upload_data, upload_data_size, con_cls);
@@ -891,6 +928,50 @@ copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 	make_page_etag(h);
 }
 
+/* GnuTLS priorities of the HTTPS listener: its defaults, TLS 1.2 and 1.3
+ * only (RFC 8996 deprecates 1.0 and 1.1). */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
+/*
+ * Read the certificate and key of @p o into h->tls (nothing without
+ * o->tls_cert_file) and fill @p tls_opts, an option array for
+ * MHD_OPTION_ARRAY (3 entries), with them. @return 0, or a negative errno
+ * (logged: the file and why).
+ */
+static int
+load_tls(struct dpmon_http *h, const struct dpmon_http_opts *o, struct MHD_OptionItem tls_opts[3])
+{
+	enum dpmon_tls_file_which which;
+	char e[320];
+	int err;
+
+	tls_opts[0] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	if (o->tls_cert_file == NULL || o->tls_cert_file[0] == '\0')
+		return 0;
+	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_ERR,
+			  "http: this libmicrohttpd was built without TLS");
+		return -ENOTSUP;
+	}
+	if (o->tls_key_file == NULL || o->tls_key_file[0] == '\0') {
+		dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_ERR,
+			  "http: certificate file %s without a key file", o->tls_cert_file);
+		return -EINVAL;
+	}
+	err = dpmon_tls_files_read(o->tls_cert_file, o->tls_key_file, &h->tls, &which, e,
+				   sizeof(e));
+	if (err != 0) {
+		dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_ERR, "http: %s file %s: %s",
+			  which == DPMON_TLS_FILE_KEY ? "key" : "certificate",
+			  which == DPMON_TLS_FILE_KEY ? o->tls_key_file : o->tls_cert_file, e);
+		return err;
+	}
+	tls_opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls.cert};
+	tls_opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls.key};
+	tls_opts[2] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	return 0;
+}
+
 struct dpmon_http *
 dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *store)
 {
@@ -898,6 +979,7 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	socklen_t ss_len;
 	struct dpmon_http *h;
 	char terr[DPMON_PATH_LEN + 160];
+	struct MHD_OptionItem tls_opts[3];
 	int err;
 
 	if (store == NULL || o == NULL ||
@@ -925,21 +1007,28 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 		errno = -err;
 		goto fail;
 	}
-	h->guard = dpmon_http_guard_create((struct sockaddr *)&ss, ss_len);
+	if ((err = load_tls(h, o, tls_opts)) != 0) {
+		errno = -err;
+		goto fail;
+	}
+	h->guard = dpmon_http_guard_create((struct sockaddr *)&ss, ss_len, h->tls.cert != NULL);
 	if (h->guard == NULL)
 		goto fail;
 	errno = 0;
 	/* No listening socket and no thread of its own: the guard accepts,
 	 * hands connections over and runs the daemon (http_guard.c). */
 	h->daemon = MHD_start_daemon(
-		MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-		on_request, h,
+		MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG |
+			(h->tls.cert != NULL ? MHD_USE_TLS : 0),
+		0, NULL, NULL, on_request, h,
 		/* first, so that every message goes through it */
 		MHD_OPTION_EXTERNAL_LOGGER, log_to_stderr, NULL, MHD_OPTION_URI_LOG_CALLBACK,
 		uri_seen, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 		MHD_OPTION_NOTIFY_CONNECTION, dpmon_http_guard_notify, h->guard,
 		MHD_OPTION_CONNECTION_LIMIT, dpmon_http_guard_mhd_limit(h->guard),
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S, MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+		MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES, /* ignored without MHD_USE_TLS */
+		MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		if (errno == 0)
 			errno = EIO;
@@ -958,6 +1047,7 @@ fail:
 	dpmon_http_guard_destroy(h->guard);
 	http_cache_destroy(&h->cache);
 	http_tokens_destroy(&h->tokens);
+	dpmon_tls_pem_free(&h->tls);
 	free(h);
 	errno = err;
 	return NULL;
@@ -990,6 +1080,7 @@ dpmon_http_stop(struct dpmon_http *h)
 	dpmon_http_guard_destroy(h->guard);
 	http_cache_destroy(&h->cache);
 	http_tokens_destroy(&h->tokens);
+	dpmon_tls_pem_free(&h->tls);
 	free(h);
 }
 

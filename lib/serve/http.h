@@ -40,6 +40,12 @@ struct dpmon_http_opts {
 	/** Bearer token that reads other than /health need (http.read_token_file);
 	 *  NULL or "" = none. Read at start. */
 	const char *read_token_file;
+	/** PEM certificate chain (http.tls_cert_file, tls_file.h): serve HTTPS;
+	 *  NULL or "" = plain HTTP. Read at start only. */
+	const char *tls_cert_file;
+	/** Its PEM private key (http.tls_key_file), a private file; needed with
+	 *  @c tls_cert_file. Read at start only. */
+	const char *tls_key_file;
 	/**
 	 * The blackhole list served at /api/v1/blackholes (GET, POST, DELETE;
 	 * api.h, dpmon_api_request.actions); NULL: those paths answer 404.
@@ -61,10 +67,12 @@ struct dpmon_http_opts {
  * the configured origins, and the blackhole list (o->actions). Every
  * request passes the access policy first (http_access.h: Host, and for a
  * request that changes state Origin and Content-Type; 403 or 415), then
- * the bearer tokens (http_token.h; 401).
+ * the bearer tokens (http_token.h; 401). With o->tls_cert_file it speaks
+ * HTTPS only (TLS 1.2 and 1.3, RFC 8996), through libmicrohttpd's GnuTLS.
  * @return the server, or NULL with errno set (EADDRINUSE, EINVAL for a bad
- *         address or NULL argument or token file (logged), EPERM for a
- *         token file others may read, ENOMEM, ...).
+ *         address or NULL argument or token file or certificate or key
+ *         (logged), EPERM for a token or key file others may read,
+ *         ENOTSUP for TLS with a libmicrohttpd built without it, ENOMEM, ...).
  * Thread-safety: main thread, once per server.
  */
 struct dpmon_http *dpmon_http_start_opts(const struct dpmon_http_opts *o,

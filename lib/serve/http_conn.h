@@ -17,6 +17,7 @@
 #include "http_addr.h"
 
 struct dpmon_http_guard;
+struct MHD_Connection;
 
 enum conn_where {
 	CONN_FREE,
@@ -39,7 +40,9 @@ struct conn {
 	int fd;
 	enum conn_where where;
 	enum conn_list list;
-	bool counted; /* counts toward the limits (not cut yet) */
+	bool counted;              /* counts toward the limits (not cut yet) */
+	bool tls_done;             /* TLS listener: its handshake was seen complete */
+	struct MHD_Connection *mc; /* libmicrohttpd's connection, once CONN_MHD */
 	uint64_t since_ms;
 	uint8_t key[16]; /* the client address, IPv4 as ::ffff:a.b.c.d */
 	struct sockaddr_storage ss;

@@ -60,6 +60,19 @@
  *    with dpmon_http_framing_check, and the header deadline still bounds
  *    them.
  *
+ *  - HTTPS (MHD_USE_TLS): bytes under TLS cannot be peeked at, so the guard
+ *    looks at the first byte alone. A TLS handshake record (content type
+ *    22, RFC 8446 section 5.1, then major version 3) is handed over at
+ *    once and libmicrohttpd runs the handshake; anything else (plain HTTP
+ *    to the HTTPS port) gets a plain-text JSON 400 at once. The admission
+ *    and the header deadline stay as above (a connection handed over stays
+ *    on list "fresh" until it is answered), and the handshake has a
+ *    deadline of its own, DPMON_HTTP_HANDSHAKE_DEADLINE_MS from the
+ *    opening: a connection that never sent a byte by then is closed, one
+ *    whose handshake GnuTLS has not finished is cut. The checks of the
+ *    first request head move after the decryption, into http.c's access
+ *    handler (head_refused, which judges every request's head).
+ *
  * A refusal is written at once (it fits in the socket buffer), then the
  * connection lingers half-closed for up to LINGER_MS, its input drained,
  * so that the close does not reset it before the client has read the
@@ -79,6 +92,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <jansson.h>
 
 #include "http_addr.h"
@@ -102,6 +116,7 @@ struct dpmon_http_guard {
 	struct MHD_Daemon *daemon;
 	pthread_t thread;
 	bool running;
+	bool tls;                /* the daemon speaks TLS: first-byte check, handshake deadline */
 	unsigned max_conns;      /* admission limit */
 	struct http_conns conns; /* the connection records, their lists and counts */
 	struct conn *adding;     /* the connection MHD_add_connection is taking */
@@ -219,6 +234,22 @@ hand_over(struct dpmon_http_guard *g, struct conn *c)
 	}
 }
 
+/* Under TLS, the first bytes of @p c (@p n of @p buf): a handshake record
+ * is handed over; anything else is refused. */
+static void
+on_tls_bytes(struct dpmon_http_guard *g, struct conn *c, const char *buf, size_t n, uint64_t now)
+{
+	static const struct dpmon_http_verdict plain = {
+		.status = 400, .message = "this port speaks HTTPS (TLS): use an https:// URL"};
+	/* RFC 8446 5.1: ContentType handshake(22), then legacy_record_version 3.x */
+	bool handshake = (unsigned char)buf[0] == 22 && (n < 2 || (unsigned char)buf[1] == 3);
+
+	if (handshake)
+		hand_over(g, c);
+	else
+		refuse_conn(g, c, &plain, false, now);
+}
+
 /* New bytes (or EOF) on a connection the guard holds. */
 static void
 on_conn_event(struct dpmon_http_guard *g, struct conn *c, uint64_t now)
@@ -242,6 +273,10 @@ on_conn_event(struct dpmon_http_guard *g, struct conn *c, uint64_t now)
 		return;
 	if (n <= 0) {
 		http_conn_close(&g->conns, c);
+		return;
+	}
+	if (g->tls) {
+		on_tls_bytes(g, c, buf, (size_t)n, now);
 		return;
 	}
 	r = dpmon_http_head_check(buf, (size_t)n, &head_len, &head_method, &v);
@@ -338,6 +373,47 @@ on_listen_event(struct dpmon_http_guard *g, uint64_t now)
 	}
 }
 
+/* Has GnuTLS finished the handshake of @p c, which libmicrohttpd holds?
+ * gnutls_session_get_desc describes a session only once its initial
+ * negotiation is complete (NULL before). Once seen, it stays so. */
+static bool
+tls_handshake_done(struct conn *c)
+{
+	const union MHD_ConnectionInfo *info =
+		c->mc != NULL ? MHD_get_connection_info(c->mc, MHD_CONNECTION_INFO_GNUTLS_SESSION)
+			      : NULL;
+	char *desc;
+
+	if (!c->tls_done && info != NULL && info->tls_session != NULL &&
+	    (desc = gnutls_session_get_desc((gnutls_session_t)info->tls_session)) != NULL) {
+		gnutls_free(desc);
+		c->tls_done = true;
+	}
+	return c->tls_done;
+}
+
+/*
+ * Under TLS, cut the connections that opened DPMON_HTTP_HANDSHAKE_DEADLINE_MS
+ * ago or earlier without a complete handshake: closed when they never sent
+ * a byte, else shut down for libmicrohttpd to close. List "fresh" is in
+ * the order of opening; the walk stops at the first younger one, so it
+ * looks only at connections that are past the handshake deadline and
+ * within the header deadline.
+ */
+static void
+sweep_handshakes(struct dpmon_http_guard *g, uint64_t now)
+{
+	struct conn *c = g->conns.lists[LIST_FRESH].head, *next;
+
+	for (; c != NULL && c->since_ms + DPMON_HTTP_HANDSHAKE_DEADLINE_MS <= now; c = next) {
+		next = c->next;
+		if (c->where == CONN_PEEK)
+			http_conn_close(&g->conns, c);
+		else if (c->where == CONN_MHD && !tls_handshake_done(c))
+			http_conn_cut(&g->conns, c);
+	}
+}
+
 /* Cut what is past its deadline; resume accepting after a pause. */
 static void
 sweep(struct dpmon_http_guard *g, uint64_t now)
@@ -354,6 +430,8 @@ sweep(struct dpmon_http_guard *g, uint64_t now)
 			else
 				http_conn_cut(&g->conns, c);
 		}
+	if (g->tls)
+		sweep_handshakes(g, now);
 	while ((c = g->conns.lists[LIST_LINGER].head) != NULL && c->since_ms + LINGER_MS <= now)
 		http_conn_close(&g->conns, c);
 	if (g->accept_paused_until != 0 && now >= g->accept_paused_until) {
@@ -375,12 +453,13 @@ dpmon_http_guard_notify(void *cls, struct MHD_Connection *mc, void **socket_cont
 	struct dpmon_http_guard *g = cls;
 	struct conn *c;
 
-	(void)mc;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		c = g->adding;
 		g->adding = NULL;
-		if (c != NULL)
+		if (c != NULL) {
 			c->where = CONN_MHD;
+			c->mc = mc;
+		}
 		*socket_context = c;
 		return;
 	}
@@ -560,13 +639,14 @@ open_loop(struct dpmon_http_guard *g)
 }
 
 struct dpmon_http_guard *
-dpmon_http_guard_create(const struct sockaddr *sa, socklen_t len)
+dpmon_http_guard_create(const struct sockaddr *sa, socklen_t len, bool tls)
 {
 	struct dpmon_http_guard *g = calloc(1, sizeof(*g));
 	int err;
 
 	if (g == NULL)
 		return NULL;
+	g->tls = tls;
 	g->listen_fd = g->epoll_fd = g->wake_fd = g->mhd_fd = -1;
 	g->max_conns = fit_fd_limit();
 	err = http_conns_init(&g->conns, g->max_conns + CUT_SLACK);

@@ -20,12 +20,15 @@
 #include "http_head.h"
 
 /** Connections at once, all addresses (the file-descriptor limit may lower it). */
-#define DPMON_HTTP_MAX_CONNECTIONS    4096
+#define DPMON_HTTP_MAX_CONNECTIONS       4096
 /** Connections at once from one client address. */
-#define DPMON_HTTP_MAX_PER_ADDR       64
+#define DPMON_HTTP_MAX_PER_ADDR          64
 /** A request (line, header fields and body) must be read whole this long after
  *  the connection opened or its previous response was sent (ms). */
-#define DPMON_HTTP_HEADER_DEADLINE_MS 5000
+#define DPMON_HTTP_HEADER_DEADLINE_MS    5000
+/** HTTPS: the TLS handshake must be complete this long after the connection
+ *  opened (ms). */
+#define DPMON_HTTP_HANDSHAKE_DEADLINE_MS 3000
 
 struct dpmon_http_guard;
 
@@ -35,10 +38,16 @@ struct dpmon_http_guard;
  * most) and open the listening socket on @p sa.
  * @param sa   IPv4 or IPv6 address and port (0 = the kernel chooses).
  * @param len  the length of @p sa in bytes.
+ * @param tls  the daemon speaks TLS (MHD_USE_TLS): a connection whose first
+ *             byte is not a TLS handshake record gets a plain-text 400, the
+ *             others are handed over at that byte and must complete the
+ *             handshake within DPMON_HTTP_HANDSHAKE_DEADLINE_MS; the
+ *             request-head checks are then http.c's (after decryption).
  * @return the guard, or NULL with errno set (EADDRINUSE, EACCES, ENOMEM, ...).
  * Thread-safety: the thread that starts the server.
  */
-struct dpmon_http_guard *dpmon_http_guard_create(const struct sockaddr *sa, socklen_t len);
+struct dpmon_http_guard *dpmon_http_guard_create(const struct sockaddr *sa, socklen_t len,
+						 bool tls);
 
 /** @return the TCP port @p g listens on. Thread-safety: any thread. */
 uint16_t dpmon_http_guard_port(const struct dpmon_http_guard *g);

@@ -72,16 +72,25 @@ struct head_scan {
 	struct dpmon_http_verdict *v;
 };
 
+/* The refusals of a head over a limit (this file's, and dpmon_http_head_limits's). */
+static const char line_too_long[] = "request line over 8192 bytes";
+static const char head_too_long[] = "request head over 16384 bytes";
+static const char too_many_fields[] = "more than 64 header fields";
+static const char bad_version[] = "HTTP version not supported (only HTTP/1.0 and HTTP/1.1)";
+_Static_assert(DPMON_HTTP_LINE_MAX == 8192 && DPMON_HTTP_HEAD_MAX == 16384 &&
+		       DPMON_HTTP_MAX_FIELDS == 64,
+	       "update the refusal texts");
+
 /* Out of bytes: wait for more, unless the line or head is already too long. */
 static int
 need_more(struct head_scan *s)
 {
 	if (!s->line_done && s->len - s->line_start > DPMON_HTTP_LINE_MAX) {
-		*s->v = refuse(414, "request line over 8192 bytes");
+		*s->v = refuse(414, line_too_long);
 		return -1;
 	}
 	if (s->len > DPMON_HTTP_HEAD_MAX) {
-		*s->v = refuse(431, "request head over 16384 bytes");
+		*s->v = refuse(431, head_too_long);
 		return -1;
 	}
 	return 0;
@@ -180,9 +189,9 @@ scan_request_line(struct head_scan *s, bool *head_method)
 		return bad(s, 400, "not an HTTP request");
 	s->line_done = true;
 	if (s->i - s->line_start > DPMON_HTTP_LINE_MAX)
-		return bad(s, 414, "request line over 8192 bytes");
+		return bad(s, 414, line_too_long);
 	if (s->b[d] != '1' || s->b[d + 2] > '1')
-		return bad(s, 505, "HTTP version not supported (only HTTP/1.0 and HTTP/1.1)");
+		return bad(s, 505, bad_version);
 	return 1;
 }
 
@@ -242,7 +251,7 @@ scan_field(struct head_scan *s, unsigned *fields, struct dpmon_http_framing *f)
 	if (e < 0)
 		return bad(s, 400, "a CR without LF in the request head");
 	if (++*fields > DPMON_HTTP_MAX_FIELDS)
-		return bad(s, 431, "more than 64 header fields");
+		return bad(s, 431, too_many_fields);
 	while (v < ve && (s->b[v] == ' ' || s->b[v] == '\t'))
 		v++;
 	while (ve > v && (s->b[ve - 1] == ' ' || s->b[ve - 1] == '\t'))
@@ -274,10 +283,25 @@ dpmon_http_head_check(const char *buf, size_t len, size_t *head_len, bool *head_
 			return r;
 	}
 	if (s.i > DPMON_HTTP_HEAD_MAX)
-		return bad(&s, 431, "request head over 16384 bytes");
+		return bad(&s, 431, head_too_long);
 	*v = dpmon_http_framing_check(&f);
 	if (v->status != 0)
 		return -1;
 	*head_len = s.i;
 	return 1;
+}
+
+struct dpmon_http_verdict
+dpmon_http_head_limits(bool target_over, size_t head_len, unsigned n_fields, const char *version)
+{
+	if (target_over)
+		return refuse(414, line_too_long);
+	if (head_len > DPMON_HTTP_HEAD_MAX)
+		return refuse(431, head_too_long);
+	if (n_fields > DPMON_HTTP_MAX_FIELDS)
+		return refuse(431, too_many_fields);
+	if (version == NULL ||
+	    (strcmp(version, "HTTP/1.1") != 0 && strcmp(version, "HTTP/1.0") != 0))
+		return refuse(505, bad_version);
+	return refuse(0, NULL);
 }

@@ -18,6 +18,9 @@
 #define DPMON_HTTP_HEAD_MAX   16384
 /** Most header fields in one request. */
 #define DPMON_HTTP_MAX_FIELDS 64
+/** Longest request target a request line of DPMON_HTTP_LINE_MAX bytes holds
+ *  (a one-byte method, two spaces, "HTTP/1.1"). */
+#define DPMON_HTTP_TARGET_MAX (DPMON_HTTP_LINE_MAX - 10)
 
 /** The verdict on a request's framing or head: 0 = acceptable. */
 struct dpmon_http_verdict {
@@ -66,5 +69,22 @@ struct dpmon_http_verdict dpmon_http_framing_check(const struct dpmon_http_frami
  */
 int dpmon_http_head_check(const char *buf, size_t len, size_t *head_len, bool *head_method,
 			  struct dpmon_http_verdict *v);
+
+/**
+ * Judge the limits of dpmon_http_head_check on a request head another
+ * parser read (libmicrohttpd, under TLS or on a keep-alive connection),
+ * with the same answers: 414 for a target over DPMON_HTTP_TARGET_MAX bytes,
+ * 431 for a head over DPMON_HTTP_HEAD_MAX bytes or over
+ * DPMON_HTTP_MAX_FIELDS fields, 505 for a version other than HTTP/1.0 and
+ * HTTP/1.1 (RFC 9112 2.3).
+ * @param target_over  the request target is longer than DPMON_HTTP_TARGET_MAX bytes.
+ * @param head_len     the head's length in bytes (request line, fields, empty line).
+ * @param n_fields     its header fields.
+ * @param version      its HTTP version ("HTTP/1.1"); NULL is refused.
+ * @return the verdict (status 0 when within every limit).
+ * Thread-safety: any thread (no state).
+ */
+struct dpmon_http_verdict dpmon_http_head_limits(bool target_over, size_t head_len,
+						 unsigned n_fields, const char *version);
 
 #endif /* DPMON_HTTP_HEAD_H */

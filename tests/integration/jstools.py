@@ -17,8 +17,9 @@ def js_dir(h):
     return os.path.join(h.source, 'tests', 'js')
 
 
-def run_node(h, c, script, args, timeout=300):
-    """Run tests/js/SCRIPT with ARGS; log its lines; check its exit status 0."""
+def run_node(h, c, script, args, timeout=300, env=None):
+    """Run tests/js/SCRIPT with ARGS (and the variables ENV added to the
+    environment); log its lines; check its exit status 0."""
     node = shutil.which('node')
     if node is None:
         raise TestFailure('node not found: run bash scripts/deps.sh (installs nodejs)')
@@ -27,7 +28,8 @@ def run_node(h, c, script, args, timeout=300):
     argv = [node, os.path.join(js_dir(h), script)] + list(args)
     try:
         p = subprocess.run(argv, cwd=js_dir(h), stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=timeout)
+                           stderr=subprocess.STDOUT, timeout=timeout,
+                           env=dict(os.environ, **env) if env else None)
     except subprocess.TimeoutExpired:
         c.fail('%s did not finish within %d s' % (script, timeout))
         return ''

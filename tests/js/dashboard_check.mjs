@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // dashboard_check.mjs — dpmon's page at GET / in a real headless Chromium.
 //
-//   node dashboard_check.mjs --base http://127.0.0.1:PORT [--screenshot FILE.png]
+//   node dashboard_check.mjs --base http[s]://127.0.0.1:PORT [--screenshot FILE.png]
 //                            [--settle SECONDS] [--chromium /usr/bin/chromium]
+//                            [--spki BASE64]
+//
+// Over HTTPS, Node's fetch trusts the certificate given in NODE_EXTRA_CA_CERTS
+// and Chromium the one whose public key hashes (SHA-256 of its
+// SubjectPublicKeyInfo, base64) to --spki, and no other.
 //
 // Drives Debian's Chromium with playwright-core (no browser download) in a
 // fresh profile against a running dpmon whose capture replays forever, and
@@ -139,7 +144,8 @@ const context = await chromium.launchPersistentContext(profile, {
   executablePath: args.chromium || "/usr/bin/chromium",
   headless: true,
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    .concat(args.spki ? ["--ignore-certificate-errors-spki-list=" + args.spki] : []),
   viewport: { width: 1440, height: 900 },
 });
 try {
