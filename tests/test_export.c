@@ -565,6 +565,10 @@ test_alert_rows(void)
 
 	REQUIRE(dpmon_addr_parse("10.0.0.1", &host.addr) == 0);
 	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &subnet.prefix, NULL) == 0);
+	/* The host alert's fingerprint goes into its rows as the API's JSON
+	 * text; the subnet alert has none: "". */
+	host.fingerprint = json_pack("{s:s,s:i}", "state", "ready", "packets", 500);
+	REQUIRE(host.fingerprint != NULL);
 	subnet.addr = subnet.prefix.addr;
 	b2->alerts = list;
 	b2->n_alerts = 2;
@@ -578,6 +582,8 @@ test_alert_rows(void)
 	CHECK(strcmp(col(rows[0], n, "bytes"), "500") == 0);
 	CHECK(strcmp(col(rows[0], n, "udp_packets"), "5") == 0);
 	CHECK(strcmp(col(rows[0], n, "pps"), "5") == 0);
+	CHECK_EQ_STR(col(rows[0], n, "fingerprint"), "{\"state\":\"ready\",\"packets\":500}");
+	CHECK_EQ_STR(col(rows[1], n, "fingerprint"), "");
 	CHECK(strcmp(col(rows[1], n, "event"), "start") == 0);
 	CHECK(strcmp(col(rows[1], n, "target"), "subnet") == 0);
 	CHECK(strcmp(col(rows[1], n, "subnet"), "10.0.0.0/24") == 0);
@@ -593,6 +599,10 @@ test_alert_rows(void)
 	CHECK(js.part[EXPORT_ALERTS].rows == 3);
 	CHECK(strstr(js.part[EXPORT_ALERTS].body.p,
 		     "\"peak_flows\":0,\"packets\":5,\"bytes\":500,") != NULL);
+	CHECK(strstr(js.part[EXPORT_ALERTS].body.p,
+		     ",\"fingerprint\":\"{\\\"state\\\":\\\"ready\\\",\\\"packets\\\":500}\"}\n") !=
+	      NULL);
+	CHECK(strstr(js.part[EXPORT_ALERTS].body.p, ",\"fingerprint\":\"\"}\n") != NULL);
 
 	for (int i = 0; i < EXPORT_TABLES; i++) {
 		xbuf_free(&bt.part[i].body);
@@ -601,6 +611,7 @@ test_alert_rows(void)
 	xbuf_free(&ddl);
 	b2->alerts = NULL;
 	b2->n_alerts = 0;
+	json_decref(host.fingerprint);
 	dpmon_snapshot_free(a);
 	dpmon_snapshot_free(b2);
 }

@@ -59,7 +59,8 @@ static const struct table_def tables[EXPORT_TABLES] = {
 			   "    hostgroup String,\n    start_time DateTime,\n"
 			   "    duration_s Float64,\n    peak_pps Float64,\n    peak_bps Float64,\n"
 			   "    peak_flows Float64,\n",
-			   "", true, "toYYYYMM(time)", "(instance, time, id)"},
+			   ",\n    fingerprint String", true, "toYYYYMM(time)",
+			   "(instance, time, id)"},
 };
 
 /* @p text with every "DIR2" replaced by the two-direction enum. */

@@ -124,6 +124,15 @@ struct export_count {
 void export_counts(const struct export_interval *iv, const struct export_row *r,
 		   struct export_count out[EXPORT_COUNTS]);
 
+/**
+ * Alert @p a's fingerprint as the API shows it: its compact JSON text,
+ * to free() (the "fingerprint" column of the alerts rows).
+ * @return the text; NULL when @p a has none, or on allocation failure
+ *         (then @c a->fingerprint is not NULL).
+ * Thread-safety: the exporter's thread (reads @p a only).
+ */
+char *export_alert_fingerprint(const struct dpmon_alert *a);
+
 /** Where the walk puts the rows; both callbacks get @c ctx. */
 struct export_encoder {
 	void (*row)(void *ctx, const struct export_interval *iv, const struct export_row *r);

@@ -173,8 +173,9 @@ def clickhouse_exact(h, fmt):
                 cols = {(t, name) for t, name in ch.rows(
                     "SELECT table, name FROM system.columns WHERE database = '%s'" % DB)}
                 c.true('older tables gained the new columns (hosts.peers, alerts.packets, '
-                       'alerts.tcp_syn)', {('hosts', 'peers'), ('alerts', 'packets'),
-                                           ('alerts', 'tcp_syn')} <= cols, repr(sorted(cols)))
+                       'alerts.tcp_syn, alerts.fingerprint)',
+                       {('hosts', 'peers'), ('alerts', 'packets'), ('alerts', 'tcp_syn'),
+                        ('alerts', 'fingerprint')} <= cols, repr(sorted(cols)))
             c.eq('d.stop() exit status', 0, d.stop())
     c.done()
 
@@ -607,6 +608,83 @@ def test_alert_events(h):
             r['packets'] for r in tables.get('hosts', []) if r['direction'] == 'ingress'))
     shutil_rmtree(tmp)
     c.done()
+
+
+
+def reload_config(d, change):
+    """Rewrite dpmon's configuration file with change(doc) and SIGHUP it;
+    return once the reload is applied (the summary's config.reloads)."""
+    import json
+    import signal as sig
+    before = d.summary()['config']['reloads']
+    cfgp = os.path.join(d.dir, 'dpmon.json')
+    with open(cfgp) as f:
+        doc = json.load(f)
+    change(doc)
+    with open(cfgp + '.tmp', 'w') as f:
+        json.dump(doc, f)
+    os.rename(cfgp + '.tmp', cfgp)
+    d.proc.send_signal(sig.SIGHUP)
+    wait_for('the reload to be applied', lambda: d.summary()['config']['reloads'] > before)
+
+
+def quiet(fn):
+    """fn() for a wait_for: None while the server or dpmon cannot answer yet
+    (no database yet, no snapshot yet)."""
+    def call():
+        try:
+            return fn()
+        except (TestFailure, OSError):
+            return None
+    return call
+
+
+def test_alert_fingerprint_clickhouse(h):
+    """The alert's fingerprint in the ClickHouse alerts rows, both insert
+    formats, against a real ClickHouse: the start row has none yet (""),
+    the end row holds the API's fingerprint of the ended alert."""
+    import json
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix='dpmon-export-fp-')
+    flood, _ = h.gen(tmp, 'in5', ['--subnet', '10.0.0.4/30', '--egress-percent', '0',
+                                  '--hosts', '1', '--packets', '40000', '--mix', 'udp=1'])
+    for fmt in ('RowBinary', 'JSONEachRow'):
+        c = h.checker('alert fingerprint in ClickHouse (%s)' % fmt)
+        with servers.ClickHouse() as ch:
+            cfg = export_config(ch={'url': ch.url, 'database': DB, 'format': fmt})
+            cfg.update({'average_time_constant_ms': 1000,
+                        'detection': {'thresholds': {'ingress': {'pps': 1000}}, 'hold_s': 1},
+                        'actions': {'flowspec': {'sample_packets': 200,
+                                                 'sample_timeout_s': 30}}})
+            with h.dpmon_run([flood], [('10.0.0.0/24', 'lan')], 'export-fp',
+                             extra_config=cfg, vdev_args=',infinite_rx=1') as d:
+                wait_for('the fingerprint ready', quiet(lambda: (lambda a: a and (
+                    a[0].get('fingerprint') or {}).get('state') == 'ready')(
+                        d.get('/api/v1/alerts')['alerts'])), timeout=30)
+                reload_config(d, lambda doc: doc['detection'].update(
+                    thresholds={'ingress': {'pps': 1e12}}))
+                alerts = wait_for('the alert to end', lambda: (
+                    lambda doc: doc if doc['alerts'] and doc['active'] == 0 else None)(
+                        d.get('/api/v1/alerts')), timeout=30)['alerts']
+                rows = wait_for('its end row', quiet(lambda: (
+                    lambda r: r if len(r) == 2 else None)([json.loads(x) for x in ch.query(
+                        'SELECT toString(event) AS ev, id, fingerprint FROM %s.alerts '
+                        'ORDER BY event FORMAT JSONEachRow' % DB).splitlines() if x])))
+                c.eq('rc of stop', 0, d.stop())
+            c.eq("the end row's fingerprint through ClickHouse 18.16's own JSON functions "
+                 "(docs/export.md)", [['ready']], ch.rows(
+                     "SELECT visitParamExtractString(fingerprint, 'state') FROM %s.alerts "
+                     "WHERE event = 'end'" % DB))
+            c.eq('alerts in the API', 1, len(alerts))
+            a = alerts[0]
+            c.eq('events and ids', [('start', str(a['id'])), ('end', str(a['id']))],
+                 [(r['ev'], str(r['id'])) for r in rows])
+            c.eq('start row: no fingerprint yet', '', rows[0]['fingerprint'])
+            c.eq('end row: the API\'s fingerprint', a['fingerprint'],
+                 json.loads(rows[1]['fingerprint'] or 'null'))
+            c.eq('its state', 'ready', a['fingerprint']['state'])
+        c.done()
+    shutil_rmtree(tmp)
 
 
 def shutil_rmtree(d):
