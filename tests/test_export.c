@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "export_private.h"
+#include "export_ch.h"
 #include "snap_fixture.h"
 
 /* ------------------------------------------------------------------------
@@ -616,6 +616,46 @@ test_alert_rows(void)
 	dpmon_snapshot_free(b2);
 }
 
+/*
+ * The answer to the columns query: ClickHouse's TSV lines pass (none for
+ * a missing table), a 2xx page from something else is refused rather
+ * than taken for a table without columns; a missing column is added.
+ */
+static void
+test_columns_answer(void)
+{
+	static const char *const bad[] = {
+		"<html><body>Welcome</body></html>\n",
+		"OK",
+		"instance\tString", /* no newline: cut short */
+		"\tString\n",
+	};
+	struct dpmon_export_conf conf;
+	struct export_sink sink = {.conf = {{0}}};
+	struct xbuf ddl = {0}, have = {0}, alter = {0};
+	char err[192];
+
+	ch_sink(&conf, &sink, &ddl);
+	/* A table that does not exist: no line; every column to add. */
+	CHECK(ch_check_columns(sink.sc, EXPORT_ALERTS, &have, true, &alter, err, sizeof(err)) == 0);
+	xbuf_putc(&alter, '\0');
+	CHECK(strstr(alter.p, " ADD COLUMN fingerprint String") != NULL);
+	xbuf_puts(&have, "instance\tString\nid\tUInt64\n");
+	CHECK(ch_check_columns(sink.sc, EXPORT_ALERTS, &have, true, &alter, err, sizeof(err)) == 0);
+	CHECK(alter.len > 0);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		have.len = 0;
+		xbuf_puts(&have, bad[i]);
+		CHECK(ch_check_columns(sink.sc, EXPORT_HOSTS, &have, true, &alter, err,
+				       sizeof(err)) == -1);
+		CHECK_EQ_STR(err,
+			     "the answer to the columns query of dpmon.hosts is not ClickHouse's");
+	}
+	xbuf_free(&have);
+	xbuf_free(&alter);
+	xbuf_free(&ddl);
+}
+
 int
 main(void)
 {
@@ -626,5 +666,6 @@ main(void)
 	test_encodings();
 	test_rowbinary();
 	test_alert_rows();
+	test_columns_answer();
 	return check_finish("test_export");
 }

@@ -140,7 +140,8 @@ ch_send(struct export_sink *s, const struct export_part *p, char *err, size_t er
 	rc = sql.oom ? -ENOMEM : query_url(s, sql.p, &url);
 	xbuf_free(&sql);
 	if (rc == 0)
-		rc = export_http_post(s, url.p, p->body.p, p->body.len, NULL, true, err, errlen);
+		rc = export_http_post(s, url.p, p->body.p, p->body.len, NULL, true, true, err,
+				      errlen);
 	else
 		snprintf(err, errlen, "out of memory");
 	xbuf_free(&url);

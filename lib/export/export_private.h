@@ -216,6 +216,8 @@ struct export_sink {
 	struct dpmon_heartbeat *hb; /**< the health check's heartbeat, beaten with it */
 	/** Non-zero: CLOCK_MONOTONIC ns past which a running request gives up (the stop's deadline). */
 	uint64_t *abort_after_ns;
+	/** The HTTP status of the last request's answer; 0 when none came (export_http.c). */
+	long http_status;
 };
 
 /* ------------------------------------------------------------------------
@@ -225,16 +227,26 @@ struct export_sink {
 /**
  * POST @p body (@p len bytes) to @p url with @p headers (may be NULL) and
  * the sink's user and secret as basic authentication when @p basic_auth.
- * @return 0 on a 2xx answer; -1 otherwise, with "HTTP 500: first line of
- *         the answer" or libcurl's reason in @p err.
+ * The answer's status is left in @c http_status.
+ * @param empty  the answer must have no body: ClickHouse answers an INSERT
+ *               or a statement without a result, and InfluxDB a write,
+ *               with none; a 2xx with a body came from something else (a
+ *               proxy's page, a wrong URL) and did not store the rows.
+ * @return 0 on a 2xx answer (with no body when @p empty); -1 otherwise,
+ *         with "HTTP 500: first line of the answer", "HTTP 200 with a
+ *         body, which clickhouse never sends: its first line" or
+ *         libcurl's reason in @p err.
  */
 int export_http_post(struct export_sink *s, const char *url, const char *body, size_t len,
-		     struct curl_slist *headers, bool basic_auth, char *err, size_t errlen);
+		     struct curl_slist *headers, bool basic_auth, bool empty, char *err,
+		     size_t errlen);
 
 /**
  * export_http_post with basic authentication and no extra headers, the
- * answer's body appended to @p answer. @return as export_http_post (-1
- * with "out of memory" when the answer did not fit).
+ * answer's body appended to @p answer; @p answer NULL: a statement
+ * without a result, whose answer must have no body (@c empty).
+ * @return as export_http_post (-1 with "out of memory" when the answer
+ *         did not fit).
  */
 int export_http_query(struct export_sink *s, const char *url, const char *body, size_t len,
 		      struct xbuf *answer, char *err, size_t errlen);

@@ -639,6 +639,71 @@ def quiet(fn):
     return call
 
 
+def test_garbage_2xx(h):
+    """A 2xx answer with a body the server never sends for a write (a
+    proxy's page, "Ok." from a ClickHouse ping URL): a failure, counted and
+    retried; once the real answer comes, every row arrives once."""
+    sub, _, total_bytes = expected(h)
+    cases = [('clickhouse', 'Ok.\n', 'writing totals: HTTP 200 with a body, which clickhouse '
+              'never sends: Ok.'),
+             ('influxdb', '<html><body>Welcome to the proxy</body></html>',
+              'writing totals: HTTP 200 with a body, which influxdb never sends: <html><body>'
+              'Welcome to the proxy</body></html>')]
+    for name, garbage, reason in cases:
+        c = h.checker('2xx with a garbage body: %s' % name)
+        state = {'garbage': True}
+        got = []
+
+        def handler(req, name=name, garbage=garbage, state=state, got=got):
+            if name == 'clickhouse':
+                q = req['path'].split('query=', 1)[1] if 'query=' in req['path'] else ''
+                if not q.startswith('INSERT'):
+                    return 200, ''
+                if state['garbage']:
+                    return 200, garbage
+                if 'dpmon.totals' in q:
+                    got.extend(req['body'].decode().splitlines())
+                return 200, ''
+            if not req['path'].startswith('/write?'):
+                return 200, '{"results":[{"statement_id":0}]}'
+            if state['garbage']:
+                return 200, garbage
+            got.extend(req['body'].decode().splitlines())
+            return 204, ''
+        with servers.FakeHTTP(handler) as srv:
+            sink = {'url': srv.url, 'timeout_ms': 2000}
+            if name == 'clickhouse':
+                sink['format'] = 'JSONEachRow'
+            cfg = export_config(retry_max_ms=300, **{
+                'influx' if name == 'influxdb' else 'ch': sink})
+            with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in
+                                             enumerate(sub)],
+                             'export-garbage-' + name, extra_config=cfg) as d:
+                s = d.wait_counts(PACKETS, total_bytes, 0)
+                e = wait_for('two failures', lambda: (
+                    lambda x: x if x['failures'] >= 2 else None)(exporter(d.summary(), name)))
+                c.eq('last_error', reason, e['last_error'])
+                c.eq('batches (none taken)', 0, e['batches'])
+                c.eq('rows (none taken)', 0, e['rows'])
+                state['garbage'] = False
+                wait_for('the spool to drain', lambda: exporter(d.summary(), name)
+                         ['spool_depth'] == 0 and exporter(d.summary(), name)['batches'] > 0)
+                c.eq('rc of stop', 0, d.stop())
+            if name == 'clickhouse':
+                import json
+                rows = [json.loads(x) for x in got]
+                ingress = [(r['packets'], r['bytes']) for r in rows
+                           if r['direction'] == 'ingress']
+            else:
+                pts = [parse_line(x) for x in got]
+                ingress = [(f['packets'], f['bytes']) for m, t, f in pts
+                           if m == 'totals' and t['direction'] == 'ingress']
+            c.eq('totals ingress written once, after the retries == API',
+                 (s['totals']['ingress']['packets'], s['totals']['ingress']['bytes']),
+                 (sum(x[0] for x in ingress), sum(x[1] for x in ingress)))
+        c.done()
+
+
 def test_alert_fingerprint_clickhouse(h):
     """The alert's fingerprint in the ClickHouse alerts rows, both insert
     formats, against a real ClickHouse: the start row has none yet (""),
