@@ -416,7 +416,7 @@ static int
 send_oldest(struct exporter *x)
 {
 	uint32_t k = coalesce_count(x), n_parts = spool_at(x, 0)->n_parts;
-	char err[160], what[48];
+	char err[192], what[48];
 
 	for (uint32_t i = 0; i < n_parts; i++) {
 		struct export_part p = {.rows = 0};
@@ -434,6 +434,10 @@ send_oldest(struct exporter *x)
 		if (copied)
 			xbuf_free(&p.body);
 		if (rc != 0) {
+			/* The tables went away (dropped, a server back empty):
+			 * made again (or checked) before the next attempt. */
+			if (rc == -ENOENT)
+				x->prepared = false;
 			snprintf(what, sizeof(what), "writing %s", export_table_name(p.table));
 			failed(x, what, err);
 			return -1;

@@ -196,7 +196,11 @@ struct export_backend {
 	int (*encode)(struct export_sink *s, const struct dpmon_snapshot *cur,
 		      const struct dpmon_snapshot *prev, const struct export_interval *iv,
 		      struct export_batch *b);
-	/** Send part @p p. @return 0, or -1 with the reason in @p err. */
+	/**
+	 * Send part @p p. @return 0; -ENOENT when the server lacks the
+	 * database or the table (prepare runs again before the next
+	 * attempt); or -1; with the reason in @p err.
+	 */
 	int (*send)(struct export_sink *s, const struct export_part *p, char *err, size_t len);
 };
 

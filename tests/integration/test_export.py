@@ -639,6 +639,119 @@ def quiet(fn):
     return call
 
 
+def ch_totals(ch):
+    """{direction: (sum(packets), sum(bytes))} of the totals table."""
+    return {r[0]: (int(r[1]), int(r[2])) for r in ch.rows(
+        'SELECT toString(direction), sum(packets), sum(bytes) FROM %s.totals '
+        'GROUP BY direction' % DB)}
+
+
+def test_clickhouse_tables_gone(h):
+    """The tables go away while dpmon exports: DROP TABLE hosts, then a
+    server that comes back empty (no database). The first INSERT answered
+    404 (UNKNOWN_TABLE, UNKNOWN_DATABASE) makes them again and the spool
+    drains, with no SIGHUP; the rows of both lives of the server sum to
+    dpmon's final counts exactly."""
+    sub, _, _ = expected(h)
+    c = h.checker('clickhouse tables gone')
+    ch = servers.ClickHouse()
+    data = os.path.join(ch.dir, 'data')
+    try:
+        ch.start()
+        cfg = export_config(ch={'url': ch.url, 'database': DB, 'timeout_ms': 2000},
+                            retry_max_ms=1000, flush_timeout_ms=30000)
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-gone', extra_config=cfg, vdev_args=',infinite_rx=1') as d:
+            wait_for('host rows', quiet(lambda: int(ch.rows(
+                'SELECT count() FROM %s.hosts' % DB)[0][0]) > 0))
+            ch.query('DROP TABLE %s.hosts' % DB)
+            f0 = exporter(d.summary(), 'clickhouse')['failures']
+
+            def hosts_again():
+                t = ch.rows("SELECT count() FROM system.tables WHERE database = '%s' AND "
+                            "name = 'hosts'" % DB)
+                return t == [['1']] and int(ch.rows(
+                    'SELECT count() FROM %s.hosts' % DB)[0][0]) > 0
+            wait_for('dpmon.hosts made again, with rows', quiet(hosts_again), timeout=20)
+            e = exporter(d.summary(), 'clickhouse')
+            c.true('the 404 counted as a failure', e['failures'] > f0, repr(e))
+            c.true('last_error says the table is missing and made again',
+                   'Code: 60: table dpmon.hosts is missing; made again before the next '
+                   'attempt' in (e['last_error'] or ''), repr(e['last_error']))
+            wait_for('the spool to drain', lambda: exporter(d.summary(), 'clickhouse')
+                     ['spool_depth'] <= 1)
+
+            # The server comes back empty: its data directory set aside.
+            ch.stop()
+            os.rename(data, data + '.first')
+            time.sleep(2.0)
+            ch.start()
+            wait_for('the database made again and the spool drained', quiet(lambda: ch.rows(
+                "SELECT count() FROM system.tables WHERE database = '%s'" % DB) == [['4']]
+                and exporter(d.summary(), 'clickhouse')['spool_depth'] <= 1), timeout=30)
+            e = exporter(d.summary(), 'clickhouse')
+            c.true('last_error says the database is missing',
+                   'Code: 81: database dpmon is missing; made again before the next attempt'
+                   in (e['last_error'] or ''), repr(e['last_error']))
+            c.eq('rc of stop', 0, d.stop())
+            c.eq('dropped_intervals', 0, e['dropped_intervals'])
+            ing, eg = final_counts(d)
+        second = ch_totals(ch)
+        ch.stop()
+        os.rename(data, data + '.second')
+        os.rename(data + '.first', data)
+        ch.start()
+        first = ch_totals(ch)
+        for t, want in (('ingress', ing), ('egress', eg)):
+            got = tuple(first.get(t, (0, 0))[i] + second.get(t, (0, 0))[i] for i in (0, 1))
+            c.eq('totals %s: first server + the one back empty == final snapshot' % t,
+                 want, got)
+        c.true('rows in both lives of the server', first.get('ingress', (0, 0))[0] > 0 and
+               second.get('ingress', (0, 0))[0] > 0, repr((first, second)))
+    finally:
+        ch.__exit__(None, None, None)
+    c.done()
+
+
+def test_clickhouse_tables_gone_no_create(h):
+    """"create_tables": false and no hosts table: the error says what to
+    run; once the table is made by hand the spool drains, no SIGHUP, and
+    the sums are exact."""
+    import subprocess
+    sub, hosts, total_bytes = expected(h)
+    c = h.checker('clickhouse table missing, create_tables false')
+    with servers.ClickHouse() as ch:
+        p = subprocess.run([h.dpmon, '--print-schema', 'clickhouse'], capture_output=True,
+                           text=True)
+        ddl = {}
+        for stmt in p.stdout.split(';'):
+            m = re.search(r'CREATE (?:TABLE|DATABASE) IF NOT EXISTS dpmon(?:\.(\w+))?', stmt)
+            if m:
+                ddl[m.group(1) or ''] = stmt.strip()
+        c.eq('--print-schema: the database and four tables', ['', 'alerts', 'hosts',
+                                                              'subnets', 'totals'], sorted(ddl))
+        for t in ('', 'totals', 'subnets', 'alerts'):
+            ch.query(ddl[t])
+        cfg = export_config(ch={'url': ch.url, 'database': DB, 'create_tables': False,
+                                'timeout_ms': 2000}, retry_max_ms=500)
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-nocreate', extra_config=cfg) as d:
+            s = d.wait_counts(PACKETS, total_bytes, 0)
+            e = wait_for('the refusal', lambda: (lambda e: e if e['failures'] > 0 else None)(
+                exporter(d.summary(), 'clickhouse')))
+            c.eq('last_error: what to run',
+                 'writing hosts: HTTP 404: Code: 60: table dpmon.hosts is missing; '
+                 'create_tables is false: run dpmon --print-schema clickhouse | '
+                 'clickhouse-client --multiquery', e['last_error'])
+            time.sleep(1.0)
+            ch.query(ddl['hosts'])
+            wait_for('the spool to drain', lambda: exporter(d.summary(), 'clickhouse')
+                     ['spool_depth'] == 0, timeout=20)
+            check_clickhouse_tables(c, ch, d, s, sub, hosts)
+            c.eq('rc of stop', 0, d.stop())
+    c.done()
+
+
 def test_garbage_2xx(h):
     """A 2xx answer with a body the server never sends for a write (a
     proxy's page, "Ok." from a ClickHouse ping URL): a failure, counted and
