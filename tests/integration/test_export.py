@@ -752,6 +752,40 @@ def test_clickhouse_tables_gone_no_create(h):
     c.done()
 
 
+def test_reload_storm(h):
+    """The export section removed and added again, five times, while the
+    capture replays: every interval is written once (the sums in ClickHouse
+    equal dpmon's final counts, not a multiple of them)."""
+    sub, _, _ = expected(h)
+    c = h.checker('export reload storm')
+    with servers.ClickHouse() as ch:
+        cfg = export_config(ch={'url': ch.url, 'database': DB, 'timeout_ms': 2000},
+                            retry_max_ms=500, flush_timeout_ms=10000)
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-storm', extra_config=cfg, vdev_args=',infinite_rx=1') as d:
+            wait_for('rows', quiet(lambda: ch_totals(ch).get('ingress', (0, 0))[0] > 0))
+            for i in range(5):
+                reload_config(d, lambda doc: doc.pop('export'))
+                c.eq('round %d: no exporter once removed' % i, [], d.summary()['exporters'])
+                time.sleep(1.5)
+                reload_config(d, lambda doc: doc.update(cfg))
+                c.eq('round %d: the exporter back' % i, ['clickhouse'],
+                     [e['name'] for e in d.summary()['exporters']])
+                time.sleep(1.0)
+            wait_for('the spool to drain', lambda: exporter(d.summary(), 'clickhouse')
+                     ['spool_depth'] <= 1)
+            e = exporter(d.summary(), 'clickhouse')
+            c.eq('rc of stop', 0, d.stop())
+            ing, eg = final_counts(d)
+        tot = ch_totals(ch)
+        c.eq('totals ingress in ClickHouse == final snapshot', ing, tot.get('ingress'))
+        c.eq('totals egress in ClickHouse == final snapshot', eg, tot.get('egress'))
+        c.eq('subnets ingress in ClickHouse == final snapshot', ing,
+             ch_sum(ch, 'subnets', "WHERE direction = 'ingress'"))
+        c.eq('dropped_intervals', 0, e['dropped_intervals'])
+    c.done()
+
+
 def test_garbage_2xx(h):
     """A 2xx answer with a body the server never sends for a write (a
     proxy's page, "Ok." from a ClickHouse ping URL): a failure, counted and
