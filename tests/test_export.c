@@ -493,6 +493,9 @@ test_rowbinary(void)
 	ch_sink(&conf, &sink, &ddl);
 	CHECK(sink.sc->format == DPMON_CH_FORMAT_ROWBINARY); /* the default */
 	REQUIRE(export_clickhouse.encode(&sink, a, NULL, &iv, &b) == 0);
+	/* Each part says its format: it is sent as encoded, whatever a reload sets. */
+	for (int i = 0; i < EXPORT_TABLES; i++)
+		CHECK(b.part[i].format == DPMON_CH_FORMAT_ROWBINARY);
 
 	CHECK(rb_rows(&b.part[EXPORT_HOSTS], ddl.p, rows, &n) == 3);
 	CHECK(strcmp(col(cols, n, "instance"), "pop1") == 0);
@@ -596,6 +599,7 @@ test_alert_rows(void)
 	conf.sink[DPMON_EXPORT_CLICKHOUSE].format = DPMON_CH_FORMAT_JSONEACHROW;
 	REQUIRE(export_clickhouse.encode(&sink, b2, a, &iv, &js) == 0);
 	REQUIRE(js.part[EXPORT_ALERTS].body.p != NULL);
+	CHECK(js.part[EXPORT_ALERTS].format == DPMON_CH_FORMAT_JSONEACHROW);
 	CHECK(js.part[EXPORT_ALERTS].rows == 3);
 	CHECK(strstr(js.part[EXPORT_ALERTS].body.p,
 		     "\"peak_flows\":0,\"packets\":5,\"bytes\":500,") != NULL);

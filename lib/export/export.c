@@ -366,7 +366,10 @@ spool_at(const struct exporter *x, uint32_t j)
 	return x->spool[(x->spool_head + j) % x->spool_cap];
 }
 
-/* How many of the oldest batches go in the next requests. */
+/*
+ * How many of the oldest batches go in the next requests: those encoded
+ * in the first one's format (a reload may have changed it since).
+ */
 static uint32_t
 coalesce_count(const struct exporter *x)
 {
@@ -374,6 +377,8 @@ coalesce_count(const struct exporter *x)
 	uint32_t k = 0;
 
 	while (k < x->spool_n && k < COALESCE_BATCHES) {
+		if (spool_at(x, k)->part[0].format != spool_at(x, 0)->part[0].format)
+			break;
 		bytes += spool_at(x, k)->bytes;
 		if (k > 0 && bytes > COALESCE_BYTES)
 			break;
@@ -406,6 +411,7 @@ gather_part(const struct exporter *x, uint32_t k, uint32_t i, struct export_part
 	}
 	memset(out, 0, sizeof(*out));
 	out->table = spool_at(x, 0)->part[i].table;
+	out->format = spool_at(x, 0)->part[i].format;
 	for (uint32_t j = 0; j < k; j++) {
 		const struct export_part *p = &spool_at(x, j)->part[i];
 

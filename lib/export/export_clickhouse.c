@@ -113,15 +113,16 @@ ch_prepare(struct export_sink *s, char *err, size_t errlen)
 	return rc;
 }
 
-/* The INSERT statement of part @p table (its text ends with a NUL). */
+/* The INSERT statement of a part of @p table in @p format (its text ends with a NUL). */
 static void
-put_insert(struct xbuf *b, const struct dpmon_export_sink_conf *sc, enum export_table table)
+put_insert(struct xbuf *b, const struct dpmon_export_sink_conf *sc, enum export_table table,
+	   uint8_t format)
 {
 	xbuf_puts(b, "INSERT INTO ");
 	xbuf_puts(b, sc->database);
 	xbuf_putc(b, '.');
 	xbuf_puts(b, export_table_name(table));
-	if (sc->format == DPMON_CH_FORMAT_JSONEACHROW) {
+	if (format == DPMON_CH_FORMAT_JSONEACHROW) {
 		xbuf_puts(b, " FORMAT JSONEachRow");
 	} else {
 		xbuf_puts(b, " (");
@@ -174,7 +175,7 @@ ch_send(struct export_sink *s, const struct export_part *p, char *err, size_t er
 	struct xbuf sql = {0}, url = {0};
 	int rc;
 
-	put_insert(&sql, s->sc, p->table);
+	put_insert(&sql, s->sc, p->table, p->format);
 	rc = sql.oom ? -ENOMEM : query_url(s, sql.p, &url);
 	xbuf_free(&sql);
 	if (rc == 0) {
@@ -215,8 +216,10 @@ ch_encode(struct export_sink *s, const struct dpmon_snapshot *cur,
 		return -ENOMEM;
 	}
 	b->n_parts = EXPORT_TABLES;
-	for (int t = 0; t < EXPORT_TABLES; t++)
+	for (int t = 0; t < EXPORT_TABLES; t++) {
 		b->part[t].table = (enum export_table)t;
+		b->part[t].format = s->sc->format;
+	}
 	rc = export_rows_walk(cur, prev, s->sc->top_hosts, iv, &enc);
 	xbuf_free(&cx.head);
 	for (int t = 0; t < EXPORT_TABLES; t++) {

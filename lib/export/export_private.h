@@ -168,6 +168,8 @@ struct export_part {
 	enum export_table table;
 	uint32_t rows;
 	bool sent;
+	/** ClickHouse: the enum dpmon_ch_format of @c body (a reload may change the setting). */
+	uint8_t format;
 };
 
 /** One interval's rows, encoded, waiting in the spool. */

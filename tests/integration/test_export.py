@@ -786,6 +786,43 @@ def test_reload_storm(h):
     c.done()
 
 
+def test_reload_format(h):
+    """A reload changes the insert format while batches wait for the server:
+    each batch goes in the format it was encoded in (RowBinary sent as
+    JSONEachRow would be refused until the spool dropped it), and the
+    sums equal dpmon's final counts."""
+    sub, _, _ = expected(h)
+    c = h.checker('export format reloaded with batches spooled')
+    ch = servers.ClickHouse()
+    try:
+        cfg = export_config(ch={'url': ch.url, 'database': DB, 'timeout_ms': 2000},
+                            retry_max_ms=500, flush_timeout_ms=10000)
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-format', extra_config=cfg, vdev_args=',infinite_rx=1') as d:
+            wait_for('RowBinary batches spooled', quiet(lambda: exporter(
+                d.summary(), 'clickhouse')['spool_depth'] >= 3))
+            reload_config(d, lambda doc: doc['export']['clickhouse'].update(
+                format='JSONEachRow'))
+            s0 = d.summary()['snapshot_seq']
+            wait_for('JSONEachRow batches spooled after them',
+                     lambda: d.summary()['snapshot_seq'] >= s0 + 3)
+            ch.start()
+            wait_for('the spool to drain', lambda: exporter(d.summary(), 'clickhouse')
+                     ['spool_depth'] <= 1, timeout=30)
+            e = exporter(d.summary(), 'clickhouse')
+            c.eq('rc of stop', 0, d.stop())
+            ing, eg = final_counts(d)
+        tot = ch_totals(ch)
+        c.eq('totals ingress in ClickHouse == final snapshot', ing, tot.get('ingress'))
+        c.eq('totals egress in ClickHouse == final snapshot', eg, tot.get('egress'))
+        c.eq('dropped_intervals', 0, e['dropped_intervals'])
+        c.true('last_error is from the outage, never a parse error: %r' % e['last_error'],
+               'onnect' in (e['last_error'] or ''))
+    finally:
+        ch.__exit__(None, None, None)
+    c.done()
+
+
 def test_garbage_2xx(h):
     """A 2xx answer with a body the server never sends for a write (a
     proxy's page, "Ok." from a ClickHouse ping URL): a failure, counted and
