@@ -10,7 +10,11 @@ per subnet and per host in the database equal the shared tshark tables
 API's cumulative counts. The outage cases replay the capture forever
 (infinite_rx) while the server comes late, stops and comes back: the sums
 still equal dpmon's final counts. A server that never comes leaves the
-data plane and the API alone and its drops are counted.
+data plane and the API alone and its drops are counted. What a server
+does under a running export (tables dropped, a server back empty, a 2xx
+answer that is not its own) and reloads that remove and put back the
+section or change the format recover without a SIGHUP and keep the sums
+exact; the alerts rows carry the alert's fingerprint.
 """
 import ipaddress
 import os
