@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "export_private.h"
+#include "export_ch.h"
 #include "snap_fixture.h"
 
 /* ------------------------------------------------------------------------
@@ -493,6 +493,9 @@ test_rowbinary(void)
 	ch_sink(&conf, &sink, &ddl);
 	CHECK(sink.sc->format == DPMON_CH_FORMAT_ROWBINARY); /* the default */
 	REQUIRE(export_clickhouse.encode(&sink, a, NULL, &iv, &b) == 0);
+	/* Each part says its format: it is sent as encoded, whatever a reload sets. */
+	for (int i = 0; i < EXPORT_TABLES; i++)
+		CHECK(b.part[i].format == DPMON_CH_FORMAT_ROWBINARY);
 
 	CHECK(rb_rows(&b.part[EXPORT_HOSTS], ddl.p, rows, &n) == 3);
 	CHECK(strcmp(col(cols, n, "instance"), "pop1") == 0);
@@ -565,6 +568,10 @@ test_alert_rows(void)
 
 	REQUIRE(dpmon_addr_parse("10.0.0.1", &host.addr) == 0);
 	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &subnet.prefix, NULL) == 0);
+	/* The host alert's fingerprint goes into its rows as the API's JSON
+	 * text; the subnet alert has none: "". */
+	host.fingerprint = json_pack("{s:s,s:i}", "state", "ready", "packets", 500);
+	REQUIRE(host.fingerprint != NULL);
 	subnet.addr = subnet.prefix.addr;
 	b2->alerts = list;
 	b2->n_alerts = 2;
@@ -578,6 +585,8 @@ test_alert_rows(void)
 	CHECK(strcmp(col(rows[0], n, "bytes"), "500") == 0);
 	CHECK(strcmp(col(rows[0], n, "udp_packets"), "5") == 0);
 	CHECK(strcmp(col(rows[0], n, "pps"), "5") == 0);
+	CHECK_EQ_STR(col(rows[0], n, "fingerprint"), "{\"state\":\"ready\",\"packets\":500}");
+	CHECK_EQ_STR(col(rows[1], n, "fingerprint"), "");
 	CHECK(strcmp(col(rows[1], n, "event"), "start") == 0);
 	CHECK(strcmp(col(rows[1], n, "target"), "subnet") == 0);
 	CHECK(strcmp(col(rows[1], n, "subnet"), "10.0.0.0/24") == 0);
@@ -590,9 +599,14 @@ test_alert_rows(void)
 	conf.sink[DPMON_EXPORT_CLICKHOUSE].format = DPMON_CH_FORMAT_JSONEACHROW;
 	REQUIRE(export_clickhouse.encode(&sink, b2, a, &iv, &js) == 0);
 	REQUIRE(js.part[EXPORT_ALERTS].body.p != NULL);
+	CHECK(js.part[EXPORT_ALERTS].format == DPMON_CH_FORMAT_JSONEACHROW);
 	CHECK(js.part[EXPORT_ALERTS].rows == 3);
 	CHECK(strstr(js.part[EXPORT_ALERTS].body.p,
 		     "\"peak_flows\":0,\"packets\":5,\"bytes\":500,") != NULL);
+	CHECK(strstr(js.part[EXPORT_ALERTS].body.p,
+		     ",\"fingerprint\":\"{\\\"state\\\":\\\"ready\\\",\\\"packets\\\":500}\"}\n") !=
+	      NULL);
+	CHECK(strstr(js.part[EXPORT_ALERTS].body.p, ",\"fingerprint\":\"\"}\n") != NULL);
 
 	for (int i = 0; i < EXPORT_TABLES; i++) {
 		xbuf_free(&bt.part[i].body);
@@ -601,8 +615,49 @@ test_alert_rows(void)
 	xbuf_free(&ddl);
 	b2->alerts = NULL;
 	b2->n_alerts = 0;
+	json_decref(host.fingerprint);
 	dpmon_snapshot_free(a);
 	dpmon_snapshot_free(b2);
+}
+
+/*
+ * The answer to the columns query: ClickHouse's TSV lines pass (none for
+ * a missing table), a 2xx page from something else is refused rather
+ * than taken for a table without columns; a missing column is added.
+ */
+static void
+test_columns_answer(void)
+{
+	static const char *const bad[] = {
+		"<html><body>Welcome</body></html>\n",
+		"OK",
+		"instance\tString", /* no newline: cut short */
+		"\tString\n",
+	};
+	struct dpmon_export_conf conf;
+	struct export_sink sink = {.conf = {{0}}};
+	struct xbuf ddl = {0}, have = {0}, alter = {0};
+	char err[192];
+
+	ch_sink(&conf, &sink, &ddl);
+	/* A table that does not exist: no line; every column to add. */
+	CHECK(ch_check_columns(sink.sc, EXPORT_ALERTS, &have, true, &alter, err, sizeof(err)) == 0);
+	xbuf_putc(&alter, '\0');
+	CHECK(strstr(alter.p, " ADD COLUMN fingerprint String") != NULL);
+	xbuf_puts(&have, "instance\tString\nid\tUInt64\n");
+	CHECK(ch_check_columns(sink.sc, EXPORT_ALERTS, &have, true, &alter, err, sizeof(err)) == 0);
+	CHECK(alter.len > 0);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		have.len = 0;
+		xbuf_puts(&have, bad[i]);
+		CHECK(ch_check_columns(sink.sc, EXPORT_HOSTS, &have, true, &alter, err,
+				       sizeof(err)) == -1);
+		CHECK_EQ_STR(err,
+			     "the answer to the columns query of dpmon.hosts is not ClickHouse's");
+	}
+	xbuf_free(&have);
+	xbuf_free(&alter);
+	xbuf_free(&ddl);
 }
 
 int
@@ -615,5 +670,6 @@ main(void)
 	test_encodings();
 	test_rowbinary();
 	test_alert_rows();
+	test_columns_answer();
 	return check_finish("test_export");
 }

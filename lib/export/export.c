@@ -72,6 +72,10 @@ struct exporter {
 	uint64_t progress_ns;      /* __atomic builtins */
 	uint64_t stop_deadline_ns; /* set with @c stop: requests end by then */
 	uint32_t flush_ms;         /* flush_timeout_ms; main lcore only */
+	/* Set before @c stop when a reload removes the backend: what the
+	 * flush could not send stays in the spool (exporter_stop). __atomic
+	 * builtins (ordered by @c stop's release and acquire). */
+	bool park;
 
 	/* Thread only. */
 	struct dpmon_snapshot *prev;
@@ -86,6 +90,13 @@ struct exporter {
 struct dpmon_export {
 	struct dpmon_snap_store *store;
 	struct exporter *ex[DPMON_EXPORT_MAX];
+	/*
+	 * A backend a reload removed, its thread stopped: its last snapshot
+	 * (the base of its next deltas) and what it could not send. Added
+	 * again, it goes on from there, so that no interval is sent twice or
+	 * lost (exporter_stop, exporter_resume).
+	 */
+	struct exporter *parked[DPMON_EXPORT_MAX];
 };
 
 static uint64_t
@@ -340,7 +351,10 @@ spool_at(const struct exporter *x, uint32_t j)
 	return x->spool[(x->spool_head + j) % x->spool_cap];
 }
 
-/* How many of the oldest batches go in the next requests. */
+/*
+ * How many of the oldest batches go in the next requests: those encoded
+ * in the first one's format (a reload may have changed it since).
+ */
 static uint32_t
 coalesce_count(const struct exporter *x)
 {
@@ -348,6 +362,8 @@ coalesce_count(const struct exporter *x)
 	uint32_t k = 0;
 
 	while (k < x->spool_n && k < COALESCE_BATCHES) {
+		if (spool_at(x, k)->part[0].format != spool_at(x, 0)->part[0].format)
+			break;
 		bytes += spool_at(x, k)->bytes;
 		if (k > 0 && bytes > COALESCE_BYTES)
 			break;
@@ -380,6 +396,7 @@ gather_part(const struct exporter *x, uint32_t k, uint32_t i, struct export_part
 	}
 	memset(out, 0, sizeof(*out));
 	out->table = spool_at(x, 0)->part[i].table;
+	out->format = spool_at(x, 0)->part[i].format;
 	for (uint32_t j = 0; j < k; j++) {
 		const struct export_part *p = &spool_at(x, j)->part[i];
 
@@ -401,7 +418,7 @@ static int
 send_oldest(struct exporter *x)
 {
 	uint32_t k = coalesce_count(x), n_parts = spool_at(x, 0)->n_parts;
-	char err[160], what[48];
+	char err[192], what[48];
 
 	for (uint32_t i = 0; i < n_parts; i++) {
 		struct export_part p = {.rows = 0};
@@ -419,6 +436,10 @@ send_oldest(struct exporter *x)
 		if (copied)
 			xbuf_free(&p.body);
 		if (rc != 0) {
+			/* The tables went away (dropped, a server back empty):
+			 * made again (or checked) before the next attempt. */
+			if (rc == -ENOENT)
+				x->prepared = false;
 			snprintf(what, sizeof(what), "writing %s", export_table_name(p.table));
 			failed(x, what, err);
 			return -1;
@@ -491,6 +512,13 @@ flush_at_stop(struct exporter *x)
 		else
 			sleep_ms(IDLE_ROUND_MS);
 	}
+	if (x->spool_n > 0 && __atomic_load_n(&x->park, __ATOMIC_RELAXED)) {
+		dpmon_log(DPMON_LOG_EXPORT, DPMON_LOG_WARNING,
+			  "export to %s: removed with %u interval(s) unsent after %u ms; kept for "
+			  "when it is configured again",
+			  x->sink.be->name, x->spool_n, x->sink.conf.flush_timeout_ms);
+		return;
+	}
 	if (x->spool_n > 0) {
 		dpmon_log(DPMON_LOG_EXPORT, DPMON_LOG_WARNING,
 			  "export to %s: stopping with %u interval(s) unsent after %u ms; dropped",
@@ -550,35 +578,82 @@ exporter_main(void *arg)
  * Life cycle (main lcore).
  * --------------------------------------------------------------------- */
 
+/*
+ * Stop @p x's thread after it sent its spool for at most flush_ms; with
+ * @p park, what it could not send stays spooled, else it is dropped and
+ * counted. The snapshots waiting in the handoff are released: the next
+ * deltas, against x->prev, cover them.
+ */
 static void
-exporter_free(struct exporter *x)
+exporter_stop(struct exporter *x, bool park)
 {
 	void *p;
 
-	if (x == NULL)
-		return;
 	if (x->started) {
+		__atomic_store_n(&x->park, park, __ATOMIC_RELAXED);
 		/* A request running now ends by the deadline too (export_http.c). */
 		__atomic_store_n(&x->stop_deadline_ns,
 				 mono_ns() + (uint64_t)x->flush_ms * 1000000ull + 1,
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&x->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(x->thread, NULL);
+		x->started = false;
 	}
 	while (x->handoff != NULL && rte_ring_sc_dequeue(x->handoff, &p) == 0)
 		dpmon_snap_release(x->store, p);
+	if (x->sink.hb != NULL)
+		dpmon_heartbeat_unregister(x->sink.hb);
+	x->sink.hb = NULL;
+}
+
+static void
+exporter_free(struct exporter *x)
+{
+	if (x == NULL)
+		return;
+	exporter_stop(x, false);
 	if (x->prev != NULL)
 		dpmon_snap_release(x->store, x->prev);
 	while (x->spool_n > 0)
 		spool_pop(x);
 	free(x->spool);
 	free(x->handoff);
-	if (x->sink.hb != NULL)
-		dpmon_heartbeat_unregister(x->sink.hb);
 	if (x->sink.curl != NULL)
 		curl_easy_cleanup(x->sink.curl);
 	pthread_mutex_destroy(&x->lock);
 	free(x);
+}
+
+/*
+ * Start @p x's thread (a new exporter, or a parked one) with its
+ * heartbeat. @return 0, or a negative errno (x unchanged otherwise).
+ */
+static int
+exporter_run(struct exporter *x)
+{
+	char name[RTE_RING_NAMESIZE];
+	int rc;
+
+	/* The thread is not running: these are ordered by its creation. */
+	__atomic_store_n(&x->stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->stop_deadline_ns, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->park, false, __ATOMIC_RELAXED);
+	snprintf(name, sizeof(name), "exporter %s", x->sink.be->name);
+	x->sink.hb = dpmon_heartbeat_register(name, HEARTBEAT_MAX_AGE_MS);
+	if (x->sink.hb == NULL)
+		return -ENOMEM;
+	beat(x);
+	/* A DPDK control thread: on the CPUs the EAL gave no lcore, or on
+	 * the main lcore's when every CPU has one. */
+	snprintf(name, sizeof(name), "dpmon-%.9s", x->sink.be->name);
+	rc = rte_ctrl_thread_create(&x->thread, name, NULL, exporter_main, x);
+	if (rc != 0) {
+		dpmon_heartbeat_unregister(x->sink.hb);
+		x->sink.hb = NULL;
+		return -rc;
+	}
+	x->started = true;
+	return 0;
 }
 
 static struct exporter *
@@ -603,29 +678,41 @@ exporter_start(int kind, const struct dpmon_export_conf *cfg, struct dpmon_snap_
 	x->sink.curl = curl_easy_init();
 	if (x->handoff == NULL || x->sink.curl == NULL || apply_conf(x, cfg) != 0)
 		goto nomem;
-	snprintf(name, sizeof(name), "exporter %s", x->sink.be->name);
-	x->sink.hb = dpmon_heartbeat_register(name, HEARTBEAT_MAX_AGE_MS);
-	if (x->sink.hb == NULL)
-		goto nomem;
 	snprintf(name, sizeof(name), "export_%s", x->sink.be->name);
 	if (rte_ring_init(x->handoff, name, HANDOFF_SLOTS, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0)
 		goto nomem;
-	beat(x);
-	/* A DPDK control thread: on the CPUs the EAL gave no lcore, or on
-	 * the main lcore's when every CPU has one. */
-	snprintf(name, sizeof(name), "dpmon-%.9s", x->sink.be->name);
-	rc = rte_ctrl_thread_create(&x->thread, name, NULL, exporter_main, x);
+	rc = exporter_run(x);
 	if (rc != 0) {
 		exporter_free(x);
 		errno = -rc;
 		return NULL;
 	}
-	x->started = true;
 	return x;
 nomem:
 	exporter_free(x);
 	errno = ENOMEM;
 	return NULL;
+}
+
+/*
+ * Parked exporter @p x (a backend a reload removed) with the settings
+ * @p cfg, its thread started again: its next batch's deltas are against
+ * the last snapshot it encoded, after what it had left in its spool.
+ * @return @p x, or NULL with errno set (@p x freed).
+ */
+static struct exporter *
+exporter_resume(struct exporter *x, const struct dpmon_export_conf *cfg)
+{
+	int rc;
+
+	x->flush_ms = cfg->flush_timeout_ms;
+	rc = apply_conf(x, cfg) != 0 ? -ENOMEM : exporter_run(x);
+	if (rc != 0) {
+		exporter_free(x);
+		errno = -rc;
+		return NULL;
+	}
+	return x;
 }
 
 struct dpmon_export *
@@ -712,7 +799,10 @@ dpmon_export_reconfigure(struct dpmon_export *ex, const struct dpmon_export_conf
 		struct exporter *x = ex->ex[k];
 
 		if (x != NULL && !cfg->sink[k].enabled) {
-			exporter_free(x); /* flushes within flush_timeout_ms */
+			/* Sends its spool within flush_timeout_ms; kept with
+			 * its last snapshot and what it could not send. */
+			exporter_stop(x, true);
+			ex->parked[k] = x;
 			ex->ex[k] = NULL;
 		} else if (x != NULL) {
 			pthread_mutex_lock(&x->lock);
@@ -720,6 +810,15 @@ dpmon_export_reconfigure(struct dpmon_export *ex, const struct dpmon_export_conf
 			x->conf_changed = true;
 			pthread_mutex_unlock(&x->lock);
 			x->flush_ms = cfg->flush_timeout_ms;
+		} else if (cfg->sink[k].enabled && ex->parked[k] != NULL) {
+			ex->ex[k] = exporter_resume(ex->parked[k], cfg);
+			ex->parked[k] = NULL;
+			if (ex->ex[k] == NULL) {
+				rc = -errno;
+				dpmon_log(DPMON_LOG_EXPORT, DPMON_LOG_ERR,
+					  "export to %s: cannot start again: %s",
+					  dpmon_export_kind_name(k), strerror(errno));
+			}
 		} else if (cfg->sink[k].enabled) {
 			ex->ex[k] = exporter_start(k, cfg, ex->store);
 			if (ex->ex[k] == NULL) {
@@ -738,8 +837,10 @@ dpmon_export_free(struct dpmon_export *ex)
 {
 	if (ex == NULL)
 		return;
-	for (int k = 0; k < DPMON_EXPORT_MAX; k++)
+	for (int k = 0; k < DPMON_EXPORT_MAX; k++) {
 		exporter_free(ex->ex[k]);
+		exporter_free(ex->parked[k]);
+	}
 	free(ex);
 }
 

@@ -60,8 +60,11 @@ uint32_t dpmon_export_stats(struct dpmon_export *ex, struct dpmon_snap_exporter 
 /**
  * SIGHUP: the section @p cfg takes effect from the next batch (servers,
  * credentials, instance, spool limits). An exporter whose backend was
- * removed stops after sending its spool within flush_timeout_ms; a newly
- * configured one starts. Between two merges.
+ * removed stops after sending its spool within flush_timeout_ms, and is
+ * kept stopped with its last snapshot and what it could not send; added
+ * again, it goes on from there (no interval sent twice or lost). A
+ * backend configured for the first time starts with the counts since
+ * start. Between two merges.
  * @return 0, or -ENOMEM / a pthread error (what could not start is logged;
  *         the others run with the new settings).
  * Thread-safety: main lcore only.

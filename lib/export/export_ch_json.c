@@ -6,6 +6,7 @@
  */
 #include "export_ch.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A JSON string (RFC 8259 section 7). */
@@ -136,6 +137,7 @@ ch_json_alert(void *ctx, const struct export_interval *iv, const struct dpmon_al
 	struct export_part *p = &cx->bt->part[EXPORT_ALERTS];
 	struct xbuf *b = &p->body;
 	char addr[DPMON_PREFIX_STRLEN], pfx[DPMON_PREFIX_STRLEN] = "";
+	char *fp;
 
 	if (a->target == DPMON_TARGET_SUBNET)
 		dpmon_prefix_format(&a->prefix, pfx, sizeof(pfx));
@@ -166,6 +168,12 @@ ch_json_alert(void *ctx, const struct export_interval *iv, const struct dpmon_al
 	put_double(b, "peak_bps", a->peak[DPMON_METRIC_BPS]);
 	put_double(b, "peak_flows", a->peak[DPMON_METRIC_FLOWS]);
 	put_counts(b, iv, counts);
+	fp = export_alert_fingerprint(a);
+	if (fp == NULL && a->fingerprint != NULL)
+		b->oom = true; /* the batch is encoded again with the next interval */
+	put_key(b, "fingerprint");
+	put_str(b, fp != NULL ? fp : "");
+	free(fp);
 	xbuf_puts(b, "}\n");
 	p->rows++;
 }

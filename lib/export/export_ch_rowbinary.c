@@ -15,6 +15,7 @@
 #include "export_ch.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -157,17 +158,26 @@ ch_rb_alert(void *ctx, const struct export_interval *iv, const struct dpmon_aler
 	char addr[DPMON_PREFIX_STRLEN], pfx[DPMON_PREFIX_STRLEN] = "";
 	const char *metric = dpmon_metric_name(a->metric), *type = dpmon_attack_name(a->type);
 	bool subnet = a->target == DPMON_TARGET_SUBNET;
+	char *fp = export_alert_fingerprint(a);
+	const char *fp_text = fp != NULL ? fp : "";
 	char *o, *start;
 
+	if (fp == NULL && a->fingerprint != NULL) {
+		p->body.oom = true; /* the batch is encoded again with the next interval */
+		return;
+	}
 	if (subnet)
 		dpmon_prefix_format(&a->prefix, pfx, sizeof(pfx));
 	dpmon_host_format(&a->addr, dpmon_alert_host_len(a), addr, sizeof(addr));
-	o = xbuf_reserve(&p->body,
-			 cx->head.len + 3 + 8 + RB_STR_MAX(sizeof(addr)) + RB_STR_MAX(sizeof(pfx)) +
-				 RB_STR_MAX(strlen(metric)) + RB_STR_MAX(strlen(type)) +
-				 RB_STR_MAX(strlen(a->hostgroup)) + 4 + 6 * 8 + RB_COUNTS_MAX);
-	if (o == NULL)
+	o = xbuf_reserve(&p->body, cx->head.len + 3 + 8 + RB_STR_MAX(sizeof(addr)) +
+					   RB_STR_MAX(sizeof(pfx)) + RB_STR_MAX(strlen(metric)) +
+					   RB_STR_MAX(strlen(type)) +
+					   RB_STR_MAX(strlen(a->hostgroup)) + 4 + 6 * 8 +
+					   RB_COUNTS_MAX + RB_STR_MAX(strlen(fp_text)));
+	if (o == NULL) {
+		free(fp);
 		return;
+	}
 	start = o;
 	memcpy(o, cx->head.p, cx->head.len);
 	o += cx->head.len;
@@ -188,6 +198,8 @@ ch_rb_alert(void *ctx, const struct export_interval *iv, const struct dpmon_aler
 	o = rb_f64(o, a->peak[DPMON_METRIC_BPS]);
 	o = rb_f64(o, a->peak[DPMON_METRIC_FLOWS]);
 	o = rb_counts(o, iv, counts);
+	o = rb_cstr(o, fp_text);
+	free(fp);
 	p->body.len += (size_t)(o - start);
 	p->rows++;
 }

@@ -59,7 +59,8 @@ static const struct table_def tables[EXPORT_TABLES] = {
 			   "    hostgroup String,\n    start_time DateTime,\n"
 			   "    duration_s Float64,\n    peak_pps Float64,\n    peak_bps Float64,\n"
 			   "    peak_flows Float64,\n",
-			   "", true, "toYYYYMM(time)", "(instance, time, id)"},
+			   ",\n    fingerprint String", true, "toYYYYMM(time)",
+			   "(instance, time, id)"},
 };
 
 /* @p text with every "DIR2" replaced by the two-direction enum. */
@@ -290,6 +291,31 @@ ch_put_columns_query(struct xbuf *b, const struct dpmon_export_sink_conf *sc,
 	xbuf_puts(b, "' FORMAT TSV");
 }
 
+/*
+ * Whether @p tsv is an answer to ch_put_columns_query's query: lines
+ * "name<TAB>type", each ending with a newline (none for a table that does
+ * not exist); a name has no space or '<'. A 2xx answer that is not one
+ * (a proxy's page) must not pass for a table without columns.
+ */
+static bool
+columns_answer(const char *tsv, size_t tsv_len)
+{
+	const char *p = tsv, *end = tsv + tsv_len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t line = eol != NULL ? (size_t)(eol - p) : (size_t)(end - p);
+		size_t name = 0;
+
+		while (name < line && p[name] != '\t' && p[name] != ' ' && p[name] != '<')
+			name++;
+		if (name == 0 || name + 1 >= line || p[name] != '\t' || eol == NULL)
+			return false;
+		p += line + 1;
+	}
+	return true;
+}
+
 int
 ch_check_columns(const struct dpmon_export_sink_conf *sc, enum export_table table,
 		 const struct xbuf *have, bool add, struct xbuf *alter, char *err, size_t errlen)
@@ -301,9 +327,15 @@ ch_check_columns(const struct dpmon_export_sink_conf *sc, enum export_table tabl
 	size_t n, def;
 	int rc = 0, missing = 0;
 
+	alter->len = 0;
+	if (!columns_answer(have->p, have->len)) {
+		snprintf(err, errlen,
+			 "the answer to the columns query of %s.%s is not ClickHouse's",
+			 sc->database, t->name);
+		return -1;
+	}
 	put_columns(&cols, t);
 	xbuf_putc(&cols, '\0');
-	alter->len = 0;
 	xbuf_puts(alter, "ALTER TABLE ");
 	xbuf_puts(alter, sc->database);
 	xbuf_putc(alter, '.');

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------
@@ -112,15 +113,16 @@ ch_prepare(struct export_sink *s, char *err, size_t errlen)
 	return rc;
 }
 
-/* The INSERT statement of part @p table (its text ends with a NUL). */
+/* The INSERT statement of a part of @p table in @p format (its text ends with a NUL). */
 static void
-put_insert(struct xbuf *b, const struct dpmon_export_sink_conf *sc, enum export_table table)
+put_insert(struct xbuf *b, const struct dpmon_export_sink_conf *sc, enum export_table table,
+	   uint8_t format)
 {
 	xbuf_puts(b, "INSERT INTO ");
 	xbuf_puts(b, sc->database);
 	xbuf_putc(b, '.');
 	xbuf_puts(b, export_table_name(table));
-	if (sc->format == DPMON_CH_FORMAT_JSONEACHROW) {
+	if (format == DPMON_CH_FORMAT_JSONEACHROW) {
 		xbuf_puts(b, " FORMAT JSONEachRow");
 	} else {
 		xbuf_puts(b, " (");
@@ -130,19 +132,61 @@ put_insert(struct xbuf *b, const struct dpmon_export_sink_conf *sc, enum export_
 	xbuf_putc(b, '\0');
 }
 
+/* ClickHouse's error codes for what an INSERT names and the server lacks
+ * (its src/Common/ErrorCodes.cpp), answered with HTTP 404. */
+#define CH_UNKNOWN_TABLE    60
+#define CH_UNKNOWN_DATABASE 81
+
+/*
+ * An INSERT's 404 of error @p err: when it says that the database or the
+ * table is missing (dropped, or a server that came back empty), the
+ * reason is rewritten to say so and what happens next, and -ENOENT is
+ * returned (the backend prepares again before the next attempt: with
+ * create_tables it makes them, otherwise it says what to run). @return
+ * -ENOENT, or -1 for any other failure.
+ */
+static int
+missing_table(struct export_sink *s, enum export_table table, char *err, size_t errlen)
+{
+	static const char what[] = "HTTP 404: Code: ";
+	const char *next = s->sc->create_tables
+				   ? "made again before the next attempt"
+				   : "create_tables is false: run dpmon --print-schema clickhouse "
+				     "| clickhouse-client --multiquery";
+	int code;
+
+	if (s->http_status != 404 || strncmp(err, what, sizeof(what) - 1) != 0)
+		return -1;
+	code = atoi(err + sizeof(what) - 1);
+	if (code == CH_UNKNOWN_DATABASE)
+		snprintf(err, errlen, "HTTP 404: Code: %d: database %s is missing; %s", code,
+			 s->sc->database, next);
+	else if (code == CH_UNKNOWN_TABLE)
+		snprintf(err, errlen, "HTTP 404: Code: %d: table %s.%s is missing; %s", code,
+			 s->sc->database, export_table_name(table), next);
+	else
+		return -1;
+	return -ENOENT;
+}
+
 static int
 ch_send(struct export_sink *s, const struct export_part *p, char *err, size_t errlen)
 {
 	struct xbuf sql = {0}, url = {0};
 	int rc;
 
-	put_insert(&sql, s->sc, p->table);
+	put_insert(&sql, s->sc, p->table, p->format);
 	rc = sql.oom ? -ENOMEM : query_url(s, sql.p, &url);
 	xbuf_free(&sql);
-	if (rc == 0)
-		rc = export_http_post(s, url.p, p->body.p, p->body.len, NULL, true, err, errlen);
-	else
+	if (rc == 0) {
+		rc = export_http_post(s, url.p, p->body.p, p->body.len, NULL, true, true, err,
+				      errlen);
+		if (rc != 0)
+			rc = missing_table(s, p->table, err, errlen);
+	} else {
 		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	}
 	xbuf_free(&url);
 	return rc;
 }
@@ -172,8 +216,10 @@ ch_encode(struct export_sink *s, const struct dpmon_snapshot *cur,
 		return -ENOMEM;
 	}
 	b->n_parts = EXPORT_TABLES;
-	for (int t = 0; t < EXPORT_TABLES; t++)
+	for (int t = 0; t < EXPORT_TABLES; t++) {
 		b->part[t].table = (enum export_table)t;
+		b->part[t].format = s->sc->format;
+	}
 	rc = export_rows_walk(cur, prev, s->sc->top_hosts, iv, &enc);
 	xbuf_free(&cx.head);
 	for (int t = 0; t < EXPORT_TABLES; t++) {

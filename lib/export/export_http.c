@@ -78,10 +78,15 @@ trim(char *s)
 		s[--n] = '\0';
 }
 
-/* export_http_post, the answer's body into @p answer when not NULL. */
+/*
+ * export_http_post, the answer's body into @p answer when not NULL; with
+ * @p empty, a 2xx answer that has a body is a failure too (a server
+ * answers a write with no body: whatever sent one did not take the rows).
+ */
 static int
 post(struct export_sink *s, const char *url, const char *body, size_t len,
-     struct curl_slist *headers, bool basic_auth, struct xbuf *answer, char *err, size_t errlen)
+     struct curl_slist *headers, bool basic_auth, struct xbuf *answer, bool empty, char *err,
+     size_t errlen)
 {
 	char cerr[CURL_ERROR_SIZE] = "";
 	struct answer ans = {.len = 0, .all = answer};
@@ -89,6 +94,7 @@ post(struct export_sink *s, const char *url, const char *body, size_t len,
 	long status = 0;
 	CURLcode rc;
 
+	s->http_status = 0;
 	if (s->curl == NULL) {
 		snprintf(err, errlen, "cannot start libcurl");
 		return -1;
@@ -134,9 +140,15 @@ post(struct export_sink *s, const char *url, const char *body, size_t len,
 		return -1;
 	}
 	curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
+	s->http_status = status;
+	trim(ans.text);
 	if (status < 200 || status > 299) {
-		trim(ans.text);
 		snprintf(err, errlen, "HTTP %ld: %s", status, ans.len ? ans.text : "(no text)");
+		return -1;
+	}
+	if (empty && ans.len > 0) {
+		snprintf(err, errlen, "HTTP %ld with a body, which %s never sends: %s", status,
+			 s->be->name, ans.text);
 		return -1;
 	}
 	if (answer != NULL && answer->oom) {
@@ -148,14 +160,14 @@ post(struct export_sink *s, const char *url, const char *body, size_t len,
 
 int
 export_http_post(struct export_sink *s, const char *url, const char *body, size_t len,
-		 struct curl_slist *headers, bool basic_auth, char *err, size_t errlen)
+		 struct curl_slist *headers, bool basic_auth, bool empty, char *err, size_t errlen)
 {
-	return post(s, url, body, len, headers, basic_auth, NULL, err, errlen);
+	return post(s, url, body, len, headers, basic_auth, NULL, empty, err, errlen);
 }
 
 int
 export_http_query(struct export_sink *s, const char *url, const char *body, size_t len,
 		  struct xbuf *answer, char *err, size_t errlen)
 {
-	return post(s, url, body, len, NULL, true, answer, err, errlen);
+	return post(s, url, body, len, NULL, true, answer, answer == NULL, err, errlen);
 }

@@ -210,7 +210,7 @@ ix_prepare(struct export_sink *s, char *err, size_t errlen)
 	xbuf_puts(&body, s->sc->database);
 	rc = url.oom || body.oom
 		     ? -1
-		     : export_http_post(s, url.p, body.p, body.len, NULL, true, err, errlen);
+		     : export_http_post(s, url.p, body.p, body.len, NULL, true, false, err, errlen);
 	if (rc != 0 && strncmp(err, "HTTP ", 5) == 0)
 		rc = 0; /* the server answers: the writes will tell */
 	xbuf_free(&url);
@@ -248,8 +248,8 @@ ix_send(struct export_sink *s, const struct export_part *p, char *err, size_t er
 	if (url.oom || (s->sc->api == 2 && h == NULL))
 		snprintf(err, errlen, "out of memory");
 	else
-		rc = export_http_post(s, url.p, p->body.p, p->body.len, h, s->sc->api != 2, err,
-				      errlen);
+		rc = export_http_post(s, url.p, p->body.p, p->body.len, h, s->sc->api != 2, true,
+				      err, errlen);
 	curl_slist_free_all(h);
 	curl_free(e1);
 	curl_free(e2);

@@ -124,6 +124,15 @@ struct export_count {
 void export_counts(const struct export_interval *iv, const struct export_row *r,
 		   struct export_count out[EXPORT_COUNTS]);
 
+/**
+ * Alert @p a's fingerprint as the API shows it: its compact JSON text,
+ * to free() (the "fingerprint" column of the alerts rows).
+ * @return the text; NULL when @p a has none, or on allocation failure
+ *         (then @c a->fingerprint is not NULL).
+ * Thread-safety: the exporter's thread (reads @p a only).
+ */
+char *export_alert_fingerprint(const struct dpmon_alert *a);
+
 /** Where the walk puts the rows; both callbacks get @c ctx. */
 struct export_encoder {
 	void (*row)(void *ctx, const struct export_interval *iv, const struct export_row *r);
@@ -159,6 +168,8 @@ struct export_part {
 	enum export_table table;
 	uint32_t rows;
 	bool sent;
+	/** ClickHouse: the enum dpmon_ch_format of @c body (a reload may change the setting). */
+	uint8_t format;
 };
 
 /** One interval's rows, encoded, waiting in the spool. */
@@ -187,7 +198,11 @@ struct export_backend {
 	int (*encode)(struct export_sink *s, const struct dpmon_snapshot *cur,
 		      const struct dpmon_snapshot *prev, const struct export_interval *iv,
 		      struct export_batch *b);
-	/** Send part @p p. @return 0, or -1 with the reason in @p err. */
+	/**
+	 * Send part @p p. @return 0; -ENOENT when the server lacks the
+	 * database or the table (prepare runs again before the next
+	 * attempt); or -1; with the reason in @p err.
+	 */
 	int (*send)(struct export_sink *s, const struct export_part *p, char *err, size_t len);
 };
 
@@ -207,6 +222,8 @@ struct export_sink {
 	struct dpmon_heartbeat *hb; /**< the health check's heartbeat, beaten with it */
 	/** Non-zero: CLOCK_MONOTONIC ns past which a running request gives up (the stop's deadline). */
 	uint64_t *abort_after_ns;
+	/** The HTTP status of the last request's answer; 0 when none came (export_http.c). */
+	long http_status;
 };
 
 /* ------------------------------------------------------------------------
@@ -216,16 +233,26 @@ struct export_sink {
 /**
  * POST @p body (@p len bytes) to @p url with @p headers (may be NULL) and
  * the sink's user and secret as basic authentication when @p basic_auth.
- * @return 0 on a 2xx answer; -1 otherwise, with "HTTP 500: first line of
- *         the answer" or libcurl's reason in @p err.
+ * The answer's status is left in @c http_status.
+ * @param empty  the answer must have no body: ClickHouse answers an INSERT
+ *               or a statement without a result, and InfluxDB a write,
+ *               with none; a 2xx with a body came from something else (a
+ *               proxy's page, a wrong URL) and did not store the rows.
+ * @return 0 on a 2xx answer (with no body when @p empty); -1 otherwise,
+ *         with "HTTP 500: first line of the answer", "HTTP 200 with a
+ *         body, which clickhouse never sends: its first line" or
+ *         libcurl's reason in @p err.
  */
 int export_http_post(struct export_sink *s, const char *url, const char *body, size_t len,
-		     struct curl_slist *headers, bool basic_auth, char *err, size_t errlen);
+		     struct curl_slist *headers, bool basic_auth, bool empty, char *err,
+		     size_t errlen);
 
 /**
  * export_http_post with basic authentication and no extra headers, the
- * answer's body appended to @p answer. @return as export_http_post (-1
- * with "out of memory" when the answer did not fit).
+ * answer's body appended to @p answer; @p answer NULL: a statement
+ * without a result, whose answer must have no body (@c empty).
+ * @return as export_http_post (-1 with "out of memory" when the answer
+ *         did not fit).
  */
 int export_http_query(struct export_sink *s, const char *url, const char *body, size_t len,
 		      struct xbuf *answer, char *err, size_t errlen);

@@ -461,6 +461,16 @@ walk_alerts(const struct dpmon_snapshot *cur, const struct dpmon_snapshot *prev,
 	}
 }
 
+char *
+export_alert_fingerprint(const struct dpmon_alert *a)
+{
+	/* The API's flags (JSON_COMPACT): the same text as its "fingerprint".
+	 * jansson's dump writes nothing into the value (thread-safe since
+	 * 2.11; Debian 12 has 2.14), so the HTTP thread may copy this
+	 * version of the alert at the same time. */
+	return a->fingerprint != NULL ? json_dumps(a->fingerprint, JSON_COMPACT) : NULL;
+}
+
 /* ------------------------------------------------------------------------
  * The walk.
  * --------------------------------------------------------------------- */

@@ -10,7 +10,11 @@ per subnet and per host in the database equal the shared tshark tables
 API's cumulative counts. The outage cases replay the capture forever
 (infinite_rx) while the server comes late, stops and comes back: the sums
 still equal dpmon's final counts. A server that never comes leaves the
-data plane and the API alone and its drops are counted.
+data plane and the API alone and its drops are counted. What a server
+does under a running export (tables dropped, a server back empty, a 2xx
+answer that is not its own) and reloads that remove and put back the
+section or change the format recover without a SIGHUP and keep the sums
+exact; the alerts rows carry the alert's fingerprint.
 """
 import ipaddress
 import os
@@ -173,8 +177,9 @@ def clickhouse_exact(h, fmt):
                 cols = {(t, name) for t, name in ch.rows(
                     "SELECT table, name FROM system.columns WHERE database = '%s'" % DB)}
                 c.true('older tables gained the new columns (hosts.peers, alerts.packets, '
-                       'alerts.tcp_syn)', {('hosts', 'peers'), ('alerts', 'packets'),
-                                           ('alerts', 'tcp_syn')} <= cols, repr(sorted(cols)))
+                       'alerts.tcp_syn, alerts.fingerprint)',
+                       {('hosts', 'peers'), ('alerts', 'packets'), ('alerts', 'tcp_syn'),
+                        ('alerts', 'fingerprint')} <= cols, repr(sorted(cols)))
             c.eq('d.stop() exit status', 0, d.stop())
     c.done()
 
@@ -607,6 +612,332 @@ def test_alert_events(h):
             r['packets'] for r in tables.get('hosts', []) if r['direction'] == 'ingress'))
     shutil_rmtree(tmp)
     c.done()
+
+
+
+def reload_config(d, change):
+    """Rewrite dpmon's configuration file with change(doc) and SIGHUP it;
+    return once the reload is applied (the summary's config.reloads)."""
+    import json
+    import signal as sig
+    before = d.summary()['config']['reloads']
+    cfgp = os.path.join(d.dir, 'dpmon.json')
+    with open(cfgp) as f:
+        doc = json.load(f)
+    change(doc)
+    with open(cfgp + '.tmp', 'w') as f:
+        json.dump(doc, f)
+    os.rename(cfgp + '.tmp', cfgp)
+    d.proc.send_signal(sig.SIGHUP)
+    wait_for('the reload to be applied', lambda: d.summary()['config']['reloads'] > before)
+
+
+def quiet(fn):
+    """fn() for a wait_for: None while the server or dpmon cannot answer yet
+    (no database yet, no snapshot yet)."""
+    def call():
+        try:
+            return fn()
+        except (TestFailure, OSError):
+            return None
+    return call
+
+
+def ch_totals(ch):
+    """{direction: (sum(packets), sum(bytes))} of the totals table."""
+    return {r[0]: (int(r[1]), int(r[2])) for r in ch.rows(
+        'SELECT toString(direction), sum(packets), sum(bytes) FROM %s.totals '
+        'GROUP BY direction' % DB)}
+
+
+def test_clickhouse_tables_gone(h):
+    """The tables go away while dpmon exports: DROP TABLE hosts, then a
+    server that comes back empty (no database). The first INSERT answered
+    404 (UNKNOWN_TABLE, UNKNOWN_DATABASE) makes them again and the spool
+    drains, with no SIGHUP; the rows of both lives of the server sum to
+    dpmon's final counts exactly."""
+    sub, _, _ = expected(h)
+    c = h.checker('clickhouse tables gone')
+    ch = servers.ClickHouse()
+    data = os.path.join(ch.dir, 'data')
+    try:
+        ch.start()
+        cfg = export_config(ch={'url': ch.url, 'database': DB, 'timeout_ms': 2000},
+                            retry_max_ms=1000, flush_timeout_ms=30000)
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-gone', extra_config=cfg, vdev_args=',infinite_rx=1') as d:
+            wait_for('host rows', quiet(lambda: int(ch.rows(
+                'SELECT count() FROM %s.hosts' % DB)[0][0]) > 0))
+            ch.query('DROP TABLE %s.hosts' % DB)
+            f0 = exporter(d.summary(), 'clickhouse')['failures']
+
+            def hosts_again():
+                t = ch.rows("SELECT count() FROM system.tables WHERE database = '%s' AND "
+                            "name = 'hosts'" % DB)
+                return t == [['1']] and int(ch.rows(
+                    'SELECT count() FROM %s.hosts' % DB)[0][0]) > 0
+            wait_for('dpmon.hosts made again, with rows', quiet(hosts_again), timeout=20)
+            e = exporter(d.summary(), 'clickhouse')
+            c.true('the 404 counted as a failure', e['failures'] > f0, repr(e))
+            c.true('last_error says the table is missing and made again',
+                   'Code: 60: table dpmon.hosts is missing; made again before the next '
+                   'attempt' in (e['last_error'] or ''), repr(e['last_error']))
+            wait_for('the spool to drain', lambda: exporter(d.summary(), 'clickhouse')
+                     ['spool_depth'] <= 1)
+
+            # The server comes back empty: its data directory set aside.
+            ch.stop()
+            os.rename(data, data + '.first')
+            time.sleep(2.0)
+            ch.start()
+            wait_for('the database made again and the spool drained', quiet(lambda: ch.rows(
+                "SELECT count() FROM system.tables WHERE database = '%s'" % DB) == [['4']]
+                and exporter(d.summary(), 'clickhouse')['spool_depth'] <= 1), timeout=30)
+            e = exporter(d.summary(), 'clickhouse')
+            c.true('last_error says the database is missing',
+                   'Code: 81: database dpmon is missing; made again before the next attempt'
+                   in (e['last_error'] or ''), repr(e['last_error']))
+            c.eq('rc of stop', 0, d.stop())
+            c.eq('dropped_intervals', 0, e['dropped_intervals'])
+            ing, eg = final_counts(d)
+        second = ch_totals(ch)
+        ch.stop()
+        os.rename(data, data + '.second')
+        os.rename(data + '.first', data)
+        ch.start()
+        first = ch_totals(ch)
+        for t, want in (('ingress', ing), ('egress', eg)):
+            got = tuple(first.get(t, (0, 0))[i] + second.get(t, (0, 0))[i] for i in (0, 1))
+            c.eq('totals %s: first server + the one back empty == final snapshot' % t,
+                 want, got)
+        c.true('rows in both lives of the server', first.get('ingress', (0, 0))[0] > 0 and
+               second.get('ingress', (0, 0))[0] > 0, repr((first, second)))
+    finally:
+        ch.__exit__(None, None, None)
+    c.done()
+
+
+def test_clickhouse_tables_gone_no_create(h):
+    """"create_tables": false and no hosts table: the error says what to
+    run; once the table is made by hand the spool drains, no SIGHUP, and
+    the sums are exact."""
+    import subprocess
+    sub, hosts, total_bytes = expected(h)
+    c = h.checker('clickhouse table missing, create_tables false')
+    with servers.ClickHouse() as ch:
+        p = subprocess.run([h.dpmon, '--print-schema', 'clickhouse'], capture_output=True,
+                           text=True)
+        ddl = {}
+        for stmt in p.stdout.split(';'):
+            m = re.search(r'CREATE (?:TABLE|DATABASE) IF NOT EXISTS dpmon(?:\.(\w+))?', stmt)
+            if m:
+                ddl[m.group(1) or ''] = stmt.strip()
+        c.eq('--print-schema: the database and four tables', ['', 'alerts', 'hosts',
+                                                              'subnets', 'totals'], sorted(ddl))
+        for t in ('', 'totals', 'subnets', 'alerts'):
+            ch.query(ddl[t])
+        cfg = export_config(ch={'url': ch.url, 'database': DB, 'create_tables': False,
+                                'timeout_ms': 2000}, retry_max_ms=500)
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-nocreate', extra_config=cfg) as d:
+            s = d.wait_counts(PACKETS, total_bytes, 0)
+            e = wait_for('the refusal', lambda: (lambda e: e if e['failures'] > 0 else None)(
+                exporter(d.summary(), 'clickhouse')))
+            c.eq('last_error: what to run',
+                 'writing hosts: HTTP 404: Code: 60: table dpmon.hosts is missing; '
+                 'create_tables is false: run dpmon --print-schema clickhouse | '
+                 'clickhouse-client --multiquery', e['last_error'])
+            time.sleep(1.0)
+            ch.query(ddl['hosts'])
+            wait_for('the spool to drain', lambda: exporter(d.summary(), 'clickhouse')
+                     ['spool_depth'] == 0, timeout=20)
+            check_clickhouse_tables(c, ch, d, s, sub, hosts)
+            c.eq('rc of stop', 0, d.stop())
+    c.done()
+
+
+def test_reload_storm(h):
+    """The export section removed and added again, five times, while the
+    capture replays: every interval is written once (the sums in ClickHouse
+    equal dpmon's final counts, not a multiple of them)."""
+    sub, _, _ = expected(h)
+    c = h.checker('export reload storm')
+    with servers.ClickHouse() as ch:
+        cfg = export_config(ch={'url': ch.url, 'database': DB, 'timeout_ms': 2000},
+                            retry_max_ms=500, flush_timeout_ms=10000)
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-storm', extra_config=cfg, vdev_args=',infinite_rx=1') as d:
+            wait_for('rows', quiet(lambda: ch_totals(ch).get('ingress', (0, 0))[0] > 0))
+            for i in range(5):
+                reload_config(d, lambda doc: doc.pop('export'))
+                c.eq('round %d: no exporter once removed' % i, [], d.summary()['exporters'])
+                time.sleep(1.5)
+                reload_config(d, lambda doc: doc.update(cfg))
+                c.eq('round %d: the exporter back' % i, ['clickhouse'],
+                     [e['name'] for e in d.summary()['exporters']])
+                time.sleep(1.0)
+            wait_for('the spool to drain', lambda: exporter(d.summary(), 'clickhouse')
+                     ['spool_depth'] <= 1)
+            e = exporter(d.summary(), 'clickhouse')
+            c.eq('rc of stop', 0, d.stop())
+            ing, eg = final_counts(d)
+        tot = ch_totals(ch)
+        c.eq('totals ingress in ClickHouse == final snapshot', ing, tot.get('ingress'))
+        c.eq('totals egress in ClickHouse == final snapshot', eg, tot.get('egress'))
+        c.eq('subnets ingress in ClickHouse == final snapshot', ing,
+             ch_sum(ch, 'subnets', "WHERE direction = 'ingress'"))
+        c.eq('dropped_intervals', 0, e['dropped_intervals'])
+    c.done()
+
+
+def test_reload_format(h):
+    """A reload changes the insert format while batches wait for the server:
+    each batch goes in the format it was encoded in (RowBinary sent as
+    JSONEachRow would be refused until the spool dropped it), and the
+    sums equal dpmon's final counts."""
+    sub, _, _ = expected(h)
+    c = h.checker('export format reloaded with batches spooled')
+    ch = servers.ClickHouse()
+    try:
+        cfg = export_config(ch={'url': ch.url, 'database': DB, 'timeout_ms': 2000},
+                            retry_max_ms=500, flush_timeout_ms=10000)
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-format', extra_config=cfg, vdev_args=',infinite_rx=1') as d:
+            wait_for('RowBinary batches spooled', quiet(lambda: exporter(
+                d.summary(), 'clickhouse')['spool_depth'] >= 3))
+            reload_config(d, lambda doc: doc['export']['clickhouse'].update(
+                format='JSONEachRow'))
+            s0 = d.summary()['snapshot_seq']
+            wait_for('JSONEachRow batches spooled after them',
+                     lambda: d.summary()['snapshot_seq'] >= s0 + 3)
+            ch.start()
+            wait_for('the spool to drain', lambda: exporter(d.summary(), 'clickhouse')
+                     ['spool_depth'] <= 1, timeout=30)
+            e = exporter(d.summary(), 'clickhouse')
+            c.eq('rc of stop', 0, d.stop())
+            ing, eg = final_counts(d)
+        tot = ch_totals(ch)
+        c.eq('totals ingress in ClickHouse == final snapshot', ing, tot.get('ingress'))
+        c.eq('totals egress in ClickHouse == final snapshot', eg, tot.get('egress'))
+        c.eq('dropped_intervals', 0, e['dropped_intervals'])
+        c.true('last_error is from the outage, never a parse error: %r' % e['last_error'],
+               'onnect' in (e['last_error'] or ''))
+    finally:
+        ch.__exit__(None, None, None)
+    c.done()
+
+
+def test_garbage_2xx(h):
+    """A 2xx answer with a body the server never sends for a write (a
+    proxy's page, "Ok." from a ClickHouse ping URL): a failure, counted and
+    retried; once the real answer comes, every row arrives once."""
+    sub, _, total_bytes = expected(h)
+    cases = [('clickhouse', 'Ok.\n', 'writing totals: HTTP 200 with a body, which clickhouse '
+              'never sends: Ok.'),
+             ('influxdb', '<html><body>Welcome to the proxy</body></html>',
+              'writing totals: HTTP 200 with a body, which influxdb never sends: <html><body>'
+              'Welcome to the proxy</body></html>')]
+    for name, garbage, reason in cases:
+        c = h.checker('2xx with a garbage body: %s' % name)
+        state = {'garbage': True}
+        got = []
+
+        def handler(req, name=name, garbage=garbage, state=state, got=got):
+            if name == 'clickhouse':
+                q = req['path'].split('query=', 1)[1] if 'query=' in req['path'] else ''
+                if not q.startswith('INSERT'):
+                    return 200, ''
+                if state['garbage']:
+                    return 200, garbage
+                if 'dpmon.totals' in q:
+                    got.extend(req['body'].decode().splitlines())
+                return 200, ''
+            if not req['path'].startswith('/write?'):
+                return 200, '{"results":[{"statement_id":0}]}'
+            if state['garbage']:
+                return 200, garbage
+            got.extend(req['body'].decode().splitlines())
+            return 204, ''
+        with servers.FakeHTTP(handler) as srv:
+            sink = {'url': srv.url, 'timeout_ms': 2000}
+            if name == 'clickhouse':
+                sink['format'] = 'JSONEachRow'
+            cfg = export_config(retry_max_ms=300, **{
+                'influx' if name == 'influxdb' else 'ch': sink})
+            with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in
+                                             enumerate(sub)],
+                             'export-garbage-' + name, extra_config=cfg) as d:
+                s = d.wait_counts(PACKETS, total_bytes, 0)
+                e = wait_for('two failures', lambda: (
+                    lambda x: x if x['failures'] >= 2 else None)(exporter(d.summary(), name)))
+                c.eq('last_error', reason, e['last_error'])
+                c.eq('batches (none taken)', 0, e['batches'])
+                c.eq('rows (none taken)', 0, e['rows'])
+                state['garbage'] = False
+                wait_for('the spool to drain', lambda: exporter(d.summary(), name)
+                         ['spool_depth'] == 0 and exporter(d.summary(), name)['batches'] > 0)
+                c.eq('rc of stop', 0, d.stop())
+            if name == 'clickhouse':
+                import json
+                rows = [json.loads(x) for x in got]
+                ingress = [(r['packets'], r['bytes']) for r in rows
+                           if r['direction'] == 'ingress']
+            else:
+                pts = [parse_line(x) for x in got]
+                ingress = [(f['packets'], f['bytes']) for m, t, f in pts
+                           if m == 'totals' and t['direction'] == 'ingress']
+            c.eq('totals ingress written once, after the retries == API',
+                 (s['totals']['ingress']['packets'], s['totals']['ingress']['bytes']),
+                 (sum(x[0] for x in ingress), sum(x[1] for x in ingress)))
+        c.done()
+
+
+def test_alert_fingerprint_clickhouse(h):
+    """The alert's fingerprint in the ClickHouse alerts rows, both insert
+    formats, against a real ClickHouse: the start row has none yet (""),
+    the end row holds the API's fingerprint of the ended alert."""
+    import json
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix='dpmon-export-fp-')
+    flood, _ = h.gen(tmp, 'in5', ['--subnet', '10.0.0.4/30', '--egress-percent', '0',
+                                  '--hosts', '1', '--packets', '40000', '--mix', 'udp=1'])
+    for fmt in ('RowBinary', 'JSONEachRow'):
+        c = h.checker('alert fingerprint in ClickHouse (%s)' % fmt)
+        with servers.ClickHouse() as ch:
+            cfg = export_config(ch={'url': ch.url, 'database': DB, 'format': fmt})
+            cfg.update({'average_time_constant_ms': 1000,
+                        'detection': {'thresholds': {'ingress': {'pps': 1000}}, 'hold_s': 1},
+                        'actions': {'flowspec': {'sample_packets': 200,
+                                                 'sample_timeout_s': 30}}})
+            with h.dpmon_run([flood], [('10.0.0.0/24', 'lan')], 'export-fp',
+                             extra_config=cfg, vdev_args=',infinite_rx=1') as d:
+                wait_for('the fingerprint ready', quiet(lambda: (lambda a: a and (
+                    a[0].get('fingerprint') or {}).get('state') == 'ready')(
+                        d.get('/api/v1/alerts')['alerts'])), timeout=30)
+                reload_config(d, lambda doc: doc['detection'].update(
+                    thresholds={'ingress': {'pps': 1e12}}))
+                alerts = wait_for('the alert to end', lambda: (
+                    lambda doc: doc if doc['alerts'] and doc['active'] == 0 else None)(
+                        d.get('/api/v1/alerts')), timeout=30)['alerts']
+                rows = wait_for('its end row', quiet(lambda: (
+                    lambda r: r if len(r) == 2 else None)([json.loads(x) for x in ch.query(
+                        'SELECT toString(event) AS ev, id, fingerprint FROM %s.alerts '
+                        'ORDER BY event FORMAT JSONEachRow' % DB).splitlines() if x])))
+                c.eq('rc of stop', 0, d.stop())
+            c.eq("the end row's fingerprint through ClickHouse 18.16's own JSON functions "
+                 "(docs/export.md)", [['ready']], ch.rows(
+                     "SELECT visitParamExtractString(fingerprint, 'state') FROM %s.alerts "
+                     "WHERE event = 'end'" % DB))
+            c.eq('alerts in the API', 1, len(alerts))
+            a = alerts[0]
+            c.eq('events and ids', [('start', str(a['id'])), ('end', str(a['id']))],
+                 [(r['ev'], str(r['id'])) for r in rows])
+            c.eq('start row: no fingerprint yet', '', rows[0]['fingerprint'])
+            c.eq('end row: the API\'s fingerprint', a['fingerprint'],
+                 json.loads(rows[1]['fingerprint'] or 'null'))
+            c.eq('its state', 'ready', a['fingerprint']['state'])
+        c.done()
+    shutil_rmtree(tmp)
 
 
 def shutil_rmtree(d):
