@@ -171,8 +171,11 @@ client(struct rng *r, unsigned family, struct dpmon_addr *a)
 		return;
 	}
 	dpmon_addr_parse("2001:db8:c000::", a);
-	for (int i = 5; i < 16; i++)
-		a->b[i] = (uint8_t)(x >> (8 * (i - 5)));
+	for (int i = 5; i < 16; i++) {
+		if (i == 13)
+			x = rng_next(r); /* bytes 5..12 from the first draw, 13..15 from a second */
+		a->b[i] = (uint8_t)(x >> (8 * ((i - 5) % 8)));
+	}
 }
 
 /*
