@@ -196,29 +196,35 @@ def ports_set(n):
     return vals
 
 
+def set_component(r, name, alts, sep, text):
+    """Component `name` of rule `r` from its alternatives `alts` (the
+    texts of GoBGP and ExaBGP alike, `sep` the TCP flags' separator)."""
+    if name in ('protocol', 'next-header'):
+        r['proto'] = {c[0][1] for c in numeric(alts)}
+    elif name in ('source-port', 'destination-port'):
+        r['sport' if name == 'source-port' else 'dport'] = ports_set(numeric(alts))
+    elif name in ('icmp-type', 'icmp-code'):
+        r[name.replace('-', '_')] = {c[0][1] for c in numeric(alts)}
+    elif name == 'tcp-flags':
+        r['flags'] = {flags_value(a, sep) for a in alts}
+    elif name == 'packet-length':
+        r['len'] = numeric(alts)
+    elif name == 'fragment':
+        r['frag'] = alts == ['is-fragment'] or ' '.join(alts)
+    else:
+        raise harness.TestFailure('component %r in %s' % (name, text))
+
+
 def from_gobgp(text):
     """GoBGP's text of a route ('[destination: 10.0.0.5/32][protocol: ==udp]...')."""
     r = empty_rule()
     for name, value in re.findall(r'\[([a-z-]+): ([^\]]*)\]', text):
-        alts = value.split()
         if name in ('destination', 'source'):
-            pfx = value.split('/')
+            pfx = value.split('/')  # IPv6: PREFIX/LEN/OFFSET
             r['dst' if name == 'destination' else 'src'] = ipaddress.ip_network(
                 '%s/%s' % (pfx[0], pfx[1]))
-        elif name == 'protocol':
-            r['proto'] = {c[0][1] for c in numeric(alts)}
-        elif name in ('source-port', 'destination-port'):
-            r['sport' if name == 'source-port' else 'dport'] = ports_set(numeric(alts))
-        elif name in ('icmp-type', 'icmp-code'):
-            r[name.replace('-', '_')] = {c[0][1] for c in numeric(alts)}
-        elif name == 'tcp-flags':
-            r['flags'] = {flags_value(a, None) for a in alts}
-        elif name == 'packet-length':
-            r['len'] = numeric(alts)
-        elif name == 'fragment':
-            r['frag'] = value.strip() == 'is-fragment' or value
         else:
-            raise harness.TestFailure('GoBGP component %r in %s' % (name, text))
+            set_component(r, name, value.split(), None, text)
     return r
 
 
@@ -227,25 +233,11 @@ def from_exabgp(text):
     r = empty_rule()
     for part in [p.strip() for p in text.split(';') if p.strip()]:
         name, _, value = part.partition(' ')
-        alts = value.replace('[', ' ').replace(']', ' ').split()
         if name in ('destination', 'source'):
             r['dst' if name == 'destination' else 'src'] = ipaddress.ip_network(value)
-        elif name in ('protocol', 'next-header'):
-            r['proto'] = {c[0][1] for c in numeric(alts)}
-        elif name in ('source-port', 'destination-port'):
-            r['sport' if name == 'source-port' else 'dport'] = ports_set(numeric(alts))
-        elif name in ('icmp-type', 'icmp-code'):
-            r[name.replace('-', '_')] = {c[0][1] for c in numeric(alts)}
-        elif name == 'tcp-flags':
-            r['flags'] = {flags_value(a, '+') for a in alts}
-        elif name == 'packet-length':
-            r['len'] = numeric(alts)
-        elif name == 'fragment':
-            r['frag'] = alts == ['is-fragment'] or value
         else:
-            raise harness.TestFailure('ExaBGP component %r in %s' % (name, text))
-    if r['proto'] is not None:
-        r['proto'] = {PROTOCOLS.get(p, p) for p in r['proto']}
+            set_component(r, name, value.replace('[', ' ').replace(']', ' ').split(), '+',
+                          text)
     return r
 
 
