@@ -392,20 +392,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpmon-gen: --output FILE.pcap is required\n");
 		rc = -EINVAL;
 	}
-	if (rc == 0 && cli.profile != NULL) {
-		rc = run_profile(&o, &cli);
+	if (rc == 0 && (cli.profile != NULL || cli.attack_only != NULL)) {
+		rc = cli.profile != NULL ? run_profile(&o, &cli) : run_attack(&o, &cli);
 		dpmon_gen_opts_free(&o);
 		if (rc == EXIT_USAGE)
-			fprintf(stderr, "usage: dpmon-gen --profile FILE --output FILE.pcap "
-					"[--packets N] [--seed S] [--summary text|json]\n");
-		return rc;
-	}
-	if (rc == 0 && cli.attack_only != NULL) {
-		rc = run_attack(&o, &cli);
-		dpmon_gen_opts_free(&o);
-		if (rc == EXIT_USAGE)
-			fprintf(stderr, "usage: dpmon-gen --attack KIND --victim ADDR... --output "
-					"FILE.pcap [options]; see --help\n");
+			fputs(cli.profile != NULL
+				      ? "usage: dpmon-gen --profile FILE --output FILE.pcap "
+					"[--packets N] [--seed S] [--summary text|json]\n"
+				      : "usage: dpmon-gen --attack KIND --victim ADDR... --output "
+					"FILE.pcap [options]; see --help\n",
+			      stderr);
 		return rc;
 	}
 	if (rc == 0)
