@@ -283,6 +283,9 @@ run_profile(const struct dpmon_gen_opts *o, const struct cli *cli)
 
 /* ----------------------------------------------------------- --attack */
 
+static const char usage_attack[] = "usage: dpmon-gen --attack KIND --victim ADDR... --output "
+				   "FILE.pcap [options]; see --help\n";
+
 /* Apply attack option @p c to @p cli; returns 0 or -EINVAL (message printed). */
 static int
 apply_attack_option(int c, const char *arg, struct cli *cli)
@@ -399,15 +402,17 @@ main(int argc, char **argv)
 			fputs(cli.profile != NULL
 				      ? "usage: dpmon-gen --profile FILE --output FILE.pcap "
 					"[--packets N] [--seed S] [--summary text|json]\n"
-				      : "usage: dpmon-gen --attack KIND --victim ADDR... --output "
-					"FILE.pcap [options]; see --help\n",
+				      : usage_attack,
 			      stderr);
 		return rc;
 	}
 	if (rc == 0)
 		rc = dpmon_gen_check(&o, stderr);
 	if (rc != 0) {
-		fprintf(stderr, "usage: dpmon-gen --output FILE.pcap [options]; see --help\n");
+		fputs(cli.attack_only != NULL
+			      ? usage_attack
+			      : "usage: dpmon-gen --output FILE.pcap [options]; see --help\n",
+		      stderr);
 		dpmon_gen_opts_free(&o);
 		return EXIT_USAGE;
 	}

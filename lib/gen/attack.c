@@ -481,7 +481,7 @@ dpmon_gen_attack_write(const struct dpmon_gen_attack_opts *o, struct dpmon_gen_a
 	if (d == NULL) {
 		rc = errno ? -errno : -EIO;
 		if (err != NULL)
-			fprintf(err, "dpmon-gen: %s: %s\n", o->output, pcap_geterr(pd));
+			fprintf(err, "dpmon-gen: %s\n", pcap_geterr(pd)); /* "FILE: why" */
 		pcap_close(pd);
 		return rc;
 	}
