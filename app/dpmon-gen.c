@@ -9,6 +9,10 @@
  * With --profile FILE the packets come from a Pktgen-DPDK or kernel
  * pktgen profile instead (lib/gen/profile.h): only --output, --packets, --seed
  * and --summary apply, and any synthetic-traffic option is a usage error.
+ * With --attack KIND the packets are attacks on the --victim addresses
+ * that follow, mixed with the victims' own traffic (lib/gen/attack.h):
+ * --output, --packets, --seed, --summary, --legit-percent and --labels
+ * apply, and an option of the mix generator is a usage error.
  * Exit status: 0 written, 1 write failed, 2 usage error (a profile line
  * dpmon-gen does not understand is a usage error too).
  *
@@ -21,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attack.h"
 #include "gen.h"
 #include "numbers.h"
 #include "profile.h"
@@ -46,6 +51,10 @@ enum {
 	OPT_SEED,
 	OPT_SUMMARY,
 	OPT_PROFILE,
+	OPT_ATTACK,
+	OPT_VICTIM,
+	OPT_LEGIT,
+	OPT_LABELS,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +71,10 @@ static const struct option long_opts[] = {
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"summary", required_argument, NULL, OPT_SUMMARY},
 	{"profile", required_argument, NULL, OPT_PROFILE},
+	{"attack", required_argument, NULL, OPT_ATTACK},
+	{"victim", required_argument, NULL, OPT_VICTIM},
+	{"legit-percent", required_argument, NULL, OPT_LEGIT},
+	{"labels", required_argument, NULL, OPT_LABELS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -100,6 +113,15 @@ usage(FILE *out)
 	      "      --profile FILE       render a Pktgen-DPDK (.pkt) or kernel pktgen (.sh)\n"
 	      "                           profile instead; with --output, --packets (default:\n"
 	      "                           the profile's count), --seed, --summary only\n"
+	      "      --attack KIND        write an attack capture instead: the victims of the\n"
+	      "                           --victim options that follow get attack KIND:\n"
+	      "                           dns-amp, ntp-amp, memcached, syn, frag, ack, udp-syn,\n"
+	      "                           one-source, spoofed; with --output, --packets (dealt\n"
+	      "                           to the victims in turn), --seed, --summary, and:\n"
+	      "      --victim ADDR        an IPv4 or IPv6 victim of the last --attack; repeatable\n"
+	      "      --legit-percent P    the share of each victim's packets that are its own\n"
+	      "                           traffic (TCP 443/80, DNS, ping) (default 33)\n"
+	      "      --labels FILE        write one byte per packet: 1 attack, 0 legitimate\n"
 	      "  -h, --help               this help\n"
 	      "  -V, --version            print the version\n"
 	      "\n"
@@ -179,25 +201,44 @@ apply_option(int c, const char *arg, struct dpmon_gen_opts *o, bool *json)
 /* Command-line state beyond struct dpmon_gen_opts. */
 struct cli {
 	bool json;
-	const char *profile;   /* --profile FILE, or NULL */
-	bool packets_given;    /* --packets was given */
-	const char *synthetic; /* the first synthetic-traffic option given, or NULL */
+	const char *profile;     /* --profile FILE, or NULL */
+	bool packets_given;      /* --packets was given */
+	const char *synthetic;   /* the first synthetic-traffic option given, or NULL */
+	const char *mix_only;    /* the first option of the mix generator alone, or NULL */
+	const char *attack_only; /* the first option of attack captures alone, or NULL */
+	bool attack_given;       /* an --attack was given (the kind of the next victims) */
+	bool victim_pending;     /* the last --attack has no --victim yet */
+	enum dpmon_gen_attack_kind kind;
+	struct dpmon_gen_attack_opts attack;
 };
 
-/* Remember what --profile needs to know about option @p c. */
+/* True for the options of attack captures alone. */
+static bool
+attack_option(int c)
+{
+	return c == OPT_ATTACK || c == OPT_VICTIM || c == OPT_LEGIT || c == OPT_LABELS;
+}
+
+/* Remember what --profile and --attack need to know about option @p c. */
 static void
 note_option(struct cli *cli, int c)
 {
 	const struct option *lo;
+	const char *name = NULL;
 
 	if (c == 'n')
 		cli->packets_given = true;
-	if (c == 'o' || c == 'n' || c == OPT_SEED || c == OPT_SUMMARY || c == OPT_PROFILE ||
-	    cli->synthetic != NULL)
+	if (c == 'o' || c == 'n' || c == OPT_SEED || c == OPT_SUMMARY || c == OPT_PROFILE)
 		return;
 	for (lo = long_opts; lo->name != NULL; lo++)
 		if (lo->val == c)
-			cli->synthetic = lo->name;
+			name = lo->name;
+	if (cli->synthetic == NULL)
+		cli->synthetic = name;
+	if (attack_option(c) && cli->attack_only == NULL)
+		cli->attack_only = name;
+	else if (!attack_option(c) && cli->mix_only == NULL)
+		cli->mix_only = name;
 }
 
 /*
@@ -240,6 +281,79 @@ run_profile(const struct dpmon_gen_opts *o, const struct cli *cli)
 	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* ----------------------------------------------------------- --attack */
+
+static const char usage_attack[] = "usage: dpmon-gen --attack KIND --victim ADDR... --output "
+				   "FILE.pcap [options]; see --help\n";
+
+/* Apply attack option @p c to @p cli; returns 0 or -EINVAL (message printed). */
+static int
+apply_attack_option(int c, const char *arg, struct cli *cli)
+{
+	const char *why = NULL;
+
+	switch (c) {
+	case OPT_ATTACK:
+		if (dpmon_gen_attack_kind_parse(arg, &cli->kind) != 0)
+			return bad_value("attack", arg,
+					 "expected dns-amp, ntp-amp, memcached, syn, frag, ack, "
+					 "udp-syn, one-source or spoofed");
+		cli->attack_given = true;
+		cli->victim_pending = true;
+		return 0;
+	case OPT_VICTIM:
+		if (!cli->attack_given)
+			return bad_value("victim", arg, "give --attack KIND before its victims");
+		cli->victim_pending = false;
+		return dpmon_gen_attack_add_victim(&cli->attack, cli->kind, arg, &why)
+			       ? bad_value("victim", arg, why)
+			       : 0;
+	case OPT_LEGIT:
+		return gen_parse_u32(arg, 100, &cli->attack.legit_percent) == 0
+			       ? 0
+			       : bad_value("legit-percent", arg, "expected 0..100");
+	case OPT_LABELS:
+		cli->attack.labels = arg;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * Write the attack capture of @p cli with the common options of @p o.
+ * @return the exit status.
+ */
+static int
+run_attack(const struct dpmon_gen_opts *o, struct cli *cli)
+{
+	struct dpmon_gen_attack_summary s;
+	int rc;
+
+	if (cli->mix_only != NULL) {
+		fprintf(stderr,
+			"dpmon-gen: --%s cannot be combined with --attack (the attack "
+			"defines the traffic)\n",
+			cli->mix_only);
+		return EXIT_USAGE;
+	}
+	if (!cli->attack_given || cli->victim_pending) {
+		fprintf(stderr, "dpmon-gen: %s\n",
+			cli->attack_given ? "--attack KIND needs a --victim ADDR after it"
+					  : "--victim, --legit-percent and --labels need --attack");
+		return EXIT_USAGE;
+	}
+	cli->attack.output = o->output;
+	cli->attack.packets = o->packets;
+	cli->attack.seed = o->seed;
+	rc = dpmon_gen_attack_write(&cli->attack, &s, stderr);
+	if (rc == -EINVAL)
+		return EXIT_USAGE;
+	if (rc == 0)
+		rc = dpmon_gen_attack_summary_print(&cli->attack, &s, cli->json, stdout);
+	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 /* ------------------------------------------------------------------------
  * Main.
  * --------------------------------------------------------------------- */
@@ -253,6 +367,7 @@ main(int argc, char **argv)
 	int c, rc = 0;
 
 	dpmon_gen_defaults(&o);
+	cli.attack.legit_percent = 33;
 	while (rc == 0 && (c = getopt_long(argc, argv, "o:s:n:hV", long_opts, NULL)) != -1) {
 		if (c == 'h' || c == 'V') {
 			if (c == 'h')
@@ -267,6 +382,8 @@ main(int argc, char **argv)
 			rc = -EINVAL;
 		else if (c == OPT_PROFILE)
 			cli.profile = optarg;
+		else if (attack_option(c))
+			rc = apply_attack_option(c, optarg, &cli);
 		else
 			rc = apply_option(c, optarg, &o, &cli.json);
 	}
@@ -278,18 +395,24 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpmon-gen: --output FILE.pcap is required\n");
 		rc = -EINVAL;
 	}
-	if (rc == 0 && cli.profile != NULL) {
-		rc = run_profile(&o, &cli);
+	if (rc == 0 && (cli.profile != NULL || cli.attack_only != NULL)) {
+		rc = cli.profile != NULL ? run_profile(&o, &cli) : run_attack(&o, &cli);
 		dpmon_gen_opts_free(&o);
 		if (rc == EXIT_USAGE)
-			fprintf(stderr, "usage: dpmon-gen --profile FILE --output FILE.pcap "
-					"[--packets N] [--seed S] [--summary text|json]\n");
+			fputs(cli.profile != NULL
+				      ? "usage: dpmon-gen --profile FILE --output FILE.pcap "
+					"[--packets N] [--seed S] [--summary text|json]\n"
+				      : usage_attack,
+			      stderr);
 		return rc;
 	}
 	if (rc == 0)
 		rc = dpmon_gen_check(&o, stderr);
 	if (rc != 0) {
-		fprintf(stderr, "usage: dpmon-gen --output FILE.pcap [options]; see --help\n");
+		fputs(cli.attack_only != NULL
+			      ? usage_attack
+			      : "usage: dpmon-gen --output FILE.pcap [options]; see --help\n",
+		      stderr);
 		dpmon_gen_opts_free(&o);
 		return EXIT_USAGE;
 	}

@@ -42,15 +42,18 @@ _dpmon_gen()
 	case $prev in
 	-o | --output) _dpmon_files '*.pcap'; return ;;
 	--profile) _dpmon_files; return ;;
+	--labels) _dpmon_files; return ;;
+	--attack) _dpmon_reply "dns-amp ntp-amp memcached syn frag ack udp-syn one-source
+		spoofed"; return ;;
 	--summary) _dpmon_reply "text json"; return ;;
 	--size) _dpmon_reply "imix"; return ;;
 	--mix) _dpmon_reply "tcp=40,udp=50,icmp=10,other=0"; return ;;
 	-s | --subnet | --hosts | -n | --packets | --egress-percent | --internal-percent | \
-		--peers | --vlan | --seed) COMPREPLY=(); return ;;
+		--peers | --vlan | --seed | --victim | --legit-percent) COMPREPLY=(); return ;;
 	esac
 	_dpmon_reply "-o --output -s --subnet --hosts -n --packets --mix --size
 		--egress-percent --internal-percent --peers --vlan --seed --summary --profile
-		-h --help -V --version"
+		--attack --victim --legit-percent --labels -h --help -V --version"
 }
 
 _dpmonctl()

@@ -2,8 +2,9 @@
 /*
  * test_detect_events.c — what detection hands to the other modules: the
  * events posted to the actions (lib/detect/actions.h) at alert start and end, the
- * sampler's watch list and drains (lib/detect/sampler.h), and the sampler's summary
- * as the alert's "sample".
+ * sampler's watch list and drains (lib/detect/sampler.h), the sampler's summary
+ * as the alert's "sample", and the attack's share of a FlowSpec sample (from the
+ * fired metric's peak).
  *
  * This executable defines the actions' and the sampler's functions itself,
  * as recorders, so the linker takes these instead of lib/detect/actions.c and
@@ -21,6 +22,8 @@
 #include "actions.h"
 #include "config.h"
 #include "detect.h"
+#include "fingerprint.h"
+#include "flowspec.h"
 #include "sample.h"
 #include "snapshot.h"
 #include "test_eal.h"
@@ -44,6 +47,8 @@ struct dpmon_sampler {
 	unsigned n_forgotten;
 	uint64_t sampled_id; /* summary answered for this alert only */
 	int packets;
+	uint64_t fp_id;            /* fingerprint answered for this alert only */
+	const struct dpmon_fp *fp; /* that fingerprint */
 };
 
 static struct dpmon_actions actions_rec;
@@ -91,7 +96,11 @@ dpmon_actions_flowspec(struct dpmon_actions *a, uint64_t alert_id, const struct 
 const struct dpmon_flowspec_conf *
 dpmon_sampler_flowspec(const struct dpmon_sampler *s)
 {
-	static struct dpmon_flowspec_conf fc = {.sample_packets = 500, .sample_timeout_s = 10};
+	static struct dpmon_flowspec_conf fc = {.sample_packets = 500,
+						.sample_timeout_s = 10,
+						.min_coverage = 0.95,
+						.max_rules_per_alert = 3,
+						.components = DPMON_FS_C_ALL};
 
 	(void)s;
 	return &fc;
@@ -100,9 +109,7 @@ dpmon_sampler_flowspec(const struct dpmon_sampler *s)
 const struct dpmon_fp *
 dpmon_sampler_fingerprint(struct dpmon_sampler *s, uint64_t alert_id)
 {
-	(void)s;
-	(void)alert_id;
-	return NULL;
+	return alert_id == s->fp_id ? s->fp : NULL;
 }
 
 struct dpmon_sampler *
@@ -175,6 +182,61 @@ snap(uint64_t seq, double uptime_s, double pps1, double pps2)
 		for (int d = 0; d < DPMON_DIR_MAX; d++)
 			s->hosts[i].dir[d].flows = -1;
 	return s;
+}
+
+/*
+ * The attack's share of a FlowSpec sample comes from the fired metric's
+ * peak, not from its value at the alert's start (the moving average just
+ * past the limit): 10.0.0.2 starts at 20 pps against a limit of 10, then
+ * reaches 100 pps while its 500 packets are sampled; the rules must match
+ * 1 - 10/100 = 90 % of them, 450 (at the start's 20 pps: 250).
+ */
+static void
+test_flowspec_share(struct dpmon_actions *act, struct dpmon_sampler *smp)
+{
+	static struct dpmon_fp_pkt pkts[500];
+	struct dpmon_fp fp = {.want = 500, .n = 500, .pkts = pkts};
+	struct dpmon_config cfg;
+	struct dpmon_detect *d;
+	struct dpmon_snapshot *s;
+	json_t *fs;
+
+	for (int i = 0; i < 500; i++) {
+		pkts[i] = (struct dpmon_fp_pkt){.family = 4,
+						.ip_proto = 17,
+						.ports = 1,
+						.sport = 53,
+						.dport = 1024,
+						.ip_len = 1400};
+		dpmon_addr_from_v4(&pkts[i].src, 0xc6120001); /* 198.18.0.1 */
+	}
+	REQUIRE(dpmon_config_parse("{\"ports\": [{\"device\": \"a\"}], \"subnets\": "
+				   "[{\"prefix\": \"10.0.0.0/8\"}], \"detection\": {\"ban\": true,"
+				   " \"mitigation\": \"flowspec\", \"thresholds\": {\"ingress\":"
+				   " {\"pps\": 10}}}}",
+				   "test", &cfg, stderr) == 0);
+	d = dpmon_detect_create(&cfg.detect, smp, act);
+	REQUIRE(d != NULL);
+	s = snap(20, 20, 0, 20); /* alert 1 starts at 20 pps */
+	REQUIRE(dpmon_detect_run(d, s, T0 + 20) == 0);
+	dpmon_snapshot_free(s);
+	s = snap(21, 21, 0, 100); /* its peak: 100 pps; still sampling */
+	REQUIRE(dpmon_detect_run(d, s, T0 + 21) == 0);
+	REQUIRE(s->n_alerts == 1);
+	CHECK(s->alerts[0]->flowspec == NULL);
+	dpmon_snapshot_free(s);
+	smp->fp_id = 1;
+	smp->fp = &fp;
+	s = snap(22, 22, 0, 100); /* the sample is in: the rules */
+	REQUIRE(dpmon_detect_run(d, s, T0 + 22) == 0);
+	REQUIRE(s->n_alerts == 1);
+	fs = s->alerts[0]->flowspec;
+	CHECK(json_integer_value(json_object_get(fs, "attack_packets")) == 450);
+	CHECK(json_array_size(json_object_get(fs, "rules")) == 1);
+	dpmon_snapshot_free(s);
+	smp->fp = NULL;
+	dpmon_detect_free(d);
+	dpmon_config_free(&cfg);
 }
 
 int
@@ -307,8 +369,10 @@ main(void)
 	CHECK(strcmp(dpmon_addr_format(&smp->hosts[0], addr, sizeof(addr)), "10.0.0.0") == 0);
 	dpmon_snapshot_free(s);
 	dpmon_detect_free(d);
+	dpmon_config_free(&cfg);
+
+	test_flowspec_share(act, smp);
 	dpmon_actions_free(act);
 	dpmon_sampler_free(smp);
-	dpmon_config_free(&cfg);
 	return test_finish("test_detect_events");
 }

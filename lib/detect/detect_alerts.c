@@ -221,12 +221,16 @@ flowspec_unwanted(const struct dpmon_detect *d, const struct host_state *st,
 /*
  * The attack's estimated share of the sample: what the fired metric has
  * beyond its limit (the host's own traffic is taken to be at most the
- * limit), at least 5 %.
+ * limit), at least 5 %. The metric is read at its peak since the alert's
+ * start, while the sample was taken: its value at the start is the
+ * moving average the moment it crossed the limit, still rising with the
+ * attack, and would take almost all of the sample for the host's own.
  */
 static double
 attack_share(const struct dpmon_alert *a)
 {
-	double share = a->value > 0 && a->threshold > 0 ? 1 - a->threshold / a->value : 1;
+	double v = a->peak[a->metric] > a->value ? a->peak[a->metric] : a->value;
+	double share = v > 0 && a->threshold > 0 ? 1 - a->threshold / v : 1;
 
 	return share < 0.05 ? 0.05 : share > 1 ? 1 : share;
 }

@@ -22,13 +22,12 @@
  * (zero words add nothing to a ones' complement sum), so they are all
  * computed and valid. IP lengths match the frame exactly, no padding.
  *
- * Randomness: xoshiro256** (Blackman & Vigna) seeded through splitmix64;
- * bounded draws use the high 32 bits times the bound (bias < bound/2^32,
- * irrelevant here, and deterministic).
+ * Randomness: rng.h (xoshiro256** seeded through splitmix64).
  */
 #include "cksum.h"
 #include "gen.h"
 #include "numbers.h"
+#include "rng.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -70,73 +69,6 @@ static const char *const total_names[DPMON_TOTAL_MAX] = {
 	"internal",
 	"external",
 };
-
-/* ------------------------------------------------------------------------
- * The pseudo-random generator.
- * --------------------------------------------------------------------- */
-
-struct rng {
-	uint64_t s[4];
-};
-
-static uint64_t
-splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static void
-rng_seed(struct rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static inline uint64_t
-rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** 1.0 */
-static inline uint64_t
-rng_next(struct rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-/* A draw in [0, n), n <= 2^32. */
-static inline uint32_t
-rng_below(struct rng *r, uint64_t n)
-{
-	return (uint32_t)(((rng_next(r) >> 32) * n) >> 32);
-}
-
-/* Index into a cumulative weight table cum[0..n) whose last entry is the total. */
-static inline uint32_t
-rng_weighted(struct rng *r, const uint32_t *cum, uint32_t n)
-{
-	uint32_t x = rng_below(r, cum[n - 1]);
-	uint32_t i = 0;
-
-	while (x >= cum[i])
-		i++;
-	return i;
-}
 
 /* ------------------------------------------------------------------------
  * Options.
