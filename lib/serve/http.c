@@ -3,7 +3,7 @@
  * http.c — the HTTP transport: libmicrohttpd in front of api.c, prom.c
  * and the page. The guard (http_guard.c) owns the listening socket, runs
  * libmicrohttpd from its own thread and admits connections; every request
- * is answered from that thread, in these steps (the access handler):
+ * is handled in that thread, in these steps (the access handler):
  *
  *   framing check (later requests of a connection; the guard checked the
  *   first) → head limits (the guard's again: under TLS it cannot read the
@@ -13,6 +13,14 @@
  *   (http_upload.c) → CORS preflight? (http_cors.c) → collect the query →
  *   from a response cache (http_cache.c), else /metrics, /, or the JSON
  *   API on the current snapshot → If-None-Match → queue the response.
+ *
+ * A heavy answer missing from the caches (is_heavy: the collections that
+ * grow with hosts or subnets) is rendered by the pool (http_pool.c) while
+ * libmicrohttpd keeps its connection suspended, so /health and the
+ * summary never wait behind it; requests for an answer being rendered
+ * share that render (http_inflight.c). Answers over 64 KiB are counted
+ * until sent, per client address and in all (http_hold.c): past the
+ * bound, a 503.
  *
  * GET and HEAD are answered on the access handler's second call, once the
  * whole request was read (keep-alive); any other method on a snapshot

@@ -209,6 +209,10 @@ def non_readers(h, d, c):
         for _, s in socks:
             s.close()
     c.eq('non-readers: answers neither 200 nor the JSON 503', [], bad)
+    # /metrics is rendered once per snapshot: one after the last answer
+    seq = d.summary()['snapshot_seq']
+    while d.summary()['snapshot_seq'] == seq:
+        time.sleep(0.05)
     refused = 0
     for addr, got in answers.items():
         sizes = [n for n in got if n >= 0]
