@@ -15,7 +15,8 @@
  *   API on the current snapshot → If-None-Match → queue the response.
  *
  * A heavy answer missing from the caches (is_heavy: the collections that
- * grow with hosts or subnets) is rendered by the pool (http_pool.c) while
+ * grow with hosts or subnets, on a snapshot past a couple of thousand hosts
+ * or 256 subnets) is rendered by the pool (http_pool.c) while
  * libmicrohttpd keeps its connection suspended, so /health and the
  * summary never wait behind it; requests for an answer being rendered
  * share that render (http_inflight.c). Answers over 64 KiB are counted
@@ -779,8 +780,14 @@ health_verdict(const struct dpmon_http *h, const char *url, struct dpmon_health_
 static const char *const heavy_paths[] = {"/api/v1/hosts", "/api/v1/history", "/api/v1/subnets",
 					  "/api/v1/alerts", "/metrics"};
 
+/* Snapshots up to these sizes are rendered on the loop thread: a few
+ * milliseconds at most, less than the round trip through the pool. */
+#define INLINE_MAX_HOSTS   2048
+#define INLINE_MAX_SUBNETS 256
+
+/* Whether @p method on @p url names a heavy collection. */
 static bool
-is_heavy(const char *url, const char *method)
+is_heavy_path(const char *url, const char *method)
 {
 	if (!http_is_read_method(method))
 		return false;
@@ -788,6 +795,21 @@ is_heavy(const char *url, const char *method)
 		if (path_is(url, heavy_paths[i]))
 			return true;
 	return false;
+}
+
+/* Whether the request goes to the pool: a heavy collection on a snapshot
+ * past the inline sizes. */
+static bool
+is_heavy(struct dpmon_http *h, const char *url, const char *method)
+{
+	struct dpmon_snapshot *s;
+	bool big;
+
+	if (!is_heavy_path(url, method) || (s = dpmon_snap_acquire(h->store)) == NULL)
+		return false;
+	big = s->n_hosts > INLINE_MAX_HOSTS || s->n_subnets > INLINE_MAX_SUBNETS;
+	dpmon_snap_release(h->store, s);
+	return big;
 }
 
 /* A request whose answer a pool thread renders; kept in libmicrohttpd's
@@ -870,6 +892,17 @@ run_job(struct http_job *pj)
 	MHD_resume_connection(j->c); /* wakes the loop: libmicrohttpd's epoll set has its ITC */
 }
 
+/* The pool stopped before it ran job @p j: a 503, and the loop thread
+ * sends it. Thread-safety: the thread that stops the server. */
+static void
+cancel_job(struct http_job *pj)
+{
+	struct job *j = (struct job *)pj;
+
+	reply_error(&j->r, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is stopping");
+	MHD_resume_connection(j->c);
+}
+
 /*
  * Hand heavy request @p c to the pool: suspend it (off the header
  * deadline) until its answer is rendered. A client whose unread answers
@@ -896,7 +929,7 @@ defer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const cha
 		reply_error(&r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 		return send_reply(h, c, &r);
 	}
-	*j = (struct job){.pj.run = run_job,
+	*j = (struct job){.pj = {.run = run_job, .cancel = cancel_job},
 			  .h = h,
 			  .c = c,
 			  .url = url,
@@ -949,7 +982,7 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 		; /* from the response cache */
 	else if (key_len > 0 && serve_cached(h, -1, key, key_len, &req, &r, false))
 		; /* from the query cache */
-	else if (is_heavy(url, method))
+	else if (is_heavy(h, url, method))
 		return defer(h, c, url, method, &q, slot, key, key_len, con_cls);
 	else
 		render_answer(h, url, method, &q, &req, slot, key, key_len, &r);
@@ -1122,7 +1155,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	bool nul = REQ_IS(*con_cls, REQ_NEW_NUL), long_target = REQ_IS(*con_cls, REQ_NEW_LONG);
 	enum MHD_Result ret;
 
-	if (*con_cls != NULL && !is_mark(*con_cls) && is_heavy(url, method))
+	if (*con_cls != NULL && !is_mark(*con_cls) && is_heavy_path(url, method))
 		return answer_job(h, c, *con_cls); /* taken up again: its answer is ready */
 	if ((nul || long_target || REQ_IS(*con_cls, REQ_NEW)) &&
 	    (framing_refused(h, c, &ret) || head_refused(h, c, version, long_target, &ret) ||

@@ -6,24 +6,19 @@
  * the data path (these threads never touch worker memory), so a lock is
  * the simple and right tool. A stopping pool still runs what was queued:
  * the HTTP server suspended a connection for each job and resumes it only
- * when its job ran. The threads run at nice HTTP_POOL_NICE, so that on a
- * busy machine the loop thread, which answers /health and the summary,
- * gets the CPU first.
+ * when its job ran or was cancelled, so a stopping pool cancels what
+ * still waits (a render could take seconds) and lets the running ones end.
  */
 #include "http_pool.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 static void *
 pool_main(void *arg)
 {
 	struct http_pool *p = arg;
 
-	/* Below the loop thread (nice 0): its short answers come first. */
-	(void)!setpriority(PRIO_PROCESS, (id_t)gettid(), HTTP_POOL_NICE);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct http_job *j;
@@ -99,12 +94,23 @@ http_pool_submit(struct http_pool *p, struct http_job *j)
 void
 http_pool_stop(struct http_pool *p)
 {
+	struct http_job *j;
+
 	if (!p->started)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->stopping = true;
+	j = p->head;
+	p->head = p->tail = NULL;
+	p->queued = 0;
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
+	while (j != NULL) {
+		struct http_job *next = j->next;
+
+		j->cancel(j);
+		j = next;
+	}
 	for (unsigned i = 0; i < p->n_threads; i++)
 		pthread_join(p->threads[i], NULL);
 	p->n_threads = 0;

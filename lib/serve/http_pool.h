@@ -13,16 +13,15 @@
 
 /** Threads of the pool. */
 #define HTTP_POOL_THREADS 2
-/** The threads' nice value (the loop thread keeps the process's). */
-#define HTTP_POOL_NICE    10
 /** Jobs waiting at most; a job past it is refused (the caller answers 503). */
 #define HTTP_POOL_QUEUE   1024
 
 /* One piece of work; the submitter owns it and keeps it alive until run
- * has returned (run itself tells the submitter it is done). */
+ * or cancel has returned (each tells the submitter it is done). */
 struct http_job {
 	struct http_job *next;
 	void (*run)(struct http_job *j);
+	void (*cancel)(struct http_job *j); /* instead of run, when the pool stops first */
 };
 
 /* The threads and their queue. */
@@ -53,8 +52,9 @@ int http_pool_start(struct http_pool *p);
 int http_pool_submit(struct http_pool *p, struct http_job *j);
 
 /**
- * Run every job still waiting, then stop the threads and wait for them,
- * and free @p p's lock. A pool that never started is ignored.
+ * Cancel every job still waiting (j->cancel, on the calling thread), let
+ * the threads finish the jobs they run, stop them and wait for them, and
+ * free @p p's lock. A pool that never started is ignored.
  * Thread-safety: the thread that started it, once.
  */
 void http_pool_stop(struct http_pool *p);

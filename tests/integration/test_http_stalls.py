@@ -6,7 +6,8 @@ docs/operations.md, "HTTP limits"), at 30 000 hosts (dpmon-gen) and
 
 - four clients pull /api/v1/hosts?limit=10000 (about 10 MB) and
   /api/v1/history in a loop: a poller's /health and /api/v1/summary are
-  all answered 200, their p99 within POLL_P99_MS; every large answer is
+  all answered 200, their p50 within POLL_P50_MS and their p99 within
+  POLL_P99_MS; every large answer is
   whole and the pages hold exactly 10 000 hosts;
 - 120 connections from three loopback addresses request
   /api/v1/hosts?limit=10000 and do not read: the poller likewise; then
@@ -16,9 +17,9 @@ docs/operations.md, "HTTP limits"), at 30 000 hosts (dpmon-gen) and
   dpmon_http_overloaded_total{reason="unread"} counts exactly those;
   dpmon's resident memory grows by less than the three addresses' bound.
 
-The latency bound is generous for a shared 2-core machine (the target on
-an idle one is 50 ms, docs/performance.md); before the pool, the same
-poller waited seconds (p50 1.6 s with four readers).
+The latency bounds are generous for a shared 2-core machine (the target
+on an idle one is a p99 of 50 ms, docs/performance.md); before the pool,
+the same poller waited seconds (p50 1.6 s with four readers).
 """
 import http.client
 import json
@@ -42,7 +43,8 @@ PAGE_HOSTS = 10000
 READERS = 4
 POLL_S = 6.0
 POLL_EVERY_S = 0.02
-POLL_P99_MS = 250.0
+POLL_P50_MS = 50.0
+POLL_P99_MS = 500.0
 
 NON_READERS = 120
 NON_READER_ADDRS = ('127.0.0.2', '127.0.0.3', '127.0.0.4')
@@ -153,9 +155,11 @@ def heavy_readers(h, d, c):
         for p in procs:
             p.join(timeout=30)
     c.eq('heavy readers: polls failed', [], failed)
-    p99 = percentile(lat, 99)
+    p50, p99 = percentile(lat, 50), percentile(lat, 99)
     c.note('heavy readers: %d polls, p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d large answers'
-           % (len(lat), percentile(lat, 50), p99, max(lat), sum(r[0] for r in results)))
+           % (len(lat), p50, p99, max(lat), sum(r[0] for r in results)))
+    c.true('heavy readers: poll p50 within %.0f ms' % POLL_P50_MS, p50 <= POLL_P50_MS,
+           '%.1f ms' % p50)
     c.true('heavy readers: poll p99 within %.0f ms' % POLL_P99_MS, p99 <= POLL_P99_MS,
            '%.1f ms' % p99)
     c.eq('heavy readers: bad large answers', [], [b for r in results for b in r[1]])
@@ -183,9 +187,11 @@ def non_readers(h, d, c):
         lat, failed = poll(d.port, POLL_S - 2,
                            lambda: peak.append(d.rss_kib()))
         c.eq('non-readers: polls failed', [], failed)
-        p99 = percentile(lat, 99)
+        p50, p99 = percentile(lat, 50), percentile(lat, 99)
         c.note('non-readers: %d polls, p50 %.1f ms, p99 %.1f ms, max %.1f ms'
-               % (len(lat), percentile(lat, 50), p99, max(lat)))
+               % (len(lat), p50, p99, max(lat)))
+        c.true('non-readers: poll p50 within %.0f ms' % POLL_P50_MS, p50 <= POLL_P50_MS,
+               '%.1f ms' % p50)
         c.true('non-readers: poll p99 within %.0f ms' % POLL_P99_MS, p99 <= POLL_P99_MS,
                '%.1f ms' % p99)
         held = metric(d, 'dpmon_http_held_bytes')
