@@ -8,17 +8,25 @@
  * the HTTP server suspended a connection for each job and resumes it only
  * when its job ran or was cancelled, so a stopping pool cancels what
  * still waits (a render could take seconds) and lets the running ones end.
+ * The threads inherit the starting thread's CPU affinity (the main
+ * lcore's) and run at nice HTTP_POOL_NICE, so that the merge and the loop
+ * thread get that CPU first.
  */
 #include "http_pool.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 static void *
 pool_main(void *arg)
 {
 	struct http_pool *p = arg;
 
+	/* Below the main lcore and the loop thread: a render of megabytes must
+	 * not delay a merge (the health verdict) nor /health. */
+	(void)!setpriority(PRIO_PROCESS, (id_t)gettid(), HTTP_POOL_NICE);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct http_job *j;

@@ -13,6 +13,9 @@
 
 /** Threads of the pool. */
 #define HTTP_POOL_THREADS 2
+/** The threads' nice value: the main lcore (merge) and the HTTP loop thread
+ *  keep the process's, and share its CPU with these threads. */
+#define HTTP_POOL_NICE    10
 /** Jobs waiting at most; a job past it is refused (the caller answers 503). */
 #define HTTP_POOL_QUEUE   1024
 
