@@ -23,7 +23,13 @@ Sections, each a function returning plain dicts that end up in the JSON:
          lcore, the HTTP thread (it inherits the main lcore's affinity), wrk
          and this driver on CPU 0. Data-plane Mpps with and without HTTP
          load. With --http-ref BIN, the same rows for a reference dpmon
-         binary in the same run, alternated (before/after figures).
+         binary in the same run, alternated (before/after figures). Then
+         the stall rows, at 65 536 hosts and 10 000 subnets: /health and
+         /api/v1/summary polled (p50, p99, max, failures) alone, while
+         4 clients pull /api/v1/hosts?limit=10000 and /api/v1/history in a
+         loop, and while 120 connections (3 addresses) request that page
+         and never read; dpmon's RSS before and at its peak.
+         --http-rows stalls measures only these.
   metrics  GET /metrics, one scrape at a time (curl on CPU 0), while the
          data plane runs flat out as in http: wall time per scrape and the
          peak of dpmon's resident memory above its level before the scrape
@@ -40,11 +46,14 @@ starts is stopped by its pid; the namespace it creates is deleted at exit.
 """
 
 import argparse
+import http.client
 import json
+import multiprocessing
 import os
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -718,7 +727,8 @@ def section_http(env):
     try:
         for rep in range(env.args.http_reps):
             for name, binary in bins:
-                for r in http_rows(env, binary):
+                got = http_rows(env, binary) if env.args.http_rows == 'all' else []
+                for r in got + stall_rows(env, name, binary):
                     r.update({'binary': name, 'rep': rep})
                     rows.append(r)
     finally:
@@ -828,6 +838,127 @@ def http_rows(env, binary):
             base1 = base2
     finally:
         d.stop()
+    return rows
+
+
+STALL_PAGE = '/api/v1/hosts?limit=10000'
+STALL_SUBNETS = 10000
+STALL_READERS = 4
+STALL_NON_READERS = 120
+STALL_POLL_S = 10.0
+
+
+def stall_reader(port, stop, out):
+    """Pull the largest answers until @stop is set; put the count in @out."""
+    n = 0
+    while not stop.is_set():
+        for path in (STALL_PAGE, '/api/v1/history'):
+            c = http.client.HTTPConnection('127.0.0.1', port, timeout=60)
+            try:
+                c.request('GET', path)
+                r = c.getresponse()
+                r.read()
+                n += r.status == 200
+            except (OSError, http.client.HTTPException):
+                pass  # a reference build may cut a slow answer
+            finally:
+                c.close()
+    out.put(n)
+
+
+def stall_poll(d, secs, peak):
+    """/health and /api/v1/summary in turn, a new connection each, every
+    20 ms for @secs: (latencies ms, failures by status or exception); the
+    RSS peak into @peak."""
+    lat, failed = [], {}
+    end = time.monotonic() + secs
+    i = 0
+    while time.monotonic() < end:
+        t0 = time.monotonic()
+        c = http.client.HTTPConnection('127.0.0.1', d.port, timeout=10)
+        try:
+            c.request('GET', ('/health', '/api/v1/summary')[i % 2])
+            r = c.getresponse()
+            body = r.read()
+            if r.status != 200:
+                why = '%d %s' % (r.status, body[:80].decode('utf-8', 'replace'))
+                failed[why] = failed.get(why, 0) + 1
+        except (OSError, http.client.HTTPException) as e:
+            failed[type(e).__name__] = failed.get(type(e).__name__, 0) + 1
+        finally:
+            c.close()
+        i += 1
+        lat.append(1e3 * (time.monotonic() - t0))
+        peak.append(proc_status_mb(d.p.pid, 'VmRSS'))
+        time.sleep(0.02)
+    return lat, failed
+
+
+def stall_row(d, what, secs, extra=None):
+    rss0 = proc_status_mb(d.p.pid, 'VmRSS')
+    peak = [rss0]
+    lat, failed = stall_poll(d, secs, peak)
+    lat.sort()
+    row = {'path': '/health + summary: ' + what, 'polls': len(lat),
+           'failed': sum(failed.values()), 'failures': failed,
+           'p50_ms': lat[len(lat) // 2], 'p99_ms': lat[min(len(lat) - 1, len(lat) * 99 // 100)],
+           'max_ms': lat[-1], 'rss_mb_before': rss0, 'rss_mb_peak': max(peak)}
+    row.update(extra or {})
+    return row
+
+
+def stall_rows(env, name, binary):
+    """/health and the summary while others pull or leave large answers
+    (module docstring, http)."""
+    mix = '64k-hosts'
+    pcap = env.capture(mix)
+    subnets = env.subnets(mix)
+    for i in range(STALL_SUBNETS - len(subnets)):
+        subnets.append({'prefix': '2001:db8:%x::/48' % i, 'name': 'idle %d' % i})
+    m = env.mixes[mix]
+    d = Dpmon(env, 'net_pcap0,rx_pcap=%s,infinite_rx=1' % pcap, subnets,
+              ['-l', '0-1'], env.mem_for(m['packets']) + 256, m['packets'] + 8192, 131072,
+              {'merge_interval_ms': 1000}, 'dpmon-stalls', binary=binary)
+    rows = []
+    try:
+        d.rates(2, warmup=False, min_samples=1)
+        rows.append(stall_row(d, 'alone', STALL_POLL_S))
+        stop, out = multiprocessing.Event(), multiprocessing.Queue()
+        procs = [multiprocessing.Process(target=stall_reader, args=(d.port, stop, out))
+                 for _ in range(STALL_READERS)]
+        for p in procs:
+            p.start()
+        try:
+            time.sleep(1.0)
+            row = stall_row(d, '%d clients pulling the largest answers' % STALL_READERS,
+                            STALL_POLL_S)
+        finally:
+            stop.set()
+            row['large_answers'] = sum(out.get(timeout=120) for _ in procs)
+            for p in procs:
+                p.join(timeout=60)
+        rows.append(row)
+        socks = []
+        try:
+            for i in range(STALL_NON_READERS):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.bind(('127.0.0.%d' % (2 + i % 3), 0))
+                s.connect(('127.0.0.1', d.port))
+                s.sendall(('GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' % STALL_PAGE).encode())
+                socks.append(s)
+            rows.append(stall_row(d, '%d connections that never read' % STALL_NON_READERS,
+                                  STALL_POLL_S))
+        finally:
+            for s in socks:
+                s.close()
+    finally:
+        d.stop()
+    for r in rows:
+        log('http stalls %s %s: p50 %.1f ms p99 %.1f ms max %.1f ms, %d of %d failed %s, '
+            'RSS %.0f -> peak %.0f MB' % (name, r['path'], r['p50_ms'], r['p99_ms'],
+                                          r['max_ms'], r['failed'], r['polls'], r['failures'],
+                                          r['rss_mb_before'], r['rss_mb_peak']))
     return rows
 
 
@@ -1244,6 +1375,13 @@ def print_table(res):
     if 'http' in res:
         add('HTTP under load (wrk -t1 -c4 on the main lcore CPU; data plane on the other)')
         for r in res['http']:
+            if 'polls' in r:  # a stall row
+                add('  %-9s %-56s p50 %s ms  p99 %s ms  max %s ms  %d/%d failed  RSS %.0f -> '
+                    'peak %.0f MB' % (r.get('binary', ''), r['path'], fmt(r['p50_ms'], '%.1f'),
+                                      fmt(r['p99_ms'], '%.1f'), fmt(r['max_ms'], '%.1f'),
+                                      r['failed'], r['polls'], r['rss_mb_before'],
+                                      r['rss_mb_peak']))
+                continue
             if 'skipped' in r:
                 add('  %-9s %-56s skipped: %s' % (r.get('binary', ''), r['path'], r['skipped']))
                 continue
@@ -1319,6 +1457,8 @@ def main():
     ap.add_argument('--http-ref', default=None, metavar='BIN',
                     help='http, metrics: also measure this dpmon binary (a reference build)')
     ap.add_argument('--http-reps', type=int, default=1)
+    ap.add_argument('--http-rows', choices=('all', 'stalls'), default='all',
+                    help='http: every row, or only the stall rows')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--no-build', action='store_true')
     args = ap.parse_args()

@@ -3,7 +3,7 @@
  * http.c — the HTTP transport: libmicrohttpd in front of api.c, prom.c
  * and the page. The guard (http_guard.c) owns the listening socket, runs
  * libmicrohttpd from its own thread and admits connections; every request
- * is answered from that thread, in these steps (the access handler):
+ * is handled in that thread, in these steps (the access handler):
  *
  *   framing check (later requests of a connection; the guard checked the
  *   first) → head limits (the guard's again: under TLS it cannot read the
@@ -13,6 +13,15 @@
  *   (http_upload.c) → CORS preflight? (http_cors.c) → collect the query →
  *   from a response cache (http_cache.c), else /metrics, /, or the JSON
  *   API on the current snapshot → If-None-Match → queue the response.
+ *
+ * A heavy answer missing from the caches (is_heavy: the collections that
+ * grow with hosts or subnets, on a snapshot past a couple of thousand hosts
+ * or 256 subnets) is rendered by the pool (http_pool.c) while
+ * libmicrohttpd keeps its connection suspended, so /health and the
+ * summary never wait behind it; requests for an answer being rendered
+ * share that render (http_inflight.c). Answers over 64 KiB are counted
+ * until sent, per client address and in all (http_hold.c): past the
+ * bound, a 503.
  *
  * GET and HEAD are answered on the access handler's second call, once the
  * whole request was read (keep-alive); any other method on a snapshot
@@ -32,6 +41,9 @@
 #include "http_cors.h"
 #include "http_guard.h"
 #include "http_head.h"
+#include "http_hold.h"
+#include "http_inflight.h"
+#include "http_pool.h"
 #include "http_token.h"
 #include "http_upload.h"
 #include "log.h"
@@ -72,13 +84,17 @@ struct dpmon_http {
 	struct dpmon_actions *actions;  /* the blackhole list; NULL = none */
 	struct http_cache cache;        /* the rendered answers, per snapshot */
 	struct dpmon_snap_store *store;
-	struct http_cors cors;     /* the allowed origins */
-	struct http_access access; /* Host, Origin and Content-Type policy */
-	struct http_tokens tokens; /* bearer tokens; 401 */
-	struct dpmon_tls_pem tls;  /* certificate and key; cert NULL = plain HTTP */
-	uint32_t top_hosts;        /* metrics.top_hosts */
-	uint32_t top_subnets;      /* metrics.top_subnets */
-	char instance[24];         /* hex; part of every snapshot ETag, new at each start */
+	struct http_cors cors;         /* the allowed origins */
+	struct http_access access;     /* Host, Origin and Content-Type policy */
+	struct http_tokens tokens;     /* bearer tokens; 401 */
+	struct dpmon_tls_pem tls;      /* certificate and key; cert NULL = plain HTTP */
+	struct http_pool pool;         /* renders the heavy answers off the loop thread */
+	struct http_inflight inflight; /* those being rendered, shared by their askers */
+	struct http_hold hold;         /* bytes of large answers being sent; 503 past it */
+	uint64_t busy;                 /* heavy requests refused: the pool's queue was full */
+	uint32_t top_hosts;            /* metrics.top_hosts */
+	uint32_t top_subnets;          /* metrics.top_subnets */
+	char instance[24];             /* hex; part of every snapshot ETag, new at each start */
 	char page_etag[32];
 	uint16_t port;
 	/* the main lcore's health board (health.h); NULL = none */
@@ -219,17 +235,30 @@ text_endpoint_refused(struct reply *r, const char *method, const struct dpmon_ap
 }
 
 /* The HTTP server's own series after the snapshot's in @p text (@p len
- * bytes, malloc'd): its 401 answers so far. @return 0 or -ENOMEM. */
+ * bytes, malloc'd): its 401 answers so far, its 503 answers at the bounds
+ * on unread answers and on queued heavy requests, and the bytes of large
+ * answers being sent. @return 0 or -ENOMEM.
+ * Thread-safety: any thread (the counters are read with atomic loads). */
 static int
 append_http_metrics(struct dpmon_http *h, char **text, size_t *len)
 {
-	char add[320];
-	int n = snprintf(add, sizeof(add),
-			 "# HELP dpmon_http_unauthorized_total Requests answered 401: missing or "
-			 "wrong bearer token.\n"
-			 "# TYPE dpmon_http_unauthorized_total counter\n"
-			 "dpmon_http_unauthorized_total %" PRIu64 "\n",
-			 http_tokens_unauthorized(&h->tokens));
+	char add[1024];
+	int n = snprintf(
+		add, sizeof(add),
+		"# HELP dpmon_http_unauthorized_total Requests answered 401: missing or "
+		"wrong bearer token.\n"
+		"# TYPE dpmon_http_unauthorized_total counter\n"
+		"dpmon_http_unauthorized_total %" PRIu64 "\n"
+		"# HELP dpmon_http_overloaded_total Requests answered 503: unread answers "
+		"past their bound, or the queue of heavy requests full.\n"
+		"# TYPE dpmon_http_overloaded_total counter\n"
+		"dpmon_http_overloaded_total{reason=\"unread\"} %" PRIu64 "\n"
+		"dpmon_http_overloaded_total{reason=\"queue\"} %" PRIu64 "\n"
+		"# HELP dpmon_http_held_bytes Bytes of large answers queued and not yet sent.\n"
+		"# TYPE dpmon_http_held_bytes gauge\n"
+		"dpmon_http_held_bytes %" PRIu64 "\n",
+		http_tokens_unauthorized(&h->tokens), http_hold_refused(&h->hold),
+		__atomic_load_n(&h->busy, __ATOMIC_RELAXED), http_hold_total(&h->hold));
 	char *t = realloc(*text, *len + (size_t)n + 1);
 
 	if (t == NULL)
@@ -361,12 +390,14 @@ body_of_reply(struct reply *r, bool query)
 }
 
 /* Fill @p r from slot @p i, or (i < 0) the query @p key of @p key_len
- * bytes, for the current snapshot: from the cache, or rendered and cached.
- * @return false before the first snapshot (the caller then takes the
- * uncached path, which answers 503 or the starting /health). */
+ * bytes, for the current snapshot: from the cache, or (@p render) rendered
+ * and cached. @return false before the first snapshot (the caller then
+ * takes the uncached path, which answers 503 or the starting /health), or
+ * on a miss without @p render. Thread-safety: the loop thread or a pool
+ * thread (the cache has its lock). */
 static bool
 serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
-	     struct dpmon_api_request *req, struct reply *r)
+	     struct dpmon_api_request *req, struct reply *r, bool render)
 {
 	struct dpmon_snapshot *snap = dpmon_snap_acquire(h->store);
 	struct body *b;
@@ -374,6 +405,10 @@ serve_cached(struct dpmon_http *h, int i, const char *key, size_t key_len,
 	if (snap == NULL)
 		return false;
 	b = http_cache_get(&h->cache, i, key, key_len, snap->seq);
+	if (b == NULL && !render) {
+		dpmon_snap_release(h->store, snap);
+		return false;
+	}
 	if (b == NULL) {
 		if (i == CACHE_METRICS)
 			render_metrics(h, snap, r);
@@ -450,9 +485,107 @@ add_page_headers(struct MHD_Response *rsp)
 	MHD_add_response_header(rsp, "Referrer-Policy", "no-referrer");
 }
 
+/* A large answer being sent (http_hold.h): its body and where it goes. */
+struct held {
+	struct dpmon_http *h;
+	struct body *shared; /* one reference, or NULL */
+	char *owned;         /* malloc'd body, or NULL */
+	size_t len;
+	uint8_t key[16]; /* the client's address */
+};
+
+/* libmicrohttpd's free callback of a large answer's response: the answer
+ * no longer holds its bytes. Thread-safety: the loop thread. */
+static void
+held_free(void *cls)
+{
+	struct held *a = cls;
+
+	http_hold_release(&a->h->hold, a->key, a->len);
+	http_body_put(a->shared);
+	free(a->owned);
+	free(a);
+}
+
+/* The address key (http_addr.h) of the client of @p c into @p key. */
+static void
+client_key(struct MHD_Connection *c, uint8_t key[16])
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	struct sockaddr_storage ss = {.ss_family = AF_UNSPEC};
+
+	if (ci != NULL && ci->client_addr != NULL)
+		memcpy(&ss, ci->client_addr,
+		       ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+							      : sizeof(struct sockaddr_in));
+	http_addr_key(&ss, key);
+}
+
+/* The reply's body, dropped (it is not sent). */
+static void
+drop_body(struct reply *r)
+{
+	if (r->body_owned)
+		free(r->body);
+	http_body_put(r->shared);
+	r->body = persistent_buffer("");
+	r->len = 0;
+	r->body_owned = false;
+	r->shared = NULL;
+}
+
+/* 503: the answers client @p c has not read yet hold too much memory. */
+static void
+reply_unread(struct reply *r)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg),
+		 "too many unread answers: at most %u MiB per client address and %u MiB in all "
+		 "are held; read the answers already requested first",
+		 DPMON_HTTP_HOLD_PER_ADDR >> 20, DPMON_HTTP_HOLD_TOTAL >> 20);
+	reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, msg);
+}
+
+/*
+ * A response for the large body of @p r (over DPMON_HTTP_HOLD_SMALL bytes)
+ * to client @p c, counted in the hold (http_hold.h) until libmicrohttpd
+ * drops it; the body is sent from where it is, never copied. @return NULL
+ * with @p r turned into a 503 when the client or all clients hold too
+ * much, or without memory (@p r's body then still its own).
+ */
+static struct MHD_Response *
+held_response(struct dpmon_http *h, struct MHD_Connection *c, struct reply *r)
+{
+	struct held *a = malloc(sizeof(*a));
+	struct MHD_Response *rsp;
+
+	if (a == NULL)
+		return NULL;
+	*a = (struct held){.h = h, .len = r->len};
+	client_key(c, a->key);
+	if (http_hold_take(&h->hold, a->key, r->len) != 0) {
+		free(a);
+		drop_body(r);
+		reply_unread(r);
+		return NULL;
+	}
+	rsp = MHD_create_response_from_buffer_with_free_callback_cls(
+		r->len, r->shared != NULL ? r->shared->text : r->body, held_free, a);
+	if (rsp == NULL) {
+		http_hold_release(&h->hold, a->key, r->len);
+		free(a);
+		return NULL;
+	}
+	a->shared = r->shared; /* the response owns the body from here */
+	a->owned = r->body_owned ? r->body : NULL;
+	return rsp;
+}
+
 /* Queue @p r, or a 304 without body when the client already has its ETag. */
 static enum MHD_Result
-send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r)
+send_reply(struct dpmon_http *h, struct MHD_Connection *c, struct reply *r)
 {
 	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
 	bool not_modified =
@@ -460,11 +593,12 @@ send_reply(const struct dpmon_http *h, struct MHD_Connection *c, struct reply *r
 	struct MHD_Response *rsp;
 	enum MHD_Result ok;
 
-	if (r->shared != NULL && not_modified) { /* no body: drop the reference now */
-		http_body_put(r->shared);
-		r->shared = NULL;
-	}
-	if (r->shared != NULL) /* the response holds the reference until it is sent */
+	if (not_modified) /* no body: drop it now */
+		drop_body(r);
+	if (!not_modified && r->len > DPMON_HTTP_HOLD_SMALL &&
+	    (rsp = held_response(h, c, r)) != NULL)
+		; /* the response holds the body and its bytes until it is dropped */
+	else if (r->shared != NULL) /* the response holds the reference until it is sent */
 		rsp = MHD_create_response_from_buffer_with_free_callback_cls(
 			r->len, r->shared->text, http_body_free_cb, r->shared);
 	else
@@ -633,11 +767,198 @@ health_verdict(const struct dpmon_http *h, const char *url, struct dpmon_health_
 	return v;
 }
 
+/* ------------------------------------------------------------------------
+ * Heavy answers, rendered by the pool (http_pool.h).
+ * --------------------------------------------------------------------- */
+
+/*
+ * The collections whose answers can take long to render (O(hosts) or
+ * O(subnets × history), megabytes): on a cache miss a GET or HEAD of one
+ * is rendered by a pool thread while its connection is suspended, so the
+ * loop thread goes on answering /health, the summary and everyone else.
+ */
+static const char *const heavy_paths[] = {"/api/v1/hosts", "/api/v1/history", "/api/v1/subnets",
+					  "/api/v1/alerts", "/metrics"};
+
+/* Snapshots up to these sizes are rendered on the loop thread: a few
+ * milliseconds at most, less than the round trip through the pool. */
+#define INLINE_MAX_HOSTS   2048
+#define INLINE_MAX_SUBNETS 256
+
+/* Whether @p method on @p url names a heavy collection. */
+static bool
+is_heavy_path(const char *url, const char *method)
+{
+	if (!http_is_read_method(method))
+		return false;
+	for (size_t i = 0; i < sizeof(heavy_paths) / sizeof(heavy_paths[0]); i++)
+		if (path_is(url, heavy_paths[i]))
+			return true;
+	return false;
+}
+
+/* Whether the request goes to the pool: a heavy collection on a snapshot
+ * past the inline sizes. */
+static bool
+is_heavy(struct dpmon_http *h, const char *url, const char *method)
+{
+	struct dpmon_snapshot *s;
+	bool big;
+
+	if (!is_heavy_path(url, method) || (s = dpmon_snap_acquire(h->store)) == NULL)
+		return false;
+	big = s->n_hosts > INLINE_MAX_HOSTS || s->n_subnets > INLINE_MAX_SUBNETS;
+	dpmon_snap_release(h->store, s);
+	return big;
+}
+
+/* A request whose answer a pool thread renders; kept in libmicrohttpd's
+ * con_cls from its suspension to its end (request_done frees it). */
+struct job {
+	struct http_job pj; /* first: the pool's link */
+	struct dpmon_http *h;
+	struct MHD_Connection *c;
+	const char *url, *method; /* libmicrohttpd's: valid while the request lasts */
+	struct dpmon_api_query q; /* its strings too */
+	int slot;                 /* http_cache_slot_of, or -1 */
+	size_t key_len;           /* http_cache_query_key's, 0 = none */
+	char key[QCACHE_KEY_MAX];
+	struct reply r; /* the answer, once run */
+};
+
+/* The answer to @p req (GET @p url with @p q, or any other method): from
+ * a cache, rendered into it on a miss, or rendered uncached. @p slot and
+ * @p key are the request's cache slot and query key (-1 and 0 = none).
+ * Thread-safety: the loop thread, or a pool thread for a heavy request. */
+static void
+render_answer(struct dpmon_http *h, const char *url, const char *method,
+	      const struct dpmon_api_query *q, struct dpmon_api_request *req, int slot,
+	      const char *key, size_t key_len, struct reply *r)
+{
+	if (slot >= 0 && (req->health == NULL || req->health->n_reasons == 0) &&
+	    serve_cached(h, slot, NULL, 0, req, r, true))
+		; /* from the response cache */
+	else if (key_len > 0 && serve_cached(h, -1, key, key_len, req, r, true))
+		; /* from the query cache */
+	else if (path_is(url, "/metrics"))
+		serve_metrics(h, method, q, r);
+	else if (path_is(url, "/"))
+		serve_page(h, method, q, r);
+	else
+		serve_api(h, req, r);
+}
+
+/* Render job @p j's answer into j->r. Thread-safety: a pool thread. */
+static void
+render_job(struct job *j)
+{
+	struct dpmon_api_request req = api_request(j->h, j->method, j->url, &j->q);
+
+	render_answer(j->h, j->url, j->method, &j->q, &req, j->slot, j->key, j->key_len, &j->r);
+}
+
+/*
+ * A pool thread's work: render the job's answer, then have the loop
+ * thread take the connection up again (on_request sends the answer). A
+ * cacheable answer another thread renders now is waited for instead, and
+ * the jobs that waited for this one get the same body (one reference
+ * each); an answer that is not a shared body (an error) each renders.
+ */
+static void
+run_job(struct http_job *pj)
+{
+	struct job *j = (struct job *)pj;
+	struct dpmon_http *h = j->h;
+	bool claimed = false;
+	struct http_job *w;
+
+	if ((j->slot >= 0 || j->key_len > 0) &&
+	    http_inflight_join(&h->inflight, j->slot, j->key, j->key_len, pj, &claimed))
+		return; /* the render in progress answers it */
+	render_job(j);
+	w = claimed ? http_inflight_done(&h->inflight, j->slot, j->key, j->key_len) : NULL;
+	while (w != NULL) {
+		struct job *o = (struct job *)w;
+
+		w = w->next;
+		if (j->r.shared != NULL) {
+			o->r = j->r;
+			http_body_ref(j->r.shared);
+		} else {
+			render_job(o);
+		}
+		MHD_resume_connection(o->c);
+	}
+	MHD_resume_connection(j->c); /* wakes the loop: libmicrohttpd's epoll set has its ITC */
+}
+
+/* The pool stopped before it ran job @p j: a 503, and the loop thread
+ * sends it. Thread-safety: the thread that stops the server. */
+static void
+cancel_job(struct http_job *pj)
+{
+	struct job *j = (struct job *)pj;
+
+	reply_error(&j->r, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is stopping");
+	MHD_resume_connection(j->c);
+}
+
+/*
+ * Hand heavy request @p c to the pool: suspend it (off the header
+ * deadline) until its answer is rendered. A client whose unread answers
+ * hold too much already gets its 503 at once, unrendered; a full queue
+ * answers 503 too, counted.
+ */
+static enum MHD_Result
+defer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
+      const struct dpmon_api_query *q, int slot, const char *key, size_t key_len, void **con_cls)
+{
+	uint8_t client[16];
+	struct reply r;
+	struct job *j;
+	int err;
+
+	client_key(c, client);
+	if (http_hold_full(&h->hold, client)) {
+		http_hold_refuse(&h->hold);
+		reply_unread(&r);
+		return send_reply(h, c, &r);
+	}
+	j = malloc(sizeof(*j));
+	if (j == NULL) {
+		reply_error(&r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		return send_reply(h, c, &r);
+	}
+	*j = (struct job){.pj = {.run = run_job, .cancel = cancel_job},
+			  .h = h,
+			  .c = c,
+			  .url = url,
+			  .method = method,
+			  .q = *q,
+			  .slot = slot,
+			  .key_len = key_len};
+	memcpy(j->key, key, key_len);
+	*con_cls = j;
+	dpmon_http_guard_answering(c);
+	MHD_suspend_connection(c);
+	if ((err = http_pool_submit(&h->pool, &j->pj)) != 0) {
+		if (err == -EBUSY)
+			__atomic_store_n(&h->busy, h->busy + 1, __ATOMIC_RELAXED);
+		reply_error(&j->r, MHD_HTTP_SERVICE_UNAVAILABLE,
+			    err == -EBUSY ? "too many heavy requests at once; retry later"
+					  : "the server is stopping");
+		MHD_resume_connection(c);
+	}
+	return MHD_YES;
+}
+
 /* Every other request, its headers read (and a GET's body discarded):
- * answer it from what the target says. @p nul: the raw target had "%00". */
+ * answer it from what the target says; a heavy one missing from the
+ * caches goes to the pool (@p con_cls then holds its job). @p nul: the
+ * raw target had "%00". */
 static enum MHD_Result
 answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
-       bool nul)
+       bool nul, void **con_cls)
 {
 	struct dpmon_api_request req;
 	struct dpmon_api_query q;
@@ -650,23 +971,31 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 	collect_query(c, &q);
 	req = api_request(h, method, url, &q);
 	req.health = health_verdict(h, url, &v);
+	slot = http_cache_slot_of(method, url, &q);
+	key_len = http_cache_query_key(method, url, &q, key);
 	if (nul)
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
 	else if (q.overflow)
 		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
-	else if ((slot = http_cache_slot_of(method, url, &q)) >= 0 &&
-		 (req.health == NULL || req.health->n_reasons == 0) &&
-		 serve_cached(h, slot, NULL, 0, &req, &r))
+	else if (slot >= 0 && (req.health == NULL || req.health->n_reasons == 0) &&
+		 serve_cached(h, slot, NULL, 0, &req, &r, false))
 		; /* from the response cache */
-	else if ((key_len = http_cache_query_key(method, url, &q, key)) > 0 &&
-		 serve_cached(h, -1, key, key_len, &req, &r))
+	else if (key_len > 0 && serve_cached(h, -1, key, key_len, &req, &r, false))
 		; /* from the query cache */
-	else if (path_is(url, "/metrics"))
-		serve_metrics(h, method, &q, &r);
-	else if (path_is(url, "/"))
-		serve_page(h, method, &q, &r);
+	else if (is_heavy(h, url, method))
+		return defer(h, c, url, method, &q, slot, key, key_len, con_cls);
 	else
-		serve_api(h, &req, &r);
+		render_answer(h, url, method, &q, &req, slot, key, key_len, &r);
+	return send_reply(h, c, &r);
+}
+
+/* The pool rendered the answer of job @p j (or refused it): send it. */
+static enum MHD_Result
+answer_job(struct dpmon_http *h, struct MHD_Connection *c, struct job *j)
+{
+	struct reply r = j->r;
+
+	j->r = (struct reply){.body_owned = false};
 	return send_reply(h, c, &r);
 }
 
@@ -826,6 +1155,8 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	bool nul = REQ_IS(*con_cls, REQ_NEW_NUL), long_target = REQ_IS(*con_cls, REQ_NEW_LONG);
 	enum MHD_Result ret;
 
+	if (*con_cls != NULL && !is_mark(*con_cls) && is_heavy_path(url, method))
+		return answer_job(h, c, *con_cls); /* taken up again: its answer is ready */
 	if ((nul || long_target || REQ_IS(*con_cls, REQ_NEW)) &&
 	    (framing_refused(h, c, &ret) || head_refused(h, c, version, long_target, &ret) ||
 	     access_refused(h, c, url, method, &ret)))
@@ -844,7 +1175,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	}
 	if (http_cors_is_preflight(&h->cors, c, method))
 		return http_cors_send_preflight(&h->cors, c, url, h->actions != NULL);
-	return answer(h, c, url, method, nul);
+	return answer(h, c, url, method, nul, con_cls);
 }
 
 /* libmicrohttpd's messages (they can repeat: accept errors under load) go
@@ -1014,12 +1345,18 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	h->guard = dpmon_http_guard_create((struct sockaddr *)&ss, ss_len, h->tls.cert != NULL);
 	if (h->guard == NULL)
 		goto fail;
+	if ((err = http_hold_init(&h->hold, dpmon_http_guard_mhd_limit(h->guard))) != 0 ||
+	    (err = http_inflight_init(&h->inflight)) != 0 ||
+	    (err = http_pool_start(&h->pool)) != 0) {
+		errno = -err;
+		goto fail;
+	}
 	errno = 0;
 	/* No listening socket and no thread of its own: the guard accepts,
 	 * hands connections over and runs the daemon (http_guard.c). */
 	h->daemon = MHD_start_daemon(
-		MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG |
-			(h->tls.cert != NULL ? MHD_USE_TLS : 0),
+		MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_ALLOW_SUSPEND_RESUME |
+			MHD_USE_ERROR_LOG | (h->tls.cert != NULL ? MHD_USE_TLS : 0),
 		0, NULL, NULL, on_request, h,
 		/* first, so that every message goes through it */
 		MHD_OPTION_EXTERNAL_LOGGER, log_to_stderr, NULL, MHD_OPTION_URI_LOG_CALLBACK,
@@ -1042,9 +1379,12 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	return h;
 fail:
 	err = errno;
+	http_pool_stop(&h->pool);
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon);
 	dpmon_http_guard_destroy(h->guard);
+	http_hold_free(&h->hold);
+	http_inflight_destroy(&h->inflight);
 	http_cache_destroy(&h->cache);
 	http_tokens_destroy(&h->tokens);
 	dpmon_tls_pem_free(&h->tls);
@@ -1075,9 +1415,12 @@ dpmon_http_stop(struct dpmon_http *h)
 {
 	if (h == NULL)
 		return;
+	http_pool_stop(&h->pool);        /* every job ran: no connection stays suspended */
 	dpmon_http_guard_stop(h->guard); /* no libmicrohttpd call runs after this */
 	MHD_stop_daemon(h->daemon);      /* every response is destroyed by now */
 	dpmon_http_guard_destroy(h->guard);
+	http_hold_free(&h->hold);
+	http_inflight_destroy(&h->inflight);
 	http_cache_destroy(&h->cache);
 	http_tokens_destroy(&h->tokens);
 	dpmon_tls_pem_free(&h->tls);

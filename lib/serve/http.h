@@ -2,9 +2,9 @@
 /*
  * http.h — the embedded HTTP server (libmicrohttpd) that serves the
  * published snapshot: JSON through api.c, Prometheus text through prom.c,
- * and the embedded dashboard page. It runs in libmicrohttpd's own thread,
- * never touches worker memory, and holds a snapshot reference only while
- * rendering one response.
+ * and the embedded dashboard page. It runs in its own thread (heavy answers
+ * in two more: lib/serve/http_pool.h), never touches worker memory, and
+ * holds a snapshot reference only while rendering one response.
  */
 #ifndef DPMON_HTTP_H
 #define DPMON_HTTP_H

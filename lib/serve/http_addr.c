@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * http_addr.c — the HTTP guard's count of connections per client address
- * (http_addr.h): an open-addressing table with linear probing, keyed by
- * the 16-byte address (IPv4 as ::ffff:a.b.c.d), FNV-1a hashed. A leaf of
- * http_guard.c.
+ * http_addr.c — a count per client address (http_addr.h): an
+ * open-addressing table with linear probing, keyed by the 16-byte address
+ * (IPv4 as ::ffff:a.b.c.d), FNV-1a hashed. A leaf of http_guard.c and
+ * http_hold.c.
  */
 #include "http_addr.h"
 
@@ -72,22 +72,34 @@ http_addr_count(const struct http_addr_table *g, const uint8_t key[16])
 }
 
 void
-http_addr_ref(struct http_addr_table *g, const uint8_t key[16])
+http_addr_add(struct http_addr_table *g, const uint8_t key[16], uint32_t n)
 {
 	struct addr_slot *a = &g->slots[addr_find(g, key)];
 
-	if (a->count++ == 0)
+	if (n == 0)
+		return;
+	if (a->count == 0)
 		memcpy(a->key, key, 16);
+	a->count += n;
+}
+
+void
+http_addr_ref(struct http_addr_table *g, const uint8_t key[16])
+{
+	http_addr_add(g, key, 1);
 }
 
 /* An emptied slot is filled from behind (deletion in linear probing
  * without tombstones). */
 void
-http_addr_unref(struct http_addr_table *g, const uint8_t key[16])
+http_addr_sub(struct http_addr_table *g, const uint8_t key[16], uint32_t n)
 {
 	uint32_t i = addr_find(g, key), j = i;
 
-	if (g->slots[i].count == 0 || --g->slots[i].count != 0)
+	if (g->slots[i].count == 0 || n == 0)
+		return;
+	g->slots[i].count -= n < g->slots[i].count ? n : g->slots[i].count;
+	if (g->slots[i].count != 0)
 		return;
 	for (;;) {
 		uint32_t k;
@@ -102,4 +114,10 @@ http_addr_unref(struct http_addr_table *g, const uint8_t key[16])
 		g->slots[j].count = 0;
 		i = j;
 	}
+}
+
+void
+http_addr_unref(struct http_addr_table *g, const uint8_t key[16])
+{
+	http_addr_sub(g, key, 1);
 }

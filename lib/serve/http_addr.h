@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * http_addr.h — the HTTP guard's count of open connections per client
- * address, for its per-address limit (DPMON_HTTP_MAX_PER_ADDR). Private
- * to lib/serve (http_guard.c). No lock: the guard's thread alone uses it.
+ * http_addr.h — a count per client address: the HTTP guard's open
+ * connections, for its per-address limit (DPMON_HTTP_MAX_PER_ADDR), and
+ * the bytes of answers being sent (http_hold.h). Private to lib/serve. No
+ * lock: one thread (the guard's, which runs libmicrohttpd) uses a table.
  */
 #ifndef DPMON_HTTP_ADDR_H
 #define DPMON_HTTP_ADDR_H
@@ -39,8 +40,22 @@ void http_addr_table_free(struct http_addr_table *t);
  */
 void http_addr_key(const struct sockaddr_storage *ss, uint8_t key[16]);
 
-/** @return the connections counted for @p key. Thread-safety: the guard's thread. */
+/** @return the count of @p key (0 = none). Thread-safety: the thread that owns the table. */
 uint32_t http_addr_count(const struct http_addr_table *t, const uint8_t key[16]);
+
+/**
+ * Add @p n to the count of @p key (the table has room: at most as many
+ * addresses at once as http_addr_table_init was given; the count stays
+ * below 2^32).
+ * Thread-safety: the thread that owns the table.
+ */
+void http_addr_add(struct http_addr_table *t, const uint8_t key[16], uint32_t n);
+
+/**
+ * Take @p n (at most its count) from the count of @p key; its slot is
+ * emptied at zero. Thread-safety: the thread that owns the table.
+ */
+void http_addr_sub(struct http_addr_table *t, const uint8_t key[16], uint32_t n);
 
 /**
  * Count one more connection from @p key (the table has room: at most @p n

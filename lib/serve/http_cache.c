@@ -20,10 +20,11 @@
 #include <string.h>
 
 static const char *const cached_paths[CACHE_MAX] = {
-	[CACHE_SUMMARY] = "/api/v1/summary",
-	[CACHE_SUBNETS] = "/api/v1/subnets",
-	[CACHE_HEALTH] = "/health",
-	[CACHE_METRICS] = "/metrics",
+	[CACHE_SUMMARY] = "/api/v1/summary", /* small */
+	[CACHE_SUBNETS] = "/api/v1/subnets", /* O(subnets) */
+	[CACHE_HEALTH] = "/health",          /* small */
+	[CACHE_METRICS] = "/metrics",        /* O(subnets + top hosts) */
+	[CACHE_HISTORY] = "/api/v1/history", /* O(subnets × points): megabytes */
 };
 
 struct body *
@@ -37,6 +38,12 @@ http_body_new(char *text, size_t len)
 	b->len = len;
 	b->text = text;
 	return b;
+}
+
+void
+http_body_ref(struct body *b)
+{
+	__atomic_fetch_add(&b->refs, 1, __ATOMIC_RELAXED);
 }
 
 void
@@ -96,7 +103,7 @@ slot_get(struct cache_slot *c, uint64_t seq)
 
 	if (c->body != NULL && c->seq == seq) {
 		b = c->body;
-		__atomic_fetch_add(&b->refs, 1, __ATOMIC_RELAXED);
+		http_body_ref(b);
 	}
 	return b;
 }
@@ -110,7 +117,7 @@ slot_put(struct cache_slot *c, uint64_t seq, struct body *b)
 
 	if (c->body == NULL || seq > c->seq) {
 		old = c->body;
-		__atomic_fetch_add(&b->refs, 1, __ATOMIC_RELAXED);
+		http_body_ref(b);
 		*c = (struct cache_slot){.seq = seq, .body = b};
 	}
 	return old;
@@ -184,7 +191,7 @@ http_cache_queries_of(struct http_cache *h, uint64_t seq, char keys[QCACHE_SLOTS
 	for (unsigned i = 0; i < QCACHE_SLOTS; i++) {
 		const struct query_slot *q = &h->query[i];
 
-		if (q->c.body != NULL && q->c.seq == seq) {
+		if (q->c.body != NULL && q->c.seq == seq && q->c.body->len <= QCACHE_PREWARM_MAX) {
 			memcpy(keys[n], q->key, q->key_len);
 			lens[n++] = q->key_len;
 		}

@@ -2,7 +2,8 @@
 /*
  * http_cache.h — the HTTP server's two response caches, per snapshot: the
  * parameter-less endpoints (/api/v1/summary, /api/v1/subnets, /health,
- * /metrics), and the last QCACHE_SLOTS distinct /api/v1/hosts queries.
+ * /metrics, /api/v1/history), and the last QCACHE_SLOTS distinct
+ * /api/v1/hosts queries.
  * They hold rendered text only (refcounted struct body, handed to
  * libmicrohttpd without a copy), never a snapshot; docs/architecture.md
  * ("HTTP") says what is cached and when. A leaf of http.c: it renders
@@ -33,6 +34,7 @@ enum cached {
 	CACHE_SUBNETS,
 	CACHE_HEALTH,
 	CACHE_METRICS,
+	CACHE_HISTORY,
 	CACHE_MAX
 };
 
@@ -43,9 +45,15 @@ struct cache_slot {
 };
 
 /* Slots of the query cache (/api/v1/hosts with its parameters). */
-#define QCACHE_SLOTS    16
-#define QCACHE_KEY_MAX  256        /* longer queries are not cached */
-#define QCACHE_BODY_MAX (1u << 20) /* bytes; larger bodies are not cached */
+#define QCACHE_SLOTS       16
+#define QCACHE_KEY_MAX     256 /* longer queries are not cached */
+/* Bytes; larger bodies are not cached. The largest page of hosts
+ * (limit=10000, about 1 KiB a host) fits, so clients pulling it share one
+ * body per snapshot. */
+#define QCACHE_BODY_MAX    (16u << 20)
+/* Bytes; only queries whose body was at most this are rendered ahead for
+ * the next snapshot (dpmon_http_prewarm runs on the main lcore). */
+#define QCACHE_PREWARM_MAX (1u << 20)
 
 /* The body of /api/v1/hosts with the query @c key for snapshot @c seq. */
 struct query_slot {
@@ -88,6 +96,12 @@ void http_cache_destroy(struct http_cache *c);
  * Thread-safety: any thread.
  */
 struct body *http_body_new(char *text, size_t len);
+
+/**
+ * Take one more reference to @p b (the caller holds one).
+ * Thread-safety: any thread.
+ */
+void http_body_ref(struct body *b);
 
 /**
  * Drop a reference to @p b; the last one frees it. NULL is ignored.
@@ -140,7 +154,8 @@ void http_cache_put(struct http_cache *c, int i, const char *key, size_t key_len
 		    struct body *b);
 
 /**
- * Copy the keys of the queries cached for snapshot @p seq into @p keys and
+ * Copy the keys of the queries cached for snapshot @p seq with a body of
+ * at most QCACHE_PREWARM_MAX bytes into @p keys and
  * their lengths in bytes into @p lens. @return how many (at most
  * QCACHE_SLOTS). Thread-safety: any thread (takes the cache's lock).
  */
