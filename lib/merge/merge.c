@@ -202,6 +202,7 @@ dpmon_merge_free(struct dpmon_merge *m)
 	history_free(m);
 	records_free(m);
 	merge_hosts_free(m);
+	merge_ignored_free(m);
 	free(m);
 }
 
@@ -517,6 +518,9 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	}
 	fill_subnets(m, s, dt);
 	fill_totals(m, s, dt);
+	/* Before the flows, which drop a retired generation. Out of memory,
+	 * the snapshot lists no ignored packets: detection compares them too. */
+	(void)merge_fill_ignored(m, s, dt);
 	merge_fill_flows(m, s);
 	merge_fill_history(m, s);
 	end_merge(m, now_tsc, t_start, t_fold);

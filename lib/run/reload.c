@@ -272,8 +272,9 @@ next_build(struct app *a, const struct dpmon_config *next, struct next_gen *x)
 	if (x->cls == NULL || x->gens == NULL || x->old_of_new == NULL)
 		return -ENOMEM;
 	snprintf(tag, sizeof(tag), "r%u", ++a->n_reloads);
-	rc = dpmon_classifier_create(x->cls, tag, next->subnets, next->n_subnets,
-				     (int)rte_socket_id());
+	rc = dpmon_classifier_create_ignoring(x->cls, tag, next->subnets, next->n_subnets,
+					      next->detect.ignore_sources,
+					      next->detect.n_ignore_sources, (int)rte_socket_id());
 	if (rc != 0) {
 		free(x->cls);
 		x->cls = NULL;
