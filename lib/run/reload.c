@@ -311,6 +311,12 @@ reconfigure_modules(struct app *a)
 			  "ones");
 	if (a->sampler != NULL)
 		dpmon_sampler_reconfigure(a->sampler, &a->cfg.actions); /* pcap_dir, pcap_packets */
+	if (a->sampler != NULL &&
+	    dpmon_sampler_set_ignored(a->sampler, a->cfg.detect.ignore_sources,
+				      a->cfg.detect.n_ignore_sources) != 0)
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
+			  "reload: out of memory for detection.ignore_sources; the fingerprints "
+			  "keep the old list");
 	if (dpmon_export_reconfigure(a->exporters, &a->cfg.export) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
 			  "reload: an exporter of the new \"export\" section could not start (see "

@@ -311,7 +311,9 @@ start_merge(struct app *a)
 		return EXIT_START;
 	}
 	a->sampler = dpmon_sampler_create(a->n_workers, &a->cfg.actions);
-	if (a->sampler == NULL) {
+	if (a->sampler == NULL ||
+	    dpmon_sampler_set_ignored(a->sampler, a->cfg.detect.ignore_sources,
+				      a->cfg.detect.n_ignore_sources) != 0) {
 		fprintf(stderr, "dpmon: cannot allocate the sampler's rings\n");
 		return EXIT_START;
 	}
