@@ -1272,24 +1272,27 @@ test_ignore_sources(void)
 	dpmon_config_free(&cfg);
 	free(out);
 
-	out = parse_bad("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
-			"\"10.0.0.0/24\"}, {\"prefix\": \"2001:db8:1::/48\"}], \"detection\": "
-			"{\"ignore_sources\": [\"10.0.0.128/25\", \"10.0.0.0/8\", \"2001:db8:1::/48\", "
-			"\"198.51.100.0/24\", \"198.51.100.0/24\", \"198.51.100.1/24\", 5]}}",
-			6);
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+		"\"10.0.0.0/24\"}, {\"prefix\": \"2001:db8:1::/48\"}], \"detection\": "
+		"{\"ignore_sources\": [\"10.0.0.128/25\", \"10.0.0.0/8\", \"2001:db8:1::/48\", "
+		"\"198.51.100.0/24\", \"198.51.100.0/24\", \"198.51.100.1/24\", 5]}}",
+		6);
 	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[0]: 10.0.0.128/25 overlaps the "
 			"monitored subnet 10.0.0.0/24 ($.subnets[0]): an ignored source must be a "
 			"remote prefix");
 	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[1]: 10.0.0.0/8 overlaps the "
 			"monitored subnet 10.0.0.0/24 ($.subnets[0]): an ignored source must be a "
 			"remote prefix");
-	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[2]: 2001:db8:1::/48 overlaps the "
-			"monitored subnet 2001:db8:1::/48 ($.subnets[1]): an ignored source must be "
-			"a remote prefix");
+	CHECK_LINE(out,
+		   "cfg.json: $.detection.ignore_sources[2]: 2001:db8:1::/48 overlaps the "
+		   "monitored subnet 2001:db8:1::/48 ($.subnets[1]): an ignored source must be "
+		   "a remote prefix");
 	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[4]: duplicate prefix "
 			"198.51.100.0/24 (also $.detection.ignore_sources[3])");
-	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[5]: host bits set "
-			"(address is not the network address of the prefix), got \"198.51.100.1/24\"");
+	CHECK_LINE(out,
+		   "cfg.json: $.detection.ignore_sources[5]: host bits set "
+		   "(address is not the network address of the prefix), got \"198.51.100.1/24\"");
 	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[6]: wrong type: expected string, "
 			"got integer");
 	free(out);

@@ -132,7 +132,8 @@ test_distributions_and_json(void)
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK(strcmp(s,
 		     "{\"destination_ports\":[],\"fragments\":{\"first\":0,\"later\":0,\"none\":0},"
-		     "\"icmp\":[],\"ignored_packets\":0,\"lengths\":{\"buckets\":[],\"max\":null,\"min\":null},"
+		     "\"icmp\":[],\"ignored_packets\":0,\"lengths\":{\"buckets\":[],\"max\":null,"
+		     "\"min\":null},"
 		     "\"packets\":0,\"protocols\":[],\"source_ports\":[],\"sources\":[],"
 		     "\"state\":\"sampling\",\"tcp_flags\":[],\"wanted\":10}") == 0);
 	free(s);

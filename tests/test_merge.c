@@ -254,7 +254,8 @@ test_ignored_sources(const struct dpmon_config *cfg)
 	CHECK(s->ignored[0].in.total.pps == 0.0);
 	CHECK_EQ_U64(s->ignored[0].in.total.packets, 3);
 	CHECK(fabs(s->ignored[0].in.avg_pps -
-		   alpha * 1.5 * (1 - dpmon_ewma_alpha(1.0, cfg->average_time_constant_ms / 1000.0))) <
+		   alpha * 1.5 *
+			   (1 - dpmon_ewma_alpha(1.0, cfg->average_time_constant_ms / 1000.0))) <
 	      1e-9);
 	dpmon_snapshot_free(s);
 	dpmon_merge_free(m);

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_detection.c — the configuration's "detection" section:
- * thresholds, hostgroups and the whitelist (docs/detection.md has the
- * semantics, docs/configuration.md the keys).
+ * thresholds, hostgroups, the whitelist and the ignored sources
+ * (docs/detection.md has the semantics, docs/configuration.md the keys).
  *
  * Hostgroups are parsed after the other keys of the section whatever the
  * file order, since they inherit its "ban" and "thresholds". Two checks
  * across entries follow the per-key ones: duplicate hostgroup names, and
  * a prefix listed by two hostgroups (or twice in one, or twice in the
  * whitelist), found by sorting a copy of every prefix tagged with where it
- * came from, so that equal prefixes are adjacent.
+ * came from, so that equal prefixes are adjacent. The ignored sources are
+ * checked once the subnets are known (config_check_ignore_sources): each
+ * must be remote, and listed once.
  */
 #include "config_private.h"
 
@@ -448,8 +450,7 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 		} else if (strcmp(key, "whitelist") == 0) {
 			parse_prefix_list(c, kpath, v, 0, &d->whitelist, &d->n_whitelist);
 		} else if (strcmp(key, "ignore_sources") == 0) {
-			parse_prefix_list(c, kpath, v, 0, &d->ignore_sources,
-					  &d->n_ignore_sources);
+			parse_prefix_list(c, kpath, v, 0, &d->ignore_sources, &d->n_ignore_sources);
 		} else if (strcmp(key, "mitigation") == 0) {
 			config_parse_mitigation(c, kpath, v, &d->mitigation);
 		} else if (!dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(detection_ints),
@@ -515,17 +516,21 @@ config_check_ignore_sources(struct dpmon_check *c, const struct dpmon_config *cf
 		snprintf(path, sizeof(path), "$.detection.ignore_sources[%u]", i);
 		for (uint32_t k = 0; k < i; k++)
 			if (dpmon_prefix_equal(&d->ignore_sources[k], p)) {
-				dpmon_check_report(c, path, "duplicate prefix %s (also $.detection.ignore_sources[%u])",
-						   dpmon_prefix_format(p, a, sizeof(a)), k);
+				dpmon_check_report(
+					c, path,
+					"duplicate prefix %s (also $.detection.ignore_sources[%u])",
+					dpmon_prefix_format(p, a, sizeof(a)), k);
 				break;
 			}
 		for (uint32_t s = 0; s < cfg->n_subnets; s++)
 			if (prefixes_overlap(p, &cfg->subnets[s].prefix)) {
 				dpmon_check_report(
 					c, path,
-					"%s overlaps the monitored subnet %s ($.subnets[%u]): an ignored source must be a remote prefix",
+					"%s overlaps the monitored subnet %s ($.subnets[%u]): an "
+					"ignored source must be a remote prefix",
 					dpmon_prefix_format(p, a, sizeof(a)),
-					dpmon_prefix_format(&cfg->subnets[s].prefix, b, sizeof(b)), s);
+					dpmon_prefix_format(&cfg->subnets[s].prefix, b, sizeof(b)),
+					s);
 				break;
 			}
 	}

@@ -93,9 +93,9 @@ dpmon_classifier_create_ignoring(struct dpmon_classifier *c, const char *tag,
 			n6++;
 	}
 	if (n4 > 0) {
-		struct rte_lpm_config cfg = {
-			.max_rules = n4 + 1,
-			.number_tbl8s = tbl8_count(subnets, n, ignored, n_ignored, 4)};
+		struct rte_lpm_config cfg = {.max_rules = n4 + 1,
+					     .number_tbl8s =
+						     tbl8_count(subnets, n, ignored, n_ignored, 4)};
 		snprintf(name, sizeof(name), "dpmon4_%s", tag);
 		c->lpm4 = rte_lpm_create(name, socket_id, &cfg);
 		if (c->lpm4 == NULL)

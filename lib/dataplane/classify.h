@@ -38,7 +38,8 @@ struct dpmon_classifier {
 	struct rte_lpm *lpm4;  /**< NULL when no IPv4 subnet or ignored prefix is configured */
 	struct rte_lpm6 *lpm6; /**< NULL when no IPv6 subnet or ignored prefix is configured */
 	uint32_t n_subnets;
-	uint32_t n_ignored; /**< ignored source prefixes; 0: no lookup returns DPMON_IGNORED_SOURCE */
+	uint32_t
+		n_ignored; /**< ignored source prefixes; 0: no lookup returns DPMON_IGNORED_SOURCE */
 };
 
 /**

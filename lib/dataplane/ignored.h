@@ -40,10 +40,10 @@
 
 /** One destination host's ignored packets, ingress. Two cache lines. */
 struct dpmon_ignored_slot {
-	struct dpmon_addr key; /**< the host key (masked to its host prefix) */
-	uint32_t subnet;       /**< its subnet, in the generation's numbering */
-	struct dpmon_dir_ctr in;      /**< per protocol class */
-	struct dpmon_flag_ctr flags;  /**< per flag (fragments, tcp_syn) */
+	struct dpmon_addr key;       /**< the host key (masked to its host prefix) */
+	uint32_t subnet;             /**< its subnet, in the generation's numbering */
+	struct dpmon_dir_ctr in;     /**< per protocol class */
+	struct dpmon_flag_ctr flags; /**< per flag (fragments, tcp_syn) */
 } __rte_cache_aligned;
 
 /** The side table of one worker for one generation. */

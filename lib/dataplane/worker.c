@@ -69,12 +69,12 @@
 #define DPMON_PASS
 #endif
 
-#define PREFETCH_AHEAD      4 /* frame data, packets ahead */
+#define PREFETCH_AHEAD 4 /* frame data, packets ahead */
 
 /* Flag-mask bit of a packet from an ignored source, above the flags. */
-#define FLAG_IGNORED (1u << 7)
+#define FLAG_IGNORED        (1u << 7)
 /* Flag-mask bits of the flags themselves (enum dpmon_flag). */
-#define FLAG_KINDS   ((1u << DPMON_FLAG_MAX) - 1)
+#define FLAG_KINDS          ((1u << DPMON_FLAG_MAX) - 1)
 #define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
 
 /* Per-burst working set, on the worker's stack. */
@@ -540,8 +540,8 @@ host_rare(struct dpmon_core *core, const struct burst_ctx *b, uint16_t k, uint32
 	if (kinds != 0)
 		dpmon_host_flag_add(core, idx, d, kinds, b->pkt[i].len);
 	if ((b->flag_mask[i] & FLAG_IGNORED) && d == DPMON_DIR_INGRESS && b->ign != NULL &&
-	    dpmon_ignored_add(b->ign, &b->hkey[k], b->hsig[k], b->sub[i][d], b->pkt[i].proto,
-			      kinds, b->pkt[i].len) != 0)
+	    dpmon_ignored_add(b->ign, &b->hkey[k], b->hsig[k], b->sub[i][d], b->pkt[i].proto, kinds,
+			      b->pkt[i].len) != 0)
 		dpmon_count_inc(&core->stats.ignored_full, 1);
 }
 

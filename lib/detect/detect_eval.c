@@ -252,7 +252,8 @@ detect_pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
 		dpmon_snap_host_prefetch(s, i + DPMON_SNAP_PREFETCH_AHEAD, DPMON_DIR_EGRESS);
 
 		while (j < d->n_states && (c = dpmon_addr_cmp(&d->states[j].addr, &h->addr)) < 0) {
-			evaluate(d, NULL, &d->states[j], NULL, NULL); /* gone (hand-built snapshots) */
+			evaluate(d, NULL, &d->states[j], NULL,
+				 NULL); /* gone (hand-built snapshots) */
 			j++;
 		}
 		if (j < d->n_states && c == 0) {
@@ -304,9 +305,9 @@ evaluate_subnet(struct dpmon_detect *d, const struct dpmon_snap_subnet *sub, int
 		const struct host_state *old)
 {
 	const struct dpmon_snapshot *s = d->snap;
-	const struct dpmon_dir_stats *ign =
-		sub != NULL && s->ignored_subnets != NULL ? &s->ignored_subnets[sub - s->subnets]
-							  : NULL;
+	const struct dpmon_dir_stats *ign = sub != NULL && s->ignored_subnets != NULL
+						    ? &s->ignored_subnets[sub - s->subnets]
+						    : NULL;
 	const struct dpmon_thresholds *t =
 		entry >= 0 && d->subnets[entry].watched ? &d->subnets[entry].thresholds : NULL;
 	int8_t fired[DPMON_DIR_MAX] = {-1, -1};

@@ -53,7 +53,8 @@ bool
 dpmon_fp_add_unless_ignored(struct dpmon_fp *fp, const struct dpmon_fp_pkt *p,
 			    const struct dpmon_prefix_table *ignored)
 {
-	if (fp->n < fp->want && ignored != NULL && dpmon_prefix_table_lookup(ignored, &p->src) >= 0) {
+	if (fp->n < fp->want && ignored != NULL &&
+	    dpmon_prefix_table_lookup(ignored, &p->src) >= 0) {
 		fp->ignored++;
 		return false;
 	}
@@ -343,8 +344,9 @@ dpmon_fp_json(const struct dpmon_fp *fp, enum dpmon_fp_state state)
 	}
 	j = json_pack("{s:s,s:I,s:I,s:I,s:o*,s:o*,s:o*,s:o*,s:o*,s:{s:I,s:I,s:I},s:o*,s:o*}",
 		      "state", dpmon_fp_state_name(state), "packets", (json_int_t)fp->n, "wanted",
-		      (json_int_t)fp->want, "ignored_packets", (json_int_t)fp->ignored, "protocols", top_json(ptr, fp->n, DPMON_FP_PROTO),
-		      "source_ports", top_json(ptr, fp->n, DPMON_FP_SPORT), "destination_ports",
+		      (json_int_t)fp->want, "ignored_packets", (json_int_t)fp->ignored, "protocols",
+		      top_json(ptr, fp->n, DPMON_FP_PROTO), "source_ports",
+		      top_json(ptr, fp->n, DPMON_FP_SPORT), "destination_ports",
 		      top_json(ptr, fp->n, DPMON_FP_DPORT), "lengths", lengths_json(fp),
 		      "tcp_flags", top_json(ptr, fp->n, DPMON_FP_FLAGS), "fragments", "none",
 		      (json_int_t)frag[DPMON_FP_FRAG_NONE], "first",

@@ -85,8 +85,8 @@ enum dpmon_fp_state {
 
 /** The packets kept for one alert. */
 struct dpmon_fp {
-	uint32_t want;             /**< flowspec.sample_packets */
-	uint32_t n;                /**< packets in @c pkts, at most @c want */
+	uint32_t want; /**< flowspec.sample_packets */
+	uint32_t n;    /**< packets in @c pkts, at most @c want */
 	/** Packets offered while it filled and left out: their source is ignored */
 	uint32_t ignored;
 	struct dpmon_fp_pkt *pkts; /**< @c want slots */

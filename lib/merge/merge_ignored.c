@@ -35,8 +35,10 @@ static void
 ctr_add(struct ign_ctr *dst, const struct ign_ctr *a, const struct ign_ctr *b, int sign)
 {
 	for (int p = 0; p < DPMON_PROTO_MAX; p++) {
-		dst->in.proto[p].packets += (uint64_t)sign * (a->in.proto[p].packets - b->in.proto[p].packets);
-		dst->in.proto[p].bytes += (uint64_t)sign * (a->in.proto[p].bytes - b->in.proto[p].bytes);
+		dst->in.proto[p].packets +=
+			(uint64_t)sign * (a->in.proto[p].packets - b->in.proto[p].packets);
+		dst->in.proto[p].bytes +=
+			(uint64_t)sign * (a->in.proto[p].bytes - b->in.proto[p].bytes);
 	}
 	for (int f = 0; f < DPMON_FLAG_MAX; f++) {
 		dst->flags.flag[f].packets +=
@@ -156,7 +158,8 @@ renumber_subnets(struct dpmon_merge *m)
 	struct merge_ignored *g = &m->ignored;
 	uint32_t n = m->subnets.n, n_old = g->n_sub;
 	const uint32_t *old_of_new = m->reload.old_of_new;
-	struct ign_ctr *cum = calloc(n ? n : 1, sizeof(*cum)), *prev = calloc(n ? n : 1, sizeof(*prev));
+	struct ign_ctr *cum = calloc(n ? n : 1, sizeof(*cum)),
+		       *prev = calloc(n ? n : 1, sizeof(*prev));
 	struct avg_dir *avg = calloc(n ? n : 1, sizeof(*avg));
 	uint32_t *new_of_old = malloc(sizeof(*new_of_old) * (n_old ? n_old : 1));
 
@@ -180,8 +183,8 @@ renumber_subnets(struct dpmon_merge *m)
 		avg[i] = g->sub_avg[o];
 	}
 	for (uint32_t i = 0; i < g->n_hosts; i++)
-		g->hosts[i].subnet =
-			g->hosts[i].subnet < n_old ? new_of_old[g->hosts[i].subnet] : DPMON_NO_SUBNET;
+		g->hosts[i].subnet = g->hosts[i].subnet < n_old ? new_of_old[g->hosts[i].subnet]
+								: DPMON_NO_SUBNET;
 	free(new_of_old);
 	free(g->sub_cum);
 	free(g->sub_prev);
@@ -281,8 +284,8 @@ merge_fill_ignored(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	if (s->ignored_subnets == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < g->n_sub && i < s->n_subnets; i++) {
-		ign_stats(m, &s->ignored_subnets[i], &g->sub_cum[i], &g->sub_prev[i], &g->sub_avg[i],
-			  dt);
+		ign_stats(m, &s->ignored_subnets[i], &g->sub_cum[i], &g->sub_prev[i],
+			  &g->sub_avg[i], dt);
 		g->sub_prev[i] = g->sub_cum[i];
 	}
 	return 0;

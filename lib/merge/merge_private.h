@@ -16,6 +16,7 @@
  *   merge_records.c  the snapshot's host records, and their slabs
  *   merge_history.c  flows of the totals and subnets; the history ring
  *   merge_reload.c   a reload's carry-over (dpmon_merge_reconfigure)
+ *   merge_ignored.c  the packets from ignored sources (the side tables)
  *
  * Everything here runs on the main lcore, the only thread that touches
  * the merger, while the worker lcores write the tables it reads
@@ -272,16 +273,16 @@ struct ign_ctr {
 /* A host that received from ignored sources: its counts and averages. */
 struct ign_host {
 	struct dpmon_addr addr;
-	uint32_t subnet;           /**< current numbering */
-	struct ign_ctr cum, prev;  /**< cumulative, now and at the previous merge */
-	struct avg_dir avg;        /**< ingress averages of the ignored packets */
+	uint32_t subnet;          /**< current numbering */
+	struct ign_ctr cum, prev; /**< cumulative, now and at the previous merge */
+	struct avg_dir avg;       /**< ingress averages of the ignored packets */
 };
 
 /* The side tables of ignored sources, folded (merge_ignored.c). */
 struct merge_ignored {
 	/** per core: the table @c seen describes, NULL = none yet */
 	const struct dpmon_ignored_table **tab;
-	struct ign_ctr **seen; /**< per core: each slot's counts at the last read */
+	struct ign_ctr **seen;  /**< per core: each slot's counts at the last read */
 	struct ign_host *hosts; /**< sorted by address up to n_sorted, then new ones */
 	uint32_t n_hosts, cap_hosts;
 	struct ign_ctr *sub_cum, *sub_prev; /**< per subnet (n_sub) */
