@@ -20,7 +20,11 @@ ingress pps 400, average_time_constant_ms 1000), ignore_sources
                  and a subnet alert on 10.0.1.0/24;
   - fingerprint: while that alert is active, the flood goes on: the
                  alert's sample shows both sources, its fingerprint only
-                 203.0.113.7, and counts the others in ignored_packets.
+                 203.0.113.7, and counts the others in ignored_packets;
+  - reload:      a file whose ignored prefix overlaps a monitored subnet
+                 is refused and the list stays (a flood from 198.51.100.7
+                 to 10.0.1.7: no alert); one without 198.51.100.0/24 is
+                 applied on SIGHUP (the same flood to 10.0.1.8 alerts).
 
 The expected counts are the test's own (what it sent), never dpmon's.
 """
@@ -30,6 +34,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import test_reload  # noqa: E402  (its configuration writer and reload wait)
 from harness import TestFailure  # noqa: E402
 
 SUBNETS = [('10.0.1.0/24', 'v4'), ('2001:db8:1::/48', 'v6')]
@@ -146,6 +151,25 @@ def case_fingerprint(c, d, link, alert_id):
            {'198.51.100.7', '203.0.113.7'} <= sources)
 
 
+def detection_with(ignored):
+    return dict(CONFIG['detection'], ignore_sources=ignored)
+
+
+def case_reload(c, d, link):
+    test_reload.reload_and_wait(d, SUBNETS, 0, failed=1,
+                                detection=detection_with(IGNORED + ['10.0.1.128/25']))
+    link.send_paced(d, [v4('198.51.100.7', '10.0.1.7', i) for i in range(FLOOD)], BATCH)
+    settle(d, 1.0)
+    c.eq('after a refused reload: no alert on 10.0.1.7', [],
+         [a['id'] for a in d.get('/api/v1/alerts?target=host')['alerts']
+          if a['address'] == '10.0.1.7'])
+    test_reload.reload_and_wait(d, SUBNETS, 1, failed=1,
+                                detection=detection_with(['2001:db8:99::/48']))
+    link.send_paced(d, [v4('198.51.100.7', '10.0.1.8', i) for i in range(FLOOD)], BATCH)
+    c.true('after a reload without 198.51.100.0/24: an alert on 10.0.1.8',
+           wait_alert(d, '10.0.1.8') is not None)
+
+
 def test_ignore_sources(h):
     c = h.checker('ignore_sources')
     with harness.LiveLink(h) as link, \
@@ -156,6 +180,7 @@ def test_ignore_sources(h):
         a = case_not_ignored(c, d, link)
         if a is not None:
             case_fingerprint(c, d, link, a['id'])
+        case_reload(c, d, link)
         c.eq('dpmon exit status after SIGTERM', 0, d.stop())
     c.done()
 
