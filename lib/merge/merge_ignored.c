@@ -278,8 +278,12 @@ merge_fill_ignored(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	}
 	if (fill_hosts(m, s, dt) != 0)
 		return -ENOMEM;
-	if (!any && g->n_hosts == 0)
+	if (!any && g->n_hosts == 0) {
+		/* No list any more: a later one starts the subnets from zero. */
+		if (g->n_sub != 0)
+			memset(g->sub_avg, 0, sizeof(*g->sub_avg) * g->n_sub);
 		return 0;
+	}
 	s->ignored_subnets = calloc(s->n_subnets ? s->n_subnets : 1, sizeof(*s->ignored_subnets));
 	if (s->ignored_subnets == NULL)
 		return -ENOMEM;
