@@ -264,6 +264,7 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w, uint64_t reason
 		w[c].host_v4mapped = dpmon_count_read(&core->stats.host_v4mapped);
 		w[c].host_ext_full = dpmon_count_read(&core->stats.host_ext_full);
 		w[c].host_flow_full = dpmon_count_read(&core->stats.host_flow_full);
+		w[c].ignored_full = dpmon_count_read(&core->stats.ignored_full);
 		w[c].host_evictions = dpmon_count_read(&core->stats.host_evictions);
 		w[c].host_expired = dpmon_count_read(&core->stats.host_expired);
 		w[c].hosts = dpmon_core_hosts_published(core); /* less the retired: merge_run */

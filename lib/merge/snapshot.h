@@ -168,7 +168,9 @@ struct dpmon_snap_worker {
 	uint64_t host_flow_full; /**< host directions not promoted: no full flow sketch left */
 	uint64_t
 		host_evictions; /**< entries retired because the table was full (least recently active) */
-	uint64_t host_expired;  /**< entries retired after host_idle_timeout_s without a packet */
+	uint64_t host_expired; /**< entries retired after host_idle_timeout_s without a packet */
+	/** packets from ignored sources its side table had no slot for (ignored.h) */
+	uint64_t ignored_full;
 	uint64_t hosts;         /**< entries in use in its host table */
 	uint64_t host_capacity; /**< size of its host table (host_table_capacity) */
 	uint64_t polls;         /**< rx_burst calls, empty ones included */

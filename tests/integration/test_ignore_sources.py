@@ -93,6 +93,8 @@ def case_ignored(c, d, link):
     c.eq('totals.ingress (packets, bytes)', (2 * FLOOD, 2 * FLOOD * SIZE),
          (s['totals']['ingress']['packets'], s['totals']['ingress']['bytes']))
     c.eq('totals.external packets', 0, s['totals']['external']['packets'])
+    c.eq('workers[].ignored_full', [0] * len(s['workers']),
+         [w['ignored_full'] for w in s['workers']])
 
 
 def wait_alert(d, address, timeout=30.0):
