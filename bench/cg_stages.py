@@ -205,9 +205,17 @@ def main():
     ap.add_argument('mix')
     ap.add_argument('--dir', default='build/bench-data')
     ap.add_argument('--no-flow-sketches', action='store_true')
+    ap.add_argument('--ignore-sources', type=int, default=0,
+                    help='N ignored source prefixes that no packet comes from')
+    ap.add_argument('--ignore-peer-pool', action='store_true',
+                    help='ignore 203.0.113.0/24, half of the IPv4 peers')
     ap.add_argument('--json', action='store_true')
     a = ap.parse_args()
     extra = ['--no-flow-sketches'] if a.no_flow_sketches else []
+    if a.ignore_sources:
+        extra += ['--ignore-sources', str(a.ignore_sources)]
+    if a.ignore_peer_pool:
+        extra += ['--ignore-peer-pool']
     with tempfile.TemporaryDirectory() as tmp:
         runs = []
         for passes in (1, 3):
@@ -221,6 +229,8 @@ def main():
     total = sum(rows.values())
     if a.json:
         print(json.dumps({'mix': a.mix, 'flow_sketches': not a.no_flow_sketches,
+                          'ignore_sources': a.ignore_sources,
+                          'ignore_peer_pool': a.ignore_peer_pool,
                           'total': total, 'stages': rows}))
         return
     for s in ORDER:

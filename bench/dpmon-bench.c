@@ -69,6 +69,7 @@ usage(void)
 		"usage: dpmon-bench [EAL options] -- gen MIX DIR\n"
 		"       dpmon-bench [EAL options] -- hotpath MIX [--dir DIR] [--burst N]\n"
 		"                          [--seconds S | --passes N] [--no-flow-sketches]\n"
+		"                          [--ignore-sources N] [--ignore-peer-pool]\n"
 		"       dpmon-bench [EAL options] -- merge --hosts N --tables T [--touched PCT]\n"
 		"                          [--repeat N] [--warmup W]\n"
 		"       dpmon-bench --list\n");
@@ -235,8 +236,16 @@ mode_hotpath(int argc, char **argv)
 		{"seconds", required_argument, NULL, 's'},
 		{"passes", required_argument, NULL, 'p'},
 		{"no-flow-sketches", no_argument, NULL, 'f'},
+		{"ignore-sources", required_argument, NULL, 'i'},
+		{"ignore-peer-pool", no_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
+	/* Ignored source prefixes: N of 198.18.0.0/15 (no packet of a mix comes
+	 * from there: the lookup's cost alone), and with --ignore-peer-pool
+	 * 203.0.113.0/24, half of dpmon-gen's IPv4 peers (the rare path too). */
+	struct dpmon_prefix ignored[257];
+	long n_ignored = 0;
+	bool peer_pool = false;
 	const char *dir = "bench-out";
 	bool flow_sketches = true;
 	double seconds = 2.0;
@@ -271,17 +280,29 @@ mode_hotpath(int argc, char **argv)
 		case 'f':
 			flow_sketches = false;
 			break;
+		case 'i':
+			n_ignored = strtol(optarg, NULL, 10);
+			break;
+		case 'P':
+			peer_pool = true;
+			break;
 		default:
 			return usage();
 		}
 	}
-	if (burst < 1 || burst > DPMON_MAX_BURST)
+	if (burst < 1 || burst > DPMON_MAX_BURST || n_ignored < 0 || n_ignored > 256)
 		return usage();
+	for (long k = 0; k < n_ignored; k++)
+		ignored[k] = (struct dpmon_prefix){.family = 4, .depth = 24};
+	for (long k = 0; k < n_ignored; k++)
+		dpmon_addr_from_v4(&ignored[k].addr, 0xc6120000u + ((uint32_t)k << 8));
+	if (peer_pool)
+		dpmon_prefix_parse("203.0.113.0/24", &ignored[n_ignored++], NULL);
 	if (capture_path(path, sizeof(path), dir, mx->name, "pcap") != 0 ||
 	    capture_load(path, mx->packets, &cap) != 0 || mix_config(mx, &cfg) != 0)
 		return 1;
-	if (dpmon_classifier_create(&cls, "bench", cfg.subnets, cfg.n_subnets,
-				    (int)rte_socket_id()) != 0) {
+	if (dpmon_classifier_create_ignoring(&cls, "bench", cfg.subnets, cfg.n_subnets, ignored,
+					     (uint32_t)n_ignored, (int)rte_socket_id()) != 0) {
 		fprintf(stderr, "dpmon-bench: classifier: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}

@@ -635,8 +635,10 @@ test_summary(const struct dpmon_snapshot *s)
 	CHECK_INT(b, "ports.0.rx_nombuf", 2);
 
 	CHECK_SIZE(b, "workers", 2);
-	CHECK_SIZE(b, "workers.1",
-		   14); /* 10 + host_ext_full, host_flow_full, host_evictions, host_expired */
+	CHECK_SIZE(
+		b, "workers.1",
+		15); /* 10 + host_ext_full, host_flow_full, host_evictions, host_expired, ignored_full */
+	CHECK_INT(b, "workers.1.ignored_full", 0);
 	CHECK_INT(b, "workers.1.host_v4mapped", 7);
 	CHECK_INT(b, "workers.1.host_ext_full", 3);
 	CHECK_INT(b, "workers.1.host_capacity", 1024);

@@ -1248,6 +1248,60 @@ test_detection(void)
 	free(out);
 }
 
+/*
+ * detection.ignore_sources: remote prefixes of either family; one inside,
+ * around or equal to a monitored subnet is refused, as is a duplicate.
+ */
+static void
+test_ignore_sources(void)
+{
+	struct dpmon_config cfg;
+	char *out = NULL, t[DPMON_PREFIX_STRLEN];
+
+	REQUIRE(parse("{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+		      "\"10.0.0.0/24\"}, {\"prefix\": \"2001:db8:1::/48\"}], \"detection\": "
+		      "{\"ignore_sources\": [\"198.51.100.0/24\", \"2001:db8:99::/48\", "
+		      "\"10.0.1.0/24\", \"203.0.113.7/32\"]}}",
+		      &cfg, &out) == 0);
+	REQUIRE(cfg.detect.n_ignore_sources == 4);
+	CHECK(strcmp(prefix_text(&cfg.detect.ignore_sources[0], t), "198.51.100.0/24") == 0);
+	CHECK(strcmp(prefix_text(&cfg.detect.ignore_sources[1], t), "2001:db8:99::/48") == 0);
+	CHECK(strcmp(prefix_text(&cfg.detect.ignore_sources[2], t), "10.0.1.0/24") == 0);
+	CHECK(strcmp(prefix_text(&cfg.detect.ignore_sources[3], t), "203.0.113.7/32") == 0);
+	CHECK(!cfg.detect.enabled); /* no threshold: the list alone enables nothing */
+	dpmon_config_free(&cfg);
+	free(out);
+
+	out = parse_bad(
+		"{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+		"\"10.0.0.0/24\"}, {\"prefix\": \"2001:db8:1::/48\"}], \"detection\": "
+		"{\"ignore_sources\": [\"10.0.0.128/25\", \"10.0.0.0/8\", \"2001:db8:1::/48\", "
+		"\"198.51.100.0/24\", \"198.51.100.0/24\", \"198.51.100.1/24\", 5]}}",
+		6);
+	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[0]: 10.0.0.128/25 overlaps the "
+			"monitored subnet 10.0.0.0/24 ($.subnets[0]): an ignored source must be a "
+			"remote prefix");
+	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[1]: 10.0.0.0/8 overlaps the "
+			"monitored subnet 10.0.0.0/24 ($.subnets[0]): an ignored source must be a "
+			"remote prefix");
+	CHECK_LINE(out,
+		   "cfg.json: $.detection.ignore_sources[2]: 2001:db8:1::/48 overlaps the "
+		   "monitored subnet 2001:db8:1::/48 ($.subnets[1]): an ignored source must be "
+		   "a remote prefix");
+	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[4]: duplicate prefix "
+			"198.51.100.0/24 (also $.detection.ignore_sources[3])");
+	CHECK_LINE(out,
+		   "cfg.json: $.detection.ignore_sources[5]: host bits set "
+		   "(address is not the network address of the prefix), got \"198.51.100.1/24\"");
+	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources[6]: wrong type: expected string, "
+			"got integer");
+	free(out);
+	out = parse_bad(DET_HEAD "\"detection\": {\"ignore_sources\": \"198.51.100.0/24\"}}", 1);
+	CHECK_LINE(out, "cfg.json: $.detection.ignore_sources: wrong type: expected array, got "
+			"string");
+	free(out);
+}
+
 /* actions: every key parsed; paths checked against the file system. */
 /*
  * An IPv4-mapped IPv6 prefix (inside ::ffff:0:0/96) in the whitelist or a
@@ -1665,6 +1719,7 @@ main(int argc, char **argv)
 	test_decap();
 	test_software_rss();
 	test_detection();
+	test_ignore_sources();
 	test_actions();
 	test_actions_pcap_bound();
 	test_unwritable_dirs();

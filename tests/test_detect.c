@@ -435,6 +435,69 @@ test_hold_and_peaks(void)
 	dpmon_config_free(&cfg);
 }
 
+/*
+ * Packets from ignored sources (the snapshot's ignored hosts) are taken out
+ * of a host's ingress before the limits see it, averages and interval
+ * rates alike; its egress and a host without such packets are compared
+ * whole.
+ */
+static void
+test_ignored_sources(void)
+{
+	static const char *const h[] = {"10.0.0.1", "10.0.0.2", "10.0.0.3"};
+	struct dpmon_config cfg = load("{\"thresholds\": {\"ingress\": {\"pps\": 1000, "
+				       "\"udp_pps\": 800}, \"egress\": {\"pps\": 1000}}}");
+	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
+	struct dpmon_snapshot *s = snap(1, 1.0, h, 3);
+	const struct dpmon_alert *a;
+
+	REQUIRE(d != NULL);
+	for (uint32_t i = 0; i < 3; i++) {
+		set_metric(s, i, DPMON_DIR_INGRESS, DPMON_METRIC_PPS, 5000);
+		set_metric(s, i, DPMON_DIR_INGRESS, DPMON_METRIC_UDP_PPS, 4800);
+		set_mix(s, i, DPMON_DIR_INGRESS, 5000, 4800, 200, 0, 0, 0);
+	}
+	set_metric(s, 0, DPMON_DIR_EGRESS, DPMON_METRIC_PPS, 5000);
+	s->ignored = calloc(2, sizeof(*s->ignored));
+	REQUIRE(s->ignored != NULL);
+	s->n_ignored = 2;
+	/* 10.0.0.1: 4500 of its 5000 pps from ignored sources, all UDP. */
+	REQUIRE(dpmon_addr_parse("10.0.0.1", &s->ignored[0].addr) == 0);
+	s->ignored[0].in.avg_pps = 4500;
+	s->ignored[0].in.avg_proto_pps[DPMON_PROTO_UDP] = 4500;
+	s->ignored[0].in.total.pps = 4500;
+	s->ignored[0].in.proto[DPMON_PROTO_UDP].pps = 4500;
+	/* 10.0.0.2: 3000 of them. */
+	REQUIRE(dpmon_addr_parse("10.0.0.2", &s->ignored[1].addr) == 0);
+	s->ignored[1].in.avg_pps = 3000;
+	s->ignored[1].in.avg_proto_pps[DPMON_PROTO_UDP] = 3000;
+	s->ignored[1].in.total.pps = 3000;
+	s->ignored[1].in.proto[DPMON_PROTO_UDP].pps = 3000;
+	run(d, s, T0);
+	/* 500 pps and 300 UDP pps left: below both limits. */
+	CHECK(find(s, "10.0.0.1", DPMON_DIR_INGRESS) == NULL);
+	/* Its egress is its own: 5000 pps. */
+	a = find(s, "10.0.0.1", DPMON_DIR_EGRESS);
+	REQUIRE(a != NULL);
+	CHECK(a->metric == DPMON_METRIC_PPS && a->value == 5000);
+	/* 2000 pps (2 x its limit) and 1800 UDP pps (2.25 x): UDP fires. */
+	a = find(s, "10.0.0.2", DPMON_DIR_INGRESS);
+	REQUIRE(a != NULL);
+	CHECK(a->metric == DPMON_METRIC_UDP_PPS && a->value == 1800);
+	CHECK(a->peak[DPMON_METRIC_PPS] == 2000 && a->peak[DPMON_METRIC_UDP_PPS] == 1800);
+	/* 200 TCP and 1800 UDP of 2000 pps: 90 % is not more than 90 %. */
+	CHECK(a->type == DPMON_ATTACK_UNKNOWN);
+	/* Nothing ignored: compared whole. */
+	a = find(s, "10.0.0.3", DPMON_DIR_INGRESS);
+	REQUIRE(a != NULL);
+	CHECK(a->metric == DPMON_METRIC_UDP_PPS && a->value == 4800);
+	CHECK(a->type == DPMON_ATTACK_UDP_FLOOD);
+	CHECK(s->alerts_active == 3);
+	dpmon_snapshot_free(s);
+	dpmon_detect_free(d);
+	dpmon_config_free(&cfg);
+}
+
 /* hold_s 0: the first interval below ends it; then a new alert gets a new id. */
 static void
 test_ids_and_recent_bound(void)
@@ -896,6 +959,7 @@ main(void)
 	test_consecutive();
 	test_host_prefix_alert();
 	test_hold_and_peaks();
+	test_ignored_sources();
 	test_ids_and_recent_bound();
 	test_attack_types();
 	test_disabled();

@@ -476,6 +476,41 @@ test_watch_prefix(void)
 	rte_free(w);
 }
 
+/*
+ * A subnet's ingress from ignored sources (the snapshot's ignored_subnets)
+ * is taken out before its limits see it: 25400 pps of which 20000 are
+ * ignored leave 5400, below 10000; the same flood on a subnet with no
+ * ignored packets alerts, with the whole value.
+ */
+static void
+test_ignored_sources(void)
+{
+	struct dpmon_config cfg = load("\"detection\": {\"subnet_thresholds\": {\"ingress\": "
+				       "{\"pps\": 10000, \"udp_pps\": 10000}}}");
+	struct dpmon_detect *d = dpmon_detect_create(&cfg.detect, NULL, NULL);
+	struct dpmon_snapshot *s = snap(1, 1, 0);
+	const struct dpmon_alert *a;
+
+	REQUIRE(d != NULL);
+	udp_flood(s, 0, 25400); /* 10.9.0.0/24 */
+	udp_flood(s, 3, 25400); /* 2001:db8::/48 */
+	s->ignored_subnets = calloc(4, sizeof(*s->ignored_subnets));
+	REQUIRE(s->ignored_subnets != NULL);
+	s->ignored_subnets[0].avg_pps = 20000;
+	s->ignored_subnets[0].avg_proto_pps[DPMON_PROTO_UDP] = 20000;
+	s->ignored_subnets[0].total.pps = 20000;
+	s->ignored_subnets[0].proto[DPMON_PROTO_UDP].pps = 20000;
+	run(d, s, T0);
+	REQUIRE(s->n_alerts == 1);
+	a = s->alerts[0];
+	CHECK(a->target == DPMON_TARGET_SUBNET && a->dir == DPMON_DIR_INGRESS);
+	CHECK(a->prefix.family == 6 && a->value == 25400);
+	CHECK(s->subnet_alerts_active == 1);
+	dpmon_snapshot_free(s);
+	dpmon_detect_free(d);
+	dpmon_config_free(&cfg);
+}
+
 int
 main(void)
 {
@@ -485,5 +520,6 @@ main(void)
 	test_own_limits();
 	test_api();
 	test_watch_prefix();
+	test_ignored_sources();
 	return test_finish("test_detect_subnet");
 }

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "fingerprint.h"
 #include "frames.h"
+#include "prefix_table.h"
 
 #define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
@@ -131,7 +132,8 @@ test_distributions_and_json(void)
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	CHECK(strcmp(s,
 		     "{\"destination_ports\":[],\"fragments\":{\"first\":0,\"later\":0,\"none\":0},"
-		     "\"icmp\":[],\"lengths\":{\"buckets\":[],\"max\":null,\"min\":null},"
+		     "\"icmp\":[],\"ignored_packets\":0,\"lengths\":{\"buckets\":[],\"max\":null,"
+		     "\"min\":null},"
 		     "\"packets\":0,\"protocols\":[],\"source_ports\":[],\"sources\":[],"
 		     "\"state\":\"sampling\",\"tcp_flags\":[],\"wanted\":10}") == 0);
 	free(s);
@@ -185,7 +187,7 @@ test_distributions_and_json(void)
 		     "{\"packets\":1,\"port\":40002},{\"packets\":1,\"port\":40003},"
 		     "{\"packets\":1,\"port\":40004},{\"packets\":1,\"port\":40005}],"
 		     "\"fragments\":{\"first\":0,\"later\":1,\"none\":9},"
-		     "\"icmp\":[{\"code\":0,\"packets\":1,\"type\":8}],"
+		     "\"icmp\":[{\"code\":0,\"packets\":1,\"type\":8}],\"ignored_packets\":0,"
 		     "\"lengths\":{\"buckets\":[{\"from\":0,\"packets\":2,\"to\":63},"
 		     "{\"from\":64,\"packets\":1,\"to\":127},"
 		     "{\"from\":1024,\"packets\":6,\"to\":1499},"
@@ -209,6 +211,50 @@ test_distributions_and_json(void)
 	dpmon_fp_fini(&fp); /* again: nothing */
 }
 
+/* Packets from an ignored source are counted apart, never kept. */
+static void
+test_ignored_sources(void)
+{
+	struct dpmon_prefix ign[2];
+	const struct dpmon_prefix *lists[1] = {ign};
+	uint32_t n = 2;
+	struct dpmon_prefix_table t = {0};
+	struct dpmon_fp fp;
+	struct dpmon_fp_pkt p;
+	json_t *j;
+	const char *why;
+
+	REQUIRE(dpmon_prefix_parse("198.51.100.0/24", &ign[0], &why) == 0);
+	REQUIRE(dpmon_prefix_parse("2001:db8:99::/48", &ign[1], &why) == 0);
+	REQUIRE(dpmon_prefix_table_build(&t, lists, &n, 1, false) == 0);
+	REQUIRE(dpmon_fp_init(&fp, 3) == 0);
+	p = udp_pkt(0xc6336407, 53, 4444, 1200); /* 198.51.100.7: ignored */
+	CHECK(!dpmon_fp_add_unless_ignored(&fp, &p, &t));
+	CHECK(!dpmon_fp_add_unless_ignored(&fp, &p, &t));
+	p = udp_pkt(0xcb007101, 53, 4444, 1200); /* 203.0.113.1 */
+	CHECK(!dpmon_fp_add_unless_ignored(&fp, &p, &t));
+	p.family = 6;
+	REQUIRE(dpmon_addr_parse("2001:db8:99::1", &p.src) == 0); /* ignored */
+	CHECK(!dpmon_fp_add_unless_ignored(&fp, &p, &t));
+	REQUIRE(dpmon_addr_parse("2001:db8:98::1", &p.src) == 0);
+	CHECK(!dpmon_fp_add_unless_ignored(&fp, &p, &t));
+	CHECK(dpmon_fp_add_unless_ignored(&fp, &p, NULL)); /* no list: kept, the 3rd */
+	CHECK(fp.n == 3);
+	CHECK(fp.ignored == 3);
+	for (uint32_t i = 0; i < fp.n; i++)
+		CHECK(dpmon_prefix_table_lookup(&t, &fp.pkts[i].src) < 0);
+	/* Full: nothing more is offered, ignored or not. */
+	p = udp_pkt(0xc6336407, 53, 4444, 1200);
+	CHECK(dpmon_fp_add_unless_ignored(&fp, &p, &t));
+	CHECK(fp.ignored == 3);
+	j = dpmon_fp_json(&fp, DPMON_FP_READY);
+	CHECK(json_integer_value(json_object_get(j, "ignored_packets")) == 3);
+	CHECK(json_integer_value(json_object_get(j, "packets")) == 3);
+	json_decref(j);
+	dpmon_fp_fini(&fp);
+	dpmon_prefix_table_free(&t);
+}
+
 static void
 test_names(void)
 {
@@ -226,6 +272,7 @@ main(void)
 {
 	test_decode();
 	test_distributions_and_json();
+	test_ignored_sources();
 	test_names();
 	return check_finish("test_fingerprint");
 }

@@ -66,6 +66,23 @@ check_core(const struct dpmon_core *c, const struct dpmon_generation *g, uint64_
 	CHECK_EQ_U64(c->n_hosts, 5); /* 10.1.0.1, 10.1.2.5, .17, .18, 2001:db8:1::7 */
 }
 
+/* The reference burst twice on core 0 and once on core 1, each count checked. */
+static void
+count_reference(struct dpmon_core *const *core, struct dpmon_generation *const *gen)
+{
+	struct rte_mbuf *p[16];
+	unsigned n;
+
+	for (uint64_t k = 1; k <= 2; k++) {
+		n = burst(p);
+		dpmon_worker_burst(core[0], gen[0], p, (uint16_t)n);
+		check_core(core[0], gen[0], k);
+	}
+	n = burst(p);
+	dpmon_worker_burst(core[1], gen[1], p, (uint16_t)n);
+	check_core(core[1], gen[1], 1);
+}
+
 static void
 test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_config *cfg)
 {
@@ -81,15 +98,7 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 	core[0] = dpmon_core_create("t0", 1024, SOCKET_ID_ANY);
 	core[1] = dpmon_core_create("t1", 1024, SOCKET_ID_ANY);
 	CHECK(core[0] && core[1]);
-	n = burst(p);
-	dpmon_worker_burst(core[0], gen[0], p, (uint16_t)n);
-	check_core(core[0], gen[0], 1);
-	n = burst(p);
-	dpmon_worker_burst(core[0], gen[0], p, (uint16_t)n);
-	check_core(core[0], gen[0], 2);
-	n = burst(p);
-	dpmon_worker_burst(core[1], gen[1], p, (uint16_t)n);
-	check_core(core[1], gen[1], 1);
+	count_reference(core, gen);
 	CHECK_EQ_U64(rte_mempool_in_use_count(mp), 0); /* every mbuf freed */
 
 	/* Load as the worker loop would count it (the burst calls above do not). */
@@ -164,6 +173,119 @@ test_count_and_merge(const struct dpmon_classifier *cls, const struct dpmon_conf
 		dpmon_generation_free(gen[k]);
 		dpmon_core_free(core[k]);
 	}
+}
+
+/*
+ * Ignored sources (198.51.100.0/24, 2001:db8:ffff::/48): the reference
+ * burst's packets from them still count in every counter (check_core's
+ * values are those without the list), and the snapshot also lists them
+ * per destination host and subnet, ingress, for detection to subtract.
+ */
+static void
+test_ignored_sources(const struct dpmon_config *cfg)
+{
+	struct dpmon_prefix ign[2];
+	struct dpmon_classifier ci;
+	struct dpmon_core *core[2];
+	struct dpmon_generation *gen[2];
+	unsigned lcores[2] = {1, 2};
+	uint64_t hz = 1000000000ull;
+	const struct dpmon_snap_ignored *a, *b;
+	struct dpmon_snapshot *s;
+	struct dpmon_merge *m;
+	double alpha;
+
+	REQUIRE(dpmon_prefix_parse("198.51.100.0/24", &ign[0], NULL) == 0);
+	REQUIRE(dpmon_prefix_parse("2001:db8:ffff::/48", &ign[1], NULL) == 0);
+	REQUIRE(dpmon_classifier_create_ignoring(&ci, "ign", cfg->subnets, cfg->n_subnets, ign, 2,
+						 SOCKET_ID_ANY) == 0);
+	gen[0] = gen0(&ci);
+	gen[1] = gen0(&ci);
+	REQUIRE(gen[0]->ign != NULL && gen[1]->ign != NULL);
+	core[0] = dpmon_core_create("i0", 1024, SOCKET_ID_ANY);
+	core[1] = dpmon_core_create("i1", 1024, SOCKET_ID_ANY);
+	REQUIRE(core[0] && core[1]);
+	count_reference(core, gen);
+	/* 10.1.0.1 and 2001:db8:1::7 received from ignored sources. */
+	CHECK_EQ_U64(gen[0]->ign->n_used, 2);
+	CHECK_EQ_U64(gen[1]->ign->n_used, 2);
+	CHECK_EQ_U64(core[0]->stats.ignored_full, 0);
+
+	m = dpmon_merge_create(cfg, core, gen, lcores, 2, 0, hz);
+	REQUIRE(m != NULL);
+	s = dpmon_merge_run(m, 2 * hz, NULL, 0);
+	REQUIRE(s != NULL);
+	/* Every counter as without the list. */
+	CHECK_EQ_U64(s->subnets[0].dir[DPMON_DIR_INGRESS].total.packets, 6);
+	CHECK_EQ_U64(s->subnets[2].dir[DPMON_DIR_INGRESS].total.bytes, 1500);
+	CHECK_EQ_U64(s->totals[DPMON_TOTAL_INGRESS].total.packets, 9);
+	CHECK_EQ_U64(s->totals[DPMON_TOTAL_EXTERNAL].total.bytes, 1200);
+	CHECK_EQ_U64(s->n_hosts, 5);
+	CHECK(host(s, "10.1.0.1")->dir[DPMON_DIR_INGRESS].total.bytes == 300);
+	/* The ignored ones, sorted by address. */
+	REQUIRE(s->n_ignored == 2);
+	a = &s->ignored[0];
+	b = &s->ignored[1];
+	CHECK(dpmon_addr_cmp(&a->addr, &host(s, "10.1.0.1")->addr) == 0);
+	CHECK(dpmon_addr_cmp(&b->addr, &host(s, "2001:db8:1::7")->addr) == 0);
+	CHECK(a->subnet == 0 && b->subnet == 2);
+	CHECK_EQ_U64(a->in.total.packets, 3);
+	CHECK_EQ_U64(a->in.proto[DPMON_PROTO_UDP].bytes, 300);
+	CHECK_EQ_U64(b->in.proto[DPMON_PROTO_UDP].bytes, 1500);
+	CHECK(fabs(a->in.total.pps - 1.5) < 1e-9 && fabs(a->in.total.bps - 1200.0) < 1e-9);
+	alpha = dpmon_ewma_alpha(2.0, cfg->average_time_constant_ms / 1000.0);
+	CHECK(fabs(a->in.avg_pps - alpha * 1.5) < 1e-9);
+	CHECK(fabs(a->in.avg_proto_pps[DPMON_PROTO_UDP] - alpha * 1.5) < 1e-9);
+	/* Its whole ingress is ignored: the averages match the host's own. */
+	CHECK(fabs(host(s, "10.1.0.1")->dir[DPMON_DIR_INGRESS].avg_pps - a->in.avg_pps) < 1e-9);
+	CHECK(fabs(host(s, "10.1.0.1")->dir[DPMON_DIR_INGRESS].avg_bps - a->in.avg_bps) < 1e-6);
+	/* Subnets: 10.1.0.0/16 and 2001:db8:1::/48 ingress; 10.1.2.0/24 none. */
+	REQUIRE(s->ignored_subnets != NULL);
+	CHECK_EQ_U64(s->ignored_subnets[0].total.packets, 3);
+	CHECK_EQ_U64(s->ignored_subnets[0].total.bytes, 300);
+	CHECK_EQ_U64(s->ignored_subnets[1].total.packets, 0);
+	CHECK_EQ_U64(s->ignored_subnets[2].total.bytes, 1500);
+	CHECK(fabs(s->ignored_subnets[2].avg_pps - alpha * 1.5) < 1e-9);
+	CHECK_EQ_U64(s->ignored_full, 0);
+	dpmon_snapshot_free(s);
+	/* No new packet: the rates are zero, the averages decay. */
+	s = dpmon_merge_run(m, 3 * hz, NULL, 0);
+	REQUIRE(s != NULL && s->n_ignored == 2);
+	CHECK(s->ignored[0].in.total.pps == 0.0);
+	CHECK_EQ_U64(s->ignored[0].in.total.packets, 3);
+	CHECK(fabs(s->ignored[0].in.avg_pps -
+		   alpha * 1.5 *
+			   (1 - dpmon_ewma_alpha(1.0, cfg->average_time_constant_ms / 1000.0))) <
+	      1e-9);
+	dpmon_snapshot_free(s);
+	dpmon_merge_free(m);
+	for (int k = 0; k < 2; k++) {
+		dpmon_generation_free(gen[k]);
+		dpmon_core_free(core[k]);
+	}
+	dpmon_classifier_free(&ci);
+}
+
+/* A full side table (every key on one home slot) is counted by its caller. */
+static void
+test_ignored_table_full(void)
+{
+	struct dpmon_ignored_table *t = calloc(1, sizeof(*t));
+	struct dpmon_addr k;
+
+	REQUIRE(t != NULL);
+	for (uint32_t i = 0; i < DPMON_IGNORED_PROBE; i++) {
+		dpmon_addr_from_v4(&k, IP4(10, 1, 0, 1) + i);
+		CHECK(dpmon_ignored_add(t, &k, 7, 0, DPMON_PROTO_UDP, 0, 100) == 0);
+	}
+	dpmon_addr_from_v4(&k, IP4(10, 1, 0, 1)); /* known: still found */
+	CHECK(dpmon_ignored_add(t, &k, 7, 0, DPMON_PROTO_TCP, 1u << DPMON_FLAG_SYN, 60) == 0);
+	CHECK_EQ_U64(t->slot[7].in.proto[DPMON_PROTO_TCP].bytes, 60);
+	CHECK_EQ_U64(t->slot[7].flags.flag[DPMON_FLAG_SYN].packets, 1);
+	dpmon_addr_from_v4(&k, IP4(10, 1, 0, 200)); /* new, no slot within the probe */
+	CHECK(dpmon_ignored_add(t, &k, 7, 0, DPMON_PROTO_UDP, 0, 100) == -ENOSPC);
+	CHECK_EQ_U64(dpmon_ignored_used(t), DPMON_IGNORED_PROBE);
+	free(t);
 }
 
 /*
@@ -592,6 +714,8 @@ main(int argc, char **argv)
 	(void)argc;
 	worker_fixture_init(argv[0], &cls, &cfg);
 	test_count_and_merge(&cls, &cfg);
+	test_ignored_sources(&cfg);
+	test_ignored_table_full();
 	test_counter_wrap(&cls, &cfg);
 	test_new_hosts_after_growth(&cls, &cfg);
 	test_failed_merge_new_host(&cls, &cfg);

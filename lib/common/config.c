@@ -151,6 +151,7 @@ parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 	dpmon_check_require(c, "$", root, "subnets");
 	v = json_object_get(root, "detection");
 	config_finish_detection(cfg, json_is_object(v) && json_object_get(v, "enabled") != NULL);
+	config_check_ignore_sources(c, cfg);
 	if (!cfg->flow_sketches)
 		check_no_flow_thresholds(c, cfg);
 }
@@ -259,4 +260,7 @@ dpmon_config_free(struct dpmon_config *cfg)
 	free(cfg->detect.whitelist);
 	cfg->detect.whitelist = NULL;
 	cfg->detect.n_whitelist = 0;
+	free(cfg->detect.ignore_sources);
+	cfg->detect.ignore_sources = NULL;
+	cfg->detect.n_ignore_sources = 0;
 }

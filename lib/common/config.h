@@ -172,6 +172,13 @@ struct dpmon_detect_conf {
 	uint32_t n_hostgroups;
 	struct dpmon_prefix *whitelist; /**< malloc'd; never alert */
 	uint32_t n_whitelist;
+	/**
+	 * "ignore_sources": remote prefixes whose packets are counted
+	 * everywhere but left out of what the thresholds compare and of the
+	 * fingerprints (malloc'd; none inside a monitored subnet).
+	 */
+	struct dpmon_prefix *ignore_sources;
+	uint32_t n_ignore_sources;
 	uint32_t start_intervals; /**< consecutive intervals above to start; default 1 */
 	uint32_t hold_s;          /**< seconds all below to end; default 60 */
 	uint32_t recent_alerts;   /**< ended alerts kept for the API; default 1000 */

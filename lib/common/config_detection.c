@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * config_detection.c — the configuration's "detection" section:
- * thresholds, hostgroups and the whitelist (docs/detection.md has the
- * semantics, docs/configuration.md the keys).
+ * thresholds, hostgroups, the whitelist and the ignored sources
+ * (docs/detection.md has the semantics, docs/configuration.md the keys).
  *
  * Hostgroups are parsed after the other keys of the section whatever the
  * file order, since they inherit its "ban" and "thresholds". Two checks
  * across entries follow the per-key ones: duplicate hostgroup names, and
  * a prefix listed by two hostgroups (or twice in one, or twice in the
  * whitelist), found by sorting a copy of every prefix tagged with where it
- * came from, so that equal prefixes are adjacent.
+ * came from, so that equal prefixes are adjacent. The ignored sources are
+ * checked once the subnets are known (config_check_ignore_sources): each
+ * must be remote, and listed once.
  */
 #include "config_private.h"
 
@@ -447,6 +449,8 @@ config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 			groups = v; /* after the globals: hostgroups inherit ban and thresholds */
 		} else if (strcmp(key, "whitelist") == 0) {
 			parse_prefix_list(c, kpath, v, 0, &d->whitelist, &d->n_whitelist);
+		} else if (strcmp(key, "ignore_sources") == 0) {
+			parse_prefix_list(c, kpath, v, 0, &d->ignore_sources, &d->n_ignore_sources);
 		} else if (strcmp(key, "mitigation") == 0) {
 			config_parse_mitigation(c, kpath, v, &d->mitigation);
 		} else if (!dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(detection_ints),
@@ -482,4 +486,52 @@ config_finish_detection(struct dpmon_config *cfg, bool enabled_set)
 	d->n_subnets = cfg->n_subnets;
 	if (!enabled_set && any)
 		d->enabled = true;
+}
+
+/* ------------------------------------------------------------------------
+ * Ignored sources: remote prefixes only.
+ * --------------------------------------------------------------------- */
+
+/* True when @p x and @p y share an address (one contains the other). */
+static bool
+prefixes_overlap(const struct dpmon_prefix *x, const struct dpmon_prefix *y)
+{
+	if (x->family != y->family)
+		return false;
+	return x->depth <= y->depth ? dpmon_prefix_contains(x, &y->addr)
+				    : dpmon_prefix_contains(y, &x->addr);
+}
+
+void
+config_check_ignore_sources(struct dpmon_check *c, const struct dpmon_config *cfg)
+{
+	const struct dpmon_detect_conf *d = &cfg->detect;
+	char path[DPMON_CHECK_PATH_LEN], a[DPMON_PREFIX_STRLEN], b[DPMON_PREFIX_STRLEN];
+
+	/* A few prefixes against the subnets: a quadratic check is enough here
+	 * (at most DPMON_MAX_GROUP_PREFIXES x DPMON_MAX_SUBNETS, once per load). */
+	for (uint32_t i = 0; i < d->n_ignore_sources; i++) {
+		const struct dpmon_prefix *p = &d->ignore_sources[i];
+
+		snprintf(path, sizeof(path), "$.detection.ignore_sources[%u]", i);
+		for (uint32_t k = 0; k < i; k++)
+			if (dpmon_prefix_equal(&d->ignore_sources[k], p)) {
+				dpmon_check_report(
+					c, path,
+					"duplicate prefix %s (also $.detection.ignore_sources[%u])",
+					dpmon_prefix_format(p, a, sizeof(a)), k);
+				break;
+			}
+		for (uint32_t s = 0; s < cfg->n_subnets; s++)
+			if (prefixes_overlap(p, &cfg->subnets[s].prefix)) {
+				dpmon_check_report(
+					c, path,
+					"%s overlaps the monitored subnet %s ($.subnets[%u]): an "
+					"ignored source must be a remote prefix",
+					dpmon_prefix_format(p, a, sizeof(a)),
+					dpmon_prefix_format(&cfg->subnets[s].prefix, b, sizeof(b)),
+					s);
+				break;
+			}
+	}
 }

@@ -89,6 +89,12 @@ void config_parse_thresholds(struct dpmon_check *c, const char *path, json_t *ob
  */
 void config_finish_detection(struct dpmon_config *cfg, bool enabled_set);
 
+/*
+ * Report every detection.ignore_sources prefix that overlaps a monitored
+ * subnet (an ignored source must be remote) or repeats an earlier one.
+ */
+void config_check_ignore_sources(struct dpmon_check *c, const struct dpmon_config *cfg);
+
 /* ------------------------------------------------------------------------
  * Actions (config_actions.c).
  * --------------------------------------------------------------------- */

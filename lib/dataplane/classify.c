@@ -20,16 +20,22 @@
  * than /24 needs ceil((depth - 24) / 8) groups (IPv4: at most 1, IPv6: up
  * to 13), plus slack for groups shared by nothing.
  */
+static uint64_t
+tbl8_of(const struct dpmon_prefix *p, uint8_t family)
+{
+	return p->family == family && p->depth > 24 ? (p->depth - 24 + 7) / 8u : 0;
+}
+
 static uint32_t
-tbl8_count(const struct dpmon_subnet_conf *subnets, uint32_t n, uint8_t family)
+tbl8_count(const struct dpmon_subnet_conf *subnets, uint32_t n, const struct dpmon_prefix *ignored,
+	   uint32_t n_ignored, uint8_t family)
 {
 	uint64_t t = 64;
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct dpmon_prefix *p = &subnets[i].prefix;
-		if (p->family == family && p->depth > 24)
-			t += (p->depth - 24 + 7) / 8u;
-	}
+	for (uint32_t i = 0; i < n; i++)
+		t += tbl8_of(&subnets[i].prefix, family);
+	for (uint32_t i = 0; i < n_ignored; i++)
+		t += tbl8_of(&ignored[i], family);
 	return t > (1u << 24) ? (1u << 24) : (uint32_t)t;
 }
 
@@ -59,9 +65,17 @@ add_v6(struct rte_lpm6 *lpm, const struct dpmon_prefix *p, uint32_t idx)
 	return rte_lpm6_add(lpm, ip, p->depth, idx);
 }
 
+static int
+add_prefix(struct dpmon_classifier *c, const struct dpmon_prefix *p, uint32_t idx)
+{
+	return p->family == 4 ? add_v4(c->lpm4, p, idx) : add_v6(c->lpm6, p, idx);
+}
+
 int
-dpmon_classifier_create(struct dpmon_classifier *c, const char *tag,
-			const struct dpmon_subnet_conf *subnets, uint32_t n, int socket_id)
+dpmon_classifier_create_ignoring(struct dpmon_classifier *c, const char *tag,
+				 const struct dpmon_subnet_conf *subnets, uint32_t n,
+				 const struct dpmon_prefix *ignored, uint32_t n_ignored,
+				 int socket_id)
 {
 	uint32_t n4 = 0, n6 = 0;
 	char name[RTE_LPM6_NAMESIZE];
@@ -69,23 +83,28 @@ dpmon_classifier_create(struct dpmon_classifier *c, const char *tag,
 
 	memset(c, 0, sizeof(*c));
 	c->n_subnets = n;
-	for (uint32_t i = 0; i < n; i++) {
-		if (subnets[i].prefix.family == 4)
+	c->n_ignored = n_ignored;
+	for (uint32_t i = 0; i < n + n_ignored; i++) {
+		const struct dpmon_prefix *p = i < n ? &subnets[i].prefix : &ignored[i - n];
+
+		if (p->family == 4)
 			n4++;
 		else
 			n6++;
 	}
 	if (n4 > 0) {
 		struct rte_lpm_config cfg = {.max_rules = n4 + 1,
-					     .number_tbl8s = tbl8_count(subnets, n, 4)};
+					     .number_tbl8s =
+						     tbl8_count(subnets, n, ignored, n_ignored, 4)};
 		snprintf(name, sizeof(name), "dpmon4_%s", tag);
 		c->lpm4 = rte_lpm_create(name, socket_id, &cfg);
 		if (c->lpm4 == NULL)
 			return -rte_errno;
 	}
 	if (n6 > 0) {
-		struct rte_lpm6_config cfg = {.max_rules = n6 + 1,
-					      .number_tbl8s = tbl8_count(subnets, n, 6)};
+		struct rte_lpm6_config cfg = {
+			.max_rules = n6 + 1,
+			.number_tbl8s = tbl8_count(subnets, n, ignored, n_ignored, 6)};
 		snprintf(name, sizeof(name), "dpmon6_%s", tag);
 		c->lpm6 = rte_lpm6_create(name, socket_id, &cfg);
 		if (c->lpm6 == NULL) {
@@ -94,13 +113,20 @@ dpmon_classifier_create(struct dpmon_classifier *c, const char *tag,
 			return rc;
 		}
 	}
-	for (uint32_t i = 0; i < n && rc == 0; i++) {
-		const struct dpmon_prefix *p = &subnets[i].prefix;
-		rc = p->family == 4 ? add_v4(c->lpm4, p, i) : add_v6(c->lpm6, p, i);
-	}
+	for (uint32_t i = 0; i < n && rc == 0; i++)
+		rc = add_prefix(c, &subnets[i].prefix, i);
+	for (uint32_t i = 0; i < n_ignored && rc == 0; i++)
+		rc = add_prefix(c, &ignored[i], DPMON_IGNORED_SOURCE);
 	if (rc != 0)
 		dpmon_classifier_free(c);
 	return rc;
+}
+
+int
+dpmon_classifier_create(struct dpmon_classifier *c, const char *tag,
+			const struct dpmon_subnet_conf *subnets, uint32_t n, int socket_id)
+{
+	return dpmon_classifier_create_ignoring(c, tag, subnets, n, NULL, 0, socket_id);
 }
 
 void

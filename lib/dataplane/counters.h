@@ -316,6 +316,11 @@ struct dpmon_core_stats {
 	uint64_t host_evictions;
 	/** entries retired because their host sent nothing for host_idle_timeout_s */
 	uint64_t host_expired;
+	/**
+	 * packets from ignored sources that found no slot in the generation's
+	 * side table (ignored.h): they stay in what detection compares
+	 */
+	uint64_t ignored_full;
 };
 
 /** A worker lcore's tables. Allocate with dpmon_core_create. */

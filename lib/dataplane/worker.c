@@ -28,6 +28,11 @@
  * skip the 5-tuple hash, the sketches and the host bitmaps (each pass is
  * compiled twice, so that costs a burst two predictable branches) and pass 5
  * does not run.
+ * With ignored source prefixes (classify.h), pass 2 maps their lookup
+ * result to "no subnet" and marks the packet in its flag mask, so that
+ * pass 4 also counts it, on its rare path, into the generation's side
+ * table (ignored.h); without them pass 2 is the same loop as before (it is
+ * compiled twice: one predictable branch per burst).
  * While the alert sampler watches hosts or subnets (sample.h), pass 1 is
  * followed by a copy of the packets to and from them; otherwise that costs a burst
  * one predictable branch.
@@ -64,13 +69,18 @@
 #define DPMON_PASS
 #endif
 
-#define PREFETCH_AHEAD      4 /* frame data, packets ahead */
+#define PREFETCH_AHEAD 4 /* frame data, packets ahead */
+
+/* Flag-mask bit of a packet from an ignored source, above the flags. */
+#define FLAG_IGNORED        (1u << 7)
+/* Flag-mask bits of the flags themselves (enum dpmon_flag). */
+#define FLAG_KINDS          ((1u << DPMON_FLAG_MAX) - 1)
 #define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
 
 /* Per-burst working set, on the worker's stack. */
 struct burst_ctx {
 	struct dpmon_pkt pkt[DPMON_MAX_BURST];
-	uint8_t flag_mask[DPMON_MAX_BURST]; /* flags: bit DPMON_FLAG_* (fragment, SYN) */
+	uint8_t flag_mask[DPMON_MAX_BURST]; /* bit DPMON_FLAG_* (fragment, SYN), FLAG_IGNORED */
 	uint64_t fhash[DPMON_MAX_BURST]; /* 5-tuple hash of counted packets with a monitored side */
 	struct dpmon_flow_sketch
 		*fsk[DPMON_MAX_BURST][DPMON_DIR_MAX]; /* subnet sketches, NULL = none */
@@ -91,6 +101,7 @@ struct burst_ctx {
 	uint8_t hdir[2 * DPMON_MAX_BURST];
 	uint16_t n_hkey;
 	uint32_t reasons[DPMON_REASON_MAX];
+	struct dpmon_ignored_table *ign; /* the generation's side table, NULL = none */
 };
 
 /* Count what a counted packet's parse noted: anomalies, fragment, tunnel, SYN. */
@@ -174,19 +185,43 @@ reasons_store(struct dpmon_core *core, const struct burst_ctx *b)
 			dpmon_count_inc(&core->stats.reasons[r], b->reasons[r]);
 }
 
+/* Packet @p i's subnets from its lookups @p in (destination) and @p out
+ * (source). @p ignoring: the classifier has ignored prefixes, whose result
+ * is no subnet; an ignored source also marks the packet (FLAG_IGNORED). */
+static __rte_always_inline void
+set_subnets(struct burst_ctx *b, uint16_t i, uint32_t in, uint32_t out, const bool ignoring)
+{
+	if (ignoring) {
+		if (unlikely(in == DPMON_IGNORED_SOURCE))
+			in = DPMON_NO_SUBNET;
+		if (unlikely(out == DPMON_IGNORED_SOURCE)) {
+			out = DPMON_NO_SUBNET;
+			b->flag_mask[i] |= FLAG_IGNORED;
+		}
+	}
+	b->sub[i][DPMON_DIR_INGRESS] = in;
+	b->sub[i][DPMON_DIR_EGRESS] = out;
+}
+
+/* Every packet's subnets, from the lookups of both families. */
+static __rte_always_inline void
+classify_packets(struct burst_ctx *b, const bool ignoring)
+{
+	for (uint16_t k = 0; k < b->n_v4; k++)
+		set_subnets(b, b->v4[k], b->s4[2 * k], b->s4[2 * k + 1], ignoring);
+	for (uint16_t k = 0; k < b->n_v6; k++)
+		set_subnets(b, b->v6[k], b->s6[2 * k], b->s6[2 * k + 1], ignoring);
+}
+
 static void DPMON_PASS
 classify_pass(const struct dpmon_classifier *cls, struct burst_ctx *b)
 {
 	dpmon_classify_v4(cls, b->a4, b->s4, 2u * b->n_v4);
 	dpmon_classify_v6(cls, b->a6, b->s6, 2u * b->n_v6);
-	for (uint16_t k = 0; k < b->n_v4; k++) {
-		b->sub[b->v4[k]][DPMON_DIR_INGRESS] = b->s4[2 * k];
-		b->sub[b->v4[k]][DPMON_DIR_EGRESS] = b->s4[2 * k + 1];
-	}
-	for (uint16_t k = 0; k < b->n_v6; k++) {
-		b->sub[b->v6[k]][DPMON_DIR_INGRESS] = b->s6[2 * k];
-		b->sub[b->v6[k]][DPMON_DIR_EGRESS] = b->s6[2 * k + 1];
-	}
+	if (unlikely(cls->n_ignored != 0))
+		classify_packets(b, true);
+	else
+		classify_packets(b, false);
 }
 
 /* The mapped address of an IPv4 address (host order), without memset. */
@@ -492,6 +527,24 @@ peer_hash(const struct burst_ctx *b, uint16_t i, uint8_t dir)
 	return dpmon_hash64(b->a6[2 * b->slot[i] + (dir == DPMON_DIR_INGRESS ? 1 : 0)], 16, 6);
 }
 
+/* The rare part of host key @p k's update (entry @p idx): its packet's
+ * fragment or SYN into the entry's flag line; a packet from an ignored
+ * source also into the side table, under its destination (ignored.h). */
+static void __rte_noinline
+host_rare(struct dpmon_core *core, const struct burst_ctx *b, uint16_t k, uint32_t idx)
+{
+	uint16_t i = b->hpkt[k];
+	uint8_t d = b->hdir[k];
+	unsigned kinds = b->flag_mask[i] & FLAG_KINDS;
+
+	if (kinds != 0)
+		dpmon_host_flag_add(core, idx, d, kinds, b->pkt[i].len);
+	if ((b->flag_mask[i] & FLAG_IGNORED) && d == DPMON_DIR_INGRESS && b->ign != NULL &&
+	    dpmon_ignored_add(b->ign, &b->hkey[k], b->hsig[k], b->sub[i][d], b->pkt[i].proto, kinds,
+			      b->pkt[i].len) != 0)
+		dpmon_count_inc(&core->stats.ignored_full, 1);
+}
+
 /* Stage 3: confirm the key (or take the slow path: full probe, insert),
  * stamp the entry, count, and add the flow and peer (counters.h). */
 static __rte_always_inline void
@@ -512,7 +565,7 @@ host_count(struct dpmon_core *core, struct burst_ctx *b, const bool flows)
 		dpmon_host_touch(core, (uint32_t)idx);
 		dpmon_host_add(core, (uint32_t)idx, d, b->pkt[i].proto, b->pkt[i].len);
 		if (unlikely(b->flag_mask[i] != 0))
-			dpmon_host_flag_add(core, (uint32_t)idx, d, b->flag_mask[i], b->pkt[i].len);
+			host_rare(core, b, k, (uint32_t)idx);
 		if (flows)
 			dpmon_host_flow_add(core, (uint32_t)idx, d, b->fhash[i],
 					    peer_hash(b, i, d));
@@ -547,6 +600,7 @@ dpmon_worker_count_generation(struct dpmon_core *core, const struct dpmon_genera
 	if (n == 0)
 		return;
 	dpmon_core_burst_begin(core);
+	b.ign = g->ign;
 	parse_pass(core, &b, pkts, n, decap);
 	if (unlikely(core->sample != NULL && dpmon_sample_watching(core->sample)))
 		sample_pass(core, &b, pkts, n);
@@ -661,7 +715,11 @@ dpmon_generation_create(const struct dpmon_classifier *cls, uint32_t n_subnets, 
 					  sizeof(*g->flow_slot) * DPMON_DIR_MAX *
 						  (n_subnets - g->n_flow_subnets + 1),
 					  RTE_CACHE_LINE_SIZE, socket_id);
-	if (g->subnets == NULL || g->flow_sub == NULL || g->flow_slot == NULL) {
+	if (cls != NULL && cls->n_ignored != 0)
+		g->ign = rte_zmalloc_socket("dpmon_gen_ignored", sizeof(*g->ign),
+					    RTE_CACHE_LINE_SIZE, socket_id);
+	if (g->subnets == NULL || g->flow_sub == NULL || g->flow_slot == NULL ||
+	    (cls != NULL && cls->n_ignored != 0 && g->ign == NULL)) {
 		dpmon_generation_free(g);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -699,6 +757,7 @@ dpmon_generation_free(struct dpmon_generation *g)
 	if (g == NULL)
 		return;
 	rte_free(g->host_bits);
+	rte_free(g->ign);
 	rte_free(g->subnets);
 	rte_free(g->flow_sub);
 	rte_free(g->flow_slot);

@@ -33,6 +33,7 @@
 
 #include "classify.h"
 #include "counters.h"
+#include "ignored.h"
 
 /** Largest burst a worker asks rte_eth_rx_burst for. */
 #define DPMON_MAX_BURST         512
@@ -71,6 +72,11 @@ struct dpmon_generation {
 	 * masks nothing (dpmon_generation_host_prefixes).
 	 */
 	uint8_t *host_bits;
+	/**
+	 * Packets from ignored sources per destination host (ignored.h);
+	 * NULL when the classifier has no ignored prefix.
+	 */
+	struct dpmon_ignored_table *ign;
 	uint32_t n_subnets;
 	uint32_t n_flow_subnets; /**< min(n_subnets, DPMON_FLOW_SUBNETS_MAX) */
 };

@@ -29,6 +29,8 @@ copy_conf(struct dpmon_detect_conf *dst, const struct dpmon_detect_conf *src)
 {
 	*dst = *src;
 	dst->whitelist = NULL;
+	dst->ignore_sources = NULL; /* the classifier holds them (dataplane) */
+	dst->n_ignore_sources = 0;
 	dst->hostgroups = NULL;
 	if (src->n_hostgroups == 0)
 		return 0;

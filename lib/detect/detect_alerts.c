@@ -43,14 +43,21 @@ state_thresholds(const struct dpmon_detect *d, const struct host_state *st)
 	return &d->subnets[st->sub_entry].thresholds;
 }
 
-/* @p st's values in @p dir as of this run's snapshot; NULL when it is not in it. */
+/* @p st's values in @p dir as of this run's snapshot, less the packets of
+ * ignored sources; NULL when it is not in it. */
 static const struct dpmon_dir_stats *
 state_dir(const struct dpmon_detect *d, const struct host_state *st, int dir,
 	  struct dpmon_dir_stats *tmp)
 {
+	const struct dpmon_dir_stats *v;
+
 	if (st->sub_entry != SUBNET_NONE)
-		return st->sub != NULL ? &st->sub->dir[dir] : NULL;
-	return st->host != NULL ? dpmon_snap_host_dir(d->snap, st->host, dir, tmp) : NULL;
+		v = st->sub != NULL ? &st->sub->dir[dir] : NULL;
+	else
+		v = st->host != NULL ? dpmon_snap_host_dir(d->snap, st->host, dir, tmp) : NULL;
+	if (v != NULL && dir == DPMON_DIR_INGRESS && st->ignored != NULL)
+		v = detect_minus_ignored(tmp, v, st->ignored);
+	return v;
 }
 
 /* What a banning alert of @p st gets: its hostgroup's, or the global, mitigation. */
@@ -412,6 +419,7 @@ detect_cycle(struct dpmon_detect *d, struct host_state *states, uint32_t n,
 		}
 		st->host = NULL; /* the snapshot is published after this run */
 		st->sub = NULL;
+		st->ignored = NULL;
 	}
 }
 
@@ -430,6 +438,7 @@ end_states(struct dpmon_detect *d, struct host_state *states, uint32_t n, double
 
 		st->host = NULL;
 		st->sub = NULL;
+		st->ignored = NULL;
 		for (int dir = 0; dir < DPMON_DIR_MAX; dir++)
 			if (st->alert[dir] != NULL)
 				follow_alert(d, st, dir, 0, now_unix_s, true);

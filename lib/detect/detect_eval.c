@@ -164,13 +164,29 @@ reserve_next(struct dpmon_detect *d, uint32_t need)
 }
 
 /*
+ * The values of direction @p dir that @p t's limits compare with: @p v
+ * less @p ign, the packets of ignored sources (ingress only; NULL: none).
+ */
+static int
+fired_less_ignored(const struct dpmon_dir_stats *v, const struct dpmon_dir_stats *ign, int dir,
+		   const double *lim)
+{
+	struct dpmon_dir_stats tmp;
+
+	if (ign != NULL && dir == DPMON_DIR_INGRESS)
+		v = detect_minus_ignored(&tmp, v, ign);
+	return fired_metric(v, lim);
+}
+
+/*
  * Evaluate host @p h (NULL: not in the snapshot) with its previous state
  * @p old (NULL: none; then @p addr names it) into the next states, whose
- * room the caller reserved.
+ * room the caller reserved. @p ign: @p h's ingress from ignored sources
+ * (NULL: none), left out of what its limits compare.
  */
 static void
 evaluate(struct dpmon_detect *d, const struct dpmon_snap_host *h, const struct host_state *old,
-	 const struct dpmon_addr *addr)
+	 const struct dpmon_addr *addr, const struct dpmon_dir_stats *ign)
 {
 	int32_t group = old != NULL ? old->group : detect_group_of(d, addr);
 	const struct dpmon_thresholds *t = thresholds_of(d, group);
@@ -180,8 +196,8 @@ evaluate(struct dpmon_detect *d, const struct dpmon_snap_host *h, const struct h
 	for (int dir = 0; h != NULL && t != NULL && dir < DPMON_DIR_MAX; dir++) {
 		struct dpmon_dir_stats tmp;
 
-		fired[dir] = (int8_t)fired_metric(dpmon_snap_host_dir(d->snap, h, dir, &tmp),
-						  t->limit[dir]);
+		fired[dir] = (int8_t)fired_less_ignored(dpmon_snap_host_dir(d->snap, h, dir, &tmp),
+							ign, dir, t->limit[dir]);
 	}
 	if (fired[0] < 0 && fired[1] < 0 && (old == NULL || !has_alert(old)))
 		return; /* nothing to remember; @p old's counts end here */
@@ -198,6 +214,7 @@ evaluate(struct dpmon_detect *d, const struct dpmon_snap_host *h, const struct h
 	st->fired[0] = fired[0];
 	st->fired[1] = fired[1];
 	st->host = h;
+	st->ignored = h != NULL ? ign : NULL;
 }
 
 /*
@@ -207,10 +224,22 @@ evaluate(struct dpmon_detect *d, const struct dpmon_snap_host *h, const struct h
  * memory is left untracked for this interval (counted).
  * @return 0, or -ENOMEM before anything changed.
  */
+/* The ingress from ignored sources of @p h, whose entry, if any, is at or
+ * after @p *q in @p s's ignored hosts (both sorted by address); NULL: none. */
+static const struct dpmon_dir_stats *
+ignored_of(const struct dpmon_snapshot *s, uint32_t *q, const struct dpmon_snap_host *h)
+{
+	int c = 1;
+
+	while (*q < s->n_ignored && (c = dpmon_addr_cmp(&s->ignored[*q].addr, &h->addr)) < 0)
+		(*q)++;
+	return *q < s->n_ignored && c == 0 ? &s->ignored[*q].in : NULL;
+}
+
 int
 detect_pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
 {
-	uint32_t j = 0;
+	uint32_t j = 0, q = 0;
 
 	d->n_next = 0;
 	if (reserve_next(d, d->n_states + 1) != 0)
@@ -223,11 +252,12 @@ detect_pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
 		dpmon_snap_host_prefetch(s, i + DPMON_SNAP_PREFETCH_AHEAD, DPMON_DIR_EGRESS);
 
 		while (j < d->n_states && (c = dpmon_addr_cmp(&d->states[j].addr, &h->addr)) < 0) {
-			evaluate(d, NULL, &d->states[j], NULL); /* gone (hand-built snapshots) */
+			evaluate(d, NULL, &d->states[j], NULL,
+				 NULL); /* gone (hand-built snapshots) */
 			j++;
 		}
 		if (j < d->n_states && c == 0) {
-			evaluate(d, h, &d->states[j], NULL);
+			evaluate(d, h, &d->states[j], NULL, ignored_of(s, &q, h));
 			j++;
 		} else if (above_min(d, h)) {
 			if (d->n_next + (d->n_states - j) + 1 > d->cap_next &&
@@ -235,11 +265,11 @@ detect_pass_hosts(struct dpmon_detect *d, const struct dpmon_snapshot *s)
 				d->untracked++;
 				continue;
 			}
-			evaluate(d, h, NULL, &h->addr);
+			evaluate(d, h, NULL, &h->addr, ignored_of(s, &q, h));
 		}
 	}
 	for (; j < d->n_states; j++)
-		evaluate(d, NULL, &d->states[j], NULL);
+		evaluate(d, NULL, &d->states[j], NULL, NULL);
 	return 0;
 }
 
@@ -274,13 +304,17 @@ static void
 evaluate_subnet(struct dpmon_detect *d, const struct dpmon_snap_subnet *sub, int32_t entry,
 		const struct host_state *old)
 {
+	const struct dpmon_snapshot *s = d->snap;
+	const struct dpmon_dir_stats *ign = sub != NULL && s->ignored_subnets != NULL
+						    ? &s->ignored_subnets[sub - s->subnets]
+						    : NULL;
 	const struct dpmon_thresholds *t =
 		entry >= 0 && d->subnets[entry].watched ? &d->subnets[entry].thresholds : NULL;
 	int8_t fired[DPMON_DIR_MAX] = {-1, -1};
 	struct host_state *st;
 
 	for (int dir = 0; sub != NULL && t != NULL && dir < DPMON_DIR_MAX; dir++)
-		fired[dir] = (int8_t)fired_metric(&sub->dir[dir], t->limit[dir]);
+		fired[dir] = (int8_t)fired_less_ignored(&sub->dir[dir], ign, dir, t->limit[dir]);
 	if (fired[0] < 0 && fired[1] < 0 && (old == NULL || !has_alert(old)))
 		return;
 	assert(d->n_snext < d->cap_snext);
@@ -297,6 +331,7 @@ evaluate_subnet(struct dpmon_detect *d, const struct dpmon_snap_subnet *sub, int
 	st->fired[0] = fired[0];
 	st->fired[1] = fired[1];
 	st->sub = sub;
+	st->ignored = ign;
 }
 
 /*

@@ -11,7 +11,8 @@
  *   detect_eval.c     pass 1: hosts and subnets against their thresholds
  *   detect_alerts.c   pass 2 and 3: the alerts' life cycle, the sampler's
  *                     watch list and the snapshot's alert list
- *   detect_metric.c   the attack type of an interval (for the life cycle)
+ *   detect_metric.c   the attack type of an interval (for the life cycle),
+ *                     and the values less the ignored sources' packets
  *
  * Everything here runs on the main lcore.
  */
@@ -63,6 +64,8 @@ struct host_state {
 	double last_above_s[DPMON_DIR_MAX];  /* uptime of the last interval above */
 	struct dpmon_alert *alert[DPMON_DIR_MAX]; /* current version, or NULL */
 	const struct dpmon_snap_host *host;       /* in this run's snapshot, or NULL */
+	/* Its ingress from ignored sources in this run's snapshot, or NULL (none). */
+	const struct dpmon_dir_stats *ignored;
 	bool seen; /* a subnet's old state: its subnet is in this run's snapshot */
 };
 
@@ -177,6 +180,16 @@ detect_metric_value(const struct dpmon_dir_stats *s, int m)
  * fragments, UDP, ICMP, TCP; unknown otherwise, or without packets.
  */
 enum dpmon_attack detect_attack_type(const struct dpmon_dir_stats *s);
+
+/*
+ * @p v less the packets from ignored sources @p ign (snapshot.h) into
+ * @p out (which may be @p v): every interval rate and average, never below
+ * 0; the cumulative counts, flows and peers stay @p v's (flows are a
+ * sketch: the ignored packets' flows cannot be taken out). @return @p out.
+ */
+const struct dpmon_dir_stats *detect_minus_ignored(struct dpmon_dir_stats *out,
+						   const struct dpmon_dir_stats *v,
+						   const struct dpmon_dir_stats *ign);
 
 /* ------------------------------------------------------------------------
  * Pass 1: evaluation (detect_eval.c).

@@ -15,6 +15,7 @@
 #include <rte_common.h>
 
 #include "parse.h"
+#include "prefix_table.h"
 
 /* ------------------------------------------------------------------------
  * The packets.
@@ -46,6 +47,18 @@ dpmon_fp_add(struct dpmon_fp *fp, const struct dpmon_fp_pkt *p)
 	if (fp->n < fp->want)
 		fp->pkts[fp->n++] = *p;
 	return fp->n >= fp->want;
+}
+
+bool
+dpmon_fp_add_unless_ignored(struct dpmon_fp *fp, const struct dpmon_fp_pkt *p,
+			    const struct dpmon_prefix_table *ignored)
+{
+	if (fp->n < fp->want && ignored != NULL &&
+	    dpmon_prefix_table_lookup(ignored, &p->src) >= 0) {
+		fp->ignored++;
+		return false;
+	}
+	return dpmon_fp_add(fp, p);
 }
 
 int
@@ -329,10 +342,11 @@ dpmon_fp_json(const struct dpmon_fp *fp, enum dpmon_fp_state state)
 		ptr[i] = &fp->pkts[i];
 		frag[fp->pkts[i].frag < 3 ? fp->pkts[i].frag : 0]++;
 	}
-	j = json_pack("{s:s,s:I,s:I,s:o*,s:o*,s:o*,s:o*,s:o*,s:{s:I,s:I,s:I},s:o*,s:o*}", "state",
-		      dpmon_fp_state_name(state), "packets", (json_int_t)fp->n, "wanted",
-		      (json_int_t)fp->want, "protocols", top_json(ptr, fp->n, DPMON_FP_PROTO),
-		      "source_ports", top_json(ptr, fp->n, DPMON_FP_SPORT), "destination_ports",
+	j = json_pack("{s:s,s:I,s:I,s:I,s:o*,s:o*,s:o*,s:o*,s:o*,s:{s:I,s:I,s:I},s:o*,s:o*}",
+		      "state", dpmon_fp_state_name(state), "packets", (json_int_t)fp->n, "wanted",
+		      (json_int_t)fp->want, "ignored_packets", (json_int_t)fp->ignored, "protocols",
+		      top_json(ptr, fp->n, DPMON_FP_PROTO), "source_ports",
+		      top_json(ptr, fp->n, DPMON_FP_SPORT), "destination_ports",
 		      top_json(ptr, fp->n, DPMON_FP_DPORT), "lengths", lengths_json(fp),
 		      "tcp_flags", top_json(ptr, fp->n, DPMON_FP_FLAGS), "fragments", "none",
 		      (json_int_t)frag[DPMON_FP_FRAG_NONE], "first",

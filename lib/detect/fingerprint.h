@@ -22,6 +22,8 @@
 
 #include "prefix.h"
 
+struct dpmon_prefix_table;
+
 /** Entries of each top list in the JSON. */
 #define DPMON_FP_TOP         10
 /** Most packets a fingerprint keeps (flowspec.sample_packets' upper bound). */
@@ -83,8 +85,10 @@ enum dpmon_fp_state {
 
 /** The packets kept for one alert. */
 struct dpmon_fp {
-	uint32_t want;             /**< flowspec.sample_packets */
-	uint32_t n;                /**< packets in @c pkts, at most @c want */
+	uint32_t want; /**< flowspec.sample_packets */
+	uint32_t n;    /**< packets in @c pkts, at most @c want */
+	/** Packets offered while it filled and left out: their source is ignored */
+	uint32_t ignored;
 	struct dpmon_fp_pkt *pkts; /**< @c want slots */
 };
 
@@ -104,6 +108,15 @@ void dpmon_fp_fini(struct dpmon_fp *fp);
  * @return true when @p fp is full (now or before). Its thread.
  */
 bool dpmon_fp_add(struct dpmon_fp *fp, const struct dpmon_fp_pkt *p);
+
+/**
+ * Keep packet @p p when @p fp is not full yet, unless its source is in
+ * @p ignored (detection.ignore_sources; NULL: none): then count it in
+ * fp->ignored instead.
+ * @return true when @p fp is full (now or before). Its thread.
+ */
+bool dpmon_fp_add_unless_ignored(struct dpmon_fp *fp, const struct dpmon_fp_pkt *p,
+				 const struct dpmon_prefix_table *ignored);
 
 /**
  * Read the header fields of a copied frame.
@@ -142,7 +155,8 @@ int dpmon_fp_values(const struct dpmon_fp_pkt *const *pkts, uint32_t n, enum dpm
 
 /**
  * The fingerprint as JSON: {"state": "sampling" | "ready" | "timed_out",
- * "packets": N, "wanted": W, "protocols": [{"protocol": "udp", "number":
+ * "packets": N, "wanted": W, "ignored_packets": I (left out: from an
+ * ignored source), "protocols": [{"protocol": "udp", "number":
  * 17, "packets": N}], "source_ports": [{"port": P, "packets": N}],
  * "destination_ports": [...], "lengths": {"min": B, "max": B, "buckets":
  * [{"from": B, "to": B, "packets": N}]}, "tcp_flags": [{"flags": "syn",

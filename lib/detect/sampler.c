@@ -39,6 +39,7 @@
 #include "capture_dir.h"
 #include "file_write.h"
 #include "log.h"
+#include "prefix_table.h"
 
 #define DRAIN_BURST 64
 #define TOP_N       10
@@ -85,6 +86,7 @@ struct dpmon_sampler {
 	struct alert_agg *alerts;
 	uint32_t n_alerts, cap_alerts;
 	uint64_t tsc_hz;
+	struct dpmon_prefix_table ignored; /* detection.ignore_sources: not fingerprinted */
 	struct dpmon_sample_rec batch[DRAIN_BURST];
 };
 
@@ -190,11 +192,26 @@ dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_co
 		(void)prune_dir(s, 0);
 }
 
+int
+dpmon_sampler_set_ignored(struct dpmon_sampler *s, const struct dpmon_prefix *ignored, uint32_t n)
+{
+	struct dpmon_prefix_table t = {0};
+	const struct dpmon_prefix *lists[1] = {ignored};
+	int rc = dpmon_prefix_table_build(&t, lists, &n, 1, false);
+
+	if (rc != 0)
+		return rc;
+	dpmon_prefix_table_free(&s->ignored);
+	s->ignored = t;
+	return 0;
+}
+
 void
 dpmon_sampler_free(struct dpmon_sampler *s)
 {
 	if (s == NULL)
 		return;
+	dpmon_prefix_table_free(&s->ignored);
 	for (uint32_t i = 0; i < s->n_alerts; i++) {
 		alert_close_pcap(&s->alerts[i]);
 		rte_hash_free(s->alerts[i].keys);
@@ -517,7 +534,7 @@ take(struct dpmon_sampler *s, const struct dpmon_sample_rec *r, uint64_t now_tsc
 
 		if (dpmon_fp_decode(r->data, r->cap_len, r->wire_len, r->sport, r->dport, r->ports,
 				    &p) == 0)
-			dpmon_fp_add(&a->fp, &p);
+			dpmon_fp_add_unless_ignored(&a->fp, &p, &s->ignored);
 	}
 	capture(s, a, r, now_tsc, now);
 }

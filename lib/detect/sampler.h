@@ -68,6 +68,17 @@ struct dpmon_sampler *dpmon_sampler_create(unsigned n_workers,
 void dpmon_sampler_reconfigure(struct dpmon_sampler *s, const struct dpmon_actions_conf *conf);
 
 /**
+ * Leave the packets from the @p n prefixes @p ignored
+ * (detection.ignore_sources) out of every fingerprint from now on (they
+ * are still counted in the sample and written to the capture file),
+ * replacing the previous list.
+ * @return 0, or -ENOMEM (the previous list stays).
+ * Thread-safety: main lcore (as dpmon_sampler_drain).
+ */
+int dpmon_sampler_set_ignored(struct dpmon_sampler *s, const struct dpmon_prefix *ignored,
+			      uint32_t n);
+
+/**
  * Let go of alert @p alert_id (it ended; its summary was taken): close its
  * capture file and free its counts. Copies of it still in the rings are
  * dropped at the next drain (an alert not on the watch list gets no new

@@ -202,6 +202,7 @@ dpmon_merge_free(struct dpmon_merge *m)
 	history_free(m);
 	records_free(m);
 	merge_hosts_free(m);
+	merge_ignored_free(m);
 	free(m);
 }
 
@@ -263,6 +264,7 @@ read_workers(struct dpmon_merge *m, struct dpmon_snap_worker *w, uint64_t reason
 		w[c].host_v4mapped = dpmon_count_read(&core->stats.host_v4mapped);
 		w[c].host_ext_full = dpmon_count_read(&core->stats.host_ext_full);
 		w[c].host_flow_full = dpmon_count_read(&core->stats.host_flow_full);
+		w[c].ignored_full = dpmon_count_read(&core->stats.ignored_full);
 		w[c].host_evictions = dpmon_count_read(&core->stats.host_evictions);
 		w[c].host_expired = dpmon_count_read(&core->stats.host_expired);
 		w[c].hosts = dpmon_core_hosts_published(core); /* less the retired: merge_run */
@@ -517,6 +519,9 @@ dpmon_merge_run(struct dpmon_merge *m, uint64_t now_tsc, const struct dpmon_port
 	}
 	fill_subnets(m, s, dt);
 	fill_totals(m, s, dt);
+	/* Before the flows, which drop a retired generation. Out of memory,
+	 * the snapshot lists no ignored packets: detection compares them too. */
+	(void)merge_fill_ignored(m, s, dt);
 	merge_fill_flows(m, s);
 	merge_fill_history(m, s);
 	end_merge(m, now_tsc, t_start, t_fold);

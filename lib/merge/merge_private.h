@@ -16,6 +16,7 @@
  *   merge_records.c  the snapshot's host records, and their slabs
  *   merge_history.c  flows of the totals and subnets; the history ring
  *   merge_reload.c   a reload's carry-over (dpmon_merge_reconfigure)
+ *   merge_ignored.c  the packets from ignored sources (the side tables)
  *
  * Everything here runs on the main lcore, the only thread that touches
  * the merger, while the worker lcores write the tables it reads
@@ -31,6 +32,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ignored.h"
 #include "merge.h"
 #include "rates.h"
 
@@ -262,6 +264,33 @@ struct merge_sketch {
 	uint8_t host_tmp[1u << DPMON_HOST_FLOW_P], peer_tmp[1u << DPMON_HOST_PEER_P];
 };
 
+/* Counters of one side-table slot, or of one host or subnet, ignored sources (ignored.h). */
+struct ign_ctr {
+	struct dpmon_dir_ctr in;
+	struct dpmon_flag_ctr flags;
+};
+
+/* A host that received from ignored sources: its counts and averages. */
+struct ign_host {
+	struct dpmon_addr addr;
+	uint32_t subnet;          /**< current numbering */
+	struct ign_ctr cum, prev; /**< cumulative, now and at the previous merge */
+	struct avg_dir avg;       /**< ingress averages of the ignored packets */
+};
+
+/* The side tables of ignored sources, folded (merge_ignored.c). */
+struct merge_ignored {
+	/** per core: the table @c seen describes, NULL = none yet */
+	const struct dpmon_ignored_table **tab;
+	struct ign_ctr **seen;  /**< per core: each slot's counts at the last read */
+	struct ign_host *hosts; /**< sorted by address up to n_sorted, then new ones */
+	uint32_t n_hosts, cap_hosts;
+	struct ign_ctr *sub_cum, *sub_prev; /**< per subnet (n_sub) */
+	struct avg_dir *sub_avg;            /**< per subnet (n_sub) */
+	uint32_t n_sub;
+	const uint32_t *renumbered; /**< the reload.old_of_new last applied */
+};
+
 /* The merger: read and written by the main lcore only (merge.h). */
 struct dpmon_merge {
 	const struct dpmon_config *cfg;   /**< subnets, interval, averages; the caller's */
@@ -279,6 +308,7 @@ struct dpmon_merge {
 	struct merge_reload reload;       /**< a reload's carry-over */
 	struct merge_history history;     /**< the history ring */
 	struct merge_sketch sketch;       /**< scratch registers */
+	struct merge_ignored ignored;     /**< packets from ignored sources */
 };
 
 /* ------------------------------------------------------------------------
@@ -508,6 +538,17 @@ void merge_record_drop(struct dpmon_merge *m, uint32_t id);
  * sketches served their last interval.
  */
 void merge_fill_flows(struct dpmon_merge *m, struct dpmon_snapshot *s);
+
+/*
+ * The packets from ignored sources (merge_ignored.c): fold every worker's
+ * side table (the retired generation's last counts too, so before
+ * merge_fill_flows drops it) into @p s's ignored hosts and subnets, rates
+ * over @p dt s and averages. @return 0 or -ENOMEM (@p s then lists none).
+ */
+int merge_fill_ignored(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt);
+
+/* Free what merge_fill_ignored keeps. */
+void merge_ignored_free(struct dpmon_merge *m);
 
 /**
  * Append the rates of @p s (totals and subnets, filled) to the history

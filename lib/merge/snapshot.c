@@ -310,6 +310,8 @@ dpmon_snapshot_free(struct dpmon_snapshot *s)
 	free(s->ports);
 	free(s->workers);
 	free(s->subnets);
+	free(s->ignored);
+	free(s->ignored_subnets);
 	for (uint32_t i = 0; i < s->n_slabs; i++)
 		dpmon_host_slab_unref(s->slabs[i]);
 	free(s->slabs);

@@ -120,6 +120,19 @@ struct dpmon_snap_host {
 };
 
 /**
+ * The packets one host received from ignored sources
+ * (detection.ignore_sources), as of the snapshot that lists it: what
+ * detection subtracts from the host's ingress before it compares with the
+ * thresholds. Its rates and averages are the ingress metrics' own
+ * (flows and peers -1: not measured).
+ */
+struct dpmon_snap_ignored {
+	struct dpmon_addr addr; /**< the host, as dpmon_snap_host.addr */
+	uint32_t subnet;        /**< index into dpmon_snapshot.subnets */
+	struct dpmon_dir_stats in;
+};
+
+/**
  * Host records written by one merge, shared by every snapshot that lists
  * one of them (refcounted with atomics: dropped by whichever thread frees
  * a snapshot). Written by the merge before the first snapshot that lists
@@ -155,7 +168,9 @@ struct dpmon_snap_worker {
 	uint64_t host_flow_full; /**< host directions not promoted: no full flow sketch left */
 	uint64_t
 		host_evictions; /**< entries retired because the table was full (least recently active) */
-	uint64_t host_expired;  /**< entries retired after host_idle_timeout_s without a packet */
+	uint64_t host_expired; /**< entries retired after host_idle_timeout_s without a packet */
+	/** packets from ignored sources its side table had no slot for (ignored.h) */
+	uint64_t ignored_full;
 	uint64_t hosts;         /**< entries in use in its host table */
 	uint64_t host_capacity; /**< size of its host table (host_table_capacity) */
 	uint64_t polls;         /**< rx_burst calls, empty ones included */
@@ -292,6 +307,20 @@ struct dpmon_snapshot {
 	double avg_tau_s; /**< time constant of the averages, seconds (average_time_constant_ms) */
 	/** "flow_sketches": false: no flows or peers measured; every one is -1 (null). */
 	bool no_flows;
+	/**
+	 * Hosts that received packets from ignored sources lately (their
+	 * averages not yet decayed to nothing), sorted by address; malloc'd,
+	 * NULL when none. The packets are in every counter above too.
+	 */
+	uint32_t n_ignored;
+	struct dpmon_snap_ignored *ignored;
+	/**
+	 * n_subnets entries: each subnet's ingress from ignored sources
+	 * (malloc'd), NULL when no source is ignored.
+	 */
+	struct dpmon_dir_stats *ignored_subnets;
+	/** Packets from ignored sources the workers' side tables had no slot for (cumulative). */
+	uint64_t ignored_full;
 	/** The last merges' rates, oldest first, this one last; one reference each. */
 	uint32_t n_history;
 	struct dpmon_hist_point **history;

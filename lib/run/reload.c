@@ -272,8 +272,9 @@ next_build(struct app *a, const struct dpmon_config *next, struct next_gen *x)
 	if (x->cls == NULL || x->gens == NULL || x->old_of_new == NULL)
 		return -ENOMEM;
 	snprintf(tag, sizeof(tag), "r%u", ++a->n_reloads);
-	rc = dpmon_classifier_create(x->cls, tag, next->subnets, next->n_subnets,
-				     (int)rte_socket_id());
+	rc = dpmon_classifier_create_ignoring(x->cls, tag, next->subnets, next->n_subnets,
+					      next->detect.ignore_sources,
+					      next->detect.n_ignore_sources, (int)rte_socket_id());
 	if (rc != 0) {
 		free(x->cls);
 		x->cls = NULL;
@@ -310,6 +311,12 @@ reconfigure_modules(struct app *a)
 			  "ones");
 	if (a->sampler != NULL)
 		dpmon_sampler_reconfigure(a->sampler, &a->cfg.actions); /* pcap_dir, pcap_packets */
+	if (a->sampler != NULL &&
+	    dpmon_sampler_set_ignored(a->sampler, a->cfg.detect.ignore_sources,
+				      a->cfg.detect.n_ignore_sources) != 0)
+		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
+			  "reload: out of memory for detection.ignore_sources; the fingerprints "
+			  "keep the old list");
 	if (dpmon_export_reconfigure(a->exporters, &a->cfg.export) != 0)
 		dpmon_log(DPMON_LOG_RELOAD, DPMON_LOG_ERR,
 			  "reload: an exporter of the new \"export\" section could not start (see "

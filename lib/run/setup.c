@@ -288,8 +288,10 @@ build_classifier(struct app *a)
 
 	a->cls = calloc(1, sizeof(*a->cls));
 	rc = a->cls == NULL ? -ENOMEM
-			    : dpmon_classifier_create(a->cls, "main", a->cfg.subnets,
-						      a->cfg.n_subnets, (int)rte_socket_id());
+			    : dpmon_classifier_create_ignoring(
+				      a->cls, "main", a->cfg.subnets, a->cfg.n_subnets,
+				      a->cfg.detect.ignore_sources, a->cfg.detect.n_ignore_sources,
+				      (int)rte_socket_id());
 	if (rc != 0) {
 		fprintf(stderr, "dpmon: cannot build the LPM tables: %s\n", rte_strerror(-rc));
 		return EXIT_START;
@@ -309,7 +311,9 @@ start_merge(struct app *a)
 		return EXIT_START;
 	}
 	a->sampler = dpmon_sampler_create(a->n_workers, &a->cfg.actions);
-	if (a->sampler == NULL) {
+	if (a->sampler == NULL ||
+	    dpmon_sampler_set_ignored(a->sampler, a->cfg.detect.ignore_sources,
+				      a->cfg.detect.n_ignore_sources) != 0) {
 		fprintf(stderr, "dpmon: cannot allocate the sampler's rings\n");
 		return EXIT_START;
 	}

@@ -362,16 +362,17 @@ worker_json(const struct dpmon_snapshot *s, uint32_t i)
 {
 	const struct dpmon_snap_worker *w = &s->workers[i];
 
-	return json_pack(
-		"{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore",
-		(json_int_t)w->lcore, "packets", (json_int_t)w->packets, "bursts",
-		(json_int_t)w->bursts, "host_table_full", (json_int_t)w->host_table_full,
-		"host_v4mapped", (json_int_t)w->host_v4mapped, "host_ext_full",
-		(json_int_t)w->host_ext_full, "host_flow_full", (json_int_t)w->host_flow_full,
-		"host_evictions", (json_int_t)w->host_evictions, "host_expired",
-		(json_int_t)w->host_expired, "hosts", (json_int_t)w->hosts, "host_capacity",
-		(json_int_t)w->host_capacity, "polls", (json_int_t)w->polls, "busy_s",
-		dpmon_finite_or_zero(w->busy_s), "busy_ratio", dpmon_finite_or_zero(w->busy_ratio));
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "lcore",
+			 (json_int_t)w->lcore, "packets", (json_int_t)w->packets, "bursts",
+			 (json_int_t)w->bursts, "host_table_full", (json_int_t)w->host_table_full,
+			 "host_v4mapped", (json_int_t)w->host_v4mapped, "host_ext_full",
+			 (json_int_t)w->host_ext_full, "host_flow_full",
+			 (json_int_t)w->host_flow_full, "host_evictions",
+			 (json_int_t)w->host_evictions, "host_expired", (json_int_t)w->host_expired,
+			 "ignored_full", (json_int_t)w->ignored_full, "hosts", (json_int_t)w->hosts,
+			 "host_capacity", (json_int_t)w->host_capacity, "polls",
+			 (json_int_t)w->polls, "busy_s", dpmon_finite_or_zero(w->busy_s),
+			 "busy_ratio", dpmon_finite_or_zero(w->busy_ratio));
 }
 
 static json_t *
