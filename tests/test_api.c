@@ -1214,7 +1214,7 @@ test_hosts_sort_kinds(void)
 /* ------------------------------------------------------------------------
  * Memory of a listing: the subnet and host listings and the history are
  * written one element at a time, so the JSON trees alive at once are those
- * of one element, whatever the listing's length (struct api_text).
+ * of one element, whatever the listing's length (a struct xbuf).
  * --------------------------------------------------------------------- */
 
 /* jansson's memory, counted: bytes alive now and at most since the reset. */
