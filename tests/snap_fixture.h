@@ -96,7 +96,9 @@ struct snap_spec {
 	uint32_t n_ports, n_workers; /**< entries, zeroed */
 	const struct snap_subnet_spec *subnets;
 	uint32_t n_subnets;
-	const struct snap_host_spec *hosts; /**< in any order */
+	/** In any order; NULL: @c n_hosts zeroed records that the caller
+	 * fills in address order (the cases of a million hosts). */
+	const struct snap_host_spec *hosts;
 	uint32_t n_hosts;
 };
 
@@ -134,6 +136,8 @@ snap_build(const struct snap_spec *spec)
 		snprintf(s->subnets[i].name, sizeof(s->subnets[i].name), "%s",
 			 spec->subnets[i].name != NULL ? spec->subnets[i].name : "");
 	}
+	if (spec->hosts == NULL)
+		return s;
 	for (uint32_t i = 0; i < spec->n_hosts; i++)
 		snap_set_host(&s->hosts[i], &spec->hosts[i]);
 	qsort(s->hosts, s->n_hosts, sizeof(s->hosts[0]), snap_host_addr_cmp);

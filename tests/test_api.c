@@ -1067,13 +1067,12 @@ next_rand(uint64_t *state)
 static struct dpmon_snapshot *
 build_big(void)
 {
-	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 2, BIG_HOSTS);
+	static const struct snap_subnet_spec subs[] = {{"10.0.0.0/13", NULL},
+						       {"10.8.0.0/13", NULL}};
+	struct dpmon_snapshot *s = snap_build(&(struct snap_spec){
+		.seq = 1, .subnets = subs, .n_subnets = 2, .n_hosts = BIG_HOSTS});
 	uint64_t rnd = 42;
 
-	REQUIRE(s != NULL);
-	s->seq = 1;
-	s->subnets[0].prefix = snap_prefix("10.0.0.0/13");
-	s->subnets[1].prefix = snap_prefix("10.8.0.0/13");
 	for (uint32_t i = 0; i < BIG_HOSTS; i++) {
 		struct dpmon_snap_host *h = &s->hosts[i];
 		uint64_t p = next_rand(&rnd) % 5000; /* many ties */
@@ -1216,7 +1215,7 @@ test_hosts_sort_kinds(void)
 /* ------------------------------------------------------------------------
  * Memory of a listing: the subnet and host listings and the history are
  * written one element at a time, so the JSON trees alive at once are those
- * of one element, whatever the listing's length (struct api_text).
+ * of one element, whatever the listing's length (a struct xbuf).
  * --------------------------------------------------------------------- */
 
 /* jansson's memory, counted: bytes alive now and at most since the reset. */
@@ -1274,14 +1273,13 @@ test_listing_memory(void)
 		POINTS = 300,
 		SUBNETS = 150
 	};
-	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 1, N);
+	static const struct snap_subnet_spec sub = {"10.0.0.0/16", NULL};
+	struct dpmon_snapshot *s = snap_build(
+		&(struct snap_spec){.seq = 3, .subnets = &sub, .n_subnets = 1, .n_hosts = N});
 	size_t one, all, one_len, all_len;
 	char a[64];
 
-	REQUIRE(s != NULL);
-	s->seq = 3;
 	s->interval_ms = 1000;
-	s->subnets[0].prefix = snap_prefix("10.0.0.0/16");
 	/* Alike hosts whose addresses have the same length: equal trees. */
 	for (uint32_t i = 0; i < N; i++) {
 		struct dpmon_snap_host *h = &s->hosts[i];

@@ -403,12 +403,13 @@ static void
 test_top_many(void)
 {
 	const uint32_t n = 100000;
-	struct dpmon_snapshot *s = dpmon_snapshot_alloc(0, 0, 1, n);
+	static const struct snap_subnet_spec sub = {"10.0.0.0/8", NULL};
+	struct dpmon_snapshot *s =
+		snap_build(&(struct snap_spec){.subnets = &sub, .n_subnets = 1, .n_hosts = n});
 	uint64_t *all = malloc(n * sizeof(*all)), x = 88172645463325252ull;
 	char *t, addr[32];
 
-	REQUIRE(s != NULL && all != NULL);
-	s->subnets[0].prefix = snap_prefix("10.0.0.0/8");
+	REQUIRE(all != NULL);
 	for (uint32_t i = 0; i < n; i++) {
 		struct snap_host_spec h;
 

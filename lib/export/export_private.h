@@ -4,14 +4,14 @@
  *
  *   export.c             the exporter threads: handoff, spool, backoff, stop
  *   export_rows.c        an interval's deltas: totals, subnets, hosts, alerts
- *   export_buf.c         the growable buffer the encoders write into
  *   export_http.c        one HTTP POST with libcurl, and its error text
- *   export_clickhouse.c  ClickHouse: the schema, RowBinary and JSONEachRow rows
+ *   export_clickhouse.c  ClickHouse: the INSERTs, tables made and checked first
+ *   export_ch_*.c        ClickHouse: DDL and column check, JSONEachRow, RowBinary
  *   export_influx.c      InfluxDB: line protocol, 1.x and 2.x write APIs
  *
- * Private to lib/export: nothing outside it includes this header. Every
- * function here runs on an exporter's own thread unless its comment says
- * otherwise.
+ * The encoders write into lib/common's xbuf. Private to lib/export:
+ * nothing outside it includes this header. Every function here runs on
+ * an exporter's own thread unless its comment says otherwise.
  */
 #ifndef DPMON_EXPORT_PRIVATE_H
 #define DPMON_EXPORT_PRIVATE_H
@@ -26,36 +26,7 @@
 #include "config.h"
 #include "heartbeat.h"
 #include "snapshot.h"
-
-/* ------------------------------------------------------------------------
- * export_buf.c — the batch buffer.
- * --------------------------------------------------------------------- */
-
-/** A growable byte buffer; @c oom is set (and the text truncated) on allocation failure. */
-struct xbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-/**
- * Room for @p n more bytes: where to write them (then add what was
- * written to @c len), or NULL when out of memory (@c oom set).
- */
-char *xbuf_reserve(struct xbuf *b, size_t n);
-
-/** Append the @p n bytes of @p s (any bytes, NULs included). Thread-safety: @p b's owner. */
-void xbuf_put(struct xbuf *b, const char *s, size_t n);
-/** Append the NUL-terminated text @p s, without its NUL. Thread-safety: @p b's owner. */
-void xbuf_puts(struct xbuf *b, const char *s);
-/** Append the byte @p c. Thread-safety: @p b's owner. */
-void xbuf_putc(struct xbuf *b, char c);
-/** Decimal @p v. */
-void xbuf_u64(struct xbuf *b, uint64_t v);
-/** @p v to the thousandth, trailing zeros dropped ("12.5", "3"); NaN and infinities as 0. */
-void xbuf_double(struct xbuf *b, double v);
-/** Free @p b's bytes and empty it (usable again). Thread-safety: @p b's owner. */
-void xbuf_free(struct xbuf *b);
+#include "xbuf.h"
 
 /* ------------------------------------------------------------------------
  * export_rows.c — deltas.

@@ -61,82 +61,37 @@ api_reply(struct request *r, unsigned status, json_t *body)
 	return body != NULL ? ANSWERED : -ENOMEM;
 }
 
-void
-api_text_put(struct api_text *t, const char *s, size_t n)
-{
-	if (t->failed)
-		return;
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		char *p;
-
-		while (cap < t->len + n + 1)
-			cap *= 2;
-		if ((p = realloc(t->buf, cap)) == NULL) {
-			t->failed = true;
-			return;
-		}
-		t->buf = p;
-		t->cap = cap;
-	}
-	memcpy(t->buf + t->len, s, n);
-	t->len += n;
-	t->buf[t->len] = '\0';
-}
-
-void
-api_text_str(struct api_text *t, const char *s)
-{
-	api_text_put(t, s, strlen(s));
-}
-
-void
-api_text_printf(struct api_text *t, const char *fmt, ...)
-{
-	char buf[MSG_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(buf))
-		t->failed = true;
-	else
-		api_text_put(t, buf, (size_t)n);
-}
-
-/* json_dump_callback's writer: into the struct api_text @p data. */
+/* json_dump_callback's writer: into the struct xbuf @p data. */
 static int
 text_write(const char *s, size_t n, void *data)
 {
-	struct api_text *t = data;
+	struct xbuf *t = data;
 
-	api_text_put(t, s, n);
-	return t->failed ? -1 : 0;
+	xbuf_put(t, s, n);
+	return t->oom ? -1 : 0;
 }
 
 void
-api_text_json(struct api_text *t, json_t *j)
+api_text_json(struct xbuf *t, json_t *j)
 {
 	if (j == NULL || json_dump_callback(j, text_write, t, DPMON_API_JSON_FLAGS) != 0)
-		t->failed = true;
+		t->oom = true;
 	json_decref(j);
 }
 
 int
-api_reply_text(struct request *r, unsigned status, struct api_text *t)
+api_reply_text(struct request *r, unsigned status, struct xbuf *t)
 {
-	if (t->failed || t->buf == NULL) {
-		free(t->buf);
-		*t = (struct api_text){0};
+	/* The response takes the text NUL-terminated, as it always was. */
+	if (t->p == NULL || xbuf_cstr(t) == NULL) {
+		xbuf_free(t);
 		return -ENOMEM;
 	}
 	r->out->status = status;
 	r->out->body = NULL;
-	r->out->text = t->buf;
+	r->out->text = t->p;
 	r->out->text_len = t->len;
-	*t = (struct api_text){0};
+	*t = (struct xbuf){0};
 	return ANSWERED;
 }
 

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "api.h"
+#include "xbuf.h"
 
 /** Returned by a step that filled the response (else 0 or -ENOMEM). */
 #define ANSWERED     1
@@ -67,42 +68,26 @@ const char *api_echo(const char *s, size_t n, char buf[ECHO_BUF]);
  */
 int api_reply(struct request *r, unsigned status, json_t *body);
 
-/**
- * A body written as text, one piece after another (api_text_*), for the
- * listings whose tree would take many times the memory of their text: a
- * host's tree is about ten times its text, and a tree freed on the main
- * lcore leaves its heap fragmented at that size. Each element is built as
- * a tree, written and freed before the next, so a listing needs about the
- * memory of its text (up to twice it while the buffer doubles) and of one
- * element's tree.
+/*
+ * A body written as text, one piece after another (a struct xbuf, xbuf.h),
+ * for the listings whose tree would take many times the memory of their
+ * text: a host's tree is about ten times its text, and a tree freed on the
+ * main lcore leaves its heap fragmented at that size. Each element is built
+ * as a tree, written and freed before the next, so a listing needs about
+ * the memory of its text (up to twice it while the buffer doubles) and of
+ * one element's tree.
  */
-struct api_text {
-	char *buf;   /**< malloc'd, NUL-terminated; NULL until the first piece */
-	size_t len;  /**< bytes written, without the NUL */
-	size_t cap;  /**< bytes allocated */
-	bool failed; /**< a piece did not fit in memory: the text is incomplete */
-};
-
-/** Append @p n bytes of @p s to @p t (nothing once it failed). */
-void api_text_put(struct api_text *t, const char *s, size_t n);
-
-/** Append the C string @p s to @p t. */
-void api_text_str(struct api_text *t, const char *s);
-
-/** Append the printf-formatted text (at most MSG_MAX - 1 bytes) to @p t. */
-__attribute__((format(printf, 2, 3))) void api_text_printf(struct api_text *t, const char *fmt,
-							   ...);
 
 /** Append the array or object @p j (consumed; NULL: out of memory) to @p t
- * as compact JSON. */
-void api_text_json(struct api_text *t, json_t *j);
+ * as compact JSON; a failure sets @p t's @c oom. */
+void api_text_json(struct xbuf *t, json_t *j);
 
 /**
  * Answer @p status with the text of @p t, which the response takes over
  * (@p t is left empty). @return ANSWERED, or -ENOMEM when a piece of @p t
  * failed (its memory is freed).
  */
-int api_reply_text(struct request *r, unsigned status, struct api_text *t);
+int api_reply_text(struct request *r, unsigned status, struct xbuf *t);
 
 /**
  * Answer @p status with {"error": message}, the message printf-formatted

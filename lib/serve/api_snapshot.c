@@ -262,19 +262,19 @@ array_json(const struct dpmon_snapshot *s, uint32_t n, item_json_fn fn)
 	return a;
 }
 
-/* As array_json, into @p t one element's tree at a time (struct api_text),
+/* As array_json, into @p t one element's tree at a time (struct xbuf),
  * of elements @p idx[0 .. n-1], or 0 .. n-1 when @p idx is NULL. */
 static void
-array_text(struct api_text *t, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n,
+array_text(struct xbuf *t, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n,
 	   item_json_fn fn)
 {
-	api_text_str(t, "[");
-	for (uint32_t i = 0; i < n && !t->failed; i++) {
+	xbuf_puts(t, "[");
+	for (uint32_t i = 0; i < n && !t->oom; i++) {
 		if (i > 0)
-			api_text_str(t, ",");
+			xbuf_puts(t, ",");
 		api_text_json(t, fn(s, idx != NULL ? idx[i] : i));
 	}
-	api_text_str(t, "]");
+	xbuf_puts(t, "]");
 }
 
 static json_t *
@@ -689,18 +689,18 @@ api_ep_summary(struct request *r, const char *rest, size_t n)
 			"exporters", exporters_json(s)));
 }
 
-/* Every subnet, written one at a time (struct api_text). */
+/* Every subnet, written one at a time (struct xbuf). */
 int
 api_ep_subnets(struct request *r, const char *rest, size_t n)
 {
 	const struct dpmon_snapshot *s = r->snap;
-	struct api_text t = {0};
+	struct xbuf t = {0};
 
 	(void)rest;
 	(void)n;
-	api_text_str(&t, "{\"subnets\":");
+	xbuf_puts(&t, "{\"subnets\":");
 	array_text(&t, s, NULL, s->n_subnets, subnet_json);
-	api_text_printf(&t, ",\"snapshot_seq\":%" PRIu64 "}", s->seq);
+	xbuf_printf(&t, ",\"snapshot_seq\":%" PRIu64 "}", s->seq);
 	return api_reply_text(r, 200, &t);
 }
 
@@ -850,7 +850,7 @@ api_ep_hosts(struct request *r, const char *rest, size_t n)
 	struct host_query q;
 	const uint32_t *page;
 	uint32_t total = 0, n_page, cap, *idx = NULL;
-	struct api_text t = {0};
+	struct xbuf t = {0};
 	int rc;
 
 	(void)rest;
@@ -874,10 +874,10 @@ api_ep_hosts(struct request *r, const char *rest, size_t n)
 		n_page = dpmon_top_hosts_by(s, q.subnet, cap, ranks_before, &q, idx, &total);
 		page = idx;
 	}
-	api_text_str(&t, "{\"hosts\":");
+	xbuf_puts(&t, "{\"hosts\":");
 	array_text(&t, s, page, n_page, host_at_json);
 	free(idx);
-	api_text_printf(&t, ",\"total\":%" PRIu32 ",\"snapshot_seq\":%" PRIu64 "}", total, s->seq);
+	xbuf_printf(&t, ",\"total\":%" PRIu32 ",\"snapshot_seq\":%" PRIu64 "}", total, s->seq);
 	return api_reply_text(r, 200, &t);
 }
 
@@ -929,14 +929,14 @@ hist_json(const struct dpmon_snapshot *s, uint32_t i)
 }
 
 /* The last merges' rates of the totals and subnets, oldest first; written
- * one point at a time (struct api_text). */
+ * one point at a time (struct xbuf). */
 int
 api_ep_history(struct request *r, const char *rest, size_t n)
 {
 	const struct dpmon_snapshot *s = r->snap;
 	json_t *prefixes = json_array();
 	char p[DPMON_PREFIX_STRLEN];
-	struct api_text t = {0};
+	struct xbuf t = {0};
 
 	(void)rest;
 	(void)n;
@@ -947,12 +947,12 @@ api_ep_history(struct request *r, const char *rest, size_t n)
 			json_decref(prefixes);
 			prefixes = NULL;
 		}
-	api_text_printf(&t, "{\"snapshot_seq\":%" PRIu64 ",\"interval_ms\":%d,\"subnets\":", s->seq,
-			(int)s->interval_ms);
+	xbuf_printf(&t, "{\"snapshot_seq\":%" PRIu64 ",\"interval_ms\":%d,\"subnets\":", s->seq,
+		    (int)s->interval_ms);
 	api_text_json(&t, prefixes);
-	api_text_str(&t, ",\"points\":");
+	xbuf_puts(&t, ",\"points\":");
 	array_text(&t, s, NULL, s->n_history, hist_json);
-	api_text_str(&t, "}");
+	xbuf_puts(&t, "}");
 	return api_reply_text(r, 200, &t);
 }
 

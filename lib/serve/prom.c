@@ -35,6 +35,7 @@
  */
 #include "prom.h"
 #include "top.h"
+#include "xbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -49,13 +50,6 @@
 #endif
 
 #define LABELS_MAX 512 /* one sample's label text (addresses, prefixes, names) */
-
-/* A growable text buffer; @c oom sticks once an allocation failed. */
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
 
 /* The four values of a struct dpmon_rate, as metric name suffixes. */
 enum field {
@@ -86,125 +80,45 @@ static const struct field_def fields[F_MAX] = {
 };
 
 /* ------------------------------------------------------------------------
- * Buffer.
+ * Numbers and label values (the text buffer is xbuf.h).
  * --------------------------------------------------------------------- */
-
-/* Grow @p b so that @p more bytes and a NUL fit; reserve's slow path. */
-static bool
-grow(struct buf *b, size_t more)
-{
-	size_t cap = b->cap ? b->cap : 16384;
-	char *p;
-
-	if (b->oom)
-		return false;
-	while (cap - b->len <= more)
-		cap *= 2;
-	if (cap == b->cap)
-		return true;
-	p = realloc(b->p, cap);
-	if (p == NULL) {
-		b->oom = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-/* Room for @p more bytes and a NUL: at once when there is (every piece asks). */
-static inline bool
-reserve(struct buf *b, size_t more)
-{
-	return b->cap - b->len > more || grow(b, more);
-}
-
-/* Give back the room past the text and its NUL (up to half the buffer). */
-static void
-shrink(struct buf *b)
-{
-	char *p = realloc(b->p, b->len + 1);
-
-	if (p != NULL) {
-		b->p = p;
-		b->cap = b->len + 1;
-	}
-}
-
-/* Append the @p n bytes at @p s. */
-static void
-put_mem(struct buf *b, const char *s, size_t n)
-{
-	if (!reserve(b, n))
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-static void
-put_str(struct buf *b, const char *s)
-{
-	put_mem(b, s, strlen(s));
-}
-
-static void
-put_char(struct buf *b, char c)
-{
-	if (!reserve(b, 1))
-		return;
-	b->p[b->len++] = c;
-}
-
-/* Append @p v in decimal, as "%" PRIu64 prints it. */
-static void
-put_u64(struct buf *b, uint64_t v)
-{
-	char d[20];
-	size_t n = sizeof(d);
-
-	do {
-		d[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	put_mem(b, d + n, sizeof(d) - n);
-}
 
 /*
  * Append @p v as "%.17g" prints it (17 significant digits, enough to read
  * back the same double, trailing zeros dropped). An integer below 2^53
  * (most of them: 0 for an idle series) prints as its decimal digits there,
- * so it takes put_u64's path; -0 and everything else go through snprintf.
+ * so it takes xbuf_u64's path; -0 and everything else go through snprintf.
  */
 static void
-put_real(struct buf *b, double v)
+put_real(struct xbuf *b, double v)
 {
 	char t[32];
 	int n;
 
 	if (v >= 0 && v < 9007199254740992.0 && !signbit(v) && v == (double)(uint64_t)v) {
-		put_u64(b, (uint64_t)v);
+		xbuf_u64(b, (uint64_t)v);
 		return;
 	}
 	n = snprintf(t, sizeof(t), "%.17g", v);
 	if (n > 0)
-		put_mem(b, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
+		xbuf_put(b, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
 }
 
 /* Append @p s (at most @p max bytes) escaped as a label value. */
 static void
-put_label_value(struct buf *b, const char *s, size_t max)
+put_label_value(struct xbuf *b, const char *s, size_t max)
 {
 	size_t i = 0, run = 0;
 
 	for (; i < max && s[i] != '\0'; i++) {
 		if (s[i] != '\\' && s[i] != '"' && s[i] != '\n')
 			continue;
-		put_mem(b, s + run, i - run);
-		put_char(b, '\\');
-		put_char(b, s[i] == '\n' ? 'n' : s[i]);
+		xbuf_put(b, s + run, i - run);
+		xbuf_putc(b, '\\');
+		xbuf_putc(b, s[i] == '\n' ? 'n' : s[i]);
 		run = i + 1;
 	}
-	put_mem(b, s + run, i - run);
+	xbuf_put(b, s + run, i - run);
 }
 
 /* ------------------------------------------------------------------------
@@ -212,58 +126,58 @@ put_label_value(struct buf *b, const char *s, size_t max)
  * --------------------------------------------------------------------- */
 
 static void
-family(struct buf *b, const char *name, const char *type, const char *help)
+family(struct xbuf *b, const char *name, const char *type, const char *help)
 {
-	put_str(b, "# HELP ");
-	put_str(b, name);
-	put_char(b, ' ');
-	put_str(b, help);
-	put_str(b, "\n# TYPE ");
-	put_str(b, name);
-	put_char(b, ' ');
-	put_str(b, type);
-	put_char(b, '\n');
+	xbuf_puts(b, "# HELP ");
+	xbuf_puts(b, name);
+	xbuf_putc(b, ' ');
+	xbuf_puts(b, help);
+	xbuf_puts(b, "\n# TYPE ");
+	xbuf_puts(b, name);
+	xbuf_putc(b, ' ');
+	xbuf_puts(b, type);
+	xbuf_putc(b, '\n');
 }
 
 /* A sample line up to its value: "name{labels} ", or "name " without labels. */
 static void
-sample_head(struct buf *b, const char *name, const char *labels)
+sample_head(struct xbuf *b, const char *name, const char *labels)
 {
-	put_str(b, name);
+	xbuf_puts(b, name);
 	if (*labels) {
-		put_char(b, '{');
-		put_str(b, labels);
-		put_char(b, '}');
+		xbuf_putc(b, '{');
+		xbuf_puts(b, labels);
+		xbuf_putc(b, '}');
 	}
-	put_char(b, ' ');
+	xbuf_putc(b, ' ');
 }
 
 static void
-sample_u64(struct buf *b, const char *name, const char *labels, uint64_t v)
+sample_u64(struct xbuf *b, const char *name, const char *labels, uint64_t v)
 {
 	sample_head(b, name, labels);
-	put_u64(b, v);
-	put_char(b, '\n');
+	xbuf_u64(b, v);
+	xbuf_putc(b, '\n');
 }
 
 static void
-sample_real(struct buf *b, const char *name, const char *labels, double v)
+sample_real(struct xbuf *b, const char *name, const char *labels, double v)
 {
 	sample_head(b, name, labels);
 	put_real(b, dpmon_finite_or_zero(v));
-	put_char(b, '\n');
+	xbuf_putc(b, '\n');
 }
 
 /* A one-sample family. */
 static void
-gauge_real(struct buf *b, const char *name, const char *help, double v)
+gauge_real(struct xbuf *b, const char *name, const char *help, double v)
 {
 	family(b, name, "gauge", help);
 	sample_real(b, name, "", v);
 }
 
 static void
-gauge_u64(struct buf *b, const char *name, const char *help, uint64_t v)
+gauge_u64(struct xbuf *b, const char *name, const char *help, uint64_t v)
 {
 	family(b, name, "gauge", help);
 	sample_u64(b, name, "", v);
@@ -271,7 +185,7 @@ gauge_u64(struct buf *b, const char *name, const char *help, uint64_t v)
 
 /* The family header "<prefix>_<suffix>" of field @p f; its name in @p name. */
 static void
-field_family(struct buf *b, const char *prefix, enum field f, const char *words, char *name,
+field_family(struct xbuf *b, const char *prefix, enum field f, const char *words, char *name,
 	     size_t name_len)
 {
 	char help[256];
@@ -282,7 +196,7 @@ field_family(struct buf *b, const char *prefix, enum field f, const char *words,
 }
 
 static void
-rate_sample(struct buf *b, const char *name, const char *labels, const struct dpmon_rate *r,
+rate_sample(struct xbuf *b, const char *name, const char *labels, const struct dpmon_rate *r,
 	    enum field f)
 {
 	switch (f) {
@@ -303,7 +217,7 @@ rate_sample(struct buf *b, const char *name, const char *labels, const struct dp
 
 /* One sample per protocol class of @p d, labels @p base plus protocol. */
 static void
-dir_samples(struct buf *b, const char *name, const char *base, const struct dpmon_dir_stats *d,
+dir_samples(struct xbuf *b, const char *name, const char *base, const struct dpmon_dir_stats *d,
 	    enum field f)
 {
 	static const char key[] = ",protocol=\"";
@@ -330,7 +244,7 @@ dir_samples(struct buf *b, const char *name, const char *base, const struct dpmo
 
 /* One exporter family: @p get's value of each exporter (docs/export.md). */
 static void
-exporter_family(struct buf *b, const struct dpmon_snapshot *s, const char *name, const char *type,
+exporter_family(struct xbuf *b, const struct dpmon_snapshot *s, const char *name, const char *type,
 		const char *help, double (*get)(const struct dpmon_snap_exporter *e))
 {
 	char labels[64];
@@ -392,7 +306,7 @@ ex_progress_age(const struct dpmon_snap_exporter *e)
 
 /* The exporters' counters; nothing when none is configured. */
 static void
-exporters(struct buf *b, const struct dpmon_snapshot *s)
+exporters(struct xbuf *b, const struct dpmon_snapshot *s)
 {
 	if (s->n_exporters == 0)
 		return;
@@ -418,7 +332,7 @@ exporters(struct buf *b, const struct dpmon_snapshot *s)
 }
 
 static void
-general(struct buf *b, const struct dpmon_snapshot *s)
+general(struct xbuf *b, const struct dpmon_snapshot *s)
 {
 	family(b, "dpmon_build_info", "gauge", "dpmon's version; always 1.");
 	sample_u64(b, "dpmon_build_info", "version=\"" DPMON_VERSION "\"", 1);
@@ -499,7 +413,7 @@ general(struct buf *b, const struct dpmon_snapshot *s)
 }
 
 static void
-totals(struct buf *b, const struct dpmon_snapshot *s)
+totals(struct xbuf *b, const struct dpmon_snapshot *s)
 {
 	char name[128], base[LABELS_MAX];
 
@@ -672,25 +586,25 @@ subnet_base(char *out, const char *prefix, int d)
 }
 
 static void
-subnet_info(struct buf *b, const struct dpmon_snapshot *s, const struct subnet_list *l)
+subnet_info(struct xbuf *b, const struct dpmon_snapshot *s, const struct subnet_list *l)
 {
 	family(b, "dpmon_subnet_info", "gauge",
 	       "A monitored subnet with its configured name and address family; always 1.");
 	for (uint32_t k = 0; k < l->n; k++) {
 		const struct dpmon_snap_subnet *sn = &s->subnets[l->idx[k]];
 
-		put_str(b, "dpmon_subnet_info{subnet=\"");
-		put_str(b, l->prefix[k]);
-		put_str(b, "\",name=\"");
+		xbuf_puts(b, "dpmon_subnet_info{subnet=\"");
+		xbuf_puts(b, l->prefix[k]);
+		xbuf_puts(b, "\",name=\"");
 		put_label_value(b, sn->name, sizeof(sn->name));
-		put_str(b, "\",family=\"");
-		put_u64(b, sn->prefix.family);
-		put_str(b, "\"} 1\n");
+		xbuf_puts(b, "\",family=\"");
+		xbuf_u64(b, sn->prefix.family);
+		xbuf_puts(b, "\"} 1\n");
 	}
 }
 
 static void
-subnets(struct buf *b, const struct dpmon_snapshot *s, const struct subnet_list *l)
+subnets(struct xbuf *b, const struct dpmon_snapshot *s, const struct subnet_list *l)
 {
 	char name[128], base[LABELS_MAX];
 
@@ -723,7 +637,7 @@ subnets(struct buf *b, const struct dpmon_snapshot *s, const struct subnet_list 
 }
 
 static void
-host_families(struct buf *b, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
+host_families(struct xbuf *b, const struct dpmon_snapshot *s, const uint32_t *idx, uint32_t n)
 {
 	char name[128], base[LABELS_MAX], a[DPMON_PREFIX_STRLEN], p[DPMON_PREFIX_STRLEN];
 
@@ -752,7 +666,7 @@ host_families(struct buf *b, const struct dpmon_snapshot *s, const uint32_t *idx
 }
 
 static int
-hosts(struct buf *b, const struct dpmon_snapshot *s, uint32_t top_hosts)
+hosts(struct xbuf *b, const struct dpmon_snapshot *s, uint32_t top_hosts)
 {
 	uint32_t cap = top_hosts < s->n_hosts ? top_hosts : s->n_hosts, n;
 	uint32_t *idx = malloc((cap ? cap : 1) * sizeof(*idx));
@@ -790,18 +704,18 @@ static const struct port_field port_fields[] = {
 
 /* The port label: the configured device name, escaped. */
 static void
-port_sample(struct buf *b, const char *name, const struct dpmon_port_stats *p, uint64_t v)
+port_sample(struct xbuf *b, const char *name, const struct dpmon_port_stats *p, uint64_t v)
 {
-	put_str(b, name);
-	put_str(b, "{port=\"");
+	xbuf_puts(b, name);
+	xbuf_puts(b, "{port=\"");
 	put_label_value(b, p->device, sizeof(p->device));
-	put_str(b, "\"} ");
-	put_u64(b, v);
-	put_char(b, '\n');
+	xbuf_puts(b, "\"} ");
+	xbuf_u64(b, v);
+	xbuf_putc(b, '\n');
 }
 
 static void
-ports(struct buf *b, const struct dpmon_snapshot *s)
+ports(struct xbuf *b, const struct dpmon_snapshot *s)
 {
 	for (size_t f = 0; f < sizeof(port_fields) / sizeof(port_fields[0]); f++) {
 		family(b, port_fields[f].name, port_fields[f].type, port_fields[f].help);
@@ -858,7 +772,7 @@ static const struct {
 };
 
 static void
-worker_sample(struct buf *b, const char *name, const struct dpmon_snap_worker *w, enum wfield f)
+worker_sample(struct xbuf *b, const char *name, const struct dpmon_snap_worker *w, enum wfield f)
 {
 	char labels[32];
 
@@ -902,7 +816,7 @@ worker_sample(struct buf *b, const char *name, const struct dpmon_snap_worker *w
 }
 
 static void
-workers(struct buf *b, const struct dpmon_snapshot *s)
+workers(struct xbuf *b, const struct dpmon_snapshot *s)
 {
 	for (int f = 0; f < W_MAX; f++) {
 		family(b, worker_fields[f].name, worker_fields[f].type, worker_fields[f].help);
@@ -912,7 +826,7 @@ workers(struct buf *b, const struct dpmon_snapshot *s)
 }
 
 static void
-parse_reasons(struct buf *b, const struct dpmon_snapshot *s)
+parse_reasons(struct xbuf *b, const struct dpmon_snapshot *s)
 {
 	char labels[64];
 
@@ -927,7 +841,7 @@ parse_reasons(struct buf *b, const struct dpmon_snapshot *s)
 
 /* IP packets counted despite a malformed header, and counted kinds (parse.h). */
 static void
-parse_notes(struct buf *b, const struct dpmon_snapshot *s)
+parse_notes(struct xbuf *b, const struct dpmon_snapshot *s)
 {
 	char labels[64];
 
@@ -952,7 +866,7 @@ int
 dpmon_prom_render_limits(const struct dpmon_snapshot *s, const struct dpmon_prom_limits *lim,
 			 char **out, size_t *len)
 {
-	struct buf b = {0};
+	struct xbuf b = {0};
 	struct subnet_list l;
 
 	if (subnet_list_make(s, lim->top_subnets, &l) != 0)
@@ -968,12 +882,11 @@ dpmon_prom_render_limits(const struct dpmon_snapshot *s, const struct dpmon_prom
 	workers(&b, s);
 	parse_reasons(&b, s);
 	parse_notes(&b, s);
-	if (b.oom || !reserve(&b, 1)) {
-		free(b.p);
+	if (xbuf_cstr(&b) == NULL) {
+		xbuf_free(&b);
 		return -ENOMEM;
 	}
-	b.p[b.len] = '\0';
-	shrink(&b);
+	xbuf_shrink(&b);
 	*out = b.p;
 	*len = b.len;
 	return 0;

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * export_buf.c — the growable buffer the encoders write a batch into
- * (export_private.h). Integers are written by hand rather than through
- * printf: a batch of a million hosts holds tens of millions of them.
+ * xbuf.c — the growable text buffer (xbuf.h). Integers are written by hand
+ * rather than through printf: an export batch or a Prometheus page of a
+ * million hosts holds tens of millions of them.
  */
-#include "export_private.h"
+#include "xbuf.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for @p n more bytes. */
-static bool
-xbuf_room(struct xbuf *b, size_t n)
+bool
+xbuf_grow(struct xbuf *b, size_t n)
 {
 	size_t cap;
 	char *p;
@@ -22,6 +22,10 @@ xbuf_room(struct xbuf *b, size_t n)
 		return false;
 	if (b->len + n <= b->cap)
 		return true;
+	if (n > SIZE_MAX / 2 - b->len) {
+		b->oom = true;
+		return false;
+	}
 	cap = b->cap ? b->cap : 4096;
 	while (cap < b->len + n)
 		cap *= 2;
@@ -111,6 +115,49 @@ xbuf_double(struct xbuf *b, double v)
 	if (n > 1 && tmp[n - 1] == '.')
 		n--;
 	xbuf_put(b, tmp, (size_t)n);
+}
+
+void
+xbuf_printf(struct xbuf *b, const char *fmt, ...)
+{
+	va_list ap, again;
+	int n;
+
+	va_start(ap, fmt);
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	/* Room for the NUL vsnprintf writes, which len does not count. */
+	if (n < 0)
+		b->oom = true;
+	else if (xbuf_room(b, (size_t)n + 1)) {
+		vsnprintf(b->p + b->len, (size_t)n + 1, fmt, again);
+		b->len += (size_t)n;
+	}
+	va_end(again);
+}
+
+char *
+xbuf_cstr(struct xbuf *b)
+{
+	if (!xbuf_room(b, 1))
+		return NULL;
+	b->p[b->len] = '\0';
+	return b->p;
+}
+
+void
+xbuf_shrink(struct xbuf *b)
+{
+	char *p;
+
+	if (b->p == NULL || b->cap <= b->len + 1)
+		return;
+	p = realloc(b->p, b->len + 1);
+	if (p != NULL) {
+		b->p = p;
+		b->cap = b->len + 1;
+	}
 }
 
 void
