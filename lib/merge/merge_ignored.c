@@ -218,7 +218,8 @@ fill_hosts(struct dpmon_merge *m, struct dpmon_snapshot *s, double dt)
 	struct merge_ignored *g = &m->ignored;
 	uint32_t k = 0;
 
-	qsort(g->hosts, g->n_hosts, sizeof(*g->hosts), host_cmp);
+	if (g->n_hosts > 1) /* qsort's base must not be NULL, even for 0 items */
+		qsort(g->hosts, g->n_hosts, sizeof(*g->hosts), host_cmp);
 	s->ignored = g->n_hosts ? malloc(sizeof(*s->ignored) * g->n_hosts) : NULL;
 	if (g->n_hosts != 0 && s->ignored == NULL)
 		return -ENOMEM;
