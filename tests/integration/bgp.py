@@ -19,6 +19,26 @@ import time
 from harness import TestFailure
 from servers import _Server, find_binary, free_port
 
+
+def wait_for(what, fn, timeout=60.0):
+    """`fn()` once it is true, polled every 0.3 s for at most `timeout` s;
+    its last value otherwise (`what` names the wait for the reader)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.3)
+    return fn()
+
+
+def open_writer(fifo):
+    """A non-blocking write descriptor of `fifo`, or None while it has no reader."""
+    try:
+        return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+
 GOBGP_AS = 65000
 EXABGP_AS = 65001
 

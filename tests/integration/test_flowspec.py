@@ -59,7 +59,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from bgp import ExaBgp, GoBgp  # noqa: E402
+from bgp import ExaBgp, GoBgp, open_writer, wait_for  # noqa: E402
 
 SUBNETS = [('10.0.0.0/24', 'lan')]
 VICTIM = '10.0.0.5'
@@ -111,16 +111,6 @@ def coverage(truth, lo, hi):
     return (sum(map(match, att)) / len(att), sum(map(match, leg)) / len(leg))
 
 
-def wait_for(what, fn, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.3)
-    return fn()
-
-
 def reload(d, limit):
     """Rewrite dpmon's configuration with ingress pps `limit` and SIGHUP it."""
     before = d.summary()['config']['reloads']
@@ -141,14 +131,6 @@ def workdir(prefix):
     fifo = os.path.join(work, 'exabgp.cmd')
     os.mkfifo(fifo, 0o600)
     return work, fifo
-
-
-def open_writer(fifo):
-    """A non-blocking write descriptor of `fifo`, or None while it has no reader."""
-    try:
-        return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
 
 
 @contextlib.contextmanager

@@ -37,7 +37,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from bgp import ExaBgp, GoBgp  # noqa: E402
+from bgp import ExaBgp, GoBgp, open_writer, wait_for  # noqa: E402
 
 SUBNETS = [('10.0.0.0/24', 'lan4'), ('2001:db8:10::/64', 'lan6')]
 KINDS = ['dns-amp', 'ntp-amp', 'memcached', 'syn', 'frag', 'ack', 'udp-syn', 'one-source',
@@ -306,24 +306,6 @@ def send_forever(link, frames, pps, stop):
         time.sleep(0.02)
 
 
-def open_writer(fifo):
-    """A non-blocking write descriptor of `fifo`, or None while it has no reader."""
-    try:
-        return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-
-
-def wait_for(fn, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.5)
-    return fn()
-
-
 def run_family(h, c, link, gobgp, fifo, work, family, table):
     """One dpmon run on the capture of `family`'s nine victims; appends rows to `table`."""
     victims = VICTIMS[family]
@@ -360,7 +342,7 @@ def run_family(h, c, link, gobgp, fifo, work, family, table):
                      vdev_args=',rx_iface=' + link.a) as d:
         sender.start()
         try:
-            wait_for(lambda: len(gobgp.rib(family_name)) >= want_rules, 60)
+            wait_for('every rule at gobgpd', lambda: len(gobgp.rib(family_name)) >= want_rules, 60)
             time.sleep(1)  # a rule past the count would be there by now
             rib = gobgp.rib(family_name)
             api = [r for r in d.get('/api/v1/flowspec')['rules'] if r['announced']]
@@ -437,7 +419,7 @@ def test_flowspec_attacks(h):
                 # A second writer holds the FIFO open between the two dpmon
                 # runs, so that ExaBGP's socat sees no end of file when the
                 # first one stops (test_flowspec.py, test_flowspec_restart).
-                keeper = wait_for(lambda: open_writer(fifo), 20)
+                keeper = wait_for('socat reading the FIFO', lambda: open_writer(fifo), 20)
                 c.true('a second writer on the FIFO', keeper is not None)
                 for family in (4, 6):
                     run_family(h, c, link, gobgp, fifo, work, family, table)
