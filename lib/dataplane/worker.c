@@ -50,6 +50,8 @@
  */
 #include "worker.h"
 
+#include <assert.h>
+
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -69,13 +71,14 @@
 #define DPMON_PASS
 #endif
 
-#define PREFETCH_AHEAD 4 /* frame data, packets ahead */
+#define PREFETCH_AHEAD      4 /* frame data, packets ahead */
+#define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
 
 /* Flag-mask bit of a packet from an ignored source, above the flags. */
-#define FLAG_IGNORED        (1u << 7)
+#define FLAG_IGNORED (1u << 7)
 /* Flag-mask bits of the flags themselves (enum dpmon_flag). */
-#define FLAG_KINDS          ((1u << DPMON_FLAG_MAX) - 1)
-#define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
+#define FLAG_KINDS   ((1u << DPMON_FLAG_MAX) - 1)
+static_assert(DPMON_FLAG_MAX < 7, "FLAG_IGNORED must stay above the flags, in a uint8_t");
 
 /* Per-burst working set, on the worker's stack. */
 struct burst_ctx {
