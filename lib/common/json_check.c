@@ -170,6 +170,31 @@ dpmon_check_path_index(char *buf, size_t len, const char *parent, size_t i)
 	path_mark_truncated(buf, len, snprintf(buf, len, "%s[%zu]", parent, i));
 }
 
+/* The member at jansson's iterator m->iter into @p m (key NULL: none). */
+static void
+member_at(const char *path, struct dpmon_check_member *m)
+{
+	m->key = m->iter != NULL ? json_object_iter_key(m->iter) : NULL;
+	m->v = m->key != NULL ? json_object_iter_value(m->iter) : NULL;
+	if (m->key != NULL)
+		dpmon_check_path_key(m->path, sizeof(m->path), path, m->key);
+}
+
+void
+dpmon_check_member_first(struct dpmon_check *c, const char *path, json_t *obj,
+			 struct dpmon_check_member *m)
+{
+	m->iter = dpmon_check_object(c, path, obj) ? json_object_iter(obj) : NULL;
+	member_at(path, m);
+}
+
+void
+dpmon_check_member_next(const char *path, json_t *obj, struct dpmon_check_member *m)
+{
+	m->iter = json_object_iter_next(obj, m->iter);
+	member_at(path, m);
+}
+
 /* ------------------------------------------------------------------------
  * Values.
  * --------------------------------------------------------------------- */
@@ -233,6 +258,17 @@ dpmon_check_string(struct dpmon_check *c, const char *path, const json_t *v, siz
 		return false;
 	}
 	memcpy(out, json_string_value(v), n + 1);
+	return true;
+}
+
+bool
+dpmon_check_bool(struct dpmon_check *c, const char *path, const json_t *v, bool *out)
+{
+	if (!json_is_boolean(v)) {
+		dpmon_check_type(c, path, "boolean", v);
+		return false;
+	}
+	*out = json_is_true(v);
 	return true;
 }
 
