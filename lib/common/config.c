@@ -182,28 +182,27 @@ config_from_json(json_t *root, const json_error_t *je, struct dpmon_check *c,
 void
 dpmon_config_defaults(struct dpmon_config *cfg)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	snprintf(cfg->http_listen, sizeof(cfg->http_listen), "127.0.0.1");
-	cfg->http_port = 8080;
-	cfg->host_table_capacity = 65536;
-	cfg->host_idle_timeout_s = 300;
-	cfg->merge_interval_ms = 1000;
-	cfg->average_time_constant_ms = 5000;
-	cfg->history_s = 300;
-	cfg->flow_sketches = true;
-	cfg->burst_size = 32;
-	cfg->mbufs_per_queue = 4096;
-	cfg->metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT;
-	cfg->metrics_top_subnets = DPMON_TOP_SUBNETS_DEFAULT;
-	cfg->detect.start_intervals = 1;
-	cfg->detect.hold_s = 60;
-	cfg->detect.recent_alerts = 1000;
-	cfg->actions.notify_timeout_ms = 10000;
-	snprintf(cfg->actions.exabgp_next_hop, sizeof(cfg->actions.exabgp_next_hop), "192.0.2.1");
-	snprintf(cfg->actions.exabgp_next_hop6, sizeof(cfg->actions.exabgp_next_hop6), "100::1");
-	cfg->actions.pcap_packets = 100;
-	cfg->actions.pcap_max_files = 1000;
-	cfg->actions.pcap_max_mb = 1024;
+	*cfg = (struct dpmon_config){
+		.http_listen = "127.0.0.1",
+		.http_port = 8080,
+		.host_table_capacity = 65536,
+		.host_idle_timeout_s = 300,
+		.merge_interval_ms = 1000,
+		.average_time_constant_ms = 5000,
+		.history_s = 300,
+		.flow_sketches = true,
+		.burst_size = 32,
+		.mbufs_per_queue = 4096,
+		.metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT,
+		.metrics_top_subnets = DPMON_TOP_SUBNETS_DEFAULT,
+		.detect = {.start_intervals = 1, .hold_s = 60, .recent_alerts = 1000},
+		.actions = {.notify_timeout_ms = 10000,
+			    .exabgp_next_hop = "192.0.2.1",
+			    .exabgp_next_hop6 = "100::1",
+			    .pcap_packets = 100,
+			    .pcap_max_files = 1000,
+			    .pcap_max_mb = 1024},
+	};
 	config_flowspec_defaults(&cfg->actions.flowspec);
 	config_export_defaults(&cfg->export);
 }

@@ -355,8 +355,8 @@ static const struct dpmon_check_int_key export_ints[] = {
 void
 config_parse_export(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
-	struct dpmon_check_member m;
 	struct dpmon_export_conf *e = &cfg->export;
+	struct dpmon_check_member m;
 
 	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{

@@ -111,15 +111,14 @@ parse_components(struct dpmon_check *c, const char *path, json_t *obj, uint32_t 
 void
 config_flowspec_defaults(struct dpmon_flowspec_conf *f)
 {
-	memset(f, 0, sizeof(*f));
-	f->announce = true;
-	f->action.kind = DPMON_FS_DISCARD;
-	f->min_coverage = 0.95;
-	f->sample_packets = 500;
-	f->sample_timeout_s = 10;
-	f->max_rules = 100;
-	f->max_rules_per_alert = 3;
-	f->components = DPMON_FS_C_ALL;
+	*f = (struct dpmon_flowspec_conf){.announce = true,
+					  .action = {.kind = DPMON_FS_DISCARD},
+					  .min_coverage = 0.95,
+					  .sample_packets = 500,
+					  .sample_timeout_s = 10,
+					  .max_rules = 100,
+					  .max_rules_per_alert = 3,
+					  .components = DPMON_FS_C_ALL};
 }
 
 /* The integer keys of the object. */
