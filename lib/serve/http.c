@@ -989,6 +989,19 @@ copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 	make_page_etag(h);
 }
 
+/* Free server @p h and what it owns, once the pool and libmicrohttpd
+ * stopped (or never started). */
+static void
+free_server(struct dpmon_http *h)
+{
+	dpmon_http_guard_destroy(h->guard);
+	http_render_free(&h->render);
+	http_cache_destroy(&h->cache);
+	http_tokens_destroy(&h->tokens);
+	dpmon_tls_pem_free(&h->tls);
+	free(h);
+}
+
 struct dpmon_http *
 dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *store)
 {
@@ -1067,12 +1080,7 @@ fail:
 	http_render_stop(&h->render);
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon);
-	dpmon_http_guard_destroy(h->guard);
-	http_render_free(&h->render);
-	http_cache_destroy(&h->cache);
-	http_tokens_destroy(&h->tokens);
-	dpmon_tls_pem_free(&h->tls);
-	free(h);
+	free_server(h);
 	errno = err;
 	return NULL;
 }
@@ -1102,12 +1110,7 @@ dpmon_http_stop(struct dpmon_http *h)
 	http_render_stop(&h->render);    /* every job ran: no connection stays suspended */
 	dpmon_http_guard_stop(h->guard); /* no libmicrohttpd call runs after this */
 	MHD_stop_daemon(h->daemon);      /* every response is destroyed by now */
-	dpmon_http_guard_destroy(h->guard);
-	http_render_free(&h->render);
-	http_cache_destroy(&h->cache);
-	http_tokens_destroy(&h->tokens);
-	dpmon_tls_pem_free(&h->tls);
-	free(h);
+	free_server(h);
 }
 
 int
