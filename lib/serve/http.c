@@ -37,6 +37,7 @@
 #include "http.h"
 #include "http_access.h"
 #include "http_cache.h"
+#include "http_checks.h"
 #include "http_cors.h"
 #include "http_guard.h"
 #include "http_head.h"
@@ -57,7 +58,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -729,27 +729,6 @@ answer_job(struct dpmon_http *h, struct MHD_Connection *c, struct http_render_jo
 	return send_reply(h, c, &r);
 }
 
-/* libmicrohttpd's iterator over the header fields: Content-Length and
- * Transfer-Encoding into the struct dpmon_http_framing @p cls. */
-static enum MHD_Result
-note_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
-{
-	struct dpmon_http_framing *f = cls;
-
-	(void)kind;
-	if (value == NULL)
-		value = "";
-	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0 && f->n_content_length++ == 0) {
-		f->content_length = value;
-		f->content_length_len = strlen(value);
-	} else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0 &&
-		   f->n_transfer_encoding++ == 0) {
-		f->transfer_encoding = value;
-		f->transfer_encoding_len = strlen(value);
-	}
-	return MHD_YES;
-}
-
 /*
  * Refuse a request whose end two readers could disagree on (RFC 9112 6.3:
  * Content-Length with Transfer-Encoding, a repeated Content-Length, an
@@ -763,12 +742,9 @@ note_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *va
 static bool
 framing_refused(struct dpmon_http *h, struct MHD_Connection *c, enum MHD_Result *ret)
 {
-	struct dpmon_http_framing f = {0};
-	struct dpmon_http_verdict v;
+	struct dpmon_http_verdict v = http_checks_framing(c);
 	struct reply r;
 
-	MHD_get_connection_values(c, MHD_HEADER_KIND, note_framing, &f);
-	v = dpmon_http_framing_check(&f);
 	if (v.status == 0)
 		return false;
 	http_reply_error(&r, v.status, v.message);
@@ -791,12 +767,7 @@ static bool
 head_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *version, bool long_target,
 	     enum MHD_Result *ret)
 {
-	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
-	int fields = MHD_get_connection_values(c, MHD_HEADER_KIND, NULL, NULL);
-	struct dpmon_http_verdict v =
-		dpmon_http_head_limits(long_target, info != NULL ? info->header_size : 0,
-				       fields > 0 ? (unsigned)fields : 0, version);
+	struct dpmon_http_verdict v = http_checks_head(c, version, long_target);
 	struct reply r;
 
 	if (v.status == 0)
@@ -807,44 +778,10 @@ head_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *version
 	return true;
 }
 
-/* Refuse request @p c when the access policy (http_access.h) or the
- * bearer tokens (http_token.h) say so: a JSON 403, 415 or 401, before any
- * body is read. @return true when @p c got its answer (*ret). */
-/* The header fields the access checks read, each of which may appear once:
- * a repeated one could show the checks one value and the endpoint another
- * (RFC 9112 section 3.2: more than one Host is a 400). */
-static const char *const single_fields[] = {MHD_HTTP_HEADER_HOST, "Origin",
-					    MHD_HTTP_HEADER_CONTENT_TYPE,
-					    MHD_HTTP_HEADER_AUTHORIZATION};
-#define N_SINGLE_FIELDS (sizeof(single_fields) / sizeof(single_fields[0]))
-
-/* MHD_get_connection_values' iterator: counts the fields of single_fields. */
-static enum MHD_Result
-count_single_field(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
-{
-	unsigned *seen = cls;
-
-	(void)kind;
-	(void)value;
-	for (unsigned i = 0; i < N_SINGLE_FIELDS; i++)
-		if (strcasecmp(key, single_fields[i]) == 0)
-			seen[i]++;
-	return MHD_YES;
-}
-
-/* Whether the request repeats a field of single_fields. */
-static bool
-repeated_field(struct MHD_Connection *c)
-{
-	unsigned seen[N_SINGLE_FIELDS] = {0};
-
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_single_field, seen);
-	for (unsigned i = 0; i < N_SINGLE_FIELDS; i++)
-		if (seen[i] > 1)
-			return true;
-	return false;
-}
-
+/* Refuse request @p c when it repeats a field the checks read (400), or
+ * the access policy (http_access.h) or the bearer tokens (http_token.h)
+ * say so: a JSON 403, 415 or 401, before any body is read. @return true
+ * when @p c got its answer (*ret). */
 static bool
 access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	       enum MHD_Result *ret)
@@ -860,7 +797,7 @@ access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, 
 	struct dpmon_http_verdict v = http_access_check(&h->access, &ar);
 	struct reply r;
 
-	if (repeated_field(c))
+	if (http_checks_repeated_field(c))
 		v = (struct dpmon_http_verdict){.status = MHD_HTTP_BAD_REQUEST,
 						.message = "Host, Origin, Content-Type and "
 							   "Authorization may each appear once"};
