@@ -730,44 +730,28 @@ answer_job(struct dpmon_http *h, struct MHD_Connection *c, struct http_render_jo
 }
 
 /*
- * Refuse a request whose end two readers could disagree on (RFC 9112 6.3:
- * Content-Length with Transfer-Encoding, a repeated Content-Length, an
- * unknown coding): one 400 (501) with Connection: close, so that nothing
- * after it on the connection is read as a request. The first request of a
- * connection was checked by the guard already; this covers the later ones
- * of a keep-alive connection, which libmicrohttpd reads alone (an invalid
- * Content-Length never gets here: libmicrohttpd 0.9.75 answers it itself).
- * @return true when @p c got its answer (*ret).
+ * Answer @p c with refusal @p v of its head (http_checks.h), JSON with
+ * Connection: close, so that nothing after it on the connection is read
+ * as a request. Two checks go through here, on every request once
+ * libmicrohttpd parsed its head:
+ *  - the framing: a request whose end two readers could disagree on (RFC
+ *    9112 6.3: Content-Length with Transfer-Encoding, a repeated
+ *    Content-Length, an unknown coding), 400 or 501. The guard checked the
+ *    first request of a connection already; this covers the later ones of
+ *    a keep-alive connection, which libmicrohttpd reads alone (an invalid
+ *    Content-Length never gets here: libmicrohttpd 0.9.75 answers it
+ *    itself);
+ *  - the guard's limits on a first request head (http_head.h): under TLS
+ *    the guard cannot read the first head before libmicrohttpd does
+ *    (http_guard.c), and later requests of a keep-alive connection are
+ *    libmicrohttpd's alone. A head too large for libmicrohttpd's memory
+ *    pool (32 KiB) never gets here: it answers that itself.
+ * @return true when @p v refuses and @p c got its answer (*ret).
  */
 static bool
-framing_refused(struct dpmon_http *h, struct MHD_Connection *c, enum MHD_Result *ret)
+refused_closing(struct dpmon_http *h, struct MHD_Connection *c, struct dpmon_http_verdict v,
+		enum MHD_Result *ret)
 {
-	struct dpmon_http_verdict v = http_checks_framing(c);
-	struct reply r;
-
-	if (v.status == 0)
-		return false;
-	http_reply_error(&r, v.status, v.message);
-	r.close = true;
-	*ret = send_reply(h, c, &r);
-	return true;
-}
-
-/*
- * The guard's limits on a first request head (http_head.h), applied here to
- * every request once libmicrohttpd parsed its head: under TLS the guard
- * cannot read the first head before libmicrohttpd does (http_guard.c), and
- * later requests of a keep-alive connection are libmicrohttpd's alone. The
- * answer is JSON, with Connection: close. A head too large for
- * libmicrohttpd's memory pool (32 KiB) never gets here: it answers that
- * itself. @p long_target: the raw target was over DPMON_HTTP_TARGET_MAX.
- * @return true when @p c got its answer (*ret).
- */
-static bool
-head_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *version, bool long_target,
-	     enum MHD_Result *ret)
-{
-	struct dpmon_http_verdict v = http_checks_head(c, version, long_target);
 	struct reply r;
 
 	if (v.status == 0)
@@ -825,7 +809,8 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	if (*con_cls != NULL && !is_mark(*con_cls) && is_heavy_path(url, method))
 		return answer_job(h, c, *con_cls); /* taken up again: its answer is ready */
 	if ((nul || long_target || REQ_IS(*con_cls, REQ_NEW)) &&
-	    (framing_refused(h, c, &ret) || head_refused(h, c, version, long_target, &ret) ||
+	    (refused_closing(h, c, http_checks_framing(c), &ret) ||
+	     refused_closing(h, c, http_checks_head(c, version, long_target), &ret) ||
 	     access_refused(h, c, url, method, &ret)))
 		return ret;
 	if (!nul && changes_state(h, url) && !http_cors_is_preflight(&h->cors, c, method))
