@@ -94,6 +94,8 @@ struct snap_subnet_spec {
 struct snap_spec {
 	uint64_t seq;
 	uint32_t n_ports, n_workers; /**< entries, zeroed */
+	/** NULL: @c n_subnets zeroed records that the caller fills
+	 * (snap_set_subnet; the cases of tens of thousands of subnets). */
 	const struct snap_subnet_spec *subnets;
 	uint32_t n_subnets;
 	/** In any order; NULL: @c n_hosts zeroed records that the caller
@@ -110,6 +112,14 @@ snap_set_host(struct dpmon_snap_host *h, const struct snap_host_spec *spec)
 	h->subnet = spec->subnet;
 	h->dir[DPMON_DIR_INGRESS] = spec->in;
 	h->dir[DPMON_DIR_EGRESS] = spec->out;
+}
+
+/** Subnet record @p sn as @p spec says (the record's other fields stay). */
+static inline void
+snap_set_subnet(struct dpmon_snap_subnet *sn, const struct snap_subnet_spec *spec)
+{
+	sn->prefix = snap_prefix(spec->prefix);
+	snprintf(sn->name, sizeof(sn->name), "%s", spec->name != NULL ? spec->name : "");
 }
 
 static inline int
@@ -131,11 +141,8 @@ snap_build(const struct snap_spec *spec)
 
 	REQUIRE(s != NULL);
 	s->seq = spec->seq;
-	for (uint32_t i = 0; i < spec->n_subnets; i++) {
-		s->subnets[i].prefix = snap_prefix(spec->subnets[i].prefix);
-		snprintf(s->subnets[i].name, sizeof(s->subnets[i].name), "%s",
-			 spec->subnets[i].name != NULL ? spec->subnets[i].name : "");
-	}
+	for (uint32_t i = 0; spec->subnets != NULL && i < spec->n_subnets; i++)
+		snap_set_subnet(&s->subnets[i], &spec->subnets[i]);
 	if (spec->hosts == NULL)
 		return s;
 	for (uint32_t i = 0; i < spec->n_hosts; i++)

@@ -1317,11 +1317,10 @@ test_listing_memory(void)
 		     one);
 	dpmon_snapshot_free(s); /* drops the points */
 
-	s = dpmon_snapshot_alloc(0, 0, SUBNETS, 0);
-	REQUIRE(s != NULL);
+	s = snap_build(&(struct snap_spec){.n_subnets = SUBNETS});
 	for (uint32_t i = 0; i < SUBNETS; i++) {
 		snprintf(a, sizeof(a), "10.%u.0.0/16", 100 + i); /* equal trees */
-		s->subnets[i].prefix = snap_prefix(a);
+		snap_set_subnet(&s->subnets[i], &(struct snap_subnet_spec){a, NULL});
 	}
 	all = tree_peak_of(s, "/api/v1/subnets", &all_len);
 	s->n_subnets = 1;

@@ -517,20 +517,20 @@ static void
 test_many_subnets(void)
 {
 	const uint32_t n = DPMON_MAX_SUBNETS, top = DPMON_TOP_SUBNETS_DEFAULT;
-	struct dpmon_snapshot *s = dpmon_snapshot_alloc(1, 1, n, 0);
+	struct dpmon_snapshot *s =
+		snap_build(&(struct snap_spec){.n_ports = 1, .n_workers = 1, .n_subnets = n});
 	uint32_t flows_top = 0, base_lines, listed = 0;
 	int families;
 	int64_t last = -1;
 	char *none, *t, *p;
 
-	REQUIRE(s != NULL);
 	for (uint32_t i = 0; i < n; i++) {
 		struct dpmon_snap_subnet *sn = &s->subnets[i];
-		char text[32];
+		char text[32], name[16];
 
 		snprintf(text, sizeof(text), "10.%u.%u.0/24", i >> 8, i & 255);
-		sn->prefix = snap_prefix(text);
-		snprintf(sn->name, sizeof(sn->name), "s%u", i);
+		snprintf(name, sizeof(name), "s%u", i);
+		snap_set_subnet(sn, &(struct snap_subnet_spec){text, name});
 		sn->dir[DPMON_DIR_INGRESS].total.bytes = many_bytes(i);
 		sn->dir[DPMON_DIR_INGRESS].proto[DPMON_PROTO_UDP] =
 			snap_rate(1, many_bytes(i), 0.5, 8);

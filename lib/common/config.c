@@ -106,46 +106,48 @@ check_no_flow_thresholds(struct dpmon_check *c, const struct dpmon_config *cfg)
 	}
 }
 
+/* The sections of the root object, each parsed by its own file. */
+static const struct section {
+	const char *name;
+	void (*parse)(struct dpmon_check *c, const char *path, json_t *v, struct dpmon_config *cfg);
+} sections[] = {
+	{"ports", config_parse_ports},         {"subnets", config_parse_subnets},
+	{"http", config_parse_http},           {"metrics", config_parse_metrics},
+	{"detection", config_parse_detection}, {"actions", config_parse_actions},
+	{"export", config_parse_export},
+};
+
+/* The section named @p key, or NULL. */
+static const struct section *
+section_of(const char *key)
+{
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (strcmp(key, sections[i].name) == 0)
+			return &sections[i];
+	return NULL;
+}
+
 static void
 parse_root(struct dpmon_check *c, json_t *root, struct dpmon_config *cfg)
 {
-	char path[DPMON_CHECK_PATH_LEN];
-	const char *key;
+	const struct section *sec;
+	struct dpmon_check_member m;
 	json_t *v;
 
 	if (!dpmon_check_object(c, "$", root))
 		return;
-	json_object_foreach(root, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, "$", root, &m)
 	{
-		dpmon_check_path_key(path, sizeof(path), "$", key);
-		if (strcmp(key, "ports") == 0)
-			config_parse_ports(c, path, v, cfg);
-		else if (strcmp(key, "subnets") == 0)
-			config_parse_subnets(c, path, v, cfg);
-		else if (strcmp(key, "http") == 0)
-			config_parse_http(c, path, v, cfg);
-		else if (strcmp(key, "metrics") == 0)
-			config_parse_metrics(c, path, v, cfg);
-		else if (strcmp(key, "detection") == 0)
-			config_parse_detection(c, path, v, cfg);
-		else if (strcmp(key, "actions") == 0)
-			config_parse_actions(c, path, v, cfg);
-		else if (strcmp(key, "export") == 0)
-			config_parse_export(c, path, v, cfg);
-		else if (strcmp(key, "software_rss") == 0) {
-			if (json_is_boolean(v))
-				cfg->software_rss = json_is_true(v);
-			else
-				dpmon_check_type(c, path, "boolean", v);
-		} else if (strcmp(key, "flow_sketches") == 0) {
-			if (json_is_boolean(v))
-				cfg->flow_sketches = json_is_true(v);
-			else
-				dpmon_check_type(c, path, "boolean", v);
-		} else if (!dpmon_check_is_comment(key) &&
-			   !dpmon_check_int_key(c, path, key, v, DPMON_CHECK_KEYS(top_int_keys),
-						cfg))
-			dpmon_check_unknown(c, path);
+		if ((sec = section_of(m.key)) != NULL)
+			sec->parse(c, m.path, m.v, cfg);
+		else if (strcmp(m.key, "software_rss") == 0)
+			dpmon_check_bool(c, m.path, m.v, &cfg->software_rss);
+		else if (strcmp(m.key, "flow_sketches") == 0)
+			dpmon_check_bool(c, m.path, m.v, &cfg->flow_sketches);
+		else if (!dpmon_check_is_comment(m.key) &&
+			 !dpmon_check_int_key(c, m.path, m.key, m.v, DPMON_CHECK_KEYS(top_int_keys),
+					      cfg))
+			dpmon_check_unknown(c, m.path);
 	}
 	dpmon_check_require(c, "$", root, "ports");
 	dpmon_check_require(c, "$", root, "subnets");
@@ -180,28 +182,27 @@ config_from_json(json_t *root, const json_error_t *je, struct dpmon_check *c,
 void
 dpmon_config_defaults(struct dpmon_config *cfg)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	snprintf(cfg->http_listen, sizeof(cfg->http_listen), "127.0.0.1");
-	cfg->http_port = 8080;
-	cfg->host_table_capacity = 65536;
-	cfg->host_idle_timeout_s = 300;
-	cfg->merge_interval_ms = 1000;
-	cfg->average_time_constant_ms = 5000;
-	cfg->history_s = 300;
-	cfg->flow_sketches = true;
-	cfg->burst_size = 32;
-	cfg->mbufs_per_queue = 4096;
-	cfg->metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT;
-	cfg->metrics_top_subnets = DPMON_TOP_SUBNETS_DEFAULT;
-	cfg->detect.start_intervals = 1;
-	cfg->detect.hold_s = 60;
-	cfg->detect.recent_alerts = 1000;
-	cfg->actions.notify_timeout_ms = 10000;
-	snprintf(cfg->actions.exabgp_next_hop, sizeof(cfg->actions.exabgp_next_hop), "192.0.2.1");
-	snprintf(cfg->actions.exabgp_next_hop6, sizeof(cfg->actions.exabgp_next_hop6), "100::1");
-	cfg->actions.pcap_packets = 100;
-	cfg->actions.pcap_max_files = 1000;
-	cfg->actions.pcap_max_mb = 1024;
+	*cfg = (struct dpmon_config){
+		.http_listen = "127.0.0.1",
+		.http_port = 8080,
+		.host_table_capacity = 65536,
+		.host_idle_timeout_s = 300,
+		.merge_interval_ms = 1000,
+		.average_time_constant_ms = 5000,
+		.history_s = 300,
+		.flow_sketches = true,
+		.burst_size = 32,
+		.mbufs_per_queue = 4096,
+		.metrics_top_hosts = DPMON_TOP_HOSTS_DEFAULT,
+		.metrics_top_subnets = DPMON_TOP_SUBNETS_DEFAULT,
+		.detect = {.start_intervals = 1, .hold_s = 60, .recent_alerts = 1000},
+		.actions = {.notify_timeout_ms = 10000,
+			    .exabgp_next_hop = "192.0.2.1",
+			    .exabgp_next_hop6 = "100::1",
+			    .pcap_packets = 100,
+			    .pcap_max_files = 1000,
+			    .pcap_max_mb = 1024},
+	};
 	config_flowspec_defaults(&cfg->actions.flowspec);
 	config_export_defaults(&cfg->export);
 }

@@ -242,34 +242,30 @@ static const struct dpmon_check_int_key action_ints[] = {
 void
 config_parse_actions(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
+	struct dpmon_check_member m;
 	struct dpmon_actions_conf *a = &cfg->actions;
-	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
 
-	if (!dpmon_check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "notify_script") == 0)
-			parse_notify_script(c, kpath, v, a);
-		else if (strcmp(key, "exabgp_pipe") == 0)
-			parse_exabgp_pipe(c, kpath, v, a);
-		else if (strcmp(key, "exabgp_next_hop") == 0)
-			parse_next_hop(c, kpath, v, false, a->exabgp_next_hop);
-		else if (strcmp(key, "exabgp_next_hop6") == 0)
-			parse_next_hop(c, kpath, v, true, a->exabgp_next_hop6);
-		else if (strcmp(key, "exabgp_community") == 0)
-			parse_exabgp_community(c, kpath, v, a);
-		else if (strcmp(key, "pcap_dir") == 0)
-			parse_out_dir(c, kpath, v, a->pcap_dir);
-		else if (strcmp(key, "state_file") == 0)
-			parse_out_file(c, kpath, v, a->state_file);
-		else if (strcmp(key, "flowspec") == 0)
-			config_parse_flowspec(c, kpath, v, &a->flowspec);
-		else if (!dpmon_check_is_comment(key) &&
-			 !dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(action_ints), a))
-			dpmon_check_unknown(c, kpath);
+		if (strcmp(m.key, "notify_script") == 0)
+			parse_notify_script(c, m.path, m.v, a);
+		else if (strcmp(m.key, "exabgp_pipe") == 0)
+			parse_exabgp_pipe(c, m.path, m.v, a);
+		else if (strcmp(m.key, "exabgp_next_hop") == 0)
+			parse_next_hop(c, m.path, m.v, false, a->exabgp_next_hop);
+		else if (strcmp(m.key, "exabgp_next_hop6") == 0)
+			parse_next_hop(c, m.path, m.v, true, a->exabgp_next_hop6);
+		else if (strcmp(m.key, "exabgp_community") == 0)
+			parse_exabgp_community(c, m.path, m.v, a);
+		else if (strcmp(m.key, "pcap_dir") == 0)
+			parse_out_dir(c, m.path, m.v, a->pcap_dir);
+		else if (strcmp(m.key, "state_file") == 0)
+			parse_out_file(c, m.path, m.v, a->state_file);
+		else if (strcmp(m.key, "flowspec") == 0)
+			config_parse_flowspec(c, m.path, m.v, &a->flowspec);
+		else if (!dpmon_check_is_comment(m.key) &&
+			 !dpmon_check_int_key(c, m.path, m.key, m.v, DPMON_CHECK_KEYS(action_ints),
+					      a))
+			dpmon_check_unknown(c, m.path);
 	}
 }

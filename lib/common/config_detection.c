@@ -85,25 +85,21 @@ check_limit(struct dpmon_check *c, const char *path, const json_t *v, double *ou
 static void
 parse_dir_limits(struct dpmon_check *c, const char *path, json_t *obj, double *limit)
 {
-	char kpath[DPMON_CHECK_PATH_LEN], names[256];
-	const char *key;
-	json_t *v;
-	int m;
+	struct dpmon_check_member m;
+	char names[256];
+	int metric;
 
-	if (!dpmon_check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if ((m = metric_index(key)) >= 0) {
-			check_limit(c, kpath, v, &limit[m]);
+		if ((metric = metric_index(m.key)) >= 0) {
+			check_limit(c, m.path, m.v, &limit[metric]);
 			continue;
 		}
 		names[0] = '\0';
 		for (int i = 0, n = 0; i < DPMON_METRIC_MAX; i++)
 			n += snprintf(names + n, sizeof(names) - (size_t)n, "%s%s", i ? ", " : "",
 				      dpmon_metric_name(i));
-		dpmon_check_report(c, kpath, "unknown metric (expected one of %s)", names);
+		dpmon_check_report(c, m.path, "unknown metric (expected one of %s)", names);
 	}
 }
 
@@ -111,22 +107,17 @@ void
 config_parse_thresholds(struct dpmon_check *c, const char *path, json_t *obj,
 			struct dpmon_thresholds *t)
 {
-	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
+	struct dpmon_check_member m;
 
 	memset(t, 0, sizeof(*t));
-	if (!dpmon_check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "ingress") == 0)
-			parse_dir_limits(c, kpath, v, t->limit[DPMON_DIR_INGRESS]);
-		else if (strcmp(key, "egress") == 0)
-			parse_dir_limits(c, kpath, v, t->limit[DPMON_DIR_EGRESS]);
+		if (strcmp(m.key, "ingress") == 0)
+			parse_dir_limits(c, m.path, m.v, t->limit[DPMON_DIR_INGRESS]);
+		else if (strcmp(m.key, "egress") == 0)
+			parse_dir_limits(c, m.path, m.v, t->limit[DPMON_DIR_EGRESS]);
 		else
-			dpmon_check_unknown(c, kpath);
+			dpmon_check_unknown(c, m.path);
 	}
 }
 
@@ -293,38 +284,35 @@ static void
 parse_hostgroup(struct dpmon_check *c, const char *path, json_t *obj,
 		struct dpmon_hostgroup_conf *g, bool *set, bool *thresholds_set)
 {
-	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
+	struct dpmon_check_member m;
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "name") == 0) {
-			dpmon_check_string(c, kpath, v, 1, DPMON_NAME_LEN - 1, g->name);
-		} else if (strcmp(key, "prefixes") == 0) {
-			parse_prefix_list(c, kpath, v, 1, &g->prefixes, &g->n_prefixes);
-		} else if (strcmp(key, "enabled") == 0 || strcmp(key, "ban") == 0) {
-			if (!json_is_boolean(v))
-				dpmon_check_type(c, kpath, "boolean", v);
-			else if (key[0] == 'e')
-				g->enabled = json_is_true(v);
+		if (strcmp(m.key, "name") == 0) {
+			dpmon_check_string(c, m.path, m.v, 1, DPMON_NAME_LEN - 1, g->name);
+		} else if (strcmp(m.key, "prefixes") == 0) {
+			parse_prefix_list(c, m.path, m.v, 1, &g->prefixes, &g->n_prefixes);
+		} else if (strcmp(m.key, "enabled") == 0 || strcmp(m.key, "ban") == 0) {
+			if (!json_is_boolean(m.v))
+				dpmon_check_type(c, m.path, "boolean", m.v);
+			else if (m.key[0] == 'e')
+				g->enabled = json_is_true(m.v);
 			else {
-				g->ban = json_is_true(v);
+				g->ban = json_is_true(m.v);
 				set[0] = true;
 			}
-		} else if (strcmp(key, "thresholds") == 0) {
-			config_parse_thresholds(c, kpath, v, &g->thresholds);
+		} else if (strcmp(m.key, "thresholds") == 0) {
+			config_parse_thresholds(c, m.path, m.v, &g->thresholds);
 			*thresholds_set = true;
-		} else if (strcmp(key, "mitigation") == 0) {
-			set[1] = config_parse_mitigation(c, kpath, v, &g->mitigation);
-		} else if (strcmp(key, "flowspec_action") == 0) {
+		} else if (strcmp(m.key, "mitigation") == 0) {
+			set[1] = config_parse_mitigation(c, m.path, m.v, &g->mitigation);
+		} else if (strcmp(m.key, "flowspec_action") == 0) {
 			g->flowspec_action_set =
-				config_parse_flowspec_action(c, kpath, v, &g->flowspec_action);
-		} else if (!dpmon_check_is_comment(key)) {
-			dpmon_check_unknown(c, kpath);
+				config_parse_flowspec_action(c, m.path, m.v, &g->flowspec_action);
+		} else if (!dpmon_check_is_comment(m.key)) {
+			dpmon_check_unknown(c, m.path);
 		}
 	}
 	dpmon_check_require(c, path, obj, "name");
@@ -420,43 +408,43 @@ void
 config_parse_detection(struct dpmon_check *c, const char *path, json_t *obj,
 		       struct dpmon_config *cfg)
 {
+	struct dpmon_check_member m;
 	struct dpmon_detect_conf *d = &cfg->detect;
 	bool ban_set[DPMON_MAX_HOSTGROUPS][2] = {{false}}, thr_set[DPMON_MAX_HOSTGROUPS] = {false};
 	bool enabled_set = false, any;
 	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v, *groups = NULL;
+	json_t *groups = NULL;
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "enabled") == 0 || strcmp(key, "ban") == 0) {
-			if (!json_is_boolean(v))
-				dpmon_check_type(c, kpath, "boolean", v);
-			else if (key[0] == 'e') {
-				d->enabled = json_is_true(v);
+		if (strcmp(m.key, "enabled") == 0 || strcmp(m.key, "ban") == 0) {
+			if (!json_is_boolean(m.v))
+				dpmon_check_type(c, m.path, "boolean", m.v);
+			else if (m.key[0] == 'e') {
+				d->enabled = json_is_true(m.v);
 				enabled_set = true;
 			} else {
-				d->ban = json_is_true(v);
+				d->ban = json_is_true(m.v);
 			}
-		} else if (strcmp(key, "thresholds") == 0) {
-			config_parse_thresholds(c, kpath, v, &d->thresholds);
-		} else if (strcmp(key, "subnet_thresholds") == 0) {
-			config_parse_thresholds(c, kpath, v, &d->subnet_thresholds);
-		} else if (strcmp(key, "hostgroups") == 0) {
-			groups = v; /* after the globals: hostgroups inherit ban and thresholds */
-		} else if (strcmp(key, "whitelist") == 0) {
-			parse_prefix_list(c, kpath, v, 0, &d->whitelist, &d->n_whitelist);
-		} else if (strcmp(key, "ignore_sources") == 0) {
-			parse_prefix_list(c, kpath, v, 0, &d->ignore_sources, &d->n_ignore_sources);
-		} else if (strcmp(key, "mitigation") == 0) {
-			config_parse_mitigation(c, kpath, v, &d->mitigation);
-		} else if (!dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(detection_ints),
-						d) &&
-			   !dpmon_check_is_comment(key)) {
-			dpmon_check_unknown(c, kpath);
+		} else if (strcmp(m.key, "thresholds") == 0) {
+			config_parse_thresholds(c, m.path, m.v, &d->thresholds);
+		} else if (strcmp(m.key, "subnet_thresholds") == 0) {
+			config_parse_thresholds(c, m.path, m.v, &d->subnet_thresholds);
+		} else if (strcmp(m.key, "hostgroups") == 0) {
+			groups = m.v; /* after the globals: hostgroups inherit ban and thresholds */
+		} else if (strcmp(m.key, "whitelist") == 0) {
+			parse_prefix_list(c, m.path, m.v, 0, &d->whitelist, &d->n_whitelist);
+		} else if (strcmp(m.key, "ignore_sources") == 0) {
+			parse_prefix_list(c, m.path, m.v, 0, &d->ignore_sources,
+					  &d->n_ignore_sources);
+		} else if (strcmp(m.key, "mitigation") == 0) {
+			config_parse_mitigation(c, m.path, m.v, &d->mitigation);
+		} else if (!dpmon_check_int_key(c, m.path, m.key, m.v,
+						DPMON_CHECK_KEYS(detection_ints), d) &&
+			   !dpmon_check_is_comment(m.key)) {
+			dpmon_check_unknown(c, m.path);
 		}
 	}
 	if (groups != NULL) {

@@ -208,17 +208,6 @@ parse_hosts(struct dpmon_check *c, const char *path, const json_t *v, uint32_t *
 		dpmon_check_type(c, path, "\"all\" or an integer (the top N hosts by bytes)", v);
 }
 
-static bool
-parse_bool(struct dpmon_check *c, const char *path, const json_t *v, bool *out)
-{
-	if (!json_is_boolean(v)) {
-		dpmon_check_type(c, path, "boolean", v);
-		return false;
-	}
-	*out = json_is_true(v);
-	return true;
-}
-
 /* ------------------------------------------------------------------------
  * The backends.
  * --------------------------------------------------------------------- */
@@ -271,32 +260,59 @@ parse_ch_format(struct dpmon_check *c, const char *path, const json_t *v, uint8_
 				   json_string_value(v));
 }
 
-static void
-parse_clickhouse(struct dpmon_check *c, const char *path, json_t *obj,
-		 struct dpmon_export_sink_conf *s)
+/* A key of one backend alone; false when @p key is none of them. */
+typedef bool sink_key_fn(struct dpmon_check *c, const char *kpath, const char *key, const json_t *v,
+			 struct dpmon_export_sink_conf *s);
+
+static bool
+clickhouse_key(struct dpmon_check *c, const char *kpath, const char *key, const json_t *v,
+	       struct dpmon_export_sink_conf *s)
 {
-	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
+	if (strcmp(key, "create_tables") == 0)
+		dpmon_check_bool(c, kpath, v, &s->create_tables);
+	else if (strcmp(key, "format") == 0)
+		parse_ch_format(c, kpath, v, &s->format);
+	else
+		return dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(clickhouse_ints), s);
+	return true;
+}
+
+static bool
+influxdb_key(struct dpmon_check *c, const char *kpath, const char *key, const json_t *v,
+	     struct dpmon_export_sink_conf *s)
+{
+	if (strcmp(key, "org") == 0)
+		parse_name(c, kpath, v, false, s->org);
+	else if (strcmp(key, "bucket") == 0)
+		parse_name(c, kpath, v, false, s->bucket);
+	else if (strcmp(key, "token_file") == 0)
+		parse_secret_file(c, kpath, v, s->token_file, s->token);
+	else
+		return false;
+	return true;
+}
+
+/*
+ * A backend's object at @p path into @p s (enabled by its presence): the
+ * keys both know, then @p own's. @return false when it is no object.
+ */
+static bool
+parse_sink(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_export_sink_conf *s,
+	   sink_key_fn *own)
+{
+	struct dpmon_check_member m;
 
 	if (!dpmon_check_object(c, path, obj))
-		return;
+		return false;
 	s->enabled = true;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (parse_sink_common(c, kpath, key, v, s))
-			continue;
-		if (strcmp(key, "create_tables") == 0)
-			parse_bool(c, kpath, v, &s->create_tables);
-		else if (strcmp(key, "format") == 0)
-			parse_ch_format(c, kpath, v, &s->format);
-		else if (!dpmon_check_is_comment(key) &&
-			 !dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(clickhouse_ints),
-					      s))
-			dpmon_check_unknown(c, kpath);
+		if (!parse_sink_common(c, m.path, m.key, m.v, s) &&
+		    !dpmon_check_is_comment(m.key) && !own(c, m.path, m.key, m.v, s))
+			dpmon_check_unknown(c, m.path);
 	}
 	check_password_user(c, path, obj);
+	return true;
 }
 
 static void
@@ -304,27 +320,9 @@ parse_influxdb(struct dpmon_check *c, const char *path, json_t *obj,
 	       struct dpmon_export_sink_conf *s)
 {
 	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
 
-	if (!dpmon_check_object(c, path, obj))
+	if (!parse_sink(c, path, obj, s, influxdb_key))
 		return;
-	s->enabled = true;
-	json_object_foreach(obj, key, v)
-	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (parse_sink_common(c, kpath, key, v, s))
-			continue;
-		if (strcmp(key, "org") == 0)
-			parse_name(c, kpath, v, false, s->org);
-		else if (strcmp(key, "bucket") == 0)
-			parse_name(c, kpath, v, false, s->bucket);
-		else if (strcmp(key, "token_file") == 0)
-			parse_secret_file(c, kpath, v, s->token_file, s->token);
-		else if (!dpmon_check_is_comment(key))
-			dpmon_check_unknown(c, kpath);
-	}
-	check_password_user(c, path, obj);
 	/* A bucket means the 2.x API, which needs its organisation and token. */
 	if (json_object_get(obj, "bucket") == NULL && json_object_get(obj, "org") == NULL &&
 	    json_object_get(obj, "token_file") == NULL)
@@ -358,23 +356,20 @@ void
 config_parse_export(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
 	struct dpmon_export_conf *e = &cfg->export;
-	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
+	struct dpmon_check_member m;
 
-	if (!dpmon_check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "instance") == 0)
-			parse_name(c, kpath, v, false, e->instance);
-		else if (strcmp(key, "clickhouse") == 0)
-			parse_clickhouse(c, kpath, v, &e->sink[DPMON_EXPORT_CLICKHOUSE]);
-		else if (strcmp(key, "influxdb") == 0)
-			parse_influxdb(c, kpath, v, &e->sink[DPMON_EXPORT_INFLUXDB]);
-		else if (!dpmon_check_is_comment(key) &&
-			 !dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(export_ints), e))
-			dpmon_check_unknown(c, kpath);
+		if (strcmp(m.key, "instance") == 0)
+			parse_name(c, m.path, m.v, false, e->instance);
+		else if (strcmp(m.key, "clickhouse") == 0)
+			parse_sink(c, m.path, m.v, &e->sink[DPMON_EXPORT_CLICKHOUSE],
+				   clickhouse_key);
+		else if (strcmp(m.key, "influxdb") == 0)
+			parse_influxdb(c, m.path, m.v, &e->sink[DPMON_EXPORT_INFLUXDB]);
+		else if (!dpmon_check_is_comment(m.key) &&
+			 !dpmon_check_int_key(c, m.path, m.key, m.v, DPMON_CHECK_KEYS(export_ints),
+					      e))
+			dpmon_check_unknown(c, m.path);
 	}
 }

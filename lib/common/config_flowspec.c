@@ -77,31 +77,26 @@ parse_coverage(struct dpmon_check *c, const char *path, const json_t *v, double 
 static void
 parse_components(struct dpmon_check *c, const char *path, json_t *obj, uint32_t *mask)
 {
-	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
+	struct dpmon_check_member m;
 
-	if (!dpmon_check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
 		unsigned bit = 0;
 
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
 		for (unsigned b = 1; b < DPMON_FS_C_ALL; b <<= 1)
-			if (strcmp(key, dpmon_fs_component_name(b)) == 0)
+			if (strcmp(m.key, dpmon_fs_component_name(b)) == 0)
 				bit = b;
 		if (bit == 0) {
-			if (!dpmon_check_is_comment(key))
+			if (!dpmon_check_is_comment(m.key))
 				dpmon_check_report(
-					c, kpath,
+					c, m.path,
 					"unknown component (expected one of source_port, "
 					"destination_port, packet_length, tcp_flags, fragment, "
 					"icmp, "
 					"source_prefix)");
-		} else if (!json_is_boolean(v)) {
-			dpmon_check_type(c, kpath, "boolean", v);
-		} else if (json_is_true(v)) {
+		} else if (!json_is_boolean(m.v)) {
+			dpmon_check_type(c, m.path, "boolean", m.v);
+		} else if (json_is_true(m.v)) {
 			*mask |= bit;
 		} else {
 			*mask &= ~bit;
@@ -116,15 +111,14 @@ parse_components(struct dpmon_check *c, const char *path, json_t *obj, uint32_t 
 void
 config_flowspec_defaults(struct dpmon_flowspec_conf *f)
 {
-	memset(f, 0, sizeof(*f));
-	f->announce = true;
-	f->action.kind = DPMON_FS_DISCARD;
-	f->min_coverage = 0.95;
-	f->sample_packets = 500;
-	f->sample_timeout_s = 10;
-	f->max_rules = 100;
-	f->max_rules_per_alert = 3;
-	f->components = DPMON_FS_C_ALL;
+	*f = (struct dpmon_flowspec_conf){.announce = true,
+					  .action = {.kind = DPMON_FS_DISCARD},
+					  .min_coverage = 0.95,
+					  .sample_packets = 500,
+					  .sample_timeout_s = 10,
+					  .max_rules = 100,
+					  .max_rules_per_alert = 3,
+					  .components = DPMON_FS_C_ALL};
 }
 
 /* The integer keys of the object. */
@@ -143,32 +137,24 @@ void
 config_parse_flowspec(struct dpmon_check *c, const char *path, json_t *obj,
 		      struct dpmon_flowspec_conf *f)
 {
-	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
+	struct dpmon_check_member m;
 
-	if (!dpmon_check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "announce") == 0 || strcmp(key, "keep_on_stop") == 0) {
-			if (!json_is_boolean(v))
-				dpmon_check_type(c, kpath, "boolean", v);
-			else if (key[0] == 'a')
-				f->announce = json_is_true(v);
-			else
-				f->keep_on_stop = json_is_true(v);
-		} else if (strcmp(key, "action") == 0) {
-			config_parse_flowspec_action(c, kpath, v, &f->action);
-		} else if (strcmp(key, "min_coverage") == 0) {
-			parse_coverage(c, kpath, v, &f->min_coverage);
-		} else if (strcmp(key, "components") == 0) {
-			parse_components(c, kpath, v, &f->components);
-		} else if (!dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(flowspec_ints),
-						f) &&
-			   !dpmon_check_is_comment(key)) {
-			dpmon_check_unknown(c, kpath);
+		if (strcmp(m.key, "announce") == 0) {
+			dpmon_check_bool(c, m.path, m.v, &f->announce);
+		} else if (strcmp(m.key, "keep_on_stop") == 0) {
+			dpmon_check_bool(c, m.path, m.v, &f->keep_on_stop);
+		} else if (strcmp(m.key, "action") == 0) {
+			config_parse_flowspec_action(c, m.path, m.v, &f->action);
+		} else if (strcmp(m.key, "min_coverage") == 0) {
+			parse_coverage(c, m.path, m.v, &f->min_coverage);
+		} else if (strcmp(m.key, "components") == 0) {
+			parse_components(c, m.path, m.v, &f->components);
+		} else if (!dpmon_check_int_key(c, m.path, m.key, m.v,
+						DPMON_CHECK_KEYS(flowspec_ints), f) &&
+			   !dpmon_check_is_comment(m.key)) {
+			dpmon_check_unknown(c, m.path);
 		}
 	}
 }

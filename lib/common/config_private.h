@@ -40,7 +40,7 @@ bool config_check_abs_path(struct dpmon_check *c, const char *path, const json_t
  * "rx_descriptors", "mbufs", "decap"} into cfg->ports (entries past the
  * limit are checked, not kept); a device named twice is reported.
  */
-void config_parse_ports(struct dpmon_check *c, const char *path, const json_t *arr,
+void config_parse_ports(struct dpmon_check *c, const char *path, json_t *arr,
 			struct dpmon_config *cfg);
 
 /*
@@ -49,7 +49,7 @@ void config_parse_ports(struct dpmon_check *c, const char *path, const json_t *a
  * into cfg->subnets (malloc'd; dpmon_config_free frees it); a prefix given
  * twice is reported.
  */
-void config_parse_subnets(struct dpmon_check *c, const char *path, const json_t *arr,
+void config_parse_subnets(struct dpmon_check *c, const char *path, json_t *arr,
 			  struct dpmon_config *cfg);
 
 /* "http": {"listen", "port", "cors_origins"} into cfg->http_*. */

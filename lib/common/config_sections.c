@@ -101,41 +101,38 @@ parse_decap(struct dpmon_check *c, const char *path, const json_t *v, uint32_t *
 static void
 parse_port(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_port_conf *out)
 {
-	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
+	struct dpmon_check_member m;
 	json_int_t n;
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "device") == 0) {
-			dpmon_check_string(c, kpath, v, 1, DPMON_DEVICE_LEN - 1, out->device);
-		} else if (strcmp(key, "rx_queues") == 0) {
-			if (dpmon_check_int(c, kpath, v, PORT_RXQ_MIN, PORT_RXQ_MAX, &n))
+		if (strcmp(m.key, "device") == 0) {
+			dpmon_check_string(c, m.path, m.v, 1, DPMON_DEVICE_LEN - 1, out->device);
+		} else if (strcmp(m.key, "rx_queues") == 0) {
+			if (dpmon_check_int(c, m.path, m.v, PORT_RXQ_MIN, PORT_RXQ_MAX, &n))
 				out->rx_queues = (uint16_t)n;
-		} else if (strcmp(key, "rx_descriptors") == 0) {
-			if (json_is_integer(v) && json_integer_value(v) == 0)
+		} else if (strcmp(m.key, "rx_descriptors") == 0) {
+			if (json_is_integer(m.v) && json_integer_value(m.v) == 0)
 				out->rx_descriptors = 0;
-			else if (!json_is_integer(v))
-				dpmon_check_type(c, kpath, "integer", v);
-			else if (json_integer_value(v) < PORT_RXD_MIN ||
-				 json_integer_value(v) > PORT_RXD_MAX)
+			else if (!json_is_integer(m.v))
+				dpmon_check_type(c, m.path, "integer", m.v);
+			else if (json_integer_value(m.v) < PORT_RXD_MIN ||
+				 json_integer_value(m.v) > PORT_RXD_MAX)
 				dpmon_check_report(
-					c, kpath,
+					c, m.path,
 					"must be 0 or an integer %d..%d, got %" JSON_INTEGER_FORMAT,
-					PORT_RXD_MIN, PORT_RXD_MAX, json_integer_value(v));
+					PORT_RXD_MIN, PORT_RXD_MAX, json_integer_value(m.v));
 			else
-				out->rx_descriptors = (uint16_t)json_integer_value(v);
-		} else if (strcmp(key, "mbufs") == 0) {
-			if (dpmon_check_int(c, kpath, v, DPMON_MBUFS_MIN, DPMON_MBUFS_MAX, &n))
+				out->rx_descriptors = (uint16_t)json_integer_value(m.v);
+		} else if (strcmp(m.key, "mbufs") == 0) {
+			if (dpmon_check_int(c, m.path, m.v, DPMON_MBUFS_MIN, DPMON_MBUFS_MAX, &n))
 				out->mbufs = (uint32_t)n;
-		} else if (strcmp(key, "decap") == 0) {
-			parse_decap(c, kpath, v, &out->decap);
+		} else if (strcmp(m.key, "decap") == 0) {
+			parse_decap(c, m.path, m.v, &out->decap);
 		} else {
-			dpmon_check_unknown(c, kpath);
+			dpmon_check_unknown(c, m.path);
 		}
 	}
 	dpmon_check_require(c, path, obj, "device");
@@ -163,8 +160,7 @@ check_duplicate_devices(struct dpmon_check *c, const struct dpmon_config *cfg)
 }
 
 void
-config_parse_ports(struct dpmon_check *c, const char *path, const json_t *arr,
-		   struct dpmon_config *cfg)
+config_parse_ports(struct dpmon_check *c, const char *path, json_t *arr, struct dpmon_config *cfg)
 {
 	char ipath[DPMON_CHECK_PATH_LEN];
 	size_t i;
@@ -229,39 +225,37 @@ parse_host_prefix_len(struct dpmon_check *c, const char *path, const json_t *v, 
 static bool
 parse_subnet(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_subnet_conf *out)
 {
-	char kpath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
-	const char *key, *why;
-	json_t *v, *host_prefix_len = NULL;
+	struct dpmon_check_member m;
+	char q[DPMON_CHECK_PATH_LEN];
+	const char *why;
+	json_t *host_prefix_len = NULL;
 	bool prefix_ok = false;
 
 	if (!dpmon_check_object(c, path, obj))
 		return false;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "prefix") == 0) {
-			if (!json_is_string(v))
-				dpmon_check_type(c, kpath, "string", v);
-			else if (dpmon_prefix_parse(json_string_value(v), &out->prefix, &why) != 0)
+		if (strcmp(m.key, "prefix") == 0) {
+			if (!json_is_string(m.v))
+				dpmon_check_type(c, m.path, "string", m.v);
+			else if (dpmon_prefix_parse(json_string_value(m.v), &out->prefix, &why) !=
+				 0)
 				dpmon_check_report(
-					c, kpath, "%s, got %s", why,
-					dpmon_check_quote(json_string_value(v), q, sizeof(q)));
+					c, m.path, "%s, got %s", why,
+					dpmon_check_quote(json_string_value(m.v), q, sizeof(q)));
 			else
 				prefix_ok = true;
-		} else if (strcmp(key, "name") == 0) {
-			dpmon_check_string(c, kpath, v, 0, DPMON_NAME_LEN - 1, out->name);
-		} else if (strcmp(key, "thresholds") == 0) {
-			config_parse_thresholds(c, kpath, v, &out->thresholds);
+		} else if (strcmp(m.key, "name") == 0) {
+			dpmon_check_string(c, m.path, m.v, 0, DPMON_NAME_LEN - 1, out->name);
+		} else if (strcmp(m.key, "thresholds") == 0) {
+			config_parse_thresholds(c, m.path, m.v, &out->thresholds);
 			out->thresholds_set = true;
-		} else if (strcmp(key, "detection") == 0) {
-			if (json_is_boolean(v))
-				out->detection = json_is_true(v);
-			else
-				dpmon_check_type(c, kpath, "boolean", v);
-		} else if (strcmp(key, "host_prefix_len") == 0) {
-			host_prefix_len = v; /* checked once the prefix is known */
+		} else if (strcmp(m.key, "detection") == 0) {
+			dpmon_check_bool(c, m.path, m.v, &out->detection);
+		} else if (strcmp(m.key, "host_prefix_len") == 0) {
+			host_prefix_len = m.v; /* checked once the prefix is known */
 		} else {
-			dpmon_check_unknown(c, kpath);
+			dpmon_check_unknown(c, m.path);
 		}
 	}
 	dpmon_check_require(c, path, obj, "prefix");
@@ -398,8 +392,7 @@ check_host_prefix_nesting(struct dpmon_check *c, const struct dpmon_subnet_conf 
 }
 
 void
-config_parse_subnets(struct dpmon_check *c, const char *path, const json_t *arr,
-		     struct dpmon_config *cfg)
+config_parse_subnets(struct dpmon_check *c, const char *path, json_t *arr, struct dpmon_config *cfg)
 {
 	char ipath[DPMON_CHECK_PATH_LEN];
 	size_t i, n;
@@ -610,75 +603,67 @@ static const struct dpmon_check_int_key metrics_ints[] = {
 void
 config_parse_metrics(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
-	char kpath[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
+	struct dpmon_check_member m;
 
-	if (!dpmon_check_object(c, path, obj))
-		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (!dpmon_check_int_key(c, kpath, key, v, DPMON_CHECK_KEYS(metrics_ints), cfg))
-			dpmon_check_unknown(c, kpath);
+		if (!dpmon_check_int_key(c, m.path, m.key, m.v, DPMON_CHECK_KEYS(metrics_ints),
+					 cfg))
+			dpmon_check_unknown(c, m.path);
 	}
 }
 
 void
 config_parse_http(struct dpmon_check *c, const char *path, json_t *obj, struct dpmon_config *cfg)
 {
+	struct dpmon_check_member m;
 	char kpath[DPMON_CHECK_PATH_LEN], q[DPMON_CHECK_PATH_LEN];
-	const char *key;
-	json_t *v;
 	json_int_t n;
 	struct dpmon_addr addr;
 
 	if (!dpmon_check_object(c, path, obj))
 		return;
-	json_object_foreach(obj, key, v)
+	DPMON_CHECK_FOREACH_MEMBER(c, path, obj, &m)
 	{
-		dpmon_check_path_key(kpath, sizeof(kpath), path, key);
-		if (strcmp(key, "listen") == 0) {
-			if (!json_is_string(v))
-				dpmon_check_type(c, kpath, "string", v);
-			else if (json_string_length(v) >= sizeof(cfg->http_listen) ||
-				 dpmon_addr_parse(json_string_value(v), &addr) != 0)
+		if (strcmp(m.key, "listen") == 0) {
+			if (!json_is_string(m.v))
+				dpmon_check_type(c, m.path, "string", m.v);
+			else if (json_string_length(m.v) >= sizeof(cfg->http_listen) ||
+				 dpmon_addr_parse(json_string_value(m.v), &addr) != 0)
 				dpmon_check_report(
-					c, kpath, "not an IPv4 or IPv6 address, got %s",
-					dpmon_check_quote(json_string_value(v), q, sizeof(q)));
-			else if (strchr(json_string_value(v), ':') && dpmon_addr_is_v4(&addr))
+					c, m.path, "not an IPv4 or IPv6 address, got %s",
+					dpmon_check_quote(json_string_value(m.v), q, sizeof(q)));
+			else if (strchr(json_string_value(m.v), ':') && dpmon_addr_is_v4(&addr))
 				dpmon_check_report(
-					c, kpath,
+					c, m.path,
 					"an IPv4-mapped IPv6 address cannot "
 					"be bound; write the IPv4 form, got %s",
-					dpmon_check_quote(json_string_value(v), q, sizeof(q)));
+					dpmon_check_quote(json_string_value(m.v), q, sizeof(q)));
 			else
-				memcpy(cfg->http_listen, json_string_value(v),
-				       json_string_length(v) + 1);
-		} else if (strcmp(key, "port") == 0) {
-			if (dpmon_check_int(c, kpath, v, 0, 65535, &n))
+				memcpy(cfg->http_listen, json_string_value(m.v),
+				       json_string_length(m.v) + 1);
+		} else if (strcmp(m.key, "port") == 0) {
+			if (dpmon_check_int(c, m.path, m.v, 0, 65535, &n))
 				cfg->http_port = (uint16_t)n;
-		} else if (strcmp(key, "cors_origins") == 0) {
-			parse_string_list(c, kpath, v, DPMON_MAX_CORS_ORIGINS,
+		} else if (strcmp(m.key, "cors_origins") == 0) {
+			parse_string_list(c, m.path, m.v, DPMON_MAX_CORS_ORIGINS,
 					  &cfg->http_cors_origins[0][0], DPMON_ORIGIN_LEN,
 					  &cfg->n_cors_origins, origin_problem, false);
-		} else if (strcmp(key, "allowed_hosts") == 0) {
-			parse_string_list(c, kpath, v, DPMON_MAX_ALLOWED_HOSTS,
+		} else if (strcmp(m.key, "allowed_hosts") == 0) {
+			parse_string_list(c, m.path, m.v, DPMON_MAX_ALLOWED_HOSTS,
 					  &cfg->http_allowed_hosts[0][0], DPMON_HOST_NAME_LEN,
 					  &cfg->n_allowed_hosts, allowed_host_problem, true);
-		} else if (strcmp(key, "write_token_file") == 0) {
-			parse_token_file(c, kpath, v, cfg->http_write_token_file);
-		} else if (strcmp(key, "read_token_file") == 0) {
-			parse_token_file(c, kpath, v, cfg->http_read_token_file);
-		} else if (strcmp(key, "tls_cert_file") == 0 || strcmp(key, "tls_key_file") == 0) {
+		} else if (strcmp(m.key, "write_token_file") == 0) {
+			parse_token_file(c, m.path, m.v, cfg->http_write_token_file);
+		} else if (strcmp(m.key, "read_token_file") == 0) {
+			parse_token_file(c, m.path, m.v, cfg->http_read_token_file);
+		} else if (strcmp(m.key, "tls_cert_file") == 0 ||
+			   strcmp(m.key, "tls_key_file") == 0) {
 			; /* parse_tls_files, after the loop */
-		} else if (strcmp(key, "allow_unauthenticated_writes") == 0) {
-			if (json_is_boolean(v))
-				cfg->http_allow_unauthenticated_writes = json_is_true(v);
-			else
-				dpmon_check_type(c, kpath, "boolean", v);
+		} else if (strcmp(m.key, "allow_unauthenticated_writes") == 0) {
+			dpmon_check_bool(c, m.path, m.v, &cfg->http_allow_unauthenticated_writes);
 		} else {
-			dpmon_check_unknown(c, kpath);
+			dpmon_check_unknown(c, m.path);
 		}
 	}
 	parse_tls_files(c, path, obj, cfg);

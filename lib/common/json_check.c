@@ -170,21 +170,52 @@ dpmon_check_path_index(char *buf, size_t len, const char *parent, size_t i)
 	path_mark_truncated(buf, len, snprintf(buf, len, "%s[%zu]", parent, i));
 }
 
+/* The member at jansson's iterator m->iter into @p m (key NULL: none). */
+static void
+member_at(const char *path, struct dpmon_check_member *m)
+{
+	m->key = m->iter != NULL ? json_object_iter_key(m->iter) : NULL;
+	m->v = m->key != NULL ? json_object_iter_value(m->iter) : NULL;
+	if (m->key != NULL)
+		dpmon_check_path_key(m->path, sizeof(m->path), path, m->key);
+}
+
+void
+dpmon_check_member_first(struct dpmon_check *c, const char *path, json_t *obj,
+			 struct dpmon_check_member *m)
+{
+	m->iter = dpmon_check_object(c, path, obj) ? json_object_iter(obj) : NULL;
+	member_at(path, m);
+}
+
+void
+dpmon_check_member_next(const char *path, json_t *obj, struct dpmon_check_member *m)
+{
+	m->iter = json_object_iter_next(obj, m->iter);
+	member_at(path, m);
+}
+
 /* ------------------------------------------------------------------------
  * Values.
  * --------------------------------------------------------------------- */
+
+/* @p ok: whether @p v is a @p what (a JSON type's name); reported when not. */
+static bool
+is_a(struct dpmon_check *c, const char *path, const json_t *v, bool ok, const char *what)
+{
+	if (!ok)
+		dpmon_check_type(c, path, what, v);
+	return ok;
+}
 
 bool
 dpmon_check_int(struct dpmon_check *c, const char *path, const json_t *v, json_int_t min,
 		json_int_t max, json_int_t *out)
 {
-	json_int_t n;
+	json_int_t n = json_integer_value(v); /* 0 when it is none */
 
-	if (!json_is_integer(v)) {
-		dpmon_check_type(c, path, "integer", v);
+	if (!is_a(c, path, v, json_is_integer(v), "integer"))
 		return false;
-	}
-	n = json_integer_value(v);
 	if (n < min || n > max) {
 		dpmon_check_report(c, path,
 				   "must be an integer %" JSON_INTEGER_FORMAT
@@ -218,31 +249,33 @@ dpmon_check_string(struct dpmon_check *c, const char *path, const json_t *v, siz
 {
 	size_t n;
 
-	if (!json_is_string(v)) {
-		dpmon_check_type(c, path, "string", v);
+	if (!is_a(c, path, v, json_is_string(v), "string"))
 		return false;
-	}
 	n = json_string_length(v);
-	if (n < min_len || n > max_len) {
-		if (min_len == 0)
-			dpmon_check_report(c, path, "must be at most %zu bytes, got %zu", max_len,
-					   n);
-		else
-			dpmon_check_report(c, path, "must be %zu..%zu bytes, got %zu", min_len,
-					   max_len, n);
-		return false;
+	if (n >= min_len && n <= max_len) {
+		memcpy(out, json_string_value(v), n + 1);
+		return true;
 	}
-	memcpy(out, json_string_value(v), n + 1);
+	if (min_len == 0)
+		dpmon_check_report(c, path, "must be at most %zu bytes, got %zu", max_len, n);
+	else
+		dpmon_check_report(c, path, "must be %zu..%zu bytes, got %zu", min_len, max_len, n);
+	return false;
+}
+
+bool
+dpmon_check_bool(struct dpmon_check *c, const char *path, const json_t *v, bool *out)
+{
+	if (!is_a(c, path, v, json_is_boolean(v), "boolean"))
+		return false;
+	*out = json_is_true(v);
 	return true;
 }
 
 bool
 dpmon_check_object(struct dpmon_check *c, const char *path, const json_t *v)
 {
-	if (json_is_object(v))
-		return true;
-	dpmon_check_type(c, path, "object", v);
-	return false;
+	return is_a(c, path, v, json_is_object(v), "object");
 }
 
 bool
@@ -250,10 +283,8 @@ dpmon_check_array(struct dpmon_check *c, const char *path, const json_t *v, size
 {
 	size_t n;
 
-	if (!json_is_array(v)) {
-		dpmon_check_type(c, path, "array", v);
+	if (!is_a(c, path, v, json_is_array(v), "array"))
 		return false;
-	}
 	n = json_array_size(v);
 	if (n < min || n > max) {
 		/* Still walked by the caller: every entry's errors are useful. */

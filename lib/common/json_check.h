@@ -95,6 +95,42 @@ void dpmon_check_path_key(char *buf, size_t len, const char *parent, const char 
 void dpmon_check_path_index(char *buf, size_t len, const char *parent, size_t i);
 
 /* ------------------------------------------------------------------------
+ * The members of an object, each with its JSONPath.
+ * --------------------------------------------------------------------- */
+
+/** One member of an object being walked (DPMON_CHECK_FOREACH_MEMBER). */
+struct dpmon_check_member {
+	const char *key;                 /**< NULL once past the last member */
+	json_t *v;                       /**< its value */
+	char path[DPMON_CHECK_PATH_LEN]; /**< the object's path + the key */
+	void *iter;                      /**< jansson's iterator */
+};
+
+/**
+ * The first member of @p obj, at JSONPath @p path, into @p m; m->key NULL
+ * when it has none, or when @p obj is not an object (reported).
+ * Any thread.
+ */
+void dpmon_check_member_first(struct dpmon_check *c, const char *path, json_t *obj,
+			      struct dpmon_check_member *m);
+
+/**
+ * The member of @p obj (at @p path) after @p m into @p m; m->key NULL past
+ * the last. Any thread.
+ */
+void dpmon_check_member_next(const char *path, json_t *obj, struct dpmon_check_member *m);
+
+/*
+ * Walk the members of object @p obj at JSONPath @p path, in the file's
+ * order, each in *@p m (key, value, path); a value that is not an object
+ * is reported and walked as an empty one. The configuration parsers'
+ * loop: for (each member) { which key? parse it at m->path }.
+ */
+#define DPMON_CHECK_FOREACH_MEMBER(c, path, obj, m)                               \
+	for (dpmon_check_member_first((c), (path), (obj), (m)); (m)->key != NULL; \
+	     dpmon_check_member_next((path), (obj), (m)))
+
+/* ------------------------------------------------------------------------
  * Values. Each reports what is wrong, and returns false then.
  * --------------------------------------------------------------------- */
 
@@ -147,6 +183,12 @@ bool dpmon_check_int_key(struct dpmon_check *c, const char *path, const char *ke
  */
 bool dpmon_check_string(struct dpmon_check *c, const char *path, const json_t *v, size_t min_len,
 			size_t max_len, char *out);
+
+/**
+ * A boolean into @p out (untouched when wrong).
+ * @return true when @p v is one. Any thread.
+ */
+bool dpmon_check_bool(struct dpmon_check *c, const char *path, const json_t *v, bool *out);
 
 /** @return true when @p v is an object. Any thread. */
 bool dpmon_check_object(struct dpmon_check *c, const char *path, const json_t *v);

@@ -92,46 +92,24 @@ name_of(const char *const *table, unsigned n, unsigned i)
 	return i < n && table[i] != NULL ? table[i] : "unknown";
 }
 
-const char *
-dpmon_reason_name(enum dpmon_reason r)
-{
-	return name_of(reason_names, DPMON_REASON_MAX, (unsigned)r);
-}
+/* The name function @p fn of an enum @p type from its table @p table. */
+#define NAME_FUNCTION(fn, type, table)                                 \
+	const char *fn(type v)                                         \
+	{                                                              \
+		return name_of(table, NAME_COUNT(table), (unsigned)v); \
+	}
 
-const char *
-dpmon_anomaly_name(enum dpmon_anomaly a)
-{
-	return name_of(anomaly_names, DPMON_ANOM_MAX, (unsigned)a);
-}
-
-const char *
-dpmon_ipstat_name(enum dpmon_ipstat i)
-{
-	return name_of(ipstat_names, DPMON_IPSTAT_MAX, (unsigned)i);
-}
+NAME_FUNCTION(dpmon_reason_name, enum dpmon_reason, reason_names)
+NAME_FUNCTION(dpmon_anomaly_name, enum dpmon_anomaly, anomaly_names)
+NAME_FUNCTION(dpmon_ipstat_name, enum dpmon_ipstat, ipstat_names)
+NAME_FUNCTION(dpmon_proto_name, enum dpmon_proto, proto_names)
+NAME_FUNCTION(dpmon_dir_name, enum dpmon_dir, dir_names)
+NAME_FUNCTION(dpmon_total_name, enum dpmon_total, total_names)
 
 const char *
 dpmon_tunnel_name(unsigned bit)
 {
 	return bit < DPMON_TUNNEL_KINDS ? tunnel_names[bit] : NULL;
-}
-
-const char *
-dpmon_proto_name(enum dpmon_proto p)
-{
-	return name_of(proto_names, DPMON_PROTO_MAX, (unsigned)p);
-}
-
-const char *
-dpmon_dir_name(enum dpmon_dir d)
-{
-	return name_of(dir_names, DPMON_DIR_MAX, (unsigned)d);
-}
-
-const char *
-dpmon_total_name(enum dpmon_total t)
-{
-	return name_of(total_names, DPMON_TOTAL_MAX, (unsigned)t);
 }
 
 const char *

@@ -166,20 +166,34 @@ api_ep_blackhole_add(struct request *r, const char *rest, size_t rest_len)
 	return api_reply(r, rc == 0 ? 201 : 200, dpmon_blackhole_json(&b));
 }
 
+/*
+ * The address of the request's target into @p addr and, when the list has
+ * an entry for it, that entry into @p b (*@p found). @return 0, or
+ * blackhole_addr_arg's answer (a 400, or -ENOMEM).
+ */
+static int
+target_blackhole(struct request *r, const char *rest, size_t n, struct dpmon_addr *addr,
+		 struct dpmon_blackhole *b, bool *found)
+{
+	int rc = blackhole_addr_arg(r, rest, n, addr);
+
+	*found = rc == 0 && dpmon_blackhole_get(r->actions, addr, b) == 0;
+	return rc;
+}
+
 int
 api_ep_blackhole(struct request *r, const char *rest, size_t rest_len)
 {
+	char t[DPMON_ADDR_STRLEN];
 	struct dpmon_blackhole b;
 	struct dpmon_addr addr;
-	char t[DPMON_ADDR_STRLEN];
-	int rc = blackhole_addr_arg(r, rest, rest_len, &addr);
+	bool found;
+	int rc = target_blackhole(r, rest, rest_len, &addr, &b, &found);
 
-	if (rc != 0)
-		return rc;
-	if (dpmon_blackhole_get(r->actions, &addr, &b) != 0)
-		return api_reply_error(r, 404, "no blackhole for %s",
-				       dpmon_addr_format(&addr, t, sizeof(t)));
-	return api_reply(r, 200, dpmon_blackhole_json(&b));
+	if (rc != 0 || found)
+		return rc != 0 ? rc : api_reply(r, 200, dpmon_blackhole_json(&b));
+	return api_reply_error(r, 404, "no blackhole for %s",
+			       dpmon_addr_format(&addr, t, sizeof(t)));
 }
 
 int
@@ -188,12 +202,13 @@ api_ep_blackhole_del(struct request *r, const char *rest, size_t rest_len)
 	struct dpmon_blackhole b;
 	struct dpmon_addr addr;
 	char t[DPMON_PREFIX_STRLEN];
-	int rc = blackhole_addr_arg(r, rest, rest_len, &addr);
+	bool found;
+	int rc = target_blackhole(r, rest, rest_len, &addr, &b, &found);
 
 	if (rc != 0)
 		return rc;
 	/* The entry's own form (its prefix) when there is one. */
-	if (dpmon_blackhole_get(r->actions, &addr, &b) == 0)
+	if (found)
 		dpmon_host_format(&b.addr, b.prefix_len, t, sizeof(t));
 	else
 		dpmon_addr_format(&addr, t, sizeof(t));

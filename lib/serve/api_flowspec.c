@@ -107,9 +107,7 @@ api_ep_flowspec_rule(struct request *r, const char *rest, size_t rest_len)
 	uint64_t id;
 	int rc = rule_id_arg(r, rest, rest_len, &id);
 
-	if (rc != 0)
-		return rc;
-	return reply_rule(r, 200, id);
+	return rc != 0 ? rc : reply_rule(r, 200, id);
 }
 
 int
@@ -152,9 +150,8 @@ api_ep_flowspec_del(struct request *r, const char *rest, size_t rest_len)
 	uint64_t id;
 	int rc = rule_id_arg(r, rest, rest_len, &id);
 
-	if (rc != 0)
-		return rc;
-	return api_reply(r, 200,
-			 json_pack("{s:I,s:b}", "id", (json_int_t)id, "removed",
-				   dpmon_flowspec_remove(r->actions, id) == 0));
+	return rc != 0 ? rc
+		       : api_reply(r, 200,
+				   json_pack("{s:I,s:b}", "id", (json_int_t)id, "removed",
+					     dpmon_flowspec_remove(r->actions, id) == 0));
 }

@@ -16,12 +16,11 @@
  *
  * A heavy answer missing from the caches (is_heavy: the collections that
  * grow with hosts or subnets, on a snapshot past a couple of thousand hosts
- * or 256 subnets) is rendered by the pool (http_pool.c) while
- * libmicrohttpd keeps its connection suspended, so /health and the
- * summary never wait behind it; requests for an answer being rendered
- * share that render (http_inflight.c). Answers over 64 KiB are counted
- * until sent, per client address and in all (http_hold.c): past the
- * bound, a 503.
+ * or 256 subnets) is rendered by the pool while libmicrohttpd keeps its
+ * connection suspended, so /health and the summary never wait behind it;
+ * requests for an answer being rendered share that render. Answers over
+ * 64 KiB are counted until sent, per client address and in all: past the
+ * bound, a 503 (both in http_render.c).
  *
  * GET and HEAD are answered on the access handler's second call, once the
  * whole request was read (keep-alive); any other method on a snapshot
@@ -38,16 +37,16 @@
 #include "http.h"
 #include "http_access.h"
 #include "http_cache.h"
+#include "http_checks.h"
 #include "http_cors.h"
 #include "http_guard.h"
 #include "http_head.h"
-#include "http_hold.h"
-#include "http_inflight.h"
-#include "http_pool.h"
+#include "http_render.h"
+#include "http_reply.h"
+#include "http_tls.h"
 #include "http_token.h"
 #include "http_upload.h"
 #include "log.h"
-#include "tls_file.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -59,7 +58,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -84,52 +82,18 @@ struct dpmon_http {
 	struct dpmon_actions *actions;  /* the blackhole list; NULL = none */
 	struct http_cache cache;        /* the rendered answers, per snapshot */
 	struct dpmon_snap_store *store;
-	struct http_cors cors;         /* the allowed origins */
-	struct http_access access;     /* Host, Origin and Content-Type policy */
-	struct http_tokens tokens;     /* bearer tokens; 401 */
-	struct dpmon_tls_pem tls;      /* certificate and key; cert NULL = plain HTTP */
-	struct http_pool pool;         /* renders the heavy answers off the loop thread */
-	struct http_inflight inflight; /* those being rendered, shared by their askers */
-	struct http_hold hold;         /* bytes of large answers being sent; 503 past it */
-	uint64_t busy;                 /* heavy requests refused: the pool's queue was full */
-	uint32_t top_hosts;            /* metrics.top_hosts */
-	uint32_t top_subnets;          /* metrics.top_subnets */
-	char instance[24];             /* hex; part of every snapshot ETag, new at each start */
+	struct http_cors cors;     /* the allowed origins */
+	struct http_access access; /* Host, Origin and Content-Type policy */
+	struct http_tokens tokens; /* bearer tokens; 401 */
+	struct dpmon_tls_pem tls;  /* certificate and key; cert NULL = plain HTTP */
+	struct http_render render; /* the pool of heavy answers; the hold of large ones */
+	uint32_t top_hosts;        /* metrics.top_hosts */
+	uint32_t top_subnets;      /* metrics.top_subnets */
+	char instance[24];         /* hex; part of every snapshot ETag, new at each start */
 	char page_etag[32];
 	uint16_t port;
 	/* the main lcore's health board (health.h); NULL = none */
 	const struct dpmon_health *health;
-};
-
-/* Everything needed to send one response. */
-/*
- * @p p as the writable pointer libmicrohttpd's MHD_create_response_from_buffer
- * takes, for a read-only buffer passed with MHD_RESPMEM_PERSISTENT, which
- * it never writes (libmicrohttpd 0.9.75 has no const variant).
- */
-static char *
-persistent_buffer(const char *p)
-{
-	union {
-		const char *in;
-		char *out;
-	} u = {.in = p};
-
-	return u.out;
-}
-
-struct reply {
-	unsigned status;
-	char *body; /* malloc'd when body_owned, else static */
-	size_t len;
-	bool body_owned;
-	struct body *shared; /* when set: body is shared->text, one reference held */
-	const char *ctype;
-	const char *cache; /* Cache-Control */
-	const char *allow; /* Allow, for 405 */
-	char etag[64];     /* "" = none */
-	bool page_headers; /* the dashboard's security headers */
-	bool close;        /* Connection: close (the request's framing was refused) */
 };
 
 /* libmicrohttpd's iterator over the decoded query string: each key and
@@ -150,39 +114,8 @@ collect_query(struct MHD_Connection *c, struct dpmon_api_query *q)
 }
 
 /* ------------------------------------------------------------------------
- * Replies.
+ * Snapshot ETags (the replies themselves: http_reply.h).
  * --------------------------------------------------------------------- */
-
-/* A JSON reply from @p body, or when it is NULL from @p text (either
- * consumed); a fixed 500 text when neither is there. */
-static void
-reply_json(struct reply *r, unsigned status, json_t *body, char *text)
-{
-	static const char fallback[] = "{\"error\":\"out of memory\"}";
-
-	if (body != NULL) {
-		free(text);
-		text = json_dumps(body, DPMON_API_JSON_FLAGS);
-		json_decref(body);
-	}
-	*r = (struct reply){.status = status,
-			    .body = text,
-			    .body_owned = true,
-			    .ctype = "application/json",
-			    .cache = "no-store"};
-	if (text == NULL) {
-		r->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-		r->body = persistent_buffer(fallback);
-		r->body_owned = false;
-	}
-	r->len = strlen(r->body);
-}
-
-static void
-reply_error(struct reply *r, unsigned status, const char *msg)
-{
-	reply_json(r, status, json_pack("{s:s}", "error", msg), NULL);
-}
 
 /* "<instance>-<seq>", quoted: names one snapshot of this process. */
 static void
@@ -222,13 +155,13 @@ text_endpoint_refused(struct reply *r, const char *method, const struct dpmon_ap
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		snprintf(msg, sizeof(msg), "method '%s' not allowed (allowed: GET, HEAD)",
 			 echo(method, e));
-		reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, msg);
+		http_reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, msg);
 		r->allow = "GET, HEAD";
 		return true;
 	}
 	if (q->n > 0) {
 		snprintf(msg, sizeof(msg), "unknown parameter '%s'", echo(q->keys[0], e));
-		reply_error(r, MHD_HTTP_BAD_REQUEST, msg);
+		http_reply_error(r, MHD_HTTP_BAD_REQUEST, msg);
 		return true;
 	}
 	return false;
@@ -257,8 +190,9 @@ append_http_metrics(struct dpmon_http *h, char **text, size_t *len)
 		"# HELP dpmon_http_held_bytes Bytes of large answers queued and not yet sent.\n"
 		"# TYPE dpmon_http_held_bytes gauge\n"
 		"dpmon_http_held_bytes %" PRIu64 "\n",
-		http_tokens_unauthorized(&h->tokens), http_hold_refused(&h->hold),
-		__atomic_load_n(&h->busy, __ATOMIC_RELAXED), http_hold_total(&h->hold));
+		http_tokens_unauthorized(&h->tokens), http_hold_refused(&h->render.hold),
+		__atomic_load_n(&h->render.busy, __ATOMIC_RELAXED),
+		http_hold_total(&h->render.hold));
 	char *t = realloc(*text, *len + (size_t)n + 1);
 
 	if (t == NULL)
@@ -282,7 +216,7 @@ render_metrics(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct r
 	if (dpmon_prom_render_limits(snap, &lim, &text, &len) != 0 ||
 	    append_http_metrics(h, &text, &len) != 0) {
 		free(text);
-		reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+		http_reply_error(r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 		return;
 	}
 	*r = (struct reply){.status = MHD_HTTP_OK,
@@ -304,7 +238,7 @@ serve_metrics(struct dpmon_http *h, const char *method, const struct dpmon_api_q
 		return;
 	snap = dpmon_snap_acquire(h->store);
 	if (snap == NULL) {
-		reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "no snapshot yet");
+		http_reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "no snapshot yet");
 		return;
 	}
 	render_metrics(h, snap, r);
@@ -318,7 +252,7 @@ serve_page(struct dpmon_http *h, const char *method, const struct dpmon_api_quer
 	if (text_endpoint_refused(r, method, q))
 		return;
 	*r = (struct reply){.status = MHD_HTTP_OK,
-			    .body = persistent_buffer((const char *)dpmon_page_index_html),
+			    .body = http_persistent_buffer((const char *)dpmon_page_index_html),
 			    .len = dpmon_page_index_html_len,
 			    .ctype = "text/html; charset=utf-8",
 			    .cache = "no-cache",
@@ -350,7 +284,7 @@ render_api(struct dpmon_http *h, const struct dpmon_snapshot *snap, struct dpmon
 
 	req->snap = snap;
 	dpmon_api_serve(req, &res);
-	reply_json(r, res.status, res.body, res.text);
+	http_reply_json(r, res.status, res.body, res.text);
 	if (res.status == MHD_HTTP_OK && res.of_snapshot && snap != NULL)
 		snapshot_etag(h, snap, r->etag, sizeof(r->etag));
 	r->allow = res.allow;
@@ -485,104 +419,6 @@ add_page_headers(struct MHD_Response *rsp)
 	MHD_add_response_header(rsp, "Referrer-Policy", "no-referrer");
 }
 
-/* A large answer being sent (http_hold.h): its body and where it goes. */
-struct held {
-	struct dpmon_http *h;
-	struct body *shared; /* one reference, or NULL */
-	char *owned;         /* malloc'd body, or NULL */
-	size_t len;
-	uint8_t key[16]; /* the client's address */
-};
-
-/* libmicrohttpd's free callback of a large answer's response: the answer
- * no longer holds its bytes. Thread-safety: the loop thread. */
-static void
-held_free(void *cls)
-{
-	struct held *a = cls;
-
-	http_hold_release(&a->h->hold, a->key, a->len);
-	http_body_put(a->shared);
-	free(a->owned);
-	free(a);
-}
-
-/* The address key (http_addr.h) of the client of @p c into @p key. */
-static void
-client_key(struct MHD_Connection *c, uint8_t key[16])
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	struct sockaddr_storage ss = {.ss_family = AF_UNSPEC};
-
-	if (ci != NULL && ci->client_addr != NULL)
-		memcpy(&ss, ci->client_addr,
-		       ci->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-							      : sizeof(struct sockaddr_in));
-	http_addr_key(&ss, key);
-}
-
-/* The reply's body, dropped (it is not sent). */
-static void
-drop_body(struct reply *r)
-{
-	if (r->body_owned)
-		free(r->body);
-	http_body_put(r->shared);
-	r->body = persistent_buffer("");
-	r->len = 0;
-	r->body_owned = false;
-	r->shared = NULL;
-}
-
-/* 503: the answers client @p c has not read yet hold too much memory. */
-static void
-reply_unread(struct reply *r)
-{
-	char msg[160];
-
-	snprintf(msg, sizeof(msg),
-		 "too many unread answers: at most %u MiB per client address and %u MiB in all "
-		 "are held; read the answers already requested first",
-		 DPMON_HTTP_HOLD_PER_ADDR >> 20, DPMON_HTTP_HOLD_TOTAL >> 20);
-	reply_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, msg);
-}
-
-/*
- * A response for the large body of @p r (over DPMON_HTTP_HOLD_SMALL bytes)
- * to client @p c, counted in the hold (http_hold.h) until libmicrohttpd
- * drops it; the body is sent from where it is, never copied. @return NULL
- * with @p r turned into a 503 when the client or all clients hold too
- * much, or without memory (@p r's body then still its own).
- */
-static struct MHD_Response *
-held_response(struct dpmon_http *h, struct MHD_Connection *c, struct reply *r)
-{
-	struct held *a = malloc(sizeof(*a));
-	struct MHD_Response *rsp;
-
-	if (a == NULL)
-		return NULL;
-	*a = (struct held){.h = h, .len = r->len};
-	client_key(c, a->key);
-	if (http_hold_take(&h->hold, a->key, r->len) != 0) {
-		free(a);
-		drop_body(r);
-		reply_unread(r);
-		return NULL;
-	}
-	rsp = MHD_create_response_from_buffer_with_free_callback_cls(
-		r->len, r->shared != NULL ? r->shared->text : r->body, held_free, a);
-	if (rsp == NULL) {
-		http_hold_release(&h->hold, a->key, r->len);
-		free(a);
-		return NULL;
-	}
-	a->shared = r->shared; /* the response owns the body from here */
-	a->owned = r->body_owned ? r->body : NULL;
-	return rsp;
-}
-
 /* Queue @p r, or a 304 without body when the client already has its ETag. */
 static enum MHD_Result
 send_reply(struct dpmon_http *h, struct MHD_Connection *c, struct reply *r)
@@ -594,9 +430,9 @@ send_reply(struct dpmon_http *h, struct MHD_Connection *c, struct reply *r)
 	enum MHD_Result ok;
 
 	if (not_modified) /* no body: drop it now */
-		drop_body(r);
+		http_reply_drop_body(r);
 	if (!not_modified && r->len > DPMON_HTTP_HOLD_SMALL &&
-	    (rsp = held_response(h, c, r)) != NULL)
+	    (rsp = http_render_held_response(&h->render, c, r)) != NULL)
 		; /* the response holds the body and its bytes until it is dropped */
 	else if (r->shared != NULL) /* the response holds the reference until it is sent */
 		rsp = MHD_create_response_from_buffer_with_free_callback_cls(
@@ -689,7 +525,7 @@ reply_too_big(struct reply *r)
 	char msg[64];
 
 	snprintf(msg, sizeof(msg), "request body over %d bytes", DPMON_API_BODY_MAX);
-	reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE, msg);
+	http_reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE, msg);
 }
 
 /* The request of upload @p u was read in full: answer it, body included. */
@@ -705,7 +541,7 @@ answer_upload(struct dpmon_http *h, struct MHD_Connection *c, const char *url, c
 	if (u->too_big) {
 		reply_too_big(&r);
 	} else if (q.overflow) {
-		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+		http_reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
 	} else {
 		req = api_request(h, method, url, &q);
 		req.body = u->data;
@@ -768,7 +604,7 @@ health_verdict(const struct dpmon_http *h, const char *url, struct dpmon_health_
 }
 
 /* ------------------------------------------------------------------------
- * Heavy answers, rendered by the pool (http_pool.h).
+ * Heavy answers, rendered by the pool (http_render.h).
  * --------------------------------------------------------------------- */
 
 /*
@@ -812,20 +648,6 @@ is_heavy(struct dpmon_http *h, const char *url, const char *method)
 	return big;
 }
 
-/* A request whose answer a pool thread renders; kept in libmicrohttpd's
- * con_cls from its suspension to its end (request_done frees it). */
-struct job {
-	struct http_job pj; /* first: the pool's link */
-	struct dpmon_http *h;
-	struct MHD_Connection *c;
-	const char *url, *method; /* libmicrohttpd's: valid while the request lasts */
-	struct dpmon_api_query q; /* its strings too */
-	int slot;                 /* http_cache_slot_of, or -1 */
-	size_t key_len;           /* http_cache_query_key's, 0 = none */
-	char key[QCACHE_KEY_MAX];
-	struct reply r; /* the answer, once run */
-};
-
 /* The answer to @p req (GET @p url with @p q, or any other method): from
  * a cache, rendered into it on a miss, or rendered uncached. @p slot and
  * @p key are the request's cache slot and query key (-1 and 0 = none).
@@ -848,108 +670,15 @@ render_answer(struct dpmon_http *h, const char *url, const char *method,
 		serve_api(h, req, r);
 }
 
-/* Render job @p j's answer into j->r. Thread-safety: a pool thread. */
+/* Render job @p j's answer into j->r (http_render.h; @p ctx: the
+ * server). Thread-safety: a pool thread. */
 static void
-render_job(struct job *j)
+render_job(void *ctx, struct http_render_job *j)
 {
-	struct dpmon_api_request req = api_request(j->h, j->method, j->url, &j->q);
+	struct dpmon_http *h = ctx;
+	struct dpmon_api_request req = api_request(h, j->method, j->url, &j->q);
 
-	render_answer(j->h, j->url, j->method, &j->q, &req, j->slot, j->key, j->key_len, &j->r);
-}
-
-/*
- * A pool thread's work: render the job's answer, then have the loop
- * thread take the connection up again (on_request sends the answer). A
- * cacheable answer another thread renders now is waited for instead, and
- * the jobs that waited for this one get the same body (one reference
- * each); an answer that is not a shared body (an error) each renders.
- */
-static void
-run_job(struct http_job *pj)
-{
-	struct job *j = (struct job *)pj;
-	struct dpmon_http *h = j->h;
-	bool claimed = false;
-	struct http_job *w;
-
-	if ((j->slot >= 0 || j->key_len > 0) &&
-	    http_inflight_join(&h->inflight, j->slot, j->key, j->key_len, pj, &claimed))
-		return; /* the render in progress answers it */
-	render_job(j);
-	w = claimed ? http_inflight_done(&h->inflight, j->slot, j->key, j->key_len) : NULL;
-	while (w != NULL) {
-		struct job *o = (struct job *)w;
-
-		w = w->next;
-		if (j->r.shared != NULL) {
-			o->r = j->r;
-			http_body_ref(j->r.shared);
-		} else {
-			render_job(o);
-		}
-		MHD_resume_connection(o->c);
-	}
-	MHD_resume_connection(j->c); /* wakes the loop: libmicrohttpd's epoll set has its ITC */
-}
-
-/* The pool stopped before it ran job @p j: a 503, and the loop thread
- * sends it. Thread-safety: the thread that stops the server. */
-static void
-cancel_job(struct http_job *pj)
-{
-	struct job *j = (struct job *)pj;
-
-	reply_error(&j->r, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is stopping");
-	MHD_resume_connection(j->c);
-}
-
-/*
- * Hand heavy request @p c to the pool: suspend it (off the header
- * deadline) until its answer is rendered. A client whose unread answers
- * hold too much already gets its 503 at once, unrendered; a full queue
- * answers 503 too, counted.
- */
-static enum MHD_Result
-defer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
-      const struct dpmon_api_query *q, int slot, const char *key, size_t key_len, void **con_cls)
-{
-	uint8_t client[16];
-	struct reply r;
-	struct job *j;
-	int err;
-
-	client_key(c, client);
-	if (http_hold_full(&h->hold, client)) {
-		http_hold_refuse(&h->hold);
-		reply_unread(&r);
-		return send_reply(h, c, &r);
-	}
-	j = malloc(sizeof(*j));
-	if (j == NULL) {
-		reply_error(&r, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
-		return send_reply(h, c, &r);
-	}
-	*j = (struct job){.pj = {.run = run_job, .cancel = cancel_job},
-			  .h = h,
-			  .c = c,
-			  .url = url,
-			  .method = method,
-			  .q = *q,
-			  .slot = slot,
-			  .key_len = key_len};
-	memcpy(j->key, key, key_len);
-	*con_cls = j;
-	dpmon_http_guard_answering(c);
-	MHD_suspend_connection(c);
-	if ((err = http_pool_submit(&h->pool, &j->pj)) != 0) {
-		if (err == -EBUSY)
-			__atomic_store_n(&h->busy, h->busy + 1, __ATOMIC_RELAXED);
-		reply_error(&j->r, MHD_HTTP_SERVICE_UNAVAILABLE,
-			    err == -EBUSY ? "too many heavy requests at once; retry later"
-					  : "the server is stopping");
-		MHD_resume_connection(c);
-	}
-	return MHD_YES;
+	render_answer(h, j->url, j->method, &j->q, &req, j->slot, j->key, j->key_len, &j->r);
 }
 
 /* Every other request, its headers read (and a GET's body discarded):
@@ -974,147 +703,69 @@ answer(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const ch
 	slot = http_cache_slot_of(method, url, &q);
 	key_len = http_cache_query_key(method, url, &q, key);
 	if (nul)
-		reply_error(&r, MHD_HTTP_BAD_REQUEST, "a NUL byte (%00) in the request target");
+		http_reply_error(&r, MHD_HTTP_BAD_REQUEST,
+				 "a NUL byte (%00) in the request target");
 	else if (q.overflow)
-		reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
+		http_reply_error(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters");
 	else if (slot >= 0 && (req.health == NULL || req.health->n_reasons == 0) &&
 		 serve_cached(h, slot, NULL, 0, &req, &r, false))
 		; /* from the response cache */
 	else if (key_len > 0 && serve_cached(h, -1, key, key_len, &req, &r, false))
 		; /* from the query cache */
-	else if (is_heavy(h, url, method))
-		return defer(h, c, url, method, &q, slot, key, key_len, con_cls);
-	else
+	else if (!is_heavy(h, url, method))
 		render_answer(h, url, method, &q, &req, slot, key, key_len, &r);
+	else if (http_render_defer(&h->render, c, url, method, &q, slot, key, key_len, con_cls, &r))
+		return MHD_YES; /* suspended: its job has the answer sent */
 	return send_reply(h, c, &r);
 }
 
 /* The pool rendered the answer of job @p j (or refused it): send it. */
 static enum MHD_Result
-answer_job(struct dpmon_http *h, struct MHD_Connection *c, struct job *j)
+answer_job(struct dpmon_http *h, struct MHD_Connection *c, struct http_render_job *j)
 {
-	struct reply r = j->r;
+	struct reply r;
 
-	j->r = (struct reply){.body_owned = false};
+	http_render_take(j, &r);
 	return send_reply(h, c, &r);
 }
 
-/* libmicrohttpd's iterator over the header fields: Content-Length and
- * Transfer-Encoding into the struct dpmon_http_framing @p cls. */
-static enum MHD_Result
-note_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
-{
-	struct dpmon_http_framing *f = cls;
-
-	(void)kind;
-	if (value == NULL)
-		value = "";
-	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0 && f->n_content_length++ == 0) {
-		f->content_length = value;
-		f->content_length_len = strlen(value);
-	} else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0 &&
-		   f->n_transfer_encoding++ == 0) {
-		f->transfer_encoding = value;
-		f->transfer_encoding_len = strlen(value);
-	}
-	return MHD_YES;
-}
-
 /*
- * Refuse a request whose end two readers could disagree on (RFC 9112 6.3:
- * Content-Length with Transfer-Encoding, a repeated Content-Length, an
- * unknown coding): one 400 (501) with Connection: close, so that nothing
- * after it on the connection is read as a request. The first request of a
- * connection was checked by the guard already; this covers the later ones
- * of a keep-alive connection, which libmicrohttpd reads alone (an invalid
- * Content-Length never gets here: libmicrohttpd 0.9.75 answers it itself).
- * @return true when @p c got its answer (*ret).
+ * Answer @p c with refusal @p v of its head (http_checks.h), JSON with
+ * Connection: close, so that nothing after it on the connection is read
+ * as a request. Two checks go through here, on every request once
+ * libmicrohttpd parsed its head:
+ *  - the framing: a request whose end two readers could disagree on (RFC
+ *    9112 6.3: Content-Length with Transfer-Encoding, a repeated
+ *    Content-Length, an unknown coding), 400 or 501. The guard checked the
+ *    first request of a connection already; this covers the later ones of
+ *    a keep-alive connection, which libmicrohttpd reads alone (an invalid
+ *    Content-Length never gets here: libmicrohttpd 0.9.75 answers it
+ *    itself);
+ *  - the guard's limits on a first request head (http_head.h): under TLS
+ *    the guard cannot read the first head before libmicrohttpd does
+ *    (http_guard.c), and later requests of a keep-alive connection are
+ *    libmicrohttpd's alone. A head too large for libmicrohttpd's memory
+ *    pool (32 KiB) never gets here: it answers that itself.
+ * @return true when @p v refuses and @p c got its answer (*ret).
  */
 static bool
-framing_refused(struct dpmon_http *h, struct MHD_Connection *c, enum MHD_Result *ret)
+refused_closing(struct dpmon_http *h, struct MHD_Connection *c, struct dpmon_http_verdict v,
+		enum MHD_Result *ret)
 {
-	struct dpmon_http_framing f = {0};
-	struct dpmon_http_verdict v;
 	struct reply r;
 
-	MHD_get_connection_values(c, MHD_HEADER_KIND, note_framing, &f);
-	v = dpmon_http_framing_check(&f);
 	if (v.status == 0)
 		return false;
-	reply_error(&r, v.status, v.message);
+	http_reply_error(&r, v.status, v.message);
 	r.close = true;
 	*ret = send_reply(h, c, &r);
 	return true;
 }
 
-/*
- * The guard's limits on a first request head (http_head.h), applied here to
- * every request once libmicrohttpd parsed its head: under TLS the guard
- * cannot read the first head before libmicrohttpd does (http_guard.c), and
- * later requests of a keep-alive connection are libmicrohttpd's alone. The
- * answer is JSON, with Connection: close. A head too large for
- * libmicrohttpd's memory pool (32 KiB) never gets here: it answers that
- * itself. @p long_target: the raw target was over DPMON_HTTP_TARGET_MAX.
- * @return true when @p c got its answer (*ret).
- */
-static bool
-head_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *version, bool long_target,
-	     enum MHD_Result *ret)
-{
-	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
-	int fields = MHD_get_connection_values(c, MHD_HEADER_KIND, NULL, NULL);
-	struct dpmon_http_verdict v =
-		dpmon_http_head_limits(long_target, info != NULL ? info->header_size : 0,
-				       fields > 0 ? (unsigned)fields : 0, version);
-	struct reply r;
-
-	if (v.status == 0)
-		return false;
-	reply_error(&r, v.status, v.message);
-	r.close = true;
-	*ret = send_reply(h, c, &r);
-	return true;
-}
-
-/* Refuse request @p c when the access policy (http_access.h) or the
- * bearer tokens (http_token.h) say so: a JSON 403, 415 or 401, before any
- * body is read. @return true when @p c got its answer (*ret). */
-/* The header fields the access checks read, each of which may appear once:
- * a repeated one could show the checks one value and the endpoint another
- * (RFC 9112 section 3.2: more than one Host is a 400). */
-static const char *const single_fields[] = {MHD_HTTP_HEADER_HOST, "Origin",
-					    MHD_HTTP_HEADER_CONTENT_TYPE,
-					    MHD_HTTP_HEADER_AUTHORIZATION};
-#define N_SINGLE_FIELDS (sizeof(single_fields) / sizeof(single_fields[0]))
-
-/* MHD_get_connection_values' iterator: counts the fields of single_fields. */
-static enum MHD_Result
-count_single_field(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
-{
-	unsigned *seen = cls;
-
-	(void)kind;
-	(void)value;
-	for (unsigned i = 0; i < N_SINGLE_FIELDS; i++)
-		if (strcasecmp(key, single_fields[i]) == 0)
-			seen[i]++;
-	return MHD_YES;
-}
-
-/* Whether the request repeats a field of single_fields. */
-static bool
-repeated_field(struct MHD_Connection *c)
-{
-	unsigned seen[N_SINGLE_FIELDS] = {0};
-
-	MHD_get_connection_values(c, MHD_HEADER_KIND, count_single_field, seen);
-	for (unsigned i = 0; i < N_SINGLE_FIELDS; i++)
-		if (seen[i] > 1)
-			return true;
-	return false;
-}
-
+/* Refuse request @p c when it repeats a field the checks read (400), or
+ * the access policy (http_access.h) or the bearer tokens (http_token.h)
+ * say so: a JSON 403, 415 or 401, before any body is read. @return true
+ * when @p c got its answer (*ret). */
 static bool
 access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	       enum MHD_Result *ret)
@@ -1130,7 +781,7 @@ access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, 
 	struct dpmon_http_verdict v = http_access_check(&h->access, &ar);
 	struct reply r;
 
-	if (repeated_field(c))
+	if (http_checks_repeated_field(c))
 		v = (struct dpmon_http_verdict){.status = MHD_HTTP_BAD_REQUEST,
 						.message = "Host, Origin, Content-Type and "
 							   "Authorization may each appear once"};
@@ -1140,7 +791,7 @@ access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, 
 								  MHD_HTTP_HEADER_AUTHORIZATION));
 	if (v.status == 0)
 		return false;
-	reply_error(&r, v.status, v.message);
+	http_reply_error(&r, v.status, v.message);
 	*ret = send_reply(h, c, &r);
 	return true;
 }
@@ -1158,7 +809,8 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	if (*con_cls != NULL && !is_mark(*con_cls) && is_heavy_path(url, method))
 		return answer_job(h, c, *con_cls); /* taken up again: its answer is ready */
 	if ((nul || long_target || REQ_IS(*con_cls, REQ_NEW)) &&
-	    (framing_refused(h, c, &ret) || head_refused(h, c, version, long_target, &ret) ||
+	    (refused_closing(h, c, http_checks_framing(c), &ret) ||
+	     refused_closing(h, c, http_checks_head(c, version, long_target), &ret) ||
 	     access_refused(h, c, url, method, &ret)))
 		return ret;
 	if (!nul && changes_state(h, url) && !http_cors_is_preflight(&h->cors, c, method))
@@ -1259,48 +911,17 @@ copy_opts(struct dpmon_http *h, const struct dpmon_http_opts *o)
 	make_page_etag(h);
 }
 
-/* GnuTLS priorities of the HTTPS listener: its defaults, TLS 1.2 and 1.3
- * only (RFC 8996 deprecates 1.0 and 1.1). */
-#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
-
-/*
- * Read the certificate and key of @p o into h->tls (nothing without
- * o->tls_cert_file) and fill @p tls_opts, an option array for
- * MHD_OPTION_ARRAY (3 entries), with them. @return 0, or a negative errno
- * (logged: the file and why).
- */
-static int
-load_tls(struct dpmon_http *h, const struct dpmon_http_opts *o, struct MHD_OptionItem tls_opts[3])
+/* Free server @p h and what it owns, once the pool and libmicrohttpd
+ * stopped (or never started). */
+static void
+free_server(struct dpmon_http *h)
 {
-	enum dpmon_tls_file_which which;
-	char e[320];
-	int err;
-
-	tls_opts[0] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-	if (o->tls_cert_file == NULL || o->tls_cert_file[0] == '\0')
-		return 0;
-	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-		dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_ERR,
-			  "http: this libmicrohttpd was built without TLS");
-		return -ENOTSUP;
-	}
-	if (o->tls_key_file == NULL || o->tls_key_file[0] == '\0') {
-		dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_ERR,
-			  "http: certificate file %s without a key file", o->tls_cert_file);
-		return -EINVAL;
-	}
-	err = dpmon_tls_files_read(o->tls_cert_file, o->tls_key_file, &h->tls, &which, e,
-				   sizeof(e));
-	if (err != 0) {
-		dpmon_log(DPMON_LOG_HTTP, DPMON_LOG_ERR, "http: %s file %s: %s",
-			  which == DPMON_TLS_FILE_KEY ? "key" : "certificate",
-			  which == DPMON_TLS_FILE_KEY ? o->tls_key_file : o->tls_cert_file, e);
-		return err;
-	}
-	tls_opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls.cert};
-	tls_opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls.key};
-	tls_opts[2] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-	return 0;
+	dpmon_http_guard_destroy(h->guard);
+	http_render_free(&h->render);
+	http_cache_destroy(&h->cache);
+	http_tokens_destroy(&h->tokens);
+	dpmon_tls_pem_free(&h->tls);
+	free(h);
 }
 
 struct dpmon_http *
@@ -1338,16 +959,15 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 		errno = -err;
 		goto fail;
 	}
-	if ((err = load_tls(h, o, tls_opts)) != 0) {
+	if ((err = http_tls_load(&h->tls, o->tls_cert_file, o->tls_key_file, tls_opts)) != 0) {
 		errno = -err;
 		goto fail;
 	}
 	h->guard = dpmon_http_guard_create((struct sockaddr *)&ss, ss_len, h->tls.cert != NULL);
 	if (h->guard == NULL)
 		goto fail;
-	if ((err = http_hold_init(&h->hold, dpmon_http_guard_mhd_limit(h->guard))) != 0 ||
-	    (err = http_inflight_init(&h->inflight)) != 0 ||
-	    (err = http_pool_start(&h->pool)) != 0) {
+	if ((err = http_render_init(&h->render, dpmon_http_guard_mhd_limit(h->guard), render_job,
+				    h)) != 0) {
 		errno = -err;
 		goto fail;
 	}
@@ -1364,7 +984,7 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 		MHD_OPTION_NOTIFY_CONNECTION, dpmon_http_guard_notify, h->guard,
 		MHD_OPTION_CONNECTION_LIMIT, dpmon_http_guard_mhd_limit(h->guard),
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
-		MHD_OPTION_HTTPS_PRIORITIES, TLS_PRIORITIES, /* ignored without MHD_USE_TLS */
+		MHD_OPTION_HTTPS_PRIORITIES, HTTP_TLS_PRIORITIES, /* ignored without MHD_USE_TLS */
 		MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		if (errno == 0)
@@ -1379,16 +999,10 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	return h;
 fail:
 	err = errno;
-	http_pool_stop(&h->pool);
+	http_render_stop(&h->render);
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon);
-	dpmon_http_guard_destroy(h->guard);
-	http_hold_free(&h->hold);
-	http_inflight_destroy(&h->inflight);
-	http_cache_destroy(&h->cache);
-	http_tokens_destroy(&h->tokens);
-	dpmon_tls_pem_free(&h->tls);
-	free(h);
+	free_server(h);
 	errno = err;
 	return NULL;
 }
@@ -1415,16 +1029,10 @@ dpmon_http_stop(struct dpmon_http *h)
 {
 	if (h == NULL)
 		return;
-	http_pool_stop(&h->pool);        /* every job ran: no connection stays suspended */
+	http_render_stop(&h->render);    /* every job ran: no connection stays suspended */
 	dpmon_http_guard_stop(h->guard); /* no libmicrohttpd call runs after this */
 	MHD_stop_daemon(h->daemon);      /* every response is destroyed by now */
-	dpmon_http_guard_destroy(h->guard);
-	http_hold_free(&h->hold);
-	http_inflight_destroy(&h->inflight);
-	http_cache_destroy(&h->cache);
-	http_tokens_destroy(&h->tokens);
-	dpmon_tls_pem_free(&h->tls);
-	free(h);
+	free_server(h);
 }
 
 int

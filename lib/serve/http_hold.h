@@ -4,7 +4,7 @@
  * bytes of every large answer queued and not yet sent (or dropped with its
  * connection), per client address and in all. A client that requests large
  * answers and never reads them gets a 503 past the bound instead of
- * growing dpmon's memory. Private to lib/serve (http.c). No lock: the HTTP
+ * growing dpmon's memory. Private to lib/serve (http_render.c; http.c reads its counts). No lock: the HTTP
  * event loop thread alone uses it (libmicrohttpd's callbacks run there).
  */
 #ifndef DPMON_HTTP_HOLD_H

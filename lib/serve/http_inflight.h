@@ -4,7 +4,7 @@
  * the jobs that asked for the same answer meanwhile: they share the one
  * render instead of each rendering it again (a render can outlast a
  * snapshot, so the response cache alone would not catch them). Keyed as
- * the response caches are (http_cache.h). A leaf of http.c; private to
+ * the response caches are (http_cache.h). A leaf of http_render.c; private to
  * lib/serve.
  */
 #ifndef DPMON_HTTP_INFLIGHT_H

@@ -3,7 +3,7 @@
  * http_pool.h — a few threads that render the HTTP server's heavy answers
  * off its event loop thread: a bounded FIFO of jobs, each run once by one
  * of the threads. It knows nothing of HTTP: a job is a function and its
- * link. Private to lib/serve (http.c).
+ * link. Private to lib/serve (http_render.c).
  */
 #ifndef DPMON_HTTP_POOL_H
 #define DPMON_HTTP_POOL_H
