@@ -931,7 +931,7 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 	socklen_t ss_len;
 	struct dpmon_http *h;
 	char terr[DPMON_PATH_LEN + 160];
-	struct MHD_OptionItem tls_opts[3];
+	struct MHD_OptionItem tls_opts[4];
 	int err;
 
 	if (store == NULL || o == NULL ||
@@ -984,7 +984,6 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 		MHD_OPTION_NOTIFY_CONNECTION, dpmon_http_guard_notify, h->guard,
 		MHD_OPTION_CONNECTION_LIMIT, dpmon_http_guard_mhd_limit(h->guard),
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
-		MHD_OPTION_HTTPS_PRIORITIES, HTTP_TLS_PRIORITIES, /* ignored without MHD_USE_TLS */
 		MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		if (errno == 0)

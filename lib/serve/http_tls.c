@@ -6,12 +6,13 @@
 #include "http_tls.h"
 
 #include <errno.h>
+#include <stdint.h>
 
 #include "log.h"
 
 int
 http_tls_load(struct dpmon_tls_pem *tls, const char *cert_file, const char *key_file,
-	      struct MHD_OptionItem opts[3])
+	      struct MHD_OptionItem opts[4])
 {
 	enum dpmon_tls_file_which which;
 	char e[320];
@@ -39,6 +40,8 @@ http_tls_load(struct dpmon_tls_pem *tls, const char *cert_file, const char *key_
 	}
 	opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, tls->cert};
 	opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, tls->key};
-	opts[2] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	opts[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+					  (void *)(uintptr_t)HTTP_TLS_PRIORITIES};
+	opts[3] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 	return 0;
 }

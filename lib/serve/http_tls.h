@@ -19,7 +19,9 @@
  * Read the certificate @p cert_file and key @p key_file (PEM) into @p tls
  * (nothing when @p cert_file is NULL or empty: plain HTTP) and fill
  * @p opts, an option array for MHD_OPTION_ARRAY, with them.
- * @param opts  3 entries; MHD_OPTION_END first when there is no TLS
+ * @param opts  4 entries: certificate, key, priorities, end; MHD_OPTION_END
+ *              first when there is no TLS (no TLS option is passed then:
+ *              libmicrohttpd warns of one without MHD_USE_TLS)
  * @return 0, -ENOTSUP (libmicrohttpd without TLS), -EINVAL (a certificate
  *         without a key), or the negative errno of the file read; each
  *         logged with the file and why. @p tls may hold memory on error:
@@ -27,6 +29,6 @@
  * Thread-safety: the thread that starts the server.
  */
 int http_tls_load(struct dpmon_tls_pem *tls, const char *cert_file, const char *key_file,
-		  struct MHD_OptionItem opts[3]);
+		  struct MHD_OptionItem opts[4]);
 
 #endif

@@ -136,6 +136,10 @@ def test_example(h):
             got = [x['address'] for x in d.get('/api/v1/hosts?' + q)['hosts']]
             c.eq('/api/v1/hosts?%s order' % q, ranked[:5], got)
         c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+        # A plain-HTTP start passes libmicrohttpd no TLS option (it would
+        # warn of one given without MHD_USE_TLS).
+        mhd = [ln for ln in d.log_tail(1 << 20).splitlines() if 'MHD' in ln]
+        c.eq('libmicrohttpd warnings in the log', [], mhd)
     c.done()
 
 
