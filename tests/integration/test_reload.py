@@ -25,6 +25,7 @@ a file adding a subnet makes it appear and count new traffic.
 """
 import json
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -206,6 +207,10 @@ def test_reload_alternating_ends(h):
             c.true('subnet E counted at most what dpmon-gen wrote',
                    v['subnets'][E]['ingress']['packets'] <= want[E]['ingress']['packets'])
             c.eq('summary subnets', 4, s['subnets'])
+            # BASE -> ALT: C goes, E comes; ALT -> BASE the other way round.
+            c.eq('reload log lines: subnets kept, added, removed',
+                 ['4 subnet(s), 3 kept, 1 added, 1 removed'] * 3,
+                 re.findall(r'reloaded \S+: (.*)', stderr_text(d)))
             c.eq('dpmon exit status after SIGTERM', 0, d.stop())
     c.done()
 
