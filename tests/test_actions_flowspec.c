@@ -659,6 +659,41 @@ test_state_manual(void)
 	CHECK(a == NULL);
 	unlink(path);
 	stop(fd);
+
+	/* Two rules under one id would share one route of the pipe's writer
+	 * (only the last reaches ExaBGP, both listed as announced): refused. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
+				5, "10.0.0.9") ", " MANUAL_ENTRY(5, "10.0.0.10") "]}\n",
+			path, sizeof(path));
+	CHECK(a == NULL);
+	unlink(path);
+	stop(fd);
+
+	/* An id past 2^53 - 1 (exact in JSON numbers) is refused: the next
+	 * rule's id would go past 2^63 and be listed negative. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
+				9007199254740992, "10.0.0.9") "]}\n",
+			path, sizeof(path));
+	CHECK(a == NULL);
+	unlink(path);
+	stop(fd);
+	/* 2^53 - 1 itself loads. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
+				9007199254740991, "10.0.0.9") "]}\n",
+			path, sizeof(path));
+	CHECK(a != NULL);
+	if (a != NULL) {
+		dpmon_actions_flush(a);
+		CHECK_EQ_STR(listed(a, buf, sizeof(buf)),
+			     "9007199254740991/0 destination 10.0.0.9/32; protocol tcp; "
+			     "destination-port =22;");
+		dpmon_actions_free(a);
+	}
+	unlink(path);
+	stop(fd);
 }
 
 int
