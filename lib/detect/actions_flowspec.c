@@ -110,7 +110,9 @@ actions_fs_alert_end(struct fs_list *l, uint64_t alert_id, double now_unix_s)
 			l->v[i].ended = now_unix_s;
 }
 
-/* Withdraw entry @p i and move the last one into its place. */
+/* Withdraw entry @p i and move the last one into its place. A listed rule
+ * with the same match is the same BGP route, which the withdraw takes
+ * away too: its announce is made due again (written after the withdraw). */
 static void
 drop(struct fs_list *l, struct actions_exabgp *e, uint32_t i)
 {
@@ -120,6 +122,12 @@ drop(struct fs_list *l, struct actions_exabgp *e, uint32_t i)
 		route_key(l->v[i].id, key, sizeof(key));
 		actions_exabgp_withdraw(e, key);
 		l->gen++;
+		for (uint32_t k = 0; k < l->n; k++)
+			if (k != i && l->v[k].sent &&
+			    dpmon_fs_rule_same_match(&l->v[k].rule, &l->v[i].rule)) {
+				route_key(l->v[k].id, key, sizeof(key));
+				(void)actions_exabgp_reannounce(e, key);
+			}
 	}
 	LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 ") withdrawn", l->v[i].id,
 		 l->v[i].alert_id);
