@@ -742,6 +742,13 @@ test_state(void)
 	errno = 0;
 	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
 	CHECK(errno == EINVAL);
+	/* A file that may exist but cannot be reached (a link to itself) is
+	 * not a missing one: the rules it may hold would never be withdrawn. */
+	REQUIRE(rmdir(path) == 0);
+	REQUIRE(symlink("state.json", path) == 0);
+	errno = 0;
+	CHECK(dpmon_actions_create_cfg(&cfg) == NULL);
+	CHECK(errno == EINVAL);
 	teardown();
 }
 

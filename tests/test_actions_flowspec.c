@@ -595,6 +595,53 @@ listed(struct dpmon_actions *a, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Two listed rules with one match are one BGP route: when one goes, the
+ * other is announced again after the withdraw, so that the route stays.
+ * Here a manual rule and an alert's rule to the same traffic.
+ */
+static void
+test_shared_route(void)
+{
+	struct dpmon_fs_choice c;
+	struct dpmon_config cfg;
+	struct dpmon_addr host;
+	struct dpmon_fs_rule r = manual("10.0.0.5", 32, 53);
+	const char *why = "";
+	uint32_t refused = 9;
+	char buf[4096];
+	int fd;
+	struct dpmon_actions *a = start(&cfg, &fd, true, false, 10);
+
+	REQUIRE(dpmon_addr_parse("10.0.0.5", &host) == 0);
+	CHECK_EQ_U64(dpmon_flowspec_add(a, &r, &why), 1);
+	dpmon_actions_flush(a);
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 3000), ANN1);
+	CHECK(post(a, DPMON_ACTION_ALERT_START, 7, DPMON_MITIGATION_FLOWSPEC) == 0);
+	choice(&c, 1);
+	CHECK_EQ_U64(dpmon_actions_flowspec(a, 7, &host, false, &c, &refused), 1);
+	dpmon_actions_flush(a);
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 3000), ANN1);
+	/* The alert ends (hold_s 0): its withdraw, then the manual rule's announce. */
+	CHECK(post(a, DPMON_ACTION_ALERT_END, 7, DPMON_MITIGATION_FLOWSPEC) == 0);
+	dpmon_actions_flush(a);
+	read_fifo(fd, buf, sizeof(buf), 3000);
+	if (strcmp(buf, WD1) == 0) {
+		char more[4096];
+
+		strcat(buf, read_fifo(fd, more, sizeof(more), 3000));
+	}
+	CHECK_EQ_STR(buf, WD1 ANN1);
+	CHECK_EQ_STR(listed(a, buf, sizeof(buf)),
+		     "1/0 destination 10.0.0.5/32; protocol udp; source-port =53;");
+	/* DELETE of the last one withdraws the route for good. */
+	CHECK(dpmon_flowspec_remove(a, 1) == 0);
+	dpmon_actions_flush(a);
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 3000), WD1);
+	dpmon_actions_free(a);
+	stop(fd);
+}
+
 /* Manual rules survive a restart: announced again from the state file. */
 static void
 test_state_manual(void)
@@ -659,6 +706,41 @@ test_state_manual(void)
 	CHECK(a == NULL);
 	unlink(path);
 	stop(fd);
+
+	/* Two rules under one id would share one route of the pipe's writer
+	 * (only the last reaches ExaBGP, both listed as announced): refused. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
+				5, "10.0.0.9") ", " MANUAL_ENTRY(5, "10.0.0.10") "]}\n",
+			path, sizeof(path));
+	CHECK(a == NULL);
+	unlink(path);
+	stop(fd);
+
+	/* An id past 2^53 - 1 (exact in JSON numbers) is refused: the next
+	 * rule's id would go past 2^63 and be listed negative. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
+				9007199254740992, "10.0.0.9") "]}\n",
+			path, sizeof(path));
+	CHECK(a == NULL);
+	unlink(path);
+	stop(fd);
+	/* 2^53 - 1 itself loads. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
+				9007199254740991, "10.0.0.9") "]}\n",
+			path, sizeof(path));
+	CHECK(a != NULL);
+	if (a != NULL) {
+		dpmon_actions_flush(a);
+		CHECK_EQ_STR(listed(a, buf, sizeof(buf)),
+			     "9007199254740991/0 destination 10.0.0.9/32; protocol tcp; "
+			     "destination-port =22;");
+		dpmon_actions_free(a);
+	}
+	unlink(path);
+	stop(fd);
 }
 
 int
@@ -669,6 +751,7 @@ main(void)
 	test_stop();
 	test_state_file();
 	test_manual();
+	test_shared_route();
 	test_state_manual();
 	return check_finish("test_actions_flowspec");
 }

@@ -1481,6 +1481,23 @@ test_actions(void)
 			 dir);
 		CHECK_LINE(out, line);
 		free(out);
+		/* One that cannot be reached (a link to itself) is no missing one. */
+		snprintf(line, sizeof(line), "%s/loop.json", dir);
+		REQUIRE(symlink("loop.json", line) == 0);
+		snprintf(json, sizeof(json),
+			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
+			 "\"10.0.0.0/8\"}],"
+			 " \"actions\": {\"state_file\": \"%s/loop.json\"}}",
+			 dir);
+		out = parse_bad(json, 1);
+		snprintf(line, sizeof(line),
+			 "cfg.json: $.actions.state_file: \"%s/loop.json\": Too many levels of "
+			 "symbolic links",
+			 dir);
+		CHECK_LINE(out, line);
+		free(out);
+		snprintf(line, sizeof(line), "%s/loop.json", dir);
+		unlink(line);
 	}
 	out = parse_bad(
 		"{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"

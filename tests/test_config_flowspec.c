@@ -135,6 +135,12 @@ test_errors(void)
 	    "cfg.json: $.actions.flowspec.action: DSCP above 63, got \"mark 64\"");
 	bad(HEAD "\"actions\": {\"flowspec\": {\"min_coverage\": 1.5}}}",
 	    "cfg.json: $.actions.flowspec.min_coverage: must be above 0 and at most 1, got 1.5");
+	bad(HEAD "\"actions\": {\"flowspec\": {\"min_coverage\": 1.0000001}}}",
+	    "cfg.json: $.actions.flowspec.min_coverage: must be above 0 and at most 1, got "
+	    "1.0000001");
+	bad(HEAD "\"actions\": {\"flowspec\": {\"min_coverage\": 1.0000000000000002}}}",
+	    "cfg.json: $.actions.flowspec.min_coverage: must be above 0 and at most 1, got "
+	    "1.0000000000000002");
 	bad(HEAD "\"actions\": {\"flowspec\": {\"max_rules_per_alert\": 9}}}",
 	    "cfg.json: $.actions.flowspec.max_rules_per_alert: must be an integer 1..8, got 9");
 	bad(HEAD "\"actions\": {\"flowspec\": {\"components\": {\"dscp\": false}}}}",

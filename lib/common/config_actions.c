@@ -203,7 +203,14 @@ parse_out_file(struct dpmon_check *c, const char *path, const json_t *v, char *o
 		dpmon_check_report(c, path, "directory %s: %s",
 				   dpmon_check_quote(dir, q, sizeof(q)), why);
 		out[0] = '\0';
-	} else if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+	} else if (stat(out, &st) != 0) {
+		/* Missing is fine (written later); unreachable (a link loop) is not. */
+		if (errno != ENOENT) {
+			dpmon_check_report(c, path, "%s: %s",
+					   dpmon_check_quote(out, q, sizeof(q)), strerror(errno));
+			out[0] = '\0';
+		}
+	} else if (!S_ISREG(st.st_mode)) {
 		dpmon_check_report(c, path, "%s exists and is not a regular file",
 				   dpmon_check_quote(out, q, sizeof(q)));
 		out[0] = '\0';

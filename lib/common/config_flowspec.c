@@ -9,6 +9,8 @@
 #include "config_private.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------
@@ -67,7 +69,13 @@ parse_coverage(struct dpmon_check *c, const char *path, const json_t *v, double 
 	}
 	x = json_number_value(v);
 	if (!(x > 0 && x <= 1)) {
-		dpmon_check_report(c, path, "must be above 0 and at most 1, got %g", x);
+		char got[32];
+
+		/* Digits enough to tell the value from the bound (1.0000001 is not 1). */
+		snprintf(got, sizeof(got), "%.15g", x);
+		if (strtod(got, NULL) != x)
+			snprintf(got, sizeof(got), "%.17g", x);
+		dpmon_check_report(c, path, "must be above 0 and at most 1, got %s", got);
 		return;
 	}
 	*out = x;

@@ -346,6 +346,28 @@ actions_exabgp_withdraw(struct actions_exabgp *e, const char *key)
 	return rc;
 }
 
+int
+actions_exabgp_reannounce(struct actions_exabgp *e, const char *key)
+{
+	struct route *r;
+	int64_t i;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&e->lock);
+	i = route_find(e, key);
+	if (i >= 0) {
+		r = e->routes[i];
+		if (r->announced) {
+			r->announced = false;
+			r->version = ++e->version;
+			e->n_due++;
+		}
+		rc = 0;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return rc;
+}
+
 bool
 actions_exabgp_announced(struct actions_exabgp *e, const char *key)
 {

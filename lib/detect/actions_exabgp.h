@@ -93,6 +93,15 @@ int actions_exabgp_announce(struct actions_exabgp *e, const char *key, const cha
 int actions_exabgp_withdraw(struct actions_exabgp *e, const char *key);
 
 /**
+ * Make route @p key's announce line due again, as if it had never reached
+ * the pipe: written after every withdraw already due, it brings back a
+ * route that another key's withdraw (the same route under two keys, as
+ * two FlowSpec rules with one match are) took away.
+ * @return 0, or -ENOENT without such a route. Any thread.
+ */
+int actions_exabgp_reannounce(struct actions_exabgp *e, const char *key);
+
+/**
  * @return true when route @p key's announce line reached the pipe (and no
  *         reader was lost since), false otherwise or without such a route.
  * Any thread.

@@ -110,7 +110,9 @@ actions_fs_alert_end(struct fs_list *l, uint64_t alert_id, double now_unix_s)
 			l->v[i].ended = now_unix_s;
 }
 
-/* Withdraw entry @p i and move the last one into its place. */
+/* Withdraw entry @p i and move the last one into its place. A listed rule
+ * with the same match is the same BGP route, which the withdraw takes
+ * away too: its announce is made due again (written after the withdraw). */
 static void
 drop(struct fs_list *l, struct actions_exabgp *e, uint32_t i)
 {
@@ -120,6 +122,12 @@ drop(struct fs_list *l, struct actions_exabgp *e, uint32_t i)
 		route_key(l->v[i].id, key, sizeof(key));
 		actions_exabgp_withdraw(e, key);
 		l->gen++;
+		for (uint32_t k = 0; k < l->n; k++)
+			if (k != i && l->v[k].sent &&
+			    dpmon_fs_rule_same_match(&l->v[k].rule, &l->v[i].rule)) {
+				route_key(l->v[k].id, key, sizeof(key));
+				(void)actions_exabgp_reannounce(e, key);
+			}
 	}
 	LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 ") withdrawn", l->v[i].id,
 		 l->v[i].alert_id);
@@ -346,6 +354,10 @@ actions_fs_state_json(const struct fs_list *l)
 	return arr;
 }
 
+/* The largest rule id of the state file: exact in a JSON number (a double),
+ * so far from 2^63 that the ids after it never wrap. */
+#define SAVED_ID_MAX ((UINT64_C(1) << 53) - 1)
+
 /* One rule of the state file, as read by saved_entry. */
 struct saved_rule {
 	uint64_t id;
@@ -366,10 +378,11 @@ saved_entry(json_t *x, size_t i, const char *path, struct saved_rule *out)
 	struct dpmon_fs_json_error err;
 
 	memset(out, 0, sizeof(*out));
-	if (!json_is_integer(jid) || json_integer_value(jid) <= 0 || !json_is_string(jwd) ||
+	if (!json_is_integer(jid) || json_integer_value(jid) <= 0 ||
+	    (uint64_t)json_integer_value(jid) > SAVED_ID_MAX || !json_is_string(jwd) ||
 	    strncmp(json_string_value(jwd), "withdraw flow route ", 20) != 0) {
-		LOG("state file %s: $.flowspec[%zu]: expected \"id\" (integer > 0) and "
-		    "\"withdraw\" (\"withdraw flow route ...\")",
+		LOG("state file %s: $.flowspec[%zu]: expected \"id\" (integer 1 .. 2^53 - 1) "
+		    "and \"withdraw\" (\"withdraw flow route ...\")",
 		    path, i);
 		return false;
 	}
@@ -434,6 +447,53 @@ restore_withdraw(struct actions_exabgp *e, const struct saved_rule *x, size_t i,
 	return 1;
 }
 
+/* An id and the index of its entry in the state file's array. */
+struct saved_id {
+	uint64_t id;
+	size_t i;
+};
+
+static int
+cmp_saved_id(const void *x, const void *y)
+{
+	const struct saved_id *a = x, *b = y;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Whether each rule of @p saved (entries already checked) has an id of its
+ * own: the id is the rule's route key in the pipe's writer, so two rules
+ * under one id would be one route, the other listed but never sent.
+ * @return 0, -EINVAL (logged) or -ENOMEM. */
+static int
+saved_ids_unique(const json_t *saved, const char *path)
+{
+	size_t n = json_array_size(saved), i;
+	struct saved_id *v;
+	json_t *j;
+	int rc = 0;
+
+	if (n < 2)
+		return 0;
+	v = malloc(sizeof(*v) * n);
+	if (v == NULL)
+		return -ENOMEM;
+	json_array_foreach(saved, i, j) v[i] = (struct saved_id){
+		.id = (uint64_t)json_integer_value(json_object_get(j, "id")), .i = i};
+	qsort(v, n, sizeof(*v), cmp_saved_id);
+	for (i = 1; i < n && rc == 0; i++)
+		if (v[i].id == v[i - 1].id) {
+			LOG("state file %s: $.flowspec[%zu].id: %" PRIu64
+			    " is the id of $.flowspec[%zu] too",
+			    path, v[i].i, v[i].id, v[i - 1].i);
+			rc = -EINVAL;
+		}
+	free(v);
+	return rc;
+}
+
 int
 actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowspec_conf *c,
 		   const struct fs_scope *s, const json_t *saved, const char *path)
@@ -441,11 +501,13 @@ actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const struct dpm
 	struct saved_rule x;
 	const char *why;
 	uint64_t last = l->last_id;
-	int withdrawn = 0;
+	int withdrawn = 0, rc;
 	json_t *j;
 	size_t i;
 
 	json_array_foreach(saved, i, j) if (!saved_entry(j, i, path, &x)) return -EINVAL;
+	if ((rc = saved_ids_unique(saved, path)) != 0)
+		return rc;
 	json_array_foreach(saved, i, j) if (saved_entry(j, i, path, &x) && x.id > last) last = x.id;
 	/* New rules take ids past the file's, so that a new rule's announce
 	 * never cancels a withdraw still waiting for the pipe. */

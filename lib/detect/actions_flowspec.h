@@ -119,7 +119,9 @@ json_t *actions_fs_state_json(const struct fs_list *l);
  * @param c     the settings (announce, max_rules, keep_on_stop).
  * @param path  the state file, for the log lines.
  * @return the number of rules withdrawn, or -EINVAL (logged with the JSON
- *         path and why) for a malformed entry, nothing changed.
+ *         path and why) for a malformed entry (an id above 2^53 - 1
+ *         included) or two entries with one id, or -ENOMEM; nothing
+ *         changed.
  * Before the actions thread starts.
  */
 int actions_fs_restore(struct fs_list *l, struct actions_exabgp *e,

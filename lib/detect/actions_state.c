@@ -205,8 +205,19 @@ actions_state_load(struct bh_list *l, const char *path, json_t **flowspec)
 	bool ok;
 
 	*flowspec = NULL;
-	if (path[0] == '\0' || access(path, F_OK) != 0)
+	if (path[0] == '\0')
 		return 0;
+	if (access(path, F_OK) != 0) {
+		/* Only a missing file is an empty list: one that cannot be
+		 * reached (a link loop, a directory it cannot search) may hold
+		 * rules that would then never be withdrawn. */
+		if (errno == ENOENT)
+			return 0;
+		LOG("state file %s: %s (fix or remove it; dpmon does not start with its "
+		    "blackholes unknown)",
+		    path, strerror(errno));
+		return -EINVAL;
+	}
 	doc = read_doc(path);
 	if (doc == NULL)
 		return -EINVAL;

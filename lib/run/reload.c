@@ -501,8 +501,13 @@ app_reload(struct app *a)
 	clock_gettime(CLOCK_REALTIME, &now);
 	a->reload.last_unix_s = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	if (load_next(a, &next) == 0) {
+		int rc;
+
 		warn_restart_only(a, &next);
-		report(a, apply_reload(a, &next, &kept), n_old, kept);
+		/* Apart: the order in which a call's arguments are evaluated
+		 * is unspecified, and kept is only known after the reload. */
+		rc = apply_reload(a, &next, &kept);
+		report(a, rc, n_old, kept);
 		dpmon_config_free(&next);
 	}
 	/* The parsed file (a jansson tree of small objects, over 100 MiB for

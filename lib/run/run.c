@@ -88,13 +88,17 @@ dpmon_main(int argc, char **argv)
 	rc = app_own_options(argc, argv, &o, &sep);
 	if (rc != 0)
 		return rc;
+	/* Before the configuration, whose load takes seconds with many
+	 * subnets or ignored sources: a SIGHUP meanwhile (a reload asked
+	 * during the start) is kept for the merge loop instead of ending
+	 * the process, and a stop request ends it cleanly. */
+	app_signals_init();
 	if (load_config(&a, o.config) != 0)
 		return EXIT_CONFIG;
 	if (app_check_eal_files(sep, argv) != 0) {
 		dpmon_config_free(&a.cfg);
 		return EXIT_START;
 	}
-	app_signals_init();
 	if (rte_eal_init(sep, argv) < 0) {
 		fprintf(stderr, "dpmon: EAL initialisation failed: %s\n",
 			rte_errno ? rte_strerror(rte_errno) : "see the EAL messages above");

@@ -25,9 +25,11 @@ a file adding a subnet makes it appear and count new traffic.
 """
 import json
 import os
+import re
 import signal
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -206,6 +208,10 @@ def test_reload_alternating_ends(h):
             c.true('subnet E counted at most what dpmon-gen wrote',
                    v['subnets'][E]['ingress']['packets'] <= want[E]['ingress']['packets'])
             c.eq('summary subnets', 4, s['subnets'])
+            # BASE -> ALT: C goes, E comes; ALT -> BASE the other way round.
+            c.eq('reload log lines: subnets kept, added, removed',
+                 ['4 subnet(s), 3 kept, 1 added, 1 removed'] * 3,
+                 re.findall(r'reloaded \S+: (.*)', stderr_text(d)))
             c.eq('dpmon exit status after SIGTERM', 0, d.stop())
     c.done()
 
@@ -417,6 +423,44 @@ def test_reload_host_prefix_len(h):
             c.eq('back to whole addresses: the hosts of A', sorted(before - aligned),
                  sorted(after))
             c.eq('dpmon exit status after SIGTERM', 0, d.stop())
+    c.done()
+
+
+def test_reload_during_start(h):
+    """A SIGHUP while dpmon still loads its configuration (65536 ignored
+    sources take seconds) is a reload once it runs; it never ends dpmon
+    (a SIGHUP before the handler was set killed it, status 129)."""
+    c = h.checker('reload during start')
+    ignore = ['%d.%d.%d.0/24' % (11 + (i >> 16), (i >> 8) & 255, i & 255) for i in range(65536)]
+    with tempfile.TemporaryDirectory(prefix='dpmon-it-reload-') as tmp:
+        pcap, _ = capture(h, tmp, 'tiny', 1000, 3)
+        d = h.dpmon_run([pcap], BASE, 'reload during start',
+                        extra_config={'detection': {'ignore_sources': ignore}})
+        sent = []
+
+        def hup():
+            deadline = time.monotonic() + 10
+            while d.proc is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.5)
+            if d.proc is not None and d.proc.poll() is None:
+                d.proc.send_signal(signal.SIGHUP)
+                sent.append(d.port is None)
+
+        t = threading.Thread(target=hup, daemon=True)
+        t.start()
+        try:
+            d.start(timeout=180)
+            t.join()
+            c.eq('one SIGHUP sent before dpmon listened', [True], sent)
+            # The reload is served before the first snapshot (503 until then).
+            first_summary(d, timeout=180)
+            s = wait_reloads(d, 1, 0, timeout=180)
+            c.eq('reloads served once it ran (ok, failed)', (1, 0),
+                 (s['config']['reloads'], s['config']['reload_failures']))
+            c.eq('dpmon exit status after SIGTERM', 0, d.stop(timeout=60))
+        finally:
+            d.__exit__(None, None, None)
     c.done()
 
 
