@@ -445,6 +445,7 @@ test_weird(uint16_t port)
 	static const char garbage[] = "\x01\x02garbage\r\n\r\n";
 	static const char nul_in_line[] = "GET /he\0alth HTTP/1.1\r\nConnection: close\r\n\r\n";
 	static const char http10[] = "GET /health HTTP/1.0\r\n\r\n";
+	static const char no_host[] = "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n";
 	static const char smuggler[] = "GET /health HTTP/1.1\r\nContent-Length: 40\r\n"
 				       "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
 				       "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -492,6 +493,10 @@ test_weird(uint16_t port)
 	      0);
 	free(r.raw);
 
+	/* RFC 9112 3.2: an HTTP/1.1 request without Host is a 400; HTTP/1.0
+	 * has no Host field to require. */
+	EXPECT_ERROR(exchange(AF_INET, port, no_host, sizeof(no_host) - 1), 400,
+		     "an HTTP/1.1 request needs a Host field");
 	j = EXPECT_JSON(exchange(AF_INET, port, http10, sizeof(http10) - 1), 200);
 	REQUIRE(strcmp(jstr(j, "status"), "ok") == 0);
 	json_decref(j);

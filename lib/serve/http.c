@@ -762,13 +762,14 @@ refused_closing(struct dpmon_http *h, struct MHD_Connection *c, struct dpmon_htt
 	return true;
 }
 
-/* Refuse request @p c when it repeats a field the checks read (400), or
+/* Refuse request @p c when it repeats a field the checks read or is an
+ * HTTP/1.1 request without Host (400), or
  * the access policy (http_access.h) or the bearer tokens (http_token.h)
  * say so: a JSON 403, 415 or 401, before any body is read. @return true
  * when @p c got its answer (*ret). */
 static bool
 access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, const char *method,
-	       enum MHD_Result *ret)
+	       const char *version, enum MHD_Result *ret)
 {
 	struct http_access_request ar = {
 		.method = method,
@@ -781,10 +782,10 @@ access_refused(struct dpmon_http *h, struct MHD_Connection *c, const char *url, 
 	struct dpmon_http_verdict v = http_access_check(&h->access, &ar);
 	struct reply r;
 
-	if (http_checks_repeated_field(c))
-		v = (struct dpmon_http_verdict){.status = MHD_HTTP_BAD_REQUEST,
-						.message = "Host, Origin, Content-Type and "
-							   "Authorization may each appear once"};
+	struct dpmon_http_verdict fields = http_checks_single_fields(c, version);
+
+	if (fields.status != 0)
+		v = fields;
 	if (v.status == 0)
 		v = http_tokens_check(&h->tokens, method, ar.changes_state, path_is(url, "/health"),
 				      MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -811,7 +812,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 	if ((nul || long_target || REQ_IS(*con_cls, REQ_NEW)) &&
 	    (refused_closing(h, c, http_checks_framing(c), &ret) ||
 	     refused_closing(h, c, http_checks_head(c, version, long_target), &ret) ||
-	     access_refused(h, c, url, method, &ret)))
+	     access_refused(h, c, url, method, version, &ret)))
 		return ret;
 	if (!nul && changes_state(h, url) && !http_cors_is_preflight(&h->cors, c, method))
 		return serve_upload(h, c, url, method, upload_data, upload_data_size, con_cls);

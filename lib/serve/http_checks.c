@@ -71,14 +71,20 @@ count_single_field(void *cls, enum MHD_ValueKind kind, const char *key, const ch
 	return MHD_YES;
 }
 
-bool
-http_checks_repeated_field(struct MHD_Connection *c)
+struct dpmon_http_verdict
+http_checks_single_fields(struct MHD_Connection *c, const char *version)
 {
 	unsigned seen[N_SINGLE_FIELDS] = {0};
 
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_single_field, seen);
 	for (unsigned i = 0; i < N_SINGLE_FIELDS; i++)
 		if (seen[i] > 1)
-			return true;
-	return false;
+			return (struct dpmon_http_verdict){
+				.status = 400,
+				.message = "Host, Origin, Content-Type and Authorization may each "
+					   "appear once"};
+	if (seen[0] == 0 && version != NULL && strcmp(version, "HTTP/1.1") == 0)
+		return (struct dpmon_http_verdict){
+			.status = 400, .message = "an HTTP/1.1 request needs a Host field"};
+	return (struct dpmon_http_verdict){.status = 0};
 }

@@ -34,12 +34,15 @@ struct dpmon_http_verdict http_checks_head(struct MHD_Connection *c, const char 
 					   bool long_target);
 
 /**
- * @return whether request @p c repeats Host, Origin, Content-Type or
- *         Authorization, which may each appear once (a repeated one could
- *         show the checks one value and the endpoint another; RFC 9112
- *         3.2: more than one Host is a 400).
+ * The fields the access checks read, of request @p c with protocol
+ * @p version: Host, Origin, Content-Type and Authorization may each appear
+ * once (a repeated one could show the checks one value and the endpoint
+ * another), and an HTTP/1.1 request has exactly one Host (RFC 9112
+ * section 3.2: a request without Host or with more than one is a 400).
+ * @return status 0, or the refusal (400).
  * Thread-safety: the HTTP thread.
  */
-bool http_checks_repeated_field(struct MHD_Connection *c);
+struct dpmon_http_verdict http_checks_single_fields(struct MHD_Connection *c,
+						    const char *version);
 
 #endif
