@@ -23,16 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An order and the arrays it owns (what the readers see is @c pub). */
+/* An order and its arrays, in one block (a slot of struct dpmon_host_orders, freed with free()). */
 struct order_box {
 	struct dpmon_host_order pub;
-	uint32_t *idx, *by_subnet, *sub_start;
-};
-
-struct dpmon_host_orders {
-	pthread_mutex_t lock; /* held while an order is built */
-	/* Published with a release store, read with an acquire load; NULL until built. */
-	struct order_box *slot[DPMON_HOST_ORDER_SLOTS];
+	uint32_t arrays[]; /* idx (n), by_subnet (n), sub_start (n_subnets + 2) */
 };
 
 /* One host while an order is built. */
@@ -41,40 +35,6 @@ struct item {
 	uint32_t idx;  /* host index */
 	uint32_t sub;  /* subnet index, n_subnets when out of range */
 };
-
-struct dpmon_host_orders *
-dpmon_host_orders_create(void)
-{
-	struct dpmon_host_orders *c = calloc(1, sizeof(*c));
-
-	if (c != NULL && pthread_mutex_init(&c->lock, NULL) != 0) {
-		free(c);
-		c = NULL;
-	}
-	return c;
-}
-
-static void
-order_free(struct order_box *o)
-{
-	if (o == NULL)
-		return;
-	free(o->idx);
-	free(o->by_subnet);
-	free(o->sub_start);
-	free(o);
-}
-
-void
-dpmon_host_orders_free(struct dpmon_host_orders *c)
-{
-	if (c == NULL)
-		return;
-	for (unsigned i = 0; i < DPMON_HOST_ORDER_SLOTS; i++)
-		order_free(c->slot[i]);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
-}
 
 /* qsort_r comparator of host indices (@p ctx the snapshot) by address. */
 static int
@@ -127,25 +87,24 @@ static struct order_box *
 order_build(const struct dpmon_snapshot *s, dpmon_host_key_fn key, const void *ctx)
 {
 	uint32_t n = s->n_hosts, ns = s->n_subnets;
-	struct order_box *o = calloc(1, sizeof(*o));
+	struct order_box *o = malloc(sizeof(*o) + sizeof(uint32_t) * (2 * (size_t)n + ns + 2));
 	struct item *a = malloc(sizeof(*a) * (n ? n : 1));
 	struct item *tmp = malloc(sizeof(*tmp) * (n ? n : 1));
-	uint32_t *idx = malloc(sizeof(*idx) * (n ? n : 1));
-	uint32_t *by = malloc(sizeof(*by) * (n ? n : 1));
-	uint32_t *start = calloc((size_t)ns + 2, sizeof(*start));
+	uint32_t *idx, *by, *start;
 	const struct dpmon_snap_host *prev = NULL;
 	bool sorted = true;
 	struct item *r;
 
-	if (o == NULL || a == NULL || tmp == NULL || idx == NULL || by == NULL || start == NULL) {
+	if (o == NULL || a == NULL || tmp == NULL) {
 		free(o);
 		free(a);
 		free(tmp);
-		free(idx);
-		free(by);
-		free(start);
 		return NULL;
 	}
+	idx = o->arrays;
+	by = idx + n;
+	start = by + n;
+	memset(start, 0, sizeof(*start) * ((size_t)ns + 2));
 	for (uint32_t i = 0; i < n; i++) {
 		const struct dpmon_snap_host *h = dpmon_snap_host_at(s, i);
 
@@ -174,9 +133,6 @@ order_build(const struct dpmon_snapshot *s, dpmon_host_key_fn key, const void *c
 	start[0] = 0;
 	free(a);
 	free(tmp);
-	o->idx = idx;
-	o->by_subnet = by;
-	o->sub_start = start;
 	o->pub = (struct dpmon_host_order){
 		.n_hosts = n, .idx = idx, .by_subnet = by, .sub_start = start, .n_subnets = ns};
 	return o;
@@ -199,7 +155,7 @@ dpmon_host_order_get(const struct dpmon_snapshot *s, unsigned slot, dpmon_host_k
 	if (o == NULL) {
 		o = order_build(s, key, ctx);
 		if (o != NULL)
-			__atomic_store_n(&c->slot[slot], o, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->slot[slot], (void *)o, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return o != NULL ? &o->pub : NULL;

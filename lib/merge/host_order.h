@@ -16,8 +16,10 @@
  * mutex, held while an order is built (a caller asking for an order being
  * built waits for it instead of building it again); an order, once
  * published (release store), is immutable and read without any lock. The
- * snapshot itself is never written: its struct dpmon_host_orders was
- * allocated with it.
+ * snapshot itself is never written: its struct dpmon_host_orders
+ * (snapshot.h: DPMON_HOST_ORDER_SLOTS slots, a lock) was allocated with
+ * it, and is freed with it. This file builds the orders and reads the
+ * snapshot; snapshot.c never calls it.
  */
 #ifndef DPMON_HOST_ORDER_H
 #define DPMON_HOST_ORDER_H
@@ -26,9 +28,6 @@
 #include <stdint.h>
 
 #include "snapshot.h"
-
-/** Slots of rankings per snapshot: a caller numbers its rankings 0..DPMON_HOST_ORDER_SLOTS-1. */
-#define DPMON_HOST_ORDER_SLOTS 64
 
 /**
  * Key of host @p h of snapshot @p s for one ranking (@p ctx is the
@@ -54,15 +53,6 @@ struct dpmon_host_order {
 	const uint32_t *sub_start; /**< n_subnets + 1 entries */
 	uint32_t n_subnets;        /**< the snapshot's n_subnets */
 };
-
-/** The per-snapshot cache of orders (opaque; snapshot.c creates and frees it). */
-struct dpmon_host_orders;
-
-/** An empty cache. @return NULL on allocation failure. Any thread. */
-struct dpmon_host_orders *dpmon_host_orders_create(void);
-
-/** Free @p c and every order in it; NULL ignored. Any thread, once no reader is left. */
-void dpmon_host_orders_free(struct dpmon_host_orders *c);
 
 /**
  * The order of ranking @p slot of snapshot @p s: the cached one, or built

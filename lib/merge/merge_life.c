@@ -49,8 +49,6 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
-/* Retire requests one merge makes at most per worker (a bounded pause). */
-#define REQUESTS_MAX   DPMON_RETIRE_RING
 /* Longest wait at the end of a merge for the answers to its requests. */
 #define ANSWER_WAIT_MS 2
 /* Reserve of a full table: capacity / RESERVE_DIV, clamped. */
@@ -372,26 +370,6 @@ select_smallest(uint64_t *v, uint32_t n, uint32_t k)
 		else
 			return;
 	}
-}
-
-bool
-merge_retire_request(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t stamp,
-		     enum dpmon_retire_why why)
-{
-	uint64_t v = dpmon_retire_req(i, stamp, why);
-
-	if (rte_ring_sp_enqueue_elem(m->workers.core[c]->retire_ring, &v, sizeof(v)) != 0)
-		return false;
-	m->workers.map[c].state[i] = ENTRY_PENDING;
-	m->workers.map[c].pending++;
-	return true;
-}
-
-uint32_t
-merge_retire_budget(const struct dpmon_merge *m, unsigned c)
-{
-	return RTE_MIN(rte_ring_free_count(m->workers.core[c]->retire_ring),
-		       (unsigned)REQUESTS_MAX);
 }
 
 /*

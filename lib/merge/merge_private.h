@@ -13,6 +13,9 @@
  *                    least recently active on a full table) and reused,
  *                    hosts removed
  *   merge_fold.c     the fold: the touched hosts' counters, flows and peers
+ *   merge_entry.c    one worker entry: its counters with their carries, a
+ *                    retire request (a leaf: merge_fold.c and merge_life.c
+ *                    call it, it calls neither)
  *   merge_records.c  the snapshot's host records, and their slabs
  *   merge_history.c  flows of the totals and subnets; the history ring
  *   merge_reload.c   a reload's carry-over (dpmon_merge_reconfigure)
@@ -417,6 +420,77 @@ void merge_map_entry(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t id)
 int merge_sort_new_hosts(struct dpmon_merge *m);
 
 /* ------------------------------------------------------------------------
+ * Worker entries (merge_entry.c, and merge_entry_read_add inline here):
+ * a leaf that merge_fold.c and merge_life.c call, which calls neither.
+ * Main lcore, concurrent with the workers.
+ * --------------------------------------------------------------------- */
+
+/**
+ * Apply the carry records core @p c pushed since the last call.
+ * @return 0, or -ENOMEM (the records not consumed stay queued).
+ */
+int merge_consume_carries(struct dpmon_merge *m, unsigned c);
+
+/**
+ * Add worker entry @p idx of core @p c (low words plus the high words
+ * kept from its carries) to @p dst. Inline: the fold calls it for every
+ * entry of every touched host.
+ */
+static inline void
+merge_entry_read_add(const struct dpmon_merge *m, unsigned c, uint32_t idx,
+		     struct dpmon_pair_ctr *dst)
+{
+	const struct dpmon_core *core = m->workers.core[c];
+	const struct dpmon_host_ctr *h = &core->hosts[idx];
+	uint32_t xi = __atomic_load_n(&core->meta[idx].flag_idx, __ATOMIC_RELAXED);
+	uint32_t ci = m->workers.map[c].carry[idx];
+	const struct carry_hi *hi = ci ? &m->fold.carries[ci - 1] : NULL;
+
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		for (int p = 0; p < DPMON_PROTO_MAX; p++) {
+			uint32_t s = dpmon_host_slot((unsigned)d, (unsigned)p);
+			uint64_t pk = dpmon_count_read32(&h->packets[d][p]);
+			uint64_t by = dpmon_count_read32(&h->bytes[d][p]);
+
+			if (hi != NULL) {
+				pk += (uint64_t)hi->hi[s] << 32;
+				by += (uint64_t)hi->hi[s + DPMON_HOST_BASE_SLOTS / 2] << 32;
+			}
+			dst->dir[d].proto[p].packets += pk;
+			dst->dir[d].proto[p].bytes += by;
+		}
+	}
+	if (xi == 0)
+		return;
+	for (int d = 0; d < DPMON_DIR_MAX; d++) {
+		const struct dpmon_host_flag_ctr *x = &core->flag_lines[xi - 1];
+
+		for (int k = 0; k < DPMON_FLAG_MAX; k++) {
+			uint32_t s = dpmon_host_flag_slot((unsigned)d, (unsigned)k);
+			uint64_t pk = dpmon_count_read32(&x->packets[d][k]);
+			uint64_t by = dpmon_count_read32(&x->bytes[d][k]);
+
+			if (hi != NULL) {
+				pk += (uint64_t)hi->hi[s] << 32;
+				by += (uint64_t)hi->hi[s + DPMON_DIR_MAX * DPMON_FLAG_MAX] << 32;
+			}
+			dst->flags[d].flag[k].packets += pk;
+			dst->flags[d].flag[k].bytes += by;
+		}
+	}
+}
+
+/**
+ * Ask core @p c to retire entry @p i, last stamped @p stamp, for @p why.
+ * @return false when its retire ring is full (nothing asked).
+ */
+bool merge_retire_request(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t stamp,
+			  enum dpmon_retire_why why);
+
+/** Retire requests core @p c's ring takes now (at most a merge's share). */
+uint32_t merge_retire_budget(const struct dpmon_merge *m, unsigned c);
+
+/* ------------------------------------------------------------------------
  * The fold (merge_fold.c). Main lcore, concurrent with the workers.
  * --------------------------------------------------------------------- */
 
@@ -441,19 +515,6 @@ void merge_collect_touched(struct dpmon_merge *m);
  *         not consumed stay queued for the next merge).
  */
 int merge_fold_touched(struct dpmon_merge *m);
-
-/**
- * Apply the carry records core @p c pushed since the last call.
- * @return 0, or -ENOMEM (the records not consumed stay queued).
- */
-int merge_consume_carries(struct dpmon_merge *m, unsigned c);
-
-/**
- * Add worker entry @p idx of core @p c (low words plus the high words
- * kept from its carries) to @p dst.
- */
-void merge_entry_read_add(struct dpmon_merge *m, unsigned c, uint32_t idx,
-			  struct dpmon_pair_ctr *dst);
 
 /* ------------------------------------------------------------------------
  * The hosts' life cycle (merge_life.c). Main lcore, concurrent with the
@@ -494,16 +555,6 @@ void merge_remove_dying(struct dpmon_merge *m);
  * merge_collect_touched, which asks for the idle ones.
  */
 void merge_request_retire(struct dpmon_merge *m);
-
-/**
- * Ask core @p c to retire entry @p i, last stamped @p stamp, for @p why.
- * @return false when its retire ring is full (nothing asked).
- */
-bool merge_retire_request(struct dpmon_merge *m, unsigned c, uint32_t i, uint32_t stamp,
-			  enum dpmon_retire_why why);
-
-/** Retire requests core @p c's ring takes now (at most a merge's share). */
-uint32_t merge_retire_budget(const struct dpmon_merge *m, unsigned c);
 
 /* ------------------------------------------------------------------------
  * Snapshot records (merge_records.c). Main lcore.

@@ -23,12 +23,36 @@
  * again each interval.
  */
 #include "snapshot.h"
-#include "host_order.h"
 
 #include <assert.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* An empty cache of host orders (snapshot.h); NULL on failure. */
+static struct dpmon_host_orders *
+orders_create(void)
+{
+	struct dpmon_host_orders *c = calloc(1, sizeof(*c));
+
+	if (c != NULL && pthread_mutex_init(&c->lock, NULL) != 0) {
+		free(c);
+		c = NULL;
+	}
+	return c;
+}
+
+/* Free @p c and every order built in it; NULL ignored. */
+static void
+orders_free(struct dpmon_host_orders *c)
+{
+	if (c == NULL)
+		return;
+	for (unsigned i = 0; i < DPMON_HOST_ORDER_SLOTS; i++)
+		free(c->slot[i]);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
 
 /* calloc that never returns NULL for a zero count (arrays always exist). */
 static void *
@@ -91,7 +115,7 @@ snapshot_alloc(uint32_t n_ports, uint32_t n_workers, uint32_t n_subnets, uint32_
 	s->workers = array_alloc(n_workers, sizeof(*s->workers));
 	s->subnets = array_alloc(n_subnets, sizeof(*s->subnets));
 	s->host_at = host_at_take(n_hosts, &s->host_at_cap);
-	s->orders = dpmon_host_orders_create();
+	s->orders = orders_create();
 	if (own_hosts) {
 		s->hosts = array_alloc(n_hosts, sizeof(*s->hosts));
 		for (uint32_t i = 0; s->hosts != NULL && s->host_at != NULL && i < n_hosts; i++)
@@ -316,7 +340,7 @@ dpmon_snapshot_free(struct dpmon_snapshot *s)
 		dpmon_host_slab_unref(s->slabs[i]);
 	free(s->slabs);
 	free(s->hosts);
-	dpmon_host_orders_free(s->orders);
+	orders_free(s->orders);
 	if (s->host_at != NULL)
 		host_at_give(s->host_at, s->host_at_cap);
 	free(s);

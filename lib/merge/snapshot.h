@@ -43,7 +43,20 @@
 #include "rates.h"
 #include "stats.h"
 
-struct dpmon_host_orders;
+/** Host orders a snapshot keeps: a reader numbers its rankings 0..63 (host_order.h). */
+#define DPMON_HOST_ORDER_SLOTS 64
+
+/**
+ * The hosts' orders by ranking that readers build on first use
+ * (host_order.c), kept with the snapshot: plain data that the snapshot
+ * creates and frees without calling the code that builds the orders.
+ * Each slot is NULL until built, then one malloc'd block (freed with
+ * free()), published once with a release store under @c lock.
+ */
+struct dpmon_host_orders {
+	pthread_mutex_t lock; /**< held while an order is built */
+	void *slot[DPMON_HOST_ORDER_SLOTS];
+};
 
 /** Counters and rates of one protocol class (or of the total). */
 struct dpmon_rate {
@@ -346,9 +359,9 @@ struct dpmon_snapshot {
 
 	/**
 	 * The hosts' orders by ranking, built by readers on first use
-	 * (host_order.h); allocated with the snapshot, freed with it. The
-	 * only part of a snapshot that changes after publication, under its
-	 * own lock.
+	 * (host_order.h); allocated with the snapshot, freed with it (each
+	 * built slot with free()). The only part of a snapshot that changes
+	 * after publication, under its own lock.
 	 */
 	struct dpmon_host_orders *orders;
 
