@@ -251,6 +251,24 @@ dpmon_detect_tracked(const struct dpmon_detect *d)
  * A run.
  * --------------------------------------------------------------------- */
 
+/* A pass filled the next state list (@p next, @p n_next of @p cap_next):
+ * it becomes the current one (@p cur), and the old current list's memory
+ * is kept, emptied, for the next pass. */
+static void
+next_becomes_current(struct host_state **cur, uint32_t *n_cur, uint32_t *cap_cur,
+		     struct host_state **next, uint32_t *n_next, uint32_t *cap_next)
+{
+	struct host_state *old = *cur;
+	uint32_t old_cap = *cap_cur;
+
+	*cur = *next;
+	*n_cur = *n_next;
+	*cap_cur = *cap_next;
+	*next = old;
+	*cap_next = old_cap;
+	*n_next = 0;
+}
+
 int
 dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_unix_s)
 {
@@ -262,27 +280,13 @@ dpmon_detect_run(struct dpmon_detect *d, struct dpmon_snapshot *s, double now_un
 	if (d->conf->enabled) {
 		rc = detect_pass_hosts(d, s);
 		if (rc == 0) {
-			struct host_state *t = d->states;
-			uint32_t cap = d->cap_states;
-
-			d->states = d->next;
-			d->n_states = d->n_next;
-			d->cap_states = d->cap_next;
-			d->next = t;
-			d->cap_next = cap;
-			d->n_next = 0;
+			next_becomes_current(&d->states, &d->n_states, &d->cap_states, &d->next,
+					     &d->n_next, &d->cap_next);
 			detect_cycle(d, d->states, d->n_states, s, now_unix_s);
 		}
 		if (detect_pass_subnets(d, s) == 0) {
-			struct host_state *t = d->sstates;
-			uint32_t cap = d->cap_sstates;
-
-			d->sstates = d->snext;
-			d->n_sstates = d->n_snext;
-			d->cap_sstates = d->cap_snext;
-			d->snext = t;
-			d->cap_snext = cap;
-			d->n_snext = 0;
+			next_becomes_current(&d->sstates, &d->n_sstates, &d->cap_sstates, &d->snext,
+					     &d->n_snext, &d->cap_snext);
 			detect_cycle(d, d->sstates, d->n_sstates, s, now_unix_s);
 		} else {
 			rc = -ENOMEM;
