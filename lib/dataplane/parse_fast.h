@@ -211,10 +211,31 @@ try_fast(const uint8_t *b, uint32_t win, uint32_t present, uint32_t decap, struc
 }
 
 /**
+ * The fast path of dpmon_parse_mbuf_inline alone: a one-segment mbuf that
+ * holds its whole pkt_len, had no tag stripped and carries the common frame
+ * (parse_fast). Such a frame is DPMON_REASON_OK with no anomaly, fragment
+ * or tunnel.
+ * @param m      the frame.
+ * @param decap  tunnels to follow (enum dpmon_tunnel bits; 0 = none).
+ * @param pkt    out: see struct dpmon_pkt, filled when true is returned.
+ * @return true when @p pkt is filled; false: call dpmon_parse_mbuf_full.
+ * Thread-safety: any lcore.
+ */
+static inline bool
+dpmon_parse_mbuf_fast(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt)
+{
+	uint32_t len = m->pkt_len;
+
+	return likely(m->next == NULL && m->data_len >= len &&
+		      !(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED)) &&
+	       likely(try_fast(rte_pktmbuf_mtod(m, const uint8_t *),
+			       min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt));
+}
+
+/**
  * Parse an mbuf as dpmon_parse_mbuf_decap does (parse.h), inline: the fast
- * path for a one-segment mbuf that holds its whole pkt_len and had no tag
- * stripped (nothing to add to the parse); everything else, and every frame
- * the fast path declines, goes to dpmon_parse_mbuf_full.
+ * path (dpmon_parse_mbuf_fast), and for every frame it declines
+ * dpmon_parse_mbuf_full.
  * @param m        the frame.
  * @param decap    tunnels to follow (enum dpmon_tunnel bits; 0 = none).
  * @param pkt      out: see struct dpmon_pkt.
@@ -226,14 +247,8 @@ static inline enum dpmon_reason
 dpmon_parse_mbuf_inline(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
 			uint8_t *scratch)
 {
-	if (likely(m->next == NULL && m->data_len >= m->pkt_len &&
-		   !(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))) {
-		uint32_t len = m->pkt_len;
-
-		if (likely(try_fast(rte_pktmbuf_mtod(m, const uint8_t *),
-				    min_u32(len, DPMON_PARSE_GATHER), len, decap, pkt)))
-			return DPMON_REASON_OK;
-	}
+	if (likely(dpmon_parse_mbuf_fast(m, decap, pkt)))
+		return DPMON_REASON_OK;
 	return dpmon_parse_mbuf_full(m, decap, pkt, scratch);
 }
 

@@ -73,6 +73,7 @@
 
 #define PREFETCH_AHEAD      4 /* frame data, packets ahead */
 #define PREFETCH_MBUF_AHEAD 8 /* mbuf headers (buf_addr, data_off, pkt_len) */
+static_assert(PREFETCH_AHEAD < PREFETCH_MBUF_AHEAD, "frame data is read from prefetched mbufs");
 
 /* Flag-mask bit of a packet from an ignored source, above the flags. */
 #define FLAG_IGNORED (1u << 7)
@@ -121,62 +122,98 @@ count_notes(struct dpmon_core *core, const struct dpmon_pkt *p)
 		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_TCP_SYN], 1);
 }
 
+/* Prefetch the frame data of @p m (its second line too when it has one). */
+static __rte_always_inline void
+prefetch_frame(const struct rte_mbuf *m)
+{
+	rte_prefetch0(rte_pktmbuf_mtod(m, void *));
+	if (m->data_len > RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(rte_pktmbuf_mtod_offset(m, char *, RTE_CACHE_LINE_SIZE));
+}
+
+/* The flag-mask bits of a counted packet's fragment and SYN (enum dpmon_flag). */
+static inline uint8_t
+packet_flags(const struct dpmon_pkt *p)
+{
+	return (uint8_t)((p->fragment ? 1u << DPMON_FLAG_FRAG : 0) |
+			 ((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN
+				  ? 1u << DPMON_FLAG_SYN
+				  : 0));
+}
+
+/*
+ * Parse packet @p i (@p m), count its rare notes, and gather its addresses.
+ * A frame of the parser's fast path (parse_fast.h) is counted in @p n_fast
+ * (reason OK) and has no anomaly, fragment or tunnel: only a SYN is rare.
+ */
+static __rte_always_inline void
+parse_one(struct dpmon_core *core, struct burst_ctx *b, const struct rte_mbuf *m, uint16_t i,
+	  uint32_t decap, uint8_t *scratch, uint32_t *n_fast)
+{
+	struct dpmon_pkt *p = &b->pkt[i];
+
+	b->flag_mask[i] = 0;
+	if (likely(dpmon_parse_mbuf_fast(m, decap, p))) {
+		(*n_fast)++;
+		if (unlikely((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)) {
+			count_notes(core, p);
+			b->flag_mask[i] = 1u << DPMON_FLAG_SYN;
+		}
+	} else {
+		enum dpmon_reason r = dpmon_parse_mbuf_full(m, decap, p, scratch);
+
+		b->reasons[r]++;
+		if (r != DPMON_REASON_OK) {
+			p->family = 0;
+			return;
+		}
+		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 ||
+			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)) {
+			count_notes(core, p);
+			b->flag_mask[i] = packet_flags(p);
+		}
+	}
+	if (p->family == 4) {
+		b->a4[2 * b->n_v4] = p->dst4;
+		b->a4[2 * b->n_v4 + 1] = p->src4;
+		b->slot[i] = b->n_v4;
+		b->v4[b->n_v4++] = i;
+	} else {
+		/* Copy: with a multi-segment mbuf src6/dst6 point into scratch. */
+		memcpy(b->a6[2 * b->n_v6], p->dst6, 16);
+		memcpy(b->a6[2 * b->n_v6 + 1], p->src6, 16);
+		b->slot[i] = b->n_v6;
+		b->v6[b->n_v6++] = i;
+	}
+}
+
+/* Parse the burst: the packets with PREFETCH_MBUF_AHEAD more after them
+ * without a bounds test on the prefetches, then the last ones. */
 static void DPMON_PASS
 parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n,
 	   uint32_t decap)
 {
 	uint8_t scratch[DPMON_PARSE_GATHER];
+	uint16_t i = 0, body = n > PREFETCH_MBUF_AHEAD ? n - PREFETCH_MBUF_AHEAD : 0;
+	uint32_t n_fast = 0;
 
 	b->n_v4 = b->n_v6 = 0;
 	memset(b->reasons, 0, sizeof(b->reasons));
-	for (uint16_t i = 0; i < n && i < PREFETCH_MBUF_AHEAD; i++)
-		rte_prefetch0(pkts[i]);
-	for (uint16_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (uint16_t i = 0; i < n; i++) {
-		struct dpmon_pkt *p = &b->pkt[i];
-		enum dpmon_reason r;
-
-		if (i + PREFETCH_MBUF_AHEAD < n)
-			rte_prefetch0(pkts[i + PREFETCH_MBUF_AHEAD]);
-		if (i + PREFETCH_AHEAD < n) {
-			const struct rte_mbuf *ah = pkts[i + PREFETCH_AHEAD];
-
-			rte_prefetch0(rte_pktmbuf_mtod(ah, void *));
-			if (ah->data_len > RTE_CACHE_LINE_SIZE)
-				rte_prefetch0(
-					rte_pktmbuf_mtod_offset(ah, char *, RTE_CACHE_LINE_SIZE));
-		}
-		r = dpmon_parse_mbuf_inline(pkts[i], decap, p, scratch);
-		b->reasons[r]++;
-		b->flag_mask[i] = 0;
-		if (r != DPMON_REASON_OK) {
-			p->family = 0;
-			continue;
-		}
-		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 ||
-			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)) {
-			count_notes(core, p);
-			b->flag_mask[i] =
-				(uint8_t)((p->fragment ? 1u << DPMON_FLAG_FRAG : 0) |
-					  ((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) ==
-							   DPMON_TCP_SYN
-						   ? 1u << DPMON_FLAG_SYN
-						   : 0));
-		}
-		if (p->family == 4) {
-			b->a4[2 * b->n_v4] = p->dst4;
-			b->a4[2 * b->n_v4 + 1] = p->src4;
-			b->slot[i] = b->n_v4;
-			b->v4[b->n_v4++] = i;
-		} else {
-			/* Copy: with a multi-segment mbuf src6/dst6 point into scratch. */
-			memcpy(b->a6[2 * b->n_v6], p->dst6, 16);
-			memcpy(b->a6[2 * b->n_v6 + 1], p->src6, 16);
-			b->slot[i] = b->n_v6;
-			b->v6[b->n_v6++] = i;
-		}
+	for (uint16_t k = 0; k < n && k < PREFETCH_MBUF_AHEAD; k++)
+		rte_prefetch0(pkts[k]);
+	for (uint16_t k = 0; k < n && k < PREFETCH_AHEAD; k++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[k], void *));
+	for (; i < body; i++) {
+		rte_prefetch0(pkts[i + PREFETCH_MBUF_AHEAD]);
+		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
+		parse_one(core, b, pkts[i], i, decap, scratch, &n_fast);
 	}
+	for (; i < n; i++) {
+		if (i + PREFETCH_AHEAD < n)
+			prefetch_frame(pkts[i + PREFETCH_AHEAD]);
+		parse_one(core, b, pkts[i], i, decap, scratch, &n_fast);
+	}
+	b->reasons[DPMON_REASON_OK] += n_fast;
 }
 
 /* Store the burst's parse reasons: one store per reason seen, not per packet. */
