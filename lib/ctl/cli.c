@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -264,6 +265,34 @@ join_watch(int *argc, char **argv)
 	return out;
 }
 
+/* The command options that take a text as it is: where it goes in the
+ * context and which commands take it. */
+static const struct text_option {
+	int opt;
+	size_t offset; /* of a const char * in struct ctl_ctx */
+	unsigned int used;
+} text_options[] = {
+	{OPT_SORT, offsetof(struct ctl_ctx, sort), OPTS_TOP},
+	{OPT_DIRECTION, offsetof(struct ctl_ctx, direction), OPTS_TOP},
+	{OPT_SUBNET, offsetof(struct ctl_ctx, subnet), OPTS_TOP},
+	{OPT_PID_FILE, offsetof(struct ctl_ctx, pid_file), OPTS_RELOAD},
+	{OPT_UNIT, offsetof(struct ctl_ctx, unit), OPTS_RELOAD},
+};
+
+/* If @p opt is one of text_options, store @p arg in @p ctx, add its
+ * commands to @p used and return true. */
+static bool
+set_text_option(struct ctl_ctx *ctx, int opt, const char *arg, unsigned int *used)
+{
+	for (size_t i = 0; i < sizeof(text_options) / sizeof(text_options[0]); i++)
+		if (text_options[i].opt == opt) {
+			memcpy((char *)ctx + text_options[i].offset, &arg, sizeof(arg));
+			*used |= text_options[i].used;
+			return true;
+		}
+	return false;
+}
+
 int
 ctl_main(int argc, char **argv)
 {
@@ -317,18 +346,6 @@ ctl_main(int argc, char **argv)
 				return CTL_EXIT_USAGE;
 			}
 			break;
-		case OPT_SORT:
-			ctx.sort = optarg;
-			used |= OPTS_TOP;
-			break;
-		case OPT_DIRECTION:
-			ctx.direction = optarg;
-			used |= OPTS_TOP;
-			break;
-		case OPT_SUBNET:
-			ctx.subnet = optarg;
-			used |= OPTS_TOP;
-			break;
 		case 'n':
 			if (!parse_limit(optarg, &ctx.limit)) {
 				fprintf(stderr,
@@ -343,14 +360,6 @@ ctl_main(int argc, char **argv)
 			ctx.active = true;
 			used |= OPTS_ALERTS;
 			break;
-		case OPT_PID_FILE:
-			ctx.pid_file = optarg;
-			used |= OPTS_RELOAD;
-			break;
-		case OPT_UNIT:
-			ctx.unit = optarg;
-			used |= OPTS_RELOAD;
-			break;
 		case 'h':
 			usage(stdout);
 			return CTL_EXIT_OK;
@@ -358,6 +367,8 @@ ctl_main(int argc, char **argv)
 			printf("dpmonctl %s\n", DPMON_VERSION);
 			return CTL_EXIT_OK;
 		default:
+			if (set_text_option(&ctx, opt, optarg, &used))
+				break;
 			if (opt >= OPT_FS && opt < OPT_FS + CTL_FS_N) {
 				ctx.fs[opt - OPT_FS] = optarg != NULL ? optarg : "";
 				used |= OPTS_FLOWSPEC;
