@@ -531,6 +531,15 @@ def test_ctl_token(h):
                   'Bearer with the write token (http.write_token_file) (HTTP 401; give '
                   'dpmonctl the token with --token-file FILE or DPMON_TOKEN_FILE)\n'),
                  ctl.run('blackhole', 'add', '141.142.228.5'))
+            wrong = os.path.join(tmp, 'wrong')
+            with open(wrong, 'w') as f:
+                f.write('not-the-token\n')
+            c.eq('blackhole add with a wrong token: says the token was refused, status 1',
+                 (1, '', 'dpmonctl: this request changes state: it needs Authorization: '
+                  'Bearer with the write token (http.write_token_file) (HTTP 401; dpmon '
+                  'refused the token dpmonctl sent: the file of --token-file or '
+                  "DPMON_TOKEN_FILE must hold http.write_token_file's)\n"),
+                 ctl.run('--token-file', wrong, 'blackhole', 'add', '141.142.228.5'))
             c.eq('blackhole add with --token-file', (0, 'blackholed 141.142.228.5\n', ''),
                  ctl.run('--token-file', tok, 'blackhole', 'add', '141.142.228.5'))
             c.eq('blackhole del with DPMON_TOKEN_FILE',
