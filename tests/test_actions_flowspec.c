@@ -521,6 +521,37 @@ test_manual(void)
 	stop(fd);
 }
 
+/* Without actions.exabgp_pipe a manual rule is refused (nothing would
+ * announce it), unless the rules are a dry run. */
+static void
+test_manual_no_pipe(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_fs_rule r = manual("10.0.0.5", 32, 53);
+	struct dpmon_actions *a;
+	json_t *j;
+
+	dpmon_config_defaults(&cfg);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &subnet.prefix, NULL) == 0);
+	cfg.subnets = &subnet;
+	cfg.n_subnets = 1;
+	REQUIRE(cfg.actions.exabgp_pipe[0] == '\0' && cfg.actions.flowspec.announce);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	check_add(a, &r, -ENOTCONN,
+		  "actions.exabgp_pipe is not set: nothing would announce the rule");
+	j = dpmon_flowspec_list(a);
+	CHECK(json_array_size(json_object_get(j, "rules")) == 0);
+	json_decref(j);
+	dpmon_actions_free(a);
+
+	cfg.actions.flowspec.announce = false;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	check_add(a, &r, 1, NULL);
+	dpmon_actions_free(a);
+}
+
 #define ANN_SSH                                                                                  \
 	"announce flow route { match { destination 10.0.0.9/32; protocol tcp; destination-port " \
 	"=22; } then { rate-limit 9600; } }\n"
@@ -669,6 +700,7 @@ main(void)
 	test_stop();
 	test_state_file();
 	test_manual();
+	test_manual_no_pipe();
 	test_state_manual();
 	return check_finish("test_actions_flowspec");
 }

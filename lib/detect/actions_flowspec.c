@@ -22,6 +22,16 @@ route_key(uint64_t id, char *key, size_t len)
 	snprintf(key, len, "flow:%" PRIu64, id);
 }
 
+/* Whose rule a log line names: "alert N", or "manual" for alert id 0. */
+static const char *
+owner(uint64_t alert_id, char o[32])
+{
+	if (alert_id == 0)
+		return "manual";
+	snprintf(o, 32, "alert %" PRIu64, alert_id);
+	return o;
+}
+
 /* @p r's announce and withdraw lines, without their newline. @return 0, or -EINVAL. */
 static int
 lines(const struct dpmon_fs_rule *r, char *ann, char *wd)
@@ -47,7 +57,7 @@ add_entry(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowsp
 	  uint64_t id, uint64_t alert_id, const struct dpmon_fs_rule *r, uint32_t matched,
 	  double coverage, double created)
 {
-	char ann[DPMON_FS_TEXT_LEN], wd[DPMON_FS_TEXT_LEN], key[ACTIONS_EXABGP_KEY_LEN];
+	char ann[DPMON_FS_TEXT_LEN], wd[DPMON_FS_TEXT_LEN], key[ACTIONS_EXABGP_KEY_LEN], o[32];
 	struct fs_entry *x;
 	int rc;
 
@@ -79,10 +89,10 @@ add_entry(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowsp
 		x->sent = true;
 		l->announced++;
 		l->gen++;
-		LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 "): %s", x->id, alert_id, ann);
+		LOG_INFO("flowspec rule %" PRIu64 " (%s): %s", x->id, owner(alert_id, o), ann);
 	} else {
-		LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 "), dry run, not sent: %s",
-			 x->id, alert_id, ann);
+		LOG_INFO("flowspec rule %" PRIu64 " (%s), dry run, not sent: %s", x->id,
+			 owner(alert_id, o), ann);
 	}
 	if (x->id > l->last_id)
 		l->last_id = x->id;
@@ -114,15 +124,15 @@ actions_fs_alert_end(struct fs_list *l, uint64_t alert_id, double now_unix_s)
 static void
 drop(struct fs_list *l, struct actions_exabgp *e, uint32_t i)
 {
-	char key[ACTIONS_EXABGP_KEY_LEN];
+	char key[ACTIONS_EXABGP_KEY_LEN], o[32];
 
 	if (l->v[i].sent) {
 		route_key(l->v[i].id, key, sizeof(key));
 		actions_exabgp_withdraw(e, key);
 		l->gen++;
 	}
-	LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 ") withdrawn", l->v[i].id,
-		 l->v[i].alert_id);
+	LOG_INFO("flowspec rule %" PRIu64 " (%s) withdrawn", l->v[i].id,
+		 owner(l->v[i].alert_id, o));
 	l->v[i] = l->v[--l->n];
 }
 

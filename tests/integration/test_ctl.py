@@ -548,6 +548,44 @@ def test_ctl_token(h):
     c.done()
 
 
+def test_ctl_flowspec_no_pipe(h):
+    """A manual FlowSpec rule without actions.exabgp_pipe: refused with a
+    409 naming the key, nothing listed or logged as announced; in a dry
+    run it is listed and logged as a manual rule."""
+    c = h.checker('dpmonctl flowspec without an ExaBGP pipe')
+    http = {'listen': '127.0.0.1', 'port': 0}
+    with h.dpmon_run([h.td('pcaps', 'zeek', 'http-vlan-0.pcap')],
+                     [('141.142.228.0/24', 'a')], 'ctl no pipe',
+                     extra_config={'http': http}) as d:
+        d.wait_counts(14)
+        ctl = Ctl(h, 'http://127.0.0.1:%d' % d.port)
+        c.eq('flowspec add: refused, status 1',
+             (1, '', 'dpmonctl: actions.exabgp_pipe is not set: nothing would announce '
+              'the rule (HTTP 409)\n'), ctl.run('flowspec', 'add', '141.142.228.7'))
+        c.eq('GET /api/v1/flowspec: 200, no rule', (200, {'rules': []}),
+             d.request('/api/v1/flowspec')[::2])
+        c.eq('exit status', 0, d.stop())
+        c.eq('nothing logged as a rule', [],
+             [x for x in d.log_tail(1 << 20).splitlines() if 'flowspec rule' in x])
+    with h.dpmon_run([h.td('pcaps', 'zeek', 'http-vlan-0.pcap')],
+                     [('141.142.228.0/24', 'a')], 'ctl dry run',
+                     extra_config={'http': http,
+                                   'actions': {'flowspec': {'announce': False}}}) as d:
+        d.wait_counts(14)
+        ctl = Ctl(h, 'http://127.0.0.1:%d' % d.port)
+        c.eq('dry run: flowspec add accepted', 0,
+             ctl.run('flowspec', 'add', '141.142.228.7')[0])
+        c.eq('dry run: flowspec del', 0, ctl.run('flowspec', 'del', '1')[0])
+        c.eq('exit status', 0, d.stop())
+        c.eq('dry run: logged as a manual rule, added and withdrawn', [
+            'dpmon: actions: flowspec rule 1 (manual), dry run, not sent: announce flow '
+            'route { match { destination 141.142.228.7/32; } then { discard; } }',
+            'dpmon: actions: flowspec rule 1 (manual) withdrawn'],
+            [re.sub(r'^<\d>', '', x) for x in d.log_tail(1 << 20).splitlines()
+             if 'flowspec rule' in x])
+    c.done()
+
+
 # ---------------------------------------------------------------------------
 # Without dpmon: dead URL, bad arguments, the token
 # ---------------------------------------------------------------------------
