@@ -470,7 +470,7 @@ test_manual(void)
 	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), ANN1) == 0);
 	/* The same match is the same route: refused whatever its action. */
 	r.action.kind = DPMON_FS_RATE_LIMIT;
-	check_add(a, &r, -EEXIST, "a rule with the same match exists");
+	check_add(a, &r, -EEXIST, "rule 1 has the same match");
 	/* Not a rule routers accept. */
 	r = manual("10.0.0.5", 32, 123);
 	r.proto = 1;
@@ -484,9 +484,9 @@ test_manual(void)
 	r = manual("10.0.0.0", 16, 123);
 	check_add(a, &r, -EDOM, "destination: not inside a monitored subnet");
 	r = manual("10.0.0.0", 24, 123);
-	check_add(a, &r, -EDOM, "destination: overlaps detection.whitelist");
+	check_add(a, &r, -EDOM, "destination: overlaps 10.0.0.128/25 of detection.whitelist");
 	r = manual("10.0.0.200", 32, 123);
-	check_add(a, &r, -EDOM, "destination: overlaps detection.whitelist");
+	check_add(a, &r, -EDOM, "destination: overlaps 10.0.0.128/25 of detection.whitelist");
 	/* The budget (max_rules 2) counts manual rules too. */
 	r = manual("10.0.0.0", 25, 123);
 	check_add(a, &r, 2, NULL);

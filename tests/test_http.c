@@ -1451,7 +1451,7 @@ test_flowspec_post(struct dpmon_snap_store *st)
 	} refused[] = {
 		{"{\"destination\": \"10.0.0.5/32\", \"protocol\": 17, "
 		 "\"source_ports\": [53]}",
-		 409, "a rule with the same match exists"},
+		 409, "rule 1 has the same match"},
 		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"icmp\", "
 		 "\"destination_ports\": [80]}",
 		 422, "not a rule routers accept: ports need protocol tcp or udp"},

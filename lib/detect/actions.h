@@ -260,8 +260,9 @@ json_t *dpmon_flowspec_list(struct dpmon_actions *a);
  * Never blocks on I/O: the actions thread writes the line. Refused
  * without actions.exabgp_pipe unless actions.flowspec.announce is false
  * (a dry run): nothing would announce it.
- * @param why  on -ENOTCONN, -EINVAL, -EDOM or -EEXIST, a static English
- *             reason naming the component at fault.
+ * @param why  on -ENOTCONN, -EINVAL, -EDOM or -EEXIST, an English reason
+ *             naming the component at fault (the whitelist entry, the
+ *             listed rule's id), valid until the calling thread's next call.
  * @return the rule's id (> 0); -ENOTCONN (no actions.exabgp_pipe, not a
  *         dry run), -EINVAL (not a rule routers accept,
  *         dpmon_fs_rule_check), -EDOM (destination outside the subnets or

@@ -263,6 +263,10 @@ meets_dst(const struct dpmon_prefix *p, const struct dpmon_fs_rule *r)
 	return holds_dst(p, r) || (p->family == r->family && dpmon_prefix_contains(&d, &p->addr));
 }
 
+/* The text of a refusal that names a whitelist entry or a rule (the
+ * calling thread's, until its next refusal). */
+static _Thread_local char refusal[128];
+
 /*
  * Why manual rule @p r may not join list @p l, or NULL when it may: not a
  * rule routers accept (*@p rc -EINVAL), a destination outside @p s's
@@ -286,12 +290,21 @@ manual_refusal(const struct fs_list *l, const struct fs_scope *s, const struct d
 	if (!inside)
 		return "destination: not inside a monitored subnet";
 	for (uint32_t i = 0; i < s->n_whitelist; i++)
-		if (meets_dst(&s->whitelist[i], r))
-			return "destination: overlaps detection.whitelist";
+		if (meets_dst(&s->whitelist[i], r)) {
+			char t[DPMON_PREFIX_STRLEN];
+
+			snprintf(refusal, sizeof(refusal),
+				 "destination: overlaps %s of detection.whitelist",
+				 dpmon_prefix_format(&s->whitelist[i], t, sizeof(t)));
+			return refusal;
+		}
 	*rc = -EEXIST;
 	for (uint32_t i = 0; i < l->n; i++)
-		if (dpmon_fs_rule_same_match(&l->v[i].rule, r))
-			return "a rule with the same match exists";
+		if (dpmon_fs_rule_same_match(&l->v[i].rule, r)) {
+			snprintf(refusal, sizeof(refusal), "rule %" PRIu64 " has the same match",
+				 l->v[i].id);
+			return refusal;
+		}
 	*rc = 0;
 	return NULL;
 }

@@ -501,6 +501,9 @@ def test_ctl_on_capture(h):
             c.eq('host not seen: the 404 as one line, status 1',
                  (1, '', 'dpmonctl: host 10.0.0.99 has not been seen (HTTP 404)\n'),
                  ctl.run('host', '10.0.0.99'))
+            c.eq('host outside every subnet: says so, status 1',
+                 (1, '', 'dpmonctl: host 172.16.0.1 is not inside any monitored subnet '
+                  '(HTTP 404)\n'), ctl.run('host', '172.16.0.1'))
             c.eq('top --sort speed: the API 400, status 1', (1, '', 'dpmonctl: invalid sort '
                  "'speed': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, "
                  'fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, flows '
