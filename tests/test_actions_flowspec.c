@@ -470,7 +470,7 @@ test_manual(void)
 	CHECK(strcmp(read_fifo(fd, buf, sizeof(buf), 3000), ANN1) == 0);
 	/* The same match is the same route: refused whatever its action. */
 	r.action.kind = DPMON_FS_RATE_LIMIT;
-	check_add(a, &r, -EEXIST, "a rule with the same match exists");
+	check_add(a, &r, -EEXIST, "rule 1 has the same match");
 	/* Not a rule routers accept. */
 	r = manual("10.0.0.5", 32, 123);
 	r.proto = 1;
@@ -484,9 +484,9 @@ test_manual(void)
 	r = manual("10.0.0.0", 16, 123);
 	check_add(a, &r, -EDOM, "destination: not inside a monitored subnet");
 	r = manual("10.0.0.0", 24, 123);
-	check_add(a, &r, -EDOM, "destination: overlaps detection.whitelist");
+	check_add(a, &r, -EDOM, "destination: overlaps 10.0.0.128/25 of detection.whitelist");
 	r = manual("10.0.0.200", 32, 123);
-	check_add(a, &r, -EDOM, "destination: overlaps detection.whitelist");
+	check_add(a, &r, -EDOM, "destination: overlaps 10.0.0.128/25 of detection.whitelist");
 	/* The budget (max_rules 2) counts manual rules too. */
 	r = manual("10.0.0.0", 25, 123);
 	check_add(a, &r, 2, NULL);
@@ -519,6 +519,37 @@ test_manual(void)
 		     "withdraw flow route { match { destination 10.0.0.0/25; protocol udp;"
 		     " source-port =123; } }\n") == 0);
 	stop(fd);
+}
+
+/* Without actions.exabgp_pipe a manual rule is refused (nothing would
+ * announce it), unless the rules are a dry run. */
+static void
+test_manual_no_pipe(void)
+{
+	struct dpmon_config cfg;
+	struct dpmon_fs_rule r = manual("10.0.0.5", 32, 53);
+	struct dpmon_actions *a;
+	json_t *j;
+
+	dpmon_config_defaults(&cfg);
+	REQUIRE(dpmon_prefix_parse("10.0.0.0/24", &subnet.prefix, NULL) == 0);
+	cfg.subnets = &subnet;
+	cfg.n_subnets = 1;
+	REQUIRE(cfg.actions.exabgp_pipe[0] == '\0' && cfg.actions.flowspec.announce);
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	check_add(a, &r, -ENOTCONN,
+		  "actions.exabgp_pipe is not set: nothing would announce the rule");
+	j = dpmon_flowspec_list(a);
+	CHECK(json_array_size(json_object_get(j, "rules")) == 0);
+	json_decref(j);
+	dpmon_actions_free(a);
+
+	cfg.actions.flowspec.announce = false;
+	a = dpmon_actions_create_cfg(&cfg);
+	REQUIRE(a != NULL);
+	check_add(a, &r, 1, NULL);
+	dpmon_actions_free(a);
 }
 
 #define ANN_SSH                                                                                  \
@@ -752,6 +783,7 @@ main(void)
 	test_state_file();
 	test_manual();
 	test_shared_route();
+	test_manual_no_pipe();
 	test_state_manual();
 	return check_finish("test_actions_flowspec");
 }

@@ -798,6 +798,10 @@ test_host(const struct dpmon_snapshot *s)
 	CHECK_ERROR(get(s, "/api/v1/hosts/10.0.0.99"), 404, "host 10.0.0.99 has not been seen");
 	CHECK_ERROR(get(s, "/api/v1/hosts/2001:DB8:0::0099"), 404,
 		    "host 2001:db8::99 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/172.16.0.1"), 404,
+		    "host 172.16.0.1 is not inside any monitored subnet");
+	CHECK_ERROR(get(s, "/api/v1/hosts/2001:db9::1"), 404,
+		    "host 2001:db9::1 is not inside any monitored subnet");
 	CHECK_ERROR(get(s, "/api/v1/hosts/zzz"), 400,
 		    "invalid address 'zzz': not an IPv4 or IPv6 address");
 	CHECK_ERROR(get(s, "/api/v1/hosts/10.0.0.5/32"), 400, NULL);
@@ -1453,6 +1457,8 @@ test_host_prefixes(void)
 	CHECK_ERROR(get(s, "/api/v1/hosts/2001:db8:1:3::1"), 404,
 		    "host 2001:db8:1:3::1 has not been seen");
 	CHECK_ERROR(get(s, "/api/v1/hosts/10.2.0.0/24"), 404, "host 10.2.0.0/24 has not been seen");
+	CHECK_ERROR(get(s, "/api/v1/hosts/10.3.0.0/24"), 404,
+		    "host 10.3.0.0/24 is not inside any monitored subnet");
 	CHECK_ERROR(get(s, "/api/v1/hosts/10.1.2.1/24"), 400,
 		    "invalid host '10.1.2.1/24': host bits set (address is not the network "
 		    "address of the prefix)");

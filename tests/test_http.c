@@ -1456,7 +1456,7 @@ test_flowspec_post(struct dpmon_snap_store *st)
 	} refused[] = {
 		{"{\"destination\": \"10.0.0.5/32\", \"protocol\": 17, "
 		 "\"source_ports\": [53]}",
-		 409, "a rule with the same match exists"},
+		 409, "rule 1 has the same match"},
 		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"icmp\", "
 		 "\"destination_ports\": [80]}",
 		 422, "not a rule routers accept: ports need protocol tcp or udp"},
@@ -1506,6 +1506,31 @@ test_flowspec_post(struct dpmon_snap_store *st)
 	json_decref(j);
 	j = EXPECT_JSON(request(port, "GET", fs), 200);
 	CHECK(json_array_size(json_object_get(j, "rules")) == 2);
+	json_decref(j);
+	dpmon_http_stop(h);
+	dpmon_actions_free(a);
+}
+
+/* POST of a manual FlowSpec rule without actions.exabgp_pipe (not a dry
+ * run): 409 naming the key, nothing listed. */
+static void
+test_flowspec_no_pipe(struct dpmon_snap_store *st)
+{
+	static const char fs[] = "/api/v1/flowspec";
+	struct dpmon_actions *a = actions_on_10_0_0_0_24();
+	struct dpmon_http_opts o = {.listen_addr = "127.0.0.1", .metrics_top_hosts = 1};
+	struct dpmon_http *h;
+	uint16_t port;
+	json_t *j;
+
+	o.actions = a;
+	h = dpmon_http_start_opts(&o, st);
+	REQUIRE(h != NULL);
+	port = dpmon_http_port(h);
+	EXPECT_ERROR(request_b(port, "POST", fs, "{\"destination\": \"10.0.0.7\"}"), 409,
+		     "actions.exabgp_pipe is not set: nothing would announce the rule");
+	j = EXPECT_JSON(request(port, "GET", fs), 200);
+	CHECK(json_array_size(json_object_get(j, "rules")) == 0);
 	json_decref(j);
 	dpmon_http_stop(h);
 	dpmon_actions_free(a);
@@ -1607,6 +1632,7 @@ main(void)
 	test_blackholes(&st, port);
 	test_blackholes_host_prefix(&st);
 	test_flowspec_post(&st);
+	test_flowspec_no_pipe(&st);
 	test_health_board(&st);
 	test_tokens(&st);
 	/* Still serving after all of the above. */

@@ -129,6 +129,7 @@ ctl_http_request(struct ctl_http *c, const char *method, const char *path, const
 	}
 	if (headers != NULL)
 		curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	r->token_sent = auth != NULL;
 	rc = curl_easy_perform(h);
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
@@ -181,9 +182,15 @@ ctl_reply_error(const struct ctl_reply *r, char *buf, size_t buflen)
 
 	if (json_is_object(doc) && json_is_string(json_object_get(doc, "error")))
 		msg = json_string_value(json_object_get(doc, "error"));
-	/* What to do, beside what dpmon said: a 401 wants a token, and an answer
-	 * that is not dpmon's JSON error a --url that points at dpmon. */
-	if (msg != NULL && r->status == 401)
+	/* What to do, beside what dpmon said: a 401 wants a token (or another
+	 * one, when the request had one), and an answer that is not dpmon's
+	 * JSON error a --url that points at dpmon. */
+	if (msg != NULL && r->status == 401 && r->token_sent)
+		snprintf(buf, buflen,
+			 "%s (HTTP 401; dpmon refused the token dpmonctl sent: the file of "
+			 "--token-file or DPMON_TOKEN_FILE must hold http.write_token_file's)",
+			 msg);
+	else if (msg != NULL && r->status == 401)
 		snprintf(buf, buflen,
 			 "%s (HTTP 401; give dpmonctl the token with --token-file FILE "
 			 "or DPMON_TOKEN_FILE)",

@@ -19,9 +19,10 @@ struct ctl_http {
 
 /** One answer: HTTP status and the body, NUL-terminated. */
 struct ctl_reply {
-	long status; /**< HTTP status code */
-	char *body;  /**< the body as received (malloc'd, NUL-terminated) */
-	size_t len;  /**< bytes in body, without the NUL */
+	long status;    /**< HTTP status code */
+	char *body;     /**< the body as received (malloc'd, NUL-terminated) */
+	size_t len;     /**< bytes in body, without the NUL */
+	int token_sent; /**< 1 when the request carried the bearer token */
 };
 
 /**

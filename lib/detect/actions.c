@@ -858,6 +858,12 @@ dpmon_flowspec_add(struct dpmon_actions *a, const struct dpmon_fs_rule *r, const
 	int64_t id;
 
 	pthread_mutex_lock(&a->lock);
+	/* Without a pipe only a dry run has a use for a manual rule. */
+	if (a->conf.flowspec.announce && a->conf.exabgp_pipe[0] == '\0') {
+		*why = "actions.exabgp_pipe is not set: nothing would announce the rule";
+		pthread_mutex_unlock(&a->lock);
+		return -ENOTCONN;
+	}
 	id = actions_fs_add_manual(&a->fs, a->exabgp, &a->conf.flowspec, &a->fs_scope, r,
 				   now_unix_s(), why);
 	if (id == -ENOSPC)

@@ -257,10 +257,14 @@ json_t *dpmon_flowspec_list(struct dpmon_actions *a);
  * only when actions.flowspec.announce is false) and counted in the same
  * budget actions.flowspec.max_rules. Its destination prefix must lie
  * inside a monitored subnet and share no address with detection.whitelist.
- * Never blocks on I/O: the actions thread writes the line.
- * @param why  on -EINVAL, -EDOM or -EEXIST, a static English reason
- *             naming the component at fault.
- * @return the rule's id (> 0); -EINVAL (not a rule routers accept,
+ * Never blocks on I/O: the actions thread writes the line. Refused
+ * without actions.exabgp_pipe unless actions.flowspec.announce is false
+ * (a dry run): nothing would announce it.
+ * @param why  on -ENOTCONN, -EINVAL, -EDOM or -EEXIST, an English reason
+ *             naming the component at fault (the whitelist entry, the
+ *             listed rule's id), valid until the calling thread's next call.
+ * @return the rule's id (> 0); -ENOTCONN (no actions.exabgp_pipe, not a
+ *         dry run), -EINVAL (not a rule routers accept,
  *         dpmon_fs_rule_check), -EDOM (destination outside the subnets or
  *         meeting the whitelist), -EEXIST (a rule with the same match is
  *         listed), -ENOSPC (budget; counted and logged), -ENOMEM.

@@ -22,6 +22,16 @@ route_key(uint64_t id, char *key, size_t len)
 	snprintf(key, len, "flow:%" PRIu64, id);
 }
 
+/* Whose rule a log line names: "alert N", or "manual" for alert id 0. */
+static const char *
+owner(uint64_t alert_id, char o[32])
+{
+	if (alert_id == 0)
+		return "manual";
+	snprintf(o, 32, "alert %" PRIu64, alert_id);
+	return o;
+}
+
 /* @p r's announce and withdraw lines, without their newline. @return 0, or -EINVAL. */
 static int
 lines(const struct dpmon_fs_rule *r, char *ann, char *wd)
@@ -47,7 +57,7 @@ add_entry(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowsp
 	  uint64_t id, uint64_t alert_id, const struct dpmon_fs_rule *r, uint32_t matched,
 	  double coverage, double created)
 {
-	char ann[DPMON_FS_TEXT_LEN], wd[DPMON_FS_TEXT_LEN], key[ACTIONS_EXABGP_KEY_LEN];
+	char ann[DPMON_FS_TEXT_LEN], wd[DPMON_FS_TEXT_LEN], key[ACTIONS_EXABGP_KEY_LEN], o[32];
 	struct fs_entry *x;
 	int rc;
 
@@ -79,10 +89,10 @@ add_entry(struct fs_list *l, struct actions_exabgp *e, const struct dpmon_flowsp
 		x->sent = true;
 		l->announced++;
 		l->gen++;
-		LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 "): %s", x->id, alert_id, ann);
+		LOG_INFO("flowspec rule %" PRIu64 " (%s): %s", x->id, owner(alert_id, o), ann);
 	} else {
-		LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 "), dry run, not sent: %s",
-			 x->id, alert_id, ann);
+		LOG_INFO("flowspec rule %" PRIu64 " (%s), dry run, not sent: %s", x->id,
+			 owner(alert_id, o), ann);
 	}
 	if (x->id > l->last_id)
 		l->last_id = x->id;
@@ -116,7 +126,7 @@ actions_fs_alert_end(struct fs_list *l, uint64_t alert_id, double now_unix_s)
 static void
 drop(struct fs_list *l, struct actions_exabgp *e, uint32_t i)
 {
-	char key[ACTIONS_EXABGP_KEY_LEN];
+	char key[ACTIONS_EXABGP_KEY_LEN], o[32];
 
 	if (l->v[i].sent) {
 		route_key(l->v[i].id, key, sizeof(key));
@@ -129,8 +139,8 @@ drop(struct fs_list *l, struct actions_exabgp *e, uint32_t i)
 				(void)actions_exabgp_reannounce(e, key);
 			}
 	}
-	LOG_INFO("flowspec rule %" PRIu64 " (alert %" PRIu64 ") withdrawn", l->v[i].id,
-		 l->v[i].alert_id);
+	LOG_INFO("flowspec rule %" PRIu64 " (%s) withdrawn", l->v[i].id,
+		 owner(l->v[i].alert_id, o));
 	l->v[i] = l->v[--l->n];
 }
 
@@ -261,6 +271,10 @@ meets_dst(const struct dpmon_prefix *p, const struct dpmon_fs_rule *r)
 	return holds_dst(p, r) || (p->family == r->family && dpmon_prefix_contains(&d, &p->addr));
 }
 
+/* The text of a refusal that names a whitelist entry or a rule (the
+ * calling thread's, until its next refusal). */
+static _Thread_local char refusal[128];
+
 /*
  * Why manual rule @p r may not join list @p l, or NULL when it may: not a
  * rule routers accept (*@p rc -EINVAL), a destination outside @p s's
@@ -284,12 +298,21 @@ manual_refusal(const struct fs_list *l, const struct fs_scope *s, const struct d
 	if (!inside)
 		return "destination: not inside a monitored subnet";
 	for (uint32_t i = 0; i < s->n_whitelist; i++)
-		if (meets_dst(&s->whitelist[i], r))
-			return "destination: overlaps detection.whitelist";
+		if (meets_dst(&s->whitelist[i], r)) {
+			char t[DPMON_PREFIX_STRLEN];
+
+			snprintf(refusal, sizeof(refusal),
+				 "destination: overlaps %s of detection.whitelist",
+				 dpmon_prefix_format(&s->whitelist[i], t, sizeof(t)));
+			return refusal;
+		}
 	*rc = -EEXIST;
 	for (uint32_t i = 0; i < l->n; i++)
-		if (dpmon_fs_rule_same_match(&l->v[i].rule, r))
-			return "a rule with the same match exists";
+		if (dpmon_fs_rule_same_match(&l->v[i].rule, r)) {
+			snprintf(refusal, sizeof(refusal), "rule %" PRIu64 " has the same match",
+				 l->v[i].id);
+			return refusal;
+		}
 	*rc = 0;
 	return NULL;
 }

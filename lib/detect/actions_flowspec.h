@@ -135,7 +135,9 @@ int actions_fs_restore(struct fs_list *l, struct actions_exabgp *e,
  * one of @p s's subnets and share no address with its whitelist, and no
  * rule of the list may have the same match (RFC 8955 section 4: the same
  * route). Past @p c->max_rules rules it is refused and counted.
- * @param why  on -EINVAL, -EDOM or -EEXIST, a static English reason.
+ * @param why  on -EINVAL, -EDOM or -EEXIST, an English reason naming the
+ *             whitelist entry or the listed rule at fault, valid until the
+ *             calling thread's next call.
  * @return its id (> 0); -EINVAL (not a rule routers accept), -EDOM
  *         (destination out of scope), -EEXIST (same match as a rule of the
  *         list), -ENOSPC (budget), -ENOMEM or the pipe writer's error.

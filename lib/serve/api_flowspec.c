@@ -10,7 +10,8 @@
  *                                   routers refuse or a destination outside
  *                                   the monitored subnets or meeting the
  *                                   whitelist, 409 for a rule with the same
- *                                   match or a spent budget (max_rules)
+ *                                   match, a spent budget (max_rules) or no
+ *                                   actions.exabgp_pipe (not a dry run)
  *   GET|HEAD /api/v1/flowspec/ID    → 200 rule, or 404
  *   DELETE /api/v1/flowspec/ID      → 200 {"id": ID, "removed": bool}
  *                                   (idempotent; the rule is withdrawn),
@@ -132,7 +133,7 @@ api_ep_flowspec_add(struct request *r, const char *rest, size_t rest_len)
 		return api_reply_error(r, 422, "not a rule routers accept: %s", why);
 	if (id == -EDOM)
 		return api_reply_error(r, 422, "%s", why);
-	if (id == -EEXIST)
+	if (id == -EEXIST || id == -ENOTCONN)
 		return api_reply_error(r, 409, "%s", why);
 	if (id == -ENOSPC)
 		return api_reply_error(r, 409,

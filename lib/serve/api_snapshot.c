@@ -748,6 +748,17 @@ find_host_prefix(const struct dpmon_snapshot *s, const struct dpmon_addr *a, uns
 	return NULL;
 }
 
+/* 404 for the host @p text (canonical form) of address @p a that is not
+ * in @p s: outside every monitored subnet, or not seen. */
+static int
+host_not_found(struct request *r, const struct dpmon_addr *a, const char *text)
+{
+	for (uint32_t i = 0; i < r->snap->n_subnets; i++)
+		if (dpmon_prefix_contains(&r->snap->subnets[i].prefix, a))
+			return api_reply_error(r, 404, "host %s has not been seen", text);
+	return api_reply_error(r, 404, "host %s is not inside any monitored subnet", text);
+}
+
 /* GET /api/v1/hosts/{address}: an address, or a host prefix in CIDR form. */
 int
 api_ep_host(struct request *r, const char *rest, size_t n)
@@ -774,8 +785,8 @@ api_ep_host(struct request *r, const char *rest, size_t n)
 					       api_echo(rest, n, e));
 		h = find_host_prefix(r->snap, &p.addr, p.depth);
 		if (h == NULL)
-			return api_reply_error(
-				r, 404, "host %s has not been seen",
+			return host_not_found(
+				r, &p.addr,
 				dpmon_host_format(&p.addr, p.depth, canon, sizeof(canon)));
 		return api_reply(r, 200, host_json(r->snap, h));
 	}
@@ -784,8 +795,7 @@ api_ep_host(struct request *r, const char *rest, size_t n)
 	h = find_host_prefix(r->snap, &p.addr,
 			     dpmon_family_bits(dpmon_addr_is_v4(&p.addr) ? 4 : 6));
 	if (h == NULL)
-		return api_reply_error(r, 404, "host %s has not been seen",
-				       dpmon_addr_format(&p.addr, canon, sizeof(canon)));
+		return host_not_found(r, &p.addr, dpmon_addr_format(&p.addr, canon, sizeof(canon)));
 	return api_reply(r, 200, host_json(r->snap, h));
 }
 

@@ -501,6 +501,9 @@ def test_ctl_on_capture(h):
             c.eq('host not seen: the 404 as one line, status 1',
                  (1, '', 'dpmonctl: host 10.0.0.99 has not been seen (HTTP 404)\n'),
                  ctl.run('host', '10.0.0.99'))
+            c.eq('host outside every subnet: says so, status 1',
+                 (1, '', 'dpmonctl: host 172.16.0.1 is not inside any monitored subnet '
+                  '(HTTP 404)\n'), ctl.run('host', '172.16.0.1'))
             c.eq('top --sort speed: the API 400, status 1', (1, '', 'dpmonctl: invalid sort '
                  "'speed': expected pps, bps, packets, bytes, avg_pps, avg_bps, syn_pps, "
                  'fragments_pps, tcp_pps, tcp_bps, udp_pps, udp_bps, icmp_pps, icmp_bps, flows '
@@ -531,11 +534,58 @@ def test_ctl_token(h):
                   'Bearer with the write token (http.write_token_file) (HTTP 401; give '
                   'dpmonctl the token with --token-file FILE or DPMON_TOKEN_FILE)\n'),
                  ctl.run('blackhole', 'add', '141.142.228.5'))
+            wrong = os.path.join(tmp, 'wrong')
+            with open(wrong, 'w') as f:
+                f.write('not-the-token\n')
+            c.eq('blackhole add with a wrong token: says the token was refused, status 1',
+                 (1, '', 'dpmonctl: this request changes state: it needs Authorization: '
+                  'Bearer with the write token (http.write_token_file) (HTTP 401; dpmon '
+                  'refused the token dpmonctl sent: the file of --token-file or '
+                  "DPMON_TOKEN_FILE must hold http.write_token_file's)\n"),
+                 ctl.run('--token-file', wrong, 'blackhole', 'add', '141.142.228.5'))
             c.eq('blackhole add with --token-file', (0, 'blackholed 141.142.228.5\n', ''),
                  ctl.run('--token-file', tok, 'blackhole', 'add', '141.142.228.5'))
             c.eq('blackhole del with DPMON_TOKEN_FILE',
                  (0, 'removed the blackhole of 141.142.228.5\n', ''),
                  ctl.run('blackhole', 'del', '141.142.228.5', env={'DPMON_TOKEN_FILE': tok}))
+    c.done()
+
+
+def test_ctl_flowspec_no_pipe(h):
+    """A manual FlowSpec rule without actions.exabgp_pipe: refused with a
+    409 naming the key, nothing listed or logged as announced; in a dry
+    run it is listed and logged as a manual rule."""
+    c = h.checker('dpmonctl flowspec without an ExaBGP pipe')
+    http = {'listen': '127.0.0.1', 'port': 0}
+    with h.dpmon_run([h.td('pcaps', 'zeek', 'http-vlan-0.pcap')],
+                     [('141.142.228.0/24', 'a')], 'ctl no pipe',
+                     extra_config={'http': http}) as d:
+        d.wait_counts(14)
+        ctl = Ctl(h, 'http://127.0.0.1:%d' % d.port)
+        c.eq('flowspec add: refused, status 1',
+             (1, '', 'dpmonctl: actions.exabgp_pipe is not set: nothing would announce '
+              'the rule (HTTP 409)\n'), ctl.run('flowspec', 'add', '141.142.228.7'))
+        c.eq('GET /api/v1/flowspec: 200, no rule', (200, {'rules': []}),
+             d.request('/api/v1/flowspec')[::2])
+        c.eq('exit status', 0, d.stop())
+        c.eq('nothing logged as a rule', [],
+             [x for x in d.log_tail(1 << 20).splitlines() if 'flowspec rule' in x])
+    with h.dpmon_run([h.td('pcaps', 'zeek', 'http-vlan-0.pcap')],
+                     [('141.142.228.0/24', 'a')], 'ctl dry run',
+                     extra_config={'http': http,
+                                   'actions': {'flowspec': {'announce': False}}}) as d:
+        d.wait_counts(14)
+        ctl = Ctl(h, 'http://127.0.0.1:%d' % d.port)
+        c.eq('dry run: flowspec add accepted', 0,
+             ctl.run('flowspec', 'add', '141.142.228.7')[0])
+        c.eq('dry run: flowspec del', 0, ctl.run('flowspec', 'del', '1')[0])
+        c.eq('exit status', 0, d.stop())
+        c.eq('dry run: logged as a manual rule, added and withdrawn', [
+            'dpmon: actions: flowspec rule 1 (manual), dry run, not sent: announce flow '
+            'route { match { destination 141.142.228.7/32; } then { discard; } }',
+            'dpmon: actions: flowspec rule 1 (manual) withdrawn'],
+            [re.sub(r'^<\d>', '', x) for x in d.log_tail(1 << 20).splitlines()
+             if 'flowspec rule' in x])
     c.done()
 
 

@@ -45,7 +45,10 @@ def test_openapi(h):
                                    # So does every subnet with traffic (subnet alerts).
                                    'detection': {'thresholds': {'ingress': {'pps': 0.001}},
                                                  'subnet_thresholds':
-                                                     {'ingress': {'pps': 0.001}}}},
+                                                     {'ingress': {'pps': 0.001}}},
+                                   # No ExaBGP: the manual FlowSpec rule of the
+                                   # checks is a dry run's (listed, not sent).
+                                   'actions': {'flowspec': {'announce': False}}},
                      env={'DPMON_TEST_HOOKS': hooks}) as d:
         d.wait_counts(PACKETS)
         out = jstools.run_node(h, c, 'openapi_check.mjs', [
