@@ -206,8 +206,8 @@ parse_out_file(struct dpmon_check *c, const char *path, const json_t *v, char *o
 	} else if (stat(out, &st) != 0) {
 		/* Missing is fine (written later); unreachable (a link loop) is not. */
 		if (errno != ENOENT) {
-			dpmon_check_report(c, path, "%s: %s",
-					   dpmon_check_quote(out, q, sizeof(q)), strerror(errno));
+			dpmon_check_report(c, path, "%s: %s", dpmon_check_quote(out, q, sizeof(q)),
+					   strerror(errno));
 			out[0] = '\0';
 		}
 	} else if (!S_ISREG(st.st_mode)) {

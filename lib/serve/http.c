@@ -984,8 +984,8 @@ dpmon_http_start_opts(const struct dpmon_http_opts *o, struct dpmon_snap_store *
 		uri_seen, NULL, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 		MHD_OPTION_NOTIFY_CONNECTION, dpmon_http_guard_notify, h->guard,
 		MHD_OPTION_CONNECTION_LIMIT, dpmon_http_guard_mhd_limit(h->guard),
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
-		MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S, MHD_OPTION_ARRAY, tls_opts,
+		MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		if (errno == 0)
 			errno = EIO;

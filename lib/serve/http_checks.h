@@ -42,7 +42,6 @@ struct dpmon_http_verdict http_checks_head(struct MHD_Connection *c, const char 
  * @return status 0, or the refusal (400).
  * Thread-safety: the HTTP thread.
  */
-struct dpmon_http_verdict http_checks_single_fields(struct MHD_Connection *c,
-						    const char *version);
+struct dpmon_http_verdict http_checks_single_fields(struct MHD_Connection *c, const char *version);
 
 #endif
