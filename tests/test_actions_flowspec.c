@@ -334,6 +334,19 @@ start_state(struct dpmon_config *cfg, int *fd, const char *text, char *path, siz
 	return dpmon_actions_create_cfg(cfg);
 }
 
+/* A start on state file @p text is refused (and leaves nothing behind). */
+static void
+check_start_refused(const char *text)
+{
+	struct dpmon_config cfg;
+	char path[128];
+	int fd;
+
+	CHECK(start_state(&cfg, &fd, text, path, sizeof(path)) == NULL);
+	unlink(path);
+	stop(fd);
+}
+
 static void
 test_state_file(void)
 {
@@ -413,12 +426,7 @@ test_state_file(void)
 	stop(fd);
 
 	/* A malformed rule stops the start, naming its JSON path. */
-	a = start_state(&cfg, &fd,
-			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [{\"id\": 0}]}\n", path,
-			sizeof(path));
-	CHECK(a == NULL);
-	unlink(path);
-	stop(fd);
+	check_start_refused("{\"version\": 1, \"blackholes\": [], \"flowspec\": [{\"id\": 0}]}\n");
 }
 
 /* A manual rule to @p dst (address/len) from UDP source port @p sport. */
@@ -728,35 +736,20 @@ test_state_manual(void)
 	stop(fd);
 
 	/* A manual rule whose components do not parse stops the start. */
-	a = start_state(&cfg, &fd,
-			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [{\"id\": 2, "
-			"\"alert_id\": 0, \"withdraw\": \"withdraw flow route { match { "
-			"destination 10.0.0.9/32; } }\", \"rule\": {\"destination\": "
-			"\"10.0.0.x\"}}]}\n",
-			path, sizeof(path));
-	CHECK(a == NULL);
-	unlink(path);
-	stop(fd);
+	check_start_refused("{\"version\": 1, \"blackholes\": [], \"flowspec\": [{\"id\": 2, "
+			    "\"alert_id\": 0, \"withdraw\": \"withdraw flow route { match { "
+			    "destination 10.0.0.9/32; } }\", \"rule\": {\"destination\": "
+			    "\"10.0.0.x\"}}]}\n");
 
 	/* Two rules under one id would share one route of the pipe's writer
 	 * (only the last reaches ExaBGP, both listed as announced): refused. */
-	a = start_state(&cfg, &fd,
-			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
-				5, "10.0.0.9") ", " MANUAL_ENTRY(5, "10.0.0.10") "]}\n",
-			path, sizeof(path));
-	CHECK(a == NULL);
-	unlink(path);
-	stop(fd);
+	check_start_refused("{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
+		5, "10.0.0.9") ", " MANUAL_ENTRY(5, "10.0.0.10") "]}\n");
 
 	/* An id past 2^53 - 1 (exact in JSON numbers) is refused: the next
 	 * rule's id would go past 2^63 and be listed negative. */
-	a = start_state(&cfg, &fd,
-			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
-				9007199254740992, "10.0.0.9") "]}\n",
-			path, sizeof(path));
-	CHECK(a == NULL);
-	unlink(path);
-	stop(fd);
+	check_start_refused("{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
+		9007199254740992, "10.0.0.9") "]}\n");
 	/* 2^53 - 1 itself loads. */
 	a = start_state(&cfg, &fd,
 			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(
