@@ -106,6 +106,24 @@ parse_bad(const char *json, int expected_errors)
 	return out;
 }
 
+/* actions.state_file @p path is refused with "$.actions.state_file:
+ * \"PATH\" WHY" (@p why starting with "exists") or "\"PATH\": WHY". */
+static void
+check_state_file_refused(const char *path, const char *why)
+{
+	char json[1024], line[1024], *out;
+
+	snprintf(json, sizeof(json),
+		 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
+		 " \"actions\": {\"state_file\": \"%s\"}}",
+		 path);
+	out = parse_bad(json, 1);
+	snprintf(line, sizeof(line), "cfg.json: $.actions.state_file: \"%s\"%s%s", path,
+		 strncmp(why, "exists", 6) == 0 ? " " : ": ", why);
+	CHECK_LINE(out, line);
+	free(out);
+}
+
 static const char *
 prefix_text(const struct dpmon_prefix *p, char *buf)
 {
@@ -1455,49 +1473,16 @@ test_actions(void)
 	/* A state file that exists must be a regular file: dpmon reads it at
 	 * start (a FIFO would block the start for good) and renames over it. */
 	{
-		char line[1024];
+		char path[1024];
 
-		snprintf(json, sizeof(json),
-			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
-			 "\"10.0.0.0/8\"}],"
-			 " \"actions\": {\"state_file\": \"%s\"}}",
-			 fifo);
-		out = parse_bad(json, 1);
-		snprintf(line, sizeof(line),
-			 "cfg.json: $.actions.state_file: \"%s\" exists and is "
-			 "not a regular file",
-			 fifo);
-		CHECK_LINE(out, line);
-		free(out);
-		snprintf(json, sizeof(json),
-			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
-			 "\"10.0.0.0/8\"}],"
-			 " \"actions\": {\"state_file\": \"%s/\"}}",
-			 dir);
-		out = parse_bad(json, 1);
-		snprintf(line, sizeof(line),
-			 "cfg.json: $.actions.state_file: \"%s/\" exists and is "
-			 "not a regular file",
-			 dir);
-		CHECK_LINE(out, line);
-		free(out);
+		check_state_file_refused(fifo, "exists and is not a regular file");
+		snprintf(path, sizeof(path), "%s/", dir);
+		check_state_file_refused(path, "exists and is not a regular file");
 		/* One that cannot be reached (a link to itself) is no missing one. */
-		snprintf(line, sizeof(line), "%s/loop.json", dir);
-		REQUIRE(symlink("loop.json", line) == 0);
-		snprintf(json, sizeof(json),
-			 "{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": "
-			 "\"10.0.0.0/8\"}],"
-			 " \"actions\": {\"state_file\": \"%s/loop.json\"}}",
-			 dir);
-		out = parse_bad(json, 1);
-		snprintf(line, sizeof(line),
-			 "cfg.json: $.actions.state_file: \"%s/loop.json\": Too many levels of "
-			 "symbolic links",
-			 dir);
-		CHECK_LINE(out, line);
-		free(out);
-		snprintf(line, sizeof(line), "%s/loop.json", dir);
-		unlink(line);
+		snprintf(path, sizeof(path), "%s/loop.json", dir);
+		REQUIRE(symlink("loop.json", path) == 0);
+		check_state_file_refused(path, "Too many levels of symbolic links");
+		unlink(path);
 	}
 	out = parse_bad(
 		"{\"ports\": [{\"device\": \"a\"}], \"subnets\": [{\"prefix\": \"10.0.0.0/8\"}],"
