@@ -579,6 +579,27 @@ test_json(void)
 	check_json_refused("{\"destination\": \"10.0.0.5\", \"icmp_type\": [1, 2, 3, 4, 5]}",
 			   DPMON_FS_JSON_BAD_FIELD, "icmp_type",
 			   "must be an array of 1 .. 4 values");
+	/* A TCP flags value with an empty, unknown or repeated flag name. */
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"\"]}",
+			   DPMON_FS_JSON_REFUSED, "tcp_flags[0]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"ack\", \"syn+\"]}",
+			   DPMON_FS_JSON_REFUSED, "tcp_flags[1]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"+syn\"]}",
+			   DPMON_FS_JSON_BAD_FIELD, "tcp_flags[0]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"syn+syn\"]}",
+			   DPMON_FS_JSON_REFUSED, "tcp_flags[0]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"xmas\"]}",
+			   DPMON_FS_JSON_BAD_FIELD, "tcp_flags[0]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
 	check_json_refused("{\"destination\": \"10.0.0.5\", \"action\": \"drop\"}",
 			   DPMON_FS_JSON_BAD_FIELD, "action",
 			   "expected discard, rate-limit BYTES_PER_S, redirect ASN:VALUE or mark "

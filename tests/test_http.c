@@ -1477,8 +1477,8 @@ test_flowspec_post(struct dpmon_snap_store *st)
 		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"sctp\"}", 400,
 		 "'protocol' must be tcp, udp, icmp, icmpv6 or 0 .. 255"},
 		{"{\"destination\": \"10.0.0.6\", \"tcp_flags\": [\"syn+fun\"]}", 400,
-		 "'tcp_flags' values are flags fin, syn, rst, push, ack, urgent joined by '+' "
-		 "(\"syn+ack\")"},
+		 "'tcp_flags[0]' must be flag names fin, syn, rst, push, ack, urgent joined by "
+		 "'+' (\"syn+ack\")"},
 		{"{\"destination\": \"10.0.0.6\", \"packet_length\": "
 		 "{\"min\": 1, \"high\": 2}}",
 		 400, "'packet_length' must be an object {\"min\", \"max\"}"},
