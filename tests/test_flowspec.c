@@ -600,6 +600,20 @@ test_json(void)
 			   DPMON_FS_JSON_BAD_FIELD, "tcp_flags[0]",
 			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
 			   "(\"syn+ack\")");
+	/* A value given twice in a list. */
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"destination_ports\": [1, 1]}",
+			   DPMON_FS_JSON_REFUSED, "destination_ports[1]",
+			   "repeats destination_ports[0] (1): give each value once");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"source_ports\": [53, 80, 53]}",
+			   DPMON_FS_JSON_REFUSED, "source_ports[2]",
+			   "repeats source_ports[0] (53): give each value once");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"icmp_type\": [8, 0, 0]}",
+			   DPMON_FS_JSON_REFUSED, "icmp_type[2]",
+			   "repeats icmp_type[1] (0): give each value once");
+	check_json_refused(
+		"{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"syn+ack\", \"ack+syn\"]}",
+		DPMON_FS_JSON_REFUSED, "tcp_flags[1]",
+		"repeats the flags of tcp_flags[0]: give each value once");
 	check_json_refused("{\"destination\": \"10.0.0.5\", \"action\": \"drop\"}",
 			   DPMON_FS_JSON_BAD_FIELD, "action",
 			   "expected discard, rate-limit BYTES_PER_S, redirect ASN:VALUE or mark "

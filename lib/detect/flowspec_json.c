@@ -100,8 +100,8 @@ item_path(const char *key, size_t i)
 	return key;
 }
 
-/* The array @p v of 1 .. DPMON_FS_VALUES integers 0 .. @p max into @p out,
- * their count into *@p n. */
+/* The array @p v of 1 .. DPMON_FS_VALUES distinct integers 0 .. @p max into
+ * @p out, their count into *@p n. */
 static int
 values_field(struct dpmon_fs_json_error *err, const char *field, const json_t *v, unsigned max,
 	     uint16_t *out, uint8_t *n)
@@ -117,6 +117,11 @@ values_field(struct dpmon_fs_json_error *err, const char *field, const json_t *v
 	{
 		if ((rc = int_field(err, field, x, max, &u)) != 0)
 			return rc;
+		for (size_t j = 0; j < i; j++)
+			if (out[j] == u)
+				return refused_field(err, item_path(field, i),
+						     "repeats %s (%u): give each value once",
+						     item_path(field, j), u);
 		out[i] = (uint16_t)u;
 	}
 	*n = (uint8_t)json_array_size(v);
@@ -219,6 +224,12 @@ flags_field(struct dpmon_fs_json_error *err, const json_t *v, struct dpmon_fs_ru
 				err, item_path("tcp_flags", i),
 				"must be flag names fin, syn, rst, push, ack, urgent joined by "
 				"'+' (\"syn+ack\")");
+		for (size_t j = 0; j < i; j++)
+			if (r->flags[j] == f)
+				return refused_field(
+					err, item_path("tcp_flags", i),
+					"repeats the flags of %s: give each value once",
+					item_path("tcp_flags", j));
 		r->flags[i] = (uint8_t)f;
 	}
 	r->n_flags = (uint8_t)json_array_size(v);
