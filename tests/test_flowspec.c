@@ -614,6 +614,12 @@ test_json(void)
 		"{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"syn+ack\", \"ack+syn\"]}",
 		DPMON_FS_JSON_REFUSED, "tcp_flags[1]",
 		"repeats the flags of tcp_flags[0]: give each value once");
+	/* An IPv4-mapped IPv6 address or prefix. */
+	check_json_refused("{\"destination\": \"::ffff:10.0.0.5\"}", DPMON_FS_JSON_REFUSED,
+			   "destination", "is an IPv4-mapped IPv6 address: give the IPv4 address");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"source\": \"::ffff:192.0.2.0/120\"}",
+			   DPMON_FS_JSON_REFUSED, "source",
+			   "is an IPv4-mapped IPv6 address: give the IPv4 address");
 	check_json_refused("{\"destination\": \"10.0.0.5\", \"action\": \"drop\"}",
 			   DPMON_FS_JSON_BAD_FIELD, "action",
 			   "expected discard, rate-limit BYTES_PER_S, redirect ASN:VALUE or mark "

@@ -148,6 +148,10 @@ prefix_field(struct dpmon_fs_json_error *err, const char *field, const json_t *v
 	} else if (dpmon_prefix_parse(buf, &p, NULL) != 0) {
 		return bad_field(err, field, "is not an address or a prefix");
 	}
+	if (strchr(buf, ':') != NULL && dpmon_addr_is_v4(&p.addr) &&
+	    (p.family == 4 || p.depth >= 96))
+		return refused_field(err, field,
+				     "is an IPv4-mapped IPv6 address: give the IPv4 address");
 	*addr = p.addr;
 	*len = p.depth;
 	*family = p.family;
