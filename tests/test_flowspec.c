@@ -620,6 +620,13 @@ test_json(void)
 	check_json_refused("{\"destination\": \"10.0.0.5\", \"source\": \"::ffff:192.0.2.0/120\"}",
 			   DPMON_FS_JSON_REFUSED, "source",
 			   "is an IPv4-mapped IPv6 address: give the IPv4 address");
+	/* A source prefix of length 0. */
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"source\": \"0.0.0.0/0\"}",
+			   DPMON_FS_JSON_REFUSED, "source",
+			   "of length 0 matches everything: leave source out instead");
+	check_json_refused("{\"destination\": \"2001:db8::6\", \"source\": \"::/0\"}",
+			   DPMON_FS_JSON_REFUSED, "source",
+			   "of length 0 matches everything: leave source out instead");
 	check_json_refused("{\"destination\": \"10.0.0.5\", \"action\": \"drop\"}",
 			   DPMON_FS_JSON_BAD_FIELD, "action",
 			   "expected discard, rate-limit BYTES_PER_S, redirect ASN:VALUE or mark "

@@ -152,6 +152,9 @@ prefix_field(struct dpmon_fs_json_error *err, const char *field, const json_t *v
 	    (p.family == 4 || p.depth >= 96))
 		return refused_field(err, field,
 				     "is an IPv4-mapped IPv6 address: give the IPv4 address");
+	if (p.depth == 0 && strcmp(field, "source") == 0)
+		return refused_field(err, field,
+				     "of length 0 matches everything: leave source out instead");
 	*addr = p.addr;
 	*len = p.depth;
 	*family = p.family;
