@@ -741,6 +741,26 @@ test_state_manual(void)
 			    "destination 10.0.0.9/32; } }\", \"rule\": {\"destination\": "
 			    "\"10.0.0.x\"}}]}\n");
 
+	/* A manual rule whose components parse but are now refused (a port
+	 * given twice, as an earlier version wrote it) is withdrawn. */
+	a = start_state(&cfg, &fd,
+			"{\"version\": 1, \"blackholes\": [], \"flowspec\": [{\"id\": 2, "
+			"\"alert_id\": 0, \"withdraw\": \"withdraw flow route { match { "
+			"destination 10.0.0.9/32; protocol tcp; destination-port =22; } }\", "
+			"\"rule\": {\"destination\": \"10.0.0.9\", \"protocol\": 6, "
+			"\"destination_ports\": [22, 22]}}]}\n",
+			path, sizeof(path));
+	REQUIRE(a != NULL);
+	dpmon_actions_flush(a);
+	CHECK_EQ_STR(read_fifo(fd, buf, sizeof(buf), 3000),
+		     "withdraw flow route { match { destination 10.0.0.9/32; protocol tcp; "
+		     "destination-port =22; } }\n");
+	CHECK_EQ_STR(listed(a, buf, sizeof(buf)), "");
+	CHECK_EQ_U64(file_rules(path, &id), 0);
+	dpmon_actions_free(a);
+	unlink(path);
+	stop(fd);
+
 	/* Two rules under one id would share one route of the pipe's writer
 	 * (only the last reaches ExaBGP, both listed as announced): refused. */
 	check_start_refused("{\"version\": 1, \"blackholes\": [], \"flowspec\": [" MANUAL_ENTRY(

@@ -579,6 +579,54 @@ test_json(void)
 	check_json_refused("{\"destination\": \"10.0.0.5\", \"icmp_type\": [1, 2, 3, 4, 5]}",
 			   DPMON_FS_JSON_BAD_FIELD, "icmp_type",
 			   "must be an array of 1 .. 4 values");
+	/* A TCP flags value with an empty, unknown or repeated flag name. */
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"\"]}",
+			   DPMON_FS_JSON_REFUSED, "tcp_flags[0]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"ack\", \"syn+\"]}",
+			   DPMON_FS_JSON_REFUSED, "tcp_flags[1]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"+syn\"]}",
+			   DPMON_FS_JSON_BAD_FIELD, "tcp_flags[0]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"syn+syn\"]}",
+			   DPMON_FS_JSON_REFUSED, "tcp_flags[0]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"xmas\"]}",
+			   DPMON_FS_JSON_BAD_FIELD, "tcp_flags[0]",
+			   "must be flag names fin, syn, rst, push, ack, urgent joined by '+' "
+			   "(\"syn+ack\")");
+	/* A value given twice in a list. */
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"destination_ports\": [1, 1]}",
+			   DPMON_FS_JSON_REFUSED, "destination_ports[1]",
+			   "repeats destination_ports[0] (1): give each value once");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"source_ports\": [53, 80, 53]}",
+			   DPMON_FS_JSON_REFUSED, "source_ports[2]",
+			   "repeats source_ports[0] (53): give each value once");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"icmp_type\": [8, 0, 0]}",
+			   DPMON_FS_JSON_REFUSED, "icmp_type[2]",
+			   "repeats icmp_type[1] (0): give each value once");
+	check_json_refused(
+		"{\"destination\": \"10.0.0.5\", \"tcp_flags\": [\"syn+ack\", \"ack+syn\"]}",
+		DPMON_FS_JSON_REFUSED, "tcp_flags[1]",
+		"repeats the flags of tcp_flags[0]: give each value once");
+	/* An IPv4-mapped IPv6 address or prefix. */
+	check_json_refused("{\"destination\": \"::ffff:10.0.0.5\"}", DPMON_FS_JSON_REFUSED,
+			   "destination", "is an IPv4-mapped IPv6 address: give the IPv4 address");
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"source\": \"::ffff:192.0.2.0/120\"}",
+			   DPMON_FS_JSON_REFUSED, "source",
+			   "is an IPv4-mapped IPv6 address: give the IPv4 address");
+	/* A source prefix of length 0. */
+	check_json_refused("{\"destination\": \"10.0.0.5\", \"source\": \"0.0.0.0/0\"}",
+			   DPMON_FS_JSON_REFUSED, "source",
+			   "of length 0 matches everything: leave source out instead");
+	check_json_refused("{\"destination\": \"2001:db8::6\", \"source\": \"::/0\"}",
+			   DPMON_FS_JSON_REFUSED, "source",
+			   "of length 0 matches everything: leave source out instead");
 	check_json_refused("{\"destination\": \"10.0.0.5\", \"action\": \"drop\"}",
 			   DPMON_FS_JSON_BAD_FIELD, "action",
 			   "expected discard, rate-limit BYTES_PER_S, redirect ASN:VALUE or mark "

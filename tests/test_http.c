@@ -1482,8 +1482,17 @@ test_flowspec_post(struct dpmon_snap_store *st)
 		{"{\"destination\": \"10.0.0.6\", \"protocol\": \"sctp\"}", 400,
 		 "'protocol' must be tcp, udp, icmp, icmpv6 or 0 .. 255"},
 		{"{\"destination\": \"10.0.0.6\", \"tcp_flags\": [\"syn+fun\"]}", 400,
-		 "'tcp_flags' values are flags fin, syn, rst, push, ack, urgent joined by '+' "
-		 "(\"syn+ack\")"},
+		 "'tcp_flags[0]' must be flag names fin, syn, rst, push, ack, urgent joined by "
+		 "'+' (\"syn+ack\")"},
+		{"{\"destination\": \"10.0.0.6\", \"tcp_flags\": [\"ack\", \"\"]}", 400,
+		 "'tcp_flags[1]' must be flag names fin, syn, rst, push, ack, urgent joined by "
+		 "'+' (\"syn+ack\")"},
+		{"{\"destination\": \"10.0.0.6\", \"destination_ports\": [80, 80]}", 400,
+		 "'destination_ports[1]' repeats destination_ports[0] (80): give each value once"},
+		{"{\"destination\": \"::ffff:10.0.0.6\"}", 400,
+		 "'destination' is an IPv4-mapped IPv6 address: give the IPv4 address"},
+		{"{\"destination\": \"10.0.0.6\", \"source\": \"0.0.0.0/0\"}", 400,
+		 "'source' of length 0 matches everything: leave source out instead"},
 		{"{\"destination\": \"10.0.0.6\", \"packet_length\": "
 		 "{\"min\": 1, \"high\": 2}}",
 		 400, "'packet_length' must be an object {\"min\", \"max\"}"},

@@ -389,6 +389,7 @@ struct saved_rule {
 	double created; /* 0 when the file has none */
 	bool manual;    /* a manual rule with its components: @c rule */
 	struct dpmon_fs_rule rule;
+	char refused[160]; /* why its components are now refused, or "" */
 };
 
 /* Entry @p i (@p x) of the state file's rules into @p out; false (logged)
@@ -416,6 +417,12 @@ saved_entry(json_t *x, size_t i, const char *path, struct saved_rule *out)
 	if (out->alert_id != 0 || jrule == NULL)
 		return true;
 	if (dpmon_fs_rule_from_json(jrule, &out->rule, &err) != 0) {
+		if (err.fault == DPMON_FS_JSON_REFUSED) {
+			/* Taken by an earlier version: withdrawn, not fatal. */
+			snprintf(out->refused, sizeof(out->refused), "its rule's %s %s", err.field,
+				 err.what);
+			return true;
+		}
 		if (err.fault == DPMON_FS_JSON_NOT_OBJECT)
 			LOG("state file %s: $.flowspec[%zu].rule: expected an object (a manual "
 			    "rule's components)",
@@ -538,8 +545,9 @@ actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const struct dpm
 	json_array_foreach(saved, i, j)
 	{
 		saved_entry(j, i, path, &x);
-		why = x.manual ? restore_refusal(l, c, s, &x.rule)
-			       : "its alert did not survive the restart";
+		why = x.manual               ? restore_refusal(l, c, s, &x.rule)
+		      : x.refused[0] != '\0' ? x.refused
+					     : "its alert did not survive the restart";
 		if (why == NULL &&
 		    add_entry(l, e, c, x.id, 0, &x.rule, 0, 0.0, x.created) == (int64_t)x.id) {
 			LOG_INFO("flowspec rule %" PRIu64 " of the state file announced again "

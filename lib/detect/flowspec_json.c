@@ -51,6 +51,21 @@ bad_field(struct dpmon_fs_json_error *err, const char *field, const char *fmt, .
 	return -EINVAL;
 }
 
+/* Refuse @p field, a value that parses but that the form refuses
+ * (DPMON_FS_JSON_REFUSED): -EINVAL, with why in @p err. */
+static int __attribute__((format(printf, 3, 4)))
+refused_field(struct dpmon_fs_json_error *err, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->fault = DPMON_FS_JSON_REFUSED;
+	err->field = field;
+	va_start(ap, fmt);
+	vsnprintf(err->what, sizeof(err->what), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 /* The integer @p v within 0 .. @p max into @p out. */
 static int
 int_field(struct dpmon_fs_json_error *err, const char *field, const json_t *v, unsigned max,
@@ -63,8 +78,30 @@ int_field(struct dpmon_fs_json_error *err, const char *field, const json_t *v, u
 	return 0;
 }
 
-/* The array @p v of 1 .. DPMON_FS_VALUES integers 0 .. @p max into @p out,
- * their count into *@p n. */
+/* The JSON path of item @p i (0 .. DPMON_FS_VALUES - 1) of the list @p key
+ * (a static name). */
+static const char *
+item_path(const char *key, size_t i)
+{
+	static const char *const paths[][DPMON_FS_VALUES] = {
+		{"source_ports[0]", "source_ports[1]", "source_ports[2]", "source_ports[3]"},
+		{"destination_ports[0]", "destination_ports[1]", "destination_ports[2]",
+		 "destination_ports[3]"},
+		{"tcp_flags[0]", "tcp_flags[1]", "tcp_flags[2]", "tcp_flags[3]"},
+		{"icmp_type[0]", "icmp_type[1]", "icmp_type[2]", "icmp_type[3]"},
+	};
+	static const char *const keys[] = {"source_ports", "destination_ports", "tcp_flags",
+					   "icmp_type"};
+
+	_Static_assert(DPMON_FS_VALUES == 4, "item_path lists 4 items a list");
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (strcmp(keys[k], key) == 0 && i < DPMON_FS_VALUES)
+			return paths[k][i];
+	return key;
+}
+
+/* The array @p v of 1 .. DPMON_FS_VALUES distinct integers 0 .. @p max into
+ * @p out, their count into *@p n. */
 static int
 values_field(struct dpmon_fs_json_error *err, const char *field, const json_t *v, unsigned max,
 	     uint16_t *out, uint8_t *n)
@@ -80,6 +117,11 @@ values_field(struct dpmon_fs_json_error *err, const char *field, const json_t *v
 	{
 		if ((rc = int_field(err, field, x, max, &u)) != 0)
 			return rc;
+		for (size_t j = 0; j < i; j++)
+			if (out[j] == u)
+				return refused_field(err, item_path(field, i),
+						     "repeats %s (%u): give each value once",
+						     item_path(field, j), u);
 		out[i] = (uint16_t)u;
 	}
 	*n = (uint8_t)json_array_size(v);
@@ -106,6 +148,13 @@ prefix_field(struct dpmon_fs_json_error *err, const char *field, const json_t *v
 	} else if (dpmon_prefix_parse(buf, &p, NULL) != 0) {
 		return bad_field(err, field, "is not an address or a prefix");
 	}
+	if (strchr(buf, ':') != NULL && dpmon_addr_is_v4(&p.addr) &&
+	    (p.family == 4 || p.depth >= 96))
+		return refused_field(err, field,
+				     "is an IPv4-mapped IPv6 address: give the IPv4 address");
+	if (p.depth == 0 && strcmp(field, "source") == 0)
+		return refused_field(err, field,
+				     "of length 0 matches everything: leave source out instead");
 	*addr = p.addr;
 	*len = p.depth;
 	*family = p.family;
@@ -134,25 +183,31 @@ protocol_field(struct dpmon_fs_json_error *err, const json_t *v, struct dpmon_fs
 }
 
 /* One TCP flags value, names joined by '+' ("syn+ack"), as the exact match of
- * FIN .. URG; -1 for an unknown name. */
+ * FIN .. URG; -1 for an unknown name or an empty one before a '+', -2 for
+ * an empty text, a '+' at the end or a repeated name. */
 static int
 flags_value(const char *text)
 {
 	int v = 0;
 
-	while (*text != '\0') {
+	for (;;) {
 		size_t n = strcspn(text, "+");
 		unsigned b = 0;
 
+		if (n == 0 && text[n] == '\0')
+			return -2;
 		while (b < 6 &&
 		       (strlen(flag_names[b]) != n || strncmp(flag_names[b], text, n) != 0))
 			b++;
 		if (b == 6)
 			return -1;
+		if ((v & 1 << b) != 0)
+			return -2;
 		v |= 1 << b;
-		text += n + (text[n] == '+');
+		if (text[n] == '\0')
+			return v;
+		text += n + 1;
 	}
-	return v;
 }
 
 /* The "tcp_flags" array @p v into @p r. */
@@ -168,10 +223,20 @@ flags_field(struct dpmon_fs_json_error *err, const json_t *v, struct dpmon_fs_ru
 				 DPMON_FS_VALUES);
 	json_array_foreach(v, i, x)
 	{
-		if (!json_is_string(x) || (f = flags_value(json_string_value(x))) < 0)
-			return bad_field(err, "tcp_flags",
-					 "values are flags fin, syn, rst, push, ack, urgent "
-					 "joined by '+' (\"syn+ack\")");
+		f = json_is_string(x) && strlen(json_string_value(x)) == json_string_length(x)
+			    ? flags_value(json_string_value(x))
+			    : -1;
+		if (f < 0)
+			return (f == -2 ? refused_field : bad_field)(
+				err, item_path("tcp_flags", i),
+				"must be flag names fin, syn, rst, push, ack, urgent joined by "
+				"'+' (\"syn+ack\")");
+		for (size_t j = 0; j < i; j++)
+			if (r->flags[j] == f)
+				return refused_field(
+					err, item_path("tcp_flags", i),
+					"repeats the flags of %s: give each value once",
+					item_path("tcp_flags", j));
 		r->flags[i] = (uint8_t)f;
 	}
 	r->n_flags = (uint8_t)json_array_size(v);

@@ -23,6 +23,11 @@ enum dpmon_fs_json_fault {
 	DPMON_FS_JSON_NOT_OBJECT,  /**< the document is not an object */
 	DPMON_FS_JSON_UNKNOWN_KEY, /**< @c field is a key the form does not have */
 	DPMON_FS_JSON_BAD_FIELD,   /**< @c field is missing or its value does not parse */
+	/** @c field parses but is refused: a list value given twice, an empty
+	 * or repeated TCP flag name, an IPv4-mapped IPv6 address, a source
+	 * prefix of length 0. Earlier versions took these (and wrote some to
+	 * the state file), so a saved rule with one is withdrawn, not fatal. */
+	DPMON_FS_JSON_REFUSED,
 };
 
 /** Why dpmon_fs_rule_from_json refused a document. */
@@ -40,7 +45,9 @@ struct dpmon_fs_json_error {
  * length is a host; "protocol" is "tcp", "udp", "icmp", "icmpv6" or
  * 0 .. 255; ports and ICMP types are arrays of 1 .. 4 values; TCP flags
  * are names joined by '+' ("syn+ack"), each value an exact match of FIN ..
- * URG; "action" as dpmon_fs_action_parse reads it (default discard).
+ * URG; "action" as dpmon_fs_action_parse reads it (default discard). A list
+ * repeats no value; an address is not IPv4-mapped; a source is no /0. A
+ * list item at fault is named with its index ("tcp_flags[1]").
  * @param doc  not changed (jansson iterates an object through a non-const pointer).
  * @param err  on failure, the field and why.
  * @return 0, or -EINVAL.
