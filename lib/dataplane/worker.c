@@ -108,6 +108,13 @@ struct burst_ctx {
 	struct dpmon_ignored_table *ign; /* the generation's side table, NULL = none */
 };
 
+/* Is @p p a connection's first SYN (SYN without ACK, RFC 9293 3.5)? */
+static inline bool
+is_syn(const struct dpmon_pkt *p)
+{
+	return (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN;
+}
+
 /* Count what a counted packet's parse noted: anomalies, fragment, tunnel, SYN. */
 static void __rte_noinline
 count_notes(struct dpmon_core *core, const struct dpmon_pkt *p)
@@ -118,7 +125,7 @@ count_notes(struct dpmon_core *core, const struct dpmon_pkt *p)
 		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_FRAGMENTS], 1);
 	if (p->tunnels)
 		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_DECAPSULATED], 1);
-	if ((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)
+	if (is_syn(p))
 		dpmon_count_inc(&core->stats.ip_stats[DPMON_IPSTAT_TCP_SYN], 1);
 }
 
@@ -136,9 +143,7 @@ static inline uint8_t
 packet_flags(const struct dpmon_pkt *p)
 {
 	return (uint8_t)((p->fragment ? 1u << DPMON_FLAG_FRAG : 0) |
-			 ((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN
-				  ? 1u << DPMON_FLAG_SYN
-				  : 0));
+			 (is_syn(p) ? 1u << DPMON_FLAG_SYN : 0));
 }
 
 /*
@@ -155,7 +160,7 @@ parse_one(struct dpmon_core *core, struct burst_ctx *b, const struct rte_mbuf *m
 	b->flag_mask[i] = 0;
 	if (likely(dpmon_parse_mbuf_fast(m, decap, p))) {
 		(*n_fast)++;
-		if (unlikely((p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)) {
+		if (unlikely(is_syn(p))) {
 			count_notes(core, p);
 			b->flag_mask[i] = 1u << DPMON_FLAG_SYN;
 		}
@@ -167,8 +172,7 @@ parse_one(struct dpmon_core *core, struct burst_ctx *b, const struct rte_mbuf *m
 			p->family = 0;
 			return;
 		}
-		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 ||
-			     (p->tcp_flags & (DPMON_TCP_SYN | DPMON_TCP_ACK)) == DPMON_TCP_SYN)) {
+		if (unlikely((p->anomalies | p->fragment | p->tunnels) != 0 || is_syn(p))) {
 			count_notes(core, p);
 			b->flag_mask[i] = packet_flags(p);
 		}
