@@ -535,10 +535,15 @@ actions_fs_restore(struct fs_list *l, struct actions_exabgp *e, const struct dpm
 	json_t *j;
 	size_t i;
 
-	json_array_foreach(saved, i, j) if (!saved_entry(j, i, path, &x)) return -EINVAL;
+	json_array_foreach(saved, i, j)
+	{
+		if (!saved_entry(j, i, path, &x))
+			return -EINVAL;
+		if (x.id > last)
+			last = x.id;
+	}
 	if ((rc = saved_ids_unique(saved, path)) != 0)
 		return rc;
-	json_array_foreach(saved, i, j) if (saved_entry(j, i, path, &x) && x.id > last) last = x.id;
 	/* New rules take ids past the file's, so that a new rule's announce
 	 * never cancels a withdraw still waiting for the pipe. */
 	l->last_id = last;
