@@ -190,10 +190,12 @@ api_ep_blackhole(struct request *r, const char *rest, size_t rest_len)
 	bool found;
 	int rc = target_blackhole(r, rest, rest_len, &addr, &b, &found);
 
-	if (rc != 0 || found)
-		return rc != 0 ? rc : api_reply(r, 200, dpmon_blackhole_json(&b));
-	return api_reply_error(r, 404, "no blackhole for %s",
-			       dpmon_addr_format(&addr, t, sizeof(t)));
+	if (rc != 0)
+		return rc;
+	if (!found)
+		return api_reply_error(r, 404, "no blackhole for %s",
+				       dpmon_addr_format(&addr, t, sizeof(t)));
+	return api_reply(r, 200, dpmon_blackhole_json(&b));
 }
 
 int

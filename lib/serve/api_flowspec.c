@@ -151,8 +151,9 @@ api_ep_flowspec_del(struct request *r, const char *rest, size_t rest_len)
 	uint64_t id;
 	int rc = rule_id_arg(r, rest, rest_len, &id);
 
-	return rc != 0 ? rc
-		       : api_reply(r, 200,
-				   json_pack("{s:I,s:b}", "id", (json_int_t)id, "removed",
-					     dpmon_flowspec_remove(r->actions, id) == 0));
+	if (rc != 0)
+		return rc;
+	return api_reply(r, 200,
+			 json_pack("{s:I,s:b}", "id", (json_int_t)id, "removed",
+				   dpmon_flowspec_remove(r->actions, id) == 0));
 }
