@@ -779,11 +779,17 @@ def export1m_arm(env, ch, binary, label, secs, perf_secs=0):
             'handoff_skipped': e['handoff_skipped'] - e0['handoff_skipped'],
             'exporter_cpu_s_per_interval': (e['cpu_s'] - e0['cpu_s']) / n_iv,
             'encode_s_last': e['encode_s'],
-            'rows_per_interval': (e['rows'] - e0['rows']) / max(1, e['batches'] - e0['batches']),
+            # Rows the server took per batch sent in the window; without a
+            # batch sent in it, the last encoded interval's rows.
+            'rows_per_interval': ((e['rows'] - e0['rows']) / (e['batches'] - e0['batches'])
+                                  if e['batches'] > e0['batches'] else e['last_rows']),
             'last_rows': e['last_rows'],
             'spool_depth_end': e['spool_depth'],
             'hosts': s['hosts']})
-        res['other_s_per_merge'] = res['main_cpu_s_per_merge'] - (res['merge_s'] or 0)
+        # merge_s is wall time: when it exceeds the thread's CPU per merge
+        # the main lcore waited for its CPU, and the rest is not known.
+        other = res['main_cpu_s_per_merge'] - (res['merge_s'] or 0)
+        res['other_s_per_merge'] = other if other >= 0 else None
         if perf is not None:
             perf.wait()
             rep = subprocess.run(['perf', 'report', '-i', os.path.join(d.dir, 'perf.data'),
@@ -1532,15 +1538,18 @@ def print_table(res):
             if 'error' in r:
                 add('%-12s failed: %s' % (r['label'], r['error'][:100]))
                 continue
-            add('%-12s %7.3f %8.2f %8d %8.3f %9.0f %8.3f %8.3f %8.3f %9d %s' % (
+            add('%-12s %7.3f %8.2f %8d %8.3f %9.0f %8.3f %8.3f %8s %9d %s' % (
                 r['label'], r['mpps'], r['merges_per_s'], r['handoff_skipped'],
                 r['exporter_cpu_s_per_interval'], r['rows_per_interval'], r['merge_s'] or 0,
-                r['main_cpu_s_per_merge'], r['other_s_per_merge'], r['exporter_intervals'],
+                r['main_cpu_s_per_merge'], fmt(r['other_s_per_merge'], '%.3f'),
+                r['exporter_intervals'],
                 'exact' if r['exact'] else '; '.join(r['differences'])))
         add('  skipped: snapshots not handed to the exporter; exp cpu: its CPU s per interval;'
             ' merge s: merge_s;')
         add('  main cpu: the main lcore thread\'s CPU s per merge; other: main cpu - merge s'
-            ' (detection, rankings, publication)')
+            ' (detection, rankings,')
+        add('  publication; "-": merge_s, a wall time, exceeds it: the main lcore waited for'
+            ' its CPU)')
         add('')
     if 'srss' in res:
         add('Software RSS (distributor lcore -> workers through rte_rings), 2 CPUs')
