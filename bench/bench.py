@@ -685,6 +685,194 @@ def section_export(env):
     return rows
 
 
+class BenchClickHouse:
+    """Debian's clickhouse-server as the export tests start it
+    (tests/integration/servers.py: a user process, free loopback ports, a
+    temporary directory), pinned to CPU 0 with the main lcore and at nice
+    `nice`: on this 2-CPU machine the database shares the main lcore's CPU,
+    and at nice 19 it takes, like the exporter, only what the merge leaves."""
+
+    def __init__(self, env, nice):
+        sys.path.insert(0, os.path.join(env.src, 'tests', 'integration'))
+        import servers  # noqa: E402 (the tests' server set-up, reused)
+        wrap = ['taskset', '-c', str(CPU_MAIN), 'nice', '-n', str(nice)]
+
+        class Pinned(servers.ClickHouse):
+            def _spawn(self, argv):
+                super()._spawn(wrap + argv)
+        self.ch = Pinned()
+        self.ch.start()
+        self.url = self.ch.url
+
+    def rows(self, sql):
+        return self.ch.rows(sql)
+
+    def query(self, sql):
+        return self.ch.query(sql)
+
+    def close(self):
+        self.ch.__exit__(None, None, None)
+
+
+def exporter_of(s, name='clickhouse'):
+    return [x for x in s['exporters'] if x['name'] == name][0]
+
+
+def main_lcore_cpu_seconds(pid):
+    """User + system CPU seconds of the main lcore (the process's first thread)."""
+    with open('/proc/%d/task/%d/stat' % (pid, pid)) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def export1m_arm(env, ch, binary, label, secs, perf_secs=0):
+    """One run of export1m: dpmon (`binary`) on 1m-hosts forever into `ch`
+    for `secs` seconds after the warm-up, then stopped with SIGTERM (its
+    last merge and its spool go out before it exits) and the sums in
+    ClickHouse compared with its final snapshot and its worker's packets."""
+    mix = '1m-hosts'
+    ch.query('DROP DATABASE IF EXISTS dpmon')
+    cfg = {'merge_interval_ms': 1000,
+           'export': {'instance': label, 'flush_timeout_ms': 300000, 'spool_mb': 8192,
+                      'clickhouse': {'url': ch.url, 'timeout_ms': 120000}}}
+    d = dpmon_for_mix(env, mix, extra=cfg, label=label, binary=binary)
+    res = {'label': label, 'binary': binary or env.dpmon}
+    try:
+        # Warm-up: every host listed, a few intervals exported.
+        t_end = time.monotonic() + 240
+        while True:
+            s0 = d.summary()
+            e0 = exporter_of(s0)
+            if (s0['hosts'] >= env.mixes[mix]['gen']['hosts_used'] and
+                    e0['intervals'] >= 3) or \
+                    time.monotonic() > t_end:
+                break
+            time.sleep(0.5)
+        c0 = main_lcore_cpu_seconds(d.p.pid)
+        w0 = time.monotonic()
+        merge_s, seen = [], s0['snapshot_seq']
+        perf = None
+        if perf_secs:
+            perf = subprocess.Popen(['perf', 'record', '-g', '-o',
+                                     os.path.join(d.dir, 'perf.data'), '-p', str(d.p.pid),
+                                     '--', 'sleep', str(perf_secs)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while time.monotonic() < w0 + secs:
+            time.sleep(0.25)
+            s = d.summary()
+            if s['snapshot_seq'] != seen:
+                seen = s['snapshot_seq']
+                merge_s.append(s['merge_s'])
+        c1 = main_lcore_cpu_seconds(d.p.pid)
+        e = exporter_of(s)
+        n_merges = s['snapshot_seq'] - s0['snapshot_seq']
+        n_iv = max(1, e['intervals'] - e0['intervals'])
+        pk = sum(w['packets'] for w in s['workers']) - sum(w['packets'] for w in s0['workers'])
+        res.update({
+            'secs': s['uptime_s'] - s0['uptime_s'],
+            'mpps': pk / max(1e-9, s['uptime_s'] - s0['uptime_s']) / 1e6,
+            'merges_per_s': n_merges / max(1e-9, s['uptime_s'] - s0['uptime_s']),
+            'merge_s': statistics.mean(merge_s) if merge_s else None,
+            'merge_s_max': max(merge_s) if merge_s else None,
+            'main_cpu_s_per_merge': (c1 - c0) / max(1, n_merges),
+            'exporter_intervals': e['intervals'] - e0['intervals'],
+            'handoff_skipped': e['handoff_skipped'] - e0['handoff_skipped'],
+            'exporter_cpu_s_per_interval': (e['cpu_s'] - e0['cpu_s']) / n_iv,
+            'encode_s_last': e['encode_s'],
+            # Rows the server took per batch sent in the window; without a
+            # batch sent in it, the last encoded interval's rows.
+            'rows_per_interval': ((e['rows'] - e0['rows']) / (e['batches'] - e0['batches'])
+                                  if e['batches'] > e0['batches'] else e['last_rows']),
+            'last_rows': e['last_rows'],
+            'spool_depth_end': e['spool_depth'],
+            'hosts': s['hosts']})
+        # merge_s is wall time: when it exceeds the thread's CPU per merge
+        # the main lcore waited for its CPU, and the rest is not known.
+        other = res['main_cpu_s_per_merge'] - (res['merge_s'] or 0)
+        res['other_s_per_merge'] = other if other >= 0 else None
+        if perf is not None:
+            perf.wait()
+            rep = subprocess.run(['perf', 'report', '-i', os.path.join(d.dir, 'perf.data'),
+                                  '--no-children', '--sort', 'comm,symbol', '--stdio',
+                                  '--percent-limit', '0.5', '-g', 'none'],
+                                 capture_output=True, text=True).stdout
+            res['perf'] = [line for line in rep.splitlines()
+                           if line.strip() and not line.startswith('#')][:60]
+    finally:
+        stop_proc(d.p, signal.SIGTERM, timeout=600)
+        log_text = d.log()
+        d.out.close()
+        shutil.rmtree(d.dir, ignore_errors=True)
+    # Exactness: what the stop printed against what ClickHouse holds.
+    m = re.search(r'final snapshot \d+ at [0-9.]+ s: ingress (\d+) packets (\d+) bytes, '
+                  r'egress (\d+) packets (\d+) bytes', log_text)
+    wk = [int(x) for x in re.findall(r'worker lcore \d+: (\d+) packets', log_text)]
+    if m is None or not wk:
+        raise RuntimeError('%s: no final snapshot or worker line at stop:\n%s'
+                           % (label, log_text[-2000:]))
+    final = {'ingress': (int(m.group(1)), int(m.group(2))),
+             'egress': (int(m.group(3)), int(m.group(4)))}
+    where = "WHERE instance = '%s'" % label
+    got = {}
+    for table in ('totals', 'hosts'):
+        for r in ch.rows('SELECT toString(direction), sum(packets), sum(bytes) FROM dpmon.%s '
+                         '%s GROUP BY direction' % (table, where)):
+            got[(table, r[0])] = (int(r[1]), int(r[2]))
+    diffs = []
+    for table in ('totals', 'hosts'):
+        for dr in ('ingress', 'egress'):
+            have = got.get((table, dr), (0, 0))
+            if have != final[dr]:
+                diffs.append('%s %s: ClickHouse %d packets %d bytes, dpmon %d packets %d bytes'
+                             % (table, dr, have[0], have[1], final[dr][0], final[dr][1]))
+    tot = {k[1]: v for k, v in got.items() if k[0] == 'totals'}
+    counted = (tot.get('ingress', (0, 0))[0] + tot.get('egress', (0, 0))[0] -
+               tot.get('internal', (0, 0))[0] + tot.get('external', (0, 0))[0])
+    if counted != sum(wk):
+        diffs.append('totals ingress + egress - internal + external %d packets, worker '
+                     'received %d' % (counted, sum(wk)))
+    dropped = re.findall(r'export to clickhouse[^\n]*(?:dropped|failed)[^\n]*', log_text)
+    res.update({'final': final, 'clickhouse': {'%s/%s' % k: v for k, v in got.items()},
+                'worker_packets': sum(wk), 'exact': not diffs, 'differences': diffs,
+                'export_log': dropped[:5]})
+    return res
+
+
+def section_export1m(env):
+    """1 M active hosts at merge_interval_ms 1000 with the ClickHouse
+    exporter on, into a real ClickHouse (Debian's clickhouse-server on
+    loopback, CPU 0, nice --export1m-ch-nice), one worker on 1m-hosts
+    replayed forever: merges per second, snapshots the exporter skipped,
+    its CPU seconds and rows per interval, the main lcore's time per
+    interval (the merge as dpmon reports it, merge_s, and the rest of the
+    main lcore thread's CPU per merge: detection, rankings, publication),
+    and whether the sums in ClickHouse are exact once dpmon stopped. With
+    --export1m-ref BIN the reference build runs too, alternated."""
+    env.capture('1m-hosts')
+    secs = env.args.secs if env.args.secs_given else 60
+    builds = [('new', None)]
+    if env.args.export1m_ref:
+        builds = [('ref', env.args.export1m_ref)] + builds
+    ch = BenchClickHouse(env, env.args.export1m_ch_nice)
+    rows = []
+    try:
+        for r in range(env.args.export1m_reps):
+            for name, binary in builds:
+                label = 'bench-%s-%d' % (name, r)
+                try:
+                    w = export1m_arm(env, ch, binary, label, secs,
+                                     perf_secs=env.args.export1m_perf if r == 0 else 0)
+                except Exception as e:  # the other arm still runs
+                    w = {'label': label, 'error': str(e)}
+                w['build'] = name
+                rows.append(w)
+                log('export1m %s: %s' % (label, json.dumps(
+                    {k: v for k, v in w.items() if k not in ('perf', 'final', 'clickhouse')})))
+    finally:
+        ch.close()
+    return rows
+
+
 def wrk(url, secs, conns=4, pace_ms=None):
     """wrk -t1 on CPU 0: flat out, or paced (each connection waits pace_ms
     before each request: at most conns / pace_ms requests per ms)."""
@@ -1340,6 +1528,29 @@ def print_table(res):
         add('  spin: a busy loop on CPU 0; stream: dd of 32 MB blocks on CPU 0;'
             ' merges/s: off/on')
         add('')
+    if 'export1m' in res:
+        add('1 M active hosts, merge_interval_ms 1000, ClickHouse exporter on (a real server'
+            ' on CPU 0), one worker')
+        add('%-12s %7s %8s %8s %8s %9s %8s %8s %8s %9s %s' % (
+            'run', 'Mpps', 'merges/s', 'skipped', 'exp cpu', 'rows', 'merge s', 'main cpu',
+            'other s', 'intervals', 'sums in ClickHouse'))
+        for r in res['export1m']:
+            if 'error' in r:
+                add('%-12s failed: %s' % (r['label'], r['error'][:100]))
+                continue
+            add('%-12s %7.3f %8.2f %8d %8.3f %9.0f %8.3f %8.3f %8s %9d %s' % (
+                r['label'], r['mpps'], r['merges_per_s'], r['handoff_skipped'],
+                r['exporter_cpu_s_per_interval'], r['rows_per_interval'], r['merge_s'] or 0,
+                r['main_cpu_s_per_merge'], fmt(r['other_s_per_merge'], '%.3f'),
+                r['exporter_intervals'],
+                'exact' if r['exact'] else '; '.join(r['differences'])))
+        add('  skipped: snapshots not handed to the exporter; exp cpu: its CPU s per interval;'
+            ' merge s: merge_s;')
+        add('  main cpu: the main lcore thread\'s CPU s per merge; other: main cpu - merge s'
+            ' (detection, rankings,')
+        add('  publication; "-": merge_s, a wall time, exceeds it: the main lcore waited for'
+            ' its CPU)')
+        add('')
     if 'srss' in res:
         add('Software RSS (distributor lcore -> workers through rte_rings), 2 CPUs')
         for r in res['srss']:
@@ -1443,12 +1654,13 @@ def main():
     ap.add_argument('--export-interval-ms', type=int, default=1000,
                     help='merge_interval_ms of the export section (default: dpmon\'s, 1000)')
     ap.add_argument('--only', default='e2e,srss,scale,hot,merge,http,metrics,fnm,export',
-                    help='sections: e2e,srss,scale,hot,merge,http,metrics,fnm,export')
+                    help='sections: e2e,srss,scale,hot,merge,http,metrics,fnm,export,export1m')
     ap.add_argument('--mixes', default='udp64-254h,64k-hosts,1m-hosts,v4v6,imix')
     ap.add_argument('--sketches-off-mixes', default='64k-hosts',
                     help='e2e: the mixes also measured with "flow_sketches": false')
     ap.add_argument('--reps', type=int, default=3)
-    ap.add_argument('--secs', type=float, default=6)
+    ap.add_argument('--secs', type=float, default=None,
+                    help='seconds measured per run (default 6; export1m: 60)')
     ap.add_argument('--hot-secs', type=float, default=2)
     ap.add_argument('--fnm-mix', default='udp64-254h')
     ap.add_argument('--fnm-loops', type=int, default=20)
@@ -1459,12 +1671,23 @@ def main():
     ap.add_argument('--http-reps', type=int, default=1)
     ap.add_argument('--http-rows', choices=('all', 'stalls'), default='all',
                     help='http: every row, or only the stall rows')
+    ap.add_argument('--export1m-ref', default=None, metavar='BIN',
+                    help='export1m: also run this dpmon binary (a reference build), alternated')
+    ap.add_argument('--export1m-reps', type=int, default=1,
+                    help='export1m: runs of each build (default 1)')
+    ap.add_argument('--export1m-ch-nice', type=int, default=19,
+                    help='export1m: nice level of clickhouse-server on CPU 0 (default 19)')
+    ap.add_argument('--export1m-perf', type=int, default=0, metavar='SECS',
+                    help='export1m: perf record -g of dpmon for SECS s in the first run')
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--no-build', action='store_true')
     args = ap.parse_args()
     args.mixes = args.mixes.split(',')
     args.sketches_off_mixes = args.sketches_off_mixes.split(',')
     sections = args.only.split(',')
+    args.secs_given = args.secs is not None
+    if args.secs is None:
+        args.secs = 6
     if args.quick:
         args.reps, args.secs, args.hot_secs = 1, 4, 1
     if os.geteuid() != 0:
@@ -1484,7 +1707,8 @@ def main():
            'started': time.strftime('%Y-%m-%dT%H:%M:%S%z'),
            'git': sh('git', '-C', args.source_dir, 'describe', '--always', '--dirty',
                      check=False).stdout.strip()}
-    for name in ('e2e', 'srss', 'scale', 'hot', 'merge', 'http', 'metrics', 'fnm', 'export'):
+    for name in ('e2e', 'srss', 'scale', 'hot', 'merge', 'http', 'metrics', 'fnm', 'export',
+                 'export1m'):
         if name in sections:
             log('section ' + name)
             try:
