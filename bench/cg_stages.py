@@ -209,6 +209,8 @@ def main():
                     help='N ignored source prefixes that no packet comes from')
     ap.add_argument('--ignore-peer-pool', action='store_true',
                     help='ignore 203.0.113.0/24, half of the IPv4 peers')
+    ap.add_argument('--ptype', action='store_true',
+                    help='mbufs carry packet types as a NIC would set them (hotpath --ptype)')
     ap.add_argument('--json', action='store_true')
     a = ap.parse_args()
     extra = ['--no-flow-sketches'] if a.no_flow_sketches else []
@@ -216,6 +218,8 @@ def main():
         extra += ['--ignore-sources', str(a.ignore_sources)]
     if a.ignore_peer_pool:
         extra += ['--ignore-peer-pool']
+    if a.ptype:
+        extra += ['--ptype']
     with tempfile.TemporaryDirectory() as tmp:
         runs = []
         for passes in (1, 3):
@@ -230,7 +234,7 @@ def main():
     if a.json:
         print(json.dumps({'mix': a.mix, 'flow_sketches': not a.no_flow_sketches,
                           'ignore_sources': a.ignore_sources,
-                          'ignore_peer_pool': a.ignore_peer_pool,
+                          'ignore_peer_pool': a.ignore_peer_pool, 'ptype': a.ptype,
                           'total': total, 'stages': rows}))
         return
     for s in ORDER:

@@ -14,6 +14,9 @@
  *                    after pass; prints ns/packet and Mpps of the steady
  *                    state (hosts already inserted by a warm-up pass).
  *                    --passes N gives a fixed amount of work (callgrind).
+ *                    --ptype stamps each mbuf's packet_type before the
+ *                    timed passes, as a NIC that reports packet types
+ *                    would, and counts as for such a queue.
  *   merge            dpmon_merge_run on worker tables filled by the real
  *                    hot path: --hosts N spread over --tables T (each host
  *                    lives in one table, as with a per-host RSS), a share
@@ -62,6 +65,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_net.h>
 
 #include "classify.h"
 #include "config.h"
@@ -80,7 +84,7 @@ usage(void)
 		"usage: dpmon-bench [EAL options] -- gen MIX DIR\n"
 		"       dpmon-bench [EAL options] -- hotpath MIX [--dir DIR] [--burst N]\n"
 		"                          [--seconds S | --passes N] [--no-flow-sketches]\n"
-		"                          [--ignore-sources N] [--ignore-peer-pool]\n"
+		"                          [--ignore-sources N] [--ignore-peer-pool] [--ptype]\n"
 		"       dpmon-bench [EAL options] -- merge --hosts N --tables T [--touched PCT]\n"
 		"                          [--repeat N] [--warmup W]\n"
 		"       dpmon-bench --list\n");
@@ -227,15 +231,27 @@ pow2_at_least(uint64_t n)
 	return p;
 }
 
-/* One pass over the capture in bursts of @p burst. */
+/* One pass over the capture in bursts of @p burst; @p flags: 0 or
+ * DPMON_WORKER_PTYPE (the mbufs carry packet types, capture_ptypes). */
 static void
 hot_pass(struct dpmon_core *core, const struct dpmon_generation *g, const struct capture *c,
-	 uint16_t burst)
+	 uint16_t burst, uint32_t flags)
 {
 	for (uint32_t i = 0; i < c->n; i += burst) {
 		uint16_t n = c->n - i < burst ? (uint16_t)(c->n - i) : burst;
-		dpmon_worker_count(core, g, c->m + i, n);
+		dpmon_worker_count_generation(core, g, c->m + i, n, flags);
 	}
+}
+
+/* Stamp every mbuf's packet_type as a NIC that reports the L2, L3 and L4
+ * types would (DPDK's software classifier, rte_net_get_ptype), before the
+ * timed passes. */
+static void
+capture_ptypes(const struct capture *c)
+{
+	for (uint32_t i = 0; i < c->n; i++)
+		c->m[i]->packet_type = rte_net_get_ptype(
+			c->m[i], NULL, RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK);
 }
 
 static int
@@ -249,6 +265,7 @@ mode_hotpath(int argc, char **argv)
 		{"no-flow-sketches", no_argument, NULL, 'f'},
 		{"ignore-sources", required_argument, NULL, 'i'},
 		{"ignore-peer-pool", no_argument, NULL, 'P'},
+		{"ptype", no_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};
 	/* Ignored source prefixes: N of 198.18.0.0/15 (no packet of a mix comes
@@ -258,7 +275,7 @@ mode_hotpath(int argc, char **argv)
 	long n_ignored = 0;
 	bool peer_pool = false;
 	const char *dir = "bench-out";
-	bool flow_sketches = true;
+	bool flow_sketches = true, ptype = false;
 	double seconds = 2.0;
 	long passes = 0, burst = DEFAULT_BURST;
 	const struct bench_mix *mx;
@@ -297,6 +314,9 @@ mode_hotpath(int argc, char **argv)
 		case 'P':
 			peer_pool = true;
 			break;
+		case 't':
+			ptype = true;
+			break;
 		default:
 			return usage();
 		}
@@ -324,10 +344,13 @@ mode_hotpath(int argc, char **argv)
 		return 1;
 	}
 	core->flow_sketches = flow_sketches;
-	hot_pass(core, g, &cap, (uint16_t)burst); /* warm-up: inserts every host */
+	if (ptype)
+		capture_ptypes(&cap);
+	hot_pass(core, g, &cap, (uint16_t)burst,
+		 ptype ? DPMON_WORKER_PTYPE : 0); /* warm-up: inserts every host */
 	t0 = rte_rdtsc();
 	do {
-		hot_pass(core, g, &cap, (uint16_t)burst);
+		hot_pass(core, g, &cap, (uint16_t)burst, ptype ? DPMON_WORKER_PTYPE : 0);
 		done += cap.n;
 		npass++;
 		t1 = rte_rdtsc();
@@ -339,10 +362,11 @@ mode_hotpath(int argc, char **argv)
 		printf("{\"mix\": \"%s\", \"burst\": %ld, \"packets\": %" PRIu64
 		       ", \"passes\": %" PRIu64 ", \"seconds\": %.6f, \"ns_per_packet\": %.3f"
 		       ", \"cycles_per_packet\": %.2f, \"mpps\": %.4f, \"hosts\": %u"
-		       ", \"host_table_full\": %" PRIu64 ", \"flow_sketches\": %s}\n",
+		       ", \"host_table_full\": %" PRIu64
+		       ", \"flow_sketches\": %s, \"ptype\": %s}\n",
 		       mx->name, burst, done, npass, s, ns, ns * (double)hz / 1e9, 1e3 / ns,
-		       core->n_hosts, core->stats.host_table_full,
-		       flow_sketches ? "true" : "false");
+		       core->n_hosts, core->stats.host_table_full, flow_sketches ? "true" : "false",
+		       ptype ? "true" : "false");
 	}
 	dpmon_generation_free(g);
 	dpmon_core_free(core);

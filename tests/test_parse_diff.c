@@ -27,7 +27,10 @@
  *    VLAN tag; stripped QinQ tags; several segments cut at random. The
  *    mbuf result is compared with dpmon_parse_mbuf_full (the full parser
  *    with the mbuf rules of parse.h: pkt_len, pkt_len_mismatch, stripped
- *    tags) on one segment holding the same bytes.
+ *    tags) on one segment holding the same bytes;
+ *  - through dpmon_parse_mbuf_ptype in each of those layouts, with the
+ *    packet type a NIC would report for the frame and with a random one
+ *    (a NIC's report is a hint: the result must not depend on it).
  *
  * The seed is fixed, so a failure reproduces. A mismatch prints the frame
  * in hex, the entry point, the mbuf layout, the decap set and both
@@ -329,6 +332,52 @@ expect_mbuf(const uint8_t *b, uint32_t n, const struct layout *l, uint32_t decap
 	return dpmon_parse_mbuf_full(&m, decap, p, scratch_full);
 }
 
+/* The packet type a NIC would report for @p b (n bytes) when it is an
+ * untagged Ethernet frame with IPv4 or IPv6 and TCP or UDP by its EtherType
+ * and protocol field (the fast path checks the rest), else 0. */
+static uint32_t
+ptype_guess(const uint8_t *b, uint32_t n)
+{
+	uint32_t l3, nh;
+
+	if (n < 24)
+		return 0;
+	if (b[12] == 0x08 && b[13] == 0x00) {
+		l3 = (b[14] & 0x0f) == 5 ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV4_EXT;
+		nh = (b[20] & 0x3f) != 0 || b[21] != 0 ? 0 : b[23];
+	} else if (b[12] == 0x86 && b[13] == 0xdd) {
+		l3 = RTE_PTYPE_L3_IPV6;
+		nh = b[20];
+	} else {
+		return 0;
+	}
+	if (nh == 6)
+		return RTE_PTYPE_L2_ETHER | l3 | RTE_PTYPE_L4_TCP;
+	if (nh == 17)
+		return RTE_PTYPE_L2_ETHER | l3 | RTE_PTYPE_L4_UDP;
+	return RTE_PTYPE_L2_ETHER | l3 | (nh == 0 ? RTE_PTYPE_L4_FRAG : 0);
+}
+
+/* A packet type for a frame whose report is wrong: one of the plain types
+ * the fast path starts from (with or without _EXT_UNKNOWN), a fragment, or
+ * any 32 bits. */
+static uint32_t
+ptype_random(void)
+{
+	static const uint32_t l3[] = {RTE_PTYPE_L3_IPV4, RTE_PTYPE_L3_IPV4_EXT_UNKNOWN,
+				      RTE_PTYPE_L3_IPV6, RTE_PTYPE_L3_IPV6_EXT_UNKNOWN};
+	static const uint32_t l4[] = {RTE_PTYPE_L4_TCP, RTE_PTYPE_L4_UDP, RTE_PTYPE_L4_FRAG};
+	/* Its own sequence: the mutations stay those of the main one. */
+	static uint64_t x = SEED ^ 0x9e3779b97f4a7c15ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	if (x % 8 == 0)
+		return (uint32_t)(x >> 32);
+	return RTE_PTYPE_L2_ETHER | l3[(x >> 8) % 4] | l4[(x >> 16) % 3];
+}
+
 /* dpmon_parse_mbuf_decap on @p b (n bytes) as a fake mbuf chain of layout @p l. */
 static void
 compare_mbuf(const uint8_t *b, uint32_t n, const struct layout *l, uint32_t decap)
@@ -357,6 +406,15 @@ compare_mbuf(const uint8_t *b, uint32_t n, const struct layout *l, uint32_t deca
 	rf = dpmon_parse_mbuf_decap(&segs[0], decap, &fast, scratch);
 	re = expect_mbuf(b, n, l, decap, &full);
 	record("dpmon_parse_mbuf_decap", l, b, n, decap, rf, &fast, re, &full);
+	/* With the packet type a NIC would report, and with a random one. */
+	for (int k = 0; k < 2; k++) {
+		segs[0].packet_type = k == 0 ? ptype_guess(b, n) : ptype_random();
+		memset(&fast, 0xa5, sizeof(fast));
+		rf = dpmon_parse_mbuf_ptype(&segs[0], decap, &fast, scratch);
+		record(k == 0 ? "dpmon_parse_mbuf_ptype (its type)"
+			      : "dpmon_parse_mbuf_ptype (a random type)",
+		       l, b, n, decap, rf, &fast, re, &full);
+	}
 	for (unsigned i = 0; i <= l->ncuts; i++)
 		free(bufs[i]);
 }

@@ -5,12 +5,15 @@
  * burst, IPv4-mapped IPv6 addresses, the parser's notes (anomalies,
  * ip_stats) and a port's decap mask, the bytes of a tag the NIC stripped,
  * fragments and SYNs per direction and their 32-bit wrap, and the flow
- * sketches (totals, subnets, hosts, the pool past 64 subnets). The merge
+ * sketches (totals, subnets, hosts, the pool past 64 subnets), and the
+ * same counts from a queue whose PMD reports packet types. The merge
  * reads the counts here; the merge itself is test_merge.c.
  */
+#include <assert.h>
 #include <math.h>
 
 #include <rte_common.h>
+#include <rte_net.h>
 
 #include "worker_fixture.h"
 
@@ -960,6 +963,195 @@ test_host_prefix_len(void)
 	dpmon_core_free(c);
 }
 
+/* Packet types a NIC reports for plain frames (parse_fast.h's parse_ptype),
+ * and one it reports for others: the "wrong" ones are taken from here. */
+static const uint32_t PTYPES[] = {
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_TCP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_UDP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN | RTE_PTYPE_L4_TCP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4_EXT_UNKNOWN | RTE_PTYPE_L4_UDP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN | RTE_PTYPE_L4_UDP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_TCP,
+	RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_FRAG,
+};
+
+/* The packet type a NIC that reports L2, L3 and L4 types gives @p m. */
+static uint32_t
+ptype_of(const struct rte_mbuf *m)
+{
+	return rte_net_get_ptype(m, NULL,
+				 RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK);
+}
+
+/* The frames of test_ptype: plain ones, and ones whose type or lengths a
+ * NIC's report could get wrong. @return how many, in @p f. */
+static unsigned
+ptype_frames(struct fb *f, uint32_t *trim)
+{
+	static const uint16_t tag[1] = {0x8100};
+	const uint32_t ext = IP4(198, 51, 100, 1), h1 = IP4(10, 1, 0, 1), h2 = IP4(10, 1, 2, 5);
+	unsigned n = 0;
+
+	memset(trim, 0, 32 * sizeof(*trim));
+	fb_eth(&f[n], NULL, 0, 0x0800); /* UDP in */
+	fb_ipv4(&f[n], 5, 17, ext, h1, 0, 28);
+	fb_udp(&f[n++], 1000, 53, 0);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* UDP out, padded to 60 bytes */
+	fb_ipv4(&f[n], 5, 17, h2, ext, 0, 28);
+	fb_udp(&f[n], 53, 1000, 0);
+	fb_zero(&f[n++], 18);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* TCP SYN in */
+	fb_ipv4(&f[n], 5, 6, ext, h2, 0, 40);
+	fb_tcp(&f[n++], 1000, 80, 0x02);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* TCP ACK, internal */
+	fb_ipv4(&f[n], 5, 6, h1, h2, 0, 40);
+	fb_tcp(&f[n++], 1000, 80, 0x10);
+	fb_eth(&f[n], NULL, 0, 0x86dd); /* IPv6 UDP in */
+	fb_ipv6(&f[n], 17, EXT6, IN6, 8);
+	fb_udp(&f[n++], 7, 9, 0);
+	fb_eth(&f[n], NULL, 0, 0x86dd); /* IPv6 TCP out */
+	fb_ipv6(&f[n], 6, IN6, EXT6, 20);
+	fb_tcp(&f[n++], 443, 5000, 0x18);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* first fragment */
+	fb_ipv4(&f[n], 5, 17, ext, h1, 0x2000, 28);
+	fb_udp(&f[n++], 1, 2, 0);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* non-first fragment */
+	fb_ipv4(&f[n], 5, 17, ext, h1, 100, 28);
+	fb_udp(&f[n++], 1, 2, 0);
+	fb_eth(&f[n], tag, 1, 0x0800); /* VLAN-tagged UDP */
+	fb_ipv4(&f[n], 5, 17, ext, h1, 0, 28);
+	fb_udp(&f[n++], 1000, 53, 0);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* IPv4 options */
+	fb_ipv4(&f[n], 6, 17, ext, h1, 0, 32);
+	fb_udp(&f[n++], 1000, 53, 0);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* total length past the frame: truncated */
+	fb_ipv4(&f[n], 5, 17, ext, h1, 0, 60);
+	fb_udp(&f[n++], 1000, 53, 0);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* UDP length past the datagram */
+	fb_ipv4(&f[n], 5, 17, ext, h1, 0, 28);
+	fb_udp(&f[n], 1000, 53, 0);
+	fb_put16(&f[n++], 38, 30);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* UDP length below its header */
+	fb_ipv4(&f[n], 5, 17, ext, h1, 0, 28);
+	fb_udp(&f[n], 1000, 53, 0);
+	fb_put16(&f[n++], 38, 7);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* TCP data offset past the datagram */
+	fb_ipv4(&f[n], 5, 6, ext, h1, 0, 40);
+	fb_tcp_doff(&f[n++], 1000, 80, 0x10, 6);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* cut inside the UDP header */
+	fb_ipv4(&f[n], 5, 17, ext, h1, 0, 28);
+	fb_udp(&f[n], 1000, 53, 0);
+	trim[n++] = 4;
+	fb_eth(&f[n], NULL, 0, 0x0800); /* cut inside the TCP header */
+	fb_ipv4(&f[n], 5, 6, ext, h1, 0, 40);
+	fb_tcp(&f[n], 1000, 80, 0x02);
+	trim[n++] = 6;
+	fb_eth(&f[n], NULL, 0, 0x86dd); /* IPv6 cut inside its header */
+	fb_ipv6(&f[n], 17, EXT6, IN6, 8);
+	fb_udp(&f[n], 7, 9, 0);
+	trim[n++] = 20;
+	fb_eth(&f[n], NULL, 0, 0x86dd); /* IPv6 payload length 0 */
+	fb_ipv6(&f[n], 17, EXT6, IN6, 0);
+	fb_udp(&f[n++], 7, 9, 0);
+	fb_eth(&f[n], NULL, 0, 0x86dd); /* IPv6 with a hop-by-hop header */
+	fb_ipv6(&f[n], 0, EXT6, IN6, 16);
+	fb_ext(&f[n], 17, 0);
+	fb_udp(&f[n++], 7, 9, 0);
+	fb_eth(&f[n], NULL, 0, 0x0806); /* ARP */
+	fb_zero(&f[n++], 28);
+	fb_eth(&f[n], NULL, 0, 0x0800); /* IPv4 version field 6 */
+	fb_ipv4(&f[n], 5, 17, ext, h1, 0, 28);
+	fb_udp(&f[n], 1000, 53, 0);
+	f[n].b[14] = 0x65;
+	n++;
+	fb_eth(&f[n], NULL, 0, 0x0800); /* runt: 20 bytes */
+	f[n++].n = 20;
+	fb_eth(&f[n], NULL, 0, 0x0800); /* ICMP */
+	fb_ipv4(&f[n], 5, 1, ext, h1, 0, 28);
+	fb_zero(&f[n++], 8);
+	assert(n <= 32);
+	return n;
+}
+
+/*
+ * An RX queue whose PMD reports packet types (DPMON_WORKER_PTYPE): with the
+ * types right (as DPDK's software classifier gives them), wrong (a plain
+ * type for every frame, none the right one) or absent (0), every counter,
+ * host entry and subnet counts what it counts without the flag, truncated
+ * and lying frames by the same parse reasons.
+ */
+static void
+test_ptype(const struct dpmon_classifier *cls)
+{
+	enum {
+		RUNS = 4,
+		REPEAT = 40
+	};
+	static struct fb fr[32];
+	static uint32_t trim[32];
+	struct dpmon_core *c[RUNS];
+	struct dpmon_generation *g[RUNS];
+	unsigned nf = ptype_frames(fr, trim);
+
+	for (int r = 0; r < RUNS; r++) {
+		c[r] = dpmon_core_create("ptype", 256, SOCKET_ID_ANY);
+		g[r] = gen0(cls);
+		REQUIRE(c[r] != NULL && g[r] != NULL);
+	}
+	/* Bursts of every frame, each shifted by one frame from the last so
+	 * that each type sits at every position of a burst. */
+	for (unsigned rep = 0; rep < REPEAT; rep++) {
+		for (int r = 0; r < RUNS; r++) {
+			struct rte_mbuf *p[32];
+
+			for (unsigned k = 0; k < nf; k++) {
+				unsigned i = (k + rep) % nf;
+
+				p[k] = mbuf_of(&fr[i]);
+				if (trim[i] != 0)
+					REQUIRE(rte_pktmbuf_trim(p[k], (uint16_t)trim[i]) == 0);
+				if (r == 1)
+					p[k]->packet_type = ptype_of(p[k]);
+				else if (r == 2)
+					p[k]->packet_type = PTYPES[(i + rep) % RTE_DIM(PTYPES)];
+				else
+					p[k]->packet_type = 0;
+			}
+			if (r == 2) /* wrong: never the type the classifier gives */
+				for (unsigned k = 0; k < nf; k++)
+					if (p[k]->packet_type == ptype_of(p[k]))
+						p[k]->packet_type = p[k]->packet_type == PTYPES[0]
+									    ? PTYPES[3]
+									    : PTYPES[0];
+			dpmon_worker_count_generation(c[r], g[r], p, (uint16_t)nf,
+						      r == 0 ? 0 : DPMON_WORKER_PTYPE);
+			rte_pktmbuf_free_bulk(p, nf);
+		}
+	}
+	/* The frames really are what they claim: some of each reason. */
+	CHECK(c[0]->stats.reasons[DPMON_REASON_OK] > 0);
+	CHECK(c[0]->stats.reasons[DPMON_REASON_OK] < (uint64_t)nf * REPEAT);
+	CHECK_EQ_U64(c[0]->n_hosts, 3); /* 10.1.0.1, 10.1.2.5, 2001:db8:1::7 */
+	for (int r = 1; r < RUNS; r++) {
+		CHECK(memcmp(&c[r]->stats, &c[0]->stats, sizeof(c[0]->stats)) == 0);
+		CHECK(memcmp(c[r]->totals, c[0]->totals, sizeof(c[0]->totals)) == 0);
+		CHECK(memcmp(c[r]->flag_totals, c[0]->flag_totals, sizeof(c[0]->flag_totals)) == 0);
+		CHECK(memcmp(g[r]->subnets, g[0]->subnets,
+			     sizeof(*g[0]->subnets) * (cls->n_subnets + 1)) == 0);
+		CHECK_EQ_U64(c[r]->n_hosts, c[0]->n_hosts);
+		CHECK(memcmp(c[r]->hosts, c[0]->hosts, sizeof(*c[0]->hosts) * c[0]->n_hosts) == 0);
+		CHECK(memcmp(c[r]->meta, c[0]->meta, sizeof(*c[0]->meta) * c[0]->n_hosts) == 0);
+		CHECK(memcmp(c[r]->flow_tot, c[0]->flow_tot,
+			     sizeof(*c[0]->flow_tot) * DPMON_DIR_MAX) == 0);
+	}
+	for (int r = 0; r < RUNS; r++) {
+		dpmon_generation_free(g[r]);
+		dpmon_core_free(c[r]);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -980,5 +1172,6 @@ main(int argc, char **argv)
 	test_host_flows(&cls, &cfg);
 	test_flows_pooled_subnets();
 	test_epoch_tag_zero();
+	test_ptype(&cls);
 	return worker_fixture_finish("test_worker", &cls);
 }

@@ -932,6 +932,15 @@ dpmon_parse_mbuf_decap(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pk
 }
 
 enum dpmon_reason
+dpmon_parse_mbuf_ptype(const struct rte_mbuf *m, uint32_t decap, struct dpmon_pkt *pkt,
+		       uint8_t *scratch)
+{
+	if (likely(dpmon_parse_mbuf_fast_ptype(m, decap, pkt)))
+		return DPMON_REASON_OK;
+	return dpmon_parse_mbuf_full(m, decap, pkt, scratch);
+}
+
+enum dpmon_reason
 dpmon_parse_mbuf(const struct rte_mbuf *m, struct dpmon_pkt *pkt, uint8_t *scratch)
 {
 	return dpmon_parse_mbuf_decap(m, 0, pkt, scratch);

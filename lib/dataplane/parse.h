@@ -145,6 +145,24 @@ enum dpmon_reason dpmon_parse_mbuf_decap(const struct rte_mbuf *m, uint32_t deca
 					 struct dpmon_pkt *pkt, uint8_t *scratch);
 
 /**
+ * As dpmon_parse_mbuf_decap, for an RX queue whose PMD reports packet types
+ * (port.h): when @p m->packet_type names a plain Ethernet/IPv4|IPv6/TCP|UDP
+ * frame (no VLAN, fragment or tunnel) the parse starts at the checks of
+ * that header instead of walking the EtherType and IP version. The type is
+ * a hint: every length and header check stays, and the result is the one
+ * dpmon_parse_mbuf_decap gives whatever packet_type says (right, wrong or
+ * 0), as the worker's parse does for such a queue.
+ * @param m        the frame; packet_type as the PMD set it.
+ * @param decap    tunnels to follow (enum dpmon_tunnel bits; 0 = none).
+ * @param pkt      out: see struct dpmon_pkt.
+ * @param scratch  DPMON_PARSE_GATHER bytes owned by the caller.
+ * @return DPMON_REASON_OK, or why the frame is not a countable IP packet.
+ * Thread-safety: any lcore.
+ */
+enum dpmon_reason dpmon_parse_mbuf_ptype(const struct rte_mbuf *m, uint32_t decap,
+					 struct dpmon_pkt *pkt, uint8_t *scratch);
+
+/**
  * As dpmon_parse_mbuf_decap without the fast path for the common frame
  * (parse.c): the full parser alone, with the same mbuf rules (usable
  * length, pkt_len_mismatch, stripped tags). For tests, which check that

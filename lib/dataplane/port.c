@@ -192,6 +192,64 @@ explain_short_pool(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_t 
 			(uint64_t)per_queue_min * pc->rx_queues);
 }
 
+/* Ports whose PMD reports the packet types of the parse (dpmon_port_ptypes). */
+static bool port_ptypes[RTE_MAX_ETHPORTS];
+
+#define PTYPE_FAMILIES (RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK | RTE_PTYPE_L4_MASK)
+#define PTYPES_MAX     64
+
+/* Before the start: the L2/L3/L4 types only, where the PMD can be told (a
+ * PMD may then pick a faster receive path; -ENOTSUP is not an error). */
+static void
+ptypes_set(uint16_t port_id)
+{
+	uint32_t set[PTYPES_MAX + 1];
+
+	(void)rte_eth_dev_set_ptypes(port_id, PTYPE_FAMILIES, set, RTE_DIM(set));
+}
+
+/* After the start (when the PMD has chosen its receive function): does it
+ * report untagged Ethernet, IPv4 or IPv6, TCP, UDP and fragments? */
+static bool
+ptypes_reported(uint16_t port_id)
+{
+	uint32_t pt[PTYPES_MAX];
+	int n = rte_eth_dev_get_supported_ptypes(port_id, PTYPE_FAMILIES, pt, RTE_DIM(pt));
+	bool eth = false, ip = false, tcp = false, udp = false, frag = false;
+
+	for (int i = 0; i < n && i < (int)RTE_DIM(pt); i++) {
+		switch (pt[i]) {
+		case RTE_PTYPE_L2_ETHER:
+			eth = true;
+			break;
+		case RTE_PTYPE_L3_IPV4:
+		case RTE_PTYPE_L3_IPV4_EXT_UNKNOWN:
+		case RTE_PTYPE_L3_IPV6:
+		case RTE_PTYPE_L3_IPV6_EXT_UNKNOWN:
+			ip = true;
+			break;
+		case RTE_PTYPE_L4_TCP:
+			tcp = true;
+			break;
+		case RTE_PTYPE_L4_UDP:
+			udp = true;
+			break;
+		case RTE_PTYPE_L4_FRAG:
+			frag = true;
+			break;
+		default:
+			break;
+		}
+	}
+	return eth && ip && tcp && udp && frag;
+}
+
+bool
+dpmon_port_ptypes(uint16_t port_id)
+{
+	return port_id < RTE_MAX_ETHPORTS && port_ptypes[port_id];
+}
+
 int
 dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_t mbufs_per_queue,
 		 uint16_t burst, FILE *err)
@@ -249,9 +307,11 @@ dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_t mb
 		if (rc != 0)
 			goto fail;
 	}
+	ptypes_set(port_id);
 	rc = rte_eth_dev_start(port_id);
 	if (rc != 0)
 		goto fail;
+	port_ptypes[port_id] = ptypes_reported(port_id);
 	rc = rte_eth_promiscuous_enable(port_id);
 	if (rc != 0 && rc != -ENOTSUP && err)
 		fprintf(err, "dpmon: port '%s': promiscuous mode: %s\n", pc->device,

@@ -6,11 +6,15 @@
  * assumes a PMD. RSS is enabled with a symmetric Toeplitz key (0x6d5a
  * repeated, so both directions of a flow hash to the same queue) when the
  * port has more than one RX queue and the PMD reports RSS hash types; the
- * requested types are masked by dev_info.flow_type_rss_offloads.
+ * requested types are masked by dev_info.flow_type_rss_offloads. The PMD is
+ * asked for the L2/L3/L4 packet types only (rte_eth_dev_set_ptypes, where
+ * it supports that) and whether it reports the plain Ethernet/IP/TCP-UDP
+ * ones is recorded (dpmon_port_ptypes).
  */
 #ifndef DPMON_PORT_H
 #define DPMON_PORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -43,6 +47,18 @@ int dpmon_port_start(uint16_t port_id, const struct dpmon_port_conf *pc, uint32_
  * Thread-safety: main lcore, after EAL init (reads the capture files).
  */
 uint64_t dpmon_port_pcap_resident(uint16_t port_id);
+
+/**
+ * Does @p port_id's PMD report the packet types the worker's parse starts
+ * from (RTE_PTYPE_L2_ETHER, L3_IPV4 or L3_IPV6 with or without
+ * _EXT_UNKNOWN, L4_TCP, L4_UDP and L4_FRAG in
+ * rte_eth_dev_get_supported_ptypes, asked by dpmon_port_start)? The RX
+ * queues of such a port are polled with DPMON_WORKER_PTYPE (worker.h); the
+ * counts are the same either way. net_pcap reports none.
+ * @return true when it does; false for a port not started by dpmon_port_start.
+ * Thread-safety: main lcore, after dpmon_port_start.
+ */
+bool dpmon_port_ptypes(uint16_t port_id);
 
 /** NIC counters of one port (rte_eth_stats_get), as the snapshot lists them. */
 struct dpmon_port_stats {

@@ -4,7 +4,9 @@
  *
  * A burst is processed in passes so each library call sees a batch:
  *   1. parse every frame (prefetching ahead; the RX queue's port decides
- *      which tunnels are decapsulated), count its parse reason, and for a
+ *      which tunnels are decapsulated, and when its PMD reports packet
+ *      types the parse starts from them: parse_fast.h's parse_ptype, the
+ *      pass compiled twice), count its parse reason, and for a
  *      counted packet its rare notes (anomalies, fragment, decapsulated,
  *      TCP SYN: one predictable branch); gather the IPv4 and IPv6
  *      addresses into flat arrays;
@@ -80,6 +82,7 @@ static_assert(PREFETCH_AHEAD < PREFETCH_MBUF_AHEAD, "frame data is read from pre
 /* Flag-mask bits of the flags themselves (enum dpmon_flag). */
 #define FLAG_KINDS   ((1u << DPMON_FLAG_MAX) - 1)
 static_assert(DPMON_FLAG_MAX < 7, "FLAG_IGNORED must stay above the flags, in a uint8_t");
+static_assert((DPMON_TUNNEL_ALL & DPMON_WORKER_PTYPE) == 0, "the packet-type flag is not a tunnel");
 
 /* Per-burst working set, on the worker's stack. */
 struct burst_ctx {
@@ -153,12 +156,13 @@ packet_flags(const struct dpmon_pkt *p)
  */
 static __rte_always_inline void
 parse_one(struct dpmon_core *core, struct burst_ctx *b, const struct rte_mbuf *m, uint16_t i,
-	  uint32_t decap, uint8_t *scratch, uint32_t *n_fast)
+	  uint32_t decap, uint8_t *scratch, uint32_t *n_fast, const bool ptype)
 {
 	struct dpmon_pkt *p = &b->pkt[i];
 
 	b->flag_mask[i] = 0;
-	if (likely(dpmon_parse_mbuf_fast(m, decap, p))) {
+	if (likely(ptype ? dpmon_parse_mbuf_fast_ptype(m, decap, p)
+			 : dpmon_parse_mbuf_fast(m, decap, p))) {
 		(*n_fast)++;
 		if (unlikely(is_syn(p))) {
 			count_notes(core, p);
@@ -192,10 +196,11 @@ parse_one(struct dpmon_core *core, struct burst_ctx *b, const struct rte_mbuf *m
 }
 
 /* Parse the burst: the packets with PREFETCH_MBUF_AHEAD more after them
- * without a bounds test on the prefetches, then the last ones. */
-static void DPMON_PASS
-parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n,
-	   uint32_t decap)
+ * without a bounds test on the prefetches, then the last ones. @p ptype:
+ * the mbufs' packet types are the PMD's (parse_ptype). */
+static __rte_always_inline void
+parse_packets(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n,
+	      uint32_t decap, const bool ptype)
 {
 	uint8_t scratch[DPMON_PARSE_GATHER];
 	uint16_t i = 0, body = n > PREFETCH_MBUF_AHEAD ? n - PREFETCH_MBUF_AHEAD : 0;
@@ -210,14 +215,26 @@ parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts,
 	for (; i < body; i++) {
 		rte_prefetch0(pkts[i + PREFETCH_MBUF_AHEAD]);
 		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
-		parse_one(core, b, pkts[i], i, decap, scratch, &n_fast);
+		parse_one(core, b, pkts[i], i, decap, scratch, &n_fast, ptype);
 	}
 	for (; i < n; i++) {
 		if (i + PREFETCH_AHEAD < n)
 			prefetch_frame(pkts[i + PREFETCH_AHEAD]);
-		parse_one(core, b, pkts[i], i, decap, scratch, &n_fast);
+		parse_one(core, b, pkts[i], i, decap, scratch, &n_fast, ptype);
 	}
 	b->reasons[DPMON_REASON_OK] += n_fast;
+}
+
+/* parse_packets, compiled once for queues whose PMD reports packet types
+ * (DPMON_WORKER_PTYPE) and once for the others. */
+static void DPMON_PASS
+parse_pass(struct dpmon_core *core, struct burst_ctx *b, struct rte_mbuf **pkts, uint16_t n,
+	   uint32_t decap)
+{
+	if (decap & DPMON_WORKER_PTYPE)
+		parse_packets(core, b, pkts, n, decap & ~DPMON_WORKER_PTYPE, true);
+	else
+		parse_packets(core, b, pkts, n, decap, false);
 }
 
 /* Store the burst's parse reasons: one store per reason seen, not per packet. */
@@ -688,7 +705,8 @@ poll_queue(struct dpmon_worker *w, const struct dpmon_generation *g, const struc
 	dpmon_count_inc(&st->polls, 1);
 	if (n == 0)
 		return 0;
-	dpmon_worker_count_generation(w->core, g, pkts, n, rxq->decap);
+	dpmon_worker_count_generation(w->core, g, pkts, n,
+				      rxq->decap | (rxq->ptype ? DPMON_WORKER_PTYPE : 0));
 	rte_pktmbuf_free_bulk(pkts, n);
 	dpmon_count_inc(&st->busy_cycles, rte_rdtsc() - t0);
 	return n;

@@ -44,6 +44,7 @@ struct dpmon_rxq {
 	uint16_t port_id;
 	uint16_t queue_id;
 	uint32_t decap; /**< tunnel kinds its port decapsulates (enum dpmon_tunnel bits) */
+	bool ptype;     /**< its PMD reports packet types (dpmon_port_ptypes) */
 };
 
 /**
@@ -161,8 +162,17 @@ void dpmon_worker_count(struct dpmon_core *core, const struct dpmon_generation *
 			struct rte_mbuf **pkts, uint16_t n);
 
 /**
+ * Flag in dpmon_worker_count_generation's @p decap, above the tunnel bits:
+ * the mbufs' packet_type is their PMD's (the port reports the plain
+ * Ethernet/IP/TCP-UDP types, dpmon_port_ptypes), so the parse may start
+ * from it (parse_fast.h). The counts are the same with or without it.
+ */
+#define DPMON_WORKER_PTYPE (1u << 31)
+
+/**
  * As dpmon_worker_count, decapsulating the tunnel kinds in @p decap
- * (enum dpmon_tunnel bits, the port's `decap` configuration; 0 = none).
+ * (enum dpmon_tunnel bits, the port's `decap` configuration; 0 = none),
+ * with DPMON_WORKER_PTYPE when the RX queue's PMD reports packet types.
  * Thread-safety: the lcore that owns @p core.
  */
 void dpmon_worker_count_generation(struct dpmon_core *core, const struct dpmon_generation *gen,

@@ -101,6 +101,7 @@ add_rxq(struct app *a, struct dpmon_worker *wk, uint16_t port_id, uint16_t queue
 	wk->rxq[wk->n_rxq].port_id = port_id;
 	wk->rxq[wk->n_rxq].queue_id = queue_id;
 	wk->rxq[wk->n_rxq].decap = a->cfg.ports[p].decap;
+	wk->rxq[wk->n_rxq].ptype = dpmon_port_ptypes(port_id);
 	wk->n_rxq++;
 }
 

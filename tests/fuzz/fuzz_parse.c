@@ -27,7 +27,9 @@
  *   - the segmented parse gives the same result as the contiguous one
  *     (reason, every field; pkt_len beyond the segments adds only the
  *     pkt_len_mismatch anomaly and the length; a stripped tag only the
- *     VLAN fields and 4 or 8 bytes).
+ *     VLAN fields and 4 or 8 bytes);
+ *   - the mbuf parse with a packet type (dpmon_parse_mbuf_ptype; the type
+ *     from bytes 1 and 3) gives the same result as without one.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -128,6 +130,21 @@ check_decap(enum dpmon_reason ra, const struct dpmon_pkt *a, enum dpmon_reason r
 	     a->vlan_inner == o->vlan_inner);
 }
 
+/* The packet type the mbuf parse is given, from control bytes 1 and 3:
+ * one of the plain types (parse_fast.h's parse_ptype) or any other. */
+static uint32_t
+ptype_of(uint8_t seg_seed, uint8_t tci)
+{
+	static const uint32_t l3[] = {RTE_PTYPE_L3_IPV4, RTE_PTYPE_L3_IPV4_EXT_UNKNOWN,
+				      RTE_PTYPE_L3_IPV6, RTE_PTYPE_L3_IPV6_EXT_UNKNOWN};
+	static const uint32_t l4[] = {RTE_PTYPE_L4_TCP, RTE_PTYPE_L4_UDP, RTE_PTYPE_L4_FRAG, 0};
+	unsigned k = (unsigned)(seg_seed ^ tci);
+
+	if (k >= 0xf0)
+		return (uint32_t)k << 4 | tci;
+	return RTE_PTYPE_L2_ETHER | l3[k & 3] | l4[(k >> 2) & 3];
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -203,6 +220,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     b.vlan_inner == a.vlan_inner);
 		else
 			must(b.vlan_depth == a.vlan_depth + (vlan == 2 ? 2 : 1));
+	}
+	/* With a packet type from the NIC (parse.h: a hint that must not
+	 * change the result), one of the plain ones or any 32 bits. */
+	{
+		struct dpmon_pkt c;
+		enum dpmon_reason rc;
+
+		segs[0].packet_type = ptype_of(data[1], data[3]);
+		rc = dpmon_parse_mbuf_ptype(&segs[0], decap, &c, scratch);
+		must(rc == rb && c.len == b.len);
+		if (rc == DPMON_REASON_OK) {
+			same(&b, &c);
+			must(c.anomalies == b.anomalies && c.vlan_depth == b.vlan_depth &&
+			     c.vlan_outer == b.vlan_outer && c.vlan_inner == b.vlan_inner);
+		}
 	}
 	for (unsigned i = 0; i <= ncuts; i++)
 		free(bufs[i]);
