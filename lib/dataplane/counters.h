@@ -212,8 +212,18 @@ struct dpmon_host_sketch {
 /** flow_slot value of a direction that found the pool empty (low byte). */
 #define DPMON_FLOW_SLOT_NONE   0xff
 
+/** Registers per block of a flow sketch that share a block tag. */
+#define DPMON_FLOW_BLOCK 64
+
+/**
+ * A flow sketch: its tagged registers, and per block of DPMON_FLOW_BLOCK
+ * registers the tag of the last register write in it, stored before that
+ * register's, so that a block whose tag is not the epoch a merge reads
+ * holds no register of that epoch and costs the merge one compare.
+ */
 struct dpmon_flow_sketch {
 	uint32_t reg[1u << DPMON_FLOW_P];
+	uint32_t blk[(1u << DPMON_FLOW_P) / DPMON_FLOW_BLOCK];
 };
 
 /** Add the flow of 64-bit hash @p h to @p s in epoch @p epoch. Single writer. */
@@ -225,8 +235,10 @@ dpmon_flow_add(struct dpmon_flow_sketch *s, uint32_t epoch, uint64_t h)
 	uint32_t tag = epoch & 0xffffff;
 	uint32_t r = s->reg[i];
 
-	if ((r >> 8) != tag || (r & 0xff) < rank)
+	if ((r >> 8) != tag || (r & 0xff) < rank) {
+		__atomic_store_n(&s->blk[i / DPMON_FLOW_BLOCK], tag, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->reg[i], tag << 8 | rank, __ATOMIC_RELAXED);
+	}
 }
 
 /**
