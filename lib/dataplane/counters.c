@@ -98,6 +98,8 @@ dpmon_core_create(const char *tag, uint32_t capacity, int socket_id)
 				      RTE_CACHE_LINE_SIZE, socket_id);
 	c->meta = rte_zmalloc_socket("dpmon_host_meta", sizeof(*c->meta) * capacity,
 				     RTE_CACHE_LINE_SIZE, socket_id);
+	c->stamp = rte_zmalloc_socket("dpmon_host_stamp", sizeof(*c->stamp) * capacity,
+				      RTE_CACHE_LINE_SIZE, socket_id);
 	c->buckets = rte_zmalloc_socket("dpmon_host_index", sizeof(*c->buckets) * nb,
 					RTE_CACHE_LINE_SIZE, socket_id);
 	c->flag_lines =
@@ -117,8 +119,8 @@ dpmon_core_create(const char *tag, uint32_t capacity, int socket_id)
 	c->free_flag_lines = rte_zmalloc_socket("dpmon_free_flag_lines",
 						sizeof(*c->free_flag_lines) * c->flag_capacity,
 						RTE_CACHE_LINE_SIZE, socket_id);
-	if (!c->hosts || !c->meta || !c->flag_lines || !c->buckets || !c->flow_tot || !c->hsk ||
-	    !c->flow_pool || !c->carry || !c->overflow || !c->free_flag_lines ||
+	if (!c->hosts || !c->meta || !c->stamp || !c->flag_lines || !c->buckets || !c->flow_tot ||
+	    !c->hsk || !c->flow_pool || !c->carry || !c->overflow || !c->free_flag_lines ||
 	    rings_create(c, socket_id) != 0) {
 		dpmon_core_free(c);
 		rte_errno = ENOMEM;
@@ -134,6 +136,7 @@ dpmon_core_free(struct dpmon_core *c)
 		return;
 	rte_free(c->hosts);
 	rte_free(c->meta);
+	rte_free(c->stamp);
 	rte_free(c->flag_lines);
 	rte_free(c->flow_tot);
 	rte_free(c->hsk);
@@ -151,7 +154,8 @@ dpmon_core_free(struct dpmon_core *c)
 size_t
 dpmon_core_bytes(const struct dpmon_core *c)
 {
-	return sizeof(*c) + (sizeof(*c->hosts) + sizeof(*c->meta)) * c->capacity +
+	return sizeof(*c) +
+	       (sizeof(*c->hosts) + sizeof(*c->meta) + sizeof(*c->stamp)) * c->capacity +
 	       sizeof(*c->flag_lines) * c->flag_capacity + sizeof(*c->flow_tot) * DPMON_DIR_MAX +
 	       sizeof(*c->hsk) * DPMON_HOST_SKETCHES + sizeof(*c->flow_pool) * DPMON_FLOW_POOL +
 	       sizeof(*c->buckets) * (c->bucket_mask + 1ull) +
@@ -285,6 +289,7 @@ entry_take(struct dpmon_core *c, bool *reused)
 	}
 	/* Stamp 0: the first touch zeroes the bitmaps and sketch slots. */
 	m->epoch = 0;
+	__atomic_store_n(&c->stamp[idx], 0, __ATOMIC_RELAXED);
 	*reused = true;
 	return (int32_t)idx;
 }

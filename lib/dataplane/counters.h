@@ -10,6 +10,9 @@
  *              entry's flag line, if any, and the bitmaps of its distinct
  *              flows and peers in that epoch (one cache line, 64 B),
  *   hosts[i]   sixteen 32-bit counters, one cache line (64 B),
+ *   stamp[i]   a copy of meta[i]'s epoch (4 B), written with it, so that
+ *              the merge finds the touched entries by reading 4 B per
+ *              entry rather than a 64-byte meta line,
  * so one host update touches the index bucket, the entry's meta (the key
  * compare needs it anyway) and one counter line. Fragments and TCP SYNs
  * (SYN set, ACK clear) are rare in normal traffic: their eight 32-bit
@@ -18,7 +21,7 @@
  * the entries (host_ext_full counts the updates that found it full). A
  * normal packet never touches it. A host direction with many flows in an
  * epoch also takes full flow and peer sketches from a small pool (hsk).
- * Memory: 174 B per host entry per core (docs/performance.md). Only that
+ * Memory: 178 B per host entry per core (docs/performance.md). Only that
  * worker writes; the main lcore reads concurrently to merge.
  *
  * Merge protocol (docs/architecture.md): every counter is monotonic — never
@@ -209,8 +212,18 @@ struct dpmon_host_sketch {
 /** flow_slot value of a direction that found the pool empty (low byte). */
 #define DPMON_FLOW_SLOT_NONE   0xff
 
+/** Registers per block of a flow sketch that share a block tag. */
+#define DPMON_FLOW_BLOCK 64
+
+/**
+ * A flow sketch: its tagged registers, and per block of DPMON_FLOW_BLOCK
+ * registers the tag of the last register write in it, stored before that
+ * register's, so that a block whose tag is not the epoch a merge reads
+ * holds no register of that epoch and costs the merge one compare.
+ */
 struct dpmon_flow_sketch {
 	uint32_t reg[1u << DPMON_FLOW_P];
+	uint32_t blk[(1u << DPMON_FLOW_P) / DPMON_FLOW_BLOCK];
 };
 
 /** Add the flow of 64-bit hash @p h to @p s in epoch @p epoch. Single writer. */
@@ -222,8 +235,10 @@ dpmon_flow_add(struct dpmon_flow_sketch *s, uint32_t epoch, uint64_t h)
 	uint32_t tag = epoch & 0xffffff;
 	uint32_t r = s->reg[i];
 
-	if ((r >> 8) != tag || (r & 0xff) < rank)
+	if ((r >> 8) != tag || (r & 0xff) < rank) {
+		__atomic_store_n(&s->blk[i / DPMON_FLOW_BLOCK], tag, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->reg[i], tag << 8 | rank, __ATOMIC_RELAXED);
+	}
 }
 
 /**
@@ -332,6 +347,11 @@ struct dpmon_core {
 	struct dpmon_host_meta *meta;           /**< capacity entries */
 	struct dpmon_host_flag_ctr *flag_lines; /**< flag_capacity flag lines, dense from 0 */
 	struct dpmon_host_bucket *buckets;      /**< bucket_mask + 1 buckets */
+	/**
+	 * capacity entries: meta[i].epoch, stored (relaxed) after it by the
+	 * worker, read by the merge's scan for touched entries.
+	 */
+	uint32_t *stamp;
 	/**
 	 * Per bucket: entries stored past it whose probe passed it (full
 	 * then); 255 stays (sticky). A lookup that misses in a bucket with 0
@@ -474,10 +494,10 @@ void dpmon_host_flag_add(struct dpmon_core *c, uint32_t idx, unsigned d, unsigne
 			 uint32_t len);
 
 /**
- * Stamp entry @p idx with the current epoch; at its first update in an
- * epoch, zero its flow and peer bitmaps and promoted slots first (the
- * merge reads them only under a stamp of the epoch it merges, with
- * acquire). Owning worker lcore only.
+ * Stamp entry @p idx with the current epoch (meta and stamp array); at
+ * its first update in an epoch, zero its flow and peer bitmaps and
+ * promoted slots first (the merge reads them only under a stamp of the
+ * epoch it merges, with acquire). Owning worker lcore only.
  */
 static inline void
 dpmon_host_touch(struct dpmon_core *c, uint32_t idx)
@@ -491,6 +511,7 @@ dpmon_host_touch(struct dpmon_core *c, uint32_t idx)
 			__atomic_store_n(&m->hsk[d], 0, __ATOMIC_RELAXED);
 		}
 		__atomic_store_n(&m->epoch, c->epoch, __ATOMIC_RELEASE);
+		__atomic_store_n(&c->stamp[idx], c->epoch, __ATOMIC_RELAXED);
 	}
 }
 

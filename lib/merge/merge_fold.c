@@ -6,8 +6,9 @@
  * The fold visits only touched hosts. Every worker entry is mapped to its
  * global id and chained to the other workers' entries of the same host
  * (fold.first[gid], workers.map[core].next[entry]); a merge scans the
- * entries' epoch stamps (counters.h), marks the global ids of those
- * stamped since the worker's epoch at the previous merge, and recomputes
+ * entries' epoch stamps (the stamp array beside the meta lines, 4 B per
+ * entry: counters.h), marks the global ids of those stamped since the
+ * worker's epoch at the previous merge, and recomputes
  * each marked host's cumulative counters as the sum over its chain: low
  * words read from the workers plus the high words the merger keeps from
  * the carry records, all under each worker's wrap_seq (retried when a
@@ -40,7 +41,7 @@ merge_collect_touched(struct dpmon_merge *m)
 
 	m->fold.n_touched = 0;
 	for (unsigned c = 0; c < m->workers.n; c++) {
-		const struct dpmon_host_meta *meta = m->workers.core[c]->meta;
+		const uint32_t *stamps = m->workers.core[c]->stamp;
 		const uint32_t *gid = m->workers.map[c].gid;
 		uint32_t since = m->workers.map[c].w_prev;
 		const uint8_t *state = m->workers.map[c].state;
@@ -50,7 +51,7 @@ merge_collect_touched(struct dpmon_merge *m)
 
 		for (uint32_t i = 0; i < m->workers.map[c].mapped; i++) {
 			uint32_t id;
-			uint32_t stamp = __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED);
+			uint32_t stamp = __atomic_load_n(&stamps[i], __ATOMIC_RELAXED);
 
 			if (state[i] == ENTRY_FREE)
 				continue;

@@ -5,8 +5,9 @@
  * the history ring of their rates.
  *
  * A flow sketch's registers are tagged with the merge epoch that wrote
- * them (counters.h), so a merge reads, without clearing anything, the
- * registers of the epoch it handed out, takes their maximum over the
+ * them, and its blocks of registers with that of their last write
+ * (counters.h), so a merge reads, without clearing anything, the blocks
+ * and registers of the epoch it handed out, takes their maximum over the
  * workers and estimates (hll.h). Subnets past the fixed sketches take
  * pool slots, tagged the same way. Just after a reload the retired
  * generation's sketches are read once more (merge_reload.c).
@@ -31,11 +32,12 @@
  * --------------------------------------------------------------------- */
 
 /*
- * t = register-wise max(t, registers of @p s tagged with @p tag). A merge
- * reads every register of every table's sketches, whatever moved, so two
- * registers come per relaxed 64-bit load (a sketch is cache aligned:
- * rte_zmalloc), and a pair neither of which is tagged with this epoch
- * costs one test.
+ * t = register-wise max(t, registers of @p s tagged with @p tag). A block
+ * of DPMON_FLOW_BLOCK registers whose block tag is not @p tag holds none
+ * of them (the worker stores a block's tag before any register of it:
+ * counters.h) and costs one compare; in the others, two registers come
+ * per relaxed 64-bit load (a sketch is cache aligned: rte_zmalloc), and a
+ * pair neither of which is tagged with this epoch costs one test.
  */
 static void
 sketch_max(uint8_t *t, const struct dpmon_flow_sketch *s, uint32_t tag)
@@ -47,18 +49,24 @@ sketch_max(uint8_t *t, const struct dpmon_flow_sketch *s, uint32_t tag)
 	const uint64_t want = (uint64_t)tag << (8 + lo) | (uint64_t)tag << (8 + hi);
 
 	RTE_ASSERT(((uintptr_t)s->reg & 7) == 0);
-	for (uint32_t i = 0; i < (1u << DPMON_FLOW_P); i += 2) {
-		uint64_t w =
-			__atomic_load_n((const word_t *)(const void *)&s->reg[i], __ATOMIC_RELAXED);
-		uint64_t x = (w & mask) ^ want; /* a register's half is 0 where it is tagged */
-		bool t0 = (uint32_t)(x >> lo) == 0, t1 = (uint32_t)(x >> hi) == 0;
+	for (uint32_t b = 0; b < RTE_DIM(s->blk); b++) {
+		uint32_t end = (b + 1) * DPMON_FLOW_BLOCK;
 
-		if (!(t0 | t1))
+		if (__atomic_load_n(&s->blk[b], __ATOMIC_RELAXED) != tag)
 			continue;
-		if (t0 && (uint8_t)(w >> lo) > t[i])
-			t[i] = (uint8_t)(w >> lo);
-		if (t1 && (uint8_t)(w >> hi) > t[i + 1])
-			t[i + 1] = (uint8_t)(w >> hi);
+		for (uint32_t i = b * DPMON_FLOW_BLOCK; i < end; i += 2) {
+			uint64_t w = __atomic_load_n((const word_t *)(const void *)&s->reg[i],
+						     __ATOMIC_RELAXED);
+			uint64_t x = (w & mask) ^ want; /* a register's half is 0 where tagged */
+			bool t0 = (uint32_t)(x >> lo) == 0, t1 = (uint32_t)(x >> hi) == 0;
+
+			if (!(t0 | t1))
+				continue;
+			if (t0 && (uint8_t)(w >> lo) > t[i])
+				t[i] = (uint8_t)(w >> lo);
+			if (t1 && (uint8_t)(w >> hi) > t[i + 1])
+				t[i + 1] = (uint8_t)(w >> hi);
+		}
 	}
 }
 

@@ -404,7 +404,7 @@ eviction_need(struct dpmon_merge *m, unsigned c)
 static void
 request_core(struct dpmon_merge *m, unsigned c, uint32_t need, uint64_t *scratch)
 {
-	const struct dpmon_host_meta *meta = m->workers.core[c]->meta;
+	const uint32_t *stamps = m->workers.core[c]->stamp;
 	struct core_map *map = &m->workers.map[c];
 	uint32_t n_cand = 0;
 
@@ -413,7 +413,7 @@ request_core(struct dpmon_merge *m, unsigned c, uint32_t need, uint64_t *scratch
 			continue;
 		/* Touched in this merge's interval (or since): never. The
 		 * worker checks the stamp again when it serves the request. */
-		if (__atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED) >= m->epoch)
+		if (__atomic_load_n(&stamps[i], __ATOMIC_RELAXED) >= m->epoch)
 			continue;
 		scratch[n_cand++] = candidate(map->last_ds[i], i);
 	}
@@ -423,7 +423,7 @@ request_core(struct dpmon_merge *m, unsigned c, uint32_t need, uint64_t *scratch
 	select_smallest(scratch, n_cand, need);
 	for (uint32_t k = 0; k < need; k++) {
 		uint32_t i = (uint32_t)scratch[k];
-		uint32_t stamp = __atomic_load_n(&meta[i].epoch, __ATOMIC_RELAXED);
+		uint32_t stamp = __atomic_load_n(&stamps[i], __ATOMIC_RELAXED);
 
 		if (stamp >= m->epoch)
 			continue; /* touched since the scan: not eligible any more */
