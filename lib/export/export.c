@@ -491,6 +491,25 @@ sleep_ms(uint64_t ms)
 	nanosleep(&t, NULL);
 }
 
+/*
+ * Encode the store's current snapshot when it is newer than the last one
+ * encoded: the last merge's, skipped at its handoff (queue full), would
+ * otherwise never be exported, as no later batch covers it.
+ */
+static void
+encode_latest(struct exporter *x)
+{
+	struct dpmon_snapshot *s = dpmon_snap_acquire(x->store);
+
+	if (s == NULL)
+		return;
+	if (x->prev != NULL && s->seq <= x->prev->seq) {
+		dpmon_snap_release(x->store, s);
+		return;
+	}
+	encode(x, s);
+}
+
 /* What the spool holds at the end of the stop is lost: counted. */
 static void
 flush_at_stop(struct exporter *x)
@@ -499,6 +518,7 @@ flush_at_stop(struct exporter *x)
 	uint64_t deadline = __atomic_load_n(&x->stop_deadline_ns, __ATOMIC_RELAXED);
 
 	drain_handoff(x);
+	encode_latest(x);
 	x->backoff_ms = 0;
 	x->next_try_ns = 0;
 	while (x->spool_n > 0 && (now = mono_ns()) < deadline) {

@@ -10,7 +10,9 @@ per subnet and per host in the database equal the shared tshark tables
 API's cumulative counts. The outage cases replay the capture forever
 (infinite_rx) while the server comes late, stops and comes back: the sums
 still equal dpmon's final counts. A server that never comes leaves the
-data plane and the API alone and its drops are counted. What a server
+data plane and the API alone and its drops are counted; a server slow
+enough that the handoff skips snapshots still gets the last one at the
+stop. What a server
 does under a running export (tables dropped, a server back empty, a 2xx
 answer that is not its own) and reloads that remove and put back the
 section or change the format recover without a SIGHUP and keep the sums
@@ -456,6 +458,51 @@ def test_bad_servers(h):
                 c.true('log lines rate limited', log.count('export to clickhouse') <= 11,
                        log[-3000:])
         c.done()
+
+
+def test_final_snapshot_after_skips(h):
+    """A server that holds each request while merges run every 100 ms: the
+    exporter's handoff fills and skips snapshots, the last merge's among
+    them at the stop; the stop still exports that last snapshot, so the
+    totals written equal dpmon's final counts (the capture replayed
+    without end, so the last interval has packets)."""
+    import threading
+    sub, _, _ = expected(h)
+    c = h.checker('final snapshot after skips')
+    slow = threading.Event()
+    slow.set()
+    points = []
+
+    def handler(req):
+        deadline = time.monotonic() + 20
+        while slow.is_set() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        points.extend(parse_line(ln) for ln in req['body'].decode().splitlines() if ln)
+        return 204, ''
+    with servers.FakeHTTP(handler) as srv:
+        tok = os.path.join(srv_dir(h), 'token')
+        with open(tok, 'w') as f:
+            f.write('tok\n')
+        cfg = export_config(influx={'url': srv.url, 'org': 'noc', 'bucket': 'traffic',
+                                    'token_file': tok, 'timeout_ms': 30000},
+                            flush_timeout_ms=30000)
+        cfg['merge_interval_ms'] = 100
+        with h.dpmon_run([h.td(*PCAP)], [(p, 's%d' % i) for i, (p, _, _) in enumerate(sub)],
+                         'export-final', extra_config=cfg, vdev_args=',infinite_rx=1') as d:
+            wait_for('snapshots skipped at the handoff', quiet(lambda: exporter(
+                d.summary(), 'influxdb')['handoff_skipped'] >= 3))
+            # The server answers again once the stop's last merge was offered.
+            threading.Timer(1.0, slow.clear).start()
+            c.eq('rc of stop', 0, d.stop(timeout=60))
+            (in_p, in_b), (out_p, out_b) = final_counts(d)
+    c.true('the last merge had packets (replayed without end)', in_p + out_p > 0)
+    for t, want in (('ingress', (in_p, in_b)), ('egress', (out_p, out_b))):
+        c.eq('totals %s written == the final snapshot' % t, want,
+             (sum(f['packets'] for m, tg, f in points
+                  if m == 'totals' and tg['direction'] == t),
+              sum(f['bytes'] for m, tg, f in points
+                  if m == 'totals' and tg['direction'] == t)))
+    c.done()
 
 
 def test_check_config_export(h):
