@@ -39,6 +39,17 @@
 
 /** Snapshots that may wait between the main lcore and an exporter. */
 #define HANDOFF_SLOTS        16
+/*
+ * Host records that waiting snapshots may hold, in bytes, once two wait:
+ * a snapshot keeps the records of its merge alive (at a million hosts
+ * that all moved, about 700 MB each), so while the exporter encodes more
+ * slowly than the merges, sixteen of them would hold gigabytes, and every
+ * merge would write its records into fresh pages (zeroed by the kernel at
+ * first touch) instead of the memory of a freed snapshot. Past the bound
+ * the snapshot is skipped as when the ring is full. Small snapshots still
+ * wait up to HANDOFF_SLOTS.
+ */
+#define HANDOFF_RECORD_BYTES (256ull << 20)
 /** First wait after a failure, ms. */
 #define BACKOFF_FIRST_MS     500
 /** Longest sleep of an idle round, ms (the progress stamp's period). */
@@ -759,6 +770,17 @@ dpmon_export_create(const struct dpmon_export_conf *cfg, struct dpmon_snap_store
 	return ex;
 }
 
+/* Whether @p s would hold more host records in @p x's handoff than it may
+ * (HANDOFF_RECORD_BYTES) with those waiting. Main lcore. */
+static bool
+handoff_full(struct exporter *x, const struct dpmon_snapshot *s)
+{
+	uint64_t waiting = rte_ring_count(x->handoff);
+
+	return waiting >= 2 &&
+	       (waiting + 1) * s->n_hosts * sizeof(struct dpmon_snap_host) > HANDOFF_RECORD_BYTES;
+}
+
 void
 dpmon_export_offer(struct dpmon_export *ex, struct dpmon_snapshot *s)
 {
@@ -773,7 +795,7 @@ dpmon_export_offer(struct dpmon_export *ex, struct dpmon_snapshot *s)
 		ref = dpmon_snap_acquire(ex->store);
 		if (ref == NULL)
 			continue;
-		if (ref != s || rte_ring_sp_enqueue(x->handoff, ref) != 0) {
+		if (ref != s || handoff_full(x, s) || rte_ring_sp_enqueue(x->handoff, ref) != 0) {
 			dpmon_snap_release(ex->store, ref);
 			pthread_mutex_lock(&x->lock);
 			x->st.handoff_skipped++;
